@@ -1,0 +1,3 @@
+from stigmergy.cli.app import main
+
+main()

@@ -1,0 +1,361 @@
+"""Extraction: the bytes of one captured input -> readable text, title and provenance metadata.
+
+One entry point, `extract`. It picks a format from the media type (when the caller knows it), the
+file extension and the magic bytes, enforces the capture limits, and hands the bytes to one
+extractor (plain text, Markdown, HTML, PDF, DOCX). Every result is normalised the same way, so the
+readable text of a source page is stable: `\\n` newlines, no control characters but tab, no trailing
+whitespace, at most one blank line in a row, exactly one trailing newline.
+
+Same bytes in, same `Extraction` out: nothing here reads the clock except the `too-slow` limit,
+which can only refuse, never change the text. The format rules are written down in docs/capture.md.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from stigmergy.capture.extractors import Budget
+from stigmergy.capture.extractors.html_text import html_to_text
+from stigmergy.errors import InputError
+from stigmergy.settings import CaptureSettings
+
+# Bumped whenever a change to this package can change the readable text of the same bytes.
+EXTRACTOR_REVISION = "1"
+
+TEXT = "text/plain"
+MARKDOWN = "text/markdown"
+HTML = "text/html"
+PDF = "application/pdf"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+_BY_EXTENSION = {
+    ".txt": TEXT,
+    ".text": TEXT,
+    ".md": MARKDOWN,
+    ".markdown": MARKDOWN,
+    ".html": HTML,
+    ".htm": HTML,
+    ".xhtml": HTML,
+    ".pdf": PDF,
+    ".docx": DOCX,
+}
+
+_MEDIA_ALIASES = {
+    "text/plain": TEXT,
+    "text/markdown": MARKDOWN,
+    "text/x-markdown": MARKDOWN,
+    "text/html": HTML,
+    "application/xhtml+xml": HTML,
+    "application/pdf": PDF,
+    DOCX: DOCX,
+}
+
+# Signatures that no text file starts with. Order matters only for readability.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\xfd7zXZ\x00", "an xz archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Office (OLE2) file"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"OggS", "an Ogg media file"),
+    (b"fLaC", "a FLAC audio file"),
+    (b"\x00\x00\x01\x00", "an icon file"),
+)
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAKS = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BLANK_RUN = re.compile(r"\n{3,}")
+_ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_TITLE_MAX = 200
+
+
+@dataclass(frozen=True)
+class Extraction:
+    text: str
+    media_type: str
+    extractor: str
+    extractor_version: str
+    title: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    pages: int | None = None
+
+
+def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | None = None) -> Extraction:
+    """Readable text of one input. Raises InputError(locator, rule, message) when it refuses."""
+    if len(data) > limits.max_bytes:
+        raise InputError(
+            name,
+            "too-large",
+            f"{len(data):,} bytes is over the capture limit of {limits.max_bytes:,} bytes",
+            hint="raise capture.max_bytes in stigmergy.toml, or split the input",
+        )
+    if not data:
+        raise InputError(name, "empty", "the input is empty (0 bytes)")
+    budget = Budget(name, limits)
+    kind = _detect(data, name, media_type)
+    if kind == PDF:
+        from stigmergy.capture.extractors.pdf_text import pdf_to_text
+
+        body, title, pages, version = pdf_to_text(data, budget)
+        return _finish(name, limits, body, PDF, "pypdf", version, title, {}, pages)
+    if kind == DOCX:
+        from stigmergy.capture.extractors.docx_text import docx_to_text
+
+        body, title, version = docx_to_text(data, budget)
+        return _finish(name, limits, body, DOCX, "python-docx", version, title, {}, None)
+
+    text = _decode(data, name, kind)
+    if kind == HTML:
+        body, title = html_to_text(text)
+        python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
+        return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, {}, None)
+    if kind == MARKDOWN:
+        metadata, body = _split_front_matter(text)
+        title = _clean_title(metadata.get("title")) or _first_h1(body)
+        version = f"{EXTRACTOR_REVISION}+pyyaml-{yaml.__version__}"
+        return _finish(name, limits, body, MARKDOWN, "markdown", version, title, metadata, None)
+    return _finish(name, limits, text, TEXT, "text", EXTRACTOR_REVISION, None, {}, None)
+
+
+def normalize_text(text: str) -> str:
+    """The one normal form of readable text (see the module docstring). Empty stays empty."""
+    text = _LINE_BREAKS.sub("\n", text)
+    text = text.replace("\ufeff", "")
+    text = _CONTROL.sub("", text)
+    lines = [line.rstrip() for line in text.split("\n")]
+    text = _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip("\n")
+    return text + "\n" if text else ""
+
+
+# -- detection -----------------------------------------------------------------------------------
+
+
+def _magic(data: bytes) -> str | None:
+    for signature, label in _MAGIC:
+        if data.startswith(signature):
+            return label
+    return None
+
+
+def _is_docx_zip(data: bytes) -> bool:
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return "word/document.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+
+
+def _detect(data: bytes, name: str, media_type: str | None) -> str:
+    declared = None
+    if media_type:
+        declared = _MEDIA_ALIASES.get(media_type.split(";", 1)[0].strip().lower())
+    suffix = PurePosixPath(name.replace("\\", "/")).suffix.lower()
+    kind = declared or _BY_EXTENSION.get(suffix)
+    what = f"media type {media_type}" if declared else f"extension {suffix}"
+    magic = _magic(data)
+
+    if kind is None:
+        # Unknown extension: recognise the binary formats we can read, accept text, refuse the rest.
+        if magic == "a PDF document":
+            return PDF
+        if magic == "a ZIP archive" and _is_docx_zip(data):
+            return DOCX
+        if magic is not None:
+            raise InputError(name, "unsupported-type", f"content is {magic}, which stigmergy cannot read")
+        if _decodes(data):
+            return TEXT
+        raise InputError(
+            name,
+            "unsupported-type",
+            f"unknown file type {suffix or '(no extension)'} and the content is not UTF-8 text",
+            hint="capture text, Markdown, HTML, PDF or DOCX files",
+        )
+    if kind == PDF:
+        if b"%PDF-" in data[:1024]:
+            return PDF
+        if magic is not None:
+            raise InputError(name, "unsupported-type", f"{what} says PDF but the content is {magic}")
+        raise InputError(name, "malformed", "not a PDF: no %PDF- header in the first 1024 bytes")
+    if kind == DOCX:
+        if magic == "a ZIP archive":
+            if _is_docx_zip(data):
+                return DOCX
+            raise InputError(name, "malformed", "not a DOCX: the ZIP archive has no word/document.xml")
+        if magic is not None:
+            raise InputError(name, "unsupported-type", f"{what} says DOCX but the content is {magic}")
+        raise InputError(name, "malformed", "not a DOCX: the content is not a ZIP archive")
+    # A text format: binary content behind a text extension is refused, never decoded.
+    if magic is not None:
+        raise InputError(name, "unsupported-type", f"{what} says text but the content is {magic}")
+    return kind
+
+
+# -- decoding ------------------------------------------------------------------------------------
+
+
+def _decode_or_none(data: bytes) -> str | None:
+    # Only what the bytes themselves declare: a UTF-16 byte-order mark, else UTF-8 (with or without
+    # its BOM). A latin-1 guess would "succeed" on any bytes and silently corrupt the evidence.
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and not data.startswith(b"\xff\xfe\x00\x00"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def _decodes(data: bytes) -> bool:
+    return _decode_or_none(data) is not None
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def _decode(data: bytes, name: str, kind: str) -> str:
+    text = _decode_or_none(data)
+    if text is not None:
+        return text
+    if kind == HTML:
+        # An HTML page may declare its own charset; honouring a declaration is not guessing.
+        import codecs
+
+        match = _META_CHARSET.search(data[:4096])
+        if match:
+            label = match.group(1).decode("ascii")
+            try:
+                codecs.lookup(label)
+                return data.decode(label)
+            except (LookupError, UnicodeDecodeError):
+                pass
+    bad = _first_bad_byte(data)
+    raise InputError(
+        name,
+        "undecodable",
+        f"not valid UTF-8 (byte 0x{data[bad]:02x} at offset {bad}) and no UTF-16 byte-order mark",
+        hint="convert it to UTF-8 first, e.g. iconv -f LATIN1 -t UTF-8",
+    )
+
+
+def _first_bad_byte(data: bytes) -> int:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return 0
+
+
+# -- Markdown ------------------------------------------------------------------------------------
+
+
+def _split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """(the file's own front matter, body). A block that is not a YAML mapping stays in the body."""
+    text = text.lstrip("\ufeff")
+    first, sep, rest = text.partition("\n")
+    if first.rstrip() != "---" or not sep:
+        return {}, text
+    end = _FRONT_MATTER_END.search(rest)
+    if end is None:
+        return {}, text
+    raw = rest[: end.start()]
+    body = rest[end.end() :]
+    try:
+        meta = yaml.safe_load(raw) if raw.strip() else {}
+    except yaml.YAMLError:
+        return {}, text
+    if not isinstance(meta, dict):
+        return {}, text
+    return _plain(meta), body
+
+
+def _plain(value: Any) -> Any:
+    """YAML values as JSON-compatible ones (dates become ISO strings), so provenance can travel as
+    JSON in change records and re-render as the same YAML."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, _dt.datetime | _dt.date | _dt.time):
+        return value.isoformat()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def _first_h1(body: str) -> str | None:
+    fenced = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            match = _ATX_H1.match(line)
+            if match:
+                return _clean_title(match.group(1))
+    return None
+
+
+def _clean_title(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    title = " ".join(_CONTROL.sub(" ", str(value)).split())
+    if len(title) > _TITLE_MAX:
+        title = title[: _TITLE_MAX - 1].rstrip() + "…"
+    return title or None
+
+
+# -- result --------------------------------------------------------------------------------------
+
+
+def _finish(
+    name: str,
+    limits: CaptureSettings,
+    body: str,
+    media_type: str,
+    extractor: str,
+    version: str,
+    title: str | None,
+    metadata: dict[str, Any],
+    pages: int | None,
+) -> Extraction:
+    text = normalize_text(body)
+    if not text.strip():
+        hint = "scanned PDFs need OCR first, which stigmergy does not do" if media_type == PDF else None
+        raise InputError(name, "empty", "no readable text after extraction", hint=hint)
+    if len(text) > limits.max_readable_chars:
+        raise InputError(
+            name,
+            "too-long",
+            f"{len(text):,} readable characters is over the limit of {limits.max_readable_chars:,}",
+            hint="raise capture.max_readable_chars in stigmergy.toml, or split the input",
+        )
+    return Extraction(
+        text=text,
+        media_type=media_type,
+        extractor=extractor,
+        extractor_version=version,
+        title=_clean_title(title),
+        metadata=metadata,
+        pages=pages,
+    )

@@ -1,0 +1,208 @@
+"""HTML -> readable Markdown-ish text with the standard library's tolerant parser.
+
+Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
+`<pre>` keeps its lines; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
+`<noscript>`, navigation, `hidden` elements and comments are dropped. Entities are decoded and
+whitespace is collapsed. The title is `<title>`, else the first `<h1>`.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+_DROP = {"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"}
+_VOID = {
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+}  # fmt: skip
+_BLOCKS = {
+    "p", "div", "section", "article", "header", "footer", "main", "aside", "blockquote", "dl", "dt",
+    "dd", "figure", "figcaption", "address", "form", "fieldset", "hr", "center", "details", "summary",
+    "body", "html", "caption",
+}  # fmt: skip
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_SPACE = re.compile(r"[ \t\n\r\f\v\xa0]+")
+# Kinds of blocks written one per line, with no blank line between neighbours of the same kind.
+_TIGHT = {"li", "row"}
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[tuple[str, str]] = []
+        self.title: str | None = None
+        self.first_h1: str | None = None
+        self._inline: list[str] = []
+        self._kind = "p"
+        self._prefix = ""
+        self._skip: str | None = None
+        self._skip_depth = 0
+        self._in_title = False
+        self._title_parts: list[str] = []
+        self._lists = 0
+        self._pre = 0
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._heading: int | None = None
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        if self._pre:
+            raw = "".join(self._inline).strip("\n")
+            if raw.strip():
+                self.blocks.append(("pre", raw))
+        else:
+            text = _SPACE.sub(" ", "".join(self._inline)).strip()
+            if text:
+                self.blocks.append((self._kind, self._prefix + text))
+                if self._kind == "h1" and self.first_h1 is None:
+                    self.first_h1 = text
+                # After the first line of a list item, its further paragraphs are indented.
+                if self._kind == "li" and self._prefix.lstrip().startswith("- "):
+                    self._prefix = " " * len(self._prefix)
+        self._inline = []
+
+    def _block(self, kind: str = "p", prefix: str = "") -> None:
+        self._flush()
+        self._kind = kind
+        self._prefix = prefix
+
+    def _after_block(self) -> None:
+        self._flush()
+        if self._lists:
+            self._kind, self._prefix = "li", "  " * self._lists
+        else:
+            self._kind, self._prefix = "p", ""
+
+    # -- parser events --------------------------------------------------------------------------
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._skip is not None:
+            if tag == self._skip:
+                self._skip_depth += 1
+            return
+        if tag == "title" and self.title is None:
+            self._in_title = True
+            return
+        if (tag in _DROP or any(name == "hidden" for name, _ in attrs)) and tag not in _VOID:
+            self._skip, self._skip_depth = tag, 1
+            return
+        if self._cell is not None:
+            # Inside a table cell, block structure collapses to spaces.
+            if tag in _BLOCKS or tag in {"br", "li", "p"} or tag in _HEADINGS:
+                self._cell.append(" ")
+            return
+        if tag in _HEADINGS:
+            level = _HEADINGS[tag]
+            self._heading = level
+            self._block(f"h{level}", "#" * level + " ")
+        elif tag in {"ul", "ol", "menu"}:
+            self._flush()
+            self._lists += 1
+        elif tag == "li":
+            self._block("li", "  " * max(self._lists - 1, 0) + "- ")
+        elif tag == "pre":
+            self._block("pre")
+            self._pre += 1
+        elif tag == "tr":
+            self._flush()
+            self._row = []
+        elif tag in {"td", "th"}:
+            if self._row is None:
+                self._flush()
+                self._row = []
+            self._cell = []
+        elif tag == "br":
+            if self._pre:
+                self._inline.append("\n")
+            elif self._heading is not None:
+                self._inline.append(" ")
+            else:
+                self._flush()
+        elif tag in _BLOCKS or tag in {"table", "thead", "tbody", "tfoot"}:
+            self._block("li" if self._lists else "p", self._prefix if self._kind == "li" else "")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skip is not None:
+            if tag == self._skip:
+                self._skip_depth -= 1
+                if self._skip_depth == 0:
+                    self._skip = None
+            return
+        if tag == "title" and self._in_title:
+            self._in_title = False
+            self.title = _SPACE.sub(" ", "".join(self._title_parts)).strip() or None
+            return
+        if tag in {"td", "th"} and self._cell is not None:
+            if self._row is not None:
+                self._row.append(_SPACE.sub(" ", "".join(self._cell)).strip())
+            self._cell = None
+            return
+        if self._cell is not None:
+            return
+        if tag == "tr" and self._row is not None:
+            self._end_row()
+        elif tag == "table":
+            self._end_row()
+            self._after_block()
+        elif tag in _HEADINGS:
+            self._flush()
+            self._heading = None
+            self._after_block()
+        elif tag in {"ul", "ol", "menu"}:
+            self._flush()
+            self._lists = max(self._lists - 1, 0)
+            self._after_block()
+        elif tag == "li":
+            self._after_block()
+        elif tag == "pre":
+            self._flush()
+            self._pre = max(self._pre - 1, 0)
+            self._after_block()
+        elif tag in _BLOCKS:
+            self._after_block()
+
+    def _end_row(self) -> None:
+        if self._cell is not None and self._row is not None:
+            self._row.append(_SPACE.sub(" ", "".join(self._cell)).strip())
+            self._cell = None
+        if self._row is not None and any(self._row):
+            self.blocks.append(("row", " | ".join(self._row)))
+        self._row = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self._title_parts.append(data)
+        elif self._skip is not None:
+            return
+        elif self._cell is not None:
+            self._cell.append(data)
+        else:
+            self._inline.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._end_row()
+        self._flush()
+
+
+def html_to_text(html: str) -> tuple[str, str | None]:
+    """(readable text, title)."""
+    reader = _Reader()
+    reader.feed(html)
+    reader.close()
+    out: list[str] = []
+    previous = None
+    for kind, text in reader.blocks:
+        if out:
+            out.append("\n" if kind == previous and kind in _TIGHT else "\n\n")
+        out.append(text)
+        previous = kind
+    return "".join(out), reader.title or reader.first_h1

@@ -1,0 +1,72 @@
+"""PDF -> text with pypdf, page by page.
+
+A document of more than one page gets a `## Page N` heading before each page's text, so that a
+citation into the source page also tells a reader where to look in the original. Pages without a
+text layer contribute nothing; a PDF with no text at all is refused as `empty` by the caller.
+"""
+
+from __future__ import annotations
+
+import io
+
+from stigmergy.capture.extractors import Budget
+from stigmergy.errors import InputError
+
+REVISION = "1"
+
+
+def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]:
+    """(readable text, metadata title, page count, extractor version)."""
+    import pypdf
+    from pypdf.errors import PyPdfError
+
+    locator = budget.locator
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise InputError(locator, "malformed", "the PDF is encrypted with a password")
+        count = len(reader.pages)
+    except InputError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError) as exc:
+        raise InputError(locator, "malformed", f"pypdf cannot open this PDF ({_reason(exc)})") from exc
+    except Exception as exc:  # pypdf raises a wide range of errors on damaged files
+        raise InputError(locator, "malformed", f"pypdf cannot open this PDF ({_reason(exc)})") from exc
+    budget.check_pages(count)
+
+    parts: list[str] = []
+    total = 0
+    for number in range(count):
+        budget.check_time()
+        try:
+            text = reader.pages[number].extract_text() or ""
+        except Exception as exc:  # one unreadable page makes the evidence incomplete: refuse
+            raise InputError(
+                locator, "malformed", f"pypdf cannot read page {number + 1} ({_reason(exc)})"
+            ) from exc
+        text = text.strip()
+        if count > 1:
+            parts.append(f"## Page {number + 1}\n\n{text}" if text else f"## Page {number + 1}")
+        elif text:
+            parts.append(text)
+        total += len(text)
+        budget.check_chars(total)
+    budget.check_time()
+
+    # A multi-page PDF without any text layer is as empty as a one-page one.
+    body = "\n\n".join(parts) if total else ""
+    return body, _title(reader), count, f"{REVISION}+pypdf-{pypdf.__version__}"
+
+
+def _title(reader: object) -> str | None:
+    try:
+        meta = reader.metadata  # type: ignore[attr-defined]
+        title = meta.title if meta is not None else None
+    except Exception:  # a broken Info dictionary only costs us the title
+        return None
+    return str(title).strip() or None if title else None
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,156 @@
+"""init, capture, resume."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from stigmergy.cli.app import AppContext
+from stigmergy.cli.render import console, print_json
+from stigmergy.errors import UsageError
+
+
+def _submitter(ctx: AppContext, cwd: Path) -> str:
+    def cfg(key: str) -> str:
+        out = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
+        return out.stdout.strip()
+
+    name, email = cfg("user.name"), cfg("user.email")
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email or "unknown"
+
+
+def _pause_points(ctx: AppContext) -> frozenset[str]:
+    raw = ctx.env.get("STIGMERGY_PAUSE_AT", "")
+    return frozenset(p.strip() for p in raw.split(",") if p.strip())
+
+
+def init_cmd(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="Folder of the knowledge repository (created if needed).")] = Path("."),
+) -> None:
+    """Create a knowledge repository: stigmergy.toml, librarian_skill.md, sources/, wiki/, first commit."""
+    from stigmergy.repo.init import init_repository
+
+    app_ctx: AppContext = ctx.obj
+    result = init_repository(path, app_ctx.settings)
+    if app_ctx.json:
+        print_json(
+            {"root": str(result.root), "created": list(result.created), "commit": result.commit, "already": result.already}
+        )
+        return
+    if result.already:
+        typer.echo(f"{result.root} is already a stigmergy repository; nothing to do.")
+    else:
+        typer.echo(f"Initialised a stigmergy repository in {result.root} ({len(result.created)} files, commit {result.commit[:10]}).")
+
+
+def capture_cmd(
+    ctx: typer.Context,
+    inputs: Annotated[list[str] | None, typer.Argument(help="Files, directories, or - for stdin.")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Capture this text.")] = None,
+    title: Annotated[str | None, typer.Option("--title", help="Title (single input only).")] = None,
+    occurred_at: Annotated[str | None, typer.Option("--occurred-at", help="When it happened (ISO date).")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Submitter (default: Git user).")] = None,
+    layer: Annotated[str, typer.Option("--layer", help="Layer the capture belongs to.")] = "public",
+    project: Annotated[str | None, typer.Option("--project", help="Project the capture belongs to.")] = None,
+    resolves: Annotated[str | None, typer.Option("--resolves", help="Contradiction id this capture resolves.")] = None,
+    rationale: Annotated[str | None, typer.Option("--rationale", help="Why it resolves it.")] = None,
+    include: Annotated[list[str] | None, typer.Option("--include", help="Glob of files to take from directories.")] = None,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Glob of files to skip.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Capture again even if the same bytes were captured.")] = False,
+    no_file: Annotated[bool, typer.Option("--no-file", help="Archive only: do not file into the wiki.")] = False,
+) -> None:
+    """Capture artifacts: store the bytes, write an immutable source page, file it into the wiki."""
+    from stigmergy.capture.inputs import gather
+    from stigmergy.capture.service import CaptureOptions, CaptureOutcome, capture, resume, validate_options
+    from stigmergy.repo.operations import Repository
+
+    app_ctx: AppContext = ctx.obj
+    root = app_ctx.require_root()
+    if not inputs and text is None:
+        raise UsageError("nothing to capture", hint="give files, directories, - for stdin, or --text")
+    settings = app_ctx.settings
+    options = CaptureOptions(
+        title=title,
+        occurred_at=occurred_at,
+        submitted_by=by or _submitter(app_ctx, root),
+        layer=layer,
+        project=project,
+        resolves=resolves,
+        rationale=rationale,
+        force=force,
+        file=not no_file,
+    )
+    repo = Repository(root, settings, pause_at=_pause_points(app_ctx))
+    validate_options(repo, options)
+    items, errors = gather(
+        inputs or [],
+        tuple(include) if include else settings.capture.include,
+        (*settings.capture.exclude, *(exclude or ())),
+        stdin=sys.stdin.buffer.read,
+        text=text,
+    )
+    out = console(stderr=True)
+    failed = [CaptureOutcome(locator=e.locator, status="failed", message=e.message, rule=e.rule) for e in errors]
+    for f in failed:
+        out.print(f"[red]failed[/red]  {f.message}", markup=True, highlight=False) if not app_ctx.json else None
+    icons = {"filed": "filed", "captured": "captured", "exists": "exists", "refused": "refused", "failed": "failed"}
+
+    def on_event(kind: str, o: CaptureOutcome) -> None:
+        if app_ctx.json or kind == "acknowledged":
+            if kind == "acknowledged" and o.capture_id:
+                print(f"acknowledged {o.capture_id}", file=sys.stderr) if len(items) == 1 and not app_ctx.json else None
+            return
+        line = f"{icons.get(kind, kind):9} {o.locator}"
+        if o.source_path and kind != "failed":
+            line += f" -> {o.source_path}"
+        if kind in ("failed", "refused"):
+            line += f"\n          {o.message}"
+        elif o.pages:
+            line += f" (+{len(o.pages)} wiki pages)"
+        out.print(line, markup=False, highlight=False)
+
+    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
+        resumed = resume(repo, app_ctx.env)
+        outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
+    outcomes = failed + outcomes
+    from stigmergy.capture.service import CaptureReport
+
+    report = CaptureReport(outcomes=outcomes, resumed=resumed)
+    if app_ctx.json:
+        print_json(report.to_dict())
+    else:
+        counts = report.to_dict()["counts"]
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+        typer.echo(f"{len(outcomes)} input(s): {summary}")
+        bad = [o for o in outcomes if o.status == "failed"]
+        if bad:
+            typer.echo("failed: " + ", ".join(o.locator for o in bad))
+    raise typer.Exit(report.exit_code)
+
+
+def resume_cmd(ctx: typer.Context) -> None:
+    """Finish captures a crash interrupted and rebuild bookkeeping for commits that landed."""
+    from stigmergy.capture.service import resume
+    from stigmergy.repo.operations import Repository
+
+    app_ctx: AppContext = ctx.obj
+    repo = Repository(app_ctx.require_root(), app_ctx.settings, pause_at=_pause_points(app_ctx))
+    with repo.lock():
+        outcomes = resume(repo, app_ctx.env)
+    if app_ctx.json:
+        print_json({"resumed": [o.to_dict() for o in outcomes]})
+    else:
+        typer.echo(f"resumed {len(outcomes)} capture(s)" + "".join(f"\n  {o.status:9} {o.locator}" for o in outcomes))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_cmd)
+    app.command("capture")(capture_cmd)
+    app.command("resume")(resume_cmd)

@@ -1,0 +1,130 @@
+"""log, show, status, fsck."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from stigmergy.cli.app import AppContext
+from stigmergy.cli.render import print_json
+from stigmergy.errors import CheckFailedError, NotFoundError
+
+
+def _repo(ctx: typer.Context):  # noqa: ANN202
+    from stigmergy.repo.operations import Repository
+
+    app_ctx: AppContext = ctx.obj
+    return Repository(app_ctx.require_root(), app_ctx.settings), app_ctx
+
+
+def log_cmd(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many operations.")] = 20,
+    kind: Annotated[str | None, typer.Option("--kind", help="Only operations of this kind.")] = None,
+) -> None:
+    """List operations, newest first."""
+    repo, app_ctx = _repo(ctx)
+    ops = repo.reader_state().operations(limit=limit, kind=kind)
+    if app_ctx.json:
+        print_json({"operations": [o.to_dict() for o in ops]})
+        return
+    for o in ops:
+        counts = ", ".join(f"{n} {a}" for a, n in sorted(o.manifest.get("counts", {}).items()))
+        commit = (o.commit_sha or "-")[:10]
+        typer.echo(f"{o.id}  {o.finished_at or o.started_at}  {o.kind:9} {o.status:10} {commit}  {o.summary[:70]}")
+        if counts:
+            typer.echo(f"{'':33}{counts}")
+
+
+def show_cmd(
+    ctx: typer.Context,
+    op: Annotated[str, typer.Argument(help="Operation id (or a unique prefix, or a commit).")],
+    no_patch: Annotated[bool, typer.Option("--no-patch", help="Omit the exact patch.")] = False,
+) -> None:
+    """Print an operation's manifest and its exact patch."""
+    repo, app_ctx = _repo(ctx)
+    row = repo.reader_state().operation(op)
+    if row is None:
+        raise NotFoundError(f"no operation {op!r}", hint="`stigmergy log` lists them")
+    patch = ""
+    if row.patch_sha and not no_patch:
+        patch = repo.evidence.get(row.patch_sha).decode("utf-8", "replace")
+    if app_ctx.json:
+        print_json({**row.to_dict(), "patch": patch})
+        return
+    typer.echo(f"operation {row.id}\nkind      {row.kind}\nstatus    {row.status}\ncommit    {row.commit_sha}")
+    typer.echo(f"started   {row.started_at}\nfinished  {row.finished_at}\nsummary   {row.summary}")
+    m = row.manifest
+    typer.echo("paths:")
+    for e in m.get("paths", []):
+        typer.echo(f"  {e.get('action', '?'):7} {e['path']}")
+    for key in ("reasons", "records"):
+        if m.get(key):
+            typer.echo(f"{key}:")
+            for r in m[key]:
+                typer.echo(f"  - {r}")
+    if m.get("violations"):
+        typer.echo("refused by:")
+        for v in m["violations"]:
+            typer.echo(f"  [{v['rule']}] {v['path']}: {v['message']}")
+            for line in v.get("lines", [])[:10]:
+                typer.echo(f"      | {line}")
+    planner = m.get("planner")
+    if planner:
+        typer.echo("planner:")
+        for key in sorted(planner):
+            value = planner[key]
+            if key in ("reply", "replies", "prompt"):
+                continue
+            typer.echo(f"  {key}: {value}")
+        if planner.get("reply"):
+            typer.echo("  reply:")
+            typer.echo("    " + str(planner["reply"])[:4000].replace("\n", "\n    "))
+    if patch:
+        typer.echo("patch:")
+        typer.echo(patch, nl=False)
+
+
+def status_cmd(ctx: typer.Context) -> None:
+    """Pending work, the last operation, and the repository's health."""
+    from stigmergy.repo.health import status
+
+    repo, app_ctx = _repo(ctx)
+    data = status(repo)
+    if app_ctx.json:
+        print_json(data)
+        return
+    typer.echo(f"repository  {data['root']}")
+    typer.echo(f"HEAD        {data['head']}")
+    c = data["counts"]
+    typer.echo(f"captures    {c['captures']} ({c['unfiled']} not filed)   operations {c['operations']} ({c['refused']} refused)")
+    typer.echo(f"pending     {len(data['pending'])}" + ("  (run `stigmergy resume`)" if data["pending"] else ""))
+    last = data["last_operation"]
+    if last:
+        typer.echo(f"last op     {last['id']} {last['kind']} {last['status']} {last['summary'][:60]}")
+    if data["health"]["uncommitted_wiki_changes"]:
+        typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
+
+
+def fsck_cmd(ctx: typer.Context) -> None:
+    """Re-hash every evidence object and check every source page's artifacts; exit 4 on any problem."""
+    from stigmergy.repo.health import fsck
+
+    repo, app_ctx = _repo(ctx)
+    report = fsck(repo)
+    if app_ctx.json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(f"{report.objects} objects, {report.sources} source pages checked")
+        for p in report.problems:
+            typer.echo(f"problem: {p.get('path') or p.get('object')}: {p['problem']}")
+    if not report.ok:
+        raise CheckFailedError(f"fsck found {len(report.problems)} problem(s)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("log")(log_cmd)
+    app.command("show")(show_cmd)
+    app.command("status")(status_cmd)
+    app.command("fsck")(fsck_cmd)

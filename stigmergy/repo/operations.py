@@ -1,0 +1,197 @@
+"""Operations: every state change is one Git commit with trailers, plus a change record (manifest +
+exact patch in the evidence store) in the state database."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from stigmergy.capture.evidence import LocalEvidenceStore
+from stigmergy.errors import StigmergyError
+from stigmergy.repo.git import Git, GitError, blob_sha
+from stigmergy.repo.layout import Layout
+from stigmergy.repo.lock import WriterLock
+from stigmergy.repo.state import OperationRow, StateDB
+from stigmergy.settings import Settings
+
+TRAILER_OP = "Stigmergy-Operation"
+TRAILER_KIND = "Stigmergy-Kind"
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Repository:
+    """Everything an operation needs, resolved once."""
+
+    root: Path
+    settings: Settings
+    pause_at: frozenset[str] = field(default_factory=frozenset)
+
+    @cached_property
+    def layout(self) -> Layout:
+        return Layout(self.root)
+
+    @cached_property
+    def git(self) -> Git:
+        return Git(self.root)
+
+    @cached_property
+    def evidence(self) -> LocalEvidenceStore:
+        return LocalEvidenceStore(self.layout.objects_dir)
+
+    @cached_property
+    def state(self) -> StateDB:
+        return StateDB(self.layout.state_db)
+
+    def reader_state(self) -> StateDB:
+        return StateDB(self.layout.state_db, readonly=True)
+
+    def lock(self, on_wait: Callable[[str], None] | None = None) -> WriterLock:
+        return WriterLock(self.layout.lock_file, self.settings.lock.timeout_seconds, on_wait)
+
+    def pause(self, point: str) -> None:
+        """Debugging aid for crash tests (STIGMERGY_PAUSE_AT): stop here long enough to be killed."""
+        if point in self.pause_at:
+            print(f"paused at {point}", flush=True)
+            time.sleep(120)
+
+
+def commit_message(kind: str, title: str, op_id: str, body: str = "") -> str:
+    title = " ".join(title.split())[:120]
+    parts = [f"{kind}: {title}"]
+    if body.strip():
+        parts.append(body.strip())
+    parts.append(f"{TRAILER_OP}: {op_id}\n{TRAILER_KIND}: {kind}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".stigmergy-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def restore(root: Path, preimages: Mapping[str, str | None]) -> None:
+    """Put paths back as they were before an interrupted or failed write (None: did not exist)."""
+    for rel, text in preimages.items():
+        target = root / rel
+        if text is None:
+            target.unlink(missing_ok=True)
+        else:
+            _write_atomic(target, text.encode("utf-8"))
+
+
+def apply_and_commit(
+    repo: Repository,
+    *,
+    op_id: str,
+    kind: str,
+    title: str,
+    changes: Mapping[str, str | None],
+    started_at: str,
+    summary: str = "",
+    manifest: dict[str, Any] | None = None,
+    status: str = "committed",
+    capture: dict[str, Any] | None = None,
+    queue_capture_id: str | None = None,
+    track_inflight: bool = False,
+) -> OperationRow:
+    """Write `changes` (path -> text, None = delete), commit them as one operation, record it.
+
+    On any failure before the commit lands, the files are put back as they were.
+    """
+    root = repo.root
+    preimages: dict[str, str | None] = {}
+    entries = []
+    for rel in sorted(changes):
+        before = _read(root / rel)
+        after = changes[rel]
+        preimages[rel] = None if before is None else before.decode("utf-8", "surrogateescape")
+        if after is None and before is None:
+            continue
+        action = "delete" if after is None else ("add" if before is None else "modify")
+        after_bytes = None if after is None else after.encode("utf-8")
+        if before is not None and after_bytes == before:
+            continue
+        entries.append(
+            {
+                "path": rel,
+                "action": action,
+                "before": None if before is None else blob_sha(before),
+                "after": None if after_bytes is None else blob_sha(after_bytes),
+            }
+        )
+    if track_inflight and queue_capture_id is not None:
+        repo.state.set_inflight(queue_capture_id, preimages)
+    try:
+        for rel in sorted(changes):
+            after = changes[rel]
+            if after is None:
+                (root / rel).unlink(missing_ok=True)
+            else:
+                _write_atomic(root / rel, after.encode("utf-8"))
+        repo.pause("commit")
+        written = [e["path"] for e in entries if e["action"] != "delete"]
+        removed = [e["path"] for e in entries if e["action"] == "delete"]
+        identity = repo.settings.identity
+        if entries:
+            commit = repo.git.commit_paths(
+                written, commit_message(kind, title, op_id, summary), identity.name, identity.email, removed=removed
+            )
+        else:
+            commit = None
+    except BaseException:
+        restore(root, preimages)
+        raise
+    repo.pause("bookkeeping")
+    patch_sha = None
+    if commit is not None:
+        patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", commit)
+        patch_sha = repo.evidence.put(patch)
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e["action"]] = counts.get(e["action"], 0) + 1
+    full_manifest = {"paths": entries, "counts": counts, **(manifest or {})}
+    row = OperationRow(
+        id=op_id,
+        kind=kind,
+        status=status,
+        commit_sha=commit,
+        started_at=started_at,
+        finished_at=utc_now(),
+        summary=summary or title,
+        manifest=full_manifest,
+        patch_sha=patch_sha,
+    )
+    repo.state.record_operation(row, capture=capture, done_capture_id=queue_capture_id)
+    return row
+
+
+class OperationFailed(StigmergyError):
+    pass
+
+
+__all__ = ["Repository", "apply_and_commit", "commit_message", "restore", "utc_now", "GitError", "OperationFailed"]

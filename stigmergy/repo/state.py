@@ -1,0 +1,232 @@
+"""The state database (`.stigmergy/state.sqlite`, WAL): operations and their change records, the capture
+queue, and the capture catalogue. It is bookkeeping; Git and the evidence store stay canonical, and
+`recovery` rebuilds what a crash lost from commit trailers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE operations (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,              -- committed | refused | recovered
+        commit_sha TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        summary TEXT NOT NULL DEFAULT '',
+        manifest TEXT NOT NULL DEFAULT '{}',  -- JSON: paths and actions, counts, reasons, violations, planner record
+        patch_sha TEXT                     -- exact patch, in the evidence store
+    );
+    CREATE INDEX operations_commit ON operations(commit_sha);
+    CREATE TABLE queue (
+        capture_id TEXT PRIMARY KEY,
+        op_id TEXT NOT NULL,
+        status TEXT NOT NULL,              -- pending | done
+        created_at TEXT NOT NULL,
+        envelope TEXT NOT NULL,            -- JSON: everything needed to render and file the capture
+        inflight TEXT                      -- JSON: pre-images of paths being written, for crash repair
+    );
+    CREATE TABLE captures (
+        capture_id TEXT PRIMARY KEY,
+        content_sha TEXT NOT NULL,
+        layer TEXT NOT NULL,
+        source_path TEXT NOT NULL,
+        op_id TEXT NOT NULL,
+        captured_at TEXT NOT NULL,
+        locator TEXT NOT NULL,
+        filed INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX captures_content ON captures(content_sha, layer);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+]
+
+
+@dataclass(frozen=True)
+class OperationRow:
+    id: str
+    kind: str
+    status: str
+    commit_sha: str | None
+    started_at: str
+    finished_at: str | None
+    summary: str
+    manifest: dict[str, Any]
+    patch_sha: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "commit": self.commit_sha,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "summary": self.summary,
+            "manifest": self.manifest,
+            "patch_sha256": self.patch_sha,
+        }
+
+
+class StateDB:
+    def __init__(self, path: Path, readonly: bool = False) -> None:
+        self.path = path
+        if readonly:
+            if not path.exists():
+                self.conn = sqlite3.connect(":memory:")
+                self._migrate()
+                return
+            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            # An acknowledged capture must survive a crash: FULL syncs each commit of the WAL.
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        self.conn.row_factory = sqlite3.Row
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(_MIGRATIONS, start=1):
+            if number > version:
+                self.conn.executescript(f"BEGIN; {script}; PRAGMA user_version={number}; COMMIT;")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # --- queue -------------------------------------------------------------------------------------
+    def enqueue(self, capture_id: str, op_id: str, created_at: str, envelope: dict[str, Any]) -> None:
+        with self.tx() as c:
+            c.execute(
+                "INSERT INTO queue(capture_id, op_id, status, created_at, envelope) VALUES (?,?,?,?,?)",
+                (capture_id, op_id, "pending", created_at, json.dumps(envelope, sort_keys=True)),
+            )
+
+    def pending(self) -> list[tuple[str, str, dict[str, Any], dict[str, Any] | None]]:
+        rows = self.conn.execute(
+            "SELECT capture_id, op_id, envelope, inflight FROM queue WHERE status='pending' ORDER BY capture_id"
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]), json.loads(r[3]) if r[3] else None) for r in rows]
+
+    def set_inflight(self, capture_id: str, inflight: dict[str, Any] | None) -> None:
+        with self.tx() as c:
+            c.execute(
+                "UPDATE queue SET inflight=? WHERE capture_id=?",
+                (json.dumps(inflight) if inflight is not None else None, capture_id),
+            )
+
+    # --- captures ----------------------------------------------------------------------------------
+    def find_capture(self, content_sha: str, layer: str) -> sqlite3.Row | None:
+        return self.conn.execute(
+            "SELECT * FROM captures WHERE content_sha=? AND layer=? ORDER BY capture_id LIMIT 1", (content_sha, layer)
+        ).fetchone()
+
+    def find_pending_content(self, content_sha: str, layer: str) -> str | None:
+        for capture_id, _op, env, _ in self.pending():
+            if env.get("content_sha") == content_sha and env.get("layer") == layer and not env.get("force"):
+                return capture_id
+        return None
+
+    def capture(self, capture_id: str) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
+
+    def captures(self) -> list[sqlite3.Row]:
+        return self.conn.execute("SELECT * FROM captures ORDER BY capture_id").fetchall()
+
+    # --- operations --------------------------------------------------------------------------------
+    def record_operation(
+        self,
+        row: OperationRow,
+        capture: dict[str, Any] | None = None,
+        done_capture_id: str | None = None,
+    ) -> None:
+        with self.tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO operations VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    row.id, row.kind, row.status, row.commit_sha, row.started_at, row.finished_at,
+                    row.summary, json.dumps(row.manifest, sort_keys=True, default=str), row.patch_sha,
+                ),
+            )
+            if capture is not None:
+                c.execute(
+                    "INSERT OR REPLACE INTO captures VALUES (:capture_id,:content_sha,:layer,:source_path,"
+                    ":op_id,:captured_at,:locator,:filed)",
+                    capture,
+                )
+            if done_capture_id is not None:
+                c.execute("UPDATE queue SET status='done', inflight=NULL WHERE capture_id=?", (done_capture_id,))
+            if row.commit_sha:
+                c.execute("INSERT OR REPLACE INTO meta VALUES ('last_commit', ?)", (row.commit_sha,))
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def has_operation(self, op_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM operations WHERE id=?", (op_id,)).fetchone() is not None
+
+    def operation(self, op_id: str) -> OperationRow | None:
+        row = self.conn.execute("SELECT * FROM operations WHERE id=?", (op_id,)).fetchone()
+        if row is None:
+            row = self.conn.execute(
+                "SELECT * FROM operations WHERE id LIKE ? OR commit_sha LIKE ? ORDER BY id LIMIT 2",
+                (op_id + "%", op_id + "%"),
+            ).fetchone()
+        return _op(row) if row else None
+
+    def operations(self, limit: int = 50, kind: str | None = None) -> list[OperationRow]:
+        if kind:
+            rows = self.conn.execute(
+                "SELECT * FROM operations WHERE kind=? ORDER BY id DESC LIMIT ?", (kind, limit)
+            ).fetchall()
+        else:
+            rows = self.conn.execute("SELECT * FROM operations ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [_op(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        q = self.conn.execute
+        return {
+            "operations": q("SELECT count(*) FROM operations").fetchone()[0],
+            "refused": q("SELECT count(*) FROM operations WHERE status='refused'").fetchone()[0],
+            "captures": q("SELECT count(*) FROM captures").fetchone()[0],
+            "pending": q("SELECT count(*) FROM queue WHERE status='pending'").fetchone()[0],
+            "unfiled": q("SELECT count(*) FROM captures WHERE filed=0").fetchone()[0],
+        }
+
+
+def _op(row: sqlite3.Row) -> OperationRow:
+    return OperationRow(
+        id=row["id"],
+        kind=row["kind"],
+        status=row["status"],
+        commit_sha=row["commit_sha"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        summary=row["summary"],
+        manifest=json.loads(row["manifest"]),
+        patch_sha=row["patch_sha"],
+    )

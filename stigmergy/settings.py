@@ -1,0 +1,212 @@
+"""Settings: resolved once by the CLI's composition root (flag > STIGMERGY_* env > stigmergy.toml > defaults)
+into a frozen object that is passed down. Nothing below the CLI reads the environment."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import ConfigError
+
+CONFIG_FILE = "stigmergy.toml"
+PUBLIC_LAYER = "public"
+
+
+@dataclass(frozen=True)
+class IdentitySettings:
+    name: str = "stigmergy"
+    email: str = "stigmergy@localhost"
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    max_bytes: int = 25_000_000
+    max_pages: int = 500
+    max_seconds: float = 60.0
+    max_readable_chars: int = 2_000_000
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt", "*.html", "*.htm", "*.pdf", "*.docx")
+    exclude: tuple[str, ...] = (".*", "*/.*", "node_modules/*")
+
+
+@dataclass(frozen=True)
+class LockSettings:
+    timeout_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class PlannerSettings:
+    kind: str = "deterministic"  # deterministic | openai | anthropic
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    timeout_seconds: float = 120.0
+    max_retries: int = 3
+    max_tokens: int = 8192
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """Byte budgets of the planner's context; trimming drops whole objects, lowest-ranked first."""
+
+    source_bytes: int = 96_000
+    candidate_bytes: int = 160_000
+    evidence_bytes: int = 160_000
+    entity_bytes: int = 24_000
+    total_bytes: int = 480_000
+    max_candidates: int = 12
+    max_evidence: int = 12
+
+
+@dataclass(frozen=True)
+class EmbedderSettings:
+    model: str = "all-MiniLM-L6-v2"
+    backend: str = "onnx"  # onnx | sentence-transformers
+    device: str = "cpu"
+    batch_size: int = 32
+    max_seq_length: int = 256
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    fragment_chars: int = 1200
+    overlap_chars: int = 200
+    min_fragment_chars: int = 200
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    k: int = 5
+    rrf_k: int = 60
+    read_head_chars: int = 6000
+
+
+@dataclass(frozen=True)
+class LayerSettings:
+    name: str
+    readers: tuple[str, ...] = ("*",)
+
+
+@dataclass(frozen=True)
+class Settings:
+    identity: IdentitySettings = field(default_factory=IdentitySettings)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
+    lock: LockSettings = field(default_factory=LockSettings)
+    planner: PlannerSettings = field(default_factory=PlannerSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
+
+    def layer(self, name: str) -> LayerSettings:
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ConfigError(
+            f"unknown layer {name!r}", hint=f"declare it in {CONFIG_FILE} under [layers.{name}] with its readers"
+        )
+
+    def layer_names(self) -> tuple[str, ...]:
+        return tuple(layer.name for layer in self.layers)
+
+
+_SECTIONS = {
+    "identity": IdentitySettings,
+    "capture": CaptureSettings,
+    "lock": LockSettings,
+    "planner": PlannerSettings,
+    "context": ContextSettings,
+    "embedder": EmbedderSettings,
+    "index": IndexSettings,
+    "search": SearchSettings,
+}
+
+
+def _coerce(cls: type, section: str, values: Mapping[str, Any], base: Any) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    updates: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise ConfigError(f"unknown setting {section}.{key}", hint=f"remove it from {CONFIG_FILE}")
+        current = getattr(base, key)
+        if isinstance(current, tuple):
+            if not isinstance(value, list | tuple):
+                raise ConfigError(f"{section}.{key} must be a list")
+            value = tuple(str(v) for v in value)
+        elif isinstance(current, bool):
+            value = bool(value) if not isinstance(value, str) else value.lower() in {"1", "true", "yes", "on"}
+        elif isinstance(current, int):
+            try:
+                value = int(value)
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{section}.{key} must be an integer") from exc
+        elif isinstance(current, float):
+            try:
+                value = float(value)
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{section}.{key} must be a number") from exc
+        else:
+            value = str(value)
+        updates[key] = value
+    return replace(base, **updates)
+
+
+def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None) -> Settings:
+    settings = base or Settings()
+    for section, values in data.items():
+        if section == "layers":
+            if not isinstance(values, Mapping):
+                raise ConfigError("[layers] must be a table of layers")
+            layers = [LayerSettings(PUBLIC_LAYER, ("*",))]
+            for name, spec in values.items():
+                readers = tuple(str(r) for r in (spec or {}).get("readers", []))
+                if name == PUBLIC_LAYER:
+                    layers[0] = LayerSettings(PUBLIC_LAYER, readers or ("*",))
+                else:
+                    if not name.replace("-", "").replace("_", "").isalnum():
+                        raise ConfigError(f"layer name {name!r} must be letters, digits, '-' or '_'")
+                    layers.append(LayerSettings(name, readers))
+            settings = replace(settings, layers=tuple(layers))
+            continue
+        cls = _SECTIONS.get(section)
+        if cls is None:
+            raise ConfigError(f"unknown section [{section}] in {CONFIG_FILE}")
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"[{section}] must be a table")
+        settings = replace(settings, **{section: _coerce(cls, section, values, getattr(settings, section))})
+    return settings
+
+
+def load_settings(
+    root: Path | None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Settings:
+    """flag (`overrides`) > STIGMERGY_SECTION__KEY env > stigmergy.toml > defaults."""
+    settings = Settings()
+    if root is not None and (root / CONFIG_FILE).is_file():
+        try:
+            data = tomllib.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}") from exc
+        settings = settings_from_mapping(data, settings)
+    env_data: dict[str, dict[str, str]] = {}
+    for key, value in (env or {}).items():
+        if not key.startswith("STIGMERGY_") or "__" not in key:
+            continue
+        section, _, name = key[len("STIGMERGY_") :].lower().partition("__")
+        if section in _SECTIONS:
+            env_data.setdefault(section, {})[name] = value
+    if env_data:
+        settings = settings_from_mapping(env_data, settings)
+    if overrides:
+        settings = settings_from_mapping(overrides, settings)
+    return settings
+
+
+def default_toml() -> str:
+    return (Path(__file__).parent / "data" / "stigmergy.toml").read_text(encoding="utf-8")

@@ -1,0 +1,73 @@
+"""Hermetic tests: every test gets its own HOME, Git identity and configuration, and no STIGMERGY_* env."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    for key in list(os.environ):
+        if key.startswith(("STIGMERGY_", "GIT_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test Person\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+    )
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def run_cli(args: list[str], cwd: Path, input: bytes | None = None, env: dict[str, str] | None = None):
+    """Run the real `stigmergy` entry point in-process; returns (exit_code, stdout, stderr)."""
+    from typer.testing import CliRunner
+
+    from stigmergy.cli.app import app
+
+    runner = CliRunner()
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = runner.invoke(app, args, input=input, env=env, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def run_cli_process(args: list[str], cwd: Path, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:
+    """Run `python -m stigmergy` in a child process (for crash and concurrency tests)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "stigmergy", *args], cwd=cwd, env=full_env, capture_output=True, text=True, **kw
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def wiki(tmp_path: Path) -> Path:
+    """A fresh knowledge repository made by `stigmergy init`."""
+    from stigmergy.repo.init import init_repository
+
+    root = tmp_path / "wiki"
+    init_repository(root)
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
