@@ -87,6 +87,9 @@ _TITLE_MAX = 200
 
 @dataclass(frozen=True)
 class Extraction:
+    """What one input reads as. `metadata` is a Markdown file's own front matter (else `{}`);
+    `pages` is a PDF's page count (else None). Field by field in docs/capture.md."""
+
     text: str
     media_type: str
     extractor: str
@@ -122,11 +125,11 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
 
     text = _decode(data, name, kind)
     if kind == HTML:
-        body, title = html_to_text(text)
+        body, title = html_to_text(text, budget)
         python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
         return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, {}, None)
     if kind == MARKDOWN:
-        metadata, body = _split_front_matter(text)
+        metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text))
         title = _clean_title(metadata.get("title")) or _first_h1(body)
         version = f"{EXTRACTOR_REVISION}+pyyaml-{yaml.__version__}"
         return _finish(name, limits, body, MARKDOWN, "markdown", version, title, metadata, None)
@@ -181,7 +184,9 @@ def _detect(data: bytes, name: str, media_type: str | None) -> str:
             return DOCX
         if magic is not None:
             raise InputError(name, "unsupported-type", f"content is {magic}, which stigmergy cannot read")
-        if _decodes(data):
+        # NUL bytes are valid UTF-8 but no text file has them; without an extension to vouch for
+        # the content, they mark it as binary.
+        if b"\x00" not in data[:8192] and _decodes(data):
             return TEXT
         raise InputError(
             name,

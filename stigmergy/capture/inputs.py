@@ -76,8 +76,11 @@ def gather(
                     full = Path(dirpath) / name
                     if full.is_file():
                         found.append((rel, full))
-            for _rel, full in sorted(found):
-                items.append(_file_item(full, os.path.normpath(str(full))))
+            # Locators name the file from the captured folder down (`corpus/meetings/x.md`), so they
+            # stay meaningful on other machines and do not leak where the folder lived.
+            base = os.path.basename(os.path.normpath(os.path.abspath(arg)))
+            for rel, full in sorted(found):
+                items.append(_file_item(full, f"{base}/{rel}"))
             if not found:
                 errors.append(InputError(arg, "empty", "directory holds no file that matches the include globs"))
         elif path.exists():

@@ -114,8 +114,24 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+_NAME_DATE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})[-_ ]+")
+
+
+def _date_from_locator(locator: str) -> str | None:
+    """A file named `2026-05-19-pilot-email.txt` says when it happened; take it when nothing else does."""
+    m = _NAME_DATE_RE.match(Path(locator).name)
+    if not m:
+        return None
+    try:
+        _dt.date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+    return m.group(1)
+
+
 def _title_from_locator(locator: str) -> str:
     stem = Path(locator).stem if locator not in ("stdin", "text") else locator
+    stem = _NAME_DATE_RE.sub("", stem) or stem
     words = re.sub(r"[-_]+", " ", stem).strip()
     return words[:1].upper() + words[1:] if words else "Untitled"
 
@@ -336,7 +352,8 @@ def capture(
             "op_id": new_id("op"),
             "title": title,
             "captured_at": captured_at,
-            "occurred_at": options.occurred_at or _metadata_date(metadata) or captured_at[:10],
+            "occurred_at": options.occurred_at or _metadata_date(metadata) or _date_from_locator(item.locator)
+            or captured_at[:10],
             "submitted_by": options.submitted_by,
             "layer": options.layer,
             "origin": options.origin,
@@ -369,4 +386,76 @@ def capture(
         outcomes.append(outcome)
         if on_event:
             on_event(outcome.status, outcome)
+    return outcomes
+
+
+def file_captures(
+    repo: Repository,
+    capture_ids: Iterable[str] | None = None,
+    env_vars: Mapping[str, str] | None = None,
+    on_event: Callable[[str, CaptureOutcome], None] | None = None,
+) -> list[CaptureOutcome]:
+    """File archived captures (all unfiled ones when `capture_ids` is None), in capture order, one
+    operation each. Call with the writer lock held."""
+    from stigmergy.errors import NotFoundError
+
+    rows = repo.state.captures()
+    if capture_ids is None:
+        chosen = [r for r in rows if not r["filed"]]
+    else:
+        by_id = {r["capture_id"]: r for r in rows}
+        chosen = []
+        for cid in capture_ids:
+            matches = [r for k, r in by_id.items() if k == cid or k.startswith(cid)]
+            if len(matches) != 1:
+                raise NotFoundError(f"no single capture matches {cid!r}", hint="`stigmergy log --kind capture` lists them")
+            chosen.append(matches[0])
+        chosen.sort(key=lambda r: r["capture_id"])
+    from stigmergy.gates.engine import OperationInfo
+    from stigmergy.pages.source import parse_source_page
+    from stigmergy.plan.filing import make_planner, propose
+
+    planner = make_planner(repo.settings, env_vars or {})
+    outcomes = []
+    for row in chosen:
+        rel = row["source_path"]
+        page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
+        op_id = new_id("op")
+        started = utc_now()
+        op = OperationInfo(
+            op_id=op_id, kind="file", timestamp=started, capture_id=page.id, source_path=rel,
+            resolves=page.resolution.resolves if page.resolution else None,
+            rationale=page.resolution.rationale if page.resolution else None,
+        )
+        result = propose(repo.root, repo.settings, rel, op, planner)
+        manifest: dict[str, Any] = {
+            "capture": page.id, "planner": result.record, "plan_summary": result.plan.summary,
+            "records": list(result.verdict.records),
+        }
+        capture_row = {**dict(row), "filed": 1}
+        if result.verdict.ok:
+            changes = dict(result.verdict.changes)
+            status, op_status, message, rule, violations = "filed", "committed", result.plan.summary, None, ()
+        else:
+            violations = tuple(
+                {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)}
+                for v in result.verdict.violations
+            )
+            manifest["violations"] = list(violations)
+            changes, status, op_status = {}, "refused", "refused"
+            rule = violations[0]["rule"]
+            message = f"refused by gate {rule}: {violations[0]['message']}"
+            capture_row = None
+        commit_row = apply_and_commit(
+            repo, op_id=op_id, kind="file", title=page.title, changes=changes, started_at=started,
+            summary=message, manifest=manifest, status=op_status, capture=capture_row, track_inflight=False,
+        )
+        outcome = CaptureOutcome(
+            locator=page.locator, status=status, capture_id=page.id, source_path=rel, op_id=op_id,
+            commit=commit_row.commit_sha, message=message, rule=rule, violations=violations,
+            pages=tuple(sorted(changes)),
+        )
+        outcomes.append(outcome)
+        if on_event:
+            on_event(status, outcome)
     return outcomes

@@ -1,7 +1,7 @@
 """DOCX -> text with python-docx, in document order (paragraphs and tables interleaved).
 
 `Heading N` styles become N `#`s, the `Title` style a `#` line, list paragraphs (List Bullet / List
-Number / List Paragraph styles, or any paragraph with numbering) `- ` items indented by level, and
+Number styles, or any paragraph with numbering) `- ` items indented by level, and
 table rows `a | b` lines (merged cells once). Headers, footers, footnotes, comments and text boxes
 are not read. The title is the core properties' title, else the first Title paragraph, else the
 first Heading 1.
@@ -20,7 +20,7 @@ from stigmergy.errors import InputError
 REVISION = "1"
 
 _HEADING = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
-_LIST_STYLE = re.compile(r"^list (bullet|number|paragraph|continue)(?:\s*([2-9]))?$", re.IGNORECASE)
+_LIST_STYLE = re.compile(r"^list (bullet|number)(?:\s*([2-9]))?$", re.IGNORECASE)
 
 
 def docx_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from stigmergy.capture.extractors import Budget
+
 _DROP = {"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"}
 _VOID = {
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
@@ -23,6 +25,7 @@ _BLOCKS = {
 }  # fmt: skip
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _SPACE = re.compile(r"[ \t\n\r\f\v\xa0]+")
+_CHUNK = 65_536
 # Kinds of blocks written one per line, with no blank line between neighbours of the same kind.
 _TIGHT = {"li", "row"}
 
@@ -79,6 +82,9 @@ class _Reader(HTMLParser):
     # -- parser events --------------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._in_title:
+            # An unclosed <title> must not swallow the page.
+            self.handle_endtag("title")
         if self._skip is not None:
             if tag == self._skip:
                 self._skip_depth += 1
@@ -193,10 +199,13 @@ class _Reader(HTMLParser):
         self._flush()
 
 
-def html_to_text(html: str) -> tuple[str, str | None]:
-    """(readable text, title)."""
+def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | None]:
+    """(readable text, title). The budget's clock is checked between chunks of the page."""
     reader = _Reader()
-    reader.feed(html)
+    for start in range(0, len(html), _CHUNK):
+        if budget is not None:
+            budget.check_time()
+        reader.feed(html[start : start + _CHUNK])
     reader.close()
     out: list[str] = []
     previous = None

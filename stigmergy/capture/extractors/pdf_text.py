@@ -8,6 +8,7 @@ text layer contribute nothing; a PDF with no text at all is refused as `empty` b
 from __future__ import annotations
 
 import io
+import logging
 
 from stigmergy.capture.extractors import Budget
 from stigmergy.errors import InputError
@@ -19,6 +20,13 @@ def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]
     """(readable text, metadata title, page count, extractor version)."""
     import pypdf
     from pypdf.errors import PyPdfError
+
+    # pypdf logs every repair it makes on a damaged file; with no handler configured Python prints
+    # them on stderr, in the middle of the CLI's output. An application that configures logging
+    # still receives them through propagation.
+    pdf_logger = logging.getLogger("pypdf")
+    if not pdf_logger.handlers:
+        pdf_logger.addHandler(logging.NullHandler())
 
     locator = budget.locator
     try:

@@ -1,0 +1,183 @@
+"""What the gates look at: the tree on disk, the materialised changes over it, and what the plan recorded.
+
+Everything is read lazily and cached: a plan touching ten pages reads those pages, the sources they cite
+and a directory listing of stems, never the whole wiki."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from stigmergy.errors import ContractError, StigmergyError
+from stigmergy.gates.authorship import Authorship
+from stigmergy.pages.citations import Citation
+from stigmergy.pages.paths import stem_of
+from stigmergy.pages.wiki import WikiPage, parse_wiki_page
+from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key, stem_listing
+from stigmergy.repo.layout import classify, layer_prefix
+from stigmergy.settings import Settings
+
+
+@dataclass(frozen=True)
+class OperationInfo:
+    op_id: str
+    kind: str  # "capture" | "file" | "delete" | "garden" | "recompile" | "correction"
+    timestamp: str  # UTC "YYYY-MM-DDTHH:MM:SSZ"; used for created/updated (never the wall clock)
+    capture_id: str | None = None
+    source_path: str | None = None  # repo-relative path of this operation's own new source page (on disk)
+    resolves: str | None = None  # con_ id named by the capture's --resolves
+    rationale: str | None = None
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    path: str
+    message: str
+    lines: tuple[str, ...] = ()
+
+
+def readers_allow(settings: Settings, reader_layer: str, cited_layer: str) -> bool:
+    """May a page of `reader_layer` cite or link `cited_layer`? Only if readers(A) ⊆ readers(B)."""
+    if reader_layer == cited_layer:
+        return True
+    try:
+        ra = set(settings.layer(reader_layer).readers)
+        rb = set(settings.layer(cited_layer).readers)
+    except StigmergyError:  # an undeclared layer can never be shown to anyone else
+        return False
+    if "*" in rb:
+        return True
+    if "*" in ra:
+        return False
+    return ra <= rb
+
+
+def front_matter_keys(text: str) -> dict[int, str]:
+    """{1-based line number: top-level key} for the front matter lines of a canonical page."""
+    out: dict[int, str] = {}
+    if not text.startswith("---\n"):
+        return out
+    key = ""
+    for n, line in enumerate(text.split("\n")[1:], start=2):
+        if line == "---":
+            break
+        if line and not line[0].isspace() and not line.startswith("- ") and ":" in line:
+            key = line.split(":", 1)[0]
+        out[n] = key
+    return out
+
+
+@dataclass
+class GateContext:
+    root: Path
+    settings: Settings
+    op: OperationInfo
+    changes: dict[str, str | None] = field(default_factory=dict)
+    records: list[str] = field(default_factory=list)
+    created_blocks: dict[str, str] = field(default_factory=dict)  # con id -> page path
+    resolved_blocks: dict[str, str] = field(default_factory=dict)  # con id -> page path
+    resolved_claims: list[tuple[str, Citation]] = field(default_factory=list)  # (con id, claim span)
+    authorship: Authorship | None = None
+    views: dict[tuple[str, str], object] = field(default_factory=dict)
+    _disk: dict[str, str | None] = field(default_factory=dict)
+    _old_pages: dict[str, WikiPage | ContractError] = field(default_factory=dict)
+    _source_lines: dict[str, list[str] | None] = field(default_factory=dict)
+
+    # -- the tree on disk -------------------------------------------------------------------------
+
+    def disk_text(self, relpath: str) -> str | None:
+        if relpath not in self._disk:
+            path = self.root / relpath
+            try:
+                self._disk[relpath] = path.read_text(encoding="utf-8") if path.is_file() else None
+            except (OSError, UnicodeDecodeError):
+                self._disk[relpath] = None
+        return self._disk[relpath]
+
+    def old_page(self, relpath: str) -> WikiPage | ContractError | None:
+        """The page on disk, parsed strictly; a ContractError when it is not canonical; None if absent."""
+        if relpath not in self._old_pages:
+            text = self.disk_text(relpath)
+            if text is None:
+                return None
+            try:
+                self._old_pages[relpath] = parse_wiki_page(text, relpath)
+            except ContractError as exc:
+                self._old_pages[relpath] = exc
+        return self._old_pages[relpath]
+
+    def source_lines(self, relpath: str) -> list[str] | None:
+        """Lines of a source page file (1-based line n is item n-1); None if it is not a source page."""
+        if relpath not in self._source_lines:
+            kind = classify(relpath)
+            text = self.disk_text(relpath) if kind is not None and kind[0] == "source" else None
+            if text is not None and text.endswith("\n"):
+                text = text[:-1]
+            self._source_lines[relpath] = None if text is None else text.split("\n")
+        return self._source_lines[relpath]
+
+    def find_source(self, capture_id: str) -> str | None:
+        """Repository-relative path of the source page of `capture_id`, in any layer."""
+        if self.op.capture_id == capture_id and self.op.source_path:
+            return self.op.source_path
+        if not capture_id.startswith("cap_") or "/" in capture_id or "\\" in capture_id:
+            return None
+        for layer in self.settings.layer_names():
+            base = self.root / f"{layer_prefix(layer)}sources"
+            if not base.is_dir():
+                continue
+            for year in os.scandir(base):
+                if not year.is_dir(follow_symlinks=False):
+                    continue
+                for month in os.scandir(year.path):
+                    if (Path(month.path) / f"{capture_id}.md").is_file():
+                        return f"{layer_prefix(layer)}sources/{year.name}/{month.name}/{capture_id}.md"
+        return None
+
+    # -- the tree after the plan ------------------------------------------------------------------
+
+    def new_text(self, relpath: str) -> str | None:
+        if relpath in self.changes:
+            return self.changes[relpath]
+        return self.disk_text(relpath)
+
+    @cached_property
+    def stems(self) -> dict[str, list[str]]:
+        listing = {k: list(v) for k, v in stem_listing(self.root, self.settings.layer_names()).items()}
+        for rel, text in self.changes.items():
+            key = link_key(stem_of(rel))
+            paths = listing.setdefault(key, [])
+            if text is None and rel in paths:
+                paths.remove(rel)
+            elif text is not None and rel not in paths and classify(rel) is not None:
+                paths.append(rel)
+        return {k: v for k, v in listing.items() if v}
+
+    def refresh_links(self) -> None:
+        """Forget the stem listing and resolver so they see the changes made since."""
+        self.__dict__.pop("stems", None)
+        self.__dict__.pop("resolver", None)
+
+    def _aliases(self) -> Mapping[str, list[str]]:
+        entity_paths = sorted(
+            {p for paths in self.stems.values() for p in paths if (classify(p) or ("", ""))[0] == "entity"}
+        )
+        return alias_listing(self.root, entity_paths, read=self.new_text)
+
+    @cached_property
+    def resolver(self) -> LinkResolver:
+        return LinkResolver(self.stems, self._aliases)
+
+    def get_authorship(self) -> Authorship:
+        if self.authorship is None:
+            self.authorship = Authorship(self.root)
+        return self.authorship
+
+
+def line_counter(text: str | None) -> Counter[str]:
+    return Counter(text.split("\n")) if text else Counter()

@@ -1,0 +1,304 @@
+"""`stigmergy lint`: the whole repository against every contract the gates enforce, plus the health of
+the link graph (dead, ambiguous, orphan) and of attribution (pages without citations, uncited factual
+lines, `sources:` drift). Reads only; see docs/gates.md for the rule ids."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import ContractError
+from stigmergy.gates.context import readers_allow
+from stigmergy.gates.figures import claim_text, missing_figures
+from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
+from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
+from stigmergy.pages.source import parse_source_page
+from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
+from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
+from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
+from stigmergy.settings import Settings
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    path: str
+    line: int | None
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "path": self.path, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True)
+class LintReport:
+    findings: tuple[Finding, ...]
+    pages: int = 0
+    sources: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "pages": self.pages,
+            "sources": self.sources,
+            "counts": dict(sorted(Counter(f.rule for f in self.findings).items())),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _is_link_only_or_lead_in(line: str) -> bool:
+    text = claim_text(line, keep_link_text=False).strip().rstrip(",;&. ")
+    if not any(ch.isalnum() for ch in text):
+        return True
+    # "See also:", "Timeline:": a lead-in to the list that follows states nothing by itself.
+    return text.endswith(":") and len(text.split()) <= 4
+
+
+class _Linter:
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self.source_lines: dict[str, list[str]] = {}
+        self.pages: dict[str, tuple[str, WikiPage | None, PageView]] = {}
+
+    def add(self, rule: str, path: str, line: int | None, message: str) -> None:
+        self.findings.append(Finding(rule, path, line, message))
+
+    # -- discovery ---------------------------------------------------------------------------------
+
+    def _walk(self, rel_dir: str) -> list[str]:
+        out = []
+        base = self.root / rel_dir
+        if not base.is_dir():
+            return out
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            rel_base = Path(dirpath).relative_to(self.root).as_posix()
+            for name in list(dirnames):
+                if os.path.islink(os.path.join(dirpath, name)):
+                    self.add("zone", f"{rel_base}/{name}", None, "symbolic link inside the wiki")
+                    dirnames.remove(name)
+            for name in sorted(filenames):
+                rel = f"{rel_base}/{name}"
+                if name == ".gitkeep":
+                    continue
+                if os.path.islink(os.path.join(dirpath, name)):
+                    self.add("zone", rel, None, "symbolic link inside the wiki")
+                    continue
+                out.append(rel)
+        return out
+
+    def discover(self) -> tuple[list[str], list[str]]:
+        sources, pages = [], []
+        known = set(self.settings.layer_names())
+        layers_dir = self.root / "layers"
+        if layers_dir.is_dir():
+            for entry in sorted(os.listdir(layers_dir)):
+                if entry not in known:
+                    self.add("layer-flow", f"layers/{entry}", None, f"layer {entry!r} is not declared in stigmergy.toml")
+        for layer in self.settings.layer_names():
+            prefix = layer_prefix(layer)
+            for rel in self._walk(f"{prefix}sources"):
+                kind = classify(rel)
+                if kind is None or kind[0] != "source":
+                    self.add("zone", rel, None, "unexpected file among source pages")
+                else:
+                    sources.append(rel)
+            for rel in self._walk(f"{prefix}wiki"):
+                kind = classify(rel)
+                if kind is None or kind[0] == "source" or unsafe_relpath_reason(rel):
+                    self.add("zone", rel, None, f"unexpected file in the wiki (pages live in {prefix}wiki/{{{','.join(TYPE_FOLDERS.values())}}}/)")
+                else:
+                    pages.append(rel)
+        return sources, pages
+
+    # -- checks ------------------------------------------------------------------------------------
+
+    def check_source(self, rel: str) -> None:
+        try:
+            text = (self.root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.add("source-malformed", rel, None, f"unreadable: {exc}")
+            return
+        body = text[:-1] if text.endswith("\n") else text
+        self.source_lines[rel] = body.split("\n")
+        try:
+            page = parse_source_page(text, rel)
+        except ContractError as exc:
+            self.add("source-malformed", rel, None, exc.message)
+            return
+        layer = (classify(rel) or ("", ""))[1]
+        if page.layer != layer:
+            self.add("source-malformed", rel, None, f"front matter layer {page.layer!r} but the file lives in layer {layer!r}")
+
+    def load_page(self, rel: str) -> None:
+        try:
+            text = (self.root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.add("contract", rel, None, f"unreadable: {exc}")
+            return
+        page: WikiPage | None
+        try:
+            page = parse_wiki_page(text, rel)
+        except ContractError as exc:
+            page = None
+            self.add("contract", rel, 1, exc.message)
+        self.pages[rel] = (text, page, view(rel, text))
+
+    def check_page(self, rel: str, resolver: LinkResolver, inbound: dict[str, int], block_ids: dict[str, str]) -> None:
+        text, page, pv = self.pages[rel]
+        ptype, layer = classify(rel) or ("", "")
+        if page is not None:
+            if page.type != ptype or page.layer != layer:
+                self.add("contract", rel, 1, f"a {page.type} page of layer {page.layer} cannot live here")
+            elif page_relpath(page.type, page.title, page.layer) != rel:
+                self.add("contract", rel, 1, f"path differs from the derived path {page_relpath(page.type, page.title, page.layer)}")
+            if is_placeholder(page.body):
+                self.add("contract", rel, pv.body_first_line, "empty or placeholder page")
+            if list(page.sources) != sorted(pv.sources()):
+                self.add("sources-drift", rel, 1, "front matter 'sources' differs from the sources cited in the body")
+            for title in page.entities:
+                if not any((classify(p) or ("", ""))[0] == "entity" for p in resolver.resolve(title)):
+                    self.add("dead-link", rel, 1, f"entity {title!r} has no entity page")
+                else:
+                    # The entity lists the pages about it, so a page with an entity is reachable.
+                    inbound[rel] += 1
+        for line, message in pv.cite_errors:
+            self.add("contract", rel, line, message)
+        for line, message in pv.block_errors:
+            self.add("contradiction-noncanonical", rel, line, message)
+        for block in pv.blocks:
+            other = block_ids.setdefault(block.record.id, rel)
+            if other != rel:
+                self.add("contradiction-noncanonical", rel, block.start_line, f"{block.record.id} also appears in {other}")
+            for claim in block.record.claims:
+                problem = self.citation_problem(claim.path, claim.start, claim.end)
+                if problem:
+                    self.add("contract", rel, block.start_line, f"{block.record.id}: {problem}")
+        cited_any = False
+        for n in range(pv.body_first_line + 1, len(pv.lines) + 1):
+            line = pv.lines[n - 1]
+            if n in pv.block_lines:
+                continue
+            cites = pv.cites.get(n, ())
+            if cites:
+                cited_any = True
+                for c in cites:
+                    problem = self.citation_problem(c.path, c.start, c.end)
+                    if problem:
+                        self.add("contract", rel, n, problem)
+                    else:
+                        kind = classify(c.path) or ("", "")
+                        if not readers_allow(self.settings, layer, kind[1]):
+                            self.add("layer-flow", rel, n, f"cites {c.path} of the narrower layer {kind[1]}")
+                if all(self.citation_problem(c.path, c.start, c.end) is None for c in cites):
+                    cited_text = "\n".join(
+                        "\n".join(self.source_lines[c.path][c.start - 1 : c.end]) for c in cites
+                    )
+                    missing = missing_figures(line, cited_text)
+                    if missing:
+                        self.add("contract", rel, n, f"figures not in the cited lines: {', '.join(missing)}")
+            elif (
+                ptype in ("note", "concept", "entity", "project")
+                and line.strip()
+                and not line.lstrip().startswith("#")
+                and not line.strip().startswith(("```", "---", "|-", "| -"))
+                and not _is_link_only_or_lead_in(line)
+            ):
+                self.add("uncited-line", rel, n, "factual line without a citation")
+            for link in parse_wikilinks(line, first_line=n):
+                targets = resolver.resolve(link.target)
+                if not targets:
+                    self.add("dead-link", rel, n, f"[[{link.target}]] resolves to no page")
+                    continue
+                if len(targets) > 1:
+                    self.add("ambiguous-link", rel, n, f"[[{link.target}]] matches {', '.join(targets)}")
+                for t in targets:
+                    if t != rel:
+                        inbound[t] += 1
+                t_layers = {(classify(t) or ("", ""))[1] for t in targets}
+                if not any(readers_allow(self.settings, layer, tl) for tl in t_layers):
+                    self.add("layer-flow", rel, n, f"links [[{link.target}]] of the narrower layer {', '.join(sorted(t_layers))}")
+        if not cited_any:
+            self.add("no-citations", rel, None, "the page cites no source")
+
+    def citation_problem(self, path: str, start: int, end: int) -> str | None:
+        kind = classify(path) if unsafe_relpath_reason(path) is None else None
+        if kind is None or kind[0] != "source":
+            return f"citation target {path} is not a source page"
+        lines = self.source_lines.get(path)
+        if lines is None:
+            return f"cited source {path} does not exist"
+        if end > len(lines):
+            return f"cited lines L{start}-L{end} are beyond the end of {path} ({len(lines)} lines)"
+        return None
+
+    def check_copies(self) -> None:
+        restricted_layers = [la for la in self.settings.layer_names() if la != "public"]
+        if not restricted_layers:
+            return
+        corpus: dict[str, str] = defaultdict(str)
+        for rel, lines in self.source_lines.items():
+            corpus[(classify(rel) or ("", ""))[1]] += "\n".join(lines) + "\n"
+        for rel, (_text, _page, pv) in self.pages.items():
+            layer = (classify(rel) or ("", ""))[1]
+            narrower = [la for la in corpus if not readers_allow(self.settings, layer, la)]
+            if not narrower:
+                continue
+            for n in range(pv.body_first_line, len(pv.lines) + 1):
+                text = claim_text(pv.lines[n - 1]).strip()
+                if len(text) >= COPY_MIN_CHARS:
+                    for la in narrower:
+                        if text in corpus[la]:
+                            self.add("layer-flow", rel, n, f"line copied from a source of the narrower layer {la}")
+                            break
+
+    def run(self) -> LintReport:
+        sources, pages = self.discover()
+        for rel in sources:
+            self.check_source(rel)
+        for rel in pages:
+            self.load_page(rel)
+        stems: dict[str, list[str]] = defaultdict(list)
+        aliases: dict[str, list[str]] = defaultdict(list)
+        ids: dict[str, str] = {}
+        for rel, (_text, page, _pv) in self.pages.items():
+            stems[link_key(stem_of(rel))].append(rel)
+            if page is None:
+                continue
+            other = ids.setdefault(page.id, rel)
+            if other != rel:
+                self.add("contract", rel, 1, f"page id {page.id} is also used by {other}")
+            for alias in page.aliases:
+                aliases[link_key(alias)].append(rel)
+        for key, owners in aliases.items():
+            entity_stems = [p for p in stems.get(key, []) if p not in owners]
+            if len(owners) > 1 or entity_stems:
+                self.add("contract", owners[0], 1, f"alias {key!r} is claimed by {', '.join(sorted({*owners, *entity_stems}))}")
+        resolver = LinkResolver(stems, lambda: aliases)
+        inbound: dict[str, int] = Counter()
+        block_ids: dict[str, str] = {}
+        for rel in pages:
+            if rel in self.pages:
+                self.check_page(rel, resolver, inbound, block_ids)
+        for rel in self.pages:
+            ptype = (classify(rel) or ("", ""))[0]
+            if ptype not in ("entity", "project") and inbound[rel] == 0:
+                self.add("orphan", rel, None, "no page links here")
+        self.check_copies()
+        findings = sorted(self.findings, key=lambda f: (f.path, f.line or 0, f.rule, f.message))
+        return LintReport(tuple(findings), pages=len(pages), sources=len(sources))
+
+
+def lint_repository(root: Path, settings: Settings) -> LintReport:
+    """Check every source and wiki page under `root`. Never writes."""
+    return _Linter(Path(root), settings).run()

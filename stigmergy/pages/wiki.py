@@ -1,0 +1,172 @@
+"""Wiki pages (DESIGN §5): note, concept, entity, project. Render and parse side by side; the parser
+refuses any page that does not re-render to the same bytes. See docs/pages.md."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from stigmergy.errors import ContractError
+from stigmergy.pages.citations import cited_sources
+from stigmergy.pages.frontmatter import render_front_matter, split_front_matter
+from stigmergy.pages.paths import normalise_title
+from stigmergy.repo.layout import PAGE_TYPES
+
+STATUSES = ("seed", "developing", "mature", "evergreen")
+ENTITY_TYPES = ("person", "organisation", "product", "place", "other")
+PAGE_ID_RE = re.compile(r"^pg_[0-9A-HJKMNP-TV-Z]{26}$")
+CAPTURE_ID_RE = re.compile(r"^cap_[0-9A-HJKMNP-TV-Z]{26}$")
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_KEYS = ("id", "type", "title", "status", "created", "updated", "layer", "entities", "sources")
+_ENTITY_KEYS = ("entity_type", "aliases")
+PLACEHOLDERS = frozenset({"todo", "tbd", "tbc", "lorem ipsum", "...", "…", "placeholder", "fixme", "xxx", "n/a", "-"})
+
+
+def derived_ulid(timestamp: str, seed: str) -> str:
+    """A ULID whose time part is `timestamp` and whose random part is a hash of `seed`.
+
+    Plans must be reproducible byte for byte, so ids come from the operation, never from the clock."""
+    if not TIMESTAMP_RE.match(timestamp):
+        raise ValueError(f"timestamp {timestamp!r} is not UTC YYYY-MM-DDTHH:MM:SSZ")
+    ms = _epoch_ms(timestamp)
+    rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:10], "big")
+    value = (ms << 80) | rand
+    out = []
+    for _ in range(26):
+        out.append(_ALPHABET[value & 31])
+        value >>= 5
+    return "".join(reversed(out))
+
+
+def _epoch_ms(timestamp: str) -> int:
+    from calendar import timegm
+    from time import strptime
+
+    return timegm(strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ")) * 1000
+
+
+def new_page_id(timestamp: str, seed: str) -> str:
+    return f"pg_{derived_ulid(timestamp, seed)}"
+
+
+@dataclass(frozen=True)
+class WikiPage:
+    id: str
+    type: str
+    title: str
+    status: str
+    created: str
+    updated: str
+    layer: str
+    body: str  # starts with `# Title`
+    entities: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    entity_type: str | None = None
+    aliases: tuple[str, ...] = field(default=())
+
+    def front_matter(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "status": self.status,
+            "created": self.created,
+            "updated": self.updated,
+            "layer": self.layer,
+            "entities": list(self.entities),
+            "sources": list(self.sources),
+        }
+        if self.type == "entity":
+            meta["entity_type"] = self.entity_type
+            meta["aliases"] = list(self.aliases)
+        return meta
+
+    @property
+    def body_first_line(self) -> int:
+        """1-based file line number of the body's first line (the H1)."""
+        return render_front_matter(self.front_matter()).count("\n") + 1
+
+    def with_body(self, body: str, relpath: str) -> WikiPage:
+        """This page with a new body and `sources` recomputed from the body's citations."""
+        return replace(self, body=body, sources=tuple(cited_sources(body, relpath)))
+
+
+def h1(title: str) -> str:
+    return f"# {normalise_title(title)}"
+
+
+def render_wiki_page(page: WikiPage) -> str:
+    # Exactly one trailing newline: trailing blank lines would be invisible non-canonical bytes.
+    body = page.body.rstrip("\n") + "\n"
+    return render_front_matter(page.front_matter()) + body
+
+
+def _strings(meta: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = meta.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ContractError(f"{where}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def parse_wiki_page(text: str, relpath: str | None = None) -> WikiPage:
+    """Parse a wiki page strictly: known keys in canonical order, valid values, `# Title` first, and the
+    page must re-render byte for byte. `sources` is checked against the body's citations by the gates."""
+    where = relpath or "wiki page"
+    meta, body, _ = split_front_matter(text)
+    ptype = meta.get("type")
+    if ptype not in PAGE_TYPES:
+        raise ContractError(f"{where}: type must be one of {list(PAGE_TYPES)}")
+    expected = _KEYS + (_ENTITY_KEYS if ptype == "entity" else ())
+    if tuple(meta) != expected:
+        raise ContractError(f"{where}: front matter keys must be exactly {list(expected)} in that order")
+    for key in ("id", "title", "status", "created", "updated", "layer"):
+        if not isinstance(meta[key], str):
+            raise ContractError(f"{where}: {key} must be a string")
+    if not PAGE_ID_RE.match(meta["id"]):
+        raise ContractError(f"{where}: id {meta['id']!r} is not a page id (pg_ + 26-character ULID)")
+    if meta["status"] not in STATUSES:
+        raise ContractError(f"{where}: status must be one of {list(STATUSES)}")
+    for key in ("created", "updated"):
+        if not TIMESTAMP_RE.match(meta[key]):
+            raise ContractError(f"{where}: {key} must be UTC YYYY-MM-DDTHH:MM:SSZ")
+    title = meta["title"]
+    if not title.strip() or normalise_title(title) != title:
+        raise ContractError(f"{where}: title must be one non-empty line of single-spaced NFC text")
+    sources = _strings(meta, "sources", where)
+    if list(sources) != sorted(set(sources)) or not all(CAPTURE_ID_RE.match(s) for s in sources):
+        raise ContractError(f"{where}: sources must be sorted, unique capture ids")
+    entity_type = None
+    aliases: tuple[str, ...] = ()
+    if ptype == "entity":
+        entity_type = meta["entity_type"]
+        if entity_type not in ENTITY_TYPES:
+            raise ContractError(f"{where}: entity_type must be one of {list(ENTITY_TYPES)}")
+        aliases = _strings(meta, "aliases", where)
+    if not (body == h1(title) + "\n" or body.startswith(h1(title) + "\n")):
+        raise ContractError(f"{where}: body must start with '# {title}'")
+    page = WikiPage(
+        id=meta["id"], type=ptype, title=title, status=meta["status"], created=meta["created"],
+        updated=meta["updated"], layer=meta["layer"], body=body, entities=_strings(meta, "entities", where),
+        sources=sources, entity_type=entity_type, aliases=aliases,
+    )
+    if render_wiki_page(page) != text:
+        raise ContractError(f"{where}: not in canonical form (front matter or trailing newline differ)")
+    return page
+
+
+def content_lines(body: str) -> list[str]:
+    """Body lines after the H1 that say something (not blank, not headings)."""
+    return [ln for ln in body.split("\n")[1:] if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def is_placeholder(body: str) -> bool:
+    """True for a body that is only its H1, or only placeholder words ("TODO", "TBD", "lorem ipsum", "...")."""
+    lines = content_lines(body)
+    if not lines:
+        return True
+    words = {re.sub(r"^[\s>*+\-\d.)]*", "", ln).strip().strip(".:!").strip().lower() or "..." for ln in lines}
+    words = {w if w else "..." for w in words}
+    return all(w in PLACEHOLDERS or w.startswith("lorem ipsum") for w in words)

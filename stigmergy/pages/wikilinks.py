@@ -1,0 +1,177 @@
+"""Wikilinks: `[[Target]]`, `[[Target|label]]`, `[[Target#Heading|label]]`.
+
+They resolve by file stem, case-insensitively, across the whole wiki (as Obsidian does), then by entity
+alias. Resolution needs only a directory listing of stems; aliases are read lazily from the entity pages'
+front matter with a line scan, never a full parse of the wiki."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from stigmergy.pages.paths import sanitise_stem, stem_of
+from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
+
+WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    target: str
+    heading: str | None
+    label: str | None
+    line: int  # 1-based, offset by first_line
+    raw: str
+
+    @property
+    def text(self) -> str:
+        """What a reader sees: the label, else the target."""
+        return self.label if self.label else self.target
+
+
+def render_wikilink(target: str, label: str | None = None, heading: str | None = None) -> str:
+    inner = target + (f"#{heading}" if heading else "")
+    return f"[[{inner}|{label}]]" if label else f"[[{inner}]]"
+
+
+def parse_wikilinks(text: str, *, first_line: int = 1) -> list[WikiLink]:
+    """Every wikilink outside fenced code blocks and inline code spans."""
+    out: list[WikiLink] = []
+    fenced = False
+    for offset, line in enumerate(text.split("\n")):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or "[[" not in line:
+            continue
+        scan = _CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), line)
+        for m in WIKILINK_RE.finditer(scan):
+            target = line[m.start(1) : m.end(1)].strip()
+            heading = m.group(2)
+            label = m.group(3)
+            out.append(
+                WikiLink(
+                    target=target,
+                    heading=heading.strip() if heading else None,
+                    label=line[m.start(3) : m.end(3)] if label is not None else None,
+                    line=first_line + offset,
+                    raw=line[m.start() : m.end()],
+                )
+            )
+    return out
+
+
+def unlink(line: str, dead: Iterable[str]) -> str:
+    """`line` with the wikilinks whose raw text is in `dead` replaced by their plain text."""
+    dead_set = set(dead)
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) not in dead_set:
+            return m.group(0)
+        return m.group(3) if m.group(3) else m.group(1).strip()
+
+    return WIKILINK_RE.sub(sub, line)
+
+
+def link_key(name: str) -> str:
+    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+
+
+def stem_listing(root: Path, layers: Iterable[str]) -> dict[str, list[str]]:
+    """{casefolded stem: [repo-relative paths]} for every wiki page on disk (a directory listing only)."""
+    out: dict[str, list[str]] = {}
+    for layer in layers:
+        for folder in TYPE_FOLDERS.values():
+            rel_dir = f"{layer_prefix(layer)}wiki/{folder}"
+            try:
+                entries = os.scandir(root / rel_dir)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            with entries:
+                for entry in entries:
+                    if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                        rel = f"{rel_dir}/{entry.name}"
+                        out.setdefault(link_key(stem_of(rel)), []).append(rel)
+    for paths in out.values():
+        paths.sort()
+    return out
+
+
+def aliases_from_text(text: str) -> list[str]:
+    """The `aliases` list of an entity page, read with a line scan of its (canonical) front matter."""
+    if not text.startswith("---\n"):
+        return []
+    end = text.find("\n---\n", 3)
+    head = text[4 : end + 1] if end >= 0 else ""
+    idx = head.find("\naliases:")
+    if idx < 0 and not head.startswith("aliases:"):
+        return []
+    rest = head[idx + 1 :] if idx >= 0 else head
+    lines = rest.split("\n")
+    first = lines[0][len("aliases:") :].strip()
+    if first:
+        try:
+            value = yaml.safe_load(first)
+        except yaml.YAMLError:
+            return []
+        return [str(v) for v in value] if isinstance(value, list) else []
+    out = []
+    for line in lines[1:]:
+        if not line.startswith("- "):
+            break
+        item = line[2:]
+        if item[:1] in ("'", '"') or item[:1] in "!&*{[|>%@`":
+            try:
+                item = str(yaml.safe_load(item))
+            except yaml.YAMLError:
+                continue
+        out.append(item)
+    return out
+
+
+def alias_listing(root: Path, entity_paths: Iterable[str], read: Callable[[str], str | None] | None = None) -> dict[str, list[str]]:
+    """{casefolded alias: [entity page paths]} from the given entity pages."""
+    out: dict[str, list[str]] = {}
+    for rel in entity_paths:
+        if read is not None:
+            text = read(rel)
+        else:
+            try:
+                text = (root / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        if text is None:
+            continue
+        for alias in aliases_from_text(text):
+            paths = out.setdefault(link_key(alias), [])
+            if rel not in paths:
+                paths.append(rel)
+    return out
+
+
+class LinkResolver:
+    """Resolve link targets by stem, then sanitised stem, then alias (aliases loaded on first need)."""
+
+    def __init__(
+        self, stems: Mapping[str, list[str]], alias_loader: Callable[[], Mapping[str, list[str]]] | None = None
+    ) -> None:
+        self._stems = stems
+        self._alias_loader = alias_loader
+        self._aliases: Mapping[str, list[str]] | None = None
+
+    def resolve(self, target: str) -> list[str]:
+        key = link_key(target)
+        found = self._stems.get(key) or self._stems.get(link_key(sanitise_stem(target)))
+        if found:
+            return list(found)
+        if self._aliases is None:
+            self._aliases = self._alias_loader() if self._alias_loader else {}
+        return list(self._aliases.get(key, []))
