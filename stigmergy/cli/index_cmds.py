@@ -1,0 +1,202 @@
+"""index, search, hooks: parse options, call stigmergy.index, render."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from stigmergy.cli.app import AppContext
+from stigmergy.cli.render import console, print_json
+
+AsOption = Annotated[str | None, typer.Option("--as", help="Search as this identity (default: the global --as or git user.email).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (shape in docs/index.md).")]
+
+
+def _ctx(ctx: typer.Context, as_reader: str | None = None, json_out: bool = False) -> tuple[AppContext, str, bool]:
+    app_ctx: AppContext = ctx.obj
+    return app_ctx, as_reader or app_ctx.reader, json_out or app_ctx.json
+
+
+def index_cmd(
+    ctx: typer.Context,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Start over (cached vectors are reused).")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Verify the index against the repository (exit 4 on drift).")] = False,
+    prepare: Annotated[bool, typer.Option("--prepare", help="Export the embedding model to ONNX once, then stop.")] = False,
+    hook: Annotated[bool, typer.Option("--hook", hidden=True, help="Run as the git hooks do (lock + dirty loop).")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Bring the search index up to date with the repository (incremental)."""
+    from stigmergy.index.build import build_index, check_index
+    from stigmergy.index.build import prepare as prepare_model
+
+    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    root = app_ctx.require_root()
+    settings = app_ctx.settings
+    if prepare:
+        path = prepare_model(root, settings)
+        print_json({"onnx": str(path)}) if as_json else typer.echo(f"embedding model ready: {path}")
+        return
+    if check:
+        from stigmergy.errors import CheckFailedError
+
+        try:
+            report = check_index(root, settings)
+        except CheckFailedError as exc:
+            rep = getattr(exc, "report", None)
+            if rep is not None:
+                if as_json:
+                    print_json({"ok": False, **asdict(rep)})
+                else:
+                    for problem in rep.problems:
+                        typer.echo(problem)
+            raise
+        print_json({"ok": True, **asdict(report)}) if as_json else typer.echo(
+            f"index ok: {report.pages} pages, {report.fragments} fragments")
+        return
+    if hook:
+        from stigmergy.index.hooks import run_hook_index
+
+        run_hook_index(root, lambda: build_index(root, settings, lock=False))
+        return
+    report = _build_with_progress(root, settings, rebuild, quiet=as_json)
+    from stigmergy.index.hooks import run_hook_index
+    from stigmergy.repo.layout import Layout
+
+    if (Layout(root).state_dir / "index.dirty").exists():
+        # A hook fired while we held the lock and left its request for us: serve it before returning.
+        run_hook_index(root, lambda: build_index(root, settings, lock=False))
+    if as_json:
+        print_json(asdict(report))
+        return
+    rate = report.fragments_embedded / report.embed_seconds if report.embed_seconds else 0.0
+    typer.echo(
+        f"indexed {report.pages_indexed} pages ({report.pages_removed} removed) at {(report.commit or 'no commit')[:10]}: "
+        f"{report.pages_total} pages, {report.fragments_total} fragments; embedded {report.fragments_embedded}"
+        + (f" ({rate:.1f}/s)" if rate else "") + f", reused {report.fragments_reused}; {report.seconds:.2f} s"
+    )
+
+
+def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool) -> Any:
+    from stigmergy.index.build import build_index
+
+    if quiet or not sys.stderr.isatty():
+        return build_index(root, settings, rebuild=rebuild)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("embedding"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f} fragments/s"), TimeRemainingColumn(),
+        console=console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task("embed", total=None, rate=0.0)
+
+        def progress(done: int, total: int) -> None:
+            elapsed = bar.tasks[0].elapsed or 0.0
+            bar.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
+
+        return build_index(root, settings, rebuild=rebuild, progress=progress)
+
+
+def search_cmd(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int | None, typer.Option("-k", help="How many pages (default [search] k = 5).")] = None,
+    type_: Annotated[str | None, typer.Option("--type", help="source | note | concept | entity | project")] = None,
+    entity: Annotated[str | None, typer.Option("--entity", help="Only pages about this entity (name or alias).")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="seed | developing | mature | evergreen")] = None,
+    layer: Annotated[str | None, typer.Option("--layer", help="Only this layer.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only pages updated (or sources dated) on/after this ISO date.")] = None,
+    as_reader: AsOption = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each arm's rank and each factor.")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Hybrid search (lexical + vector + entity + graph) over the pages you may read."""
+    from stigmergy.index.search import Filters, search
+
+    app_ctx, reader, as_json = _ctx(ctx, as_reader, json_out)
+    result = search(app_ctx.require_root(), app_ctx.settings, query, reader, k=k,
+                    filters=Filters(type=type_, entity=entity, status=status, layer=layer, since=since))
+    if as_json:
+        print_json(result.to_dict())
+        return
+    out = console()
+    _print_freshness(result.index.to_dict())
+    if not result.hits:
+        typer.echo("no matching pages")
+    for i, hit in enumerate(result.hits, 1):
+        out.print(f"{i}. {hit.title}  [{hit.type}{', ' + hit.status if hit.status else ''}]  score {hit.score:.4f}",
+                  markup=False)
+        out.print(f"   {hit.path}#{hit.fragment}  (lines {hit.lines[0]}-{hit.lines[1]})", markup=False)
+        out.print(f"   {hit.snippet}", markup=False)
+        if explain:
+            arms = "  ".join(f"{a}={r if r is not None else '-'}" for a, r in hit.arms.items())
+            factors = "  ".join(f"{f}={v:.3f}" for f, v in hit.factors.items())
+            out.print(f"   arms: {arms}   rrf {hit.rrf:.5f}   factors: {factors}", markup=False)
+
+
+def _print_freshness(index: dict[str, Any]) -> None:
+    commit = (index.get("commit") or "nothing")[:10]
+    if index.get("stale"):
+        changed = index.get("changed") or []
+        more = f" (+{len(changed) - 5} more)" if len(changed) > 5 else ""
+        typer.echo(f"index at {commit}; STALE: {len(changed)} pages changed since: {', '.join(changed[:5])}{more}"
+                   " - run `stigmergy index`", err=True)
+    else:
+        typer.echo(f"index at {commit} (current)", err=True)
+
+
+hooks_app = typer.Typer(help="Git hooks that keep the index current.", no_args_is_help=True)
+
+
+@hooks_app.command("install")
+def hooks_install(
+    ctx: typer.Context,
+    server: Annotated[Path | None, typer.Option("--server", help="A bare repository: install post-receive there.")] = None,
+    checkout: Annotated[Path | None, typer.Option("--checkout", help="With --server: the checkout to update and index.")] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Install post-commit/merge/checkout/rewrite hooks (or, with --server, a post-receive hook)."""
+    from stigmergy.errors import UsageError
+    from stigmergy.index.hooks import install, install_server
+
+    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    if server is not None:
+        if checkout is None:
+            raise UsageError("--server needs --checkout PATH (the working copy to update and index)")
+        changes = install_server(server, checkout)
+    else:
+        changes = install(app_ctx.require_root())
+    _print_changes(changes, as_json)
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(
+    ctx: typer.Context,
+    server: Annotated[Path | None, typer.Option("--server", help="The bare repository to clean.")] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Remove exactly the lines `hooks install` added, keeping other hooks intact."""
+    from stigmergy.index.hooks import uninstall
+
+    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    _print_changes(uninstall(server if server is not None else app_ctx.require_root()), as_json)
+
+
+def _print_changes(changes: list[Any], as_json: bool) -> None:
+    if as_json:
+        print_json({"hooks": [asdict(c) for c in changes]})
+        return
+    for c in changes:
+        typer.echo(f"{c.action:8} {c.path}")
+    if not changes:
+        typer.echo("nothing to do")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index")(index_cmd)
+    app.command("search")(search_cmd)
+    app.add_typer(hooks_app, name="hooks")

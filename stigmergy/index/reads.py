@@ -1,0 +1,292 @@
+"""Scoped reads: `read PATH[#n]`, `list`, `describe ENTITY`.
+
+A page the reader may not see and a page that does not exist give the very same answer (NotFoundError
+with the same message), and links, backlinks, evidence and timelines only ever name readable pages.
+Page text comes from the working tree (so a read is exact even when the index is behind); links,
+backlinks and entities come from the index, whose freshness every answer reports.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import NotFoundError, UsageError
+from stigmergy.index import store
+from stigmergy.index.build import freshness
+from stigmergy.index.pagedoc import PageDoc, parse_page
+from stigmergy.index.scope import marks, readable_layers
+from stigmergy.index.search import Filters, filter_sql
+from stigmergy.pages.citations import strip_citations
+from stigmergy.pages.paths import sanitise_stem
+from stigmergy.pages.wikilinks import link_key
+from stigmergy.repo.git import Git
+from stigmergy.repo.layout import Layout, classify
+from stigmergy.settings import Settings
+
+MAX_READS = 5
+MAX_LINKS = 20
+
+
+@dataclass
+class _Ctx:
+    root: Path
+    settings: Settings
+    reader: str
+    layers: tuple[str, ...]
+    conn: Any
+    git: Git
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
+    layout = Layout(root)
+    if not layout.index_db.is_file():
+        raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
+    return _Ctx(root, settings, reader, readable_layers(settings, reader), store.connect(layout.index_db), Git(root))
+
+
+def _not_found(path: str) -> NotFoundError:
+    # One message for "absent" and "not yours to read": the answer must not tell them apart.
+    return NotFoundError(f"no page at {path}", hint="`stigmergy list` shows the pages you can read")
+
+
+def parse_ref(ref: str) -> tuple[str, int | None]:
+    path, sep, frag = ref.rpartition("#")
+    if sep and frag.isdigit():
+        return _norm(path), int(frag)
+    return _norm(ref), None
+
+
+def _norm(path: str) -> str:
+    p = posixpath.normpath(path.strip().replace("\\", "/"))
+    return p[2:] if p.startswith("./") else p
+
+
+def _load(ctx: _Ctx, path: str) -> PageDoc:
+    if path.startswith("/"):
+        # An absolute path inside the repository is read by its repository-relative path.
+        try:
+            path = Path(path).resolve().relative_to(ctx.root.resolve()).as_posix()
+        except ValueError:
+            raise _not_found(path) from None
+    kind = classify(path)
+    if kind is None or kind[1] not in ctx.layers or path.startswith(("/", "..")) or "/../" in path:
+        raise _not_found(path)
+    file = ctx.root / path
+    if not file.is_file() or file.is_symlink():
+        raise _not_found(path)
+    doc = parse_page(path, file.read_text(encoding="utf-8", errors="replace"), ctx.settings.index)
+    if doc is None:
+        raise _not_found(path)
+    return doc
+
+
+def _resolve_link(ctx: _Ctx, target: str) -> tuple[str, str] | None:
+    """(path, title) of the readable page a wikilink target names, by stem, sanitised stem, or alias."""
+    keys = sorted({link_key(target), link_key(sanitise_stem(target))})
+    lay = ctx.layers
+    row = ctx.conn.execute(
+        f"SELECT path, title FROM pages WHERE stem IN ({marks(keys)}) AND type != 'source' "
+        f"AND layer IN ({marks(lay)}) ORDER BY path LIMIT 1", (*keys, *lay)).fetchone()
+    if row is None:
+        row = ctx.conn.execute(
+            f"SELECT p.path, p.title FROM entity_names en JOIN pages p ON p.id = en.page "
+            f"WHERE en.name IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) ORDER BY p.path LIMIT 1",
+            (*keys, *lay)).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def _links(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for link in doc.links:
+        key = link_key(link.target)
+        if key in seen:
+            continue
+        seen.add(key)
+        hit = _resolve_link(ctx, link.target)
+        out.append({"target": link.target, "path": hit[0] if hit else None, "title": hit[1] if hit else None,
+                    "line": link.line})
+        if len(out) >= MAX_LINKS:
+            break
+    return out
+
+
+def _names(doc: PageDoc) -> list[str]:
+    return sorted({link_key(doc.path.rsplit("/", 1)[-1][:-3]), link_key(doc.title), *(link_key(a) for a in doc.aliases)})
+
+
+def _backlinks(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
+    names = _names(doc)
+    rows = ctx.conn.execute(
+        f"SELECT p.path, p.title, min(l.line) FROM links l JOIN pages p ON p.id = l.src "
+        f"WHERE l.target IN ({marks(names)}) AND +p.layer IN ({marks(ctx.layers)}) AND p.path != ? "
+        f"GROUP BY p.path ORDER BY p.path LIMIT ?", (*names, *ctx.layers, doc.path, MAX_LINKS)).fetchall()
+    return [{"path": p, "title": t, "line": ln} for p, t, ln in rows]
+
+
+def _source_lines(ctx: _Ctx, path: str, start: int, end: int) -> str | None:
+    kind = classify(path)
+    if kind is None or kind[0] != "source" or kind[1] not in ctx.layers:
+        return None
+    file = ctx.root / path
+    if not file.is_file():
+        return None
+    lines = file.read_text(encoding="utf-8", errors="replace").split("\n")
+    return "\n".join(lines[start - 1 : end]) if start <= len(lines) else None
+
+
+def _evidence(ctx: _Ctx, doc: PageDoc, first: int, last: int) -> list[dict[str, Any]]:
+    lines = doc.text.split("\n")
+    out = []
+    for lineno in sorted(doc.citations):
+        if not first <= lineno <= last:
+            continue
+        cites = []
+        for c in doc.citations[lineno]:
+            text = _source_lines(ctx, c.path, c.start, c.end)
+            cites.append({"path": c.path if text is not None else None, "capture_id": c.capture_id if text is not None else None,
+                          "lines": [c.start, c.end], "text": text})
+        out.append({"line": lineno, "text": lines[lineno - 1], "cites": cites})
+    return out
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def read_pages(
+    root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
+    head_chars: int | None = None,
+) -> dict[str, Any]:
+    """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape)."""
+    if not refs:
+        raise UsageError("name at least one page to read")
+    if len(refs) > MAX_READS:
+        raise UsageError(f"read takes at most {MAX_READS} pages per call, got {len(refs)}")
+    head_chars = head_chars or settings.search.read_head_chars
+    ctx = _open(root, settings, reader)
+    try:
+        pages = []
+        for ref in refs:
+            path, n = parse_ref(ref)
+            doc = _load(ctx, path)
+            total = len(doc.fragments)
+            if n is None:
+                content = doc.text[:head_chars]
+                truncated = len(doc.text) > head_chars
+                first_line, last_line = 1, _line_of(doc.text, len(content))
+                shown = [f.seq for f in doc.fragments if f.start_char < len(content)]
+                note = (f"{total} fragments; read fragment n with `stigmergy read {path}#n` "
+                        "(it comes with one neighbour on each side)")
+                if truncated:
+                    note = f"showing the first {head_chars} of {len(doc.text)} characters; " + note
+            else:
+                if not 1 <= n <= total:
+                    raise NotFoundError(f"{path} has {total} fragments, not #{n}",
+                                        hint=f"read {path}#1 … {path}#{total}")
+                chosen = doc.fragments[max(0, n - 2) : min(total, n + 1)]
+                content = doc.text[chosen[0].start_char : chosen[-1].end_char]
+                truncated = False
+                first_line, last_line = chosen[0].start_line, chosen[-1].end_line
+                shown = [f.seq for f in chosen]
+                note = f"fragment {n} of {total} with its neighbours (fragments {shown[0]}–{shown[-1]})"
+            page: dict[str, Any] = {
+                "path": doc.path, "title": doc.title, "type": doc.type, "layer": doc.layer,
+                "front_matter": doc.meta, "fragment": n, "fragments_total": total,
+                "fragments": [
+                    {"n": f.seq, "lines": [f.start_line, f.end_line], "headings": list(f.trail)}
+                    for f in doc.fragments if f.seq in shown
+                ],
+                "lines": [first_line, last_line], "content": content, "truncated": truncated,
+                "chars": len(doc.text), "note": note, "links": _links(ctx, doc), "backlinks": _backlinks(ctx, doc),
+                "contradictions": [c.to_dict() for c in doc.contradictions if c.status == "open"],
+            }
+            if evidence:
+                page["evidence"] = _evidence(ctx, doc, first_line, last_line)
+            pages.append(page)
+        return {"index": freshness(ctx.conn, ctx.git, ctx.layers).to_dict(), "reader": reader, "pages": pages}
+    finally:
+        ctx.close()
+
+
+def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | None = None,
+               limit: int = 200) -> dict[str, Any]:
+    filters = filters or Filters()
+    ctx = _open(root, settings, reader)
+    try:
+        layers = ctx.layers if not filters.layer or filters.layer in ctx.layers else ()
+        where, params = filter_sql(ctx.conn, filters, layers)
+        total = ctx.conn.execute(f"SELECT count(*) FROM pages p WHERE {where}", params).fetchone()[0]
+        rows = ctx.conn.execute(
+            f"SELECT p.path, p.title, p.type, p.layer, p.status, coalesce(p.updated, p.occurred_at), p.n_fragments "
+            f"FROM pages p WHERE {where} ORDER BY p.type, p.path LIMIT ?", (*params, limit)).fetchall()
+        pages = [{"path": r[0], "title": r[1], "type": r[2], "layer": r[3], "status": r[4], "date": r[5],
+                  "fragments": r[6]} for r in rows]
+        return {"index": freshness(ctx.conn, ctx.git, ctx.layers).to_dict(), "reader": reader, "total": total,
+                "pages": pages}
+    finally:
+        ctx.close()
+
+
+def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50) -> dict[str, Any]:
+    """Aliases, pages about the entity, a dated timeline of the facts they cite, and contradictions."""
+    ctx = _open(root, settings, reader)
+    try:
+        lay = ctx.layers
+        key = link_key(name)
+        row = ctx.conn.execute(
+            f"SELECT p.id, p.path, p.title, p.meta FROM entity_names en JOIN pages p ON p.id = en.page "
+            f"WHERE en.name = ? AND +p.layer IN ({marks(lay)}) ORDER BY en.kind DESC, p.path LIMIT 1",
+            (key, *lay)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no entity called {name!r}", hint="`stigmergy list --type entity` shows the entities")
+        eid, epath, etitle, emeta = row
+        meta = json.loads(emeta)
+        keys = sorted({r[0] for r in ctx.conn.execute("SELECT name FROM entity_names WHERE page = ?", (eid,))})
+        about = ctx.conn.execute(
+            f"SELECT DISTINCT p.id, p.path, p.title, p.type, p.status FROM page_entities pe "
+            f"JOIN pages p ON p.id = pe.page WHERE pe.entity IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) "
+            f"AND p.id != ? ORDER BY p.type, p.path", (*keys, *lay, eid)).fetchall()
+        page_ids = [eid, *(r[0] for r in about)]
+        paths = {eid: epath, **{r[0]: r[1] for r in about}}
+        facts = ctx.conn.execute(
+            f"SELECT c.src, c.line, c.source_path, c.start_line, c.end_line, s.occurred_at, s.title "
+            f"FROM citations c JOIN pages s ON s.path = c.source_path AND s.type = 'source' "
+            f"WHERE c.src IN ({marks(page_ids)}) AND s.layer IN ({marks(lay)}) "
+            f"ORDER BY s.occurred_at, c.src, c.line", (*page_ids, *lay)).fetchall()
+        texts: dict[int, list[str]] = {}
+        timeline = []
+        seen: set[tuple[int, int]] = set()
+        for src, line, spath, a, b, occurred, stitle in facts:
+            if (src, line) in seen:
+                continue
+            seen.add((src, line))
+            if src not in texts:
+                file = ctx.root / paths[src]
+                texts[src] = file.read_text(encoding="utf-8", errors="replace").split("\n") if file.is_file() else []
+            lines = texts[src]
+            text = strip_citations(lines[line - 1]).strip().lstrip("-* ").strip() if line <= len(lines) else ""
+            timeline.append({"date": occurred, "fact": text, "page": paths[src], "line": line,
+                             "source": spath, "source_title": stitle, "source_lines": [a, b]})
+            if len(timeline) >= limit:
+                break
+        cons = ctx.conn.execute(
+            f"SELECT c.page, c.data FROM contradictions c WHERE c.page IN ({marks(page_ids)}) "
+            f"ORDER BY c.status = 'resolved', c.con_id", page_ids).fetchall()
+        return {
+            "index": freshness(ctx.conn, ctx.git, lay).to_dict(), "reader": reader,
+            "entity": {"path": epath, "title": etitle, "entity_type": meta.get("entity_type"),
+                       "aliases": list(meta.get("aliases") or []), "status": meta.get("status")},
+            "pages": [{"path": r[1], "title": r[2], "type": r[3], "status": r[4]} for r in about],
+            "timeline": timeline,
+            "contradictions": [{"page": paths[p], **json.loads(d)} for p, d in cons],
+        }
+    finally:
+        ctx.close()

@@ -1,0 +1,569 @@
+"""Hybrid search: four arms fused with reciprocal rank fusion, then explainable factors, fragments
+collapsed to pages.
+
+Arms (each one restricted to the reader's layers inside its SQL, never filtered afterwards):
+- lexical: FTS5 bm25 over (title + aliases, heading trail, body) weighted 10 : 4 : 1;
+- vector: sqlite-vec nearest fragments, one vec0 table per layer (exact float scan on small layers,
+  1-bit prefilter + float rerank on large ones);
+- entity: entity names and aliases found in the query -> those entity pages, then the pages about them;
+- graph: pages linked from and to the best hits of the other arms.
+Factors: page status, freshness of the cited sources, citation support.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stigmergy.errors import NotFoundError
+from stigmergy.index import store
+from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness
+from stigmergy.index.embedder import Embedder, make_embedder
+from stigmergy.index.scope import marks, readable_layers
+from stigmergy.pages.paths import sanitise_stem
+from stigmergy.pages.wikilinks import link_key
+from stigmergy.repo.git import Git
+from stigmergy.repo.layout import Layout
+from stigmergy.settings import Settings
+
+ARMS = ("lexical", "vector", "entity", "graph")
+ARM_DEPTH = 50  # pages each arm contributes to the fusion
+BM25_WEIGHTS = (10.0, 4.0, 1.0)  # title (+ aliases), headings, body
+# Factors are gentle on purpose: RRF scores of neighbouring ranks differ by a few percent, and a factor
+# should reorder near-ties, not lift a page that only one weak arm found over one that every arm found.
+STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1.03}
+# The graph arm only echoes the other arms' best hits, so it counts half.
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "entity": 1.0, "graph": 0.5}
+GRAPH_SEEDS = 5
+LEXICAL_DEPTH = 100  # fragments; they collapse to at most ARM_DEPTH pages
+STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
+    "so than that the their them then there these they this to was we were what when where which who whom "
+    "why will with would you your about after before can could should".split()
+)
+_WORD_RE = re.compile(r"\w+")
+_NAME_TOKEN_RE = re.compile(r"\w[\w'&.+-]*\w|\w")
+_CITATION_RE = re.compile(r" ?\(\[source\]\([^()\s]*\)(?:, \[source\]\([^()\s]*\))*\)")
+
+
+@dataclass(frozen=True)
+class Filters:
+    type: str | None = None
+    entity: str | None = None
+    status: str | None = None
+    layer: str | None = None
+    since: str | None = None  # ISO date: pages updated (wiki) or occurred (source) on or after
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    title: str
+    type: str
+    layer: str
+    status: str | None
+    score: float
+    fragment: int  # 1-based; `stigmergy read PATH#n`
+    lines: tuple[int, int]
+    snippet: str
+    arms: dict[str, int | None]  # each arm's rank of this page (1-based), None when absent
+    factors: dict[str, float]
+    rrf: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "title": self.title, "type": self.type, "layer": self.layer,
+            "status": self.status, "score": round(self.score, 6), "fragment": self.fragment,
+            "lines": list(self.lines), "snippet": self.snippet, "rrf": round(self.rrf, 6),
+            "arms": self.arms, "factors": {k: round(v, 4) for k, v in self.factors.items()},
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    reader: str
+    hits: tuple[Hit, ...]
+    index: Freshness
+    arms: tuple[str, ...]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query, "reader": self.reader, "index": self.index.to_dict(), "arms": list(self.arms),
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+def query_terms(query: str) -> list[str]:
+    seen: list[str] = []
+    for w in _WORD_RE.findall(query.casefold()):
+        if w not in STOPWORDS and w not in seen:
+            seen.append(w)
+    return seen
+
+
+def _fts_query(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def _rank_pages(rows: list[tuple[int, int]]) -> tuple[dict[int, int], dict[int, int]]:
+    """From (fragment id, page id) rows in rank order: page -> rank, page -> best fragment id."""
+    ranks: dict[int, int] = {}
+    best: dict[int, int] = {}
+    for fid, pid in rows:
+        if pid not in ranks:
+            ranks[pid] = len(ranks) + 1
+            best[pid] = fid
+    return ranks, best
+
+
+def entity_keys(conn: Any, name: str, layers: tuple[str, ...]) -> tuple[list[int], list[str]]:
+    """Readable entity pages called `name` (title or alias) and every name they go by."""
+    key = link_key(name)
+    pages = [r[0] for r in conn.execute(
+        f"SELECT DISTINCT en.page FROM entity_names en JOIN pages p ON p.id = en.page "
+        f"WHERE en.name = ? AND +p.layer IN ({marks(layers)})", (key, *layers))]
+    keys = {key}
+    if pages:
+        keys.update(r[0] for r in conn.execute(
+            f"SELECT name FROM entity_names WHERE page IN ({marks(pages)})", pages))
+    return pages, sorted(keys)
+
+def filter_sql(conn: Any, filters: Filters, layers: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """SQL condition on pages `p`: the reader's layers and the filters."""
+    conds = [f"+p.layer IN ({marks(layers)})"]
+    params: list[Any] = list(layers)
+    if filters.type:
+        conds.append("p.type = ?")
+        params.append(filters.type)
+    if filters.status:
+        conds.append("p.status = ?")
+        params.append(filters.status)
+    if filters.layer:
+        conds.append("p.layer = ?")
+        params.append(filters.layer)
+    if filters.since:
+        conds.append("coalesce(p.updated, p.occurred_at, p.captured_at, '') >= ?")
+        params.append(filters.since)
+    if filters.entity:
+        pages, keys = entity_keys(conn, filters.entity, layers)
+        conds.append(f"(p.id IN (SELECT page FROM page_entities WHERE entity IN ({marks(keys)})) "
+                     f"OR p.id IN ({marks(pages)}))")
+        params.extend(keys)
+        params.extend(pages)
+    return " AND ".join(conds), params
+
+
+
+class Searcher:
+    """A warm search session over one repository's index (keeps the connection and the embedder)."""
+
+    def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None,
+                 freshness_ttl: float = 2.0) -> None:
+        """`freshness_ttl`: a warm session re-reads HEAD and the git index on every query but re-scans the
+        working tree for uncommitted page edits at most this often (0: on every query)."""
+        self.root = Path(root)
+        self.settings = settings
+        self.layout = Layout(self.root)
+        self.git = Git(self.root)
+        if not self.layout.index_db.is_file():
+            raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
+        self.conn = store.connect(self.layout.index_db)
+        if store.get_meta(self.conn, "fingerprint") != current_fingerprint(settings, self.layout):
+            self.conn.close()
+            raise NotFoundError(
+                "the index was built with another embedding model or chunking than stigmergy.toml sets",
+                hint="run `stigmergy index` (it re-embeds everything once)",
+            )
+        self._embedder = embedder
+        self._fingerprint: str | None = None
+        self._counts: tuple[int, dict[str, int]] | None = None
+        self.freshness_ttl = freshness_ttl
+        self._fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings.embedder, self.layout.cache_dir, threads=1)
+        return self._embedder
+
+    # ------------------------------------------------------------ scope and filters
+
+    def _vec_rows(self, layer: str, table: str) -> int:
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._counts is None or self._counts[0] != version:
+            self._counts = (version, {})
+        counts = self._counts[1]
+        if layer not in counts:
+            counts[layer] = self.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
+        return counts[layer]
+
+    # ------------------------------------------------------------ arms
+
+    def lexical(self, terms: list[str], where: str, params: list[Any], layers: tuple[str, ...],
+                filtered: bool) -> list[tuple[int, int]]:
+        if not terms:
+            return []
+        w1, w2, w3 = BM25_WEIGHTS
+        rank = f"bm25(fts, {w1}, {w2}, {w3}, 0.0)"
+        if not filtered:
+            # Scope is inside the full-text query itself (the layer column); the best rows are then joined.
+            sql = (
+                f"SELECT f.id, f.page FROM (SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? "
+                f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
+                f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
+            )
+            return self.conn.execute(sql, (_fts_query(terms), *layers, LEXICAL_DEPTH, *params)).fetchall()
+        # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
+        # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key.
+        sql = (
+            f"SELECT f.id, f.page FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p ON p.id = f.page "
+            f"WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY {rank} LIMIT ?"
+        )
+        return self.conn.execute(sql, (_fts_query(terms), *layers, *params, LEXICAL_DEPTH)).fetchall()
+
+    def vector(self, qvec: np.ndarray, where: str, params: list[Any], layers: tuple[str, ...],
+               filtered: bool) -> list[tuple[int, int]]:
+        blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+        want = ARM_DEPTH * (6 if filtered else 1)
+        scored: list[tuple[float, int]] = []
+        for layer in layers:
+            table = store.vec_table(self.conn, layer)
+            if table is None:
+                continue
+            rows = self._vec_rows(layer, table)
+            if rows == 0:
+                continue
+            if rows <= store.EXACT_SCAN_MAX_ROWS:
+                scored.extend((d, fid) for fid, d in self.conn.execute(
+                    f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ?", (blob, want)))
+            else:
+                # 1-bit prefilter, then exact cosine on the float vectors of the candidates.
+                cand = [r[0] for r in self.conn.execute(
+                    f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
+                    (blob, want * 2))]
+                if not cand:
+                    continue
+                fp = self._fp()
+                got = self.conn.execute(
+                    f"SELECT f.id, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash AND v.fingerprint = ? "
+                    f"WHERE f.id IN ({marks(cand)})", (fp, *cand)).fetchall()
+                if got:
+                    mat = np.frombuffer(b"".join(v for _, v in got), dtype=np.float32).reshape(len(got), -1)
+                    dist = 1.0 - mat @ np.asarray(qvec, dtype=np.float32)
+                    scored.extend((float(d), fid) for (fid, _), d in zip(got, dist, strict=True))
+        scored.sort()
+        ids = [fid for _, fid in scored[:want]]
+        if not ids:
+            return []
+        ok = dict(self.conn.execute(
+            f"SELECT f.id, f.page FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id IN ({marks(ids)}) AND {where}",
+            (*ids, *params)).fetchall())
+        return [(fid, ok[fid]) for fid in ids if fid in ok]
+
+    def freshness(self, layers: tuple[str, ...]) -> Freshness:
+        try:
+            git_index = (self.root / ".git" / "index").stat().st_mtime_ns
+        except OSError:
+            git_index = None
+        key = (fast_head(self.git), git_index, self.conn.execute("PRAGMA data_version").fetchone()[0], layers)
+        now = time.monotonic()
+        if self._fresh is not None and self._fresh[0] == key and now - self._fresh[1] < self.freshness_ttl:
+            return self._fresh[2]
+        fresh = freshness(self.conn, self.git, layers)
+        self._fresh = (key, now, fresh)
+        return fresh
+
+    def _fp(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = store.get_meta(self.conn, "fingerprint") or ""
+        return self._fingerprint
+
+    def entity(self, query: str, where: str, params: list[Any], layers: tuple[str, ...]) -> list[int]:
+        tokens = _NAME_TOKEN_RE.findall(query.casefold())
+        grams = set()
+        for n in range(1, 7):
+            for i in range(len(tokens) - n + 1):
+                gram = " ".join(tokens[i : i + n])
+                grams.add(gram)
+                grams.add(gram.rstrip("."))
+                if gram.endswith("'s"):
+                    grams.add(gram[:-2])
+        grams = {g for g in grams if len(g) >= 2 and g not in STOPWORDS}
+        if not grams:
+            return []
+        grams_l = sorted(grams)
+        found = self.conn.execute(
+            f"SELECT en.name, en.page FROM entity_names en JOIN pages p ON p.id = en.page "
+            f"WHERE en.name IN ({marks(grams_l)}) AND +p.layer IN ({marks(layers)})", (*grams_l, *layers)).fetchall()
+        if not found:
+            return []
+        found.sort(key=lambda r: (-len(r[0]), r[1]))
+        entity_pages: list[int] = []
+        for _, pid in found:
+            if pid not in entity_pages:
+                entity_pages.append(pid)
+        keys = sorted({r[0] for r in self.conn.execute(
+            f"SELECT name FROM entity_names WHERE page IN ({marks(entity_pages)})", entity_pages)})
+        allowed = {r[0] for r in self.conn.execute(
+            f"SELECT p.id FROM pages p WHERE p.id IN ({marks(entity_pages)}) AND {where}", (*entity_pages, *params))}
+        ranked = [pid for pid in entity_pages if pid in allowed]
+        about = self.conn.execute(
+            f"SELECT p.id, count(*) AS n FROM page_entities pe JOIN pages p ON p.id = pe.page "
+            f"WHERE pe.entity IN ({marks(keys)}) AND {where} GROUP BY p.id "
+            f"ORDER BY n DESC, CASE p.status WHEN 'evergreen' THEN 0 WHEN 'mature' THEN 1 WHEN 'developing' THEN 2 "
+            f"ELSE 3 END, p.updated DESC LIMIT ?", (*keys, *params, ARM_DEPTH)).fetchall()
+        ranked.extend(pid for pid, _ in about if pid not in ranked)
+        return ranked[:ARM_DEPTH]
+
+    def graph(self, seeds: list[int], where: str, params: list[Any]) -> list[int]:
+        if not seeds:
+            return []
+        weight = {pid: 1.0 / (i + 1) for i, pid in enumerate(seeds)}
+        score: dict[int, float] = {}
+        # Outgoing: the seeds' wikilink targets, resolved by stem (raw or sanitised) or by entity name.
+        out_rows = self.conn.execute(
+            f"SELECT src, target FROM links WHERE src IN ({marks(seeds)})", seeds).fetchall()
+        targets: dict[str, set[int]] = {}
+        for src, target in out_rows:
+            targets.setdefault(target, set()).add(src)
+            targets.setdefault(link_key(sanitise_stem(target)), set()).add(src)
+        if targets:
+            keys = sorted(targets)
+            for pid, stem in self.conn.execute(
+                f"SELECT p.id, p.stem FROM pages p WHERE p.stem IN ({marks(keys)}) AND {where}", (*keys, *params)):
+                for src in targets.get(stem, ()):
+                    score[pid] = score.get(pid, 0.0) + weight[src]
+            for pid, name in self.conn.execute(
+                f"SELECT p.id, en.name FROM entity_names en JOIN pages p ON p.id = en.page "
+                f"WHERE en.name IN ({marks(keys)}) AND {where}", (*keys, *params)):
+                for src in targets.get(name, ()):
+                    score[pid] = score.get(pid, 0.0) + weight[src]
+        # Incoming: pages whose wikilinks name a seed by stem, title or alias.
+        names: dict[str, int] = {}
+        for pid, stem, title in self.conn.execute(
+            f"SELECT id, stem, title FROM pages WHERE id IN ({marks(seeds)})", seeds):
+            names.setdefault(stem, pid)
+            names.setdefault(link_key(title), pid)
+        for name, pid in self.conn.execute(
+            f"SELECT name, page FROM entity_names WHERE page IN ({marks(seeds)})", seeds):
+            names.setdefault(name, pid)
+        if names:
+            keys = sorted(names)
+            for src, target in self.conn.execute(
+                f"SELECT DISTINCT l.src, l.target FROM links l JOIN pages p ON p.id = l.src "
+                f"WHERE l.target IN ({marks(keys)}) AND {where}", (*keys, *params)):
+                score[src] = score.get(src, 0.0) + weight[names[target]]
+        for pid in seeds:
+            score.pop(pid, None)
+        if score:
+            # Hubs (a company page every note links to) neighbour everything; like IDF, a link to a page
+            # with many links says little about this query.
+            cand = sorted(score)
+            degree = dict.fromkeys(cand, 0)
+            for pid, n in self.conn.execute(
+                f"SELECT src, count(*) FROM links WHERE src IN ({marks(cand)}) GROUP BY src", cand):
+                degree[pid] += n
+            names: dict[str, list[int]] = {}
+            for pid, stem, title in self.conn.execute(
+                f"SELECT id, stem, title FROM pages WHERE id IN ({marks(cand)})", cand):
+                for name in {stem, link_key(title)}:
+                    names.setdefault(name, []).append(pid)
+            for name, pid in self.conn.execute(
+                f"SELECT name, page FROM entity_names WHERE page IN ({marks(cand)})", cand):
+                names.setdefault(name, []).append(pid)
+            keys = sorted(names)
+            for target, n in self.conn.execute(
+                f"SELECT target, count(*) FROM links WHERE target IN ({marks(keys)}) GROUP BY target", keys):
+                for pid in set(names[target]):
+                    degree[pid] += n
+            score = {pid: v / math.log2(2 + degree[pid]) for pid, v in score.items()}
+        return [pid for pid, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))][:ARM_DEPTH]
+
+    # ------------------------------------------------------------ the query
+
+    def search(
+        self,
+        query: str,
+        reader: str,
+        *,
+        k: int | None = None,
+        filters: Filters | None = None,
+        arms: tuple[str, ...] = ARMS,
+        check_freshness: bool = True,
+    ) -> SearchResult:
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        k = k or self.settings.search.k
+        filters = filters or Filters()
+        layers = readable_layers(self.settings, reader)
+        if filters.layer and filters.layer not in layers:
+            layers = ()  # a layer the reader cannot see answers exactly like an empty one
+        where, params = filter_sql(self.conn, filters, layers)
+        filtered = any(getattr(filters, f) for f in ("type", "entity", "status", "since"))
+        terms = query_terms(query)
+        rrf_k = self.settings.search.rrf_k
+        page_ranks: dict[str, dict[int, int]] = {}
+        frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
+        frag_page: dict[int, int] = {}
+
+        def take(name: str, rows: list[tuple[int, int]]) -> None:
+            ranks, _ = _rank_pages(rows)
+            page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
+            for i, (fid, pid) in enumerate(rows):
+                frag_scores[fid] = frag_scores.get(fid, 0.0) + 1.0 / (rrf_k + i + 1)
+                frag_page[fid] = pid
+
+        if layers and "lexical" in arms:
+            take("lexical", self.lexical(terms, where, params, layers, filtered))
+            timings["lexical"] = (time.perf_counter() - t0) * 1000
+        if layers and "vector" in arms and query.strip():
+            t1 = time.perf_counter()
+            qvec = self.embedder.embed([query])[0]
+            timings["embed"] = (time.perf_counter() - t1) * 1000
+            t1 = time.perf_counter()
+            take("vector", self.vector(qvec, where, params, layers, filtered))
+            timings["vector"] = (time.perf_counter() - t1) * 1000
+        if layers and "entity" in arms:
+            t1 = time.perf_counter()
+            page_ranks["entity"] = {pid: i + 1 for i, pid in enumerate(self.entity(query, where, params, layers))}
+            timings["entity"] = (time.perf_counter() - t1) * 1000
+
+        def fuse() -> dict[int, float]:
+            fused: dict[int, float] = {}
+            for arm, ranks in page_ranks.items():
+                for pid, r in ranks.items():
+                    fused[pid] = fused.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
+            return fused
+
+        if layers and "graph" in arms:
+            t1 = time.perf_counter()
+            fused_now = fuse()
+            seeds = [pid for pid, _ in sorted(fused_now.items(), key=lambda kv: -kv[1])[:GRAPH_SEEDS]]
+            # The graph arm adds what the other arms missed; re-boosting pages they already found would let
+            # every hub linked from the top hits overtake the hits themselves (measured: bench/search.py).
+            found = set(fused_now)
+            neighbours = [pid for pid in self.graph(seeds, where, params) if pid not in found]
+            page_ranks["graph"] = {pid: i + 1 for i, pid in enumerate(neighbours)}
+            timings["graph"] = (time.perf_counter() - t1) * 1000
+        fused = fuse()
+        top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
+        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k)
+        t1 = time.perf_counter()
+        fresh = self.freshness(layers) if check_freshness else Freshness(
+            store.get_meta(self.conn, "commit") or None, None, False)
+        timings["freshness"] = (time.perf_counter() - t1) * 1000
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return SearchResult(query, reader, tuple(hits), fresh, tuple(a for a in ARMS if a in arms), timings)
+
+    def _hits(self, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
+              frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
+              arms: tuple[str, ...], k: int) -> list[Hit]:
+        if not top:
+            return []
+        pids = [pid for pid, _ in top]
+        info = {r[0]: r for r in self.conn.execute(
+            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
+            f"WHERE id IN ({marks(pids)})", pids)}
+        fresh_dates = dict(self.conn.execute(
+            f"SELECT c.src, max(s.occurred_at) FROM citations c JOIN pages s ON s.page_id = c.capture_id "
+            f"AND s.type = 'source' WHERE c.src IN ({marks(pids)}) GROUP BY c.src", pids).fetchall())
+        best_frag: dict[int, int] = {}
+        for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
+            best_frag.setdefault(frag_page[fid], fid)
+        now = datetime.now(UTC)
+        scored = []
+        for pid, rrf in top:
+            _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
+            factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
+            date = occurred if ptype == "source" else fresh_dates.get(pid)
+            factors["freshness"] = _freshness_factor(date, now)
+            factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
+            score = rrf * factors["status"] * factors["freshness"] * factors["support"]
+            scored.append((score, pid, rrf, factors))
+        scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
+        hits = []
+        for score, pid, rrf, factors in scored[:k]:
+            _, path, title, ptype, layer, status, *_ = info[pid]
+            fid = best_frag.get(pid)
+            if fid is None:
+                row = self.conn.execute("SELECT id FROM fragments WHERE page = ? ORDER BY seq LIMIT 1", (pid,)).fetchone()
+                fid = row[0] if row else None
+            seq, lines, snippet = 1, (1, 1), ""
+            if fid is not None:
+                seq, a, b = self.conn.execute(
+                    "SELECT seq, start_line, end_line FROM fragments WHERE id = ?", (fid,)).fetchone()
+                lines = (a, b)
+                body = self.conn.execute("SELECT body FROM fts WHERE rowid = ?", (fid,)).fetchone()[0]
+                snippet = make_snippet(body, terms)
+            hits.append(Hit(
+                path=path, title=title, type=ptype, layer=layer, status=status, score=score, fragment=seq,
+                lines=lines, snippet=snippet, rrf=rrf, factors=factors,
+                arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
+            ))
+        return hits
+
+
+def _freshness_factor(date: str | None, now: datetime) -> float:
+    if not date:
+        return 1.0
+    try:
+        when = datetime.fromisoformat(str(date).replace("Z", "+00:00"))
+    except ValueError:
+        return 1.0
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    age_days = max(0.0, (now - when).total_seconds() / 86400)
+    return 0.98 + 0.04 * 0.5 ** (age_days / 365)
+
+
+def make_snippet(text: str, terms: list[str], width: int = 240) -> str:
+    """About `width` characters of `text` around the first query term, terms marked **like this**."""
+    flat = " ".join(_CITATION_RE.sub("", text).split())
+    pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\w*",
+                         re.I) if terms else None
+    m = pattern.search(flat) if pattern else None
+    start = 0
+    if m and m.start() > width // 3:
+        start = flat.rfind(" ", 0, m.start() - width // 3) + 1
+    piece = flat[start : start + width]
+    if start + width < len(flat):
+        cut = piece.rfind(" ")
+        piece = (piece[:cut] if cut > width // 2 else piece) + " …"
+    if start > 0:
+        piece = "… " + piece
+    return pattern.sub(lambda mm: f"**{mm.group(0)}**", piece) if pattern else piece
+
+
+def search(root: Path, settings: Settings, query: str, reader: str, *, k: int | None = None,
+           filters: Filters | None = None, embedder: Embedder | None = None) -> SearchResult:
+    """One-shot search (opens and closes the index)."""
+    searcher = Searcher(root, settings, embedder)
+    try:
+        return searcher.search(query, reader, k=k, filters=filters)
+    finally:
+        searcher.close()
+
+
+def index_info(root: Path, settings: Settings) -> dict[str, Any]:
+    layout = Layout(root)
+    conn = store.connect(layout.index_db)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta["fingerprint_current"] = current_fingerprint(settings, layout)
+        meta["dirty"] = json.loads(meta.get("dirty", "[]"))
+        return meta
+    finally:
+        conn.close()
