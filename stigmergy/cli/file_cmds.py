@@ -1,0 +1,50 @@
+"""`stigmergy file [CAPTURE…]`: file archived captures (all unfiled ones by default) into the wiki."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from stigmergy.cli.app import AppContext
+from stigmergy.cli.render import console, print_json
+
+
+def file_cmd(
+    ctx: typer.Context,
+    captures: Annotated[
+        list[str] | None, typer.Argument(help="Capture ids (or unique prefixes); default: every unfiled capture.")
+    ] = None,
+) -> None:
+    """File captures into the wiki with the configured planner, one operation each, through the gates."""
+    from stigmergy.capture.service import CaptureOutcome, CaptureReport, file_captures, resume
+    from stigmergy.repo.operations import Repository
+
+    app_ctx: AppContext = ctx.obj
+    repo = Repository(app_ctx.require_root(), app_ctx.settings)
+    out = console(stderr=True)
+
+    def on_event(kind: str, o: CaptureOutcome) -> None:
+        if app_ctx.json:
+            return
+        line = f"{kind:9} {o.source_path or o.locator}"
+        if kind == "refused":
+            line += f"\n          {o.message}"
+        elif o.pages:
+            line += f" (+{len(o.pages)} wiki pages)"
+        out.print(line, markup=False, highlight=False)
+
+    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
+        resumed = resume(repo, app_ctx.env)
+        outcomes = file_captures(repo, captures or None, env_vars=app_ctx.env, on_event=on_event)
+    report = CaptureReport(outcomes=outcomes, resumed=resumed)
+    if app_ctx.json:
+        print_json(report.to_dict())
+    else:
+        counts = report.to_dict()["counts"]
+        typer.echo(f"{len(outcomes)} capture(s): " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to file"))
+    raise typer.Exit(report.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("file")(file_cmd)

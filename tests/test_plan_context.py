@@ -1,0 +1,85 @@
+"""Planner context: candidates by relevance (never every page), evidence from their citations, budgets
+that drop whole objects."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from test_plan_support import file_and_commit, make_repo, write_source
+
+from stigmergy.plan.context import build_context, catalogue, fit_total
+from stigmergy.plan.prompt import new_nonce, render_request
+from stigmergy.settings import ContextSettings, Settings
+
+
+def _filed(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path)
+    texts = [
+        ("Aurora results", "Aurora Systems reported revenue of $1.2M in Q1 2026.\nAurora Systems hired Maria Chen. Maria Chen leads sales.\n"),
+        ("Borealis notes", "Borealis Inc opened in York. Borealis Inc has 40 staff.\n"),
+        ("Churn glossary", "## Glossary\n\n- **Churn rate**: the share of customers lost in a period.\n"),
+    ]
+    for n, (title, text) in enumerate(texts, 1):
+        file_and_commit(root, write_source(root, n, text, title=title, occurred_at=f"2026-0{n}-01"), n)
+    return root
+
+
+def test_candidates_are_the_named_entities_and_related_pages(tmp_path: Path) -> None:
+    root = _filed(tmp_path)
+    rel = write_source(root, 9, "Maria Chen said Aurora Systems will review churn rate in Q2.\n", title="Aurora review")
+    ctx = build_context(root, Settings(), rel)
+    paths = [c.path for c in ctx.candidates]
+    assert "wiki/entities/Aurora Systems.md" in paths and "wiki/entities/Maria Chen.md" in paths
+    assert "wiki/concepts/Churn rate.md" in paths
+    assert "wiki/entities/Borealis Inc.md" not in paths  # not named, shares nothing
+    assert {e.capture_id for e in ctx.evidence} >= {"cap_01JQ000000000000000001AAAA"}
+    matched = {e.title for e in ctx.entities if e.matched}
+    assert matched == {"Aurora Systems", "Maria Chen"}
+
+
+def test_budgets_drop_whole_objects_lowest_ranked_first(tmp_path: Path) -> None:
+    root = _filed(tmp_path)
+    rel = write_source(root, 9, "Maria Chen said Aurora Systems will review churn rate in Q2.\n", title="Aurora review")
+    full = build_context(root, Settings(), rel)
+    one = len(full.candidates[0].text.encode())
+    tight = Settings(context=ContextSettings(candidate_bytes=one, evidence_bytes=1, entity_bytes=80, max_candidates=12))
+    ctx = build_context(root, tight, rel)
+    assert [c.path for c in ctx.candidates] == [full.candidates[0].path]
+    assert ctx.evidence == ()
+    assert ctx.trimmed["candidates"] == len(full.candidates) - 1
+    assert ctx.trimmed["evidence"] >= 1
+    assert all(e.matched for e in ctx.entities) or not ctx.entities
+
+
+def test_fit_total_checks_the_rendered_bytes(tmp_path: Path) -> None:
+    root = _filed(tmp_path)
+    rel = write_source(root, 9, "Maria Chen said Aurora Systems will review churn rate in Q2.\n", title="Aurora review")
+    ctx = build_context(root, Settings(), rel)
+    nonce = new_nonce()
+    full = len(render_request(ctx, nonce).encode())
+    budget = full - 200
+    fitted, rendered = fit_total(ctx, lambda c: render_request(c, nonce), budget)
+    assert len(rendered.encode()) <= budget
+    assert rendered == render_request(fitted, nonce)
+    assert sum(fitted.trimmed.values()) > sum(ctx.trimmed.values())
+
+
+def test_source_over_budget_keeps_whole_leading_lines(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = "".join(f"Line {i} of a long report about nothing in particular.\n" for i in range(200))
+    rel = write_source(root, 1, text, title="Long")
+    ctx = build_context(root, replace(Settings(), context=ContextSettings(source_bytes=1000)), rel)
+    kept = "\n".join(t for _, t in ctx.source_lines)
+    assert len(kept.encode()) <= 1000
+    assert all(t.startswith("Line ") for _, t in ctx.source_lines)
+    assert ctx.trimmed["source"] > 0
+
+
+def test_catalogue_reads_entity_heads_once_per_change(tmp_path: Path) -> None:
+    root = _filed(tmp_path)
+    cat = catalogue(root, "public")
+    heads = dict(cat._heads)
+    again = catalogue(root, "public")
+    assert again is cat and all(again._heads[p] is heads[p] for p in heads)
+    assert again.names()["Aurora Systems"] == "wiki/entities/Aurora Systems.md"

@@ -1,0 +1,301 @@
+"""The deterministic planner: real gates, real git, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from test_plan_support import (
+    capture_id,
+    corpus_files,
+    file_and_commit,
+    git,
+    make_repo,
+    op_for,
+    write_corpus_file,
+    write_source,
+)
+
+from stigmergy.gates.engine import evaluate
+from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.plan.context import build_context
+from stigmergy.plan.deterministic import DeterministicPlanner
+from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS
+from stigmergy.plan.filing import propose
+from stigmergy.plan.schema import CreatePage, UpdatePage, plan_to_json
+from stigmergy.settings import Settings
+
+# Read at import: the autouse fixture clears STIGMERGY_* before each test runs.
+UPDATE_GOLDEN = os.environ.get("STIGMERGY_UPDATE_GOLDEN") == "1"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "planner"
+
+AURORA_Q1 = """## Results
+
+Aurora Systems reported revenue of $1.2M in Q1 2026.
+The board of Aurora Systems met in Leeds with Maria Chen.
+Maria Chen said the pipeline is healthy.
+"""
+AURORA_Q1_REVISED = """## Corrected figures
+
+This corrected report replaces the earlier one.
+Aurora Systems reported revenue of $1.3M in Q1 2026.
+Maria Chen signed off the corrected figures.
+"""
+AURORA_Q2 = """## Results
+
+Aurora Systems reported revenue of $1.5M in Q2 2026.
+Borealis Inc reported revenue of $0.9M in Q1 2026, and Borealis Inc hired 12 people.
+"""
+
+
+def _pages(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted((root / "wiki").rglob("*.md"))
+    }
+
+
+def _blocks(root: Path) -> list:
+    out = []
+    for rel, text in _pages(root).items():
+        _, body, _ = split_front_matter(text)
+        blocks, errors = scan_blocks(body, rel)
+        assert not errors
+        out += [(rel, b.record) for b in blocks]
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
+    """The public sample corpus filed capture by capture; each plan must pass every gate on its own."""
+    root = make_repo(tmp_path_factory.mktemp("corpus"))
+    results = []
+    for n, path in enumerate(corpus_files(), 1):
+        rel = write_corpus_file(root, n, path)
+        results.append((path.name, file_and_commit(root, rel, n)))
+    return root, results
+
+
+def test_corpus_files_without_tripping_gates(corpus_repo: tuple[Path, list]) -> None:
+    root, results = corpus_repo
+    assert len(results) >= 30
+    assert all(r.verdict.ok for _, r in results)
+    # Every commit is stigmergy's own (the human-line gate sees the trailer).
+    log = git(root, "log", "--format=%B")
+    assert log.count("Stigmergy-Operation:") == len(results)
+
+
+def test_corpus_entities_are_names_not_words(corpus_repo: tuple[Path, list]) -> None:
+    root, _ = corpus_repo
+    titles = {Path(p).stem for p in _pages(root) if "/entities/" in p}
+    for expected in ("Maya Okafor", "Tomasz Wieczorek", "Norrland Fresh", "Tidemark", "Harbor API", "Pellucid Pharma Logistics"):
+        assert expected in titles
+    for title in titles:
+        words = title.split()
+        assert not (len(words) == 1 and (title in COMMON or title in WEEKDAYS or title in MONTHS)), title
+    assert "Next Steps" not in titles and "Action items" not in titles
+
+
+def test_corpus_aliases_with_evidence(corpus_repo: tuple[Path, list]) -> None:
+    root, _ = corpus_repo
+    tidemark, _, _ = split_front_matter((root / "wiki/entities/Tidemark.md").read_text())
+    tomasz, _, _ = split_front_matter((root / "wiki/entities/Tomasz Wieczorek.md").read_text())
+    assert "ColdTrace" in tidemark["aliases"]
+    assert "Tomek" in tomasz["aliases"]
+
+
+def test_corpus_planted_contradictions_and_no_others(corpus_repo: tuple[Path, list]) -> None:
+    root, _ = corpus_repo
+    subjects = sorted(rec.subject for _, rec in _blocks(root))
+    joined = " | ".join(subjects)
+    assert "revenue for Q2 2026" in joined
+    assert "headcount for Q2 2026" in joined
+    assert "Harbor API launch" in joined
+    assert "pilot lanes" in joined
+    assert len(subjects) == 4, subjects
+    # The final report calls itself final: its record says which claim is newer.
+    q2 = [rec for _, rec in _blocks(root) if "revenue for Q2 2026" in rec.subject][0]
+    assert "revision or correction" in q2.explanation
+    assert {c.text for c in q2.claims} >= {"Revenue — Q2 2026: £2.41M; Q1 2026: £1.88M"}
+
+
+def test_refiling_the_same_capture_is_a_noop(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    rel = write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02")
+    file_and_commit(root, rel, 1)
+    again = propose(root, Settings(), rel, op_for(root, rel, 2))
+    assert again.plan.is_empty
+    assert again.verdict.ok and not again.verdict.changes
+
+
+def test_same_state_same_source_same_plan(tmp_path: Path) -> None:
+    plans = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        root = make_repo(tmp_path / run)
+        r1 = write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02")
+        file_and_commit(root, r1, 1)
+        r2 = write_source(root, 2, AURORA_Q1_REVISED, title="Aurora results (corrected)", occurred_at="2026-04-20")
+        ctx = build_context(root, Settings(), r2)
+        plans.append(plan_to_json(DeterministicPlanner().plan(ctx).plan))
+    assert plans[0] == plans[1]
+    assert json.loads(plans[0])["contradictions"]
+
+
+def test_revised_figure_is_a_contradiction_unrelated_ones_are_not(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02"), 1)
+    other = file_and_commit(root, write_source(root, 2, AURORA_Q2, title="Aurora Q2", occurred_at="2026-07-02"), 2)
+    assert not other.plan.contradictions  # another quarter, another company: no disagreement
+    rel = write_source(root, 3, AURORA_Q1_REVISED, title="Aurora results (corrected)", occurred_at="2026-04-20")
+    result = file_and_commit(root, rel, 3)
+    assert len(result.plan.contradictions) == 1
+    con = result.plan.contradictions[0]
+    assert con.page == "wiki/entities/Aurora Systems.md"
+    assert [c.source for c in con.claims] == [capture_id(1), capture_id(3)]
+    assert "corrected" in con.explanation and "later source" in con.explanation
+    page = (root / con.page).read_text()
+    # Both lines stay; the block cites both.
+    assert "$1.2M" in page and "$1.3M" in page and "stigmergy:contradiction con_" in page
+
+
+def test_no_entities_from_sentence_initial_words_weekdays_or_headings(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Next Steps
+
+Yesterday the team met. However nothing was decided. Monday is the deadline.
+Tomorrow we ship. However the release waits. Monday again, and Friday too.
+Overall the mood was good. Overall we agreed to wait.
+
+## Action Items
+
+- Draft the memo.
+- Review the memo.
+"""
+    rel = write_source(root, 1, text, title="Next Steps", occurred_at="2026-02-02")
+    result = file_and_commit(root, rel, 1)
+    created = [m for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"]
+    assert created == []
+
+
+def test_new_entity_needs_evidence(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = "We met Lena Park once at the fair.\nThe contract with Quillon Partners is signed; Quillon Partners pays monthly.\n"
+    rel = write_source(root, 1, text, title="Fair notes", occurred_at="2026-02-02", metadata={"participants": ["Ada Vale"]})
+    result = file_and_commit(root, rel, 1)
+    created = {m.title: m.entity_type for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"}
+    assert created == {"Quillon Partners": "organisation", "Ada Vale": "person"}
+
+
+def test_aliases_from_formerly_and_wikilinks(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    first = "Aurora Systems shipped a new console. Aurora Systems grew fast.\nNadia Rahim runs sales at Aurora Systems. Nadia Rahim joined in 2024.\n"
+    file_and_commit(root, write_source(root, 1, first, title="Aurora notes", occurred_at="2026-01-10"), 1)
+    second = (
+        "Aurora Systems (formerly Dawnlight) opened an office.\n"
+        "[[Nadia Rahim|Nadia R.]] will lead the office.\n"
+    )
+    result = file_and_commit(root, write_source(root, 2, second, title="Aurora office", occurred_at="2026-02-10"), 2)
+    aliases = {(a.entity, a.alias) for a in result.plan.aliases}
+    assert aliases == {("wiki/entities/Aurora Systems.md", "Dawnlight"), ("wiki/entities/Nadia Rahim.md", "Nadia R.")}
+    meta, _, _ = split_front_matter((root / "wiki/entities/Aurora Systems.md").read_text())
+    assert meta["aliases"] == ["Dawnlight"]
+    # Next time the alias alone is recognised as Aurora Systems.
+    third = "Dawnlight customers moved to the new console.\n"
+    result = file_and_commit(root, write_source(root, 3, third, title="Migration", occurred_at="2026-03-10"), 3)
+    assert any(isinstance(m, UpdatePage) and m.path == "wiki/entities/Aurora Systems.md" for m in result.plan.mutations)
+
+
+def test_updates_insert_dated_sections_and_keep_every_line(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02"), 1)
+    before = (root / "wiki/entities/Aurora Systems.md").read_text()
+    # An older document filed later lands before the newer section.
+    older = "Aurora Systems opened its Leeds office.\nAurora Systems hired 12 engineers in 2025.\n"
+    file_and_commit(root, write_source(root, 2, older, title="Aurora history", occurred_at="2025-11-01"), 2)
+    after = (root / "wiki/entities/Aurora Systems.md").read_text()
+    _, body_before, _ = split_front_matter(before)
+    for line in body_before.splitlines():
+        assert line in after
+    assert after.index("## 2025-11-01") < after.index("## 2026-04-02")
+
+
+def test_project_timeline_from_capture_project(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = "Kickoff of the migration with Maria Chen and Tom Lee.\nThe migration is on track for June.\n"
+    rel = write_source(root, 1, text, title="Migration kickoff", occurred_at="2026-01-05", project="Project Atlas",
+                       metadata={"participants": ["Maria Chen", "Tom Lee"]})
+    file_and_commit(root, rel, 1)
+    page = (root / "wiki/projects/Project Atlas.md").read_text()
+    assert "## 2026-01-05 · [[Migration kickoff]]" in page
+    assert "Status: The migration is on track for June." in page
+    assert re.search(r"- People: \[\[Maria Chen\]\], \[\[Tom Lee\]\] \(\[source\]", page)
+
+
+def test_concept_from_definition(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = "## Glossary\n\n- **Dwell time**: how long a shipment waits at a depot.\n\nDwell time rose at two depots.\n"
+    file_and_commit(root, write_source(root, 1, text, title="Terms", occurred_at="2026-01-05"), 1)
+    page = (root / "wiki/concepts/Dwell time.md").read_text()
+    assert "how long a shipment waits at a depot" in page
+
+
+def test_resolution_of_a_named_contradiction(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02"), 1)
+    file_and_commit(root, write_source(root, 2, AURORA_Q1_REVISED, title="Aurora corrected", occurred_at="2026-04-20"), 2)
+    (_, record), = _blocks(root)
+    rel = write_source(root, 3, "The auditors confirmed the corrected figure.\n", title="Audit note", occurred_at="2026-05-01",
+                       resolves=record.id, rationale="The audited figure is $1.3M.")
+    result = file_and_commit(root, rel, 3, resolves=record.id)
+    assert [z.contradiction_id for z in result.plan.resolutions] == [record.id]
+    (_, resolved), = _blocks(root)
+    assert resolved.status == "resolved"
+
+
+def test_restricted_layer_stays_in_its_layer(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "stigmergy.toml").write_text('[layers.board]\nreaders = ["ceo@example.com"]\n')
+    rel = write_source(root, 1, AURORA_Q1, title="Board results", occurred_at="2026-04-02", layer="board")
+    result = propose(root, _settings(root), rel, op_for(root, rel, 1))
+    assert result.verdict.ok, result.verdict.violations
+    assert all(p.startswith("layers/board/wiki/") for p in result.verdict.changes)
+
+
+def _settings(root: Path) -> Settings:
+    from stigmergy.settings import load_settings
+
+    return load_settings(root)
+
+
+def test_golden_pages(tmp_path: Path) -> None:
+    """Planner output on fixed inputs against checked-in pages (STIGMERGY_UPDATE_GOLDEN=1 rewrites them)."""
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02",
+                                       metadata={"participants": ["Maria Chen", "Omar Diaz"]}), 1)
+    file_and_commit(root, write_source(root, 2, AURORA_Q2, title="Aurora Q2", occurred_at="2026-07-02"), 2)
+    file_and_commit(root, write_source(root, 3, AURORA_Q1_REVISED, title="Aurora results (corrected)",
+                                       occurred_at="2026-04-20", project="Project Atlas"), 3)
+    pages = _pages(root)
+    if UPDATE_GOLDEN:
+        for old in GOLDEN.rglob("*.md"):
+            old.unlink()
+        for rel, text in pages.items():
+            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / rel).write_text(text, encoding="utf-8")
+    expected = {p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in sorted(GOLDEN.rglob("*.md"))}
+    assert pages == expected
+
+
+def test_plan_is_judged_by_the_real_gates(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    rel = write_source(root, 1, AURORA_Q1, title="Aurora results", occurred_at="2026-04-02")
+    ctx = build_context(root, Settings(), rel)
+    plan = DeterministicPlanner().plan(ctx).plan
+    verdict = evaluate(plan, root, Settings(), op_for(root, rel, 1))
+    assert verdict.ok
+    assert "wiki/notes/Aurora results.md" in verdict.changes
