@@ -15,7 +15,7 @@ stigmergy init "$wiki"
 cat >>"$wiki/stigmergy.toml" <<'TOML'
 
 [layers.board]
-readers = ["ceo@halden.example"]
+readers = ["ceo@lanternfish.example"]
 TOML
 git -C "$wiki" commit -qm "declare the board layer" stigmergy.toml
 
@@ -26,18 +26,46 @@ if [ -d "$here/sample_corpus/_restricted/board" ]; then
   stigmergy -C "$wiki" capture "$here/sample_corpus/_restricted/board" --layer board --by "Demo User <demo@example.com>"
 fi
 
+step "what the wiki learned: stigmergy overview"
+stigmergy -C "$wiki" overview
+
+step "contradictions found (both claims kept, each cited): stigmergy contradictions"
+stigmergy -C "$wiki" contradictions
+
 step "git log (one commit per operation, with trailers)"
-git -C "$wiki" log --format='%h %s' | head -12
+git -C "$wiki" log --format='%h %s' | head -8
 echo "…"
 git -C "$wiki" log -1 --format='%B'
 
 step "stigmergy log -n 5"
 stigmergy -C "$wiki" log -n 5
 
-step "a source page"
-first=$(find "$wiki/sources" -name 'cap_*.md' | sort | head -1)
-head -40 "$first"
+step "an entity page"
+cat "$wiki/wiki/entities/Tidemark.md" | head -40
 
-step "stigmergy status / fsck"
+step "a note"
+cat "$wiki/wiki/notes/Quarterly report — Q2 2026 (final).md" | head -60
+
+step "stigmergy index (fragments -> local all-MiniLM-L6-v2 -> SQLite FTS5 + sqlite-vec)"
+stigmergy -C "$wiki" index
+
+step "search 1, lexical: stigmergy search \"Q2 2026 revenue headcount\""
+stigmergy -C "$wiki" search "Q2 2026 revenue headcount"
+
+step "search 2, paraphrase: stigmergy search \"why were temperature warnings late to reach customers\""
+stigmergy -C "$wiki" search "why were temperature warnings late to reach customers"
+
+step "search 3, an entity by its alias: stigmergy search \"what does Tomek work on\" --explain"
+stigmergy -C "$wiki" search "what does Tomek work on" --explain
+
+step "scope: the board layer's canary is invisible to a public reader, visible to the CEO"
+stigmergy -C "$wiki" --as someone@example.com search "CANARY-BOARD-7731 acquisition" -k 3 || true
+stigmergy -C "$wiki" --as ceo@lanternfish.example search "CANARY-BOARD-7731 acquisition" -k 3 || true
+
+step "read with evidence: every cited line followed by the source lines it cites"
+stigmergy -C "$wiki" read "wiki/entities/Harbor API.md" --evidence | head -60
+
+step "stigmergy status / lint / fsck"
 stigmergy -C "$wiki" status
+stigmergy -C "$wiki" lint || true
 stigmergy -C "$wiki" fsck

@@ -95,7 +95,7 @@ def _register_all() -> None:
 
     capture_cmds.register(app)
     ops_cmds.register(app)
-    for name in ("lint_cmds", "file_cmds", "index_cmds", "read_cmds"):
+    for name in ("lint_cmds", "file_cmds", "index_cmds", "read_cmds", "wiki_cmds"):
         # Sibling command modules are optional while the project grows; each registers explicitly.
         try:
             module = __import__(f"stigmergy.cli.{name}", fromlist=["register"])

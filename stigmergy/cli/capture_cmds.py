@@ -116,9 +116,29 @@ def capture_cmd(
             line += f" (+{len(o.pages)} wiki pages)"
         out.print(line, markup=False, highlight=False)
 
+    progress = None
+    if len(items) > 1 and not app_ctx.json and out.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        progress = Progress(
+            TextColumn("capturing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=out, transient=True,
+        )
+        task = progress.add_task("capture", total=len(items))
+        line_event = on_event
+
+        def on_event(kind: str, o: CaptureOutcome) -> None:  # noqa: F811 — wraps the line printer
+            line_event(kind, o)
+            if kind != "acknowledged":
+                progress.advance(task)
+
     with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
         resumed = resume(repo, app_ctx.env)
-        outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
+        if progress is not None:
+            with progress:
+                outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
+        else:
+            outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
     outcomes = failed + outcomes
     from stigmergy.capture.service import CaptureReport
 

@@ -103,6 +103,12 @@ def status_cmd(ctx: typer.Context) -> None:
     last = data["last_operation"]
     if last:
         typer.echo(f"last op     {last['id']} {last['kind']} {last['status']} {last['summary'][:60]}")
+    idx = data["index"]
+    if not idx["present"]:
+        typer.echo("index       none (run `stigmergy index`)")
+    else:
+        behind = "  (behind HEAD: run `stigmergy index`)" if idx["behind_head"] else "  (current)"
+        typer.echo(f"index       at {(idx['commit'] or '-')[:10]}{behind}")
     if data["health"]["uncommitted_wiki_changes"]:
         typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
 

@@ -70,15 +70,27 @@ def status(repo: Repository) -> dict[str, Any]:
     ]
     head = repo.git.head()
     dirty = [line for line in repo.git.status_porcelain("sources", "wiki", "layers") if line]
+    index = {"present": repo.layout.index_db.is_file(), "commit": None, "behind_head": None}
+    if index["present"]:
+        import sqlite3
+
+        try:
+            conn = sqlite3.connect(f"file:{repo.layout.index_db}?mode=ro", uri=True)
+            row = conn.execute("SELECT value FROM meta WHERE key='commit'").fetchone()
+            conn.close()
+            index["commit"] = row[0] if row else None
+            index["behind_head"] = index["commit"] != head
+        except sqlite3.Error:
+            index["commit"] = None
     return {
         "root": str(repo.root),
         "head": head,
         "last_operation": ops[0].to_dict() if ops else None,
         "pending": pending,
         "counts": counts,
+        "index": index,
         "health": {
             "uncommitted_wiki_changes": len(dirty),
-            "bookkeeping_behind": bool(head and state.meta("last_commit") not in (None, head) and False),
-            "ok": not pending,
+            "ok": not pending and not index["behind_head"],
         },
     }

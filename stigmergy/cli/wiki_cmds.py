@@ -1,0 +1,59 @@
+"""contradictions, overview."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from stigmergy.cli.app import AppContext
+from stigmergy.cli.render import print_json
+
+
+def contradictions_cmd(
+    ctx: typer.Context,
+    status: Annotated[str | None, typer.Option("--status", help="open | resolved")] = None,
+) -> None:
+    """List contradiction blocks across the wiki (open and resolved)."""
+    from stigmergy.index.overview import contradictions
+
+    app_ctx: AppContext = ctx.obj
+    found = contradictions(app_ctx.require_root(), app_ctx.settings, app_ctx.reader, status)
+    if app_ctx.json:
+        print_json({"contradictions": found})
+        return
+    if not found:
+        typer.echo("no contradictions")
+    for c in found:
+        if c["status"] == "malformed":
+            typer.echo(f"MALFORMED {c['page']}:{c['line']}: {c['error']}")
+            continue
+        typer.echo(f"{c['id']}  {c['status']:8}  {c['subject']}")
+        typer.echo(f"    on {c['page']} (line {c['line']})")
+        for claim in c["claims"]:
+            typer.echo(f"    - {claim['date']}: {claim['text']}  [{claim['path']}#L{claim['start']}-L{claim['end']}]")
+        if c.get("resolution"):
+            typer.echo(f"    resolved {c['resolution']['date']}: {c['resolution']['rationale']}")
+
+
+def overview_cmd(ctx: typer.Context) -> None:
+    """What the wiki learned: pages per type, entities with their aliases, contradictions."""
+    from stigmergy.index.overview import overview
+
+    app_ctx: AppContext = ctx.obj
+    data = overview(app_ctx.require_root(), app_ctx.settings, app_ctx.reader)
+    if app_ctx.json:
+        print_json(data)
+        return
+    typer.echo("pages: " + ", ".join(f"{n} {t}" for t, n in data["pages"].items()))
+    typer.echo(f"entities ({len(data['entities'])}):")
+    for e in data["entities"]:
+        aliases = f"  aka {', '.join(e['aliases'])}" if e["aliases"] else ""
+        typer.echo(f"  {e['title']} [{e['entity_type'] or '?'}] ({e['sources']} sources){aliases}")
+    c = data["contradictions"]
+    typer.echo(f"contradictions: {c['open']} open, {c['resolved']} resolved" + (f", {c['malformed']} malformed" if c["malformed"] else ""))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("contradictions")(contradictions_cmd)
+    app.command("overview")(overview_cmd)
