@@ -89,6 +89,12 @@ def corpus_files() -> list[Path]:
     return sorted(files, key=lambda p: (corpus_date(p), p.name))
 
 
+def corpus_files_by_path() -> list[Path]:
+    """The public sample corpus in the order `stigmergy capture sample_corpus` files it: by path."""
+    files = [p for p in CORPUS.rglob("*") if p.is_file() and p.name != "README.md" and "_restricted" not in p.parts]
+    return sorted(files, key=lambda p: p.relative_to(CORPUS).as_posix())
+
+
 def corpus_date(path: Path) -> str:
     import re
 

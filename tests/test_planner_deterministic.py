@@ -11,6 +11,7 @@ import pytest
 from test_plan_support import (
     capture_id,
     corpus_files,
+    corpus_files_by_path,
     file_and_commit,
     git,
     make_repo,
@@ -24,7 +25,7 @@ from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.plan.context import build_context
 from stigmergy.plan.deterministic import DeterministicPlanner
-from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS
+from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS, Unit, definitions
 from stigmergy.plan.filing import propose
 from stigmergy.plan.schema import CreatePage, UpdatePage, plan_to_json
 from stigmergy.settings import Settings
@@ -121,6 +122,174 @@ def test_corpus_planted_contradictions_and_no_others(corpus_repo: tuple[Path, li
     q2 = [rec for _, rec in _blocks(root) if "revenue for Q2 2026" in rec.subject][0]
     assert "revision or correction" in q2.explanation
     assert {c.text for c in q2.claims} >= {"Revenue — Q2 2026: £2.41M; Q1 2026: £1.88M"}
+
+
+GLOSSARY_CONCEPTS = {
+    "Excursion", "Excursion budget", "Mean kinetic temperature (MKT)", "Lane", "Dwell time", "Telemetry gap",
+    "Custody event", "Reefer", "Beacon gateway", "GDP",
+}
+CORPUS_ENTITIES = {
+    "Aoife Brennan": "person", "Daniel Ferreira": "person", "Dublin": "place", "Erik Sandberg": "person",
+    "Grace Nakamura": "person", "Greywater Ventures": "organisation", "Hannah Lindqvist": "person",
+    "Harbor API": "product", "Ines Carvalho": "person", "Lanternfish Labs": "organisation", "Leeds": "place",
+    "Leila Haddad": "person", "Lisbon": "place", "Maya Okafor": "person", "Norrland Fresh": "organisation",
+    "Oliver Brandt": "person", "Orbis Freight": "organisation", "Pellucid Pharma Logistics": "organisation",
+    "Priya Raghunathan": "person", "Rory MacAllister": "person", "Samuel Achterberg": "person",
+    "Tidemark": "product", "Tomasz Wieczorek": "person",
+}
+
+
+def _typed(entities: dict[str, dict]) -> dict[str, str]:
+    # Inês Carvalho is written "Ines" in the plain-text files: whichever spelling came first is the title.
+    return {t.replace("Inês", "Ines"): m["entity_type"] for t, m in entities.items()}
+
+
+def _kinds(root: Path) -> tuple[dict[str, dict], set[str], set[str]]:
+    entities, concepts, projects = {}, set(), set()
+    for rel, text in _pages(root).items():
+        meta, _, _ = split_front_matter(text)
+        if "/entities/" in rel:
+            entities[meta["title"]] = meta
+        elif "/concepts/" in rel:
+            concepts.add(meta["title"])
+        elif "/projects/" in rel:
+            projects.add(meta["title"])
+    return entities, concepts, projects
+
+
+def test_corpus_pages_are_the_cast_not_junk(corpus_repo: tuple[Path, list]) -> None:
+    """Entities are the README's cast with the right types, concepts the glossary's terms, and a project
+    is never an entity too."""
+    root, _ = corpus_repo
+    entities, concepts, projects = _kinds(root)
+    assert _typed(entities) == CORPUS_ENTITIES
+    assert concepts == GLOSSARY_CONCEPTS
+    assert {"Project Driftwood", "Project Lodestar"} <= projects
+    for project in projects:
+        assert project.removeprefix("Project ") not in entities
+    aliases = {t: set(m.get("aliases") or []) for t, m in entities.items()}
+    assert "Tomek" in aliases["Tomasz Wieczorek"] and "ColdTrace" in aliases["Tidemark"]
+    assert "Pellucid" in aliases["Pellucid Pharma Logistics"] and "Orbis" in aliases["Orbis Freight"]
+    ines = aliases.get("Inês Carvalho", set()) | aliases.get("Ines Carvalho", set())
+    assert {"Inês Carvalho", "Ines Carvalho"} & ines and "Ines" in ines
+    owners: dict[str, list[str]] = {}
+    for title, names in aliases.items():
+        for name in names | {title}:
+            owners.setdefault(name, []).append(title)
+    assert {n: ts for n, ts in owners.items() if len(ts) > 1} == {}
+
+
+def test_corpus_in_capture_order_has_no_duplicate_project_entity(tmp_path: Path) -> None:
+    """`stigmergy capture sample_corpus` files by path: meeting and customer notes that name Driftwood come
+    before the project's own updates. The final wiki still has one page for the project and no junk."""
+    root = make_repo(tmp_path)
+    results = []
+    for n, path in enumerate(corpus_files_by_path(), 1):
+        results.append(file_and_commit(root, write_corpus_file(root, n, path), n))
+    assert all(r.verdict.ok for r in results)
+    entities, concepts, projects = _kinds(root)
+    assert _typed(entities) == CORPUS_ENTITIES
+    assert concepts == GLOSSARY_CONCEPTS
+    assert {"Project Driftwood", "Project Lodestar"} <= projects
+    subjects = sorted(rec.subject for _, rec in _blocks(root))
+    joined = " | ".join(subjects)
+    for planted in ("revenue for Q2 2026", "headcount for Q2 2026", "Harbor API launch", "pilot lanes"):
+        assert planted in joined
+    assert len(subjects) == 4, subjects
+
+
+def test_project_named_entity_is_not_created(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    # "Project Nimbus" once, then "Nimbus" alone, often, mid-sentence: Nimbus is the project, not an entity.
+    text = (
+        "The gateways moved to Nimbus in May, after Project Nimbus passed its review.\n\n"
+        "Customers already on Nimbus saw no delay. We shipped Nimbus to every depot; the team runs Nimbus daily.\n"
+    )
+    result = file_and_commit(root, write_source(root, 1, text, title="Ingest review", occurred_at="2026-05-02"), 1)
+    assert not [m for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"]
+    # A capture of the project itself: a project page, still no entity.
+    text2 = "Nimbus reached full cutover on 12 June. We shipped Nimbus to the last depot; Nimbus is done.\n"
+    rel = write_source(root, 2, text2, title="Cutover", occurred_at="2026-06-12", project="Project Nimbus")
+    file_and_commit(root, rel, 2)
+    assert (root / "wiki/projects/Project Nimbus.md").exists()
+    assert not (root / "wiki/entities/Nimbus.md").exists()
+    # Once the project page exists, a source naming "Nimbus" alone links to it and makes no entity either.
+    text3 = "We shipped Nimbus to Orion Foods in July. Nimbus now serves Orion Foods; Orion Foods pays for Nimbus.\n"
+    result = file_and_commit(root, write_source(root, 3, text3, title="Orion", occurred_at="2026-07-02"), 3)
+    created = {m.title for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"}
+    assert created == {"Orion Foods"}
+    note = (root / "wiki/notes/Orion.md").read_text()
+    assert "[[Project Nimbus|Nimbus]]" in note
+
+
+def test_existing_entity_named_like_a_project_is_not_fed(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = "We launched Nimbus in May. Customers on Nimbus saw no delay; we shipped Nimbus to Leeds.\n"
+    file_and_commit(root, write_source(root, 1, text, title="Launch", occurred_at="2026-05-02"), 1)
+    assert (root / "wiki/entities/Nimbus.md").exists()  # nothing said it was a project yet
+    before = (root / "wiki/entities/Nimbus.md").read_text()
+    text2 = "Nimbus reached full cutover on 12 June; Nimbus is done.\n"
+    rel = write_source(root, 2, text2, title="Cutover", occurred_at="2026-06-12", project="Project Nimbus")
+    result = file_and_commit(root, rel, 2)
+    assert not [m for m in result.plan.mutations if getattr(m, "path", "") == "wiki/entities/Nimbus.md"]
+    assert (root / "wiki/entities/Nimbus.md").read_text() == before
+    assert (root / "wiki/projects/Project Nimbus.md").exists()
+
+
+def test_modifier_words_and_mail_headers_are_not_entities(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """From: Priya Raghunathan <priya@example.com>
+To: Aoife Brennan <aoife@example.com>
+Subject: Pilot scope
+----------------------------------------------------------------------
+
+Hi Aoife,
+
+Beacon gateways in your depot are installed. We will bring first-generation Beacon units and Beacon G2
+units for the small boxes. Our Beacon units report every minute.
+
+Best,
+Priya
+"""
+    rel = write_source(root, 1, text, title="Pilot scope", occurred_at="2026-05-19")
+    result = file_and_commit(root, rel, 1)
+    created = {m.title: m.entity_type for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"}
+    assert "Beacon" not in created
+    for m in result.plan.mutations:
+        assert "From:" not in m.body and "-----" not in m.body
+
+
+def test_generic_acronyms_dated_events_and_descriptions_are_not_concepts() -> None:
+    def terms(*texts: str) -> list[str]:
+        return [d.term for d in definitions([Unit(t, n, n, "", "sentence", n) for n, t in enumerate(texts, 1)])]
+
+    assert terms(
+        "Impact: minor. Affected: Excursion alerts (SMS).",
+        "We send every alert by Short Message Service (SMS).",
+        "The April 2026 ingestion backlog is an example of a SEV-2 incident.",
+        "Carrier usage is the fastest-growing revenue line.",
+        "The event schema is the one Project Driftwood uses internally.",
+        "Beacon G2 is the second generation.",
+    ) == []
+    assert terms(
+        "Pharma customers track Mean kinetic temperature (MKT) for every shipment.",
+        "A Reefer is a refrigerated truck, trailer or container.",
+        "**Lane** — a recurring route from an origin to a destination.",
+    ) == ["MKT", "Reefer", "Lane"]
+
+
+def test_also_known_as_alias_lands_on_the_named_person(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = (
+        "Welcome Grace Nakamura, our new SRE lead. Grace Nakamura starts on Monday.\n\n"
+        "Tomasz Wieczorek, also known as Tomek, will pair with her. Tomasz Wieczorek (CTO) runs on-call.\n"
+    )
+    result = file_and_commit(root, write_source(root, 1, text, title="Welcome", occurred_at="2026-02-16"), 1)
+    created = {m.title: m for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"}
+    assert created["Tomasz Wieczorek"].aliases == ("Tomek",)
+    assert created["Tomasz Wieczorek"].entity_type == "person"
+    assert "Tomek" not in created["Grace Nakamura"].aliases
+    assert "Tomek" not in created
 
 
 def test_refiling_the_same_capture_is_a_noop(tmp_path: Path) -> None:

@@ -24,6 +24,9 @@ _MDLINK = re.compile(r"!?\[([^\[\]]*)\]\(([^()\s]*)(?:\s+\"[^\"]*\")?\)")
 _COMMENT = re.compile(r"<!--.*?-->|<!--.*$")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_RULE = re.compile(r"^\s*(?:[-=_*~]\s*){3,}$")
+# A mail or chat header ("From: Priya <p@x>", "Cc: ...", "Subject: ..."): it names people but states nothing.
+_MAIL_HEADER = re.compile(r"^\s*(?:From|To|Cc|Bcc|Date|Sent|Subject|Reply-To)\s*:\s", re.I)
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Inc|Ltd|Co|Corp|St|vs|etc|e\.g|i\.e|approx|No|Jr|Sr)\.$")
 
 MAX_UNIT_CHARS = 420
@@ -154,6 +157,15 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             section = clean_inline(h.group(2))
             headings.append((ln, section, len(h.group(1))))
             continue
+        if _RULE.match(raw) and not raw.lstrip().startswith("|"):
+            flush()
+            continue
+        if _MAIL_HEADER.match(raw):
+            flush()
+            text = clean_inline(raw)
+            if text:
+                units.append(Unit(text, ln, ln, section, "meta", len(units)))
+            continue
         if raw.lstrip().startswith("|"):
             flush()
             if _TABLE_SEP.match(raw):
@@ -231,7 +243,12 @@ ORG_SUFFIX = {
     "Software", "Networks", "Health", "Energy", "Analytics", "Council", "Committee", "Department", "Studio",
     "Studios", "Industries", "Media", "Robotics", "Logistics", "Therapeutics", "Pharma", "Bio", "AI",
     "Cloud", "Dynamics", "Works", "Co.", "Association", "Society", "Trust", "Fund", "Commission", "Board",
+    "Freight", "Shipping", "Airlines", "Airways", "Motors", "Foods", "Pharmaceuticals", "Insurance",
 }
+PRODUCT_SUFFIX = {"API", "SDK", "App", "Platform", "Gateway", "Dashboard", "Portal", "Console", "Suite"}
+# Organisation names given in a source's front matter (`customer: Norrland Fresh`).
+ORG_KEYS = ("customer", "customers", "company", "organisation", "organization", "client", "partner", "vendor",
+            "supplier", "account", "investor")
 PLACE_SUFFIX = {"City", "County", "Street", "Park", "Valley", "Island", "Islands", "River", "Lake", "Bay",
                 "Province", "State", "Region", "Airport", "Station", "Square", "Harbour", "Harbor"}
 PLACES = set(
@@ -243,6 +260,10 @@ PLACES = set(
     Lagos Nairobi Johannesburg Mexico Brazil Argentina Chile Peru Canada France Germany Spain Italy Portugal
     Ireland Netherlands Belgium Switzerland Austria Sweden Norway Denmark Finland Poland Greece Turkey Japan
     China India Australia Kenya Nigeria Egypt Europe Asia Africa America Americas EMEA APAC LATAM
+    Leeds Manchester Birmingham Liverpool Bristol Sheffield Newcastle Edinburgh Glasgow Cardiff Belfast Cork
+    Galway Limerick Gothenburg Malmö Uppsala Umeå Jönköping Bergen Trondheim Aarhus Odense Porto Rotterdam
+    Antwerp Hamburg Frankfurt Cologne Lyon Marseille Barcelona Valencia Seville Sintra Tallinn Riga Vilnius
+    Scotland Wales England Sweden Iceland Estonia Latvia Lithuania Luxembourg Croatia Romania Bulgaria Hungary
     """.split()
 ) | {"New York", "San Francisco", "Los Angeles", "Hong Kong", "United States", "United Kingdom", "South Africa",
      "New Zealand", "Buenos Aires", "São Paulo", "Sao Paulo", "Cape Town", "Tel Aviv", "Mexico City"}
@@ -344,28 +365,70 @@ class EntityCandidate:
     matched: str = ""  # the surface form found in the source
 
 
-def guess_entity_type(name: str, contexts: Iterable[str], participants: set[str]) -> str:
+_ROLE = (
+    r"(?:CEO|CTO|CFO|COO|CPO|VP|SVP|EVP|Head|Lead|Director|Manager|Engineer|Founder|co-founder|Partner|Officer|"
+    r"Chief|President|Designer|Analyst|Scientist|Consultant|Researcher|Architect|Developer|Recruiter|Counsel)"
+)
+
+
+def guess_entity_type(
+    name: str, contexts: Iterable[str], participants: set[str], organisations: set[str] = frozenset()
+) -> str:
     words = name.split()
     if name in participants:
         return "person"
+    if name in organisations:
+        return "organisation"
     if words[-1] in ORG_SUFFIX or any(w in {"&", "and"} for w in words):
         return "organisation"
+    if words[-1] in PRODUCT_SUFFIX and len(words) >= 2:
+        return "product"
     if name in PLACES or words[-1] in PLACE_SUFFIX:
         return "place"
     ctx = " ".join(contexts)
     esc = re.escape(name)
-    if re.search(rf"\b(?:launch(?:ed|es|ing)?|releas(?:e|ed|es|ing)|ship(?:ped|s)?|version of|rolled out|beta of|using|uses|deploy(?:ed)?)\s+(?:the\s+|a\s+|an\s+)?{esc}\b", ctx) or re.search(rf"\b{esc}\s+(?:v?\d+(?:\.\d+)+|app|platform|API|SDK|release|beta|launch)\b", ctx):
+    person_shaped = 2 <= len(words) <= 4 and all(w[:1].isupper() and (w.isalpha() or "-" in w or "'" in w) for w in words)
+    if person_shaped and (
+        # a chat speaker "[13:25] Tomasz Wieczorek:", a mail header "From: Aoife Brennan <…>", a title "Dr. X",
+        # a role "X (CTO", "X, Head of Sales", "Aoife Brennan Quality Director"
+        re.search(rf"\[\d{{1,2}}:\d{{2}}(?::\d{{2}})?\]\s*{esc}:", ctx)
+        or re.search(rf"(?:^|\s)(?:From|To|Cc|Bcc):\s*(?:[^:]*,\s*)?{esc}\b", ctx, re.I)
+        or re.search(rf"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+{esc}\b", ctx)
+        or re.search(rf"\b{esc}\s*(?:\(|,|—|–|-)?\s*(?:the\s+|our\s+)?(?:[A-Z][a-z]+\s+){{0,2}}{_ROLE}\b", ctx)
+    ):
+        return "person"
+    if re.search(rf"\b(?:launch(?:ed|es|ing)?|releas(?:e|ed|es|ing)|ship(?:ped|s)?|version of|rolled out|beta of|using|uses|deploy(?:ed)?|renamed (?:its|the|our) (?:platform|product|app) (?:to )?)\s+(?:the\s+|a\s+|an\s+)?{esc}\b", ctx) or re.search(rf"\b{esc}\s+(?:v?\d+(?:\.\d+)+|app|platform|API|SDK|release|beta|launch)\b", ctx):
         return "product"
     if re.search(rf"\b{esc}\s*\((?:CEO|CTO|CFO|COO|VP|head|lead|director|manager|engineer|founder)", ctx, re.I) or re.search(rf"\b{esc}\s+(?:said|says|noted|asked|agreed|proposed|presented|joined|will|thinks|suggested|owns|reported)\b", ctx):
         if len(words) >= 2:
             return "person"
     if len(words) in (2, 3) and words[0] in FIRST_NAMES and all(w.isalpha() or "-" in w or "'" in w for w in words):
         return "person"
+    if re.search(rf"\b(?:customers?|clients?|partners?|investors?|carriers?|suppliers?|distributors?|vendors?)\s+(?:such as\s+|like\s+|including\s+)?{esc}\b", ctx) \
+            or re.search(rf"\b{esc},\s+(?:a|an|our|the)\s+(?:[\w-]+\s+){{0,3}}(?:customer|company|distributor|partner|investor|carrier|firm|supplier|vendor|retailer|manufacturer)\b", ctx):
+        return "organisation"
     if re.search(rf"\b(?:at|with|from|for|by|acquired|partnered with|customer)\s+{esc}\b", ctx) and len(words) <= 3:
         return "organisation"
+    if re.search(rf"\b{esc}(?:-based|\s+(?:office|offices|HQ|headquarters))\b", ctx) and len(words) <= 2:
+        return "place"
     if re.search(rf"\b(?:in|to|near)\s+{esc}\b", ctx) and len(words) <= 2:
         return "place"
     return "other"
+
+
+_PROJECT = re.compile(r"\bProject\s+(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+
+
+def project_mentions(text: str) -> set[str]:
+    """Names written as "Project X" in text: X is a project, filed on its project page, never an entity."""
+    out = set()
+    for m in _PROJECT.finditer(text):
+        words = [_strip_tok(w) for w in m.group("name").split()]
+        while words and (words[-1] in COMMON or _looks_figure(words[-1])):
+            words.pop()
+        if words and words[0] not in COMMON:
+            out.add(" ".join(words))
+    return out
 
 
 _WORDSPAN = re.compile(r"\w+")
@@ -420,6 +483,7 @@ def detect_entities(
     participants: Sequence[str],
     links: Sequence[Link],
     catalogue: Mapping[str, str],
+    organisations: Sequence[str] = (),
 ) -> list[EntityCandidate]:
     """Known names first; new ones only with evidence (see docs/planning.md)."""
     found: dict[str, EntityCandidate] = {}
@@ -469,13 +533,29 @@ def detect_entities(
         if p not in accepted and p not in known_surfaces and p not in where and _name_like(p):
             accepted[p] = "participants list"
             where[p] = []
+    # "[[Pellucid Pharma Logistics|Pellucid]]": the link names the identity even where the text shows only
+    # the label; the statements that show the label speak of it.
+    for lk in sorted(links, key=lambda lk: (lk.target, lk.label or "")):
+        t = " ".join(lk.target.split())
+        if t in accepted or t in known_surfaces or not _name_like(t) or not any(w not in COMMON for w in t.split()):
+            continue
+        shown = lk.label or t
+        idxs = [i for i, u in enumerate(units) if mentions(u.text, [shown])]
+        if idxs:
+            accepted[t] = "linked in the source"
+            where[t] = sorted(set(where.get(t, [])) | set(idxs))
     # A single word that is part of an accepted longer name is that name, not a second entity.
     for name in list(accepted):
         if " " not in name and any(name in other.split() for other in accepted if other != name):
             del accepted[name]
+    org_set = {o.strip() for o in organisations if o and o.strip()}
     for name in sorted(accepted):
         contexts = [units[i].text for i in where.get(name, [])]
-        etype = guess_entity_type(name, contexts, participant_set)
+        etype = guess_entity_type(name, contexts, participant_set, org_set)
+        if etype == "other" and accepted[name].startswith("name used"):
+            # A single word seen often but never as a person, organisation, place or product ("Beacon
+            # gateways", "Beacon units") is a modifier, not evidence of an identity.
+            continue
         found["new:" + name] = EntityCandidate(name, etype, accepted[name], list(where.get(name, [])), None, name)
     return sorted(found.values(), key=lambda c: (c.known_path is None, c.name))
 
@@ -700,8 +780,26 @@ def _generic_measures(text: str, subject: str) -> list[Measure]:
 # --------------------------------------------------------------------------------------------- concepts
 
 _DEFINE = re.compile(
-    r"^(?:\*\*|__)?(?:(?:An?|The)\s+)?(?P<term>[A-Za-z][\w/-]*(?:\s+[\w/-]+){0,3}?)(?:\*\*|__)?\s+"
-    r"(?:\([^)]{1,60}\)\s+)?(?:is|are|means|refers to|is defined as|describes)\s+(?P<rest>(?:a|an|the|when|how|what|our|any|one)\b.*)$"
+    r"^(?P<bold>\*\*|__)?(?:(?:An?|The)\s+)?(?P<term>[A-Za-z][\w/-]*(?:\s+[\w/-]+){0,3}?)(?:\*\*|__)?\s+"
+    r"(?:\([^)]{1,60}\)\s+)?(?P<verb>is|are|means|refers to|is defined as|describes)\s+"
+    r"(?P<rest>(?:a|an|the|when|how|what|our|any|one)\b.*)$"
+)
+# "X is an example", "X is a lot of…": a description of a case, not the meaning of a term.
+_NOT_A_DEFINITION = re.compile(
+    r"^(?:a|an)\s+(?:example|instance|case|part|result|reminder|sign|lot|bit|number|couple|first|second|third|"
+    r"few|little|good|great|big)\b",
+    re.I,
+)
+# Acronyms of common technology and institutions: not a team's glossary term.
+GENERIC_ACRONYMS = set(
+    """
+    API APIs SDK SMS MMS URL URI HTTP HTTPS REST SQL CSV PDF JSON XML HTML CSS UI UX AI ML LLM IT HR PR QA
+    IoT GPS USB LTE SIM CPU GPU RAM SSD VPN DNS TLS SSL SSO MFA SaaS PaaS IaaS B2B B2C ERP CRM KPI OKR ROI SLA
+    SLO NDA GDPR EU UK US USA UN NHS FAQ ETA ASAP CEO CTO CFO COO CPO VP SRE DevOps PM EMEA APAC
+    """.split()
+)
+_MONTH_OR_YEAR = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|(?:19|20)\d{2})\b"
 )
 _GLOSSARY = re.compile(r"^(?:\*\*|__)(?P<term>[^*_]{2,60})(?:\*\*|__)\s*[:—–-]\s+(?P<rest>.+)$|^(?P<term2>[A-Z][\w /-]{1,50}?)\s*[:—–]\s+(?P<rest2>[A-Z].+)$")
 _ACRONYM = re.compile(r"\b(?P<long>[A-Z][a-z]+(?:[ -][A-Za-z][a-z]+){1,5})\s+\((?P<short>[A-Z][A-Z0-9]{1,7})\)")
@@ -725,13 +823,23 @@ def _term_ok(term: str) -> bool:
         return False
     if any(w.lower() in {"is", "are", "was", "were", "will", "has", "have", "our", "my", "your"} for w in words):
         return False
+    if _MONTH_OR_YEAR.search(term):
+        return False  # "April 2026 ingestion backlog" is an event, not an idea
     return any(c.isalpha() for c in term)
+
+
+def _acronym_of(long: str, short: str) -> bool:
+    """'Mean kinetic temperature' spells 'MKT': the initials of the long form are the acronym."""
+    words = [w for w in re.split(r"[ -]+", long) if w and w.lower() not in CONNECTORS]
+    return len(words) >= len(short) and "".join(w[0] for w in words[-len(short):]).upper() == short.upper()
 
 
 def definitions(units: Sequence[Unit]) -> list[Definition]:
     out: list[Definition] = []
     seen: set[str] = set()
     for idx, u in enumerate(units):
+        if u.kind == "meta":
+            continue
         in_glossary = u.section.lower().strip(" :") in GLOSSARY_SECTIONS
         text = u.text
         term, how = None, ""
@@ -742,12 +850,19 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
             d = _DEFINE.match(text)
             if d and u.kind in ("sentence", "item"):
                 t = d.group("term").strip()
-                # A definition is about a term, not about a person or a pronoun.
-                if _term_ok(t) and (t[0].isupper() or t.isupper() or len(t.split()) >= 2 or in_glossary):
+                rest, verb = d.group("rest"), d.group("verb")
+                # Outside a glossary, "X is a/an …" (or "X means …") defines X; "X is the fastest-growing
+                # line" or "X is an example" describes it. A lowercase term is a glossary's or a bold one.
+                defining = in_glossary or (
+                    verb not in ("is", "are") or re.match(r"(?:a|an)\s", rest) is not None
+                ) and not _NOT_A_DEFINITION.match(rest)
+                shaped = in_glossary or bool(d.group("bold")) or (t[0].isupper() and not any(c.isdigit() for c in t))
+                if defining and shaped and _term_ok(t) and t not in GENERIC_ACRONYMS:
                     term, how = t, "defined"
         if term is None:
             a = _ACRONYM.search(text)
-            if a and a.group("short") not in COMMON:
+            if a and a.group("short") not in COMMON and a.group("short") not in GENERIC_ACRONYMS \
+                    and _acronym_of(a.group("long"), a.group("short")):
                 term, how = a.group("short"), "acronym"
         if term and _term_ok(term):
             key = term.lower()
@@ -772,7 +887,7 @@ def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:
     """How much a statement is worth keeping: figures, names, decisions, definitions; not greetings,
     questions or fragments."""
     words = len(u.text.split())
-    if words < 4 or _NOISE.match(u.text):
+    if words < 4 or _NOISE.match(u.text) or u.kind == "meta":
         return 0.0
     s = 1.0
     figs = figures(u.text)
@@ -793,6 +908,8 @@ def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:
 
 
 def is_decision(u: Unit) -> bool:
+    if u.kind == "meta":
+        return False
     sec = u.section.lower()
     if any(k in sec for k in DECISION_SECTIONS):
         return len(u.text.split()) >= 3

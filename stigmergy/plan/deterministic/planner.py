@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from stigmergy.errors import ContractError
@@ -21,6 +22,7 @@ from stigmergy.plan.context import PlannerContext, catalogue, read_source
 from stigmergy.plan.deterministic.analysis import (
     COMMON,
     MEASURES,
+    ORG_KEYS,
     EntityCandidate,
     NameIndex,
     Unit,
@@ -32,6 +34,7 @@ from stigmergy.plan.deterministic.analysis import (
     is_decision,
     measures_in,
     mentions,
+    project_mentions,
     row_measures,
     score_unit,
     source_links,
@@ -141,7 +144,8 @@ class _Filing:
         participants = _participants(self.page.metadata)
         links = source_links(self.page.text)
         project = self.page.project or _meta_str(self.page.metadata, "project")
-        cands = detect_entities(units, self.page.title, participants, links, self.names)
+        orgs = [o for key in ORG_KEYS for o in _meta_names(self.page.metadata, key)]
+        cands = detect_entities(units, self.page.title, participants, links, self.names, orgs)
         entities = self._entities(cands, participants, project)
         self.entities = entities
         for path, variant in self.pending_aliases:
@@ -199,14 +203,31 @@ class _Filing:
         self, cands: list[EntityCandidate], participants: list[str], project: str | None
     ) -> dict[str, _Entity]:
         out: dict[str, _Entity] = {}
-        # A project is filed on its project page, never as an entity too ("Project Driftwood", "Driftwood").
-        project_names = {project, f"Project {project}", project.removeprefix("Project ").strip()} if project else set()
-        project_stems: set[str] = set()
-        for p in self.cat.pages.get("project", []):
-            project_stems |= {stem_of(p).casefold(), stem_of(p).removeprefix("Project ").strip().casefold()}
-        self.project_stems = project_stems | {n.casefold() for n in project_names}
+        # A project is filed on its project page, never as an entity too ("Project Driftwood", "Driftwood"):
+        # the capture's project, the project pages of the layer, and every "Project X" this source writes.
+        named = {project} if project else set()
+        named |= {f"Project {n}" for n in project_mentions(self.page.title + "\n" + self.page.text)}
+        named |= {stem_of(p) for p in self.cat.pages.get("project", [])}
+        project_names: set[str] = set()
+        for n in named:
+            n = " ".join(n.split())
+            project_names |= {n, n.removeprefix("Project ").strip()}
+        project_names.discard("")
+        self.project_names = project_names
+        self.project_stems = {n.casefold() for n in project_names}
+        self.project_paths = {}
+        for n in sorted(named):
+            n = " ".join(n.split())
+            path = page_relpath("project", n, self.layer)
+            if self.all_stems.get(stem_of(path).casefold()) == path:  # link only to a page that exists
+                for variant in (n, n.removeprefix("Project ").strip()):
+                    if variant:
+                        self.project_paths.setdefault(variant, path)
         for c in cands:
             if c.known_path is not None:
+                head = self.heads.get(c.known_path)
+                if (head.title if head else stem_of(c.known_path)).casefold() in self.project_stems:
+                    continue  # an entity page made before the project was known: the project page is its home
                 ent = out.get(c.known_path)
                 head = self.heads.get(c.known_path)
                 if ent is None:
@@ -217,7 +238,7 @@ class _Filing:
                     )
                 ent.units = sorted(set(ent.units) | set(c.units))
                 continue
-            if c.name in project_names or c.name.casefold() in self.project_stems:
+            if c.name.casefold() in self.project_stems:
                 continue
             folded = self._folded_names().get(_fold(c.name))
             if folded is not None and folded[0] == c.name:
@@ -394,6 +415,9 @@ class _Filing:
         for term, path in getattr(self, "concept_paths", {}).items():
             if path != page_path:
                 targets.setdefault(term, path)
+        for name, path in getattr(self, "project_paths", {}).items():
+            if path != page_path:
+                targets.setdefault(name, path)
         if not targets:
             return text
         protected = [(m.start(), m.end()) for m in re.finditer(r"\[[^\]]*\]\([^)]*\)|`[^`]*`", text)]
@@ -483,6 +507,8 @@ class _Filing:
         """Statements that give a measured figure (an amount, a percentage, a count with its period)."""
         out = []
         for i, u in enumerate(self.units):
+            if u.kind == "meta":
+                continue
             ms = row_measures(u.cells, u.header, "") if u.cells and u.header else measures_in(u.text, [""])
             if any(m.period or m.kind == "date" for m in ms):
                 out.append(i)
@@ -522,7 +548,12 @@ class _Filing:
         if got is None:
             return
         meta, old_body = got
-        new_claims = [self._claim(i) for i in idxs if not self._mentions_other(self.units[i].text, e)]
+        # A line naming another entity may speak of that one's figures; only a count held by a named noun
+        # ("Pellucid's pilot covers 42 lanes out of their Dublin hub") is specific enough to compare anyway.
+        new_claims = [
+            self._claim(i) for i in idxs
+            if not self._mentions_other(self.units[i].text, e) or _generic_only(self.units[i].text, e.path)
+        ]
         self._contradictions(e.path, e.title, old_body, new_claims, e)
         self.mutations.append(
             UpdatePage(
@@ -563,11 +594,16 @@ class _Filing:
             got_title = stem_of(path)
             if any(v[0] == path for v in out.values()):
                 continue
-            if re.search(rf"(?<![\w]){re.escape(got_title)}(?![\w])", text):
-                idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [got_title])]
+            # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
+            rx = _term_pattern(got_title)
+            if rx.search(text):
+                idxs = [i for i, u in enumerate(self.units) if rx.search(u.text)]
                 if idxs:
                     out[got_title] = (path, idxs, None)
         self.concept_paths = {t: v[0] for t, v in out.items()}
+        for t, v in list(out.items()):
+            if not t.isupper() and t.lower() != t:
+                self.concept_paths.setdefault(t[0].lower() + t[1:], v[0])
         for _t, v in out.items():
             self.planned_stems.setdefault(stem_of(v[0]).casefold(), v[0])
         return out
@@ -860,6 +896,19 @@ def _claim_text(line: str) -> str:
     return " ".join(text.split())
 
 
+@lru_cache(maxsize=1024)
+def _term_pattern(title: str) -> re.Pattern[str]:
+    if title.isupper() or "(" in title:
+        return re.compile(rf"(?<![\w]){re.escape(title)}(?![\w])")
+    head, rest = re.escape(title[0]), re.escape(title[1:])
+    return re.compile(rf"(?<![\w])(?i:{head}){rest}(?:s|es)?(?![\w])")
+
+
+def _generic_only(text: str, subject: str) -> bool:
+    ms = measures_in(text, [subject])
+    return bool(ms) and all(" " in m.measure and m.measure.split()[0] not in MEASURES for m in ms)
+
+
 def _name_words(text: str) -> bool:
     words = text.split()
     return 2 <= len(words) <= 4 and all(w[:1].isupper() and w not in COMMON for w in words)
@@ -892,6 +941,12 @@ def _participants(metadata: dict[str, Any]) -> list[str]:
                 if name and len(name) <= 80:
                     out.append(name)
     return out
+
+
+def _meta_names(metadata: dict[str, Any], key: str) -> list[str]:
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    items = value if isinstance(value, list) else ([value] if isinstance(value, str) else [])
+    return [" ".join(v.split()) for v in items if isinstance(v, str) and v.strip() and len(v) <= 80]
 
 
 def _meta_str(metadata: dict[str, Any], key: str) -> str | None:
