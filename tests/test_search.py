@@ -61,7 +61,7 @@ def test_lexical_vector_entity_arms_and_explain(scoped: RepoBuilder) -> None:
     top = result.hits[0]
     assert top.path in {"wiki/notes/Aurora revenue.md"} or top.type == "source"
     assert top.arms["lexical"] is not None and top.arms["vector"] is not None
-    assert set(top.factors) == {"status", "freshness", "support"}
+    assert set(top.factors) == {"status", "freshness", "support", "focus"}
     assert "**ARR**" in top.snippet or "**Aurora**" in top.snippet
     assert "[source]" not in top.snippet
     assert len(result.hits) <= 5
@@ -184,3 +184,68 @@ def test_cli_json_shapes_parse(tmp_path: Path, tmp_path_factory: pytest.TempPath
     assert code == 1 and "no page at" in err
     code, out, err = cli(["search", "Aurora", "--as", OUTSIDER], b.root)
     assert code == 0 and "Aurora revenue" in out
+
+
+def test_a_note_about_one_source_outranks_a_hub_citing_many(tmp_path: Path) -> None:
+    b = RepoBuilder(tmp_path / "w")
+    memo = b.source("Pricing memo", "Widget list price rises to 45 euros in May.\n")
+    others = [b.source(f"Memo {i}", f"Topic {i} update number {i}.\n") for i in range(5)]
+    note = "wiki/notes/Pricing memo.md"
+    b.wiki("note", "Pricing memo", f"- Widget list price rises to 45 euros in May. {cite(note, memo, 22)}\n")
+    hub = "wiki/entities/Acme Corp.md"
+    body = f"- Widget list price rises to 45 euros in May. {cite(hub, memo, 22)}\n" + "".join(
+        f"- Topic {i} update. {cite(hub, src, 22)}\n" for i, src in enumerate(others))
+    b.wiki("entity", "Acme Corp", body, aliases=("Acme",))
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    hits = {h.path: h for h in _search(b, "widget list price May", OUTSIDER, k=10).hits}
+    assert hits[note].factors["focus"] == 1.0
+    assert hits[hub].factors["focus"] < 0.9
+    assert hits[note].score > hits[hub].score
+    # The query that is the entity's name keeps the entity page first, however many sources it cites.
+    named = _search(b, "Acme", OUTSIDER, k=3).hits
+    assert named[0].path == hub and named[0].factors["focus"] == 1.0
+
+
+def test_page_paths_lexical_scoped_and_never_failing(scoped: RepoBuilder) -> None:
+    from stigmergy.index.search import page_paths
+    from stigmergy.plan.filing import _index_search
+
+    b, st = scoped, scoped.settings
+    assert page_paths(b.root, st, "Aurora ARR revenue in Q1", 3)[0] == "wiki/notes/Aurora revenue.md"
+    found = page_paths(b.root, st, f"Acme widgets Aurora {CANARY} plan", 10)
+    assert found and all(p.startswith("wiki/") for p in found)  # wiki pages only, of the public layer only
+    secret = page_paths(b.root, st, f"{CANARY} plan", 10, layer="secret")
+    assert secret and all(p.startswith("layers/secret/wiki/") for p in secret)
+    assert page_paths(b.root, st, "Aurora", 3, layer="nowhere") == []
+    # A long text: its rarest terms make the query, not the whole text.
+    long_text = ("the quarter went well and the team shipped many things " * 40) + "Widgets cost 40 euros each.\n"
+    assert page_paths(b.root, st, long_text, 2)[0] == "wiki/concepts/Widget pricing.md"
+    # The filing hook calls it with (query, k, layer).
+    search = _index_search(b.root, st)
+    assert search is not None and search("Aurora ARR", 2, "public")[0] == "wiki/notes/Aurora revenue.md"
+    # Stale: a page deleted in the working tree is not offered.
+    (b.root / "wiki/notes/Aurora revenue.md").unlink()
+    assert "wiki/notes/Aurora revenue.md" not in page_paths(b.root, st, "Aurora ARR revenue", 5)
+    # Unreadable or missing index: [] (the caller falls back), never an exception.
+    db = b.root / ".stigmergy" / "index.sqlite"
+    for extra in db.parent.glob("index.sqlite-*"):
+        extra.unlink()
+    db.write_bytes(b"not a database")
+    assert page_paths(b.root, st, "Aurora", 3) == []
+    db.unlink()
+    assert page_paths(b.root, st, "Aurora", 3) == [] and _index_search(b.root, st) is None
+
+
+def test_page_paths_imports_no_model(scoped: RepoBuilder) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from stigmergy.settings import load_settings; "
+        "from stigmergy.index.search import page_paths; "
+        f"r = Path({str(scoped.root)!r}); print(page_paths(r, load_settings(r), 'Aurora ARR', 2)); "
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert "Aurora revenue" in out[0] and out[1] == "[]"

@@ -1,5 +1,5 @@
-"""Hybrid search: four arms fused with reciprocal rank fusion, then explainable factors, fragments
-collapsed to pages.
+"""Hybrid search: four arms fused with reciprocal rank fusion (a page's lexical and vector share is its
+best fragment's), then explainable factors; and `page_paths`, the lexical page search filing asks.
 
 Arms (each one restricted to the reader's layers inside its SQL, never filtered afterwards):
 - lexical: FTS5 bm25 over (title + aliases, heading trail, body) weighted 10 : 4 : 1;
@@ -7,7 +7,8 @@ Arms (each one restricted to the reader's layers inside its SQL, never filtered 
   1-bit prefilter + float rerank on large ones);
 - entity: entity names and aliases found in the query -> those entity pages, then the pages about them;
 - graph: pages linked from and to the best hits of the other arms.
-Factors: page status, freshness of the cited sources, citation support.
+Factors: page status, freshness of the sources the best fragment cites, citation support, and focus
+(how much of a wiki page's citations go to the source its best fragment is about).
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # The graph arm only echoes the other arms' best hits, so it counts half.
 ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "entity": 1.0, "graph": 0.5}
 GRAPH_SEEDS = 5
+# Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is its
+# best fragment's fused score: a note whose one fragment both arms rank high beats a hub page that one arm
+# found through one fragment and the other arm through another (each of a hub's many fragments is another
+# lottery ticket). Measured on bench/questions.json (bench/search.py --quality).
+FRAGMENT_ARMS = ("lexical", "vector")
+# Focus: the share of a wiki page's citations that go to the sources its best fragment cites. A note about
+# one source scores 1; an entity page citing thirty documents, whose matching paragraph summarises one of
+# them, scores little: the reader asking about that document wants the note or the source first.
+FOCUS_FLOOR = 0.85
+ENTITY_MIN_WEIGHT = 0.5
+ENTITY_ABOUT_DEPTH = 500
 LEXICAL_DEPTH = 100  # fragments; they collapse to at most ARM_DEPTH pages
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
@@ -291,7 +303,11 @@ class Searcher:
             self._fingerprint = store.get_meta(self.conn, "fingerprint") or ""
         return self._fingerprint
 
-    def entity(self, query: str, where: str, params: list[Any], layers: tuple[str, ...]) -> list[int]:
+    def entity(self, query: str, where: str, params: list[Any], layers: tuple[str, ...],
+               terms: list[str] | None = None, relevance: dict[int, float] | None = None,
+               ) -> tuple[list[int], int, float]:
+        """(entity pages named in the query followed by the pages about them, how many of those are named
+        entity pages, the share of the query's terms that their names cover)."""
         tokens = _NAME_TOKEN_RE.findall(query.casefold())
         grams = set()
         for n in range(1, 7):
@@ -303,13 +319,16 @@ class Searcher:
                     grams.add(gram[:-2])
         grams = {g for g in grams if len(g) >= 2 and g not in STOPWORDS}
         if not grams:
-            return []
+            return [], 0, 0.0
         grams_l = sorted(grams)
         found = self.conn.execute(
             f"SELECT en.name, en.page FROM entity_names en JOIN pages p ON p.id = en.page "
             f"WHERE en.name IN ({marks(grams_l)}) AND +p.layer IN ({marks(layers)})", (*grams_l, *layers)).fetchall()
         if not found:
-            return []
+            return [], 0, 0.0
+        terms = query_terms(query) if terms is None else terms
+        named = {w for name, _ in found for w in _WORD_RE.findall(name)}
+        coverage = sum(t in named for t in terms) / len(terms) if terms else 1.0
         found.sort(key=lambda r: (-len(r[0]), r[1]))
         entity_pages: list[int] = []
         for _, pid in found:
@@ -320,13 +339,18 @@ class Searcher:
         allowed = {r[0] for r in self.conn.execute(
             f"SELECT p.id FROM pages p WHERE p.id IN ({marks(entity_pages)}) AND {where}", (*entity_pages, *params))}
         ranked = [pid for pid in entity_pages if pid in allowed]
+        n_named = len(ranked)
         about = self.conn.execute(
             f"SELECT p.id, count(*) AS n FROM page_entities pe JOIN pages p ON p.id = pe.page "
             f"WHERE pe.entity IN ({marks(keys)}) AND {where} GROUP BY p.id "
             f"ORDER BY n DESC, CASE p.status WHEN 'evergreen' THEN 0 WHEN 'mature' THEN 1 WHEN 'developing' THEN 2 "
-            f"ELSE 3 END, p.updated DESC LIMIT ?", (*keys, *params, ARM_DEPTH)).fetchall()
+            f"ELSE 3 END, p.updated DESC LIMIT ?", (*keys, *params, ENTITY_ABOUT_DEPTH)).fetchall()
+        # Among the pages about those entities, the ones the lexical and vector arms liked come first: the
+        # arm says "about Tomasz", the text arms say which of Tomasz's pages is about the question.
+        relevance = relevance or {}
+        about.sort(key=lambda r: (-r[1], -relevance.get(r[0], 0.0)))
         ranked.extend(pid for pid, _ in about if pid not in ranked)
-        return ranked[:ARM_DEPTH]
+        return ranked[:ARM_DEPTH], n_named, coverage
 
     def graph(self, seeds: list[int], where: str, params: list[Any]) -> list[int]:
         if not seeds:
@@ -416,6 +440,8 @@ class Searcher:
         terms = query_terms(query)
         rrf_k = self.settings.search.rrf_k
         page_ranks: dict[str, dict[int, int]] = {}
+        entity_weight = 1.0
+        named_entities: dict[int, float] = {}  # entity pages the query names -> the share of the query they cover
         frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
         frag_page: dict[int, int] = {}
 
@@ -423,8 +449,9 @@ class Searcher:
             ranks, _ = _rank_pages(rows)
             page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
             for i, (fid, pid) in enumerate(rows):
-                frag_scores[fid] = frag_scores.get(fid, 0.0) + 1.0 / (rrf_k + i + 1)
-                frag_page[fid] = pid
+                if pid in page_ranks[name]:
+                    frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
+                    frag_page[fid] = pid
 
         if layers and "lexical" in arms:
             take("lexical", self.lexical(terms, where, params, layers, filtered))
@@ -436,16 +463,30 @@ class Searcher:
             t1 = time.perf_counter()
             take("vector", self.vector(qvec, where, params, layers, filtered))
             timings["vector"] = (time.perf_counter() - t1) * 1000
+        frag_best: dict[int, float] = {}  # page -> its best fragment's lexical + vector score
+        for fid, sc in frag_scores.items():
+            pid = frag_page[fid]
+            if sc > frag_best.get(pid, 0.0):
+                frag_best[pid] = sc
+
         if layers and "entity" in arms:
             t1 = time.perf_counter()
-            page_ranks["entity"] = {pid: i + 1 for i, pid in enumerate(self.entity(query, where, params, layers))}
+            ranked, n_named, coverage = self.entity(query, where, params, layers, terms, frag_best)
+            # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
+            # Tomek decide during the SMS incident" the name is one term in five.
+            entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
+            named_entities = dict.fromkeys(ranked[:n_named], coverage)
+            page_ranks["entity"] = {pid: i + 1 for i, pid in enumerate(ranked)}
             timings["entity"] = (time.perf_counter() - t1) * 1000
 
         def fuse() -> dict[int, float]:
-            fused: dict[int, float] = {}
+            fused = dict(frag_best)
             for arm, ranks in page_ranks.items():
+                if arm in FRAGMENT_ARMS:
+                    continue
+                weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
                 for pid, r in ranks.items():
-                    fused[pid] = fused.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
+                    fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
             return fused
 
         if layers and "graph" in arms:
@@ -460,7 +501,7 @@ class Searcher:
             timings["graph"] = (time.perf_counter() - t1) * 1000
         fused = fuse()
         top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
-        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k)
+        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities)
         t1 = time.perf_counter()
         fresh = self.freshness(layers) if check_freshness else Freshness(
             store.get_meta(self.conn, "commit") or None, None, False)
@@ -470,28 +511,43 @@ class Searcher:
 
     def _hits(self, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
               frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
-              arms: tuple[str, ...], k: int) -> list[Hit]:
+              arms: tuple[str, ...], k: int, named: dict[int, float] | None = None) -> list[Hit]:
         if not top:
             return []
         pids = [pid for pid, _ in top]
         info = {r[0]: r for r in self.conn.execute(
             f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
             f"WHERE id IN ({marks(pids)})", pids)}
-        fresh_dates = dict(self.conn.execute(
-            f"SELECT c.src, max(s.occurred_at) FROM citations c JOIN pages s ON s.page_id = c.capture_id "
-            f"AND s.type = 'source' WHERE c.src IN ({marks(pids)}) GROUP BY c.src", pids).fetchall())
         best_frag: dict[int, int] = {}
         for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
             best_frag.setdefault(frag_page[fid], fid)
+        # Each wiki page's citations (line, source, its date), to weigh the sources its best fragment cites.
+        cited: dict[int, list[tuple[int, str, str | None]]] = {}
+        for src, line, cap, occurred in self.conn.execute(
+                f"SELECT c.src, c.line, c.capture_id, s.occurred_at FROM citations c "
+                f"LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
+                f"WHERE c.src IN ({marks(pids)})", pids):
+            cited.setdefault(src, []).append((line, cap, occurred))
+        frag_ids = [best_frag[pid] for pid in pids if pid in best_frag]
+        frag_lines = {r[0]: (r[1], r[2]) for r in self.conn.execute(
+            f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
         now = datetime.now(UTC)
         scored = []
         for pid, rrf in top:
             _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
             factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
-            date = occurred if ptype == "source" else fresh_dates.get(pid)
+            focus, date = _focus(cited.get(pid, []), frag_lines.get(best_frag.get(pid, -1)))
+            date = occurred if ptype == "source" else date
             factors["freshness"] = _freshness_factor(date, now)
             factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
-            score = rrf * factors["status"] * factors["freshness"] * factors["support"]
+            if ptype == "source" or focus is None:
+                factors["focus"] = 1.0
+            else:
+                # An entity page the query names is about the question as much as the name is the query
+                # ("Tomek": all of it), however many sources it cites.
+                floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
+                factors["focus"] = floor + (1 - floor) * focus
+            score = rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
             scored.append((score, pid, rrf, factors))
         scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
         hits = []
@@ -514,6 +570,21 @@ class Searcher:
                 arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
             ))
         return hits
+
+
+def _focus(cites: list[tuple[int, str, str | None]], lines: tuple[int, int] | None) -> tuple[float | None, str | None]:
+    """(the share of a page's citations that go to the main source of its best fragment, the date of the
+    sources that fragment cites). A note about one source scores 1, a page spreading its citations over
+    many sources little, even when one short fragment holds them all. A fragment that cites nothing stands
+    for the page's most cited source. (None, None) when the page cites nothing."""
+    if not cites:
+        return None, None
+    counts: dict[str, int] = {}
+    for _, cap, _ in cites:
+        counts[cap] = counts.get(cap, 0) + 1
+    here = {cap for line, cap, _ in cites if lines and lines[0] <= line <= lines[1]} or set(counts)
+    dates = [d for _, cap, d in cites if cap in here and d]
+    return max(counts[c] for c in here) / len(cites), max(dates) if dates else None
 
 
 def _freshness_factor(date: str | None, now: datetime) -> float:
@@ -555,6 +626,88 @@ def search(root: Path, settings: Settings, query: str, reader: str, *, k: int | 
         return searcher.search(query, reader, k=k, filters=filters)
     finally:
         searcher.close()
+
+
+PAGE_QUERY_TERMS = 12  # the rarest terms of a long text make the lexical query of `page_paths`
+_DF_PROBE = 2000  # document frequencies above this count as "common"; counting stops there
+PAGE_QUERY_POSTINGS = 2500  # fragments the final query may score (~10 µs each, measured at 100k fragments)
+
+
+def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str = "public") -> list[str]:
+    """Wiki pages of `layer` relevant to `query` (typically a new source's text), best first, as
+    repository-relative paths: the planner's context asks this once per capture.
+
+    Lexical only: a cold process would spend more on loading the embedding model than the whole budget,
+    and the planner's context adds its own entity and title matches. A long text is reduced to its
+    `PAGE_QUERY_TERMS` rarest terms in the index (weighted by how often the text repeats them), so that the
+    query says what is specific about it. Scope: the pages of `layer` only, the layer a capture writes to
+    (a public capture sees public pages). Never fails: a missing, old, locked or unreadable index answers
+    [] and the caller falls back on what it finds without the index."""
+    db = Layout(root).index_db
+    if k <= 0 or not db.is_file() or layer not in settings.layer_names():
+        return []
+    counts: dict[str, int] = {}
+    for w in _WORD_RE.findall(query.casefold()):
+        if w not in STOPWORDS and len(w) >= 2 and not (w.isdigit() and len(w) < 3):
+            counts[w] = counts.get(w, 0) + 1
+    if not counts:
+        return []
+    try:
+        import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - pysqlite3 is a dependency; the stdlib build may still have FTS5
+        import sqlite3
+    try:
+        # Read-only, no extension and no migration: a capture must never write to (or wait on) the index.
+        conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=0.5, check_same_thread=False)
+    except (sqlite3.Error, ValueError, OSError):
+        return []
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != len(store.MIGRATIONS):
+            return []
+        terms = list(counts) if len(counts) <= 3 else _rarest_terms(conn, counts)
+        if not terms:
+            return []
+        w1, w2, w3 = BM25_WEIGHTS
+        rows = conn.execute(
+            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, 0.0) AS s FROM fts WHERE fts MATCH ? "
+            f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "
+            f"CROSS JOIN pages p ON p.id = f.page WHERE p.type != 'source' ORDER BY h.s",
+            (_fts_query(terms), layer, max(4 * k, LEXICAL_DEPTH))).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    out: list[str] = []
+    for (path,) in rows:
+        if path not in out and (Path(root) / path).is_file():  # an index behind the tree may name gone pages
+            out.append(path)
+            if len(out) == k:
+                break
+    return out
+
+
+def _rarest_terms(conn: Any, counts: dict[str, int]) -> list[str]:
+    """The query's most specific terms: idf over the index's fragments times (capped) repetitions in the
+    text, as many as fit in `PAGE_QUERY_POSTINGS` matching fragments (bm25 scores every match, so the common
+    terms of a long text would cost far more than they tell). Terms the index has never seen are dropped."""
+    # Longer and more repeated terms first when there are very many (a whole document), so probing stays cheap.
+    cand = sorted(counts, key=lambda t: (-min(counts[t], 3), -len(t), t))[: 4 * PAGE_QUERY_TERMS]
+    n = conn.execute("SELECT max(rowid) FROM fragments").fetchone()[0] or 1  # ~ the fragments df counts over
+    scored = []
+    for t in cand:
+        df = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (_fts_query([t]), _DF_PROBE)).fetchone()[0]
+        if df:
+            scored.append((math.log(1 + n / df) * (1 + math.log(min(counts[t], 3))), df, t))
+    scored.sort(key=lambda x: (-x[0], x[2]))
+    out: list[str] = []
+    postings = 0
+    for _, df, t in scored[:PAGE_QUERY_TERMS]:
+        if out and postings + df > PAGE_QUERY_POSTINGS:
+            break
+        out.append(t)
+        postings += df
+    return out
 
 
 def index_info(root: Path, settings: Settings) -> dict[str, Any]:

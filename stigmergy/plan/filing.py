@@ -43,44 +43,18 @@ def make_planner(settings: Settings, env: Mapping[str, str]) -> Planner:
 
 
 def _index_search(root: Path, settings: Settings):  # noqa: ANN202
-    """Lexical page search over the index when `.stigmergy/index.sqlite` exists; None otherwise. Filing
-    never requires the index and never loads the embedding model: only the FTS5 arm is asked, for wiki
-    pages of the source's own layer. An index that cannot be read is skipped (it is derived state, and
-    `stigmergy index --check` reports it)."""
+    """The index's page search when `.stigmergy/index.sqlite` exists; None otherwise. Filing never requires
+    the index and never loads the embedding model: `page_paths` is lexical, scoped to the source's own
+    layer, and answers [] for an index it cannot read (derived state; `stigmergy index --check` reports it)."""
     from stigmergy.repo.layout import Layout
 
-    db = Layout(root).index_db
-    if not db.is_file():
+    if not Layout(root).index_db.is_file():
         return None
 
     def search(query: str, k: int, layer: str) -> list[str]:
-        try:
-            from pysqlite3 import dbapi2 as sqlite3  # type: ignore[import-not-found]
-        except ImportError:
-            import sqlite3
+        from stigmergy.index.search import page_paths
 
-        from stigmergy.errors import StigmergyError
-        from stigmergy.index.search import _fts_query, query_terms
-        from stigmergy.index.store import connect
-
-        terms = query_terms(query)
-        if not terms:
-            return []
-        try:
-            conn = connect(db, readonly=True)
-        except (sqlite3.Error, OSError, StigmergyError):
-            return []
-        try:
-            rows = conn.execute(
-                "SELECT p.path FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p ON p.id = f.page "
-                "WHERE fts MATCH ? AND fts.layer = ? AND p.type != 'source' ORDER BY bm25(fts) LIMIT ?",
-                (_fts_query(terms), layer, k * 4),
-            ).fetchall()
-        except sqlite3.Error:
-            return []
-        finally:
-            conn.close()
-        return list(dict.fromkeys(r[0] for r in rows))[:k]
+        return page_paths(root, settings, query, k, layer=layer)
 
     return search
 
