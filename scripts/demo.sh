@@ -33,7 +33,7 @@ step "contradictions found (both claims kept, each cited): stigmergy contradicti
 stigmergy -C "$wiki" contradictions
 
 step "git log (one commit per operation, with trailers)"
-git -C "$wiki" log --format='%h %s' | head -8
+git -C "$wiki" log -8 --format='%h %s'
 echo "…"
 git -C "$wiki" log -1 --format='%B'
 
@@ -41,10 +41,10 @@ step "stigmergy log -n 5"
 stigmergy -C "$wiki" log -n 5
 
 step "an entity page"
-cat "$wiki/wiki/entities/Tidemark.md" | head -40
+sed -n 1,40p "$wiki/wiki/entities/Tidemark.md"
 
 step "a note"
-cat "$wiki/wiki/notes/Quarterly report — Q2 2026 (final).md" | head -60
+sed -n 1,60p "$wiki/wiki/notes/Quarterly report — Q2 2026 (final).md"
 
 step "stigmergy index (fragments -> local all-MiniLM-L6-v2 -> SQLite FTS5 + sqlite-vec)"
 stigmergy -C "$wiki" index
@@ -63,7 +63,7 @@ stigmergy -C "$wiki" --as someone@example.com search "CANARY-BOARD-7731 acquisit
 stigmergy -C "$wiki" --as ceo@lanternfish.example search "CANARY-BOARD-7731 acquisition" -k 3 || true
 
 step "read with evidence: every cited line followed by the source lines it cites"
-stigmergy -C "$wiki" read "wiki/entities/Harbor API.md" --evidence | head -60
+stigmergy -C "$wiki" read "wiki/entities/Harbor API.md" --evidence | sed -n 1,60p
 
 step "stigmergy status / lint / fsck"
 stigmergy -C "$wiki" status

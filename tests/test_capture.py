@@ -331,3 +331,34 @@ def test_json_outputs_parse(wiki: Path) -> None:
 def test_commands_outside_a_repository_say_so(tmp_path: Path) -> None:
     code, _, err = run_cli(["status"], cwd=tmp_path)
     assert code == 2 and "stigmergy init" in err
+
+
+def test_init_in_an_empty_folder_inside_another_repository_nests_a_new_one(tmp_path: Path) -> None:
+    outer = tmp_path / "project"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    (outer / "code.py").write_text("print(1)\n")
+    code, out, err = run_cli(["init", "wiki"], cwd=outer)
+    assert code == 0, out + err
+    assert (outer / "wiki" / ".git").is_dir()
+    assert git(outer / "wiki", "rev-parse", "--show-toplevel").strip() == str((outer / "wiki").resolve())
+    assert git(outer, "log", "--oneline", "--all") == ""  # the outer repository has no commit of ours
+    (outer / "notes").mkdir()
+    (outer / "notes" / "x.md").write_text("keep\n")
+    code, _, err = run_cli(["init", "notes"], cwd=outer)
+    assert code == 2 and "non-empty folder" in err
+
+
+def test_filed_capture_commits_its_source_page_and_wiki_pages(wiki: Path) -> None:
+    code, out, err = run_cli(["capture", "--text", "Ada Lovelace joined Halden Robotics on 2 March 2026.\nAda Lovelace leads the Atlas project.", "--title", "Joiner"], cwd=wiki)
+    assert code == 0, out + err
+    assert git(wiki, "status", "--porcelain", "--untracked-files=all") == ""
+    committed = git(wiki, "show", "--name-only", "--format=", "HEAD").splitlines()
+    [page] = source_files(wiki)
+    assert str(page.relative_to(wiki)) in committed
+    assert any(p.startswith("wiki/notes/") for p in committed)
+    code, out, _ = run_cli(["--json", "log", "-n", "1"], cwd=wiki)
+    [op] = json.loads(out)["operations"]
+    assert {"path": str(page.relative_to(wiki)), "action": "add"}.items() <= op["manifest"]["paths"][0].items() or any(
+        e["path"] == str(page.relative_to(wiki)) and e["action"] == "add" for e in op["manifest"]["paths"]
+    )

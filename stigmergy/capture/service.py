@@ -257,6 +257,7 @@ def process(repo: Repository, env: Mapping[str, Any], env_vars: Mapping[str, str
         capture=capture_row,
         queue_capture_id=env["capture_id"],
         track_inflight=len(changes) > 1,
+        new_paths=frozenset({rel}),
     )
     return CaptureOutcome(
         locator=env["locator"],

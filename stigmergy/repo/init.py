@@ -38,15 +38,19 @@ def init_repository(path: Path, settings: Settings | None = None) -> InitResult:
     root.mkdir(parents=True, exist_ok=True)
     git = Git(root)
     new_git = not git.ok("rev-parse", "--git-dir")
-    if new_git:
-        git.run("init", "-q")
-    else:
+    if not new_git:
         top = Path(git.run("rev-parse", "--show-toplevel").strip()).resolve()
         if top != root:
-            raise UsageError(
-                f"{path} is inside the Git repository {top}",
-                hint=f"run `stigmergy init {top}` to make the repository itself the wiki",
-            )
+            if any(root.iterdir()):
+                raise UsageError(
+                    f"{path} is a non-empty folder inside the Git repository {top}",
+                    hint=f"run `stigmergy init {top}` to make that repository the wiki, or choose an empty folder",
+                )
+            # An empty folder inside another repository becomes a wiki of its own (a nested repository,
+            # like a submodule checkout): the outer repository is left untouched.
+            new_git = True
+    if new_git:
+        git.run("init", "-q")
     created: list[str] = []
 
     def write(rel: str, text: str) -> None:

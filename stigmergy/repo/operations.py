@@ -118,6 +118,7 @@ def apply_and_commit(
     capture: dict[str, Any] | None = None,
     queue_capture_id: str | None = None,
     track_inflight: bool = False,
+    new_paths: frozenset[str] = frozenset(),
 ) -> OperationRow:
     """Write `changes` (path -> text, None = delete), commit them as one operation, record it.
 
@@ -127,7 +128,9 @@ def apply_and_commit(
     preimages: dict[str, str | None] = {}
     entries = []
     for rel in sorted(changes):
-        before = _read(root / rel)
+        # A path in `new_paths` was written ahead of the commit by this operation (a source page the
+        # planner had to read from disk): it is new to Git whatever the working tree holds now.
+        before = None if rel in new_paths else _read(root / rel)
         after = changes[rel]
         preimages[rel] = None if before is None else before.decode("utf-8", "surrogateescape")
         if after is None and before is None:
