@@ -1,7 +1,8 @@
 """Filing throughput: N generated 2 KB Markdown documents (bench/capture.py's generator) captured and filed
 with the deterministic planner by the real `stigmergy capture`, one operation each; then the planner's
 context size distribution per capture (from the change records), and the planner + gates time per capture
-on the same wiki after 1,000 more entity pages are added (it must not grow with the wiki).
+on the same wiki after 1,000 more entity pages are added (it must not grow with the wiki). For scale, a bare
+`git add` + `git commit` loop over the same N documents is timed too (the floor any capture pays).
 
     .venv/bin/python bench/filing.py [--n 200] [--extra-pages 1000] [--json out.json]
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from capture import git_env, make_documents  # noqa: E402
+from capture import bare_git_loop, git_env, make_documents  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -104,6 +105,7 @@ def main() -> None:
         wiki = work / "wiki"
         subprocess.run([sys.executable, "-m", "stigmergy", "init", str(wiki)], check=True, env=git_env(), capture_output=True)
         elapsed = capture_folder(wiki, first)
+        bare = bare_git_loop(sorted(first.iterdir()), work)
         recs = records(wiki)
         filed = sum(1 for r in recs if r.get("planner"))
         total = [float(sum(r["planner"]["context"]["bytes"].values())) for r in recs]
@@ -121,6 +123,8 @@ def main() -> None:
             "filed": filed,
             "seconds": round(elapsed, 2),
             "captures_per_second": round(args.n / elapsed, 1),
+            "bare_git_loop_per_second": round(args.n / bare, 1),
+            "ratio_to_bare_git_loop": round(elapsed / bare, 1),
             "wiki_pages_after": pages,
             "context_bytes_total": dist(total),
             "context_bytes_by_part": {k: dist(v) for k, v in parts.items()},

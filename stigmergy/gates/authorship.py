@@ -6,11 +6,20 @@ of a file git does not track is human.
 
 The common case is cheap: when every commit that ever touched the file carries the trailer and the
 working file equals HEAD, no line can be human and blame is skipped. `prefetch` answers that for many
-files with two git processes in total (`git status` and one `git log`), whatever their number.
+files with a few git processes in total (`git rev-parse`, `git status`, and `git log`), whatever their
+number.
+
+Which commits touched a file is a function of the commit HEAD names (commits never change), so it is kept
+per repository for the life of the process (`_History`): when HEAD moves on, only the new commits are
+read (`git log --boundary <new> ^<old>`, which also proves that the old HEAD is an ancestor; otherwise,
+after a reset or an amend, everything is read again). Filing a folder of captures then costs a few
+milliseconds per plan instead of a walk of the whole history. The working tree is asked afresh each time.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,6 +29,39 @@ TRAILER = "Stigmergy-Operation"
 KIND_TRAILER = "Stigmergy-Kind"
 _ZERO = "0" * 40
 _TRAILER_FMT = f"%(trailers:key={TRAILER},valueonly,separator=%x2C)"
+_LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
+_MAX_HISTORIES = 8
+
+
+class _History:
+    """The commits that touched each file (complete as of `head`) and which commits carry the trailer."""
+
+    def __init__(self) -> None:
+        self.head: str | None = None
+        self.commits: dict[str, list[str]] = {}  # relpath -> commits that touched it ([] = none)
+        self.ours: dict[str, bool] = {}  # commit -> carries the trailer
+        self.lock = threading.Lock()
+
+
+_histories: OrderedDict[str, _History] = OrderedDict()
+_histories_lock = threading.Lock()
+
+
+def _history_for(root: Path) -> _History:
+    key = str(root.resolve())
+    with _histories_lock:
+        history = _histories.pop(key, None) or _History()
+        _histories[key] = history
+        while len(_histories) > _MAX_HISTORIES:
+            _histories.popitem(last=False)
+        return history
+
+
+def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
+    """(mark, sha, carries the trailer, file names) per commit of `git log` run with _LOG_FMT."""
+    for chunk in out.split("\x1e")[1:]:
+        head, trailers, names = chunk.split("\x1f", 2)
+        yield head[:1], head[1:], bool(trailers.strip()), names.split("\n")
 
 
 class Authorship:
@@ -27,8 +69,9 @@ class Authorship:
         self.root = Path(root)
         self.git = git or Git(self.root)
         self._status: dict[str, str] = {}  # relpath -> porcelain XY ('??' untracked); absent = clean
-        self._commits: dict[str, list[str]] = {}  # relpath -> commits that touched it
-        self._ours: dict[str, bool] = {}  # commit -> carries the trailer
+        self._history = _history_for(self.root)
+        self._commits = self._history.commits  # relpath -> commits that touched it
+        self._ours = self._history.ours  # commit -> carries the trailer
         self._known: set[str] = set()
         self._cache: dict[str, frozenset[int]] = {}
         self._is_repo: bool | None = None
@@ -40,10 +83,20 @@ class Authorship:
             self._is_repo = self.git.run("rev-parse", "--is-inside-work-tree", check=False).strip() == "true"
         return self._is_repo
 
+    def _repo_and_head(self) -> str | None:
+        """HEAD's commit (None without one), learning whether this is a work tree: one process for both."""
+        lines = self.git.run("rev-parse", "--is-inside-work-tree", "--verify", "-q", "HEAD", check=False).split()
+        if self._is_repo is None:
+            self._is_repo = bool(lines) and lines[0] == "true"
+        return lines[1] if len(lines) > 1 and self._is_repo else None
+
     def prefetch(self, relpaths: Iterable[str]) -> None:
         """Learn status and commit history for these files in one batch."""
         paths = [p for p in dict.fromkeys(relpaths) if p not in self._known and (self.root / p).is_file()]
-        if not paths or not self._repo():
+        if not paths:
+            return
+        head = self._repo_and_head()
+        if not self._repo():
             self._known.update(paths)
             return
         out = self.git.run_bytes(
@@ -52,19 +105,50 @@ class Authorship:
         for entry in out.split(b"\0"):
             if len(entry) > 3:
                 self._status[entry[3:].decode("utf-8", "surrogateescape")] = entry[:2].decode()
-        if self.git.head() is not None:
-            log = self.git.run(
-                "-c", "core.quotePath=false", "log", f"--format=%x1e%H%x1f{_TRAILER_FMT}%x1f", "--name-only",
-                "--no-renames", "--", *paths,
-            )
-            wanted = set(paths)
-            for chunk in log.split("\x1e")[1:]:
-                sha, trailers, names = chunk.split("\x1f", 2)
-                self._ours[sha] = bool(trailers.strip())
-                for name in names.split("\n"):
-                    if name in wanted:
-                        self._commits.setdefault(name, []).append(sha)
+        if head is not None:
+            with self._history.lock:
+                self._advance(head)
+                self._log(head, [p for p in paths if p not in self._commits])
         self._known.update(paths)
+
+    def _advance(self, head: str) -> None:
+        """Bring the per-file commit lists from the last HEAD seen to `head`, reading only new commits."""
+        history = self._history
+        if history.head == head:
+            return
+        old, history.head = history.head, head
+        if old is None or not history.commits:
+            return
+        out = self.git.run(
+            "-c", "core.quotePath=false", "log", _LOG_FMT, "--name-only", "--no-renames", "--boundary",
+            head, f"^{old}", check=False,
+        )
+        chunks = list(_log_chunks(out))
+        if not any(mark == "-" and sha == old for mark, sha, _, _ in chunks):
+            history.commits.clear()  # the old HEAD is not an ancestor (reset, amend): start again
+            return
+        for mark, sha, ours, names in chunks:
+            if mark == "-":
+                continue
+            history.ours[sha] = ours
+            for name in names:
+                if name in history.commits:
+                    history.commits[name].append(sha)
+
+    def _log(self, head: str, paths: list[str]) -> None:
+        if not paths:
+            return
+        log = self.git.run(
+            "-c", "core.quotePath=false", "log", _LOG_FMT, "--name-only", "--no-renames", head, "--", *paths
+        )
+        wanted = set(paths)
+        for path in paths:
+            self._commits[path] = []
+        for _, sha, ours, names in _log_chunks(log):
+            self._ours[sha] = ours
+            for name in names:
+                if name in wanted:
+                    self._commits[name].append(sha)
 
     def _load_trailers(self, shas: Iterable[str]) -> None:
         missing = [s for s in set(shas) if s not in self._ours and s != _ZERO]

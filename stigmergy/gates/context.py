@@ -9,7 +9,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from stigmergy.errors import ContractError, StigmergyError
@@ -180,4 +180,12 @@ class GateContext:
 
 
 def line_counter(text: str | None) -> Counter[str]:
-    return Counter(text.split("\n")) if text else Counter()
+    """How many times each line occurs in `text` (a fresh Counter: callers count lines off it)."""
+    return _line_counter(text).copy() if text else Counter()
+
+
+@lru_cache(maxsize=32)
+def _line_counter(text: str) -> Counter[str]:
+    # Every gate counts the lines of the same few old and new texts; copying a Counter is far cheaper
+    # than splitting and counting a long page again.
+    return Counter(text.split("\n"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from stigmergy.pages.citations import strip_citations
 
@@ -67,6 +68,13 @@ def _month(name: str) -> int:
 
 
 def _extract(text: str, *, source_side: bool) -> list[tuple[str, frozenset[str]]]:
+    return list(_extract_cached(text, source_side))
+
+
+@lru_cache(maxsize=4096)
+def _extract_cached(text: str, source_side: bool) -> tuple[tuple[str, frozenset[str]], ...]:
+    # Memoised: the same cited source lines back several wiki lines (an entity page and the note), and
+    # a refused plan is checked again after its repair.
     taken = [False] * len(text)
     found: list[tuple[int, str, frozenset[str]]] = []
     for kind, pattern in _PATTERNS:
@@ -110,7 +118,7 @@ def _extract(text: str, *, source_side: bool) -> list[tuple[str, frozenset[str]]
             for i in range(m.start(), m.end()):
                 taken[i] = True
     found.sort()
-    return [(raw, forms) for _, raw, forms in found]
+    return tuple((raw, forms) for _, raw, forms in found)
 
 
 def claim_text(line: str, *, keep_link_text: bool = True) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from stigmergy.errors import ContractError
@@ -73,8 +74,35 @@ def _v(ctx: GateContext, relpath: str, text: str) -> PageView:
     key = (relpath, text)
     cached = ctx.views.get(key)
     if cached is None:
-        cached = ctx.views[key] = view(relpath, text)
+        cached = ctx.views[key] = _shared_view(relpath, text)
     return cached  # type: ignore[no-any-return]
+
+
+def _shared_view(relpath: str, text: str) -> PageView:
+    # Across plans in one process (a capture of a folder files one document after another), the new text
+    # of a page is the next plan's page on disk, so clean views are kept. Views with refusals or links
+    # leaving the repository (whose canonical form depends on the working directory) are made afresh.
+    page_view = _view_memo(relpath, text)
+    if page_view is None:
+        return view(relpath, text)
+    return page_view
+
+
+@lru_cache(maxsize=64)
+def _view_memo(relpath: str, text: str) -> PageView | None:
+    page_view = view(relpath, text)
+    if page_view.cite_errors or page_view.block_errors or _climbs(relpath):
+        return None
+    paths = [c.path for cs in page_view.cites.values() for c in cs]
+    for block in page_view.blocks:
+        paths.extend(c.path for c in block.record.claims)
+        if block.record.resolution is not None:
+            paths.append(block.record.resolution.path)
+    return None if any(_climbs(p) for p in paths) else page_view
+
+
+def _climbs(path: str) -> bool:
+    return path.startswith("/") or ".." in path
 
 
 def _is_wiki(relpath: str) -> bool:

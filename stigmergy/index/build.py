@@ -330,23 +330,8 @@ def build_index(
 
 
 def fast_head(git: Git) -> str | None:
-    """HEAD's commit id read from the files under .git (a query should not pay a subprocess for it);
-    anything unusual (worktrees, detached states we cannot parse) asks git."""
-    gitdir = git.root / ".git"
-    try:
-        ref = (gitdir / "HEAD").read_text().strip()
-        if not ref.startswith("ref: "):
-            return ref if len(ref) == 40 else git.head()
-        name = ref[5:]
-        loose = gitdir / name
-        if loose.is_file():
-            return loose.read_text().strip()
-        for line in (gitdir / "packed-refs").read_text().splitlines():
-            if line.endswith(" " + name):
-                return line.split(" ", 1)[0]
-        return None  # unborn branch
-    except OSError:
-        return git.head()
+    """HEAD's commit id without a subprocess (see Git.fast_head)."""
+    return git.fast_head()
 
 
 def freshness(conn: Any, git: Git, readable: Iterable[str]) -> Freshness:

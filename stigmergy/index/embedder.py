@@ -150,7 +150,10 @@ def export_onnx(info: ModelInfo, cache_dir: Path) -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model is local; never reach for the hub
     import torch
     from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
 
+    # The export is a one-off internal step: keep transformers' weight-loading bar off the user's terminal.
+    hf_logging.disable_progress_bar()
     model = AutoModel.from_pretrained(str(info.path), attn_implementation="eager")
     model.eval()
 

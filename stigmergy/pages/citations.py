@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from stigmergy.errors import ContractError
 
@@ -35,7 +36,20 @@ class Citation:
 
 
 def relative_target(from_page_relpath: str, source_relpath: str) -> str:
-    return posixpath.relpath(source_relpath, posixpath.dirname(from_page_relpath) or ".")
+    start = posixpath.dirname(from_page_relpath) or "."
+    if _climbs(source_relpath) or _climbs(start):
+        return posixpath.relpath(source_relpath, start)  # the answer depends on the working directory
+    return _relative(source_relpath, start)
+
+
+def _climbs(path: str) -> bool:
+    """True for a path whose relpath depends on the working directory: absolute, or with '..'."""
+    return path.startswith("/") or ".." in path
+
+
+# posixpath.relpath calls abspath (and so os.getcwd) twice; a page cites the same few sources on every
+# line, and the gates re-check every cited line of each page they touch, so the answer is memoised.
+_relative = lru_cache(maxsize=1 << 14)(posixpath.relpath)
 
 
 def link(from_page_relpath: str, source_relpath: str, start: int, end: int) -> str:
@@ -73,6 +87,34 @@ def parse_line(line: str, from_page_relpath: str) -> tuple[Citation, ...]:
     """The citations a line carries. A `[source](` link anywhere but in the canonical end group is refused."""
     if "[source](" not in line:
         return ()
+    page_dir = posixpath.dirname(from_page_relpath)
+    cites, error, stable = _parse_cached(line, page_dir)
+    if not stable:
+        return _parse(line, from_page_relpath)
+    if error is not None:
+        raise ContractError(error)
+    return cites
+
+
+@lru_cache(maxsize=1 << 15)
+def _parse_cached(line: str, page_dir: str) -> tuple[tuple[Citation, ...], str | None, bool]:
+    # A line's citations depend only on the line and the citing page's folder. Pages are re-checked on
+    # every plan that touches them, and most of their lines are unchanged, so the answer (or the
+    # refusal) is memoised; Citation is frozen, so sharing it is safe. `stable` is False when a target
+    # leaves the repository, where the canonical check depends on the working directory: those lines
+    # are parsed afresh.
+    stable = not _climbs(page_dir)
+    try:
+        cites = _parse(line, posixpath.join(page_dir, "_"))
+    except ContractError as exc:
+        targets = (_ANCHOR_RE.match(t) for t in _LINK_RE.findall(line))
+        return (), exc.message, stable and not any(
+            a is not None and _climbs(_resolve(posixpath.join(page_dir, "_"), a["path"])) for a in targets
+        )
+    return cites, None, stable and not any(_climbs(c.path) for c in cites)
+
+
+def _parse(line: str, from_page_relpath: str) -> tuple[Citation, ...]:
     match = _GROUP_RE.search(line)
     if match is None:
         raise ContractError("citation is not in the canonical form '([source](path.md#Ln-Lm))' at the end of the line")
@@ -111,15 +153,20 @@ def citations_by_line(
     With `errors` given, non-canonical lines are appended there as (line, message) instead of raising.
     `first_line` is the file line number of the first line of `text` (use it when passing a body)."""
     out: dict[int, tuple[Citation, ...]] = {}
+    page_dir = posixpath.dirname(from_page_relpath)
     for offset, line in enumerate(text.split("\n")):
         if "[source](" not in line:
             continue
-        try:
-            cites = parse_line(line, from_page_relpath)
-        except ContractError as exc:
+        cites, error, stable = _parse_cached(line, page_dir)
+        if not stable:
+            try:
+                cites, error = _parse(line, from_page_relpath), None
+            except ContractError as exc:
+                cites, error = (), exc.message
+        if error is not None:
             if errors is None:
-                raise ContractError(f"line {first_line + offset}: {exc.message}") from exc
-            errors.append((first_line + offset, exc.message))
+                raise ContractError(f"line {first_line + offset}: {error}")
+            errors.append((first_line + offset, error))
             continue
         if cites:
             out[first_line + offset] = cites
@@ -128,7 +175,27 @@ def citations_by_line(
 
 def cited_sources(text: str, from_page_relpath: str) -> list[str]:
     """Sorted capture ids cited anywhere in `text` (non-canonical lines ignored)."""
-    ids: set[str] = set()
-    for cites in citations_by_line(text, from_page_relpath, errors=[]).values():
-        ids.update(c.capture_id for c in cites)
-    return sorted(ids)
+    ids = _cited_sources(text, posixpath.dirname(from_page_relpath))
+    if ids is None:  # a target leaves the repository: its canonical form depends on the working directory
+        ids = _cited_sources.__wrapped__(text, posixpath.dirname(from_page_relpath), fresh=True)
+    return list(ids or ())
+
+
+@lru_cache(maxsize=64)
+def _cited_sources(text: str, page_dir: str, fresh: bool = False) -> tuple[str, ...] | None:
+    # Memoised: a plan's page body is read for its sources when it is provisional and again when final.
+    found: list[tuple[Citation, ...]] = []
+    for line in text.split("\n"):
+        if "[source](" not in line:
+            continue
+        cites, error, stable = _parse_cached(line, page_dir)
+        if not stable:
+            if not fresh:
+                return None
+            try:
+                cites, error = _parse(line, posixpath.join(page_dir, "_")), None
+            except ContractError:
+                continue
+        if error is None:
+            found.append(cites)
+    return tuple(sorted({c.capture_id for cites in found for c in cites}))

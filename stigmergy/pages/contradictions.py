@@ -14,6 +14,7 @@ import binascii
 import json
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from stigmergy.errors import ContractError
@@ -219,52 +220,91 @@ def scan_blocks(
     text: str, page_relpath: str, *, first_line: int = 1
 ) -> tuple[list[Block], list[tuple[int, str]]]:
     """Every block in `text`, plus (line, message) for each non-canonical one (those are not returned)."""
+    if "stigmergy:" not in text:  # every marker names it: most pages have no block at all
+        return [], []
     lines = text.split("\n")
+    # Only lines with a marker matter (start, data and end lines all carry one): find them with one
+    # regex pass over the text instead of a search per line.
+    marked: list[int] = []
+    line_no, pos = 0, 0
+    for m in _MARKER_RE.finditer(text):
+        line_no += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not marked or marked[-1] != line_no:
+            marked.append(line_no)
     blocks: list[Block] = []
     errors: list[tuple[int, str]] = []
     seen: set[str] = set()
-    i = 0
-    while i < len(lines):
+    k = 0
+    while k < len(marked):
+        i = marked[k]
         line = lines[i]
-        if not _MARKER_RE.search(line):
-            i += 1
-            continue
         lineno = first_line + i
         if not line.startswith(START_PREFIX):
             errors.append((lineno, "stray contradiction marker outside a block"))
-            i += 1
+            k += 1
             continue
-        j = i + 1
-        while j < len(lines) and lines[j] != END_MARKER and not lines[j].startswith(START_PREFIX):
-            j += 1
-        if j >= len(lines) or lines[j] != END_MARKER:
+        k += 1
+        while k < len(marked) and lines[marked[k]] != END_MARKER and not lines[marked[k]].startswith(START_PREFIX):
+            k += 1
+        if k >= len(marked) or lines[marked[k]] != END_MARKER:
             errors.append((lineno, "contradiction block is not closed with its end marker"))
-            i = j
             continue
+        j = marked[k]
         block_text = "\n".join(lines[i : j + 1]) + "\n"
         try:
-            m = re.fullmatch(r"<!-- stigmergy:contradiction (\S+) -->", line)
-            if m is None:
-                raise ContractError("malformed start marker")
-            data_lines = [ln for ln in lines[i + 1 : j] if ln.startswith(DATA_PREFIX)]
-            if len(data_lines) != 1:
-                raise ContractError("a block holds exactly one data line")
-            dm = re.fullmatch(r"<!-- stigmergy:data (\S+) -->", data_lines[0])
-            if dm is None:
-                raise ContractError("malformed data line")
-            record = decode_data(dm.group(1))
-            if record.id != m.group(1):
-                raise ContractError(f"start marker names {m.group(1)} but the data holds {record.id}")
-            if render_block(record, page_relpath) != block_text:
-                raise ContractError(f"{record.id}: block is not byte-identical to its rendering from the data")
+            record = _checked_record(block_text, page_relpath)
             if record.id in seen:
                 raise ContractError(f"duplicate contradiction id {record.id}")
             seen.add(record.id)
             blocks.append(Block(record, lineno, first_line + j, block_text))
         except ContractError as exc:
             errors.append((lineno, exc.message))
-        i = j + 1
+        k += 1
     return blocks, errors
+
+
+def _checked_record(block_text: str, page_relpath: str) -> Contradiction:
+    """The record of one block (start marker to end marker), refused unless the block re-renders to the
+    same bytes. Memoised: the gates re-check every block of each page a plan touches."""
+    record, error, stable = _check_block(block_text, page_relpath)
+    if not stable:  # a link that leaves the repository renders relative to the working directory
+        record, error, _ = _check_block.__wrapped__(block_text, page_relpath)
+    if record is None:
+        raise ContractError(error or "malformed block")
+    return record
+
+
+@lru_cache(maxsize=1 << 12)
+def _check_block(block_text: str, page_relpath: str) -> tuple[Contradiction | None, str | None, bool]:
+    """(record, None, stable) or (None, refusal, stable); `stable` is False when the answer depends on
+    the working directory (a path that is absolute or has '..')."""
+    lines = block_text[:-1].split("\n")
+    try:
+        m = re.fullmatch(r"<!-- stigmergy:contradiction (\S+) -->", lines[0])
+        if m is None:
+            raise ContractError("malformed start marker")
+        data_lines = [ln for ln in lines[1:-1] if ln.startswith(DATA_PREFIX)]
+        if len(data_lines) != 1:
+            raise ContractError("a block holds exactly one data line")
+        dm = re.fullmatch(r"<!-- stigmergy:data (\S+) -->", data_lines[0])
+        if dm is None:
+            raise ContractError("malformed data line")
+        record = decode_data(dm.group(1))
+        if record.id != m.group(1):
+            raise ContractError(f"start marker names {m.group(1)} but the data holds {record.id}")
+    except ContractError as exc:
+        return None, exc.message, True
+    paths = [page_relpath, *(c.path for c in record.claims)]
+    if record.resolution is not None:
+        paths.append(record.resolution.path)
+    stable = not any(p.startswith("/") or ".." in p for p in paths)
+    try:
+        if render_block(record, page_relpath) != block_text:
+            raise ContractError(f"{record.id}: block is not byte-identical to its rendering from the data")
+    except ContractError as exc:
+        return None, exc.message, stable
+    return record, None, stable
 
 
 def parse_blocks(text: str, page_relpath: str, *, first_line: int = 1) -> list[Block]:

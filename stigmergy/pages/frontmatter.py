@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -27,10 +30,106 @@ _Dumper.add_representer(str, _str_repr)
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def render_yaml(meta: dict[str, Any]) -> str:
+def _dump(data: Any) -> str:
     return yaml.dump(
-        meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
     )
+
+
+def render_yaml(meta: dict[str, Any]) -> str:
+    # PyYAML's pure-Python emitter costs milliseconds per page (a `sources` list grows with every
+    # capture), and pages are rendered on every parse (the canonical check) and every plan. The usual
+    # shapes are assembled from per-scalar renderings made by that same emitter, so the bytes are
+    # PyYAML's; anything else goes through yaml.dump whole.
+    lines: list[str] = []
+    if not meta or not _block_mapping(meta, "", lines, set()):
+        return _dump(meta)
+    return "\n".join(lines) + "\n"
+
+
+# The fast path only takes scalars short enough that the emitter never folds them (width=10_000).
+_MAX_SCALAR = 4_000
+_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _scalar_node(value: str | int | bool | None) -> str | None:
+    """How the emitter writes `value` as a block-context node (a mapping value or a sequence item make
+    the same style choice), or None when that is not one line."""
+    if isinstance(value, str) and (len(value) > _MAX_SCALAR or _BREAKS.search(value)):
+        return None  # YAML line breaks are written with the indentation of their context
+    out = _dump([value])
+    if not out.startswith("- ") or out.count("\n") != 1 or not out.endswith("\n"):
+        return None
+    return out[2:-1]
+
+
+def _scalar(value: Any) -> str | None:
+    # Exact types only: the representers dispatch on the exact type, and subclasses go to yaml.dump.
+    if value is None or type(value) in (str, int, bool):
+        return _scalar_node(value)
+    return None
+
+
+def _key(key: Any) -> bool:
+    return type(key) is str and _KEY_RE.fullmatch(key) is not None and _scalar_node(key) == key
+
+
+def _block_mapping(meta: dict[str, Any], indent: str, lines: list[str], seen: set[int]) -> bool:
+    """Append `meta` as a block mapping at `indent`; False when the fast path cannot render it exactly.
+    Values: scalars, lists of scalars, lists of flat mappings, and (at the top) mappings of those."""
+    for key, value in meta.items():
+        if not _key(key):
+            return False
+        kind = type(value)
+        if kind is list or kind is dict:
+            # The emitter writes anchors (&id001) for a container met twice: leave that to it.
+            if id(value) in seen:
+                return False
+            seen.add(id(value))
+            if not value:
+                lines.append(f"{indent}{key}: {'[]' if kind is list else '{}'}")
+            elif kind is dict:
+                if indent:
+                    return False
+                lines.append(f"{key}:")
+                if not _block_mapping(value, "  ", lines, seen):
+                    return False
+            else:
+                lines.append(f"{indent}{key}:")
+                if not _block_sequence(value, indent, lines, seen):
+                    return False
+            continue
+        text = _scalar(value)
+        if text is None:
+            return False
+        lines.append(f"{indent}{key}: {text}")
+    return True
+
+
+def _block_sequence(items: list[Any], indent: str, lines: list[str], seen: set[int]) -> bool:
+    for item in items:
+        if type(item) is dict:
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
+            if not item:
+                lines.append(f"{indent}- {{}}")
+                continue
+            first = len(lines)
+            for key, value in item.items():
+                text = _scalar(value)
+                if text is None or not _key(key):
+                    return False
+                lines.append(f"{indent}  {key}: {text}")
+            lines[first] = f"{indent}- {lines[first][len(indent) + 2 :]}"
+            continue
+        text = _scalar(item)
+        if text is None:
+            return False
+        lines.append(f"{indent}- {text}")
+    return True
 
 
 def render_front_matter(meta: dict[str, Any]) -> str:
@@ -45,12 +144,98 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     if end < 0:
         raise ContractError("front matter is not closed with '---'")
     raw = text[len(DELIM) + 1 : end + 1]
-    try:
-        meta = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
-    except yaml.YAMLError as exc:
-        raise ContractError(f"front matter is not valid YAML: {exc}") from exc
+    if "&" in raw or "*" in raw:  # anchors and aliases: shared (even recursive) values, loaded afresh
+        meta = _load(raw)
+    else:
+        meta = _copy(_load_cached(raw))
     if not isinstance(meta, dict):
         raise ContractError("front matter must be a mapping")
     body = text[end + len(DELIM) + 2 :]
     head_lines = text[: end + len(DELIM) + 2].count("\n")
     return meta, body, head_lines
+
+
+def _load(raw: str) -> Any:
+    try:
+        return yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+    except yaml.YAMLError as exc:
+        raise ContractError(f"front matter is not valid YAML: {exc}") from exc
+
+
+@lru_cache(maxsize=256)
+def _load_cached(raw: str) -> Any:
+    # A page's front matter is loaded by the planner, by each gate that reads it, and as the next plan's
+    # page on disk. Callers get their own copy (_copy), so the cached value is never changed.
+    fast = _fast_load(raw)
+    return _load(raw) if fast is None else fast
+
+
+# What the fast loader reads: `key: scalar`, `key: []`, `key: {}`, and `key:` followed by `- scalar`
+# lines (or by nothing: null). Each scalar is loaded on its own by the same YAML loader, as the item of
+# a one-line sequence (the same block context); any other line sends the whole text to yaml.load.
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,63}):(?: (.*))?")
+_LEAVES = (str, int, float, bool, type(None), bytes, datetime.date, datetime.datetime)
+_FAIL = object()
+_ODD_BREAKS = re.compile("[\r\x85\u2028\u2029\ufeff]")  # line breaks YAML sees and str.split does not
+
+
+def _fast_load(raw: str) -> dict[str, Any] | None:
+    if not raw.endswith("\n") or _ODD_BREAKS.search(raw):
+        return None
+    lines = raw[:-1].split("\n")
+    meta: dict[str, Any] = {}
+    i, n = 0, len(lines)
+    while i < n:
+        m = _KEY_LINE.fullmatch(lines[i])
+        if m is None or _load_scalar(m.group(1)) != m.group(1):
+            return None
+        key, rest = m.group(1), m.group(2)
+        i += 1
+        if rest is None:
+            items = []
+            while i < n and lines[i].startswith("- "):
+                item = _load_scalar(lines[i][2:])
+                if item is _FAIL:
+                    return None
+                items.append(item)
+                i += 1
+            meta[key] = items or None
+        elif rest == "[]":
+            meta[key] = []
+        elif rest == "{}":
+            meta[key] = {}
+        else:
+            value = _load_scalar(rest)
+            if value is _FAIL:
+                return None
+            meta[key] = value
+    return meta
+
+
+@lru_cache(maxsize=1 << 14)
+def _load_scalar(text: str) -> Any:
+    """The immutable scalar `text` loads as, or _FAIL (a container, a block scalar, anything that may
+    reach into the following lines, or an error)."""
+    if not text or text[0] in "|>" or text.strip() != text:
+        return _FAIL
+    try:
+        value = yaml.load(f"- {text}\n", Loader=_Loader)
+    except yaml.YAMLError:
+        return _FAIL
+    if type(value) is not list or len(value) != 1 or type(value[0]) not in _LEAVES:
+        return _FAIL
+    return value[0]
+
+
+def _copy(value: Any) -> Any:
+    """A copy of loaded YAML deep enough that no container is shared (leaves are immutable)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    if kind is set:
+        return set(value)
+    if kind is tuple:
+        return tuple(_copy(v) for v in value)
+    return value

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from stigmergy.errors import ContractError
@@ -114,6 +115,23 @@ def _strings(meta: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
 def parse_wiki_page(text: str, relpath: str | None = None) -> WikiPage:
     """Parse a wiki page strictly: known keys in canonical order, valid values, `# Title` first, and the
     page must re-render byte for byte. `sources` is checked against the body's citations by the gates."""
+    page, error = _parse_cached(text, relpath)
+    if page is None:
+        raise ContractError(error or "not a wiki page")
+    return page
+
+
+@lru_cache(maxsize=128)
+def _parse_cached(text: str, relpath: str | None) -> tuple[WikiPage | None, str | None]:
+    # The same page text is parsed by the planner, by the gates for the page on disk, and again as the
+    # plan's new text (which is the next plan's page on disk); WikiPage is frozen, so it is shared.
+    try:
+        return _parse(text, relpath), None
+    except ContractError as exc:
+        return None, exc.message
+
+
+def _parse(text: str, relpath: str | None) -> WikiPage:
     where = relpath or "wiki page"
     meta, body, _ = split_front_matter(text)
     ptype = meta.get("type")
@@ -164,9 +182,15 @@ def content_lines(body: str) -> list[str]:
 
 def is_placeholder(body: str) -> bool:
     """True for a body that is only its H1, or only placeholder words ("TODO", "TBD", "lorem ipsum", "...")."""
-    lines = content_lines(body)
-    if not lines:
-        return True
-    words = {re.sub(r"^[\s>*+\-\d.)]*", "", ln).strip().strip(".:!").strip().lower() or "..." for ln in lines}
-    words = {w if w else "..." for w in words}
-    return all(w in PLACEHOLDERS or w.startswith("lorem ipsum") for w in words)
+    # content_lines, lazily: a real page answers on its first content line, so a long page is not
+    # walked to the end. No content line at all is a placeholder too.
+    for ln in body.split("\n")[1:]:
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        word = _PLACEHOLDER_PREFIX.sub("", ln).strip().strip(".:!").strip().lower() or "..."
+        if not (word in PLACEHOLDERS or word.startswith("lorem ipsum")):
+            return False
+    return True
+
+
+_PLACEHOLDER_PREFIX = re.compile(r"^[\s>*+\-\d.)]*")

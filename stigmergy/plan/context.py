@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -400,12 +401,25 @@ def _source_head(root: Path, path: str) -> tuple[str, str, list[str]] | None:
     try:
         text = (root / path).read_text(encoding="utf-8")
         end = text.index("\n---\n", 3)
-        meta = yaml.load(text[4:end], Loader=_Loader) or {}
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    head = _source_meta(text[4:end])
+    if head is None:
+        return None
+    return head[0], head[1], text.split("\n")
+
+
+@lru_cache(maxsize=4096)
+def _source_meta(raw: str) -> tuple[str, str] | None:
+    """(title, occurred_at) from a source page's front matter, keyed by its text: sources are cited
+    again and again as evidence, and their YAML is the costly part of reading them."""
+    try:
+        meta = yaml.load(raw, Loader=_Loader) or {}
+    except yaml.YAMLError:
         return None
     if not isinstance(meta, dict) or meta.get("type") != "source":
         return None
-    return str(meta.get("title", "")), str(meta.get("occurred_at", "")), text.split("\n")
+    return str(meta.get("title", "")), str(meta.get("occurred_at", ""))
 
 
 def fit_total(ctx: PlannerContext, render: Callable[[PlannerContext], str], total: int) -> tuple[PlannerContext, str]:

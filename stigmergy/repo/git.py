@@ -57,6 +57,25 @@ class Git:
         """True when the git command exits 0 (for predicates such as `merge-base --is-ancestor`)."""
         return subprocess.run(["git", *args], cwd=self.root, capture_output=True, env=self._env).returncode == 0
 
+    def fast_head(self) -> str | None:
+        """HEAD's commit id read from the files under .git (no subprocess); anything unusual (a worktree's
+        .git file, a detached state we cannot parse) asks git."""
+        gitdir = self.root / ".git"
+        try:
+            ref = (gitdir / "HEAD").read_text().strip()
+            if not ref.startswith("ref: "):
+                return ref if len(ref) == 40 else self.head()
+            name = ref[5:]
+            loose = gitdir / name
+            if loose.is_file():
+                return loose.read_text().strip()
+            for line in (gitdir / "packed-refs").read_text().splitlines():
+                if line.endswith(" " + name):
+                    return line.split(" ", 1)[0]
+            return None  # unborn branch
+        except OSError:
+            return self.head()
+
     def head(self) -> str | None:
         out = subprocess.run(
             ["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=self.root, capture_output=True, env=self._env
@@ -95,7 +114,7 @@ class Git:
             "commit", "-q", "--no-verify", "--allow-empty-message", "-F", "-", "--only", "--", *all_paths,
             input=message.encode("utf-8"), env=env,
         )
-        head = self.head()
+        head = self.fast_head()
         assert head is not None
         return head
 

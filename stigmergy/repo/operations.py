@@ -18,6 +18,7 @@ from stigmergy.errors import StigmergyError
 from stigmergy.repo.git import Git, GitError, blob_sha
 from stigmergy.repo.layout import Layout
 from stigmergy.repo.lock import WriterLock
+from stigmergy.repo.patch import FileChange, git_patch
 from stigmergy.repo.state import OperationRow, StateDB
 from stigmergy.settings import Settings
 
@@ -172,7 +173,13 @@ def apply_and_commit(
     repo.pause("bookkeeping")
     patch_sha = None
     if commit is not None:
-        patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", commit)
+        patch = git_patch(
+            FileChange(rel, None if preimages[rel] is None else preimages[rel].encode("utf-8", "surrogateescape"),
+                       None if changes[rel] is None else changes[rel].encode("utf-8"))
+            for rel in (e["path"] for e in entries)
+        )
+        if patch is None:  # binary content: let git write the binary patch
+            patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", commit)
         patch_sha = repo.evidence.put(patch)
     counts: dict[str, int] = {}
     for e in entries:

@@ -638,6 +638,18 @@ MEASURES = {
 }
 
 
+# One compiled pattern per measure: `measures_in` runs on every cited line of every touched page.
+_MEASURE_RES = {
+    measure: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b")
+    for measure, words in MEASURES.items()
+}
+
+
+def measure_kinds(low: str) -> list[str]:
+    """The measures whose words occur (whole word) in the lower-cased text, in MEASURES order."""
+    return [m for m, rx in _MEASURE_RES.items() if rx.search(low)]
+
+
 @dataclass(frozen=True)
 class Figure:
     kind: str  # money | percent | date | count
@@ -705,11 +717,18 @@ def measures_in(text: str, subjects: Sequence[str]) -> list[Measure]:
     are never compared with each other."""
     if len(subjects) != 1:
         return []
+    return list(_measures_in(text, subjects[0]))
+
+
+@lru_cache(maxsize=65536)
+def _measures_in(text: str, subject: str) -> tuple[Measure, ...]:
+    # Cached: the same old cited lines are re-measured by every capture that touches their page.
+    return tuple(_measures_uncached(text, [subject]))
+
+
+def _measures_uncached(text: str, subjects: Sequence[str]) -> list[Measure]:
     low = text.lower()
-    kinds = []
-    for measure, words in MEASURES.items():
-        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
-            kinds.append(measure)
+    kinds = measure_kinds(low)
     if not kinds:
         return _generic_measures(text, subjects[0])
     if {"launch", "launch plan"} <= set(kinds):
@@ -745,7 +764,7 @@ def row_measures(cells: Sequence[str], header: Sequence[str], subject: str) -> l
     if len(cells) < 2 or len(header) != len(cells):
         return []
     low = cells[0].lower()
-    kinds = [m for m, words in MEASURES.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)]
+    kinds = measure_kinds(low)
     if len(kinds) != 1:
         return []
     out = []

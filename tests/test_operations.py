@@ -1,0 +1,64 @@
+"""Operations: one commit per change, and the stored patch reproduces that commit exactly."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import git
+
+from stigmergy.repo.git import GitError
+from stigmergy.repo.ids import new_id
+from stigmergy.repo.operations import Repository, apply_and_commit, utc_now
+from stigmergy.repo.patch import FileChange, git_patch, quote_path
+from stigmergy.settings import load_settings
+
+
+def _op(repo: Repository, changes: dict[str, str | None], **kw):
+    return apply_and_commit(repo, op_id=new_id("op"), kind="test", title="t", changes=changes, started_at=utc_now(), **kw)
+
+
+def test_stored_patch_reproduces_the_commit(wiki: Path) -> None:
+    repo = Repository(wiki, load_settings(wiki))
+    _op(repo, {"wiki/notes/Old.md": "one\ntwo\nthree\n", "wiki/notes/Gone.md": "bye\n", "wiki/notes/Tail.md": "no newline"})
+    row = _op(
+        repo,
+        {
+            "wiki/notes/Old.md": "one\n2\nthree\nfour\n",
+            "wiki/notes/Gone.md": None,
+            "wiki/notes/Q2 — final \"draft\".md": "new page\nwith two lines\n",
+            "wiki/notes/Tail.md": "no newline, edited",
+        },
+    )
+    patch = repo.evidence.get(row.patch_sha)
+    assert b"\\342\\200\\224" in patch  # non-ASCII paths are quoted as git quotes them
+    # Reverse-applying the patch to the commit gives back its parent, byte for byte.
+    subprocess.run(["git", "apply", "-R", "--index"], cwd=wiki, input=patch, check=True)
+    assert subprocess.run(["git", "diff", "--cached", "--quiet", "HEAD~1"], cwd=wiki).returncode == 0
+    git(wiki, "reset", "-q", "--hard", "HEAD")
+    # And forward-applying it to the parent gives the commit.
+    git(wiki, "checkout", "-q", "HEAD~1")
+    subprocess.run(["git", "apply", "--index"], cwd=wiki, input=patch, check=True)
+    assert subprocess.run(["git", "diff", "--cached", "--quiet", row.commit_sha], cwd=wiki).returncode == 0
+
+
+def test_binary_change_falls_back_to_git() -> None:
+    assert git_patch([FileChange("a.bin", None, b"\0\1")]) is None
+    assert quote_path("plain name.md") == "plain name.md"
+    assert quote_path("tab\there") == '"tab\\there"'
+
+
+def test_failed_commit_restores_files(wiki: Path) -> None:
+    repo = Repository(wiki, load_settings(wiki))
+    _op(repo, {"wiki/notes/Keep.md": "original\n"})
+    before = git(wiki, "log", "--format=%H")
+    # A stale index lock (another git process crashed) makes git refuse to commit: a real failure.
+    (wiki / ".git" / "index.lock").write_text("")
+    with pytest.raises(GitError):
+        _op(repo, {"wiki/notes/Keep.md": "changed\n", "wiki/notes/New.md": "new\n"})
+    (wiki / ".git" / "index.lock").unlink()
+    assert (wiki / "wiki/notes/Keep.md").read_text() == "original\n"
+    assert not (wiki / "wiki/notes/New.md").exists()
+    assert git(wiki, "log", "--format=%H") == before
+    assert git(wiki, "status", "--porcelain") == ""
