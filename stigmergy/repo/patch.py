@@ -59,17 +59,128 @@ def is_text(data: bytes | None) -> bool:
     return True
 
 
+_MYERS_MAX_EDITS = 2000
+
+
+def _myers(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """Opcodes of a shortest edit script (Myers, O((N+M)·D)); None past _MYERS_MAX_EDITS edits. A planner
+    changes a few lines of a long page (front matter and an inserted section), where this is linear."""
+    n, m = len(a), len(b)
+    offset = n + m + 1
+    v = [0] * (2 * offset + 1)
+    trace: list[list[int]] = []
+    for d in range(min(n + m, _MYERS_MAX_EDITS) + 1):
+        trace.append(v[:])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+                x = v[offset + k + 1]
+            else:
+                x = v[offset + k - 1] + 1
+            y = x - k
+            while x < n and y < m and a[x] == b[y]:
+                x += 1
+                y += 1
+            v[offset + k] = x
+            if x >= n and y >= m:
+                return _backtrack(trace, v, a, b, d, offset)
+    return None
+
+
+def _backtrack(trace: list[list[int]], v_end: list[int], a: list[str], b: list[str], d_end: int, offset: int):  # noqa: ANN202
+    x, y = len(a), len(b)
+    moves: list[tuple[str, int, int]] = []  # ("equal"|"delete"|"insert", a index, b index)
+    for d in range(d_end, 0, -1):
+        v = trace[d]
+        k = x - y
+        if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+            prev_k = k + 1
+        else:
+            prev_k = k - 1
+        prev_x = v[offset + prev_k]
+        prev_y = prev_x - prev_k
+        while x > prev_x and y > prev_y:
+            x, y = x - 1, y - 1
+            moves.append(("equal", x, y))
+        if x == prev_x:
+            y -= 1
+            moves.append(("insert", x, y))
+        else:
+            x -= 1
+            moves.append(("delete", x, y))
+    while x > 0 and y > 0:
+        x, y = x - 1, y - 1
+        moves.append(("equal", x, y))
+    moves.reverse()
+    ops: list[tuple[str, int, int, int, int]] = []
+    for tag, i, j in moves:
+        di, dj = (1, 1) if tag == "equal" else ((1, 0) if tag == "delete" else (0, 1))
+        if ops and ops[-1][0] in (tag, "replace") or (ops and {ops[-1][0], tag} == {"delete", "insert"}):
+            t, i1, i2, j1, j2 = ops[-1]
+            if t == tag or (t != "equal" and tag != "equal"):
+                merged = t if t == tag else "replace"
+                if i2 == i and j2 == j:
+                    ops[-1] = (merged, i1, i2 + di, j1, j2 + dj)
+                    continue
+        ops.append((tag, i, i + di, j, j + dj))
+    return ops
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    ops = _myers(a, b)
+    if ops is None:  # a rewrite of most of a long page: difflib copes better with many edits
+        ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return ops or [("equal", 0, 0, 0, 0)]
+
+
+def _grouped(ops: list[tuple[str, int, int, int, int]], n: int = 3) -> list[list[tuple[str, int, int, int, int]]]:
+    """difflib.SequenceMatcher.get_grouped_opcodes, over precomputed opcodes."""
+    codes = list(ops)
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)
+    nn = n + n
+    groups, group = [], []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > nn:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
+
+
+def _range(start: int, stop: int) -> str:
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
+
+
+def _line(prefix: str, line: str) -> str:
+    return f"{prefix}{line}" if line.endswith("\n") else f"{prefix}{line}\n\\ No newline at end of file\n"
+
+
 def _hunks(before: list[str], after: list[str]) -> list[str]:
     out = []
-    for line in difflib.unified_diff(before, after, n=3, lineterm=""):
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("@@"):
-            out.append(line + "\n")
-        elif line.endswith("\n"):
-            out.append(line)
-        else:
-            out.append(line + "\n\\ No newline at end of file\n")
+    for group in _grouped(_opcodes(before, after)):
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(_line(" ", x) for x in before[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                out.extend(_line("-", x) for x in before[i1:i2])
+            if tag in ("replace", "insert"):
+                out.extend(_line("+", x) for x in after[j1:j2])
     return out
 
 
