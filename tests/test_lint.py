@@ -88,3 +88,14 @@ def test_cli_lint_exit_codes_and_json(wiki):
     assert code == 4 and "uncited-line" in out
     code, out, _ = run_cli(["--json", "lint"], wiki)
     assert code == 4 and json.loads(out)["counts"]["uncited-line"] == 1
+
+
+def test_a_restricted_page_shadows_the_public_one_for_links_written_in_its_layer(tmp_path) -> None:
+    from stigmergy.pages.wikilinks import LinkResolver
+
+    stems = {"maya okafor": ["layers/board/wiki/entities/Maya Okafor.md", "wiki/entities/Maya Okafor.md"]}
+    resolver = LinkResolver(stems)
+    assert resolver.resolve("Maya Okafor", from_layer="board") == ["layers/board/wiki/entities/Maya Okafor.md"]
+    assert resolver.resolve("Maya Okafor", from_layer="public") == ["wiki/entities/Maya Okafor.md"]
+    assert resolver.resolve("Maya Okafor", from_layer="other") == ["wiki/entities/Maya Okafor.md"]
+    assert len(resolver.resolve("Maya Okafor")) == 2

@@ -216,7 +216,7 @@ class _Linter:
             ):
                 self.add("uncited-line", rel, n, "factual line without a citation")
             for link in parse_wikilinks(line, first_line=n):
-                targets = resolver.resolve(link.target)
+                targets = resolver.resolve(link.target, from_layer=layer)
                 if not targets:
                     self.add("dead-link", rel, n, f"[[{link.target}]] resolves to no page")
                     continue

@@ -441,7 +441,7 @@ def layer_flow(ctx: GateContext) -> list[Violation]:
                 if kind is not None and not readers_allow(ctx.settings, layer, kind[1]):
                     problems.append(f"cites {c.path} of layer {kind[1]}")
         for link in parse_wikilinks("\n".join(new_view.lines[n - 1] for n in fresh)):
-            targets = ctx.resolver.resolve(link.target)
+            targets = ctx.resolver.resolve(link.target, from_layer=layer)
             layers = {(classify(p) or ("", ""))[1] for p in targets}
             if targets and not any(readers_allow(ctx.settings, layer, t) for t in layers):
                 problems.append(f"links [[{link.target}]] of layer {', '.join(sorted(layers))}")

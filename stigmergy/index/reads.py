@@ -87,18 +87,21 @@ def _load(ctx: _Ctx, path: str) -> PageDoc:
     return doc
 
 
-def _resolve_link(ctx: _Ctx, target: str) -> tuple[str, str] | None:
-    """(path, title) of the readable page a wikilink target names, by stem, sanitised stem, or alias."""
+def _resolve_link(ctx: _Ctx, target: str, from_layer: str = "public") -> tuple[str, str] | None:
+    """(path, title) of the readable page a wikilink target names, by stem, sanitised stem, or alias;
+    when several layers hold it, the linking page's own layer first, then public (pages.wikilinks)."""
     keys = sorted({link_key(target), link_key(sanitise_stem(target))})
     lay = ctx.layers
     row = ctx.conn.execute(
         f"SELECT path, title FROM pages WHERE stem IN ({marks(keys)}) AND type != 'source' "
-        f"AND layer IN ({marks(lay)}) ORDER BY path LIMIT 1", (*keys, *lay)).fetchone()
+        f"AND layer IN ({marks(lay)}) ORDER BY layer = ? DESC, layer = 'public' DESC, path LIMIT 1",
+        (*keys, *lay, from_layer)).fetchone()
     if row is None:
         row = ctx.conn.execute(
             f"SELECT p.path, p.title FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE en.name IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) ORDER BY p.path LIMIT 1",
-            (*keys, *lay)).fetchone()
+            f"WHERE en.name IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) "
+            f"ORDER BY p.layer = ? DESC, p.layer = 'public' DESC, p.path LIMIT 1",
+            (*keys, *lay, from_layer)).fetchone()
     return (row[0], row[1]) if row else None
 
 
@@ -110,7 +113,7 @@ def _links(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
         if key in seen:
             continue
         seen.add(key)
-        hit = _resolve_link(ctx, link.target)
+        hit = _resolve_link(ctx, link.target, doc.layer)
         out.append({"target": link.target, "path": hit[0] if hit else None, "title": hit[1] if hit else None,
                     "line": link.line})
         if len(out) >= MAX_LINKS:

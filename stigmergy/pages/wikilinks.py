@@ -167,11 +167,29 @@ class LinkResolver:
         self._alias_loader = alias_loader
         self._aliases: Mapping[str, list[str]] | None = None
 
-    def resolve(self, target: str) -> list[str]:
+    def resolve(self, target: str, from_layer: str | None = None) -> list[str]:
+        """Every page the target names. Written in a page of `from_layer`, a name several layers hold
+        means that layer's own page first, then the public one: a restricted layer's `Maya Okafor`
+        (what the board knows about her) shadows the public page for links written inside that layer."""
         key = link_key(target)
         found = self._stems.get(key) or self._stems.get(link_key(sanitise_stem(target)))
-        if found:
-            return list(found)
-        if self._aliases is None:
-            self._aliases = self._alias_loader() if self._alias_loader else {}
-        return list(self._aliases.get(key, []))
+        if not found:
+            if self._aliases is None:
+                self._aliases = self._alias_loader() if self._alias_loader else {}
+            found = self._aliases.get(key, [])
+        return prefer_layer(list(found), from_layer)
+
+
+def prefer_layer(paths: list[str], from_layer: str | None) -> list[str]:
+    if from_layer is None or len(paths) < 2:
+        return paths
+    for layer in (from_layer, "public"):
+        mine = [p for p in paths if _layer_of(p) == layer]
+        if mine:
+            return mine
+    return paths
+
+
+def _layer_of(relpath: str) -> str:
+    parts = relpath.split("/")
+    return parts[1] if parts[0] == "layers" and len(parts) > 2 else "public"
