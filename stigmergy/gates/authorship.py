@@ -84,7 +84,11 @@ class Authorship:
         return self._is_repo
 
     def _repo_and_head(self) -> str | None:
-        """HEAD's commit (None without one), learning whether this is a work tree: one process for both."""
+        """HEAD's commit (None without one), learning whether this is a work tree. A plain `.git` folder
+        at the root answers both from files (no process per plan); anything else asks git once."""
+        if (self.root / ".git").is_dir():
+            self._is_repo = True
+            return self.git.fast_head()
         lines = self.git.run("rev-parse", "--is-inside-work-tree", "--verify", "-q", "HEAD", check=False).split()
         if self._is_repo is None:
             self._is_repo = bool(lines) and lines[0] == "true"
