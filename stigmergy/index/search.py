@@ -9,6 +9,9 @@ Arms (each one restricted to the reader's layers inside its SQL, never filtered 
 - graph: pages linked from and to the best hits of the other arms.
 Factors: page status, freshness of the sources the best fragment cites, citation support, and focus
 (how much of a wiki page's citations go to the source its best fragment is about).
+
+The arm queries are in `arms` (`ArmQueries`, a mixin of `Searcher`); this module holds the session,
+the fusion, the factors, snippets and the public entry points.
 """
 
 from __future__ import annotations
@@ -22,22 +25,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from stigmergy.errors import NotFoundError
 from stigmergy.index import store
+from stigmergy.index.arms import (
+    _WORD_RE,
+    ARM_DEPTH,
+    BM25_WEIGHTS,
+    LEXICAL_DEPTH,
+    STOPWORDS,
+    ArmQueries,
+    _fts_query,
+    query_terms,
+)
 from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness
 from stigmergy.index.embedder import Embedder, make_embedder
 from stigmergy.index.scope import marks, readable_layers
-from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.wikilinks import link_key
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
 
 ARMS = ("lexical", "vector", "entity", "graph")
-ARM_DEPTH = 50  # pages each arm contributes to the fusion
-BM25_WEIGHTS = (10.0, 4.0, 1.0)  # title (+ aliases), headings, body
 # Factors are gentle on purpose: RRF scores of neighbouring ranks differ by a few percent, and a factor
 # should reorder near-ties, not lift a page that only one weak arm found over one that every arm found.
 STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1.03}
@@ -56,15 +64,6 @@ FRAGMENT_ARMS = ("lexical", "vector")
 # them, scores little: the reader asking about that document wants the note or the source first.
 FOCUS_FLOOR = 0.85
 ENTITY_MIN_WEIGHT = 0.5
-ENTITY_ABOUT_DEPTH = 500
-LEXICAL_DEPTH = 100  # fragments; they collapse to at most ARM_DEPTH pages
-STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
-    "so than that the their them then there these they this to was we were what when where which who whom "
-    "why will with would you your about after before can could should".split()
-)
-_WORD_RE = re.compile(r"\w+")
-_NAME_TOKEN_RE = re.compile(r"\w[\w'&.+-]*\w|\w")
 _CITATION_RE = re.compile(r" ?\(\[source\]\([^()\s]*\)(?:, \[source\]\([^()\s]*\))*\)")
 
 
@@ -116,19 +115,6 @@ class SearchResult:
             "hits": [h.to_dict() for h in self.hits],
         }
 
-
-def query_terms(query: str) -> list[str]:
-    seen: list[str] = []
-    for w in _WORD_RE.findall(query.casefold()):
-        if w not in STOPWORDS and w not in seen:
-            seen.append(w)
-    return seen
-
-
-def _fts_query(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
 def _rank_pages(rows: list[tuple[int, int]]) -> tuple[dict[int, int], dict[int, int]]:
     """From (fragment id, page id) rows in rank order: page -> rank, page -> best fragment id."""
     ranks: dict[int, int] = {}
@@ -177,8 +163,7 @@ def filter_sql(conn: Any, filters: Filters, layers: tuple[str, ...]) -> tuple[st
     return " AND ".join(conds), params
 
 
-
-class Searcher:
+class Searcher(ArmQueries):
     """A warm search session over one repository's index (keeps the connection and the embedder)."""
 
     def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None,
@@ -213,80 +198,6 @@ class Searcher:
             self._embedder = make_embedder(self.settings.embedder, self.layout.cache_dir, threads=1)
         return self._embedder
 
-    # ------------------------------------------------------------ scope and filters
-
-    def _vec_rows(self, layer: str, table: str) -> int:
-        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-        if self._counts is None or self._counts[0] != version:
-            self._counts = (version, {})
-        counts = self._counts[1]
-        if layer not in counts:
-            counts[layer] = self.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
-        return counts[layer]
-
-    # ------------------------------------------------------------ arms
-
-    def lexical(self, terms: list[str], where: str, params: list[Any], layers: tuple[str, ...],
-                filtered: bool) -> list[tuple[int, int]]:
-        if not terms:
-            return []
-        w1, w2, w3 = BM25_WEIGHTS
-        rank = f"bm25(fts, {w1}, {w2}, {w3}, 0.0)"
-        if not filtered:
-            # Scope is inside the full-text query itself (the layer column); the best rows are then joined.
-            sql = (
-                f"SELECT f.id, f.page FROM (SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? "
-                f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
-                f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
-            )
-            return self.conn.execute(sql, (_fts_query(terms), *layers, LEXICAL_DEPTH, *params)).fetchall()
-        # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
-        # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key.
-        sql = (
-            f"SELECT f.id, f.page FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p ON p.id = f.page "
-            f"WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY {rank} LIMIT ?"
-        )
-        return self.conn.execute(sql, (_fts_query(terms), *layers, *params, LEXICAL_DEPTH)).fetchall()
-
-    def vector(self, qvec: np.ndarray, where: str, params: list[Any], layers: tuple[str, ...],
-               filtered: bool) -> list[tuple[int, int]]:
-        blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-        want = ARM_DEPTH * (6 if filtered else 1)
-        scored: list[tuple[float, int]] = []
-        for layer in layers:
-            table = store.vec_table(self.conn, layer)
-            if table is None:
-                continue
-            rows = self._vec_rows(layer, table)
-            if rows == 0:
-                continue
-            if rows <= store.EXACT_SCAN_MAX_ROWS:
-                scored.extend((d, fid) for fid, d in self.conn.execute(
-                    f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ?", (blob, want)))
-            else:
-                # 1-bit prefilter, then exact cosine on the float vectors of the candidates.
-                cand = [r[0] for r in self.conn.execute(
-                    f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
-                    (blob, want * 2))]
-                if not cand:
-                    continue
-                fp = self._fp()
-                got = self.conn.execute(
-                    f"SELECT f.id, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash AND v.fingerprint = ? "
-                    f"WHERE f.id IN ({marks(cand)})", (fp, *cand)).fetchall()
-                if got:
-                    mat = np.frombuffer(b"".join(v for _, v in got), dtype=np.float32).reshape(len(got), -1)
-                    dist = 1.0 - mat @ np.asarray(qvec, dtype=np.float32)
-                    scored.extend((float(d), fid) for (fid, _), d in zip(got, dist, strict=True))
-        scored.sort()
-        ids = [fid for _, fid in scored[:want]]
-        if not ids:
-            return []
-        ok = dict(self.conn.execute(
-            f"SELECT f.id, f.page FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id IN ({marks(ids)}) AND {where}",
-            (*ids, *params)).fetchall())
-        return [(fid, ok[fid]) for fid in ids if fid in ok]
-
     def freshness(self, layers: tuple[str, ...]) -> Freshness:
         try:
             git_index = (self.root / ".git" / "index").stat().st_mtime_ns
@@ -299,124 +210,6 @@ class Searcher:
         fresh = freshness(self.conn, self.git, layers)
         self._fresh = (key, now, fresh)
         return fresh
-
-    def _fp(self) -> str:
-        if self._fingerprint is None:
-            self._fingerprint = store.get_meta(self.conn, "fingerprint") or ""
-        return self._fingerprint
-
-    def entity(self, query: str, where: str, params: list[Any], layers: tuple[str, ...],
-               terms: list[str] | None = None, relevance: dict[int, float] | None = None,
-               ) -> tuple[list[int], int, float]:
-        """(entity pages named in the query followed by the pages about them, how many of those are named
-        entity pages, the share of the query's terms that their names cover)."""
-        tokens = _NAME_TOKEN_RE.findall(query.casefold())
-        grams = set()
-        for n in range(1, 7):
-            for i in range(len(tokens) - n + 1):
-                gram = " ".join(tokens[i : i + n])
-                grams.add(gram)
-                grams.add(gram.rstrip("."))
-                if gram.endswith("'s"):
-                    grams.add(gram[:-2])
-        grams = {g for g in grams if len(g) >= 2 and g not in STOPWORDS}
-        if not grams:
-            return [], 0, 0.0
-        grams_l = sorted(grams)
-        found = self.conn.execute(
-            f"SELECT en.name, en.page FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE en.name IN ({marks(grams_l)}) AND +p.layer IN ({marks(layers)})", (*grams_l, *layers)).fetchall()
-        if not found:
-            return [], 0, 0.0
-        terms = query_terms(query) if terms is None else terms
-        named = {w for name, _ in found for w in _WORD_RE.findall(name)}
-        coverage = sum(t in named for t in terms) / len(terms) if terms else 1.0
-        found.sort(key=lambda r: (-len(r[0]), r[1]))
-        entity_pages: list[int] = []
-        for _, pid in found:
-            if pid not in entity_pages:
-                entity_pages.append(pid)
-        keys = sorted({r[0] for r in self.conn.execute(
-            f"SELECT name FROM entity_names WHERE page IN ({marks(entity_pages)})", entity_pages)})
-        allowed = {r[0] for r in self.conn.execute(
-            f"SELECT p.id FROM pages p WHERE p.id IN ({marks(entity_pages)}) AND {where}", (*entity_pages, *params))}
-        ranked = [pid for pid in entity_pages if pid in allowed]
-        n_named = len(ranked)
-        about = self.conn.execute(
-            f"SELECT p.id, count(*) AS n FROM page_entities pe JOIN pages p ON p.id = pe.page "
-            f"WHERE pe.entity IN ({marks(keys)}) AND {where} GROUP BY p.id "
-            f"ORDER BY n DESC, CASE p.status WHEN 'evergreen' THEN 0 WHEN 'mature' THEN 1 WHEN 'developing' THEN 2 "
-            f"ELSE 3 END, p.updated DESC LIMIT ?", (*keys, *params, ENTITY_ABOUT_DEPTH)).fetchall()
-        # Among the pages about those entities, the ones the lexical and vector arms liked come first: the
-        # arm says "about Tomasz", the text arms say which of Tomasz's pages is about the question.
-        relevance = relevance or {}
-        about.sort(key=lambda r: (-r[1], -relevance.get(r[0], 0.0)))
-        ranked.extend(pid for pid, _ in about if pid not in ranked)
-        return ranked[:ARM_DEPTH], n_named, coverage
-
-    def graph(self, seeds: list[int], where: str, params: list[Any]) -> list[int]:
-        if not seeds:
-            return []
-        weight = {pid: 1.0 / (i + 1) for i, pid in enumerate(seeds)}
-        score: dict[int, float] = {}
-        # Outgoing: the seeds' wikilink targets, resolved by stem (raw or sanitised) or by entity name.
-        out_rows = self.conn.execute(
-            f"SELECT src, target FROM links WHERE src IN ({marks(seeds)})", seeds).fetchall()
-        targets: dict[str, set[int]] = {}
-        for src, target in out_rows:
-            targets.setdefault(target, set()).add(src)
-            targets.setdefault(link_key(sanitise_stem(target)), set()).add(src)
-        if targets:
-            keys = sorted(targets)
-            for pid, stem in self.conn.execute(
-                f"SELECT p.id, p.stem FROM pages p WHERE p.stem IN ({marks(keys)}) AND {where}", (*keys, *params)):
-                for src in targets.get(stem, ()):
-                    score[pid] = score.get(pid, 0.0) + weight[src]
-            for pid, name in self.conn.execute(
-                f"SELECT p.id, en.name FROM entity_names en JOIN pages p ON p.id = en.page "
-                f"WHERE en.name IN ({marks(keys)}) AND {where}", (*keys, *params)):
-                for src in targets.get(name, ()):
-                    score[pid] = score.get(pid, 0.0) + weight[src]
-        # Incoming: pages whose wikilinks name a seed by stem, title or alias.
-        names: dict[str, int] = {}
-        for pid, stem, title in self.conn.execute(
-            f"SELECT id, stem, title FROM pages WHERE id IN ({marks(seeds)})", seeds):
-            names.setdefault(stem, pid)
-            names.setdefault(link_key(title), pid)
-        for name, pid in self.conn.execute(
-            f"SELECT name, page FROM entity_names WHERE page IN ({marks(seeds)})", seeds):
-            names.setdefault(name, pid)
-        if names:
-            keys = sorted(names)
-            for src, target in self.conn.execute(
-                f"SELECT DISTINCT l.src, l.target FROM links l JOIN pages p ON p.id = l.src "
-                f"WHERE l.target IN ({marks(keys)}) AND {where}", (*keys, *params)):
-                score[src] = score.get(src, 0.0) + weight[names[target]]
-        for pid in seeds:
-            score.pop(pid, None)
-        if score:
-            # Hubs (a company page every note links to) neighbour everything; like IDF, a link to a page
-            # with many links says little about this query.
-            cand = sorted(score)
-            degree = dict.fromkeys(cand, 0)
-            for pid, n in self.conn.execute(
-                f"SELECT src, count(*) FROM links WHERE src IN ({marks(cand)}) GROUP BY src", cand):
-                degree[pid] += n
-            names: dict[str, list[int]] = {}
-            for pid, stem, title in self.conn.execute(
-                f"SELECT id, stem, title FROM pages WHERE id IN ({marks(cand)})", cand):
-                for name in {stem, link_key(title)}:
-                    names.setdefault(name, []).append(pid)
-            for name, pid in self.conn.execute(
-                f"SELECT name, page FROM entity_names WHERE page IN ({marks(cand)})", cand):
-                names.setdefault(name, []).append(pid)
-            keys = sorted(names)
-            for target, n in self.conn.execute(
-                f"SELECT target, count(*) FROM links WHERE target IN ({marks(keys)}) GROUP BY target", keys):
-                for pid in set(names[target]):
-                    degree[pid] += n
-            score = {pid: v / math.log2(2 + degree[pid]) for pid, v in score.items()}
-        return [pid for pid, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))][:ARM_DEPTH]
 
     # ------------------------------------------------------------ the query
 

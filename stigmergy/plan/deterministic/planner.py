@@ -3,6 +3,10 @@
 It writes only lines copied (or closely derived) from cited source lines, and it only ever inserts into
 an existing page — a dated section placed in date order — so it never drops a cited line, an
 attribution, a contradiction block or a person's line. See docs/planning.md for the filing rules.
+
+This module holds the planner and the core of a filing (the entities, aliases and mentions it finds,
+the ranking of key lines, the wiki lines it writes); the page bodies are built in `page_bodies` and the
+contradiction proposals assembled in `contradiction_assembly`, both mixins of `_Filing`.
 """
 
 from __future__ import annotations
@@ -10,62 +14,43 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from stigmergy.errors import ContractError
-from stigmergy.pages.citations import append_citation, parse_line, strip_citations
-from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.pages.citations import append_citation
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import page_relpath, stem_of
-from stigmergy.plan.context import PlannerContext, catalogue, read_source
+from stigmergy.plan.context import PlannerContext, catalogue
 from stigmergy.plan.deterministic.analysis import (
     COMMON,
-    MEASURES,
     ORG_KEYS,
     EntityCandidate,
     NameIndex,
     Unit,
     alias_statements,
-    declares_revision,
-    definitions,
     detect_entities,
     find_known,
     is_decision,
-    measures_in,
     mentions,
     project_mentions,
-    row_measures,
     score_unit,
     source_links,
     split_units,
 )
-from stigmergy.plan.deterministic.contradictions import CitedClaim, Conflict, claim_measures, find_conflicts
+from stigmergy.plan.deterministic.contradiction_assembly import ContradictionAssembly
+from stigmergy.plan.deterministic.page_bodies import PageBodyBuilders, insert_section
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
     AliasProposal,
-    Claim,
     ContradictionProposal,
     CreatePage,
     Plan,
-    ResolutionProposal,
     UpdatePage,
 )
 
 MAX_KEY_LINES = 8
 MAX_DECISIONS = 8
-MAX_ENTITY_LINES = 6
-MAX_CONCEPT_LINES = 4
-MAX_PROJECT_LINES = 5
-MAX_FIGURES = 12
 MIN_KEY_SCORE = 2.0
-_DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
-_BLOCK_START = "<!-- stigmergy:contradiction "
-_STATUS = re.compile(
-    r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
-    r"cancel(?:l)?ed|paused|on hold)\b",
-    re.I,
-)
 _PARTICIPANT_KEYS = ("participants", "attendees", "people", "authors", "author", "present")
 
 
@@ -91,7 +76,7 @@ class DeterministicPlanner:
         return PlannerReply(plan, {"planner": self.kind, "stats": stats})
 
 
-class _Filing:
+class _Filing(PageBodyBuilders, ContradictionAssembly):
     """One filing: analysis of the source, then the pages, in a fixed order."""
 
     def __init__(self, ctx: PlannerContext) -> None:
@@ -439,406 +424,6 @@ class _Filing:
         title = re.sub(r"[\[\]<>|#]", " ", self.page.title)
         return f"## {self.date} · {' '.join(title.split())}"
 
-    # -- pages -----------------------------------------------------------------------------------
-
-    def _note_target(self) -> tuple[str | None, str]:
-        title = " ".join(self.page.title.split()) or self.cid
-        for candidate in (title, f"{title} ({self.date})", f"{title} ({self.cid})"):
-            path = page_relpath("note", candidate, self.layer)
-            clash = self.all_stems.get(stem_of(path).casefold())
-            if clash is None or clash in self.planned_stems.values():
-                return path, candidate
-            if clash == path and self.already_cites(path):
-                return None, candidate  # filed before
-        return None, title
-
-    def _note(
-        self,
-        path: str,
-        title: str,
-        keys: list[int],
-        decisions: list[int],
-        entities: dict[str, _Entity],
-        concepts: dict[str, tuple[str, list[int], int | None]],
-        conflicts: list[Conflict],
-    ) -> None:
-        body = [f"# {title}", ""]
-        if keys:
-            body += ["## Key points", ""] + [self._line(path, self.units[i]) for i in keys] + [""]
-        if decisions:
-            body += ["## Decisions", ""] + [self._line(path, self.units[i]) for i in decisions] + [""]
-        taken = set(keys) | set(decisions)
-        figures = [i for i in self._figure_units() if i not in taken][:MAX_FIGURES]
-        if figures:
-            body += ["## Figures", ""] + [self._line(path, self.units[i]) for i in figures] + [""]
-        if conflicts:
-            # Both lines stay side by side on the narrowest page that can cite them both: this note.
-            body += ["## Figures that differ from earlier sources", ""]
-            seen: set[str] = set()
-            for c in conflicts:
-                for line in (
-                    append_citation(f"- {c.new.text}", path, [(c.new.source_path, c.new.start, c.new.end)]),
-                    append_citation(f"- {c.old.text}", path, [(c.old.source_path, c.old.start, c.old.end)]),
-                ):
-                    if line not in seen:
-                        seen.add(line)
-                        body.append(line)
-            body.append("")
-        written = "\n".join(body)
-        related = []
-        for e in sorted(entities.values(), key=lambda e: e.title):
-            stem = stem_of(e.path)
-            if f"[[{stem}]]" in written or f"[[{stem}|" in written:
-                continue
-            ref = self._first_ref(e)
-            if ref is not None:
-                related.append(append_citation(f"- [[{stem}]]", path, [ref]))
-        if related:
-            body += ["## Mentioned", ""] + related + [""]
-        ents = tuple(sorted(e.title for e in entities.values()))
-        self.mutations.append(
-            CreatePage(
-                type="note", title=title, body="\n".join(body).rstrip("\n") + "\n", status="seed",
-                entities=ents, layer=self.layer, reason=f"key lines of capture {self.cid}",
-            )
-        )
-
-    def _figure_units(self) -> list[int]:
-        """Statements that give a measured figure (an amount, a percentage, a count with its period)."""
-        out = []
-        for i, u in enumerate(self.units):
-            if u.kind == "meta":
-                continue
-            ms = row_measures(u.cells, u.header, "") if u.cells and u.header else measures_in(u.text, [""])
-            if any(m.period or m.kind == "date" for m in ms):
-                out.append(i)
-        return out
-
-    def _first_ref(self, e: _Entity) -> tuple[str, int, int] | None:
-        if e.units:
-            u = self.units[e.units[0]]
-            return (self.src.relpath, u.start, u.end)
-        if e.participant_lines:
-            n = e.participant_lines[0]
-            return (self.src.relpath, n, n)
-        return None
-
-    def _entity_page(self, e: _Entity, heading: str) -> None:
-        if not e.new and self.already_cites(e.path):
-            return
-        idxs = self._top(e.units, MAX_ENTITY_LINES)
-        lines = [self._line(e.path, self.units[i]) for i in idxs]
-        if not lines and e.participant_lines:
-            n = e.participant_lines[0]
-            lines = [append_citation("- Listed as a participant.", e.path, [(self.src.relpath, n, n)])]
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if e.new:
-            body = "\n".join([f"# {e.title}", "", *section]) + "\n"
-            self.mutations.append(
-                CreatePage(
-                    type="entity", title=e.title, body=body, status="seed", layer=self.layer,
-                    entity_type=e.entity_type, aliases=tuple(e.aliases),
-                    reason=f"named in capture {self.cid} ({e.evidence})",
-                )
-            )
-            return
-        got = self.existing(e.path)
-        if got is None:
-            return
-        meta, old_body = got
-        # A line naming another entity may speak of that one's figures; only a count held by a named noun
-        # ("Pellucid's pilot covers 42 lanes out of their Dublin hub") is specific enough to compare anyway.
-        new_claims = [
-            self._claim(i) for i in idxs
-            if not self._mentions_other(self.units[i].text, e) or _generic_only(self.units[i].text, e.path)
-        ]
-        self._contradictions(e.path, e.title, old_body, new_claims, e)
-        self.mutations.append(
-            UpdatePage(
-                path=e.path, body=insert_section(old_body, self.date, section),
-                status=_grown_status(meta), reason=f"named in capture {self.cid}",
-            )
-        )
-
-    def _mentions_other(self, text: str, e: _Entity) -> bool:
-        for other in self.entities.values():
-            if other is not e and mentions(text, getattr(other, "surfaces_local", other.surfaces)):
-                return True
-        return False
-
-    def _concepts(self, entities: dict[str, _Entity]) -> dict[str, tuple[str, list[int], int | None]]:
-        """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
-        ent_names = {s.casefold() for e in entities.values() for s in e.surfaces} | {
-            n.casefold() for n in self.names
-        }
-        out: dict[str, tuple[str, list[int], int | None]] = {}
-        concept_stems = {stem_of(p): p for p in self.cat.pages.get("concept", [])}
-        for d in definitions(self.units):
-            if d.term.casefold() in ent_names or d.term.casefold() in self.project_stems:
-                continue
-            # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page.
-            spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})")), None)
-            path = spelled or page_relpath("concept", d.term, self.layer)
-            clash = self.all_stems.get(stem_of(path).casefold())
-            if clash is not None and clash != path:
-                continue
-            idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [d.term])]
-            if spelled:
-                out[d.term] = (spelled, sorted(set(idxs) | {d.unit}), None)
-                continue
-            out[d.term] = (path, sorted(set(idxs) | {d.unit}), d.unit)
-        text = self.page.title + "\n" + self.page.text
-        for path in self.cat.pages.get("concept", []):
-            got_title = stem_of(path)
-            if any(v[0] == path for v in out.values()):
-                continue
-            # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
-            rx = _term_pattern(got_title)
-            if rx.search(text):
-                idxs = [i for i, u in enumerate(self.units) if rx.search(u.text)]
-                if idxs:
-                    out[got_title] = (path, idxs, None)
-        self.concept_paths = {t: v[0] for t, v in out.items()}
-        for t, v in list(out.items()):
-            if not t.isupper() and t.lower() != t:
-                self.concept_paths.setdefault(t[0].lower() + t[1:], v[0])
-        for _t, v in out.items():
-            self.planned_stems.setdefault(stem_of(v[0]).casefold(), v[0])
-        return out
-
-    def _concept_page(self, term: str, path: str, idxs: list[int], defining: int | None, heading: str) -> None:
-        exists = self.all_stems.get(stem_of(path).casefold()) == path
-        if exists and self.already_cites(path):
-            return
-        chosen = self._top([i for i in idxs if i != defining], MAX_CONCEPT_LINES - (defining is not None))
-        order = ([defining] if defining is not None else []) + chosen
-        lines = [self._line(path, self.units[i]) for i in order]
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if not exists:
-            self.mutations.append(
-                CreatePage(
-                    type="concept", title=term, body="\n".join([f"# {term}", "", *section]) + "\n",
-                    status="seed", layer=self.layer, reason=f"defined in capture {self.cid}",
-                )
-            )
-            return
-        got = self.existing(path)
-        if got is None:
-            return
-        self.mutations.append(
-            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
-                       reason=f"used in capture {self.cid}")
-        )
-
-    def _project_page(
-        self, project: str, keys: list[int], decisions: list[int], entities: dict[str, _Entity], heading: str
-    ) -> None:
-        path = page_relpath("project", project, self.layer)
-        clash = self.all_stems.get(stem_of(path).casefold())
-        if clash is not None and clash != path:
-            return
-        exists = clash == path
-        if exists and self.already_cites(path):
-            return
-        picked = self._top(sorted(set(keys) | set(decisions)), MAX_PROJECT_LINES)
-        status = [i for i, u in enumerate(self.units) if _STATUS.search(u.text) and i not in picked][:2]
-        lines = [self._line(path, self.units[i]) for i in picked]
-        lines += [
-            self._line(path, self.units[i], prefix="" if self.units[i].text.lower().startswith("status") else "Status: ")
-            for i in status
-        ]
-        people = [e for e in sorted(entities.values(), key=lambda e: e.title) if e.entity_type == "person"]
-        refs = [r for r in (self._first_ref(e) for e in people) if r is not None]
-        if people and refs:
-            names = ", ".join(f"[[{stem_of(e.path)}]]" for e in people if self._first_ref(e) is not None)
-            lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: r[1])))
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if not exists:
-            self.mutations.append(
-                CreatePage(
-                    type="project", title=" ".join(project.split()), status="seed", layer=self.layer,
-                    body="\n".join([f"# {' '.join(project.split())}", "", *section]) + "\n",
-                    entities=tuple(sorted(e.title for e in people)),
-                    reason=f"project of capture {self.cid}",
-                )
-            )
-            return
-        got = self.existing(path)
-        if got is None:
-            return
-        new_claims = [self._claim(i) for i in picked if not self._mentions_other(self.units[i].text, None)]
-        self._contradictions(path, " ".join(project.split()), got[1], new_claims, None)
-        self.mutations.append(
-            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
-                       reason=f"timeline entry from capture {self.cid}")
-        )
-
-    # -- contradictions and resolutions -----------------------------------------------------------
-
-    def _old_claims(
-        self, page_path: str, body: str, exclude: dict[str, str], words: set[str] | None = None
-    ) -> list[CitedClaim]:
-        """The cited lines of an existing page that name none of `exclude`, as claims (a table row
-        gets its cells and header back from the cited source)."""
-        lines = body.split("\n")
-        out: list[CitedClaim] = []
-        wanted = None if words is None else [w for m in words for w in MEASURES.get(m, (m,))]
-        for _n, line in enumerate(lines, start=1):
-            if "[source](" not in line:
-                continue
-            if wanted is not None and not any(w in line.lower() for w in wanted) and "|" not in line and " — " not in line:
-                continue
-            try:
-                cites = parse_line(line, page_path)
-            except ContractError:
-                continue
-            text = _claim_text(line)
-            if not text or text.startswith("People:") or any(h[1] != page_path for h in find_known(text, exclude)):
-                continue
-            for c in cites:
-                if c.capture_id == self.cid:
-                    continue
-                cells, header = self._row_context(c.path, c.end)
-                out.append(CitedClaim(text, c.capture_id, c.path, c.start, c.end, cells, header))
-        return out
-
-    def _row_context(self, source_path: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        raw = self.__dict__.setdefault("_raw", {})
-        if source_path not in raw:
-            try:
-                raw[source_path] = (self.ctx.root / source_path).read_text(encoding="utf-8").split("\n")
-            except (OSError, UnicodeDecodeError):
-                raw[source_path] = []
-        lines = raw[source_path]
-        if not 0 < n <= len(lines) or not lines[n - 1].lstrip().startswith("|"):
-            return (), ()  # not a table row: no need to parse the source page
-        doc = self._source_doc(source_path)
-        if doc is None or not 0 < n <= len(doc.file_lines) or not doc.file_lines[n - 1].lstrip().startswith("|"):
-            return (), ()
-        first = doc.page.body_start_line
-        lines = list(doc.file_lines[first - 1 :])
-        units, _ = split_units(lines, first)
-        for u in units:
-            if u.end == n and u.kind == "row":
-                return u.cells, u.header
-        return (), ()
-
-    def _source_doc(self, source_path: str):  # noqa: ANN202
-        cache = self.__dict__.setdefault("_docs", {})
-        if source_path not in cache:
-            try:
-                cache[source_path] = read_source(self.ctx.root, source_path)
-            except (OSError, ContractError, UnicodeDecodeError):
-                cache[source_path] = None
-        return cache[source_path]
-
-    def _claim(self, i: int) -> CitedClaim:
-        u = self.units[i]
-        return CitedClaim(u.text, self.cid, self.src.relpath, u.start, u.end, u.cells, u.header)
-
-    def _contradictions(
-        self, path: str, subject_title: str, old_body: str, new_claims: list[CitedClaim], ent: _Entity | None
-    ) -> None:
-        # Only a line that could state one of the new measures is worth parsing: pages grow, filing must not.
-        words = {m.measure.split()[0] for c in new_claims for m in claim_measures(c, path)}
-        if not words:
-            return
-        old = self._old_claims(path, old_body, self.names, words)
-        if not old:
-            return
-        for conflict in find_conflicts(path, new_claims, old, self._recorded()):
-            self.contradictions.append(self._proposal(path, subject_title, conflict))
-
-    def _note_conflicts(self) -> list[Conflict]:
-        """Figures with no named subject (the team's own revenue, headcount...) against the cited lines
-        of the notes selected as candidates."""
-        extra = dict(self.names)
-        for e in self.entities.values():
-            extra.update(dict.fromkeys(getattr(e, "surfaces_local", e.surfaces), e.path))
-        named = NameIndex(extra)
-        new = [self._claim(i) for i, u in enumerate(self.units) if not find_known(u.text, named)]
-        old: list[CitedClaim] = []
-        for cand in self.ctx.candidates:
-            if cand.type == "note" and self.cid not in (cand.meta.get("sources") or []):
-                old += self._old_claims(cand.path, cand.body, named)
-        if not new or not old:
-            return []
-        return find_conflicts("", new, old, self._recorded())
-
-    def _recorded(self) -> frozenset[tuple[str, int, int]]:
-        """Claims already in a contradiction block on a candidate page: a later source that agrees with
-        one side adds no second record of the same disagreement."""
-        if not hasattr(self, "_recorded_claims"):
-            out: set[tuple[str, int, int]] = set()
-            for cand in self.ctx.candidates:
-                if _BLOCK_START not in cand.body:
-                    continue
-                try:
-                    blocks, _ = scan_blocks(cand.body, cand.path)
-                except ContractError:
-                    continue
-                for b in blocks:
-                    out |= {(c.source, c.start, c.end) for c in b.record.claims}
-            self._recorded_claims = frozenset(out)
-        return self._recorded_claims
-
-    def _proposal(self, path: str, subject_title: str, c: Conflict) -> ContradictionProposal:
-        old_date, old_title = self._source_date(c.old.source_path)
-        new_date = self.date
-        m = c.measure
-        what = f"{m.measure}{' for ' + m.period if m.period else ''}"
-        subject_title = subject_title or "the reported"
-        explanation = (
-            f"Sources disagree on {subject_title} {what}: {c.old_raw} in \u201c{old_title}\u201d ({old_date}) "
-            f"versus {m.raw} in \u201c{self.page.title}\u201d ({new_date})."
-        )
-        if declares_revision(self.page.title, self.units) or self.page.resolution is not None:
-            newer = "the later source" if new_date >= old_date else "the source filed later"
-            explanation += (
-                f" \u201c{self.page.title}\u201d ({new_date}) presents itself as a revision or correction, so it is "
-                f"{newer}; both claims stay until a capture resolves this."
-            )
-        else:
-            explanation += " Both claims are kept until a capture resolves this."
-        claims = (
-            Claim(c.old.text, old_date, c.old.capture_id, c.old.start, c.old.end),
-            Claim(c.new.text, new_date, c.new.capture_id, c.new.start, c.new.end),
-        )
-        return ContradictionProposal(page=path, subject=f"{subject_title} {what}", explanation=explanation, claims=claims)
-
-    def _source_date(self, source_path: str) -> tuple[str, str]:
-        for e in self.ctx.evidence:
-            if e.path == source_path:
-                return e.occurred_at[:10], e.title
-        try:
-            doc = read_source(self.ctx.root, source_path)
-        except (OSError, ContractError, UnicodeDecodeError):
-            return "1970-01-01", stem_of(source_path)
-        return doc.page.occurred_at[:10], doc.page.title
-
-    def _resolutions(self) -> list[ResolutionProposal]:
-        res = self.page.resolution
-        if res is None or not res.resolves:
-            return []
-        marker = f"{_BLOCK_START}{res.resolves} -->"
-        # Rare (only a capture that names a contradiction), so a scan of this layer's pages is affordable.
-        for paths in self.cat.pages.values():
-            for path in paths:
-                try:
-                    text = (self.ctx.root / path).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                if marker in text:
-                    rationale = res.rationale.strip() or f"Resolved by capture {self.cid} ({self.page.title})."
-                    return [ResolutionProposal(res.resolves, rationale, path, self.cid)]
-        return []
-
     def _summary(self, note_path: str | None) -> str:
         created = [m for m in self.mutations if isinstance(m, CreatePage)]
         updated = [m for m in self.mutations if isinstance(m, UpdatePage)]
@@ -864,51 +449,6 @@ class _Filing:
 
 # ---------------------------------------------------------------------------------------- helpers
 
-
-def insert_section(body: str, date: str, section: list[str]) -> str:
-    """`body` with a dated section inserted: before the first dated section that is later, else before the
-    contradiction blocks at the end, else at the end. Existing lines are never touched."""
-    lines = body.rstrip("\n").split("\n")
-    at = len(lines)
-    for n, line in enumerate(lines):
-        m = _DATED.match(line)
-        if m and m.group(1) > date:
-            at = n
-            break
-    else:
-        for n, line in enumerate(lines):
-            if line.startswith(_BLOCK_START):
-                at = n
-                break
-    block = [*section, ""]
-    before = lines[:at]
-    while before and before[-1] == "":
-        before.pop()
-    after = lines[at:]
-    return "\n".join([*before, "", *block, *after]).rstrip("\n") + "\n"
-
-
-def _claim_text(line: str) -> str:
-    text = strip_citations(line).strip()
-    text = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", text)
-    text = re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\|([^\[\]]+)\]\]", r"\2", text)
-    text = re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\]\]", r"\1", text)
-    return " ".join(text.split())
-
-
-@lru_cache(maxsize=1024)
-def _term_pattern(title: str) -> re.Pattern[str]:
-    if title.isupper() or "(" in title:
-        return re.compile(rf"(?<![\w]){re.escape(title)}(?![\w])")
-    head, rest = re.escape(title[0]), re.escape(title[1:])
-    return re.compile(rf"(?<![\w])(?i:{head}){rest}(?:s|es)?(?![\w])")
-
-
-def _generic_only(text: str, subject: str) -> bool:
-    ms = measures_in(text, [subject])
-    return bool(ms) and all(" " in m.measure and m.measure.split()[0] not in MEASURES for m in ms)
-
-
 def _name_words(text: str) -> bool:
     words = text.split()
     return 2 <= len(words) <= 4 and all(w[:1].isupper() and w not in COMMON for w in words)
@@ -918,15 +458,6 @@ def _fold(name: str) -> str:
     import unicodedata
 
     return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-
-
-def _grown_status(meta: dict[str, Any]) -> str | None:
-    status = meta.get("status")
-    n = len(meta.get("sources") or []) + 1
-    if status == "seed" and n >= 3:
-        return "developing"
-    return None
-
 
 def _participants(metadata: dict[str, Any]) -> list[str]:
     out: list[str] = []

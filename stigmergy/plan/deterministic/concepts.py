@@ -1,0 +1,107 @@
+"""Concepts a source defines: "X is a ...", "X means ...", glossary entries and spelled-out acronyms
+("Mean kinetic temperature (MKT)"), each as a `Definition` naming the statement that defines it, with
+the checks that keep pronouns, events, generic acronyms and descriptions from reading as terms.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stigmergy.plan.deterministic.names import COMMON, CONNECTORS
+from stigmergy.plan.deterministic.statements import Unit
+
+# --------------------------------------------------------------------------------------------- concepts
+
+_DEFINE = re.compile(
+    r"^(?P<bold>\*\*|__)?(?:(?:An?|The)\s+)?(?P<term>[A-Za-z][\w/-]*(?:\s+[\w/-]+){0,3}?)(?:\*\*|__)?\s+"
+    r"(?:\([^)]{1,60}\)\s+)?(?P<verb>is|are|means|refers to|is defined as|describes)\s+"
+    r"(?P<rest>(?:a|an|the|when|how|what|our|any|one)\b.*)$"
+)
+# "X is an example", "X is a lot of…": a description of a case, not the meaning of a term.
+_NOT_A_DEFINITION = re.compile(
+    r"^(?:a|an)\s+(?:example|instance|case|part|result|reminder|sign|lot|bit|number|couple|first|second|third|"
+    r"few|little|good|great|big)\b",
+    re.I,
+)
+# Acronyms of common technology and institutions: not a team's glossary term.
+GENERIC_ACRONYMS = set(
+    """
+    API APIs SDK SMS MMS URL URI HTTP HTTPS REST SQL CSV PDF JSON XML HTML CSS UI UX AI ML LLM IT HR PR QA
+    IoT GPS USB LTE SIM CPU GPU RAM SSD VPN DNS TLS SSL SSO MFA SaaS PaaS IaaS B2B B2C ERP CRM KPI OKR ROI SLA
+    SLO NDA GDPR EU UK US USA UN NHS FAQ ETA ASAP CEO CTO CFO COO CPO VP SRE DevOps PM EMEA APAC
+    """.split()
+)
+_MONTH_OR_YEAR = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|(?:19|20)\d{2})\b"
+)
+_GLOSSARY = re.compile(r"^(?:\*\*|__)(?P<term>[^*_]{2,60})(?:\*\*|__)\s*[:—–-]\s+(?P<rest>.+)$|^(?P<term2>[A-Z][\w /-]{1,50}?)\s*[:—–]\s+(?P<rest2>[A-Z].+)$")
+_ACRONYM = re.compile(r"\b(?P<long>[A-Z][a-z]+(?:[ -][A-Za-z][a-z]+){1,5})\s+\((?P<short>[A-Z][A-Z0-9]{1,7})\)")
+_PRONOUNS = {"it", "this", "that", "these", "those", "there", "he", "she", "they", "we", "i", "you", "which",
+             "what", "who", "here", "everything", "nothing", "something", "everyone", "one", "each", "all"}
+GLOSSARY_SECTIONS = ("glossary", "definitions", "terms", "terminology", "key terms", "vocabulary")
+
+
+@dataclass(frozen=True)
+class Definition:
+    term: str
+    unit: int
+    how: str  # 'defined' | 'glossary' | 'acronym'
+
+
+def _term_ok(term: str) -> bool:
+    words = term.split()
+    if not words or len(words) > 4 or len(term) > 60:
+        return False
+    if words[0].lower() in _PRONOUNS or all(w in COMMON or w.lower() in {c.lower() for c in COMMON} for w in words):
+        return False
+    if any(w.lower() in {"is", "are", "was", "were", "will", "has", "have", "our", "my", "your"} for w in words):
+        return False
+    if _MONTH_OR_YEAR.search(term):
+        return False  # "April 2026 ingestion backlog" is an event, not an idea
+    return any(c.isalpha() for c in term)
+
+
+def _acronym_of(long: str, short: str) -> bool:
+    """'Mean kinetic temperature' spells 'MKT': the initials of the long form are the acronym."""
+    words = [w for w in re.split(r"[ -]+", long) if w and w.lower() not in CONNECTORS]
+    return len(words) >= len(short) and "".join(w[0] for w in words[-len(short):]).upper() == short.upper()
+
+
+def definitions(units: Sequence[Unit]) -> list[Definition]:
+    out: list[Definition] = []
+    seen: set[str] = set()
+    for idx, u in enumerate(units):
+        if u.kind == "meta":
+            continue
+        in_glossary = u.section.lower().strip(" :") in GLOSSARY_SECTIONS
+        text = u.text
+        term, how = None, ""
+        g = _GLOSSARY.match(text)
+        if g and (in_glossary or g.group("term")):
+            term, how = (g.group("term") or g.group("term2") or "").strip(), "glossary"
+        if term is None:
+            d = _DEFINE.match(text)
+            if d and u.kind in ("sentence", "item"):
+                t = d.group("term").strip()
+                rest, verb = d.group("rest"), d.group("verb")
+                # Outside a glossary, "X is a/an …" (or "X means …") defines X; "X is the fastest-growing
+                # line" or "X is an example" describes it. A lowercase term is a glossary's or a bold one.
+                defining = in_glossary or (
+                    verb not in ("is", "are") or re.match(r"(?:a|an)\s", rest) is not None
+                ) and not _NOT_A_DEFINITION.match(rest)
+                shaped = in_glossary or bool(d.group("bold")) or (t[0].isupper() and not any(c.isdigit() for c in t))
+                if defining and shaped and _term_ok(t) and t not in GENERIC_ACRONYMS:
+                    term, how = t, "defined"
+        if term is None:
+            a = _ACRONYM.search(text)
+            if a and a.group("short") not in COMMON and a.group("short") not in GENERIC_ACRONYMS \
+                    and _acronym_of(a.group("long"), a.group("short")):
+                term, how = a.group("short"), "acronym"
+        if term and _term_ok(term):
+            key = term.lower()
+            if key not in seen:
+                seen.add(key)
+                out.append(Definition(term, idx, how))
+    return out

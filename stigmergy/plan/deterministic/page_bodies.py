@@ -1,0 +1,321 @@
+"""The page bodies a deterministic filing writes: the note of the capture (key points, decisions,
+figures, figures that differ from earlier sources, the entities it mentions), and the dated sections it
+adds to entity, concept and project pages, with `insert_section`, which places a dated section in date
+order without touching an existing line. `PageBodyBuilders` is a mixin of the planner's `_Filing`: its
+methods read the filing's state (units, entities, catalogue) and append to its mutations.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from stigmergy.pages.citations import append_citation
+from stigmergy.pages.paths import page_relpath, stem_of
+from stigmergy.plan.deterministic.analysis import MEASURES, definitions, measures_in, mentions, row_measures
+from stigmergy.plan.deterministic.contradictions import Conflict
+from stigmergy.plan.schema import CreatePage, UpdatePage
+
+if TYPE_CHECKING:
+    from stigmergy.plan.deterministic.planner import _Entity
+
+MAX_ENTITY_LINES = 6
+MAX_CONCEPT_LINES = 4
+MAX_PROJECT_LINES = 5
+MAX_FIGURES = 12
+_DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
+_BLOCK_START = "<!-- stigmergy:contradiction "
+_STATUS = re.compile(
+    r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
+    r"cancel(?:l)?ed|paused|on hold)\b",
+    re.I,
+)
+
+
+class PageBodyBuilders:
+    """The pages of one filing: its note, and a dated section on each entity, concept and project page."""
+
+    # -- pages -----------------------------------------------------------------------------------
+
+    def _note_target(self) -> tuple[str | None, str]:
+        title = " ".join(self.page.title.split()) or self.cid
+        for candidate in (title, f"{title} ({self.date})", f"{title} ({self.cid})"):
+            path = page_relpath("note", candidate, self.layer)
+            clash = self.all_stems.get(stem_of(path).casefold())
+            if clash is None or clash in self.planned_stems.values():
+                return path, candidate
+            if clash == path and self.already_cites(path):
+                return None, candidate  # filed before
+        return None, title
+
+    def _note(
+        self,
+        path: str,
+        title: str,
+        keys: list[int],
+        decisions: list[int],
+        entities: dict[str, _Entity],
+        concepts: dict[str, tuple[str, list[int], int | None]],
+        conflicts: list[Conflict],
+    ) -> None:
+        body = [f"# {title}", ""]
+        if keys:
+            body += ["## Key points", ""] + [self._line(path, self.units[i]) for i in keys] + [""]
+        if decisions:
+            body += ["## Decisions", ""] + [self._line(path, self.units[i]) for i in decisions] + [""]
+        taken = set(keys) | set(decisions)
+        figures = [i for i in self._figure_units() if i not in taken][:MAX_FIGURES]
+        if figures:
+            body += ["## Figures", ""] + [self._line(path, self.units[i]) for i in figures] + [""]
+        if conflicts:
+            # Both lines stay side by side on the narrowest page that can cite them both: this note.
+            body += ["## Figures that differ from earlier sources", ""]
+            seen: set[str] = set()
+            for c in conflicts:
+                for line in (
+                    append_citation(f"- {c.new.text}", path, [(c.new.source_path, c.new.start, c.new.end)]),
+                    append_citation(f"- {c.old.text}", path, [(c.old.source_path, c.old.start, c.old.end)]),
+                ):
+                    if line not in seen:
+                        seen.add(line)
+                        body.append(line)
+            body.append("")
+        written = "\n".join(body)
+        related = []
+        for e in sorted(entities.values(), key=lambda e: e.title):
+            stem = stem_of(e.path)
+            if f"[[{stem}]]" in written or f"[[{stem}|" in written:
+                continue
+            ref = self._first_ref(e)
+            if ref is not None:
+                related.append(append_citation(f"- [[{stem}]]", path, [ref]))
+        if related:
+            body += ["## Mentioned", ""] + related + [""]
+        ents = tuple(sorted(e.title for e in entities.values()))
+        self.mutations.append(
+            CreatePage(
+                type="note", title=title, body="\n".join(body).rstrip("\n") + "\n", status="seed",
+                entities=ents, layer=self.layer, reason=f"key lines of capture {self.cid}",
+            )
+        )
+
+    def _figure_units(self) -> list[int]:
+        """Statements that give a measured figure (an amount, a percentage, a count with its period)."""
+        out = []
+        for i, u in enumerate(self.units):
+            if u.kind == "meta":
+                continue
+            ms = row_measures(u.cells, u.header, "") if u.cells and u.header else measures_in(u.text, [""])
+            if any(m.period or m.kind == "date" for m in ms):
+                out.append(i)
+        return out
+
+    def _first_ref(self, e: _Entity) -> tuple[str, int, int] | None:
+        if e.units:
+            u = self.units[e.units[0]]
+            return (self.src.relpath, u.start, u.end)
+        if e.participant_lines:
+            n = e.participant_lines[0]
+            return (self.src.relpath, n, n)
+        return None
+
+    def _entity_page(self, e: _Entity, heading: str) -> None:
+        if not e.new and self.already_cites(e.path):
+            return
+        idxs = self._top(e.units, MAX_ENTITY_LINES)
+        lines = [self._line(e.path, self.units[i]) for i in idxs]
+        if not lines and e.participant_lines:
+            n = e.participant_lines[0]
+            lines = [append_citation("- Listed as a participant.", e.path, [(self.src.relpath, n, n)])]
+        if not lines:
+            return
+        section = [heading, "", *lines]
+        if e.new:
+            body = "\n".join([f"# {e.title}", "", *section]) + "\n"
+            self.mutations.append(
+                CreatePage(
+                    type="entity", title=e.title, body=body, status="seed", layer=self.layer,
+                    entity_type=e.entity_type, aliases=tuple(e.aliases),
+                    reason=f"named in capture {self.cid} ({e.evidence})",
+                )
+            )
+            return
+        got = self.existing(e.path)
+        if got is None:
+            return
+        meta, old_body = got
+        # A line naming another entity may speak of that one's figures; only a count held by a named noun
+        # ("Pellucid's pilot covers 42 lanes out of their Dublin hub") is specific enough to compare anyway.
+        new_claims = [
+            self._claim(i) for i in idxs
+            if not self._mentions_other(self.units[i].text, e) or _generic_only(self.units[i].text, e.path)
+        ]
+        self._contradictions(e.path, e.title, old_body, new_claims, e)
+        self.mutations.append(
+            UpdatePage(
+                path=e.path, body=insert_section(old_body, self.date, section),
+                status=_grown_status(meta), reason=f"named in capture {self.cid}",
+            )
+        )
+
+    def _mentions_other(self, text: str, e: _Entity) -> bool:
+        for other in self.entities.values():
+            if other is not e and mentions(text, getattr(other, "surfaces_local", other.surfaces)):
+                return True
+        return False
+
+    def _concepts(self, entities: dict[str, _Entity]) -> dict[str, tuple[str, list[int], int | None]]:
+        """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
+        ent_names = {s.casefold() for e in entities.values() for s in e.surfaces} | {
+            n.casefold() for n in self.names
+        }
+        out: dict[str, tuple[str, list[int], int | None]] = {}
+        concept_stems = {stem_of(p): p for p in self.cat.pages.get("concept", [])}
+        for d in definitions(self.units):
+            if d.term.casefold() in ent_names or d.term.casefold() in self.project_stems:
+                continue
+            # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page.
+            spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})")), None)
+            path = spelled or page_relpath("concept", d.term, self.layer)
+            clash = self.all_stems.get(stem_of(path).casefold())
+            if clash is not None and clash != path:
+                continue
+            idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [d.term])]
+            if spelled:
+                out[d.term] = (spelled, sorted(set(idxs) | {d.unit}), None)
+                continue
+            out[d.term] = (path, sorted(set(idxs) | {d.unit}), d.unit)
+        text = self.page.title + "\n" + self.page.text
+        for path in self.cat.pages.get("concept", []):
+            got_title = stem_of(path)
+            if any(v[0] == path for v in out.values()):
+                continue
+            # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
+            rx = _term_pattern(got_title)
+            if rx.search(text):
+                idxs = [i for i, u in enumerate(self.units) if rx.search(u.text)]
+                if idxs:
+                    out[got_title] = (path, idxs, None)
+        self.concept_paths = {t: v[0] for t, v in out.items()}
+        for t, v in list(out.items()):
+            if not t.isupper() and t.lower() != t:
+                self.concept_paths.setdefault(t[0].lower() + t[1:], v[0])
+        for _t, v in out.items():
+            self.planned_stems.setdefault(stem_of(v[0]).casefold(), v[0])
+        return out
+
+    def _concept_page(self, term: str, path: str, idxs: list[int], defining: int | None, heading: str) -> None:
+        exists = self.all_stems.get(stem_of(path).casefold()) == path
+        if exists and self.already_cites(path):
+            return
+        chosen = self._top([i for i in idxs if i != defining], MAX_CONCEPT_LINES - (defining is not None))
+        order = ([defining] if defining is not None else []) + chosen
+        lines = [self._line(path, self.units[i]) for i in order]
+        if not lines:
+            return
+        section = [heading, "", *lines]
+        if not exists:
+            self.mutations.append(
+                CreatePage(
+                    type="concept", title=term, body="\n".join([f"# {term}", "", *section]) + "\n",
+                    status="seed", layer=self.layer, reason=f"defined in capture {self.cid}",
+                )
+            )
+            return
+        got = self.existing(path)
+        if got is None:
+            return
+        self.mutations.append(
+            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
+                       reason=f"used in capture {self.cid}")
+        )
+
+    def _project_page(
+        self, project: str, keys: list[int], decisions: list[int], entities: dict[str, _Entity], heading: str
+    ) -> None:
+        path = page_relpath("project", project, self.layer)
+        clash = self.all_stems.get(stem_of(path).casefold())
+        if clash is not None and clash != path:
+            return
+        exists = clash == path
+        if exists and self.already_cites(path):
+            return
+        picked = self._top(sorted(set(keys) | set(decisions)), MAX_PROJECT_LINES)
+        status = [i for i, u in enumerate(self.units) if _STATUS.search(u.text) and i not in picked][:2]
+        lines = [self._line(path, self.units[i]) for i in picked]
+        lines += [
+            self._line(path, self.units[i], prefix="" if self.units[i].text.lower().startswith("status") else "Status: ")
+            for i in status
+        ]
+        people = [e for e in sorted(entities.values(), key=lambda e: e.title) if e.entity_type == "person"]
+        refs = [r for r in (self._first_ref(e) for e in people) if r is not None]
+        if people and refs:
+            names = ", ".join(f"[[{stem_of(e.path)}]]" for e in people if self._first_ref(e) is not None)
+            lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: r[1])))
+        if not lines:
+            return
+        section = [heading, "", *lines]
+        if not exists:
+            self.mutations.append(
+                CreatePage(
+                    type="project", title=" ".join(project.split()), status="seed", layer=self.layer,
+                    body="\n".join([f"# {' '.join(project.split())}", "", *section]) + "\n",
+                    entities=tuple(sorted(e.title for e in people)),
+                    reason=f"project of capture {self.cid}",
+                )
+            )
+            return
+        got = self.existing(path)
+        if got is None:
+            return
+        new_claims = [self._claim(i) for i in picked if not self._mentions_other(self.units[i].text, None)]
+        self._contradictions(path, " ".join(project.split()), got[1], new_claims, None)
+        self.mutations.append(
+            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
+                       reason=f"timeline entry from capture {self.cid}")
+        )
+
+
+def insert_section(body: str, date: str, section: list[str]) -> str:
+    """`body` with a dated section inserted: before the first dated section that is later, else before the
+    contradiction blocks at the end, else at the end. Existing lines are never touched."""
+    lines = body.rstrip("\n").split("\n")
+    at = len(lines)
+    for n, line in enumerate(lines):
+        m = _DATED.match(line)
+        if m and m.group(1) > date:
+            at = n
+            break
+    else:
+        for n, line in enumerate(lines):
+            if line.startswith(_BLOCK_START):
+                at = n
+                break
+    block = [*section, ""]
+    before = lines[:at]
+    while before and before[-1] == "":
+        before.pop()
+    after = lines[at:]
+    return "\n".join([*before, "", *block, *after]).rstrip("\n") + "\n"
+
+
+@lru_cache(maxsize=1024)
+def _term_pattern(title: str) -> re.Pattern[str]:
+    if title.isupper() or "(" in title:
+        return re.compile(rf"(?<![\w]){re.escape(title)}(?![\w])")
+    head, rest = re.escape(title[0]), re.escape(title[1:])
+    return re.compile(rf"(?<![\w])(?i:{head}){rest}(?:s|es)?(?![\w])")
+
+
+def _generic_only(text: str, subject: str) -> bool:
+    ms = measures_in(text, [subject])
+    return bool(ms) and all(" " in m.measure and m.measure.split()[0] not in MEASURES for m in ms)
+
+
+def _grown_status(meta: dict[str, Any]) -> str | None:
+    status = meta.get("status")
+    n = len(meta.get("sources") or []) + 1
+    if status == "seed" and n >= 3:
+        return "developing"
+    return None

@@ -1,0 +1,213 @@
+"""Splitting one source page into statements: each list item, sentence, table row or mail header as a
+`Unit` with the file lines it came from and its section, inline markdown cleaned for copying onto a wiki
+line, the wikilinks the source writes, and the plain words of a text (`terms`, with the `STOP` words it
+drops). A pure function of the text: the same input gives the same statements byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------------------------------------- units
+
+_LIST = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_WIKILINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|([^\[\]]+))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\[\]]*)\]\(([^()\s]*)(?:\s+\"[^\"]*\")?\)")
+_COMMENT = re.compile(r"<!--.*?-->|<!--.*$")
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_RULE = re.compile(r"^\s*(?:[-=_*~]\s*){3,}$")
+# A mail or chat header ("From: Priya <p@x>", "Cc: ...", "Subject: ..."): it names people but states nothing.
+_MAIL_HEADER = re.compile(r"^\s*(?:From|To|Cc|Bcc|Date|Sent|Subject|Reply-To)\s*:\s", re.I)
+_ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Inc|Ltd|Co|Corp|St|vs|etc|e\.g|i\.e|approx|No|Jr|Sr)\.$")
+
+MAX_UNIT_CHARS = 420
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One statement of the source: cleaned text and the file lines it came from."""
+
+    text: str
+    start: int
+    end: int
+    section: str  # the nearest heading above it ('' at top)
+    kind: str  # 'item' (list item), 'sentence' (paragraph text), 'row' (table row)
+    order: int  # position in the source
+    cells: tuple[str, ...] = ()  # table row cells
+    header: tuple[str, ...] = ()  # the table's header cells
+
+
+@dataclass(frozen=True)
+class Link:
+    target: str
+    label: str | None
+
+
+def clean_inline(text: str) -> str:
+    """Markdown inline text made safe to copy onto a wiki line: links become their words (the builder
+    re-links entities), HTML comments and tags go, whitespace collapses. Never adds a character that
+    was not in the source line except ellipsis on an over-long line."""
+    text = _COMMENT.sub(" ", text)
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+
+    def md(m: re.Match[str]) -> str:
+        label, url = m.group(1), m.group(2)
+        if m.group(0).startswith("!"):
+            return label
+        if url.startswith(("http://", "https://")) and label.strip():
+            return f"[{label}]({url})"
+        return label
+
+    text = _MDLINK.sub(md, text)
+    text = _TAG.sub(" ", text)
+    text = text.replace("[[", "[ [").replace("]]", "] ]")
+    text = " ".join(text.split())
+    if len(text) > MAX_UNIT_CHARS:
+        cut = text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0]
+        text = cut.rstrip(",;:") + " …"
+    return text
+
+
+def source_links(text: str) -> list[Link]:
+    return [Link(m.group(1).strip(), (m.group(2) or "").strip() or None) for m in _WIKILINK.finditer(text)]
+
+
+def _split_sentences(joined: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(joined):
+        piece = joined[start : m.start() + 1]
+        if _ABBREV.search(piece.rstrip("\"')]")):
+            continue
+        spans.append((start, m.end()))
+        start = m.end()
+    spans.append((start, len(joined)))
+    return spans
+
+
+def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list[tuple[int, str, int]]]:
+    """Statements of a body whose first line sits at file line `first_line`.
+
+    Returns (units, headings) where headings are (file line, text, level)."""
+    units: list[Unit] = []
+    headings: list[tuple[int, str, int]] = []
+    section = ""
+    in_fence = False
+    para: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if not para:
+            return
+        joined = ""
+        offsets: list[tuple[int, int]] = []  # (offset in joined, file line)
+        for ln, raw in para:
+            if joined:
+                joined += " "
+            offsets.append((len(joined), ln))
+            joined += raw.strip()
+        for a, b in _split_sentences(joined):
+            piece = joined[a:b].strip()
+            if not piece:
+                continue
+            s_line = max(ln for off, ln in offsets if off <= a)
+            e_line = max(ln for off, ln in offsets if off < max(b - 1, a + 1))
+            text = clean_inline(piece)
+            if text:
+                units.append(Unit(text, s_line, e_line, section, "sentence", len(units)))
+        para.clear()
+
+    header: tuple[str, ...] = ()
+    header_line = 0
+    item: list[tuple[int, str]] = []  # a list item and its indented continuation lines
+
+    def flush_item() -> None:
+        if item:
+            text = clean_inline(" ".join(t.strip() for _, t in item))
+            if text:
+                units.append(Unit(text, item[0][0], item[-1][0], section, "item", len(units)))
+            item.clear()
+
+    for i, raw in enumerate(lines):
+        ln = first_line + i
+        if item and raw.strip() and raw[:1] in (" ", "\t") and not _LIST.match(raw) and not _FENCE.match(raw):
+            item.append((ln, raw))
+            continue
+        flush_item()
+        if _FENCE.match(raw):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not raw.strip():
+            flush()
+            continue
+        h = _HEADING.match(raw)
+        if h:
+            flush()
+            section = clean_inline(h.group(2))
+            headings.append((ln, section, len(h.group(1))))
+            continue
+        if _RULE.match(raw) and not raw.lstrip().startswith("|"):
+            flush()
+            continue
+        if _MAIL_HEADER.match(raw):
+            flush()
+            text = clean_inline(raw)
+            if text:
+                units.append(Unit(text, ln, ln, section, "meta", len(units)))
+            continue
+        if raw.lstrip().startswith("|"):
+            flush()
+            if _TABLE_SEP.match(raw):
+                continue
+            cells = tuple(clean_inline(c) for c in raw.strip().strip("|").split("|"))
+            if i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]):
+                header, header_line = cells, ln  # a header row states nothing by itself
+                continue
+            if header and len(header) == len(cells) and cells[0]:
+                # "Revenue — Q2 2026: £2.41M; Q1 2026: £1.88M", cited from the header line down to the row,
+                # so that every figure the line shows is in the cited lines.
+                pairs = "; ".join(f"{h}: {c}" for h, c in zip(header[1:], cells[1:], strict=True) if c)
+                text = f"{cells[0]} — {pairs}" if pairs else cells[0]
+                units.append(Unit(text, header_line, ln, section, "row", len(units), cells, header))
+                continue
+            text = "; ".join(c for c in cells if c)
+            if text:
+                units.append(Unit(text, ln, ln, section, "row", len(units), cells, ()))
+            continue
+        header = ()
+        if raw.lstrip().startswith(">"):
+            raw = raw.lstrip()[1:]
+        if _LIST.match(raw):
+            flush()
+            item.append((ln, _LIST.sub("", raw, count=1)))
+            continue
+        para.append((ln, raw))
+    flush_item()
+    flush()
+    return units, headings
+
+
+# ------------------------------------------------------------------------------------------------ terms
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
+STOP = set(
+    """
+    the and for with that this from have has had are was were will would should could can not but you your our
+    their they them there here into onto over under about after before than then when what which who whom
+    whose why how all any each more most other some such only own same very just also been being its it's
+    we us i me my he she his her him of to in on at by as an or if so do does did a is be no yes new one two
+    """.split()
+)
+
+
+def terms(text: str) -> Counter[str]:
+    return Counter(w.lower() for w in _WORD.findall(text) if w.lower() not in STOP)
