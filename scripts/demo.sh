@@ -40,11 +40,13 @@ git -C "$wiki" log -1 --format='%B'
 step "stigmergy log -n 5"
 stigmergy -C "$wiki" log -n 5
 
-step "an entity page"
-sed -n 1,40p "$wiki/wiki/entities/Tidemark.md"
+body() { awk -v max="$2" 'c>=2 && n<max {print; n++} /^---$/ {c++}' "$1"; }
 
-step "a note"
-sed -n 1,60p "$wiki/wiki/notes/Quarterly report — Q2 2026 (final).md"
+step "an entity page (body; the front matter lists its id, type, aliases and every cited source)"
+body "$wiki/wiki/entities/Tidemark.md" 30
+
+step "a note, with the contradiction block the final report raised"
+body "$wiki/wiki/notes/Quarterly report — Q2 2026 (final).md" 60
 
 step "stigmergy index (fragments -> local all-MiniLM-L6-v2 -> SQLite FTS5 + sqlite-vec)"
 stigmergy -C "$wiki" index
