@@ -242,7 +242,14 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                     )
                     self.pending_aliases.append((folded[1], c.name))
                     continue
-            path = page_relpath("entity", c.name, self.layer)
+            name, etype = c.name, c.entity_type
+            public = self._public_entity(c.name)
+            if public is not None:
+                # A restricted layer names someone the public wiki already knows ("Orbis" for Orbis
+                # Freight): its page in this layer takes the public title, so it shadows that page
+                # (links written in the layer resolve to it) instead of founding a second identity.
+                name, etype = public
+            path = page_relpath("entity", name, self.layer)
             clash = self.all_stems.get(stem_of(path).casefold())
             if clash is not None and clash != path:
                 continue  # a note, concept or project already owns this name
@@ -250,7 +257,7 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                 out[path].units = sorted(set(out[path].units) | set(c.units))
                 continue
             new = clash is None
-            ent = _Entity(path, c.name, c.entity_type, {c.name}, list(c.units), new, c.evidence)
+            ent = _Entity(path, name, etype, {c.name, name}, list(c.units), new, c.evidence)
             if not new:
                 got = self.existing(path)
                 if got is not None:
@@ -267,6 +274,18 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                     if item and (item in ent.surfaces or item == ent.title or item.split(" (")[0] in ent.surfaces):
                         ent.participant_lines.append(n)
         return out
+
+    def _public_entity(self, name: str) -> tuple[str, str] | None:
+        """(title, entity type) of the public entity page that `name` (title or alias) names, for a
+        capture of a restricted layer; None in the public layer or when no public page owns the name.
+        Only names cross layers here: nothing of the restricted source is written outside its layer."""
+        if self.layer == "public":
+            return None
+        if not hasattr(self, "_public"):
+            cat = catalogue(self.ctx.root, "public")
+            heads = {e.path: e for e in cat.entities()}
+            self._public = {_fold(n): (heads[p].title, heads[p].entity_type) for n, p in cat.names().items() if p in heads}
+        return self._public.get(_fold(name))
 
     def _folded_names(self) -> dict[str, tuple[str, str]]:
         if not hasattr(self, "_folded"):

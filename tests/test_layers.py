@@ -1,0 +1,47 @@
+"""A restricted layer next to the public wiki: names cross layers, content never does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_cli
+
+PUBLIC = """---
+title: Partner update
+date: 2026-05-02
+---
+# Partner update
+
+Orbis Freight, also known as Orbis, is our largest carrier partner on Harbor API.
+Orbis Freight moved 4,000 shipments through Harbor API in April.
+"""
+
+BOARD = """---
+title: Board minutes
+date: 2026-09-17
+---
+# Board minutes
+
+Maya Okafor reported that [[Orbis]] approached her about an acquisition on 2 September. CANARY-LAYER-5521.
+The board noted that Orbis offered an enterprise value of £72M, and that Orbis wants an answer by October.
+"""
+
+
+def test_restricted_capture_shadows_public_entities_and_leaks_nothing(wiki: Path, tmp_path: Path) -> None:
+    with (wiki / "stigmergy.toml").open("a") as fh:
+        fh.write('\n[layers.board]\nreaders = ["ceo@example.com"]\n')
+    (tmp_path / "public.md").write_text(PUBLIC)
+    (tmp_path / "board.md").write_text(BOARD)
+    code, out, err = run_cli(["capture", str(tmp_path / "public.md")], cwd=wiki)
+    assert code == 0, out + err
+    assert (wiki / "wiki/entities/Orbis Freight.md").is_file()
+    code, out, err = run_cli(["capture", str(tmp_path / "board.md"), "--layer", "board"], cwd=wiki)
+    assert code == 0, out + err
+    board_entities = sorted(p.name for p in (wiki / "layers/board/wiki/entities").glob("*.md"))
+    assert "Orbis Freight.md" in board_entities and "Orbis.md" not in board_entities
+    # Nothing public cites, links to or copies the board capture.
+    for page in (wiki / "wiki").rglob("*.md"):
+        text = page.read_text()
+        assert "CANARY-LAYER-5521" not in text and "layers/board" not in text and "72M" not in text
+    code, out, _ = run_cli(["--json", "lint"], cwd=wiki)
+    assert code == 0, out
