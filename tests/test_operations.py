@@ -62,3 +62,19 @@ def test_failed_commit_restores_files(wiki: Path) -> None:
     assert not (wiki / "wiki/notes/New.md").exists()
     assert git(wiki, "log", "--format=%H") == before
     assert git(wiki, "status", "--porcelain") == ""
+
+
+def test_authorship_follows_our_commits_and_a_persons_in_one_process(wiki: Path) -> None:
+    from stigmergy.gates.authorship import Authorship
+
+    repo = Repository(wiki, load_settings(wiki))
+    page = "wiki/notes/Shared.md"
+    _op(repo, {page: "# Shared\n\nfrom stigmergy\n"})
+    assert Authorship(wiki).human_lines(page) == frozenset()
+    (wiki / page).write_text("# Shared\n\nfrom stigmergy\nfrom a person\n")
+    git(wiki, "commit", "-qam", "hand edit")
+    assert Authorship(wiki).human_lines(page) == frozenset({4})
+    _op(repo, {page: "# Shared\n\nfrom stigmergy\nfrom a person\nstigmergy again\n"})
+    assert Authorship(wiki).human_lines(page) == frozenset({4})
+    (wiki / page).write_text("# Shared\n\nfrom stigmergy\nfrom a person\nstigmergy again\nuncommitted\n")
+    assert Authorship(wiki).human_lines(page) == frozenset({4, 6})

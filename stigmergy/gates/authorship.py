@@ -57,6 +57,21 @@ def _history_for(root: Path) -> _History:
         return history
 
 
+def record_own_commit(root: Path, parent: str | None, commit: str, paths: Iterable[str]) -> None:
+    """Tell the history that stigmergy itself just committed `commit` on top of `parent`, touching
+    `paths`, with the operation trailer: exactly what `git log` would report, so the next plan need not
+    ask git. Ignored unless the history is at `parent` (otherwise the next plan reads the log)."""
+    history = _history_for(root)
+    with history.lock:
+        if parent is None or history.head != parent:
+            return
+        history.ours[commit] = True
+        for path in paths:
+            if path in history.commits:
+                history.commits[path].append(commit)
+        history.head = commit
+
+
 def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
     """(mark, sha, carries the trailer, file names) per commit of `git log` run with _LOG_FMT."""
     for chunk in out.split("\x1e")[1:]:

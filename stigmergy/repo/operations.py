@@ -162,9 +162,13 @@ def apply_and_commit(
         removed = [e["path"] for e in entries if e["action"] == "delete"]
         identity = repo.settings.identity
         if entries:
+            parent = repo.git.fast_head()
             commit = repo.git.commit_paths(
                 written, commit_message(kind, title, op_id, summary), identity.name, identity.email, removed=removed
             )
+            from stigmergy.gates.authorship import record_own_commit
+
+            record_own_commit(repo.root, parent, commit, [e["path"] for e in entries])
         else:
             commit = None
     except BaseException:
