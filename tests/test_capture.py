@@ -362,3 +362,24 @@ def test_filed_capture_commits_its_source_page_and_wiki_pages(wiki: Path) -> Non
     assert {"path": str(page.relative_to(wiki)), "action": "add"}.items() <= op["manifest"]["paths"][0].items() or any(
         e["path"] == str(page.relative_to(wiki)) and e["action"] == "add" for e in op["manifest"]["paths"]
     )
+
+
+def test_killed_file_operation_is_undone_by_resume(wiki: Path) -> None:
+    code, out, err = run_cli(["capture", "--text", "Ada Lovelace joined Halden Robotics on 2 March 2026.\nAda Lovelace leads the Atlas project.", "--title", "Joiner", "--no-file"], cwd=wiki)
+    assert code == 0, out + err
+    before = git(wiki, "log", "--format=%H")
+    proc = _spawn(wiki, ["file"], {"STIGMERGY_PAUSE_AT": "commit"})
+    _wait_for(proc, "paused at commit")
+    assert git(wiki, "status", "--porcelain", "--untracked-files=all") != ""  # pages half-written
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    result = run_cli_process(["resume"], cwd=wiki)
+    assert result.returncode == 0, result.stderr
+    assert git(wiki, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(wiki, "log", "--format=%H") == before
+    status = json.loads(run_cli_process(["--json", "status"], cwd=wiki).stdout)
+    assert status["counts"]["unfiled"] == 1
+    result = run_cli_process(["file"], cwd=wiki)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(run_cli_process(["--json", "status"], cwd=wiki).stdout)["counts"]["unfiled"] == 0
+    assert git(wiki, "status", "--porcelain", "--untracked-files=all") == ""

@@ -276,6 +276,12 @@ def process(repo: Repository, env: Mapping[str, Any], env_vars: Mapping[str, str
 def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[CaptureOutcome]:
     """Finish what a crash interrupted. Call with the writer lock held."""
     rebuild_bookkeeping(repo)
+    for op_id, preimages in repo.state.inflight_ops():
+        # An operation that committed had its row cleared with its bookkeeping (rebuilt above if need
+        # be); one still here never committed, so what it wrote is taken back.
+        if not repo.state.has_operation(op_id):
+            restore(repo.root, preimages)
+        repo.state.end_inflight(op_id)
     outcomes = []
     for _capture_id, _op_id, env, inflight in repo.state.pending():
         if inflight:
@@ -449,7 +455,7 @@ def file_captures(
             capture_row = None
         commit_row = apply_and_commit(
             repo, op_id=op_id, kind="file", title=page.title, changes=changes, started_at=started,
-            summary=message, manifest=manifest, status=op_status, capture=capture_row, track_inflight=False,
+            summary=message, manifest=manifest, status=op_status, capture=capture_row, track_inflight=True,
         )
         outcome = CaptureOutcome(
             locator=page.locator, status=status, capture_id=page.id, source_path=rel, op_id=op_id,

@@ -21,7 +21,9 @@ def file_cmd(
     from stigmergy.repo.operations import Repository
 
     app_ctx: AppContext = ctx.obj
-    repo = Repository(app_ctx.require_root(), app_ctx.settings)
+    from stigmergy.cli.capture_cmds import _pause_points
+
+    repo = Repository(app_ctx.require_root(), app_ctx.settings, pause_at=_pause_points(app_ctx))
     out = console(stderr=True)
 
     def on_event(kind: str, o: CaptureOutcome) -> None:

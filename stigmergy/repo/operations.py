@@ -150,6 +150,8 @@ def apply_and_commit(
         )
     if track_inflight and queue_capture_id is not None:
         repo.state.set_inflight(queue_capture_id, preimages)
+    elif track_inflight and entries:
+        repo.state.begin_inflight(op_id, preimages)
     try:
         for rel in sorted(changes):
             after = changes[rel]

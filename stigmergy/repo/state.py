@@ -47,6 +47,11 @@ _MIGRATIONS = [
     CREATE INDEX captures_content ON captures(content_sha, layer);
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # Operations that are not captures (`stigmergy file`) have no queue row: their pre-images live here
+    # while they write, so a crash mid-write can be undone.
+    """
+    CREATE TABLE inflight (op_id TEXT PRIMARY KEY, preimages TEXT NOT NULL);
+    """,
 ]
 
 
@@ -134,6 +139,18 @@ class StateDB:
                 (json.dumps(inflight) if inflight is not None else None, capture_id),
             )
 
+    def begin_inflight(self, op_id: str, preimages: dict[str, Any]) -> None:
+        with self.tx() as c:
+            c.execute("INSERT OR REPLACE INTO inflight VALUES (?, ?)", (op_id, json.dumps(preimages)))
+
+    def inflight_ops(self) -> list[tuple[str, dict[str, Any]]]:
+        rows = self.conn.execute("SELECT op_id, preimages FROM inflight ORDER BY op_id").fetchall()
+        return [(r[0], json.loads(r[1])) for r in rows]
+
+    def end_inflight(self, op_id: str) -> None:
+        with self.tx() as c:
+            c.execute("DELETE FROM inflight WHERE op_id=?", (op_id,))
+
     # --- captures ----------------------------------------------------------------------------------
     def find_capture(self, content_sha: str, layer: str) -> sqlite3.Row | None:
         return self.conn.execute(
@@ -175,6 +192,7 @@ class StateDB:
                 )
             if done_capture_id is not None:
                 c.execute("UPDATE queue SET status='done', inflight=NULL WHERE capture_id=?", (done_capture_id,))
+            c.execute("DELETE FROM inflight WHERE op_id=?", (row.id,))
             if row.commit_sha:
                 c.execute("INSERT OR REPLACE INTO meta VALUES ('last_commit', ?)", (row.commit_sha,))
 
