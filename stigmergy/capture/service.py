@@ -196,6 +196,15 @@ def _file(repo: Repository, env: Mapping[str, Any], rel: str, env_vars: Mapping[
     return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars))
 
 
+def _refusal(verdict: Any) -> tuple[tuple[dict[str, Any], ...], str, str]:
+    """(violations as records for the change record, the first rule, a one-line message)."""
+    violations = tuple(
+        {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)} for v in verdict.violations
+    )
+    rule = violations[0]["rule"]
+    return violations, rule, f"refused by gate {rule}: {violations[0]['message']}"
+
+
 def process(repo: Repository, env: Mapping[str, Any], env_vars: Mapping[str, str] | None = None) -> CaptureOutcome:
     """Render, file and commit one acknowledged capture (also the resume path)."""
     rel, text = _render_page(repo, env)
@@ -226,14 +235,10 @@ def process(repo: Repository, env: Mapping[str, Any], env_vars: Mapping[str, str
                 status = "filed"
                 message = result.plan.summary
             else:
-                violations = tuple(
-                    {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)}
-                    for v in result.verdict.violations
-                )
+                violations, rule, message = _refusal(result.verdict)
                 manifest["violations"] = list(violations)
-                rule = violations[0]["rule"]
                 status, op_status = "refused", "refused"
-                message = f"refused by gate {rule}: {violations[0]['message']}; the source page landed alone"
+                message += "; the source page landed alone"
     capture_row = {
         "capture_id": env["capture_id"],
         "content_sha": env["content_sha"],
@@ -444,14 +449,9 @@ def file_captures(
             changes = dict(result.verdict.changes)
             status, op_status, message, rule, violations = "filed", "committed", result.plan.summary, None, ()
         else:
-            violations = tuple(
-                {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)}
-                for v in result.verdict.violations
-            )
+            violations, rule, message = _refusal(result.verdict)
             manifest["violations"] = list(violations)
             changes, status, op_status = {}, "refused", "refused"
-            rule = violations[0]["rule"]
-            message = f"refused by gate {rule}: {violations[0]['message']}"
             capture_row = None
         commit_row = apply_and_commit(
             repo, op_id=op_id, kind="file", title=page.title, changes=changes, started_at=started,

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated
 
@@ -24,9 +25,15 @@ from stigmergy.settings import Settings, load_settings
 class AppContext:
     root: Path | None
     settings: Settings
-    reader: str
     json: bool
     env: dict[str, str]
+    reader_override: str | None = None
+
+    @cached_property
+    def reader(self) -> str:
+        """Who reads (--as, else STIGMERGY_READER, else git user.email). Resolved on first use: only
+        reading commands need it, and a `git config` process per command start is not free."""
+        return self.reader_override or self.env.get("STIGMERGY_READER") or git_config(self.root or Path.cwd(), "user.email")
 
     def require_root(self) -> Path:
         if self.root is None:
@@ -59,9 +66,10 @@ app = typer.Typer(
 )
 
 
-def _git_email(cwd: Path) -> str:
+def git_config(cwd: Path, key: str) -> str:
+    """A value of the user's git configuration ('' when unset or git is missing)."""
     try:
-        out = subprocess.run(["git", "config", "user.email"], cwd=cwd, capture_output=True, text=True)
+        out = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
     except OSError:
         return ""
     return out.stdout.strip()
@@ -86,8 +94,7 @@ def _root(
     except NotARepositoryError:
         root = None
     settings = load_settings(root, env=env)
-    reader = as_reader or env.get("STIGMERGY_READER") or _git_email(root or Path.cwd())
-    ctx.obj = AppContext(root=root, settings=settings, reader=reader, json=json_out, env=env)
+    ctx.obj = AppContext(root=root, settings=settings, json=json_out, env=env, reader_override=as_reader)
 
 
 def _register_all() -> None:

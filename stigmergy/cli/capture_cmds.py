@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from stigmergy.cli.app import AppContext
+from stigmergy.cli.app import AppContext, git_config
 from stigmergy.cli.render import console, print_json
 from stigmergy.errors import UsageError
 
 
-def _submitter(ctx: AppContext, cwd: Path) -> str:
-    def cfg(key: str) -> str:
-        out = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
-        return out.stdout.strip()
-
-    name, email = cfg("user.name"), cfg("user.email")
+def _submitter(cwd: Path) -> str:
+    name, email = git_config(cwd, "user.name"), git_config(cwd, "user.email")
     if name and email:
         return f"{name} <{email}>"
     return name or email or "unknown"
@@ -79,7 +74,7 @@ def capture_cmd(
     options = CaptureOptions(
         title=title,
         occurred_at=occurred_at,
-        submitted_by=by or _submitter(app_ctx, root),
+        submitted_by=by or _submitter(root),
         layer=layer,
         project=project,
         resolves=resolves,

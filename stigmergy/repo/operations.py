@@ -157,6 +157,8 @@ def apply_and_commit(
             after = changes[rel]
             if after is None:
                 (root / rel).unlink(missing_ok=True)
+            elif rel in new_paths and _read(root / rel) == after.encode("utf-8"):
+                continue  # already written by this operation (a page the planner read from disk)
             else:
                 _write_atomic(root / rel, after.encode("utf-8"))
         repo.pause("commit")

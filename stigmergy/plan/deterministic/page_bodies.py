@@ -132,7 +132,7 @@ class PageBodyBuilders:
             return
         section = [heading, "", *lines]
         if e.new:
-            body = "\n".join([f"# {e.title}", "", *section]) + "\n"
+            body = new_page_body(e.title, section)
             self.mutations.append(
                 CreatePage(
                     type="entity", title=e.title, body=body, status="seed", layer=self.layer,
@@ -218,7 +218,7 @@ class PageBodyBuilders:
         if not exists:
             self.mutations.append(
                 CreatePage(
-                    type="concept", title=term, body="\n".join([f"# {term}", "", *section]) + "\n",
+                    type="concept", title=term, body=new_page_body(term, section),
                     status="seed", layer=self.layer, reason=f"defined in capture {self.cid}",
                 )
             )
@@ -260,7 +260,7 @@ class PageBodyBuilders:
             self.mutations.append(
                 CreatePage(
                     type="project", title=" ".join(project.split()), status="seed", layer=self.layer,
-                    body="\n".join([f"# {' '.join(project.split())}", "", *section]) + "\n",
+                    body=new_page_body(" ".join(project.split()), section),
                     entities=tuple(sorted(e.title for e in people)),
                     reason=f"project of capture {self.cid}",
                 )
@@ -275,6 +275,11 @@ class PageBodyBuilders:
             UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
                        reason=f"timeline entry from capture {self.cid}")
         )
+
+
+def new_page_body(title: str, section: list[str]) -> str:
+    """The body of a page created with its first dated section."""
+    return "\n".join([f"# {title}", "", *section]) + "\n"
 
 
 def insert_section(body: str, date: str, section: list[str]) -> str:
