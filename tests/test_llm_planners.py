@@ -15,10 +15,10 @@ from test_plan_support import capture_id, file_and_commit, make_repo, op_for, wr
 
 from stigmergy.errors import ConfigError, PlannerError
 from stigmergy.plan.context import build_context
-from stigmergy.plan.filing import make_planner, propose
 from stigmergy.plan.llm import AnthropicPlanner, OpenAIPlanner
 from stigmergy.plan.prompt import ESCAPED_MARK
 from stigmergy.settings import PlannerSettings, Settings, load_settings
+from stigmergy.write.filing import make_planner, propose
 
 SKILL = (Path(__file__).resolve().parent.parent / "librarian_skill.md").read_text(encoding="utf-8")
 

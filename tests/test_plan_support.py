@@ -130,8 +130,8 @@ def op_for(root: Path, rel: str, n: int, resolves: str | None = None):  # noqa: 
 
 def file_and_commit(root: Path, rel: str, n: int, planner=None, resolves: str | None = None):  # noqa: ANN001, ANN201
     """propose -> assert the gates accept -> apply -> commit with the operation trailer."""
-    from stigmergy.plan.filing import propose
     from stigmergy.settings import load_settings
+    from stigmergy.write.filing import propose
 
     settings = load_settings(root)
     op = op_for(root, rel, n, resolves)

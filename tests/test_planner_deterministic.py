@@ -26,9 +26,9 @@ from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.plan.context import build_context
 from stigmergy.plan.deterministic import DeterministicPlanner
 from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS, Unit, definitions
-from stigmergy.plan.filing import propose
 from stigmergy.plan.schema import CreatePage, UpdatePage, plan_to_json
 from stigmergy.settings import Settings
+from stigmergy.write.filing import propose
 
 # Read at import: the autouse fixture clears STIGMERGY_* before each test runs.
 UPDATE_GOLDEN = os.environ.get("STIGMERGY_UPDATE_GOLDEN") == "1"

@@ -209,7 +209,7 @@ def test_a_note_about_one_source_outranks_a_hub_citing_many(tmp_path: Path) -> N
 
 def test_page_paths_lexical_scoped_and_never_failing(scoped: RepoBuilder) -> None:
     from stigmergy.index.search import page_paths
-    from stigmergy.plan.filing import _index_search
+    from stigmergy.write.filing import _index_search
 
     b, st = scoped, scoped.settings
     assert page_paths(b.root, st, "Aurora ARR revenue in Q1", 3)[0] == "wiki/notes/Aurora revenue.md"

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from stigmergy.cli.app import AppContext, git_config
-from stigmergy.cli.render import console, print_json
+from stigmergy.cli.context import AppContext, git_config
+from stigmergy.cli.shared import console, print_json
 from stigmergy.errors import UsageError
 
 
@@ -18,11 +18,6 @@ def _submitter(cwd: Path) -> str:
     if name and email:
         return f"{name} <{email}>"
     return name or email or "unknown"
-
-
-def _pause_points(ctx: AppContext) -> frozenset[str]:
-    raw = ctx.env.get("STIGMERGY_PAUSE_AT", "")
-    return frozenset(p.strip() for p in raw.split(",") if p.strip())
 
 
 def init_cmd(
@@ -63,8 +58,7 @@ def capture_cmd(
 ) -> None:
     """Capture artifacts: store the bytes, write an immutable source page, file it into the wiki."""
     from stigmergy.capture.inputs import gather
-    from stigmergy.capture.service import CaptureOptions, CaptureOutcome, capture, resume, validate_options
-    from stigmergy.repo.operations import Repository
+    from stigmergy.write.capture import CaptureOptions, CaptureOutcome, CaptureReport, capture, resume
 
     app_ctx: AppContext = ctx.obj
     root = app_ctx.require_root()
@@ -82,7 +76,9 @@ def capture_cmd(
         force=force,
         file=not no_file,
     )
-    repo = Repository(root, settings, pause_at=_pause_points(app_ctx))
+    repo = app_ctx.repository()
+    from stigmergy.capture.queue import validate_options
+
     validate_options(repo, options)
     items, errors = gather(
         inputs or [],
@@ -135,8 +131,6 @@ def capture_cmd(
         else:
             outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
     outcomes = failed + outcomes
-    from stigmergy.capture.service import CaptureReport
-
     report = CaptureReport(outcomes=outcomes, resumed=resumed)
     if app_ctx.json:
         print_json(report.to_dict())
@@ -152,11 +146,10 @@ def capture_cmd(
 
 def resume_cmd(ctx: typer.Context) -> None:
     """Finish captures a crash interrupted and rebuild bookkeeping for commits that landed."""
-    from stigmergy.capture.service import resume
-    from stigmergy.repo.operations import Repository
+    from stigmergy.write.capture import resume
 
     app_ctx: AppContext = ctx.obj
-    repo = Repository(app_ctx.require_root(), app_ctx.settings, pause_at=_pause_points(app_ctx))
+    repo = app_ctx.repository()
     with repo.lock():
         outcomes = resume(repo, app_ctx.env)
     if app_ctx.json:

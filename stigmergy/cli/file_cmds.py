@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from stigmergy.cli.app import AppContext
-from stigmergy.cli.render import console, print_json
+from stigmergy.cli.context import AppContext
+from stigmergy.cli.shared import console, print_json
 
 
 def file_cmd(
@@ -17,13 +17,10 @@ def file_cmd(
     ] = None,
 ) -> None:
     """File captures into the wiki with the configured planner, one operation each, through the gates."""
-    from stigmergy.capture.service import CaptureOutcome, CaptureReport, file_captures, resume
-    from stigmergy.repo.operations import Repository
+    from stigmergy.write.capture import CaptureOutcome, CaptureReport, file_captures, resume
 
     app_ctx: AppContext = ctx.obj
-    from stigmergy.cli.capture_cmds import _pause_points
-
-    repo = Repository(app_ctx.require_root(), app_ctx.settings, pause_at=_pause_points(app_ctx))
+    repo = app_ctx.repository()
     out = console(stderr=True)
 
     def on_event(kind: str, o: CaptureOutcome) -> None:

@@ -9,16 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from stigmergy.cli.app import AppContext
-from stigmergy.cli.render import console, print_json
-
-AsOption = Annotated[str | None, typer.Option("--as", help="Search as this identity (default: the global --as or git user.email).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (shape in docs/index.md).")]
-
-
-def _ctx(ctx: typer.Context, as_reader: str | None = None, json_out: bool = False) -> tuple[AppContext, str, bool]:
-    app_ctx: AppContext = ctx.obj
-    return app_ctx, as_reader or app_ctx.reader, json_out or app_ctx.json
+from stigmergy.cli.shared import AsOption, JsonOption, console, print_freshness, print_json, reading
 
 
 def index_cmd(
@@ -33,7 +24,8 @@ def index_cmd(
     from stigmergy.index.build import build_index, check_index
     from stigmergy.index.build import prepare as prepare_model
 
-    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    app_ctx = reading(ctx, None, json_out)
+    as_json = app_ctx.json
     root = app_ctx.require_root()
     settings = app_ctx.settings
     if prepare:
@@ -117,14 +109,15 @@ def search_cmd(
     """Hybrid search (lexical + vector + entity + graph) over the pages you may read."""
     from stigmergy.index.search import Filters, search
 
-    app_ctx, reader, as_json = _ctx(ctx, as_reader, json_out)
+    app_ctx = reading(ctx, as_reader, json_out)
+    reader, as_json = app_ctx.reader, app_ctx.json
     result = search(app_ctx.require_root(), app_ctx.settings, query, reader, k=k,
                     filters=Filters(type=type_, entity=entity, status=status, layer=layer, since=since))
     if as_json:
         print_json(result.to_dict())
         return
     out = console()
-    _print_freshness(result.index.to_dict())
+    print_freshness(result.index.to_dict())
     if not result.hits:
         typer.echo("no matching pages")
     for i, hit in enumerate(result.hits, 1):
@@ -136,17 +129,6 @@ def search_cmd(
             arms = "  ".join(f"{a}={r if r is not None else '-'}" for a, r in hit.arms.items())
             factors = "  ".join(f"{f}={v:.3f}" for f, v in hit.factors.items())
             out.print(f"   arms: {arms}   rrf {hit.rrf:.5f}   factors: {factors}", markup=False)
-
-
-def _print_freshness(index: dict[str, Any]) -> None:
-    commit = (index.get("commit") or "nothing")[:10]
-    if index.get("stale"):
-        changed = index.get("changed") or []
-        more = f" (+{len(changed) - 5} more)" if len(changed) > 5 else ""
-        typer.echo(f"index at {commit}; STALE: {len(changed)} pages changed since: {', '.join(changed[:5])}{more}"
-                   " - run `stigmergy index`", err=True)
-    else:
-        typer.echo(f"index at {commit} (current)", err=True)
 
 
 hooks_app = typer.Typer(help="Git hooks that keep the index current.", no_args_is_help=True)
@@ -163,7 +145,8 @@ def hooks_install(
     from stigmergy.errors import UsageError
     from stigmergy.index.hooks import install, install_server
 
-    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    app_ctx = reading(ctx, None, json_out)
+    as_json = app_ctx.json
     if server is not None:
         if checkout is None:
             raise UsageError("--server needs --checkout PATH (the working copy to update and index)")
@@ -182,7 +165,8 @@ def hooks_uninstall(
     """Remove exactly the lines `hooks install` added, keeping other hooks intact."""
     from stigmergy.index.hooks import uninstall
 
-    app_ctx, _, as_json = _ctx(ctx, None, json_out)
+    app_ctx = reading(ctx, None, json_out)
+    as_json = app_ctx.json
     _print_changes(uninstall(server if server is not None else app_ctx.require_root()), as_json)
 
 

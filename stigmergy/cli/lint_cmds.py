@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
+from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import EXIT_CHECK
 
 
-def lint(
-    ctx: typer.Context,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-) -> None:
+def lint(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Check the whole repository against the page, citation and contradiction contracts."""
-    from stigmergy.cli.render import print_json
     from stigmergy.gates.lint import lint_repository
 
-    app_ctx = ctx.obj
+    app_ctx = reading(ctx, as_reader, json_out)
     report = lint_repository(app_ctx.require_root(), app_ctx.settings)
-    if json_out or app_ctx.json:
+    if app_ctx.json:
         print_json(report.to_dict())
     else:
         for f in report.findings:

@@ -6,15 +6,15 @@ from typing import Annotated
 
 import typer
 
-from stigmergy.cli.app import AppContext
-from stigmergy.cli.render import print_json
+from stigmergy.cli.context import AppContext
+from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import CheckFailedError, NotFoundError
 
 
-def _repo(ctx: typer.Context):  # noqa: ANN202
+def _repo(ctx: typer.Context, as_reader: str | None, json_out: bool):  # noqa: ANN202
     from stigmergy.repo.operations import Repository
 
-    app_ctx: AppContext = ctx.obj
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
     return Repository(app_ctx.require_root(), app_ctx.settings), app_ctx
 
 
@@ -22,9 +22,11 @@ def log_cmd(
     ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", help="How many operations.")] = 20,
     kind: Annotated[str | None, typer.Option("--kind", help="Only operations of this kind.")] = None,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """List operations, newest first."""
-    repo, app_ctx = _repo(ctx)
+    repo, app_ctx = _repo(ctx, as_reader, json_out)
     ops = repo.reader_state().operations(limit=limit, kind=kind)
     if app_ctx.json:
         print_json({"operations": [o.to_dict() for o in ops]})
@@ -41,9 +43,11 @@ def show_cmd(
     ctx: typer.Context,
     op: Annotated[str, typer.Argument(help="Operation id (or a unique prefix, or a commit).")],
     no_patch: Annotated[bool, typer.Option("--no-patch", help="Omit the exact patch.")] = False,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Print an operation's manifest and its exact patch."""
-    repo, app_ctx = _repo(ctx)
+    repo, app_ctx = _repo(ctx, as_reader, json_out)
     row = repo.reader_state().operation(op)
     if row is None:
         raise NotFoundError(f"no operation {op!r}", hint="`stigmergy log` lists them")
@@ -86,11 +90,11 @@ def show_cmd(
         typer.echo(patch, nl=False)
 
 
-def status_cmd(ctx: typer.Context) -> None:
+def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Pending work, the last operation, and the repository's health."""
     from stigmergy.repo.health import status
 
-    repo, app_ctx = _repo(ctx)
+    repo, app_ctx = _repo(ctx, as_reader, json_out)
     data = status(repo)
     if app_ctx.json:
         print_json(data)
@@ -113,11 +117,11 @@ def status_cmd(ctx: typer.Context) -> None:
         typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
 
 
-def fsck_cmd(ctx: typer.Context) -> None:
+def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Re-hash every evidence object and check every source page's artifacts; exit 4 on any problem."""
     from stigmergy.repo.health import fsck
 
-    repo, app_ctx = _repo(ctx)
+    repo, app_ctx = _repo(ctx, as_reader, json_out)
     report = fsck(repo)
     if app_ctx.json:
         print_json(report.to_dict())

@@ -6,8 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from stigmergy.cli.index_cmds import AsOption, JsonOption, _ctx, _print_freshness
-from stigmergy.cli.render import console, print_json
+from stigmergy.cli.shared import AsOption, JsonOption, console, print_freshness, print_json, reading
 
 
 def read_cmd(
@@ -21,13 +20,14 @@ def read_cmd(
     """Read pages: head (or fragment), front matter, links, backlinks, open contradictions."""
     from stigmergy.index.reads import read_pages
 
-    app_ctx, reader, as_json = _ctx(ctx, as_reader, json_out)
+    app_ctx = reading(ctx, as_reader, json_out)
+    reader, as_json = app_ctx.reader, app_ctx.json
     result = read_pages(app_ctx.require_root(), app_ctx.settings, reader, refs, evidence=evidence, head_chars=chars)
     if as_json:
         print_json(result)
         return
     out = console()
-    _print_freshness(result["index"])
+    print_freshness(result["index"])
     for page in result["pages"]:
         out.rule(f"{page['path']}  ({page['type']}, {page['layer']})", characters="=")
         out.print(f"{page['note']}", markup=False)
@@ -75,13 +75,14 @@ def list_cmd(
     from stigmergy.index.reads import list_pages
     from stigmergy.index.search import Filters
 
-    app_ctx, reader, as_json = _ctx(ctx, as_reader, json_out)
+    app_ctx = reading(ctx, as_reader, json_out)
+    reader, as_json = app_ctx.reader, app_ctx.json
     result = list_pages(app_ctx.require_root(), app_ctx.settings, reader,
                         Filters(type=type_, entity=entity, status=status, layer=layer, since=since), limit=limit)
     if as_json:
         print_json(result)
         return
-    _print_freshness(result["index"])
+    print_freshness(result["index"])
     out = console()
     for p in result["pages"]:
         out.print(f"{p['type']:8} {(p['status'] or '-'):10} {(p['date'] or '')[:10]:10}  {p['path']}", markup=False)
@@ -97,12 +98,13 @@ def describe_cmd(
     """An entity: aliases, pages about it, a dated timeline of cited facts, contradictions."""
     from stigmergy.index.reads import describe_entity
 
-    app_ctx, reader, as_json = _ctx(ctx, as_reader, json_out)
+    app_ctx = reading(ctx, as_reader, json_out)
+    reader, as_json = app_ctx.reader, app_ctx.json
     result = describe_entity(app_ctx.require_root(), app_ctx.settings, reader, entity)
     if as_json:
         print_json(result)
         return
-    _print_freshness(result["index"])
+    print_freshness(result["index"])
     out = console()
     e = result["entity"]
     out.print(f"{e['title']} ({e['entity_type'] or 'entity'})  {e['path']}", markup=False)

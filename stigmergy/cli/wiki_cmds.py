@@ -6,18 +6,20 @@ from typing import Annotated
 
 import typer
 
-from stigmergy.cli.app import AppContext
-from stigmergy.cli.render import print_json
+from stigmergy.cli.context import AppContext
+from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 
 
 def contradictions_cmd(
     ctx: typer.Context,
     status: Annotated[str | None, typer.Option("--status", help="open | resolved")] = None,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """List contradiction blocks across the wiki (open and resolved)."""
     from stigmergy.index.overview import contradictions
 
-    app_ctx: AppContext = ctx.obj
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
     found = contradictions(app_ctx.require_root(), app_ctx.settings, app_ctx.reader, status)
     if app_ctx.json:
         print_json({"contradictions": found})
@@ -36,11 +38,11 @@ def contradictions_cmd(
             typer.echo(f"    resolved {c['resolution']['date']}: {c['resolution']['rationale']}")
 
 
-def overview_cmd(ctx: typer.Context) -> None:
+def overview_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """What the wiki learned: pages per type, entities with their aliases, contradictions."""
     from stigmergy.index.overview import overview
 
-    app_ctx: AppContext = ctx.obj
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
     data = overview(app_ctx.require_root(), app_ctx.settings, app_ctx.reader)
     if app_ctx.json:
         print_json(data)

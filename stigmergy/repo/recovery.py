@@ -1,5 +1,5 @@
 """Crash recovery for bookkeeping: a commit that landed but whose change record did not is rebuilt from
-its trailers (DESIGN §9). Pending captures are finished by `capture.service.resume`."""
+its trailers (DESIGN §9). Pending captures are finished by `write.capture.resume`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Filing one capture: context -> planner -> gates, with one repair round for planners that can learn
-from a refusal. The caller (capture, `stigmergy file`) commits `verdict.changes` with the source page."""
+from a refusal. The pipelines in `stigmergy.write.capture` commit `verdict.changes` with the source page."""
 
 from __future__ import annotations
 

@@ -1,0 +1,282 @@
+"""The capture and file pipelines: an acknowledged capture -> source page -> filing (plan -> gates) ->
+one commit. `resume` finishes captures a crash interrupted (every writing command runs it first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from stigmergy.capture.evidence import sha256_hex
+from stigmergy.capture.inputs import InputItem
+from stigmergy.capture.queue import CaptureOptions, QueuedCapture, acknowledge, read_input, validate_options
+from stigmergy.errors import EXIT_FAILURE, EXIT_OK, EXIT_REFUSED, InputError, NotFoundError, StigmergyError
+from stigmergy.pages.source import parse_source_page, render_source_page
+from stigmergy.repo.layout import source_relpath
+from stigmergy.repo.operations import Repository, restore
+from stigmergy.repo.recovery import rebuild_bookkeeping
+from stigmergy.write.operation import Operation, commit, commit_verdict, refusal
+
+__all__ = ["CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "resume"]
+
+
+@dataclass(frozen=True)
+class CaptureOutcome:
+    locator: str
+    status: str  # captured | filed | refused | exists | failed
+    capture_id: str | None = None
+    source_path: str | None = None
+    op_id: str | None = None
+    commit: str | None = None
+    message: str = ""
+    rule: str | None = None
+    violations: tuple[dict[str, Any], ...] = ()
+    pages: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "locator": self.locator,
+            "status": self.status,
+            "capture_id": self.capture_id,
+            "source_path": self.source_path,
+            "operation": self.op_id,
+            "commit": self.commit,
+            "message": self.message,
+            "rule": self.rule,
+            "violations": list(self.violations),
+            "pages": list(self.pages),
+        }
+
+
+@dataclass
+class CaptureReport:
+    outcomes: list[CaptureOutcome] = field(default_factory=list)
+    resumed: list[CaptureOutcome] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(o.status == "failed" for o in self.outcomes):
+            return EXIT_FAILURE
+        if any(o.status == "refused" for o in self.outcomes):
+            return EXIT_REFUSED
+        return EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for o in self.outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        return {
+            "captures": [o.to_dict() for o in self.outcomes],
+            "resumed": [o.to_dict() for o in self.resumed],
+            "counts": counts,
+        }
+
+
+def _file(repo: Repository, queued: QueuedCapture, rel: str, env_vars: Mapping[str, str]):  # noqa: ANN202
+    from stigmergy.write.filing import make_planner, propose
+
+    op = Operation(queued.op_id, "capture", queued.captured_at).info(
+        capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale
+    )
+    return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars))
+
+
+def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str] | None = None) -> CaptureOutcome:
+    """Render, file and commit one acknowledged capture (also the resume path)."""
+    rel = queued.source_path
+    text = render_source_page(queued.source_page(repo.evidence.get(queued.readable_sha).decode("utf-8")))
+    changes: dict[str, str | None] = {rel: text}
+    manifest: dict[str, Any] = {"capture": queued.capture_id, "locator": queued.locator, "reasons": []}
+    status, op_status, message, rule = "captured", "committed", "", None
+    violations: tuple[dict[str, Any], ...] = ()
+    pages: tuple[str, ...] = ()
+    if queued.file:
+        # The planner and gates read the new source page from disk, like every other page.
+        restore(repo.root, {rel: text})
+        try:
+            result = _file(repo, queued, rel, env_vars or {})
+        except StigmergyError as exc:
+            manifest["reasons"].append(f"filing failed: {exc.message}")
+            manifest["planner_error"] = exc.message
+            status, message = "captured", f"source only: {exc.message}"
+        except BaseException:
+            restore(repo.root, {rel: None})
+            raise
+        else:
+            manifest["planner"] = result.record
+            manifest["plan_summary"] = result.plan.summary
+            manifest["records"] = list(result.verdict.records)
+            if result.verdict.ok:
+                changes.update(result.verdict.changes)
+                pages = tuple(sorted(p for p in result.verdict.changes if p != rel))
+                status = "filed"
+                message = result.plan.summary
+            else:
+                refused = refusal(result.verdict)
+                violations, rule, message = refused.violations, refused.rule, refused.message
+                manifest["violations"] = list(violations)
+                status, op_status = "refused", "refused"
+                message += "; the source page landed alone"
+    capture_row = {
+        "capture_id": queued.capture_id,
+        "content_sha": queued.content_sha,
+        "layer": queued.layer,
+        "source_path": rel,
+        "op_id": queued.op_id,
+        "captured_at": queued.captured_at,
+        "locator": queued.locator,
+        "filed": 1 if status == "filed" else 0,
+    }
+    row = commit(
+        repo,
+        Operation(queued.op_id, "capture", queued.captured_at),
+        queued.title,
+        changes,
+        summary=message if status != "captured" else "",
+        manifest=manifest,
+        status=op_status,
+        capture=capture_row,
+        queue_capture_id=queued.capture_id,
+        track_inflight=len(changes) > 1,
+        new_paths=frozenset({rel}),
+    )
+    return CaptureOutcome(
+        locator=queued.locator,
+        status=status,
+        capture_id=queued.capture_id,
+        source_path=rel,
+        op_id=queued.op_id,
+        commit=row.commit_sha,
+        message=message,
+        rule=rule,
+        violations=violations,
+        pages=pages,
+    )
+
+
+def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[CaptureOutcome]:
+    """Finish what a crash interrupted. Call with the writer lock held."""
+    rebuild_bookkeeping(repo)
+    for op_id, preimages in repo.state.inflight_ops():
+        # An operation that committed had its row cleared with its bookkeeping (rebuilt above if need
+        # be); one still here never committed, so what it wrote is taken back.
+        if not repo.state.has_operation(op_id):
+            restore(repo.root, preimages)
+        repo.state.end_inflight(op_id)
+    outcomes = []
+    for _capture_id, _op_id, record, inflight in repo.state.pending():
+        if inflight:
+            restore(repo.root, inflight)
+        queued = QueuedCapture.from_record(record)
+        # Bookkeeping was rebuilt above, so a pending capture never committed: its page is a leftover.
+        restore(repo.root, {source_relpath(queued.layer, queued.captured_at, queued.capture_id): None})
+        outcomes.append(process(repo, queued, env_vars))
+    return outcomes
+
+
+def capture(
+    repo: Repository,
+    items: Iterable[InputItem],
+    options: CaptureOptions,
+    on_event: Callable[[str, CaptureOutcome], None] | None = None,
+    env_vars: Mapping[str, str] | None = None,
+) -> list[CaptureOutcome]:
+    """Capture each item as its own operation. Call with the writer lock held. Bad inputs are reported
+    as failed outcomes and change nothing; the others still land."""
+    validate_options(repo, options)
+    items = list(items)
+    outcomes: list[CaptureOutcome] = []
+
+    def report(kind: str, outcome: CaptureOutcome) -> None:
+        outcomes.append(outcome)
+        if on_event:
+            on_event(kind, outcome)
+
+    for item in items:
+        try:
+            data, extraction = read_input(item, repo.settings.capture)
+        except InputError as exc:
+            report("failed", CaptureOutcome(locator=item.locator, status="failed", message=exc.message, rule=exc.rule))
+            continue
+        except OSError as exc:
+            report("failed", CaptureOutcome(
+                locator=item.locator, status="failed", message=f"{item.locator}: cannot read ({exc.strerror})",
+                rule="unreadable",
+            ))
+            continue
+        if not options.force:
+            existing = repo.state.find_capture(sha256_hex(data), options.layer)
+            if existing is not None:
+                report("exists", CaptureOutcome(
+                    locator=item.locator,
+                    status="exists",
+                    capture_id=existing["capture_id"],
+                    source_path=existing["source_path"],
+                    op_id=existing["op_id"],
+                    message="already captured",
+                ))
+                continue
+        queued = acknowledge(repo, item, data, extraction, options, single=len(items) == 1)
+        if on_event:
+            acked = CaptureOutcome(locator=item.locator, status="acknowledged", capture_id=queued.capture_id,
+                                   op_id=queued.op_id)
+            on_event("acknowledged", acked)
+        repo.pause("ack")
+        outcome = process(repo, queued, env_vars)
+        report(outcome.status, outcome)
+    return outcomes
+
+
+def file_captures(
+    repo: Repository,
+    capture_ids: Iterable[str] | None = None,
+    env_vars: Mapping[str, str] | None = None,
+    on_event: Callable[[str, CaptureOutcome], None] | None = None,
+) -> list[CaptureOutcome]:
+    """File archived captures (all unfiled ones when `capture_ids` is None), in capture order, one
+    operation each. Call with the writer lock held."""
+    from stigmergy.write.filing import make_planner, propose
+
+    rows = repo.state.captures()
+    if capture_ids is None:
+        chosen = [r for r in rows if not r["filed"]]
+    else:
+        by_id = {r["capture_id"]: r for r in rows}
+        chosen = []
+        for cid in capture_ids:
+            matches = [r for k, r in by_id.items() if k == cid or k.startswith(cid)]
+            if len(matches) != 1:
+                raise NotFoundError(f"no single capture matches {cid!r}", hint="`stigmergy log --kind capture` lists them")
+            chosen.append(matches[0])
+        chosen.sort(key=lambda r: r["capture_id"])
+    planner = make_planner(repo.settings, env_vars or {})
+    outcomes = []
+    for row in chosen:
+        rel = row["source_path"]
+        page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
+        op = Operation.start("file")
+        info = op.info(
+            capture_id=page.id, source_path=rel,
+            resolves=page.resolution.resolves if page.resolution else None,
+            rationale=page.resolution.rationale if page.resolution else None,
+        )
+        result = propose(repo.root, repo.settings, rel, info, planner)
+        done = commit_verdict(
+            repo, op, page.title, result.verdict, summary=result.plan.summary,
+            manifest={"capture": page.id, "planner": result.record, "plan_summary": result.plan.summary},
+            capture={**dict(row), "filed": 1},
+        )
+        if done.refused is None:
+            status, message, rule, violations = "filed", result.plan.summary, None, ()
+            pages = tuple(sorted(result.verdict.changes))
+        else:
+            status, message, rule = "refused", done.refused.message, done.refused.rule
+            violations, pages = done.refused.violations, ()
+        outcome = CaptureOutcome(
+            locator=page.locator, status=status, capture_id=page.id, source_path=rel, op_id=op.op_id,
+            commit=done.row.commit_sha, message=message, rule=rule, violations=violations, pages=pages,
+        )
+        outcomes.append(outcome)
+        if on_event:
+            on_event(status, outcome)
+    return outcomes

@@ -1,0 +1,127 @@
+"""The steps every write pipeline shares: start an operation, judge a plan at the gates, and commit (or
+record the refusal of) its changes as one Git commit with trailers plus a change record.
+
+A pipeline (capture, file, and each one to come: garden, recompile, delete, merge, rename, erase,
+import) is a function in `stigmergy.write` that, with the writer lock held and `resume` already run:
+
+    op = Operation.start("delete")
+    verdict = judge(repo, plan, op.info())            # the preservation gates; a verdict, never an exception
+    outcome = commit_verdict(repo, op, title, verdict, manifest={...})
+
+`commit_verdict` commits the verdict's changes when the gates accept and records a refused operation
+(nothing written) when they do not. Pipelines that add their own changes (a source page) call `commit`
+directly with `refusal(verdict)` for the reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stigmergy.gates.context import OperationInfo
+from stigmergy.gates.engine import Verdict, evaluate
+from stigmergy.plan.schema import Plan
+from stigmergy.repo.ids import new_id
+from stigmergy.repo.operations import Repository, apply_and_commit, utc_now
+from stigmergy.repo.state import OperationRow
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One write operation in flight: the id and kind its commit trailers and change record carry, and
+    the time its pages are stamped with (never the wall clock at the gates)."""
+
+    op_id: str
+    kind: str
+    started_at: str
+
+    @classmethod
+    def start(cls, kind: str, op_id: str | None = None, started_at: str | None = None) -> Operation:
+        return cls(op_id or new_id("op"), kind, started_at or utc_now())
+
+    def info(self, **source: Any) -> OperationInfo:
+        """What the gates know about this operation; `source` names the capture it files, if any."""
+        return OperationInfo(op_id=self.op_id, kind=self.kind, timestamp=self.started_at, **source)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    violations: tuple[dict[str, Any], ...]
+    rule: str
+    message: str
+
+
+def refusal(verdict: Verdict) -> Refusal:
+    """The violations as records for the change record, the first rule, and a one-line message."""
+    violations = tuple(
+        {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)} for v in verdict.violations
+    )
+    rule = violations[0]["rule"]
+    return Refusal(violations, rule, f"refused by gate {rule}: {violations[0]['message']}")
+
+
+def judge(repo: Repository, plan: Plan, op: OperationInfo) -> Verdict:
+    return evaluate(plan, repo.root, repo.settings, op)
+
+
+def commit(
+    repo: Repository,
+    op: Operation,
+    title: str,
+    changes: Mapping[str, str | None],
+    *,
+    summary: str = "",
+    manifest: dict[str, Any] | None = None,
+    status: str = "committed",
+    capture: dict[str, Any] | None = None,
+    queue_capture_id: str | None = None,
+    track_inflight: bool = True,
+    new_paths: frozenset[str] = frozenset(),
+) -> OperationRow:
+    """Write `changes`, commit them with the operation's trailers, and record the operation."""
+    return apply_and_commit(
+        repo,
+        op_id=op.op_id,
+        kind=op.kind,
+        title=title,
+        changes=changes,
+        started_at=op.started_at,
+        summary=summary,
+        manifest=manifest,
+        status=status,
+        capture=capture,
+        queue_capture_id=queue_capture_id,
+        track_inflight=track_inflight,
+        new_paths=new_paths,
+    )
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What `commit_verdict` did: the operation row, and the refusal when the gates refused."""
+
+    row: OperationRow
+    refused: Refusal | None
+
+
+def commit_verdict(
+    repo: Repository,
+    op: Operation,
+    title: str,
+    verdict: Verdict,
+    *,
+    summary: str,
+    manifest: dict[str, Any],
+    capture: dict[str, Any] | None = None,
+) -> Committed:
+    """Commit an accepted verdict's changes (with `capture`'s row, if any), or record the refused
+    operation (nothing written, the capture row untouched)."""
+    manifest = {**manifest, "records": list(verdict.records)}
+    if verdict.ok:
+        row = commit(repo, op, title, dict(verdict.changes), summary=summary, manifest=manifest, capture=capture)
+        return Committed(row, None)
+    refused = refusal(verdict)
+    manifest["violations"] = list(refused.violations)
+    row = commit(repo, op, title, {}, summary=refused.message, manifest=manifest, status="refused")
+    return Committed(row, refused)

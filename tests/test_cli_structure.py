@@ -1,0 +1,51 @@
+"""The CLI's shape: each command module imports on its own (no cycle through the app), every module is
+registered explicitly, and every reading command takes --json and --as per command as well as globally."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, run_cli
+
+import stigmergy.cli
+
+CLI_MODULES = sorted(m.name for m in pkgutil.iter_modules(stigmergy.cli.__path__))
+
+
+@pytest.mark.parametrize("name", [n for n in CLI_MODULES if n.endswith("_cmds")] + ["context", "shared"])
+def test_each_cli_module_imports_alone(name: str) -> None:
+    # A fresh interpreter: importing a command module first must not hit a half-initialised app.
+    proc = subprocess.run([sys.executable, "-c", f"import stigmergy.cli.{name}"], cwd=REPO_ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_every_command_module_is_registered() -> None:
+    from stigmergy.cli.app import COMMAND_MODULES
+
+    registered = sorted(m.__name__.rsplit(".", 1)[1] for m in COMMAND_MODULES)
+    assert registered == [n for n in CLI_MODULES if n.endswith("_cmds")]
+
+
+def _reading_commands(wiki: Path) -> list[list[str]]:
+    code, out, _ = run_cli(["--json", "log"], wiki)
+    assert code == 0
+    op = json.loads(out)["operations"][0]["id"]
+    return [["log"], ["show", op], ["status"], ["fsck"], ["lint"], ["overview"], ["contradictions"],
+            ["list"], ["search", "anything"]]
+
+
+def test_reading_commands_take_json_and_as_per_command_and_globally(wiki: Path) -> None:
+    run_cli(["capture", "--text", "Aurora reached $1.3M ARR in Q1 2026."], wiki)
+    for args in _reading_commands(wiki):
+        if args[0] in ("list", "search"):
+            continue  # they need the index and its model: covered in test_reads and test_search
+        for argv in ([*args, "--json", "--as", "test@example.com"], ["--json", "--as", "test@example.com", *args]):
+            code, out, err = run_cli(argv, wiki)
+            assert code in (0, 4), (argv, err)  # 4: a check (lint, fsck) found problems; never 2 (usage)
+            assert isinstance(json.loads(out), dict), argv
