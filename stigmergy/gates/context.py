@@ -25,12 +25,16 @@ from stigmergy.settings import Settings
 @dataclass(frozen=True)
 class OperationInfo:
     op_id: str
-    kind: str  # "capture" | "file" | "delete" | "garden" | "recompile" | "correction"
+    kind: str  # "capture" | "file" | "delete" | "garden" | "recompile" | "merge" | "rename" | "correction"
     timestamp: str  # UTC "YYYY-MM-DDTHH:MM:SSZ"; used for created/updated (never the wall clock)
     capture_id: str | None = None
     source_path: str | None = None  # repo-relative path of this operation's own new source page (on disk)
     resolves: str | None = None  # con_ id named by the capture's --resolves
     rationale: str | None = None
+    # Maintenance operations (see gates/maintenance.py): the paths a `delete` was asked to remove, and
+    # the (old path, new path) moves of a merge or rename, which the gates verify line by line.
+    targets: tuple[str, ...] = ()
+    moves: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

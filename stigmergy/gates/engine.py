@@ -32,7 +32,7 @@ from stigmergy.plan.schema import CORRECTION_MARK, CreatePage, DeletePage, Plan,
 from stigmergy.repo.layout import classify
 from stigmergy.settings import Settings
 
-__all__ = ["OperationInfo", "Verdict", "Violation", "evaluate", "RULES"]
+__all__ = ["OperationInfo", "Verdict", "Violation", "evaluate", "judge", "RULES"]
 
 
 @dataclass(frozen=True)
@@ -313,6 +313,10 @@ def evaluate(
     plan: Plan, root: Path, settings: Settings, op: OperationInfo, authorship: Authorship | None = None
 ) -> Verdict:
     """Materialise `plan` over the files under `root` and judge it. Never writes to disk."""
+    if op.kind == "delete":
+        # A delete operation's plan comes from code, and what it deletes is what the user named.
+        named = tuple(m.path for m in plan.mutations if isinstance(m, DeletePage))
+        op = replace(op, targets=tuple(dict.fromkeys((*op.targets, *named))))
     ctx = GateContext(root=Path(root), settings=settings, op=op, authorship=authorship)
     mat = _Materialiser(ctx)
     try:
@@ -333,6 +337,31 @@ def evaluate(
     except StigmergyError as exc:  # a configuration problem met while materialising, not a bug
         mat.refuse("contract", "", exc.message)
     violations = list(mat.violations)
+    for _, gate in GATES:
+        violations.extend(gate(ctx))
+    seen: set[Violation] = set()
+    unique = [v for v in violations if not (v in seen or seen.add(v))]
+    return Verdict(
+        changes=MappingProxyType(dict(ctx.changes)),
+        violations=tuple(unique),
+        records=tuple(dict.fromkeys(ctx.records)),
+    )
+
+
+def judge(
+    changes: Mapping[str, str | None],
+    root: Path,
+    settings: Settings,
+    op: OperationInfo,
+    records: tuple[str, ...] = (),
+    authorship: Authorship | None = None,
+) -> Verdict:
+    """Judge changes that code rendered itself (garden, delete, merge, rename, recompile) with the same
+    gates a plan passes; what each maintenance kind may retire is verified in gates/maintenance.py."""
+    ctx = GateContext(root=Path(root), settings=settings, op=op, authorship=authorship)
+    ctx.changes.update(changes)
+    ctx.records.extend(records)
+    violations: list[Violation] = []
     for _, gate in GATES:
         violations.extend(gate(ctx))
     seen: set[Violation] = set()

@@ -18,7 +18,7 @@ from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
 from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
-from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
+from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix, map_layer
 from stigmergy.settings import Settings
 
 
@@ -69,6 +69,7 @@ class _Linter:
         self.findings: list[Finding] = []
         self.source_lines: dict[str, list[str]] = {}
         self.pages: dict[str, tuple[str, WikiPage | None, PageView]] = {}
+        self.maps: list[str] = []  # maps of content (wiki/index.md per layer), written by `garden`
 
     def add(self, rule: str, path: str, line: int | None, message: str) -> None:
         self.findings.append(Finding(rule, path, line, message))
@@ -115,6 +116,9 @@ class _Linter:
                     sources.append(rel)
             for rel in self._walk(f"{prefix}wiki"):
                 kind = classify(rel)
+                if map_layer(rel) == layer:
+                    self.maps.append(rel)
+                    continue
                 if kind is None or kind[0] == "source" or unsafe_relpath_reason(rel):
                     self.add("zone", rel, None, f"unexpected file in the wiki (pages live in {prefix}wiki/{{{','.join(TYPE_FOLDERS.values())}}}/)")
                 else:
@@ -231,6 +235,24 @@ class _Linter:
         if not cited_any:
             self.add("no-citations", rel, None, "the page cites no source")
 
+    def check_map(self, rel: str, inbound: dict[str, int]) -> None:
+        """A map of content reaches every page it lists; a listed page that is gone is a dead link."""
+        from stigmergy.pages.moc import map_targets
+
+        try:
+            text = (self.root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.add("contract", rel, None, f"unreadable: {exc}")
+            return
+        layer = map_layer(rel)
+        for n, target in map_targets(rel, text):
+            if target not in self.pages:
+                self.add("dead-link", rel, n, f"{target} is not a page (run `stigmergy garden`)")
+            elif (classify(target) or ("", ""))[1] != layer:
+                self.add("layer-flow", rel, n, f"the map of layer {layer} lists {target} of another layer")
+            else:
+                inbound[target] += 1
+
     def citation_problem(self, path: str, start: int, end: int) -> str | None:
         kind = classify(path) if unsafe_relpath_reason(path) is None else None
         if kind is None or kind[0] != "source":
@@ -290,6 +312,8 @@ class _Linter:
         for rel in pages:
             if rel in self.pages:
                 self.check_page(rel, resolver, inbound, block_ids)
+        for rel in self.maps:
+            self.check_map(rel, inbound)
         for rel in self.pages:
             ptype = (classify(rel) or ("", ""))[0]
             if ptype not in ("entity", "project") and inbound[rel] == 0:

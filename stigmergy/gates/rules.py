@@ -14,16 +14,29 @@ from pathlib import Path
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter, readers_allow
 from stigmergy.gates.figures import claim_text, missing_figures
+from stigmergy.gates.maintenance import (
+    LineLedger,
+    alias_removal_accounted,
+    attribution_accounted,
+    block_accounted,
+    block_arrived,
+    dead_links_introduced,
+    is_maintenance,
+    map_violations,
+    page_removal_reason,
+    source_removal_allowed,
+    visible,
+    visible_counter,
+)
 from stigmergy.pages.citations import Citation, citations_by_line
 from stigmergy.pages.contradictions import Block, block_line_numbers
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import page_relpath, unsafe_relpath_reason
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import parse_wikilinks
-from stigmergy.repo.layout import classify, layer_prefix
+from stigmergy.repo.layout import classify, layer_prefix, map_layer
 
 COPY_MIN_CHARS = 40
-RETIRING_KINDS = ("delete",)  # operations whose own purpose is removing content
 MAX_LINES_SHOWN = 5
 
 
@@ -141,7 +154,7 @@ def source_immutable(ctx: GateContext) -> list[Violation]:
         if not _is_source_area(rel):
             continue
         exists = ctx.disk_text(rel) is not None or (ctx.root / rel).exists()
-        if text is None and ctx.op.kind in RETIRING_KINDS and exists:
+        if text is None and source_removal_allowed(ctx, rel) and exists:
             ctx.records.append(f"source removed by {ctx.op.kind} operation: {rel}")
             continue
         if rel == ctx.op.source_path and text == ctx.disk_text(rel):
@@ -163,12 +176,23 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
         old_view = _v(ctx, rel, old)
         remaining = line_counter(new)
         lost: list[str] = []
+        ledger = LineLedger(ctx, rel) if is_maintenance(ctx) else None
+        if ledger is not None and new is None:
+            reason = page_removal_reason(ctx, rel)
+            if reason is None:
+                out.append(Violation("cited-line-lost", rel, f"a {ctx.op.kind} operation cannot remove this page"))
+                continue
+            ctx.records.append(reason)
         for n, line in old_view.cited_lines():
+            if ledger is not None:
+                why = ledger.account(line, old_view.cites[n])
+                if why is None:
+                    lost.append(line)
+                elif why != "kept":
+                    ctx.records.append(why)
+                continue
             if remaining[line] > 0:
                 remaining[line] -= 1
-                continue
-            if ctx.op.kind in RETIRING_KINDS:
-                ctx.records.append(f"retired cited line ({ctx.op.kind}) {rel}:{n}: {line}")
                 continue
             con_id = _retired_by_resolution(ctx, old_view.cites[n])
             if con_id is not None:
@@ -215,9 +239,11 @@ def attribution_lost(ctx: GateContext) -> list[Violation]:
         lost = sorted(old_sources - new_sources)
         if not lost:
             continue
-        if ctx.op.kind in RETIRING_KINDS:
-            ctx.records.append(f"attribution retired ({ctx.op.kind}) {rel}: {', '.join(lost)}")
-            continue
+        if is_maintenance(ctx):
+            why = attribution_accounted(ctx, rel, lost)
+            if why is not None:
+                ctx.records.append(why)
+                continue
         resolved_paths = {claim.capture_id for _, claim in ctx.resolved_claims}
         unexplained = [s for s in lost if s not in resolved_paths]
         if unexplained:
@@ -243,8 +269,12 @@ def contradiction_altered(ctx: GateContext) -> list[Violation]:
         old = ctx.disk_text(rel)
         old_blocks = _v(ctx, rel, old).blocks if old is not None else []
         if new is None:
-            if old_blocks and ctx.op.kind not in RETIRING_KINDS:
-                out.append(Violation("contradiction-altered", rel, "deleting the page would drop its contradiction blocks"))
+            for block in old_blocks:
+                why = block_accounted(ctx, rel, block, {}) if is_maintenance(ctx) else None
+                if why is None:
+                    out.append(Violation("contradiction-altered", rel, "deleting the page would drop its contradiction blocks"))
+                    break
+                ctx.records.append(why)
             continue
         new_view = _v(ctx, rel, new)
         for line, message in new_view.block_errors:
@@ -253,6 +283,11 @@ def contradiction_altered(ctx: GateContext) -> list[Violation]:
         for block in old_blocks:
             cid = block.record.id
             now = new_by_id.get(cid)
+            if (now is None or now.text != block.text) and is_maintenance(ctx):
+                why = block_accounted(ctx, rel, block, new_by_id)
+                if why is not None:
+                    ctx.records.append(why)
+                    continue
             if now is None:
                 out.append(Violation("contradiction-altered", rel, f"contradiction block {cid} was dropped"))
             elif cid in ctx.resolved_blocks and ctx.resolved_blocks[cid] == rel:
@@ -262,7 +297,9 @@ def contradiction_altered(ctx: GateContext) -> list[Violation]:
                 out.append(Violation("contradiction-altered", rel, f"contradiction block {cid} was altered"))
         old_ids = {b.record.id for b in old_blocks}
         for cid in new_by_id:
-            if cid not in old_ids and ctx.created_blocks.get(cid) != rel:
+            if cid not in old_ids and ctx.created_blocks.get(cid) != rel and not (
+                is_maintenance(ctx) and block_arrived(ctx, rel, new_by_id[cid])
+            ):
                 out.append(
                     Violation("contradiction-altered", rel, f"block {cid} was not rendered by code from a contradiction proposal")
                 )
@@ -314,8 +351,13 @@ def contract(ctx: GateContext) -> list[Violation]:
             for key in ("id", "type", "title", "created", "layer"):
                 if getattr(old_page, key) != getattr(page, key):
                     out.append(Violation("contract", rel, f"{key} is stable for a page's life and cannot change on update"))
-            if page.type == "entity" and not set(old_page.aliases) <= set(page.aliases):
+            dropped = set(old_page.aliases) - set(page.aliases)
+            if page.type == "entity" and dropped and not alias_removal_accounted(ctx, rel, dropped):
                 out.append(Violation("contract", rel, "aliases are only ever added"))
+        if is_maintenance(ctx):
+            dead = dead_links_introduced(ctx, rel, new)
+            if dead:
+                out.append(Violation("contract", rel, "links written by this operation resolve to no page", _shown(dead)))
         new_view = _v(ctx, rel, new)
         old_lines = line_counter(ctx.disk_text(rel))
         for line, message in new_view.cite_errors:
@@ -323,6 +365,7 @@ def contract(ctx: GateContext) -> list[Violation]:
                 out.append(Violation("contract", rel, f"line {line}: {message}", (new_view.lines[line - 1],)))
         bad: list[str] = []
         unsupported: list[str] = []
+        old_visible = visible_counter(ctx.disk_text(rel)) if is_maintenance(ctx) else None
         for n, cites in sorted(new_view.cites.items()):
             line = new_view.lines[n - 1]
             if old_lines[line] > 0:
@@ -334,6 +377,8 @@ def contract(ctx: GateContext) -> list[Violation]:
                 continue
             if n in new_view.block_lines:
                 continue  # claims are checked from the record below (the callout adds the claim's date)
+            if old_visible and old_visible[visible(line)] > 0:
+                continue  # the same words as a line checked before: only its links changed (maintenance)
             missing = missing_figures(line, _cited_text(ctx, cites))
             if missing:
                 unsupported.append(f"{line}  <- not in the cited lines: {', '.join(missing)}")
@@ -390,6 +435,10 @@ def zone(ctx: GateContext) -> list[Violation]:
             out.append(Violation("zone", rel, "path leaves the repository"))
             continue
         kind = classify(rel)
+        map_of = map_layer(rel)
+        if map_of is not None and map_of in layers and is_maintenance(ctx):
+            out.extend(map_violations(ctx, rel, map_of, new))
+            continue
         if kind is None or kind[1] not in layers:
             out.append(Violation("zone", rel, "writes go only under wiki/<folder>/ or layers/<layer>/wiki/<folder>/"))
             continue
@@ -467,8 +516,6 @@ _CODE_KEYS = ("updated", "sources")  # code computes these on every update
 
 
 def human_line(ctx: GateContext) -> list[Violation]:
-    if ctx.op.kind in RETIRING_KINDS:
-        return []
     existing = [rel for rel in ctx.changes if _is_wiki(rel) and ctx.disk_text(rel) is not None]
     if not existing:
         return []
@@ -483,11 +530,20 @@ def human_line(ctx: GateContext) -> list[Violation]:
         old_lines = old.split("\n")
         keys = front_matter_keys(old)
         remaining = line_counter(ctx.changes[rel])
+        ledger = LineLedger(ctx, rel) if is_maintenance(ctx) else None
+        cites = _v(ctx, rel, old).cites if ledger is not None else {}
         lost = []
         for n in sorted(human):
             if n > len(old_lines) or keys.get(n) in _CODE_KEYS:
                 continue
             line = old_lines[n - 1]
+            if ledger is not None and n not in keys:
+                why = ledger.account(line, cites.get(n, ()))
+                if why is None or why.startswith("retired cited line (recompile)"):
+                    lost.append(line)
+                elif why != "kept":
+                    ctx.records.append(f"human line {why}")
+                continue
             if remaining[line] > 0:
                 remaining[line] -= 1
             else:

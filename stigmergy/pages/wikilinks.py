@@ -85,6 +85,14 @@ def link_key(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
+def fold_name(text: str) -> str:
+    """A name with case, accents, punctuation and spacing folded away: `Zoë  Núñez` = `zoe nunez`. For
+    noticing that two names are one (duplicate entities, alias evidence), never for resolving a link."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(re.sub(r"[^\w]+", " ", stripped.casefold()).split())
+
+
 def stem_listing(root: Path, layers: Iterable[str]) -> dict[str, list[str]]:
     """{casefolded stem: [repo-relative paths]} for every wiki page on disk (a directory listing only)."""
     out: dict[str, list[str]] = {}

@@ -76,6 +76,22 @@ def classify(relpath: str) -> tuple[str, str] | None:
     return None
 
 
+MAP_NAME = "index.md"  # the generated map of content of a layer's wiki (stigmergy/garden/moc.py)
+
+
+def map_relpath(layer: str) -> str:
+    return f"{layer_prefix(layer)}wiki/{MAP_NAME}"
+
+
+def map_layer(relpath: str) -> str | None:
+    """The layer whose map of content lives at `relpath`, or None when it is not a map's path."""
+    parts = relpath.split("/")
+    layer = PUBLIC_LAYER
+    if parts[0] == "layers" and len(parts) == 4:
+        layer, parts = parts[1], parts[2:]
+    return layer if parts == ["wiki", MAP_NAME] else None
+
+
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds stigmergy.toml."""
     start = start.resolve()
