@@ -7,27 +7,32 @@ contradiction. `ContradictionAssembly` is a mixin of the planner's `_Filing`.
 
 from __future__ import annotations
 
-import re
+import os
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stigmergy.errors import ContractError
-from stigmergy.pages.citations import parse_line, strip_citations
+from stigmergy.pages.citations import parse_line
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.paths import stem_of
 from stigmergy.plan.context import read_source
-from stigmergy.plan.deterministic.analysis import (
-    MEASURES,
-    NameIndex,
-    declares_revision,
-    find_known,
-    split_units,
+from stigmergy.plan.deterministic.analysis import MEASURES, declares_revision
+from stigmergy.plan.deterministic.contradictions import CitedClaim, Conflict
+from stigmergy.plan.deterministic.facts import (
+    Fact,
+    SourceReading,
+    SubjectResolver,
+    facts_of,
+    read_units,
+    source_reading,
 )
-from stigmergy.plan.deterministic.contradictions import CitedClaim, Conflict, claim_measures, find_conflicts
+from stigmergy.plan.deterministic.names import short_forms
 from stigmergy.plan.deterministic.page_bodies import _BLOCK_START
 from stigmergy.plan.schema import Claim, ContradictionProposal, ResolutionProposal
 
 if TYPE_CHECKING:
-    from stigmergy.plan.deterministic.planner import _Entity
+    pass
 
 
 class ContradictionAssembly:
@@ -35,111 +40,113 @@ class ContradictionAssembly:
 
     # -- contradictions and resolutions -----------------------------------------------------------
 
-    def _old_claims(
-        self, page_path: str, body: str, exclude: dict[str, str], words: set[str] | None = None
-    ) -> list[CitedClaim]:
-        """The cited lines of an existing page that name none of `exclude`, as claims (a table row
-        gets its cells and header back from the cited source)."""
-        lines = body.split("\n")
-        out: list[CitedClaim] = []
-        wanted = None if words is None else [w for m in words for w in MEASURES.get(m, (m,))]
-        for _n, line in enumerate(lines, start=1):
-            if "[source](" not in line:
-                continue
-            if wanted is not None and not any(w in line.lower() for w in wanted) and "|" not in line and " — " not in line:
-                continue
-            try:
-                cites = parse_line(line, page_path)
-            except ContractError:
-                continue
-            text = _claim_text(line)
-            if not text or text.startswith("People:") or any(h[1] != page_path for h in find_known(text, exclude)):
-                continue
-            for c in cites:
-                if c.capture_id == self.cid:
+    def _conflicts(self, note_path: str | None) -> list[tuple[str, str, Conflict]]:
+        """(page for the record, subject title, conflict) for every fact of this source that an earlier
+        cited source states differently. Both sides are read the same way (`facts`): their own line and
+        context, so the verdict does not depend on which was filed first."""
+        resolver = self._resolver()
+        new_facts: dict[tuple[str, str, str, str], list[tuple[Fact, CitedClaim]]] = {}
+        reading = self._reading()
+        for i, u in enumerate(self.units):
+            for f in facts_of(u, reading.contexts[i], resolver):
+                new_facts.setdefault(f.key, []).append((f, self._claim(i)))
+        if not new_facts:
+            return []
+        words = set()
+        for _subject, measure, _, _ in new_facts:
+            words |= set(MEASURES.get(measure, ())) | set(measure.split())
+        recorded = self._recorded()
+        out: list[tuple[str, str, Conflict]] = []
+        seen: set[tuple] = set()
+        for old_fact, old in self._old_facts(words, resolver):
+            if (old.capture_id, old.start, old.end) in recorded:
+                continue  # this claim is already in a contradiction on record
+            for fact, claim in new_facts.get(old_fact.key, []):
+                if fact.measure.value == old_fact.measure.value:
                     continue
-                cells, header = self._row_context(c.path, c.end)
-                out.append(CitedClaim(text, c.capture_id, c.path, c.start, c.end, cells, header))
+                page, title = self._record_page(fact.subject, note_path)
+                if page is None:
+                    continue
+                key = (page, fact.key, old_fact.measure.value)
+                if key in seen:
+                    continue
+                seen.add(key)
+                m = replace(fact.measure, period=fact.period)
+                out.append((page, title, Conflict(m, old_fact.measure.value, old, claim, old_fact.measure.raw)))
         return out
 
-    def _row_context(self, source_path: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        raw = self.__dict__.setdefault("_raw", {})
-        if source_path not in raw:
-            try:
-                raw[source_path] = (self.ctx.root / source_path).read_text(encoding="utf-8").split("\n")
-            except (OSError, UnicodeDecodeError):
-                raw[source_path] = []
-        lines = raw[source_path]
-        if not 0 < n <= len(lines) or not lines[n - 1].lstrip().startswith("|"):
-            return (), ()  # not a table row: no need to parse the source page
-        doc = self._source_doc(source_path)
-        if doc is None or not 0 < n <= len(doc.file_lines) or not doc.file_lines[n - 1].lstrip().startswith("|"):
-            return (), ()
-        first = doc.page.body_start_line
-        lines = list(doc.file_lines[first - 1 :])
-        units, _ = split_units(lines, first)
-        for u in units:
-            if u.end == n and u.kind == "row":
-                return u.cells, u.header
-        return (), ()
-
-    def _source_doc(self, source_path: str):  # noqa: ANN202
-        cache = self.__dict__.setdefault("_docs", {})
-        if source_path not in cache:
-            try:
-                cache[source_path] = read_source(self.ctx.root, source_path)
-            except (OSError, ContractError, UnicodeDecodeError):
-                cache[source_path] = None
-        return cache[source_path]
+    def _old_facts(self, words: set[str], resolver: SubjectResolver) -> list[tuple[Fact, CitedClaim]]:
+        """Facts of the earlier sources cited on the pages this filing reads (its candidates and the pages
+        it updates), each re-read from its own source. Only a line that could state one of the new
+        measures is worth reading: pages grow, filing must not."""
+        pages: dict[str, str] = {c.path: c.body for c in self.ctx.candidates}
+        for e in self.entities.values():
+            if not e.new and e.path not in pages:
+                got = self.existing(e.path)
+                if got is not None:
+                    pages[e.path] = got[1]
+        done: set[tuple[str, int, int]] = set()
+        out: list[tuple[Fact, CitedClaim]] = []
+        for path in sorted(pages):
+            for line in pages[path].split("\n"):
+                if "[source](" not in line or line.startswith(_BLOCK_START):
+                    continue
+                low = line.lower()
+                if not any(w in low for w in words) and " — " not in line:
+                    continue
+                try:
+                    cites = parse_line(line, path)
+                except ContractError:
+                    continue
+                for c in cites:
+                    key = (c.path, c.start, c.end)
+                    if c.capture_id == self.cid or key in done:
+                        continue
+                    done.add(key)
+                    src = source_reading(self.ctx.root, c.path)
+                    idx = None if src is None else src.by_range.get((c.start, c.end))
+                    if src is None or idx is None:
+                        continue
+                    u = src.units[idx]
+                    claim = CitedClaim(u.text, c.capture_id, c.path, u.start, u.end, u.cells, u.header)
+                    out += [(f, claim) for f in facts_of(u, src.contexts[idx], resolver)]
+        return out
 
     def _claim(self, i: int) -> CitedClaim:
         u = self.units[i]
         return CitedClaim(u.text, self.cid, self.src.relpath, u.start, u.end, u.cells, u.header)
 
-    def _contradictions(
-        self, path: str, subject_title: str, old_body: str, new_claims: list[CitedClaim], ent: _Entity | None
-    ) -> None:
-        # Only a line that could state one of the new measures is worth parsing: pages grow, filing must not.
-        words = {m.measure.split()[0] for c in new_claims for m in claim_measures(c, path)}
-        if not words:
-            return
-        old = self._old_claims(path, old_body, self.names, words)
-        if not old:
-            return
-        for conflict in find_conflicts(path, new_claims, old, self._recorded()):
-            self.contradictions.append(self._proposal(path, subject_title, conflict))
-
-    def _note_conflicts(self) -> list[Conflict]:
-        """Figures with no named subject (the team's own revenue, headcount...) against the cited lines
-        of the notes selected as candidates."""
-        extra = dict(self.names)
+    def _resolver(self) -> SubjectResolver:
+        names = dict(self.names)
+        kinds = {e.path: e.entity_type for e in self.heads.values()}
         for e in self.entities.values():
-            extra.update(dict.fromkeys(getattr(e, "surfaces_local", e.surfaces), e.path))
-        named = NameIndex(extra)
-        new = [self._claim(i) for i, u in enumerate(self.units) if not find_known(u.text, named)]
-        old: list[CitedClaim] = []
-        for cand in self.ctx.candidates:
-            if cand.type == "note" and self.cid not in (cand.meta.get("sources") or []):
-                old += self._old_claims(cand.path, cand.body, named)
-        if not new or not old:
-            return []
-        return find_conflicts("", new, old, self._recorded())
+            kinds[e.path] = e.entity_type
+            for s in getattr(e, "surfaces_local", e.surfaces):
+                names.setdefault(s, e.path)
+        for short, path in short_forms(names, kinds).items():
+            names.setdefault(short, path)
+        return SubjectResolver(names, kinds)
+
+    def _reading(self) -> SourceReading:
+        if not hasattr(self, "_own_reading"):
+            self._own_reading = read_units(self.units, self.headings, self.page.title, self.page.metadata)
+        return self._own_reading
+
+    def _record_page(self, subject: str, note_path: str | None) -> tuple[str | None, str]:
+        """Where a disagreement is recorded: the subject's own page when it exists, else this capture's
+        note (None: nowhere to record it, as when the capture was filed before)."""
+        if subject and not subject.startswith("name:") and self.all_stems.get(stem_of(subject).casefold()) == subject:
+            ent = self.entities.get(subject)
+            head = self.heads.get(subject)
+            return subject, ent.title if ent else (head.title if head else stem_of(subject))
+        return note_path, subject.removeprefix("name:")
 
     def _recorded(self) -> frozenset[tuple[str, int, int]]:
-        """Claims already in a contradiction block on a candidate page: a later source that agrees with
-        one side adds no second record of the same disagreement."""
+        """Claims already in a contradiction block on any page of this layer: a later source that agrees
+        with one side adds no second record of the same disagreement."""
         if not hasattr(self, "_recorded_claims"):
-            out: set[tuple[str, int, int]] = set()
-            for cand in self.ctx.candidates:
-                if _BLOCK_START not in cand.body:
-                    continue
-                try:
-                    blocks, _ = scan_blocks(cand.body, cand.path)
-                except ContractError:
-                    continue
-                for b in blocks:
-                    out |= {(c.source, c.start, c.end) for c in b.record.claims}
-            self._recorded_claims = frozenset(out)
+            paths = [p for ps in self.cat.pages.values() for p in ps]
+            self._recorded_claims = recorded_claims(self.ctx.root, paths)
         return self._recorded_claims
 
     def _proposal(self, path: str, subject_title: str, c: Conflict) -> ContradictionProposal:
@@ -194,9 +201,29 @@ class ContradictionAssembly:
         return []
 
 
-def _claim_text(line: str) -> str:
-    text = strip_citations(line).strip()
-    text = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", text)
-    text = re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\|([^\[\]]+)\]\]", r"\2", text)
-    text = re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\]\]", r"\1", text)
-    return " ".join(text.split())
+# Per process, per page: (mtime, size) -> claims in its blocks. Only a page that changed is read again.
+_BLOCK_CLAIMS: dict[tuple[str, str], tuple[tuple[int, int], frozenset[tuple[str, int, int]]]] = {}
+
+
+def recorded_claims(root: Path, paths: list[str]) -> frozenset[tuple[str, int, int]]:
+    out: set[tuple[str, int, int]] = set()
+    for path in paths:
+        key = (str(root), path)
+        try:
+            st = os.stat(root / path)
+        except OSError:
+            continue
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = _BLOCK_CLAIMS.get(key)
+        if cached is None or cached[0] != stamp:
+            claims: frozenset[tuple[str, int, int]] = frozenset()
+            try:
+                text = (root / path).read_text(encoding="utf-8")
+                if _BLOCK_START in text:
+                    blocks, _ = scan_blocks(text, path)
+                    claims = frozenset((c.source, c.start, c.end) for b in blocks for c in b.record.claims)
+            except (OSError, UnicodeDecodeError, ContractError):
+                pass
+            cached = _BLOCK_CLAIMS[key] = (stamp, claims)
+        out |= cached[1]
+    return frozenset(out)

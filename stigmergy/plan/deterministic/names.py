@@ -376,6 +376,30 @@ def detect_entities(
     return sorted(found.values(), key=lambda c: (c.known_path is None, c.name))
 
 
+_SHORT_KINDS = ("organisation", "product", "other")
+
+
+def short_forms(names: Mapping[str, str], kinds: Mapping[str, str]) -> dict[str, str]:
+    """First words that stand for a known multi-word organisation or product ("Pellucid" for Pellucid
+    Pharma Logistics): only when no other known name starts with that word and it is a name itself
+    (capitalised, not a common word)."""
+    by_first: dict[str, set[str]] = {}
+    for name, path in names.items():
+        words = name.split()
+        if len(words) >= 2:
+            by_first.setdefault(words[0], set()).add(path)
+    out: dict[str, str] = {}
+    for first, paths in by_first.items():
+        if len(paths) != 1 or len(first) < 4 or first in COMMON or first in names or not first[0].isupper():
+            continue
+        if first in PLACES or first in FIRST_NAMES or not first.isalpha():
+            continue
+        path = next(iter(paths))
+        if kinds.get(path, "other") in _SHORT_KINDS:
+            out[first] = path
+    return out
+
+
 def _name_like(text: str) -> bool:
     words = text.split()
     return 1 <= len(words) <= 5 and all(w[0].isupper() for w in words if w.lower() not in CONNECTORS) and len(text) <= 80

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from stigmergy.pages.citations import append_citation
 from stigmergy.pages.paths import page_relpath, stem_of
-from stigmergy.plan.deterministic.analysis import MEASURES, definitions, measures_in, mentions, row_measures
+from stigmergy.plan.deterministic.analysis import definitions, measures_in, mentions, row_measures
 from stigmergy.plan.deterministic.contradictions import Conflict
 from stigmergy.plan.schema import CreatePage, UpdatePage
 
@@ -145,25 +145,12 @@ class PageBodyBuilders:
         if got is None:
             return
         meta, old_body = got
-        # A line naming another entity may speak of that one's figures; only a count held by a named noun
-        # ("Pellucid's pilot covers 42 lanes out of their Dublin hub") is specific enough to compare anyway.
-        new_claims = [
-            self._claim(i) for i in idxs
-            if not self._mentions_other(self.units[i].text, e) or _generic_only(self.units[i].text, e.path)
-        ]
-        self._contradictions(e.path, e.title, old_body, new_claims, e)
         self.mutations.append(
             UpdatePage(
                 path=e.path, body=insert_section(old_body, self.date, section),
                 status=_grown_status(meta), reason=f"named in capture {self.cid}",
             )
         )
-
-    def _mentions_other(self, text: str, e: _Entity) -> bool:
-        for other in self.entities.values():
-            if other is not e and mentions(text, getattr(other, "surfaces_local", other.surfaces)):
-                return True
-        return False
 
     def _concepts(self, entities: dict[str, _Entity]) -> dict[str, tuple[str, list[int], int | None]]:
         """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
@@ -269,8 +256,6 @@ class PageBodyBuilders:
         got = self.existing(path)
         if got is None:
             return
-        new_claims = [self._claim(i) for i in picked if not self._mentions_other(self.units[i].text, None)]
-        self._contradictions(path, " ".join(project.split()), got[1], new_claims, None)
         self.mutations.append(
             UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
                        reason=f"timeline entry from capture {self.cid}")
@@ -311,11 +296,6 @@ def _term_pattern(title: str) -> re.Pattern[str]:
         return re.compile(rf"(?<![\w]){re.escape(title)}(?![\w])")
     head, rest = re.escape(title[0]), re.escape(title[1:])
     return re.compile(rf"(?<![\w])(?i:{head}){rest}(?:s|es)?(?![\w])")
-
-
-def _generic_only(text: str, subject: str) -> bool:
-    ms = measures_in(text, [subject])
-    return bool(ms) and all(" " in m.measure and m.measure.split()[0] not in MEASURES for m in ms)
 
 
 def _grown_status(meta: dict[str, Any]) -> str | None:

@@ -92,7 +92,7 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
         self.all_stems = {
             stem_of(p).casefold(): p for paths in self.cat.pages.values() for p in paths
         }
-        self.units, _ = split_units(self.page.text.split("\n"), self.page.body_start_line)
+        self.units, self.headings = split_units(self.page.text.split("\n"), self.page.body_start_line)
         self._pages: dict[str, tuple[dict[str, Any], str] | None] = {}
         self.mutations: list[CreatePage | UpdatePage] = []
         self.aliases: list[AliasProposal] = []
@@ -151,11 +151,12 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
             note_path = None
         heading = self._section_heading(note_path)
 
+        found = self._conflicts(note_path)
         if note_path is not None:
-            conflicts = self._note_conflicts()
-            self._note(note_path, note_title, key_units, decision_units, entities, concepts, conflicts)
-            for conflict in conflicts:
-                self.contradictions.append(self._proposal(note_path, "", conflict))
+            on_note = [c for page, _, c in found if page == note_path]
+            self._note(note_path, note_title, key_units, decision_units, entities, concepts, on_note)
+        for page, subject_title, conflict in found:
+            self.contradictions.append(self._proposal(page, subject_title, conflict))
         for ent in sorted(entities.values(), key=lambda e: e.path):
             self._entity_page(ent, heading)
         for term, (path, idxs, defining) in sorted(concepts.items(), key=lambda kv: kv[1][0]):
