@@ -22,7 +22,10 @@ _DEFINE = re.compile(
 # "X is an example", "X is a lot of…": a description of a case, not the meaning of a term.
 _NOT_A_DEFINITION = re.compile(
     r"^(?:a|an)\s+(?:example|instance|case|part|result|reminder|sign|lot|bit|number|couple|first|second|third|"
-    r"few|little|good|great|big)\b",
+    r"few|little|good|great|big)\b"
+    # "Tidemark is a product of Lanternfish Labs": an identity, filed as an entity, not an idea.
+    r"|^(?:a|an|the)\s+(?:[\w-]+\s+)?(?:product|company|brand|subsidiary|division|startup|firm|trademark|service|"
+    r"platform|customer|partner|supplier|vendor|spin-off|spinout)\s+(?:of|from|by|at)\b",
     re.I,
 )
 # Acronyms of common technology and institutions: not a team's glossary term.
@@ -48,6 +51,11 @@ class Definition:
     term: str
     unit: int
     how: str  # 'defined' | 'glossary' | 'acronym'
+    title: str = ""  # the page title when it is not the term: an acronym's spelled-out form, "Long form (LF)"
+
+    @property
+    def page_title(self) -> str:
+        return self.title or self.term
 
 
 def _term_ok(term: str) -> bool:
@@ -77,7 +85,7 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
             continue
         in_glossary = u.section.lower().strip(" :") in GLOSSARY_SECTIONS
         text = u.text
-        term, how = None, ""
+        term, how, title = None, "", ""
         g = _GLOSSARY.match(text)
         if g and (in_glossary or g.group("term")):
             term, how = (g.group("term") or g.group("term2") or "").strip(), "glossary"
@@ -99,9 +107,11 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
             if a and a.group("short") not in COMMON and a.group("short") not in GENERIC_ACRONYMS \
                     and _acronym_of(a.group("long"), a.group("short")):
                 term, how = a.group("short"), "acronym"
+                long = a.group("long")
+                title = f"{long[0].upper()}{long[1:]} ({term})"
         if term and _term_ok(term):
             key = term.lower()
             if key not in seen:
                 seen.add(key)
-                out.append(Definition(term, idx, how))
+                out.append(Definition(term, idx, how, title))
     return out

@@ -8,6 +8,7 @@ contradiction. `ContradictionAssembly` is a mixin of the planner's `_Filing`.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,10 +65,11 @@ class ContradictionAssembly:
             for fact, claim in new_facts.get(old_fact.key, []):
                 if fact.measure.value == old_fact.measure.value:
                     continue
-                page, title = self._record_page(fact.subject, note_path)
+                page, title = self._record_page(fact.subject, note_path, resolver)
                 if page is None:
                     continue
-                key = (page, fact.key, old_fact.measure.value)
+                # One record per disagreement: "$1.2M, up 40%" against "$1.3M, up 45%" is one.
+                key = (page, fact.key[:3])
                 if key in seen:
                     continue
                 seen.add(key)
@@ -104,12 +106,16 @@ class ContradictionAssembly:
                         continue
                     done.add(key)
                     src = source_reading(self.ctx.root, c.path)
-                    idx = None if src is None else src.by_range.get((c.start, c.end))
-                    if src is None or idx is None:
+                    idxs = () if src is None else src.by_range.get((c.start, c.end), ())
+                    if src is None or not idxs:
                         continue
-                    u = src.units[idx]
-                    claim = CitedClaim(u.text, c.capture_id, c.path, u.start, u.end, u.cells, u.header)
-                    out += [(f, claim) for f in facts_of(u, src.contexts[idx], resolver)]
+                    # Sentences sharing a line: the one the wiki line copies, else each of them.
+                    plain = _plain(line)
+                    copied = [i for i in idxs if src.units[i].text in plain] or list(idxs)
+                    for idx in copied:
+                        u = src.units[idx]
+                        claim = CitedClaim(u.text, c.capture_id, c.path, u.start, u.end, u.cells, u.header)
+                        out += [(f, claim) for f in facts_of(u, src.contexts[idx], resolver)]
         return out
 
     def _claim(self, i: int) -> CitedClaim:
@@ -132,14 +138,14 @@ class ContradictionAssembly:
             self._own_reading = read_units(self.units, self.headings, self.page.title, self.page.metadata)
         return self._own_reading
 
-    def _record_page(self, subject: str, note_path: str | None) -> tuple[str | None, str]:
+    def _record_page(self, subject: str, note_path: str | None, resolver: SubjectResolver) -> tuple[str | None, str]:
         """Where a disagreement is recorded: the subject's own page when it exists, else this capture's
         note (None: nowhere to record it, as when the capture was filed before)."""
         if subject and not subject.startswith("name:") and self.all_stems.get(stem_of(subject).casefold()) == subject:
             ent = self.entities.get(subject)
             head = self.heads.get(subject)
             return subject, ent.title if ent else (head.title if head else stem_of(subject))
-        return note_path, subject.removeprefix("name:")
+        return note_path, resolver.display.get(subject, subject.removeprefix("name:"))
 
     def _recorded(self) -> frozenset[tuple[str, int, int]]:
         """Claims already in a contradiction block on any page of this layer: a later source that agrees
@@ -227,3 +233,9 @@ def recorded_claims(root: Path, paths: list[str]) -> frozenset[tuple[str, int, i
             cached = _BLOCK_CLAIMS[key] = (stamp, claims)
         out |= cached[1]
     return frozenset(out)
+
+
+def _plain(line: str) -> str:
+    """A wiki line as the source wrote it: wikilinks back to their words."""
+    text = re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\|([^\[\]]+)\]\]", r"\2", line)
+    return re.sub(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?\]\]", r"\1", text)

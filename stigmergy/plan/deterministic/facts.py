@@ -101,6 +101,7 @@ class SubjectResolver:
         self.names = names if isinstance(names, NameIndex) else NameIndex(names)
         self.kinds = kinds
         self.folded = NameIndex({n.casefold(): p for n, p in self.names.items() if len(n) >= 3})
+        self.display: dict[str, str] = {}  # "name:<folded>" -> the name as first written
 
     def in_text(self, text: str, *, loose: bool = False) -> set[str]:
         """Subjects named in text (persons and places excluded). `loose` matches names case-insensitively
@@ -115,7 +116,9 @@ class SubjectResolver:
             for name, _ in proper_name_runs(text):
                 words = [w for w in name.split() if w.casefold() not in _VERSION_WORDS and w not in COMMON]
                 if words and not any(ch.isdigit() for ch in words[0]):
-                    subjects.add("name:" + " ".join(words).casefold())
+                    key = "name:" + " ".join(words).casefold()
+                    self.display.setdefault(key, " ".join(words))
+                    subjects.add(key)
                     break
         return subjects
 
@@ -137,7 +140,10 @@ def subject_of(u: Unit, ctx: UnitContext, resolver: SubjectResolver) -> str | No
             return None
     for name in ctx.front_subjects:
         path = resolver.names.get(name) or resolver.folded.get(name.casefold())
-        return path if path is not None else "name:" + name.casefold()
+        if path is not None:
+            return path
+        resolver.display.setdefault("name:" + name.casefold(), name)
+        return "name:" + name.casefold()
     return ""
 
 
@@ -208,16 +214,16 @@ def facts_of(u: Unit, ctx: UnitContext, resolver: SubjectResolver) -> list[Fact]
 class SourceReading:
     units: tuple[Unit, ...]
     contexts: tuple[UnitContext, ...]
-    by_range: dict[tuple[int, int], int]  # (first line, last line) -> unit index
+    by_range: dict[tuple[int, int], tuple[int, ...]]  # (first line, last line) -> unit indexes (sentences share lines)
 
 
 def read_units(
     units: Sequence[Unit], headings: Sequence[tuple[int, str, int]], title: str, metadata: Mapping[str, Any]
 ) -> SourceReading:
     contexts = unit_contexts(units, headings, title, metadata)
-    by_range: dict[tuple[int, int], int] = {}
+    by_range: dict[tuple[int, int], tuple[int, ...]] = {}
     for i, u in enumerate(units):
-        by_range.setdefault((u.start, u.end), i)
+        by_range[(u.start, u.end)] = (*by_range.get((u.start, u.end), ()), i)
     return SourceReading(tuple(units), tuple(contexts), by_range)
 
 

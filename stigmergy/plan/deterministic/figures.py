@@ -175,9 +175,16 @@ def row_measures(cells: Sequence[str], header: Sequence[str], subject: str) -> l
     out = []
     for cell, head in zip(cells[1:], header[1:], strict=True):
         periods = [" ".join(p.group(0).split()) for p in PERIOD.finditer(head)]
-        figs = [f for f in figures(cell) if f.kind != "date"]
-        if len(periods) == 1 and len(figs) == 1:
-            out.append(Measure(subject, kinds[0], periods[0], figs[0].kind, figs[0].value, figs[0].raw))
+        if len(periods) != 1:
+            continue
+        # "$1.2M, up 40% QoQ": one figure of each kind in a cell is one measure each.
+        by_kind: dict[str, list[Figure]] = {}
+        for f in figures(cell):
+            if f.kind != "date":
+                by_kind.setdefault(f.kind, []).append(f)
+        for kind, fs in sorted(by_kind.items()):
+            if len(fs) == 1:
+                out.append(Measure(subject, kinds[0], periods[0], kind, fs[0].value, fs[0].raw))
     return out
 
 

@@ -162,17 +162,23 @@ class PageBodyBuilders:
         for d in definitions(self.units):
             if d.term.casefold() in ent_names or d.term.casefold() in self.project_stems:
                 continue
-            # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page.
-            spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})")), None)
-            path = spelled or page_relpath("concept", d.term, self.layer)
+            # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page,
+            # and so is a page named by the bare acronym when the spelled-out form comes later.
+            spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})") or (
+                d.page_title != d.term and st == d.term) or (st.isupper() and d.page_title.endswith(f"({st})"))), None)
+            path = spelled or page_relpath("concept", d.page_title, self.layer)
             clash = self.all_stems.get(stem_of(path).casefold())
             if clash is not None and clash != path:
                 continue
-            idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [d.term])]
-            if spelled:
-                out[d.term] = (spelled, sorted(set(idxs) | {d.unit}), None)
+            short = d.page_title.rsplit(" (", 1)[1][:-1] if d.page_title.endswith(")") and " (" in d.page_title else d.term
+            idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [d.term, short])]
+            title = stem_of(spelled) if spelled else d.page_title
+            if title in out:
                 continue
-            out[d.term] = (path, sorted(set(idxs) | {d.unit}), d.unit)
+            if spelled:
+                out[title] = (spelled, sorted(set(idxs) | {d.unit}), None)
+                continue
+            out[title] = (path, sorted(set(idxs) | {d.unit}), d.unit)
         text = self.page.title + "\n" + self.page.text
         for path in self.cat.pages.get("concept", []):
             got_title = stem_of(path)
@@ -185,6 +191,9 @@ class PageBodyBuilders:
                 if idxs:
                     out[got_title] = (path, idxs, None)
         self.concept_paths = {t: v[0] for t, v in out.items()}
+        for t, v in out.items():
+            if t.endswith(")") and " (" in t:
+                self.concept_paths.setdefault(t.rsplit(" (", 1)[1][:-1], v[0])
         for t, v in list(out.items()):
             if not t.isupper() and t.lower() != t:
                 self.concept_paths.setdefault(t[0].lower() + t[1:], v[0])

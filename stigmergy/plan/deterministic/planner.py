@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stigmergy.errors import ContractError
@@ -24,6 +24,7 @@ from stigmergy.plan.context import PlannerContext, catalogue
 from stigmergy.plan.deterministic.analysis import (
     COMMON,
     ORG_KEYS,
+    PRODUCT_SUFFIX,
     EntityCandidate,
     NameIndex,
     Unit,
@@ -38,6 +39,7 @@ from stigmergy.plan.deterministic.analysis import (
     split_units,
 )
 from stigmergy.plan.deterministic.contradiction_assembly import ContradictionAssembly
+from stigmergy.plan.deterministic.names import short_forms
 from stigmergy.plan.deterministic.page_bodies import PageBodyBuilders, insert_section
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
@@ -164,6 +166,7 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
         if project:
             self._project_page(project, key_units, decision_units, entities, heading)
         resolutions = self._resolutions()
+        self._entities_with_pages()
         plan = Plan(
             mutations=tuple(self.mutations),
             aliases=tuple(sorted(self.aliases, key=lambda a: (a.entity, a.alias))),
@@ -226,6 +229,18 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                 continue
             if c.name.casefold() in self.project_stems:
                 continue
+            short = self._short_owner(c.name)
+            if short is not None:
+                # "Pellucid" for a known Pellucid Pharma Logistics, or "Pellucid Pharma Logistics" for a
+                # known Pellucid: one identity, the other spelling its alias.
+                head = self.heads[short]
+                ent = out.get(short)
+                if ent is None:
+                    ent = out[short] = _Entity(short, head.title, head.entity_type,
+                                               {n for n, p in self.names.items() if p == short}, [], False, "known")
+                ent.units = sorted(set(ent.units) | set(c.units))
+                self.pending_aliases.append((short, c.name))
+                continue
             folded = self._folded_names().get(_fold(c.name))
             if folded is not None and folded[0] == c.name:
                 folded = None
@@ -275,6 +290,31 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                     if item and (item in ent.surfaces or item == ent.title or item.split(" (")[0] in ent.surfaces):
                         ent.participant_lines.append(n)
         return out
+
+    def _short_owner(self, name: str) -> str | None:
+        """The known organisation or product `name` is a short or long form of, if exactly one."""
+        if not hasattr(self, "_shorts"):
+            kinds = {p: h.entity_type for p, h in self.heads.items()}
+            self._shorts = short_forms(self.names, kinds)
+            self._kinds = kinds
+        words = name.split()
+        if len(words) == 1:
+            return self._shorts.get(name)
+        owner = self.names.get(words[0])
+        head = self.heads.get(owner) if owner else None
+        if head is not None and " " not in head.title and head.entity_type in ("organisation", "product", "other") \
+                and words[0] == head.title and words[-1] not in PRODUCT_SUFFIX and not any(c.isdigit() for c in name):
+            return owner
+        return None
+
+    def _entities_with_pages(self) -> None:
+        """A page's `entities` names only entities that have a page, on disk or created by this plan (an
+        entity with nothing to file gets no page, and a name without a page is refused by the gates)."""
+        have = {h.title for h in self.heads.values()}
+        have |= {m.title for m in self.mutations if isinstance(m, CreatePage) and m.type == "entity"}
+        for i, m in enumerate(self.mutations):
+            if isinstance(m, CreatePage) and m.entities and not set(m.entities) <= have:
+                self.mutations[i] = replace(m, entities=tuple(t for t in m.entities if t in have))
 
     def _public_entity(self, name: str) -> tuple[str, str] | None:
         """(title, entity type) of the public entity page that `name` (title or alias) names, for a
