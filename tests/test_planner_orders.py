@@ -22,8 +22,8 @@ from test_plan_support import (
 
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.plan.filing import propose
 from stigmergy.settings import load_settings
+from stigmergy.write.filing import propose
 
 
 def _subjects(root: Path) -> list[str]:
