@@ -56,7 +56,9 @@ class LocalEvidenceStore:
         digest = sha256_hex(data)
         target = self.path(digest)
         if target.is_file():
-            return digest
+            if self.intact(digest):
+                return digest
+            os.chmod(target, stat.S_IWUSR | stat.S_IRUSR)  # corrupt: the right bytes replace it
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
         try:
@@ -70,6 +72,13 @@ class LocalEvidenceStore:
             Path(tmp).unlink(missing_ok=True)
             raise
         return digest
+
+    def intact(self, sha256: str) -> bool:
+        """The object is here and its bytes hash to its name."""
+        try:
+            return sha256_hex(self.path(sha256).read_bytes()) == sha256
+        except OSError:
+            return False
 
     def get(self, sha256: str, verify: bool = True) -> bytes:
         target = self.path(sha256)

@@ -13,9 +13,13 @@ from stigmergy.errors import CheckFailedError, NotFoundError
 
 def _repo(ctx: typer.Context, as_reader: str | None, json_out: bool):  # noqa: ANN202
     from stigmergy.repo.operations import Repository
+    from stigmergy.repo.recovery import ensure_bookkeeping
 
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    return Repository(app_ctx.require_root(), app_ctx.settings), app_ctx
+    repo = Repository(app_ctx.require_root(), app_ctx.settings)
+    # The state database is a cache of what Git says: a clone or a lost `.stigmergy/` gets it back here.
+    ensure_bookkeeping(repo)
+    return repo, app_ctx
 
 
 def log_cmd(
@@ -110,9 +114,18 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
     idx = data["index"]
     if not idx["present"]:
         typer.echo("index       none (run `stigmergy index`)")
+    elif idx["readable"] is False:
+        typer.echo(f"index       UNREADABLE: {idx['error']}")
+    elif idx["building"]:
+        typer.echo("index       being built (the first `stigmergy index` has not finished)")
     else:
         behind = "  (behind HEAD: run `stigmergy index`)" if idx["behind_head"] else "  (current)"
         typer.echo(f"index       at {(idx['commit'] or '-')[:10]}{behind}")
+    if data["evidence"]["originals_absent"]:
+        typer.echo(
+            f"evidence    {data['evidence']['originals_absent']} original(s) not present here "
+            "(a clone, or `.stigmergy/` was lost): re-capture the files to restore them"
+        )
     if data["health"]["uncommitted_wiki_changes"]:
         typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
 
@@ -128,7 +141,11 @@ def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOptio
     else:
         typer.echo(f"{report.objects} objects, {report.sources} source pages checked")
         for p in report.problems:
-            typer.echo(f"problem: {p.get('path') or p.get('object')}: {p['problem']}")
+            typer.echo(f"problem: {p.get('path') or p.get('operation') or p.get('object')}: {p['problem']}")
+        if report.absent:
+            typer.echo(f"{len(report.absent)} original(s) not present here (not corruption): re-capture the files to restore them")
+            for a in report.absent[:20]:
+                typer.echo(f"  absent: {a['path']}")
     if not report.ok:
         raise CheckFailedError(f"fsck found {len(report.problems)} problem(s)")
 

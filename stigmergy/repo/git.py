@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+import tempfile
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from stigmergy.errors import StigmergyError
@@ -106,17 +108,73 @@ class Git:
             "GIT_COMMITTER_EMAIL": author_email,
         }
         all_paths = [*paths, *removed]
-        if paths:
-            self.run("add", "-f", "--", *paths)
-        if removed:
-            self.run("rm", "-q", "--cached", "--ignore-unmatch", "--", *removed)
-        self.run(
-            "commit", "-q", "--no-verify", "--allow-empty-message", "-F", "-", "--only", "--", *all_paths,
-            input=message.encode("utf-8"), env=env,
-        )
+        # The whole message (trailers included) is on disk before git starts: a message piped through
+        # stdin can be cut short by a kill, leaving a commit without its operation trailer.
+        fd, msg_path = tempfile.mkstemp(prefix="stigmergy-msg-", dir=self.git_dir() if self.git_dir().is_dir() else None)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(message.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+            if paths:
+                self.run("add", "-f", "--", *paths)
+            if removed:
+                self.run("rm", "-q", "--cached", "--ignore-unmatch", "--", *removed)
+            self.run("commit", "-q", "--no-verify", "-F", msg_path, "--only", "--", *all_paths, env=env)
+        finally:
+            Path(msg_path).unlink(missing_ok=True)
         head = self.fast_head()
         assert head is not None
         return head
+
+    def git_dir(self) -> Path:
+        """The repository's git directory (`.git` at the root, else what git says)."""
+        plain = self.root / ".git"
+        if plain.is_dir():
+            return plain
+        out = self.run("rev-parse", "--absolute-git-dir", check=False).strip()
+        return Path(out) if out else plain
+
+    def clear_stale_locks(self, warn: Callable[[str], None], wait_seconds: float = 5.0) -> list[str]:
+        """Remove git lock files (index, HEAD, the current branch) that no live process holds.
+
+        Call with stigmergy's writer lock held: no other stigmergy writer can be inside git then, so a
+        lock file nobody has open is the leftover of a killed process. A lock a live process holds (a
+        person's `git commit`, say) is waited for briefly, then reported by name."""
+        gitdir = self.git_dir()
+        candidates = [gitdir / "index.lock", gitdir / "HEAD.lock", gitdir / "packed-refs.lock"]
+        try:
+            ref = (gitdir / "HEAD").read_text().strip()
+            if ref.startswith("ref: "):
+                candidates.append(gitdir / (ref[5:] + ".lock"))
+        except OSError:
+            pass
+        cleared = []
+        for lock in candidates:
+            deadline = time.monotonic() + wait_seconds
+            while lock.exists():
+                holders = lock_holders(lock)
+                if holders is None:
+                    # Cannot see other processes' files here: judge by age (git holds these for milliseconds).
+                    try:
+                        young = time.time() - lock.stat().st_mtime < wait_seconds
+                    except FileNotFoundError:
+                        break
+                    holders = [0] if young else []
+                if not holders:
+                    lock.unlink(missing_ok=True)
+                    rel = os.path.relpath(lock, self.root)
+                    warn(f"warning: removed a stale {rel} left by a killed git process")
+                    cleared.append(rel)
+                    break
+                if time.monotonic() >= deadline:
+                    who = ", ".join(f"pid {pid} ({_cmdline(pid)})" for pid in holders if pid) or "a running process"
+                    raise GitError(
+                        f"{os.path.relpath(lock, self.root)} is held by {who}",
+                        hint="wait for that git command to finish, then try again",
+                    )
+                time.sleep(0.05)
+        return cleared
 
 
 def blob_sha(data: bytes) -> str:
@@ -126,3 +184,35 @@ def blob_sha(data: bytes) -> str:
     h = hashlib.sha1(f"blob {len(data)}\0".encode())
     h.update(data)
     return h.hexdigest()
+
+
+def lock_holders(path: Path) -> list[int] | None:
+    """Pids of processes that have `path` open (Linux /proc); None when this cannot be told here."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return None
+    target = os.path.realpath(path)
+    holders = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fds = list((entry / "fd").iterdir())
+        except OSError:
+            continue  # gone, or another user's process (git locks are ours to hold)
+        for fd in fds:
+            try:
+                if os.readlink(fd) == target:
+                    holders.append(int(entry.name))
+                    break
+            except OSError:
+                continue
+    return holders
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "?"
+    return " ".join(p.decode("utf-8", "replace") for p in raw.split(b"\0") if p)[:80]

@@ -14,10 +14,17 @@ from stigmergy.errors import LockTimeoutError
 
 
 class WriterLock:
-    def __init__(self, path: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        timeout: float,
+        on_wait: Callable[[str], None] | None = None,
+        after_acquire: Callable[[], None] | None = None,
+    ) -> None:
         self.path = path
         self.timeout = timeout
         self.on_wait = on_wait
+        self.after_acquire = after_acquire  # work that is only safe once we hold the lock (stale git locks)
         self._fd: int | None = None
 
     def owner(self) -> str:
@@ -49,6 +56,12 @@ class WriterLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+        if self.after_acquire is not None:
+            try:
+                self.after_acquire()
+            except BaseException:
+                self.release()
+                raise
 
     def release(self) -> None:
         if self._fd is not None:

@@ -4,6 +4,7 @@ exact patch in the evidence store) in the state database."""
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -24,6 +25,8 @@ from stigmergy.settings import Settings
 
 TRAILER_OP = "Stigmergy-Operation"
 TRAILER_KIND = "Stigmergy-Kind"
+TRAILER_CAPTURE = "Stigmergy-Capture"  # the capture a capture or file operation is about
+TRAILER_FILING = "Stigmergy-Filing"  # how its filing ended: filed | refused | archived | failed | waiting
 
 
 def utc_now() -> str:
@@ -58,7 +61,12 @@ class Repository:
         return StateDB(self.layout.state_db, readonly=True)
 
     def lock(self, on_wait: Callable[[str], None] | None = None) -> WriterLock:
-        return WriterLock(self.layout.lock_file, self.settings.lock.timeout_seconds, on_wait)
+        """The writer lock; once held, git lock files a killed process left behind are cleared."""
+        say = on_wait or _stderr
+        return WriterLock(
+            self.layout.lock_file, self.settings.lock.timeout_seconds, on_wait,
+            after_acquire=lambda: self.git.clear_stale_locks(say),
+        )
 
     def pause(self, point: str) -> None:
         """Debugging aid for crash tests (STIGMERGY_PAUSE_AT): stop here long enough to be killed."""
@@ -67,12 +75,20 @@ class Repository:
             time.sleep(120)
 
 
-def commit_message(kind: str, title: str, op_id: str, body: str = "") -> str:
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def commit_message(
+    kind: str, title: str, op_id: str, body: str = "", trailers: Mapping[str, str] | None = None
+) -> str:
+    """The commit message of an operation; its trailers are what `recovery` rebuilds bookkeeping from."""
     title = " ".join(title.split())[:120]
     parts = [f"{kind}: {title}"]
     if body.strip():
         parts.append(body.strip())
-    parts.append(f"{TRAILER_OP}: {op_id}\n{TRAILER_KIND}: {kind}")
+    extra = "".join(f"\n{k}: {' '.join(str(v).split())}" for k, v in (trailers or {}).items() if v)
+    parts.append(f"{TRAILER_OP}: {op_id}\n{TRAILER_KIND}: {kind}{extra}")
     return "\n\n".join(parts) + "\n"
 
 
@@ -120,6 +136,7 @@ def apply_and_commit(
     queue_capture_id: str | None = None,
     track_inflight: bool = False,
     new_paths: frozenset[str] = frozenset(),
+    trailers: Mapping[str, str] | None = None,
 ) -> OperationRow:
     """Write `changes` (path -> text, None = delete), commit them as one operation, record it.
 
@@ -168,7 +185,7 @@ def apply_and_commit(
         if entries:
             parent = repo.git.fast_head()
             commit = repo.git.commit_paths(
-                written, commit_message(kind, title, op_id, summary), identity.name, identity.email, removed=removed
+                written, commit_message(kind, title, op_id, summary, trailers), identity.name, identity.email, removed=removed
             )
             from stigmergy.gates.authorship import record_own_commit
 

@@ -1,41 +1,166 @@
-"""Crash recovery for bookkeeping: a commit that landed but whose change record did not is rebuilt from
-its trailers (DESIGN §9). Pending captures are finished by `write.capture.resume`."""
+"""Bookkeeping comes back from Git (DESIGN §9): `.stigmergy/state.sqlite` is a cache of what the commits
+already say. Every operation commit carries trailers (operation id, kind, and for captures and filings the
+capture id and how its filing ended); a source page holds the capture's provenance (id, sha256 of the
+original bytes, layer, locator, time). From those this module rebuilds the operations, the capture
+catalogue (so re-capturing a known file answers "exists"), refused and unfiled captures, change records
+with their exact patches, and the readable-text objects (a source page's body is the readable text).
+
+It runs after a crash (a commit landed but its record did not), on first use in a clone, and after
+`.stigmergy/` was deleted. Original bytes cannot come back from Git: a capture rebuilt here is marked so,
+and `fsck`/`status` say its original is "not present here" rather than corrupt. Pending captures are
+finished by `write.capture.resume`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from stigmergy.capture.evidence import sha256_hex
+from stigmergy.errors import ContractError, LockTimeoutError
+from stigmergy.pages.source import parse_source_page
+from stigmergy.repo.layout import classify
+from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.state import OperationRow
 
 if TYPE_CHECKING:
     from stigmergy.repo.operations import Repository
 
 _FS, _RS = "\x1f", "\x1e"
+_MARK = "\x1estigmergy-commit "
+TRAILERS = ("Stigmergy-Operation", "Stigmergy-Kind", "Stigmergy-Capture", "Stigmergy-Filing")
+_ZERO = "0" * 40
 
 
-def operation_commits(repo: Repository, since: str | None) -> list[tuple[str, str, str, str, str]]:
-    """(commit, op id, kind, subject, date) for stigmergy commits after `since` (all when None), oldest first."""
-    head = repo.git.head()
-    if head is None:
+@dataclass(frozen=True)
+class OpCommit:
+    sha: str
+    op_id: str
+    kind: str
+    capture_id: str
+    filing: str  # filed | refused | archived | failed | waiting | "" (older commits)
+    subject: str
+    body: str
+    date: str
+
+
+def _trailer_fmt(key: str) -> str:
+    return f"%(trailers:key={key},valueonly,separator=%x2c)"
+
+
+def operation_commits(repo: Repository, since: str | None) -> list[OpCommit]:
+    """Stigmergy's operation commits after `since` (all when None), oldest first."""
+    if repo.git.fast_head() is None:
         return []
-    fmt = f"%H{_FS}%(trailers:key=Stigmergy-Operation,valueonly,separator=%x2c){_FS}%(trailers:key=Stigmergy-Kind,valueonly,separator=%x2c){_FS}%s{_FS}%cI{_RS}"
+    fields = ["%H", *(_trailer_fmt(k) for k in TRAILERS), "%s", "%b", "%cI"]
+    fmt = _FS.join(fields) + _RS
     rng = f"{since}..HEAD" if since else "HEAD"
-    out = repo.git.run("log", "--reverse", f"--format={fmt}", rng, check=False)
+    out = repo.git.run("log", "--reverse", f"--format={fmt}", "--grep=^Stigmergy-Operation: ", rng, check=False)
     result = []
     for record in out.split(_RS):
         record = record.strip("\n")
         if not record:
             continue
-        sha, op_id, kind, subject, date = (record.split(_FS) + ["", "", "", ""])[:5]
-        if op_id.strip():
-            result.append((sha.strip(), op_id.strip(), kind.strip(), subject, date))
+        parts = (record.split(_FS) + [""] * 8)[:8]
+        sha, op_id, kind, capture_id, filing, subject, body, date = (p.strip() for p in parts)
+        if op_id and "," not in op_id:
+            result.append(OpCommit(sha, op_id, kind, capture_id, filing, subject, body, date))
     return result
 
 
+def _changes(repo: Repository, shas: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Per commit: (path, action, before blob, after blob) from one `git show --raw`."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for i in range(0, len(shas), 200):
+        chunk = shas[i : i + 200]
+        raw = repo.git.run_bytes(
+            "-c", "core.quotePath=false", "show", "--raw", "--no-renames", "--no-abbrev", "-z", "--root",
+            f"--format={_MARK}%H", *chunk,
+        ).decode("utf-8", "surrogateescape")
+        for block in raw.split(_MARK)[1:]:
+            sha, _, rest = block.partition("\n")
+            tokens = [t for t in rest.split("\0")]
+            entries = []
+            j = 0
+            while j < len(tokens):
+                meta = tokens[j].strip("\n")
+                if not meta.startswith(":"):
+                    j += 1
+                    continue
+                path = tokens[j + 1] if j + 1 < len(tokens) else ""
+                j += 2
+                fields = meta[1:].split()
+                before, after, status = fields[2], fields[3], fields[4]
+                action = {"A": "add", "D": "delete"}.get(status[:1], "modify")
+                entries.append({
+                    "path": path,
+                    "action": action,
+                    "before": None if before == _ZERO else before,
+                    "after": None if after == _ZERO else after,
+                })
+            out[sha.strip("\0\n ")] = entries
+    return out
+
+
+def _patches(repo: Repository, shas: list[str]) -> dict[str, bytes]:
+    """Each commit's exact patch (what `git diff-tree -p --binary` prints), from one process per 200."""
+    out: dict[str, bytes] = {}
+    mark = _MARK.encode()
+    for i in range(0, len(shas), 200):
+        chunk = shas[i : i + 200]
+        raw = repo.git.run_bytes(
+            "show", "-p", "--binary", "--no-renames", "--root", f"--format={_MARK}%H", *chunk
+        )
+        for block in raw.split(mark)[1:]:
+            sha, _, patch = block.partition(b"\n")
+            patch = patch.strip(b"\n")
+            out[sha.decode().strip()] = patch + b"\n" if patch else b""
+    return out
+
+
+def _blobs(repo: Repository, oids: list[str]) -> dict[str, bytes]:
+    """Blob contents for `oids` from one `git cat-file --batch`."""
+    if not oids:
+        return {}
+    raw = repo.git.run_bytes("cat-file", "--batch", input=("\n".join(oids) + "\n").encode())
+    out: dict[str, bytes] = {}
+    pos = 0
+    for oid in oids:
+        nl = raw.index(b"\n", pos)
+        header = raw[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        out[oid] = raw[pos : pos + size]
+        pos += size + 1
+    return out
+
+
+_REFUSED = re.compile(r"^refused by gate ", re.M)
+
+
+def _filing(c: OpCommit, entries: list[dict[str, Any]]) -> str:
+    if c.filing:
+        return c.filing
+    # Commits from before the Stigmergy-Filing trailer: the summary in the body says how filing ended.
+    if _REFUSED.search(c.body):
+        return "refused"
+    return "filed" if len(entries) > 1 else "archived"
+
+
+def _summary(c: OpCommit) -> str:
+    """What apply_and_commit recorded: the message body (trailers aside), else the title."""
+    body = "\n".join(line for line in c.body.split("\n") if not line.startswith(TRAILERS)).strip()
+    return body or (c.subject.split(": ", 1)[1] if ": " in c.subject else c.subject)
+
+
 def rebuild_bookkeeping(repo: Repository) -> list[str]:
-    """Rebuild change records for operation commits the state database does not know. Returns op ids."""
+    """Rebuild change records and the capture catalogue for operation commits the state database does not
+    know. Call with the writer lock held. Returns the op ids rebuilt."""
     state = repo.state
-    head = repo.git.head()
+    head = repo.git.fast_head()
     last = state.meta("last_commit")
     if head is None or head == last:
         return []
@@ -44,43 +169,117 @@ def rebuild_bookkeeping(repo: Repository) -> list[str]:
         is_ancestor = known and repo.git.ok("merge-base", "--is-ancestor", last, "HEAD")
         if not (known and is_ancestor):
             last = None  # history was rewritten (erase, rebase): scan it all
-    rebuilt = []
+    commits = [c for c in operation_commits(repo, last) if not state.has_operation(c.op_id)]
+    if not commits:
+        state.set_meta("last_commit", head)
+        return []
     pending = {op_id: env for _cid, op_id, env, _ in state.pending()}
-    for sha, op_id, kind, subject, date in operation_commits(repo, last):
-        if state.has_operation(op_id):
-            continue
-        patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", sha)
-        names = repo.git.run("diff-tree", "--root", "-r", "--no-commit-id", "--name-status", sha)
-        entries = []
-        for line in names.splitlines():
-            action, _, path = line.partition("\t")
-            entries.append({"path": path, "action": {"A": "add", "D": "delete"}.get(action[:1], "modify")})
-        env = pending.get(op_id)
-        capture = None
-        if env is not None:
-            source = next((e["path"] for e in entries if e["path"].endswith(f"/{env['capture_id']}.md")), "")
-            capture = {
-                "capture_id": env["capture_id"],
-                "content_sha": env["content_sha"],
-                "layer": env["layer"],
-                "source_path": source,
-                "op_id": op_id,
-                "captured_at": env["captured_at"],
-                "locator": env["locator"],
-                "filed": 1 if len(entries) > 1 else 0,
-            }
-        row = OperationRow(
-            id=op_id,
-            kind=kind or "unknown",
-            status="recovered",
-            commit_sha=sha,
-            started_at=date,
-            finished_at=date,
-            summary=subject,
-            manifest={"paths": entries, "reasons": ["bookkeeping rebuilt from the commit trailer after a crash"]},
-            patch_sha=repo.evidence.put(patch),
+    shas = [c.sha for c in commits]
+    changes = _changes(repo, shas)
+    patches = _patches(repo, shas)
+    wanted = [
+        e["after"] for c in commits if c.kind == "capture" for e in changes.get(c.sha, [])
+        if e["action"] == "add" and e["after"] and (classify(e["path"]) or ("", ""))[0] == "source"
+    ]
+    blobs = _blobs(repo, wanted)
+    rebuilt = []
+    for c in commits:
+        entries = changes.get(c.sha, [])
+        env = pending.get(c.op_id)
+        filing = _filing(c, entries)
+        capture: dict[str, Any] | None = None
+        if c.kind == "capture":
+            capture = _capture_row(repo, c, entries, blobs, env, filing)
+        elif c.kind == "file" and c.capture_id and filing == "filed":
+            existing = state.capture(c.capture_id)
+            if existing is not None:
+                capture = {**dict(existing), "filed": 1}
+        counts: dict[str, int] = {}
+        for e in entries:
+            counts[e["action"]] = counts.get(e["action"], 0) + 1
+        reason = (
+            "bookkeeping rebuilt from the commit trailer after a crash" if env is not None
+            else "bookkeeping rebuilt from the commit (the local state was missing)"
         )
-        state.record_operation(row, capture=capture, done_capture_id=env["capture_id"] if env else None)
-        rebuilt.append(op_id)
+        manifest: dict[str, Any] = {"paths": entries, "counts": counts, "reasons": [reason], "rebuilt": True}
+        if c.capture_id or (capture is not None):
+            manifest["capture"] = c.capture_id or (capture or {}).get("capture_id")
+        patch = patches.get(c.sha)
+        row = OperationRow(
+            id=c.op_id,
+            kind=c.kind or "unknown",
+            status="refused" if filing == "refused" else ("recovered" if env is not None else "committed"),
+            commit_sha=c.sha,
+            started_at=c.date,
+            finished_at=c.date,
+            summary=_summary(c),
+            manifest=manifest,
+            patch_sha=repo.evidence.put(patch) if patch is not None else None,
+        )
+        done = env["capture_id"] if env else None
+        state.record_operation(row, capture=capture, done_capture_id=done)
+        rebuilt.append(c.op_id)
     state.set_meta("last_commit", head)
     return rebuilt
+
+
+def _capture_row(
+    repo: Repository, c: OpCommit, entries: list[dict[str, Any]], blobs: dict[str, bytes],
+    env: dict[str, Any] | None, filing: str,
+) -> dict[str, Any] | None:
+    source = next(
+        (e for e in entries if e["action"] == "add" and (classify(e["path"]) or ("", ""))[0] == "source"
+         and (not c.capture_id or e["path"].endswith(f"/{c.capture_id}.md"))),
+        None,
+    )
+    if source is None:
+        return None
+    filed = 1 if filing == "filed" else 0
+    if env is not None:
+        return {
+            "capture_id": env["capture_id"], "content_sha": env["content_sha"], "layer": env["layer"],
+            "source_path": source["path"], "op_id": c.op_id, "captured_at": env["captured_at"],
+            "locator": env["locator"], "filed": filed, "rebuilt": 0,
+        }
+    data = blobs.get(source["after"])
+    if data is None:
+        return None
+    try:
+        page = parse_source_page(data.decode("utf-8"), source["path"])
+    except (ContractError, UnicodeDecodeError):
+        return None
+    if not page.artifacts:
+        return None
+    art = page.artifacts[0]
+    # The page body is the readable text: its object comes back byte for byte when the hash agrees.
+    readable = page.text.encode("utf-8")
+    if sha256_hex(readable) == art.readable_sha256 and not repo.evidence.has(art.readable_sha256):
+        repo.evidence.put(readable)
+    return {
+        "capture_id": page.id, "content_sha": art.sha256, "layer": page.layer, "source_path": source["path"],
+        "op_id": c.op_id, "captured_at": page.captured_at, "locator": page.locator, "filed": filed, "rebuilt": 1,
+    }
+
+
+def ensure_bookkeeping(repo: Repository) -> list[str]:
+    """Readers call this first: when the state database is missing or behind HEAD, rebuild it from Git.
+    Never waits: if a writer holds the lock, it rebuilds what it needs itself."""
+    head = repo.git.fast_head()
+    if head is None:
+        return []
+    if repo.layout.state_db.exists():
+        ro = repo.reader_state()
+        try:
+            if ro.meta("last_commit") == head:
+                return []
+        finally:
+            ro.close()
+    lock = WriterLock(repo.layout.lock_file, 0.0)
+    try:
+        lock.acquire()
+    except LockTimeoutError:
+        return []
+    try:
+        return rebuild_bookkeeping(repo)
+    finally:
+        lock.release()

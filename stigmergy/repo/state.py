@@ -52,6 +52,10 @@ _MIGRATIONS = [
     """
     CREATE TABLE inflight (op_id TEXT PRIMARY KEY, preimages TEXT NOT NULL);
     """,
+    # A capture rebuilt from Git (a clone, a lost `.stigmergy/`) may not have its original bytes here.
+    """
+    ALTER TABLE captures ADD COLUMN rebuilt INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 
@@ -186,9 +190,10 @@ class StateDB:
             )
             if capture is not None:
                 c.execute(
-                    "INSERT OR REPLACE INTO captures VALUES (:capture_id,:content_sha,:layer,:source_path,"
-                    ":op_id,:captured_at,:locator,:filed)",
-                    capture,
+                    "INSERT OR REPLACE INTO captures(capture_id, content_sha, layer, source_path, op_id, captured_at,"
+                    " locator, filed, rebuilt) VALUES (:capture_id,:content_sha,:layer,:source_path,"
+                    ":op_id,:captured_at,:locator,:filed,:rebuilt)",
+                    {"rebuilt": 0, **capture},
                 )
             if done_capture_id is not None:
                 c.execute("UPDATE queue SET status='done', inflight=NULL WHERE capture_id=?", (done_capture_id,))

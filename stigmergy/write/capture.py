@@ -13,8 +13,8 @@ from stigmergy.capture.queue import CaptureOptions, QueuedCapture, acknowledge, 
 from stigmergy.errors import EXIT_FAILURE, EXIT_OK, EXIT_REFUSED, InputError, NotFoundError, StigmergyError
 from stigmergy.pages.source import parse_source_page, render_source_page
 from stigmergy.repo.layout import source_relpath
-from stigmergy.repo.operations import Repository, restore
-from stigmergy.repo.recovery import rebuild_bookkeeping
+from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
+from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 from stigmergy.write.operation import Operation, commit, commit_verdict, refusal
 
 __all__ = ["CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "resume"]
@@ -139,6 +139,10 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
         queue_capture_id=queued.capture_id,
         track_inflight=len(changes) > 1,
         new_paths=frozenset({rel}),
+        trailers={
+            TRAILER_CAPTURE: queued.capture_id,
+            TRAILER_FILING: status if status != "captured" else ("failed" if queued.file else "archived"),
+        },
     )
     return CaptureOutcome(
         locator=queued.locator,
@@ -155,23 +159,45 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
 
 
 def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[CaptureOutcome]:
-    """Finish what a crash interrupted. Call with the writer lock held."""
+    """Finish what a crash interrupted. Call with the writer lock held. Never takes back committed work."""
     rebuild_bookkeeping(repo)
     for op_id, preimages in repo.state.inflight_ops():
         # An operation that committed had its row cleared with its bookkeeping (rebuilt above if need
         # be); one still here never committed, so what it wrote is taken back.
         if not repo.state.has_operation(op_id):
-            restore(repo.root, preimages)
+            undo_uncommitted(repo, preimages)
         repo.state.end_inflight(op_id)
     outcomes = []
     for _capture_id, _op_id, record, inflight in repo.state.pending():
-        if inflight:
-            restore(repo.root, inflight)
         queued = QueuedCapture.from_record(record)
+        rel = source_relpath(queued.layer, queued.captured_at, queued.capture_id)
+        if adopt_landed_capture(repo, record, rel):
+            continue  # its commit landed; only the bookkeeping was missing
+        if inflight:
+            undo_uncommitted(repo, inflight)
         # Bookkeeping was rebuilt above, so a pending capture never committed: its page is a leftover.
-        restore(repo.root, {source_relpath(queued.layer, queued.captured_at, queued.capture_id): None})
+        undo_uncommitted(repo, {rel: None})
         outcomes.append(process(repo, queued, env_vars))
     return outcomes
+
+
+def restore_evidence(repo: Repository, source_path: str, content_sha: str, data: bytes) -> list[str]:
+    """Re-capturing known bytes puts back a missing or corrupt original, and the readable text from the
+    source page. Returns what was restored ('original', 'readable')."""
+    restored = []
+    if not repo.evidence.intact(content_sha):
+        repo.evidence.put(data)
+        restored.append("original")
+    try:
+        page = parse_source_page((repo.root / source_path).read_text(encoding="utf-8"), source_path)
+    except (StigmergyError, OSError, UnicodeDecodeError):
+        return restored
+    readable = page.text.encode("utf-8")
+    for art in page.artifacts:
+        if not repo.evidence.intact(art.readable_sha256) and sha256_hex(readable) == art.readable_sha256:
+            repo.evidence.put(readable)
+            restored.append("readable")
+    return restored
 
 
 def capture(
@@ -207,13 +233,14 @@ def capture(
         if not options.force:
             existing = repo.state.find_capture(sha256_hex(data), options.layer)
             if existing is not None:
+                restored = restore_evidence(repo, existing["source_path"], existing["content_sha"], data)
                 report("exists", CaptureOutcome(
                     locator=item.locator,
                     status="exists",
                     capture_id=existing["capture_id"],
                     source_path=existing["source_path"],
                     op_id=existing["op_id"],
-                    message="already captured",
+                    message="already captured" + (f"; restored its {' and '.join(restored)} bytes" if restored else ""),
                 ))
                 continue
         queued = acknowledge(repo, item, data, extraction, options, single=len(items) == 1)
@@ -265,6 +292,7 @@ def file_captures(
             repo, op, page.title, result.verdict, summary=result.plan.summary,
             manifest={"capture": page.id, "planner": result.record, "plan_summary": result.plan.summary},
             capture={**dict(row), "filed": 1},
+            trailers={TRAILER_CAPTURE: page.id, TRAILER_FILING: "filed"},
         )
         if done.refused is None:
             status, message, rule, violations = "filed", result.plan.summary, None, ()

@@ -78,6 +78,7 @@ def commit(
     queue_capture_id: str | None = None,
     track_inflight: bool = True,
     new_paths: frozenset[str] = frozenset(),
+    trailers: Mapping[str, str] | None = None,
 ) -> OperationRow:
     """Write `changes`, commit them with the operation's trailers, and record the operation."""
     return apply_and_commit(
@@ -94,6 +95,7 @@ def commit(
         queue_capture_id=queue_capture_id,
         track_inflight=track_inflight,
         new_paths=new_paths,
+        trailers=trailers,
     )
 
 
@@ -114,12 +116,15 @@ def commit_verdict(
     summary: str,
     manifest: dict[str, Any],
     capture: dict[str, Any] | None = None,
+    trailers: Mapping[str, str] | None = None,
 ) -> Committed:
     """Commit an accepted verdict's changes (with `capture`'s row, if any), or record the refused
     operation (nothing written, the capture row untouched)."""
     manifest = {**manifest, "records": list(verdict.records)}
     if verdict.ok:
-        row = commit(repo, op, title, dict(verdict.changes), summary=summary, manifest=manifest, capture=capture)
+        row = commit(
+            repo, op, title, dict(verdict.changes), summary=summary, manifest=manifest, capture=capture, trailers=trailers
+        )
         return Committed(row, None)
     refused = refusal(verdict)
     manifest["violations"] = list(refused.violations)
