@@ -54,7 +54,7 @@ def index_cmd(
 
         run_hook_index(root, lambda: build_index(root, settings, lock=False))
         return
-    report = _build_with_progress(root, settings, rebuild, quiet=as_json)
+    report = _build_with_progress(root, settings, rebuild, quiet=as_json, pause=_pauser(app_ctx))
     from stigmergy.index.hooks import run_hook_index
     from stigmergy.repo.layout import Layout
 
@@ -72,11 +72,28 @@ def index_cmd(
     )
 
 
-def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool) -> Any:
+def _pauser(app_ctx: AppContext) -> Any:
+    """Crash tests stop a build at a named point (STIGMERGY_PAUSE_AT) to kill it there."""
+    from stigmergy.cli.capture_cmds import _pause_points
+
+    points = _pause_points(app_ctx)
+
+    def pause(point: str) -> None:
+        if point in points:
+            import time
+
+            print(f"paused at {point}", flush=True)
+            time.sleep(120)
+
+    return pause
+
+
+def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool, pause: Any = None) -> Any:
     from stigmergy.index.build import build_index
 
+    pause = pause or (lambda point: None)
     if quiet or not sys.stderr.isatty():
-        return build_index(root, settings, rebuild=rebuild)
+        return build_index(root, settings, rebuild=rebuild, pause=pause)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -90,7 +107,7 @@ def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool) 
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
 
-        return build_index(root, settings, rebuild=rebuild, progress=progress)
+        return build_index(root, settings, rebuild=rebuild, progress=progress, pause=pause)
 
 
 def search_cmd(

@@ -163,46 +163,58 @@ def _insert_page(conn: Any, doc: PageDoc, sha: str) -> list[tuple[int, str, str,
     return out
 
 
-def _fill_vectors(
-    conn: Any, need: list[tuple[int, str, str, str]], fp: str, embedder_factory: Callable[[], Embedder],
-    progress: Progress | None,
-) -> tuple[int, int, float]:
-    """Vectors for `need` (fragment id, layer, hash, text): cached ones reused, the rest embedded."""
-    if not need:
-        return 0, 0, 0.0
-    hashes = sorted({h for _, _, h, _ in need})
+def embed_missing(
+    conn: Any, texts: dict[str, str], fp: str, embedder_factory: Callable[[], Embedder], progress: Progress | None,
+    pause: Callable[[str], None] = lambda point: None,
+) -> tuple[int, float, int | None]:
+    """Embed the texts (hash -> embedded text) whose vectors the cache lacks, committing each batch.
+
+    The cache is content-addressed, so a batch is safe to keep on its own: a run killed half-way keeps
+    what it embedded, and the next run starts from there. Returns (embedded, seconds, dimension or None)."""
+    hashes = sorted(texts)
     have: set[str] = set()
     for i in range(0, len(hashes), 500):
         chunk = hashes[i : i + 500]
         have.update(r[0] for r in conn.execute(
             f"SELECT hash FROM vectors WHERE fingerprint = ? AND hash IN ({','.join('?' * len(chunk))})", (fp, *chunk)
         ))
-    todo: dict[str, str] = {}
-    for _, _, h, text in need:
-        if h not in have:
-            todo.setdefault(h, text)
+    todo = [(h, texts[h]) for h in hashes if h not in have]
+    if not todo:
+        return 0, 0.0, None
+    embedder = embedder_factory()
+    total = len(todo)
+    if progress:
+        progress(0, total)
+    step = max(8, 8 * getattr(embedder, "batch_size", 32))
     embed_seconds = 0.0
-    if todo:
-        embedder = embedder_factory()
-        items = list(todo.items())
-        total = len(items)
-        if progress:
-            progress(0, total)
-        step = max(64, 8 * getattr(embedder, "batch_size", 32))
-        for i in range(0, total, step):
-            batch = items[i : i + step]
-            t0 = time.perf_counter()
-            vecs = embedder.embed([t for _, t in batch])
-            embed_seconds += time.perf_counter() - t0
+    for i in range(0, total, step):
+        batch = todo[i : i + step]
+        t0 = time.perf_counter()
+        vecs = embedder.embed([t for _, t in batch])
+        embed_seconds += time.perf_counter() - t0
+        conn.execute("BEGIN IMMEDIATE")
+        try:
             conn.executemany(
                 "INSERT OR REPLACE INTO vectors(hash, fingerprint, vector) VALUES (?, ?, ?)",
                 [(h, fp, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for (h, _), v in zip(batch, vecs, strict=True)],
             )
-            if progress:
-                progress(min(total, i + step), total)
-        dimension = embedder.dimension
-    else:
-        dimension = len(conn.execute("SELECT vector FROM vectors WHERE fingerprint = ? LIMIT 1", (fp,)).fetchone()[0]) // 4
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        if progress:
+            progress(min(total, i + step), total)
+        pause("index-batch")
+    return total, embed_seconds, embedder.dimension
+
+
+def _attach_vectors(conn: Any, need: list[tuple[int, str, str, str]], fp: str, dimension: int | None) -> None:
+    """Fill each layer's vec0 table for the fragments in `need` from the (already complete) cache."""
+    if not need:
+        return
+    if dimension is None:
+        row = conn.execute("SELECT vector FROM vectors WHERE fingerprint = ? LIMIT 1", (fp,)).fetchone()
+        dimension = len(row[0]) // 4
     by_layer: dict[str, list[tuple[int, str]]] = {}
     for fid, layer, h, _ in need:
         by_layer.setdefault(layer, []).append((fid, h))
@@ -213,7 +225,6 @@ def _fill_vectors(
             "FROM vectors WHERE hash = ? AND fingerprint = ?",
             [(fid, h, fp) for fid, h in rows],
         )
-    return len(todo), len(need) - len(todo), embed_seconds
 
 
 # ---------------------------------------------------------------- entry points
@@ -242,6 +253,7 @@ def build_index(
     embedder: Embedder | Callable[[], Embedder] | None = None,
     progress: Progress | None = None,
     lock: bool = True,
+    pause: Callable[[str], None] = lambda point: None,
 ) -> IndexReport:
     """Bring `.stigmergy/index.sqlite` up to date with the working tree. `embedder` may be an Embedder or a
     factory; by default one is made from settings, and only when something needs embedding. `lock=False`
@@ -260,7 +272,7 @@ def build_index(
             return embedder  # type: ignore[return-value]
 
     with index_lock(layout, settings.lock.timeout_seconds) if lock else contextlib.nullcontext():
-        conn = store.connect(layout.index_db)
+        conn = store.open_for_rebuild(layout.index_db) if rebuild else store.connect(layout.index_db)
         try:
             head = git.head()
             indexed = store.get_meta(conn, "commit")
@@ -268,41 +280,51 @@ def build_index(
                 rebuild or store.get_meta(conn, "fingerprint") != fp or not indexed
                 or not _commit_exists(git, indexed)
             )
+            # 1. Read the pages that changed (no transaction: readers keep the last complete index).
+            if full:
+                candidates = _page_files(git)
+                known: dict[str, tuple[int, str, str]] = {}
+            else:
+                assert indexed is not None
+                candidates = _changed_since(git, indexed)
+                candidates |= set(json.loads(store.get_meta(conn, "dirty") or "[]"))
+                known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute("SELECT path, id, layer, blob_sha FROM pages")}
+            docs: list[tuple[PageDoc, str, tuple[int, str, str] | None]] = []
+            gone: list[tuple[int, str, str]] = []
+            for path in sorted(candidates):
+                file = root / path
+                old = known.get(path)
+                if not file.is_file():
+                    if old:
+                        gone.append(old)
+                    continue
+                data = file.read_bytes()
+                sha = blob_sha(data)
+                if old and old[2] == sha:
+                    continue
+                doc = parse_page(path, data.decode("utf-8", "replace"), settings.index)
+                if doc is not None:
+                    docs.append((doc, sha, old))
+            # 2. Embed what the vector cache lacks, a committed batch at a time (a killed run resumes here).
+            texts = {f.content_hash(doc.title): f.embed_text(doc.title) for doc, _, _ in docs for f in doc.fragments}
+            embedded, embed_s, dimension = embed_missing(conn, texts, fp, factory, progress, pause)
+            # 3. Swap the page rows in one transaction: readers see the old index or the new one.
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if full:
                     conn.execute("DELETE FROM pages")
                     conn.execute("DELETE FROM fts")
                     store.drop_vec_tables(conn)
-                    candidates = _page_files(git)
-                else:
-                    assert indexed is not None
-                    candidates = _changed_since(git, indexed)
-                    candidates |= set(json.loads(store.get_meta(conn, "dirty") or "[]"))
-                known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
-                    "SELECT path, id, layer, blob_sha FROM pages") } if not full else {}
+                for old_row in gone:
+                    _remove_page(conn, old_row[0], old_row[1])
                 need: list[tuple[int, str, str, str]] = []
-                indexed_n = removed_n = 0
-                for path in sorted(candidates):
-                    file = root / path
-                    old = known.get(path)
-                    if not file.is_file():
-                        if old:
-                            _remove_page(conn, old[0], old[1])
-                            removed_n += 1
-                        continue
-                    data = file.read_bytes()
-                    sha = blob_sha(data)
-                    if old and old[2] == sha:
-                        continue
-                    doc = parse_page(path, data.decode("utf-8", "replace"), settings.index)
-                    if doc is None:
-                        continue
-                    if old:
-                        _remove_page(conn, old[0], old[1])
+                for doc, sha, old_row in docs:
+                    if old_row:
+                        _remove_page(conn, old_row[0], old_row[1])
                     need.extend(_insert_page(conn, doc, sha))
-                    indexed_n += 1
-                embedded, reused, embed_s = _fill_vectors(conn, need, fp, factory, progress)
+                _attach_vectors(conn, need, fp, dimension)
+                indexed_n, removed_n = len(docs), len(gone)
+                reused = len(need) - embedded
                 if full:
                     # The cache keeps vectors of other fingerprints and of vanished text until a full build.
                     conn.execute("DELETE FROM vectors WHERE fingerprint != ?", (fp,))
@@ -314,6 +336,7 @@ def build_index(
                 store.set_meta(conn, "fingerprint", fp)
                 store.set_meta(conn, "model", settings.embedder.model)
                 store.set_meta(conn, "built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                pause("index-swap")
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -324,7 +347,7 @@ def build_index(
             conn.close()
     return IndexReport(
         commit=head, full=full, pages_indexed=indexed_n, pages_removed=removed_n, pages_total=pages_total,
-        fragments_total=frags_total, fragments_embedded=embedded, fragments_reused=reused,
+        fragments_total=frags_total, fragments_embedded=embedded, fragments_reused=max(0, reused),
         embed_seconds=round(embed_s, 3), seconds=round(time.perf_counter() - t_start, 3),
     )
 
@@ -414,6 +437,15 @@ def check_index(root: Path, settings: Settings) -> CheckReport:
         err.report = report  # type: ignore[attr-defined]
         raise err
     return report
+
+
+def index_building(layout: Layout) -> bool:
+    """Is an index build running now (someone holds the index lock)?"""
+    lock = try_index_lock(layout)
+    if lock is None:
+        return True
+    lock.release()
+    return False
 
 
 def try_index_lock(layout: Layout) -> WriterLock | None:

@@ -48,7 +48,15 @@ def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
     layout = Layout(root)
     if not layout.index_db.is_file():
         raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    return _Ctx(root, settings, reader, readable_layers(settings, reader), store.connect(layout.index_db), Git(root))
+    conn = store.connect(layout.index_db)
+    if store.get_meta(conn, "fingerprint") is None:
+        conn.close()
+        from stigmergy.index.build import index_building
+
+        if index_building(layout):
+            raise NotFoundError("the index is being built (`stigmergy index` is running)", hint="try again when it finishes")
+        raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
+    return _Ctx(root, settings, reader, readable_layers(settings, reader), conn, Git(root))
 
 
 def _not_found(path: str) -> NotFoundError:

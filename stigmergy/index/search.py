@@ -37,7 +37,7 @@ from stigmergy.index.arms import (
     _fts_query,
     query_terms,
 )
-from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness
+from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness, index_building
 from stigmergy.index.embedder import Embedder, make_embedder
 from stigmergy.index.scope import marks, readable_layers
 from stigmergy.pages.wikilinks import link_key
@@ -177,8 +177,18 @@ class Searcher(ArmQueries):
         if not self.layout.index_db.is_file():
             raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
         self.conn = store.connect(self.layout.index_db)
-        if store.get_meta(self.conn, "fingerprint") != current_fingerprint(settings, self.layout):
+        built = store.get_meta(self.conn, "fingerprint")
+        if built != current_fingerprint(settings, self.layout):
             self.conn.close()
+            # A half-built index is never an error a reader must decode: say that a build is under way.
+            if index_building(self.layout):
+                raise NotFoundError(
+                    "the index is being built" + (" for the configured embedding model" if built else "")
+                    + " (`stigmergy index` is running)",
+                    hint="try again when it finishes",
+                )
+            if built is None:
+                raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
             raise NotFoundError(
                 "the index was built with another embedding model or chunking than stigmergy.toml sets",
                 hint="run `stigmergy index` (it re-embeds everything once)",

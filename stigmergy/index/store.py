@@ -12,7 +12,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import IndexMissingExtensionError
+from stigmergy.errors import IndexMissingExtensionError, StigmergyError
+
+
+class IndexUnreadableError(StigmergyError):
+    """The index file is damaged. It is derived state: `stigmergy index --rebuild` makes a new one."""
+
+    def __init__(self, path: Path | str, cause: object) -> None:
+        super().__init__(
+            f"the index at {path} is unreadable ({cause})",
+            hint="run `stigmergy index --rebuild` (the index is derived from the repository; nothing is lost)",
+        )
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: pages, fragments, full text, vector cache, links, citations, entities
@@ -139,13 +149,43 @@ def connect(path: Path | str, *, readonly: bool = False) -> Any:
         raise IndexMissingExtensionError(
             "this SQLite build has no FTS5", hint="pip install --force-reinstall pysqlite3-binary"
         ) from exc
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA cache_size=-65536")
-    conn.execute("PRAGMA mmap_size=268435456")
-    migrate(conn)
+    try:
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute("PRAGMA mmap_size=268435456")
+        migrate(conn)
+        conn.execute("SELECT count(*) FROM meta").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            conn.close()
+            raise
+        conn.close()
+        raise IndexUnreadableError(path, exc) from None
     return conn
+
+
+def open_for_rebuild(path: Path) -> Any:
+    """A connection for `index --rebuild`. A damaged file is moved aside (`index.sqlite.corrupt`) and a new
+    one started, so a rebuild always succeeds; a healthy one is kept for its vector cache."""
+    try:
+        conn = connect(path)
+    except IndexUnreadableError:
+        conn = None
+    if conn is not None:
+        try:
+            if conn.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                return conn
+        except Exception:  # noqa: BLE001 - any failure here means the file cannot be trusted
+            pass
+        conn.close()
+    path = Path(path)
+    for suffix in ("", "-wal", "-shm"):
+        damaged = Path(f"{path}{suffix}")
+        if damaged.exists():
+            damaged.replace(Path(f"{path}.corrupt{suffix}"))
+    return connect(path)
 
 
 def migrate(conn: Any) -> None:

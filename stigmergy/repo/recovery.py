@@ -283,3 +283,92 @@ def ensure_bookkeeping(repo: Repository) -> list[str]:
         return rebuild_bookkeeping(repo)
     finally:
         lock.release()
+
+
+def _head_blobs(repo: Repository, paths: list[str]) -> dict[str, str]:
+    """path -> blob id in HEAD, for those of `paths` HEAD has."""
+    if not paths or repo.git.fast_head() is None:
+        return {}
+    out = repo.git.run_bytes("ls-tree", "-z", "HEAD", "--", *paths)
+    blobs = {}
+    for entry in out.split(b"\0"):
+        if b"\t" in entry:
+            meta, path = entry.split(b"\t", 1)
+            blobs[path.decode("utf-8", "surrogateescape")] = meta.split()[2].decode()
+    return blobs
+
+
+def undo_uncommitted(repo: Repository, preimages: dict[str, str | None]) -> list[str]:
+    """Put back what an interrupted operation wrote, but never what a commit holds: a path whose working
+    file is exactly HEAD's is committed work and stays. What was staged for the interrupted commit is
+    unstaged, so the index agrees with the files again. Returns the paths put back."""
+    from stigmergy.repo.git import blob_sha
+    from stigmergy.repo.operations import restore
+
+    in_head = _head_blobs(repo, sorted(preimages))
+    undo = {}
+    for rel, before in preimages.items():
+        try:
+            now = blob_sha((repo.root / rel).read_bytes())
+        except FileNotFoundError:
+            now = None
+        if now is not None and in_head.get(rel) == now:
+            continue  # committed: never taken back
+        undo[rel] = before
+    if undo:
+        restore(repo.root, undo)
+        repo.git.run("reset", "-q", "--", *sorted(undo), check=False)
+    return sorted(undo)
+
+
+def adopt_landed_capture(repo: Repository, env: dict[str, Any], source_path: str) -> bool:
+    """A pending capture whose source page is already committed landed without its bookkeeping. When that
+    commit lacks the operation trailer (a message cut short by a kill, in versions that piped it), HEAD is
+    re-made with the complete message (same tree, parent and author), so nothing committed is lost and
+    the trailers tell the truth; then its bookkeeping is rebuilt. Returns True when the capture is adopted."""
+    if source_path not in _head_blobs(repo, [source_path]):
+        return False
+    fmt = f"%H{_FS}{_trailer_fmt('Stigmergy-Operation')}"
+    line = repo.git.run("log", "-1", f"--format={fmt}", "--diff-filter=A", "HEAD", "--", source_path).strip()
+    sha, _, op = line.partition(_FS)
+    if not op.strip() and sha == repo.git.fast_head():
+        _reword_head(repo, env, sha)
+    rebuild_bookkeeping(repo)
+    if repo.state.has_operation(env["op_id"]):
+        return True
+    # Committed further back without a trailer: record it as it is (history is never rewritten there).
+    entries = _changes(repo, [sha]).get(sha, [])
+    row = OperationRow(
+        id=env["op_id"], kind="capture", status="recovered", commit_sha=sha, started_at=env["captured_at"],
+        finished_at=env["captured_at"], summary=env["title"],
+        manifest={"paths": entries, "reasons": ["adopted a commit that lacked its operation trailer"]},
+        patch_sha=None,
+    )
+    capture = {
+        "capture_id": env["capture_id"], "content_sha": env["content_sha"], "layer": env["layer"],
+        "source_path": source_path, "op_id": env["op_id"], "captured_at": env["captured_at"],
+        "locator": env["locator"], "filed": 1 if len(entries) > 1 else 0,
+    }
+    repo.state.record_operation(row, capture=capture, done_capture_id=env["capture_id"])
+    return True
+
+
+def _reword_head(repo: Repository, env: dict[str, Any], sha: str) -> None:
+    from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, commit_message
+
+    entries = _changes(repo, [sha]).get(sha, [])
+    message = commit_message(
+        "capture", env["title"], env["op_id"], "",
+        {TRAILER_CAPTURE: env["capture_id"], TRAILER_FILING: "filed" if len(entries) > 1 else "archived"},
+    )
+    info = repo.git.run("show", "-s", "--format=%T%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI", sha).strip()
+    tree, parents, an, ae, ad, cn, ce, cd = info.split(_FS)
+    args = ["commit-tree", tree]
+    for parent in parents.split():
+        args += ["-p", parent]
+    env_vars = {
+        "GIT_AUTHOR_NAME": an, "GIT_AUTHOR_EMAIL": ae, "GIT_AUTHOR_DATE": ad,
+        "GIT_COMMITTER_NAME": cn, "GIT_COMMITTER_EMAIL": ce, "GIT_COMMITTER_DATE": cd,
+    }
+    new = repo.git.run(*args, input=message.encode("utf-8"), env=env_vars).strip()
+    repo.git.run("update-ref", "-m", "stigmergy resume: complete an interrupted commit message", "HEAD", new, sha)
