@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, console, print_freshness, print_json, reading
 
 
@@ -74,9 +75,7 @@ def index_cmd(
 
 def _pauser(app_ctx: AppContext) -> Any:
     """Crash tests stop a build at a named point (STIGMERGY_PAUSE_AT) to kill it there."""
-    from stigmergy.cli.capture_cmds import _pause_points
-
-    points = _pause_points(app_ctx)
+    points = app_ctx.pause_points
 
     def pause(point: str) -> None:
         if point in points:
