@@ -18,6 +18,7 @@ from stigmergy.cli import (
     file_cmds,
     index_cmds,
     lint_cmds,
+    maintenance_cmds,
     ops_cmds,
     read_cmds,
     wiki_cmds,
@@ -29,7 +30,7 @@ from stigmergy.repo.layout import find_root
 from stigmergy.settings import load_settings
 
 # Every command module, in `--help` order. Each exposes `register(app)`; importing one registers nothing.
-COMMAND_MODULES = (capture_cmds, ops_cmds, lint_cmds, file_cmds, index_cmds, read_cmds, wiki_cmds)
+COMMAND_MODULES = (capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds)
 
 
 class _Group(TyperGroup):

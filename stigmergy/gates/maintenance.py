@@ -80,6 +80,7 @@ class LineLedger:
         self.ctx = ctx
         self.rel = rel
         new = ctx.changes.get(rel)
+        self.exact = line_counter(new)
         self.remaining = visible_counter(new)
         succ = successor(ctx, rel)
         self.moved_to = set(visible_counter(ctx.new_text(succ)).keys()) if succ else set()
@@ -89,9 +90,13 @@ class LineLedger:
     def account(self, line: str, cites: tuple[Citation, ...] = ()) -> str | None:
         """Why losing `line` (verbatim) is allowed, as a record; None when it is not."""
         key = visible(line)
+        if self.exact[line] > 0 and self.remaining[key] > 0:
+            self.exact[line] -= 1
+            self.remaining[key] -= 1
+            return "kept"
         if self.remaining[key] > 0:
             self.remaining[key] -= 1
-            return "kept" if key == line else f"links rewritten on {self.rel}: {line}"
+            return f"links rewritten on {self.rel}: {line}"
         if key in self.moved_to:
             return f"moved to {successor(self.ctx, self.rel)}: {line}"
         if self.named:
@@ -233,3 +238,17 @@ def map_violations(ctx: GateContext, rel: str, layer: str, new: str | None) -> l
     if bad:
         return [Violation("layer-flow", rel, "a map of content links only to existing pages of its own layer", tuple(bad[:5]))]
     return []
+
+
+def recanonicalised(ctx: GateContext, rel: str, page: object) -> bool:
+    """`garden` may re-render a page that is not canonical, keeping what is stable for a page's life."""
+    if ctx.op.kind != "garden":
+        return False
+    from stigmergy.errors import ContractError
+    from stigmergy.pages.frontmatter import split_front_matter
+
+    try:
+        meta = split_front_matter(ctx.disk_text(rel) or "")[0]
+    except ContractError:
+        return False
+    return all(str(meta.get(k)) == str(getattr(page, k)) for k in ("id", "type", "title", "layer"))

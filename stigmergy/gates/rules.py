@@ -24,6 +24,7 @@ from stigmergy.gates.maintenance import (
     is_maintenance,
     map_violations,
     page_removal_reason,
+    recanonicalised,
     source_removal_allowed,
     visible,
     visible_counter,
@@ -346,7 +347,8 @@ def contract(ctx: GateContext) -> list[Violation]:
             out.append(Violation("contract", rel, "empty or placeholder page (only the title, TODO, TBD, lorem ipsum, ...)"))
         old_page = ctx.old_page(rel)
         if isinstance(old_page, ContractError):
-            out.append(Violation("contract", rel, f"the page on disk is not canonical: {old_page.message}"))
+            if not recanonicalised(ctx, rel, page):
+                out.append(Violation("contract", rel, f"the page on disk is not canonical: {old_page.message}"))
         elif old_page is not None:
             for key in ("id", "type", "title", "created", "layer"):
                 if getattr(old_page, key) != getattr(page, key):

@@ -21,6 +21,7 @@ _SECTIONS = (("project", "Projects"), ("concept", "Concepts"), ("note", "Notes")
 _KIND_HEADINGS = {
     "person": "People", "organisation": "Organisations", "product": "Products", "place": "Places", "other": "Other",
 }
+_ENCODE = {ch: quote(ch, safe="") for ch in " %()<>[]\t"}
 _MD_LINK_RE = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(([^()\s]+\.md)\)")
 
 
@@ -31,7 +32,8 @@ def _escape(text: str) -> str:
 def _target(map_rel: str, page_rel: str) -> str:
     """The page's path relative to the map's folder (`wiki/`), percent-encoded for Markdown."""
     base = map_rel.rsplit("/", 1)[0] + "/"
-    return quote(page_rel[len(base):], safe="/()-_.,~!'&+=;@")
+    # Only what would end or break a Markdown link target is encoded: names stay readable in the source.
+    return "".join(_ENCODE.get(ch, ch) for ch in page_rel[len(base):])
 
 
 def _item(map_rel: str, rel: str, page: WikiPage, extra: str = "") -> str:

@@ -179,6 +179,15 @@ class LinkResolver:
         """Every page the target names. Written in a page of `from_layer`, a name several layers hold
         means that layer's own page first, then the public one: a restricted layer's `Maya Okafor`
         (what the board knows about her) shadows the public page for links written inside that layer."""
+        if "/" in target:
+            # A path link (`[[wiki/entities/Aurora]]`, or its tail `[[entities/Aurora]]`) names one page
+            # exactly, as Obsidian resolves it: the way to link one of several pages sharing a stem.
+            want = link_key(target.removesuffix(".md"))
+            found = [
+                p for p in self._stems.get(link_key(target.rsplit("/", 1)[1].removesuffix(".md")), [])
+                if link_key(p[:-3]) == want or link_key(p[:-3]).endswith("/" + want)
+            ]
+            return prefer_layer(found, from_layer)
         key = link_key(target)
         found = self._stems.get(key) or self._stems.get(link_key(sanitise_stem(target)))
         if not found:

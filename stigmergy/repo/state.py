@@ -173,6 +173,11 @@ class StateDB:
     def captures(self) -> list[sqlite3.Row]:
         return self.conn.execute("SELECT * FROM captures ORDER BY capture_id").fetchall()
 
+    def forget_capture(self, capture_id: str) -> None:
+        """Drop a capture from the catalogue (its source page was deleted): the same bytes may be captured anew."""
+        with self.tx() as c:
+            c.execute("DELETE FROM captures WHERE capture_id=?", (capture_id,))
+
     # --- operations --------------------------------------------------------------------------------
     def record_operation(
         self,

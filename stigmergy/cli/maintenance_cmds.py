@@ -1,0 +1,104 @@
+"""garden, delete, merge, rename, recompile, maintain: parse, take the writer lock, run `resume`, call the
+pipeline in `stigmergy.write`, render. Every command has --dry-run and --json."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from stigmergy.cli.context import AppContext
+from stigmergy.cli.shared import AsOption, JsonOption, console, print_json, reading
+
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Show the plan and its report; change nothing.")]
+
+
+def _locked(app_ctx: AppContext, run: Any) -> Any:
+    """Run `run(repo)` with the writer lock held, after finishing what a crash interrupted."""
+    from stigmergy.write.capture import resume
+
+    repo = app_ctx.repository()
+    out = console(stderr=True)
+    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
+        resume(repo, app_ctx.env)
+        return run(repo)
+
+
+def _render(app_ctx: AppContext, outcome: Any, verbose: bool = False) -> None:
+    if app_ctx.json:
+        print_json(outcome.to_dict())
+    else:
+        head = f"{outcome.kind}: {outcome.status}"
+        if outcome.commit:
+            head += f" ({outcome.op_id}, commit {outcome.commit[:10]})"
+        typer.echo(f"{head}: {outcome.message}")
+        for action, path in outcome.paths[:50]:
+            typer.echo(f"  {action:7} {path}")
+        if len(outcome.paths) > 50:
+            typer.echo(f"  … and {len(outcome.paths) - 50} more")
+        for v in outcome.violations:
+            typer.echo(f"  refused [{v['rule']}] {v['path']}: {v['message']}")
+            for line in v.get("lines", [])[:5]:
+                typer.echo(f"      | {line}")
+        if verbose or outcome.status == "dry-run":
+            for record in outcome.records[:40]:
+                typer.echo(f"  - {record}")
+    raise typer.Exit(outcome.exit_code)
+
+
+def garden_cmd(
+    ctx: typer.Context,
+    check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 4 when a repair is pending.")] = False,
+    dry_run: DryRunOption = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Lint the wiki and repair what can be repaired deterministically, as one gated operation."""
+    from stigmergy.write.maintenance import garden
+
+    app_ctx = reading(ctx, None, json_out)
+    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run))
+    if not app_ctx.json:
+        rep = outcome.report
+        for m in rep.get("merge_proposals", []):
+            typer.echo(f"  merge proposal: {m['page']} -> {m['into']} ({m['why']}): {m['command']}")
+        for left in (rep.get("left") or [])[:20]:
+            typer.echo(f"  left: [{left['finding']}] {left['path']}: {left['why']}")
+        for f in (rep.get("findings_left") or [])[:20]:
+            typer.echo(f"  lint: [{f['rule']}] {f['path']}: {f['message']}")
+    _render(app_ctx, outcome)
+
+
+def delete_cmd(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(help="A wiki page path, a source page path, a capture id, or a page title.")],
+    rationale: Annotated[str, typer.Option("--rationale", help="Why (kept in the change record).")],
+    dry_run: DryRunOption = False,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Delete a page or a capture's source page, sweeping the links, lines and claims that rest on it."""
+    from stigmergy.write.maintenance import delete
+
+    app_ctx = reading(ctx, as_reader, json_out)
+    target = _repo_relative(app_ctx, target)
+    outcome = _locked(app_ctx, lambda repo: delete(repo, target, rationale, reader=app_ctx.reader, dry_run=dry_run))
+    _render(app_ctx, outcome)
+
+
+def _repo_relative(app_ctx: AppContext, target: str) -> str:
+    """A path given on the command line (relative to the cwd, or absolute) as a repository-relative path."""
+    root = app_ctx.require_root().resolve()
+    candidate = Path(target)
+    if candidate.exists() and (candidate.is_absolute() or os.sep in target):
+        try:
+            return candidate.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return target
+    return target
+
+
+def register(app: typer.Typer) -> None:
+    app.command("garden")(garden_cmd)
+    app.command("delete")(delete_cmd)

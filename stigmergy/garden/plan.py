@@ -1,0 +1,118 @@
+"""`garden`: lint the whole wiki, then propose every deterministic repair as one operation.
+
+The proposal holds page repairs (garden/repairs.py), aliases the wiki attests (garden/aliases.py), and the
+maps of content (pages/moc.py). Duplicate entities are reported as merge proposals, never merged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from stigmergy.garden.aliases import LearnedAlias, MergeProposal, duplicate_entities, learn_aliases
+from stigmergy.garden.proposal import Proposal
+from stigmergy.garden.repairs import FoldedNames, repair_page
+from stigmergy.garden.snapshot import Snapshot, layer_of
+from stigmergy.gates.engine import OperationInfo
+from stigmergy.gates.lint import LintReport, lint_repository
+from stigmergy.pages.moc import render_map
+from stigmergy.pages.wiki import render_wiki_page
+from stigmergy.repo.layout import map_relpath
+from stigmergy.settings import Settings
+
+# Findings a garden repairs (the rest need a person: `left` says which and why).
+REPAIRABLE = frozenset({"dead-link", "ambiguous-link", "orphan", "sources-drift"})
+
+
+@dataclass(frozen=True)
+class GardenPlan:
+    proposal: Proposal
+    lint: LintReport  # before the repairs
+    done: tuple[dict[str, str], ...]
+    left: tuple[dict[str, str], ...]
+    learned: tuple[LearnedAlias, ...]
+    merges: tuple[MergeProposal, ...]
+    maps: tuple[str, ...] = field(default=())  # maps of content written anew
+
+    def report(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for d in self.done:
+            counts[d["repair"]] = counts.get(d["repair"], 0) + 1
+        if self.maps:
+            counts["map"] = len(self.maps)
+        if self.learned:
+            counts["alias"] = len(self.learned)
+        return {
+            "lint_before": self.lint.to_dict()["counts"],
+            "repairs": counts,
+            "done": list(self.done),
+            "aliases_learned": [a.to_dict() for a in self.learned],
+            "maps": list(self.maps),
+            "left": list(self.left),
+            "merge_proposals": [m.to_dict() for m in self.merges],
+        }
+
+
+def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -> GardenPlan:
+    root = Path(root)
+    lint = lint_repository(root, settings)
+    snap = Snapshot.load(root, settings)
+    folded = FoldedNames(snap)
+    changes: dict[str, str | None] = {}
+    done: list[dict[str, str]] = []
+    left: list[dict[str, str]] = []
+    for rel, text in snap.texts.items():
+        fix = repair_page(rel, text, snap, folded, timestamp)
+        done += fix.done
+        left += fix.left
+        if fix.text != text:
+            changes[rel] = fix.text
+    post = snap.with_changes(changes)
+    learned = learn_aliases(post)
+    for alias in learned:
+        page = post.page(alias.entity)
+        if page is None:
+            continue
+        page = replace(page, aliases=(*page.aliases, alias.alias), updated=timestamp)
+        changes[alias.entity] = render_wiki_page(page)
+        post = post.with_changes({alias.entity: changes[alias.entity]})
+    maps = []
+    pages = post.pages()
+    for layer in sorted({layer_of(rel) for rel in pages}):
+        rel = map_relpath(layer)
+        text = render_map(layer, pages)
+        try:
+            current = (root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            current = None
+        if current != text:
+            changes[rel] = text
+            maps.append(rel)
+    for finding in lint.findings:
+        if finding.rule not in REPAIRABLE and finding.rule != "contract":
+            left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
+        elif finding.rule == "contract" and finding.path not in changes:
+            left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
+    op = OperationInfo(op_id=op_id, kind="garden", timestamp=timestamp)
+    records = tuple(f"{d['repair']} {d['path']}: {d['detail']}" for d in done) + tuple(
+        f"alias learned: {a.alias!r} -> {a.entity} (seen at {a.evidence})" for a in learned
+    ) + tuple(f"map of content written: {m}" for m in maps)
+    proposal = Proposal(op, "repair the wiki", changes, records=records,
+                        nothing=None if changes else "nothing to repair")
+    return GardenPlan(proposal, lint, tuple(done), tuple(left), tuple(learned), tuple(duplicate_entities(post)), tuple(maps))
+
+
+def without(plan: GardenPlan, paths: set[str], why: dict[str, str]) -> GardenPlan:
+    """The plan less the changes to `paths` (a gate refused them); their repairs move to `left`."""
+    changes = {p: t for p, t in plan.proposal.changes.items() if p not in paths}
+    done = tuple(d for d in plan.done if d["path"] not in paths)
+    left = plan.left + tuple(
+        {"finding": d["repair"], "path": d["path"], "why": f"the repair would break a gate: {why.get(d['path'], '')}"}
+        for d in plan.done if d["path"] in paths
+    )
+    learned = tuple(a for a in plan.learned if a.entity not in paths)
+    maps = tuple(m for m in plan.maps if m not in paths)
+    records = tuple(r for r in plan.proposal.records if not any(f" {p}:" in r or r.endswith(p) for p in paths))
+    proposal = replace(plan.proposal, changes=changes, records=records, nothing=None if changes else "nothing to repair")
+    return replace(plan, proposal=proposal, done=done, left=left, learned=learned, maps=maps)
+

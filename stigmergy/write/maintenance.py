@@ -1,0 +1,183 @@
+"""The maintenance pipelines: garden, delete, merge and rename. Each is analysis (in `stigmergy.garden`)
+-> a proposal of code-rendered changes -> the same gates as a plan (`gates.engine.judge`) -> one commit
+with `Stigmergy-Kind: <kind>` and a change record, or nothing changed and a reason. Call them with the
+writer lock held and `resume` run (the CLI does both). `dry_run` judges and reports, and writes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from stigmergy.errors import EXIT_CHECK, EXIT_OK, EXIT_REFUSED
+from stigmergy.garden.proposal import Proposal
+from stigmergy.gates.engine import Verdict, judge
+from stigmergy.repo.ids import new_id
+from stigmergy.repo.operations import Repository, utc_now
+from stigmergy.write.operation import Operation, commit_verdict
+
+MAX_GATE_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a maintenance operation did, or would do with --dry-run."""
+
+    kind: str
+    status: str  # committed | nothing | refused | dry-run | pending (garden --check)
+    message: str
+    op_id: str | None = None
+    commit: str | None = None
+    paths: tuple[tuple[str, str], ...] = ()  # (action, path)
+    report: dict[str, Any] = field(default_factory=dict)
+    records: tuple[str, ...] = ()
+    violations: tuple[dict[str, Any], ...] = ()
+    findings_left: int = 0  # lint findings no repair could fix (garden)
+
+    @property
+    def exit_code(self) -> int:
+        if self.status == "refused":
+            return EXIT_REFUSED
+        if self.status == "pending" or self.findings_left:
+            return EXIT_CHECK
+        return EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "status": self.status,
+            "message": self.message,
+            "operation": self.op_id,
+            "commit": self.commit,
+            "paths": [{"action": a, "path": p} for a, p in self.paths],
+            "report": self.report,
+            "records": list(self.records),
+            "violations": list(self.violations),
+            "exit_code": self.exit_code,
+        }
+
+
+def _paths(repo: Repository, changes: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        ("delete" if t is None else ("modify" if (repo.root / rel).exists() else "add"), rel) for rel, t in sorted(changes.items())
+    )
+
+
+def _violations(verdict: Verdict) -> tuple[dict[str, Any], ...]:
+    return tuple({"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)} for v in verdict.violations)
+
+
+def new_operation(kind: str) -> tuple[str, str]:
+    """(op id, timestamp) for a maintenance operation about to be planned."""
+    return new_id("op"), utc_now()
+
+
+def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False, summary: str = "") -> Outcome:
+    """Judge `proposal` and commit it as one operation (or report why nothing changed)."""
+    kind = proposal.op.kind
+    if proposal.nothing is not None or not proposal.changes:
+        return Outcome(kind, "nothing", proposal.nothing or "nothing to change", report=proposal.report)
+    verdict = judge(proposal.changes, repo.root, repo.settings, proposal.op, proposal.records)
+    paths = _paths(repo, verdict.changes)
+    if dry_run:
+        status = "dry-run" if verdict.ok else "refused"
+        message = "dry run: nothing written" + ("" if verdict.ok else f"; the gates would refuse: {verdict.violations[0].message}")
+        return Outcome(kind, status, message, paths=paths, report=proposal.report, records=verdict.records,
+                       violations=_violations(verdict))
+    op = Operation(proposal.op.op_id, kind, proposal.op.timestamp)
+    manifest = {"report": proposal.report, "reasons": [summary] if summary else []}
+    if proposal.op.rationale:
+        manifest["rationale"] = proposal.op.rationale
+    done = commit_verdict(repo, op, proposal.title, verdict, summary=summary or proposal.title, manifest=manifest)
+    if done.refused is not None:
+        return Outcome(kind, "refused", done.refused.message, op_id=op.op_id, report=proposal.report,
+                       records=verdict.records, violations=done.refused.violations)
+    return Outcome(kind, "committed", summary or proposal.title, op_id=op.op_id, commit=done.row.commit_sha,
+                   paths=paths, report=proposal.report, records=verdict.records)
+
+
+# -- delete ------------------------------------------------------------------------------------------
+
+
+def delete(repo: Repository, target: str, rationale: str, *, reader: str, dry_run: bool = False) -> Outcome:
+    from stigmergy.garden.delete import plan_delete
+
+    op_id, ts = new_operation("delete")
+    proposal = plan_delete(repo.root, repo.settings, target, rationale, reader=reader, op_id=op_id, timestamp=ts)
+    report = proposal.report
+    summary = f"{proposal.title}: {rationale}" if rationale else proposal.title
+    outcome = run_proposal(repo, proposal, dry_run=dry_run, summary=summary)
+    if outcome.status == "committed" and report.get("target_kind") == "source":
+        # Capturing the same bytes again should file them anew, not answer "already captured".
+        repo.state.forget_capture(report["target"].rsplit("/", 1)[1][:-3])
+    return outcome
+
+
+# -- garden ------------------------------------------------------------------------------------------
+
+
+def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, index: bool = True) -> Outcome:
+    """Repair what lint finds, as one operation; with `check`, change nothing and report what is pending."""
+    from stigmergy.garden.plan import plan_garden, without
+    from stigmergy.gates.lint import lint_repository
+
+    op_id, ts = new_operation("garden")
+    plan = plan_garden(repo.root, repo.settings, op_id=op_id, timestamp=ts)
+    index_behind = index and _index_behind(repo)
+    # A repair that would break a gate is not stored: drop the refused pages' repairs and judge again.
+    for _ in range(MAX_GATE_ROUNDS):
+        if not plan.proposal.changes:
+            break
+        verdict = judge(plan.proposal.changes, repo.root, repo.settings, plan.proposal.op, plan.proposal.records)
+        if verdict.ok:
+            break
+        why = {v.path: f"[{v.rule}] {v.message}" for v in verdict.violations}
+        plan = without(plan, set(why) or set(plan.proposal.changes), why)
+    report = {**plan.report(), "index_behind_head": bool(index_behind)}
+    pending = bool(plan.proposal.changes) or bool(index_behind)
+    if check or dry_run:
+        status = "pending" if (pending and check) else ("dry-run" if dry_run and pending else "nothing")
+        message = _garden_message(plan, index_behind, pending)
+        if dry_run:
+            message = f"dry run, nothing written; {message}"
+        return Outcome("garden", status, message, paths=_paths(repo, plan.proposal.changes), report=report,
+                       records=plan.proposal.records, findings_left=len(plan.left) if check else 0)
+    outcome = run_proposal(repo, replace(plan.proposal, report=report), summary=_garden_message(plan, False, True))
+    if index_behind or (outcome.status == "committed" and _index_present(repo)):
+        report["index"] = _update_index(repo)
+    after = lint_repository(repo.root, repo.settings)
+    report["lint_after"] = after.to_dict()["counts"]
+    left = [f.to_dict() for f in after.findings]
+    report["findings_left"] = left
+    return replace(outcome, report=report, findings_left=len(left),
+                   message=outcome.message if outcome.status != "nothing" else _garden_message(plan, False, False))
+
+
+def _garden_message(plan: Any, index_behind: bool, pending: bool) -> str:
+    counts = plan.report()["repairs"]
+    parts = [f"{n} {k}" for k, n in sorted(counts.items())]
+    if index_behind:
+        parts.append("index behind HEAD")
+    if not pending:
+        return "nothing to repair" + (f"; {len(plan.left)} finding(s) need a person" if plan.left else "")
+    return "repairs: " + ", ".join(parts) + (f"; {len(plan.left)} finding(s) need a person" if plan.left else "")
+
+
+def _index_present(repo: Repository) -> bool:
+    return repo.layout.index_db.is_file()
+
+
+def _index_behind(repo: Repository) -> bool:
+    """An index that exists and reflects another commit than HEAD (no index: nothing to bring up to date)."""
+    if not _index_present(repo):
+        return False
+    from stigmergy.repo.health import status
+
+    return bool(status(repo)["index"]["behind_head"])
+
+
+def _update_index(repo: Repository) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    from stigmergy.index.build import build_index
+
+    return {k: v for k, v in asdict(build_index(repo.root, repo.settings)).items() if not isinstance(v, list | dict)}
