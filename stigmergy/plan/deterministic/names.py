@@ -300,6 +300,8 @@ def detect_entities(
     links: Sequence[Link],
     catalogue: Mapping[str, str],
     organisations: Sequence[str] = (),
+    listed: Sequence[str] = (),
+    headings: Sequence[str] = (),
 ) -> list[EntityCandidate]:
     """Known names first; new ones only with evidence (see docs/planning.md)."""
     found: dict[str, EntityCandidate] = {}
@@ -349,6 +351,12 @@ def detect_entities(
         if p not in accepted and p not in known_surfaces and p not in where and _name_like(p):
             accepted[p] = "participants list"
             where[p] = []
+    # Names the document's front matter gives (`entity: Acme Corp`, `mentions: [...]`) are evidence too.
+    for p in sorted({" ".join(n.split()) for n in (*listed, *organisations) if n and n.strip()}):
+        if p in known_surfaces or not _name_like(p):
+            continue
+        accepted[p] = "front matter"
+        where[p] = sorted(set(where.get(p, [])) | {i for i, u in enumerate(units) if mentions(u.text, [p])})
     # "[[Pellucid Pharma Logistics|Pellucid]]": the link names the identity even where the text shows only
     # the label; the statements that show the label speak of it.
     for lk in sorted(links, key=lambda lk: (lk.target, lk.label or "")):
@@ -371,6 +379,13 @@ def detect_entities(
         if etype == "other" and accepted[name].startswith("name used"):
             # A single word seen often but never as a person, organisation, place or product ("Beacon
             # gateways", "Beacon units") is a modifier, not evidence of an identity.
+            continue
+        if etype == "other" and accepted[name].startswith(("multi-word", "named in the title")) and (
+            any(mentions(h, [name]) for h in headings)
+            or all(re.search(rf"\b(?:[Tt]he|[Oo]ur|[Aa]n?)\s+{re.escape(name)}\b", units[i].text) for i in where.get(name, []))
+        ):
+            # "The Evidence Plane", "Two Ownership Zones": the title of a decision or a section, written
+            # as a heading or with an article, is a name for an idea, not an identity.
             continue
         found["new:" + name] = EntityCandidate(name, etype, accepted[name], list(where.get(name, [])), None, name)
     return sorted(found.values(), key=lambda c: (c.known_path is None, c.name))

@@ -39,8 +39,15 @@ class PageBodyBuilders:
     # -- pages -----------------------------------------------------------------------------------
 
     def _note_target(self) -> tuple[str | None, str]:
-        title = " ".join(self.page.title.split()) or self.cid
-        for candidate in (title, f"{title} ({self.date})", f"{title} ({self.cid})"):
+        # A page title never carries a capture id: a second note of the same title takes its date, then
+        # the name of the captured file, then a number.
+        title = " ".join(self.page.title.split()) or f"Capture of {self.date}"
+        origin = re.sub(r"[\[\]<>|#()]", " ", self.page.locator.rsplit("/", 1)[-1]).strip()
+        options = [title, f"{title} ({self.date})"]
+        if origin and origin != title:
+            options.append(f"{title} ({self.date}, {' '.join(origin.split())})")
+        options += [f"{title} ({self.date}) {k}" for k in range(2, 30)]
+        for candidate in options:
             path = page_relpath("note", candidate, self.layer)
             clash = self.all_stems.get(stem_of(path).casefold())
             if clash is None or clash in self.planned_stems.values():
@@ -127,7 +134,8 @@ class PageBodyBuilders:
         lines = [self._line(e.path, self.units[i]) for i in idxs]
         if not lines and e.participant_lines:
             n = e.participant_lines[0]
-            lines = [append_citation("- Listed as a participant.", e.path, [(self.src.relpath, n, n)])]
+            said = "Listed as a participant." if e.entity_type == "person" else "Named in the document's front matter."
+            lines = [append_citation(f"- {said}", e.path, [(self.src.relpath, n, n)])]
         if not lines:
             return
         section = [heading, "", *lines]

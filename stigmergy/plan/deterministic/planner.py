@@ -54,6 +54,8 @@ MAX_KEY_LINES = 8
 MAX_DECISIONS = 8
 MIN_KEY_SCORE = 2.0
 _PARTICIPANT_KEYS = ("participants", "attendees", "people", "authors", "author", "present")
+# Front matter fields that name the entities a document is about or mentions.
+_LISTED_KEYS = ("entity", "entities", "mentions", "organisations", "organizations", "companies", "products")
 
 
 @dataclass
@@ -132,7 +134,9 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
         links = source_links(self.page.text)
         project = self.page.project or _meta_str(self.page.metadata, "project")
         orgs = [o for key in ORG_KEYS for o in _meta_names(self.page.metadata, key)]
-        cands = detect_entities(units, self.page.title, participants, links, self.names, orgs)
+        self.listed = [n for key in _LISTED_KEYS for n in _meta_names(self.page.metadata, key)]
+        cands = detect_entities(units, self.page.title, participants, links, self.names, orgs, self.listed,
+                                [h for _, h, _ in self.headings])
         entities = self._entities(cands, participants, project)
         self.entities = entities
         for path, variant in self.pending_aliases:
@@ -281,12 +285,20 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
                     ent.entity_type = str(got[0].get("entity_type") or c.entity_type)
             out[path] = ent
         # Participants listed in the front matter: cite the line that lists them.
+        # Names the front matter lists (`entity:`, `mentions:`) are cited the same way.
         front_end = self.page.body_start_line - 2
+        listed = set(participants) | set(self.listed)
         for ent in out.values():
-            if ent.entity_type == "person" or ent.title in participants or ent.surfaces & set(participants):
+            if ent.entity_type == "person" or ent.title in listed or ent.surfaces & listed:
                 for n in range(1, front_end):
                     line = self.src.file_lines[n - 1].strip()
-                    item = line[2:].strip().strip("'\"") if line.startswith("- ") else ""
+                    if line.startswith("- "):
+                        item = line[2:]
+                    elif ":" in line and line.split(":", 1)[0].strip() in _LISTED_KEYS:
+                        item = line.split(":", 1)[1]
+                    else:
+                        continue
+                    item = item.strip().strip("'\"")
                     if item and (item in ent.surfaces or item == ent.title or item.split(" (")[0] in ent.surfaces):
                         ent.participant_lines.append(n)
         return out

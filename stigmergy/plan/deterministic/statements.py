@@ -27,6 +27,9 @@ _RULE = re.compile(r"^\s*(?:[-=_*~]\s*){3,}$")
 _MAIL_HEADER = re.compile(r"^\s*(?:From|To|Cc|Bcc|Date|Sent|Subject|Reply-To)\s*:\s", re.I)
 _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Inc|Ltd|Co|Corp|St|vs|etc|e\.g|i\.e|approx|No|Jr|Sr)\.$")
 
+# "Clients/3. Cascade Foods", "see 2. Scope": a numbered item's number, not the end of a sentence.
+_ORDINAL = re.compile(r"(?:^|[/(#\s])\d{1,2}\.$")
+
 MAX_UNIT_CHARS = 420
 
 
@@ -84,7 +87,7 @@ def _split_sentences(joined: str) -> list[tuple[int, int]]:
     start = 0
     for m in _SENTENCE_END.finditer(joined):
         piece = joined[start : m.start() + 1]
-        if _ABBREV.search(piece.rstrip("\"')]")):
+        if _ABBREV.search(piece.rstrip("\"')]")) or _ORDINAL.search(piece.rstrip()):
             continue
         spans.append((start, m.end()))
         start = m.end()

@@ -1,0 +1,62 @@
+"""The deterministic planner on documents nobody here wrote: entities from front matter, no decision
+titles as entities, numbered paths kept whole, no capture ids in page titles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_plan_support import file_and_commit, make_repo, write_source
+
+from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.plan.deterministic.statements import split_units
+
+
+def _titles(root: Path, folder: str) -> dict[str, dict]:
+    out = {}
+    for p in sorted((root / "wiki" / folder).glob("*.md")):
+        meta, _, _ = split_front_matter(p.read_text(encoding="utf-8"))
+        out[meta["title"]] = meta
+    return out
+
+
+def test_front_matter_entity_and_mentions_get_pages(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    rel = write_source(root, 1, "Quarterly numbers are in and the team is pleased with the quarter.\n",
+                       title="KPI metrics 2026", metadata={"entity": "Cascade Foods", "mentions": ["Halden Mills"]})
+    result = file_and_commit(root, rel, 1)
+    ents = _titles(root, "entities")
+    assert {"Cascade Foods", "Halden Mills"} <= set(ents), (ents, result.plan.summary)
+    body = (root / "wiki/entities/Halden Mills.md").read_text(encoding="utf-8")
+    assert "front matter" in body and "#L" in body
+
+
+def test_decision_titles_are_not_entities(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Decision 1: The Evidence Plane
+
+We decided that the Evidence Plane holds every capture. The Evidence Plane is append-only.
+
+## Decision 2: Two Ownership Zones
+
+We agreed on Two Ownership Zones: code owns front matter, people own prose. Two Ownership Zones keep edits safe.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Architecture decisions"), 1)
+    ents = _titles(root, "entities")
+    assert not {"Evidence Plane", "Two Ownership Zones", "The Evidence Plane"} & set(ents), ents
+
+
+def test_numbered_folder_is_not_a_sentence_end() -> None:
+    units, _ = split_units(["Files live under Clients/3. Cascade Foods/contracts and are signed yearly."], 1)
+    assert [u.text for u in units] == ["Files live under Clients/3. Cascade Foods/contracts and are signed yearly."]
+
+
+def test_note_titles_never_carry_a_capture_id(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    body = "Revenue was $1.2M in Q1 2026 according to the finance team at Halden Mills.\n"
+    for n in (1, 2, 3):
+        rel = write_source(root, n, body.replace("1.2", f"1.{n}"), title="KPI metrics 2026", occurred_at="2026-04-01")
+        file_and_commit(root, rel, n)
+    notes = sorted(_titles(root, "notes"))
+    assert len(notes) == 3, notes
+    assert not any("cap_" in t for t in notes), notes
+    assert "KPI metrics 2026 (2026-04-01)" in notes
