@@ -60,3 +60,18 @@ def test_note_titles_never_carry_a_capture_id(tmp_path: Path) -> None:
     assert len(notes) == 3, notes
     assert not any("cap_" in t for t in notes), notes
     assert "KPI metrics 2026 (2026-04-01)" in notes
+
+
+def test_titles_named_matches_whole_words_like_the_regex_it_replaces() -> None:
+    import re
+
+    from stigmergy.plan.context import _titles_named
+
+    stems = ["Q2 review", "Lane", "Dwell time", "C++ (lang)", "Straße plan", "Lanes", "ab", "Mean kinetic temperature (MKT)"]
+    paths = tuple(f"wiki/notes/{s}.md" for s in stems)
+    text = "The q2 REVIEW covered Lane costs, dwell time, C++ (lang) and the mean kinetic temperature (MKT); Lanesend."
+    want = [p for p, s in zip(paths, stems, strict=True) if len(s) >= 3 and re.search(
+        rf"(?<![\w]){re.escape(s)}(?![\w])", text, re.I if " " in s else 0)]
+    assert _titles_named(text, paths) == want
+    assert "wiki/notes/Lane.md" in want and "wiki/notes/Lanes.md" not in want
+    assert _titles_named("", paths) == [] and _titles_named(text, ()) == []

@@ -254,12 +254,13 @@ def build_context(
     # Pages whose title (file stem) the source mentions, or that share its rare terms.
     src_terms = terms(text) + _period_terms(text)
     stem_terms: dict[str, list[str]] = {}
-    for ptype in ("concept", "note", "project"):
-        for path in cat.pages.get(ptype, []):
-            stem = path.rsplit("/", 1)[-1][:-3]
-            if len(stem) >= 3 and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", text, re.I if " " in stem else 0):
-                add(path, 6.0, "title named in the source")
-            stem_terms[path] = list(terms(stem)) + list(_period_terms(stem))
+    titled = [p for ptype in ("concept", "note", "project") for p in cat.pages.get(ptype, [])]
+    # One multi-pattern pass over the source finds every page title it names: its cost grows with the
+    # source, not with the number of pages (one regular expression per title did).
+    for path in _titles_named(text, tuple(titled)):
+        add(path, 6.0, "title named in the source")
+    for path in titled:
+        stem_terms[path] = _stem_terms(path.rsplit("/", 1)[-1][:-3])
     df = Counter(t for ts in stem_terms.values() for t in set(ts))
     total = max(len(stem_terms), 1)
     for path, ts in stem_terms.items():
@@ -326,6 +327,57 @@ def build_context(
     return PlannerContext(
         root, settings, src, tuple(source_lines), tuple(candidates), tuple(evidence), tuple(entities), trimmed
     )
+
+
+@lru_cache(maxsize=65536)
+def _stem_terms(stem: str) -> list[str]:
+    return list(terms(stem)) + list(_period_terms(stem))
+
+
+_MATCHERS: dict[int, tuple[tuple[str, ...], Any]] = {}
+
+
+def _titles_named(text: str, paths: tuple[str, ...]) -> list[str]:
+    """Pages whose title (file stem, 3+ characters) the text names as whole words: case-insensitively for
+    a title of several words, exactly for one word. An Aho-Corasick automaton over the titles, built once
+    per set of pages (the last one is kept, so a capture after a capture rebuilds only when pages change)."""
+    import ahocorasick
+
+    cached = _MATCHERS.get(0)
+    if cached is None or cached[0] != paths:
+        auto = ahocorasick.Automaton()
+        for path in paths:
+            stem = path.rsplit("/", 1)[-1][:-3]
+            if len(stem) < 3:
+                continue
+            key = stem.casefold() if " " in stem else stem
+            got = auto.get(key, None) if key in auto else None
+            auto.add_word(key, (*(got or ()), (path, stem)))
+        if len(auto):
+            auto.make_automaton()
+        cached = _MATCHERS[0] = (paths, auto if len(auto) else None)
+    auto = cached[1]
+    if auto is None or not text:
+        return []
+    folded = text.casefold()
+    found: dict[str, None] = {}
+    for hay, is_folded in ((text, False), (folded, True)) if len(folded) == len(text) else ((text, False),):
+        for end, entries in auto.iter(hay):
+            for path, stem in entries:
+                if (" " in stem) != is_folded:
+                    continue
+                start = end - len(stem) + 1
+                if (start > 0 and (hay[start - 1].isalnum() or hay[start - 1] == "_")) or (
+                    end + 1 < len(hay) and (hay[end + 1].isalnum() or hay[end + 1] == "_")
+                ):
+                    continue
+                found[path] = None
+    if len(folded) != len(text):  # casefolding changed lengths (ß -> ss): match several-word titles by regex
+        for path in paths:
+            stem = path.rsplit("/", 1)[-1][:-3]
+            if " " in stem and len(stem) >= 3 and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", text, re.I):
+                found[path] = None
+    return [p for p in paths if p in found]
 
 
 _PERIOD_TOKEN = re.compile(r"\b(?:Q[1-4]|H[12]|FY\d{2,4}|(?:19|20)\d{2})\b")
