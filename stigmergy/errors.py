@@ -60,10 +60,6 @@ class PlanSchemaError(StigmergyError):
         self.reasons = reasons
 
 
-class RefusedError(StigmergyError):
-    exit_code = EXIT_REFUSED
-
-
 class CheckFailedError(StigmergyError):
     exit_code = EXIT_CHECK
 

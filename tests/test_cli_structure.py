@@ -49,3 +49,16 @@ def test_reading_commands_take_json_and_as_per_command_and_globally(wiki: Path) 
             code, out, err = run_cli(argv, wiki)
             assert code in (0, 4), (argv, err)  # 4: a check (lint, fsck) found problems; never 2 (usage)
             assert isinstance(json.loads(out), dict), argv
+
+
+def test_command_modules_borrow_only_from_context_and_shared() -> None:
+    import ast
+
+    offenders = []
+    for name in (n for n in CLI_MODULES if n.endswith("_cmds")):
+        tree = ast.parse((REPO_ROOT / "stigmergy" / "cli" / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("stigmergy.cli."):
+                if node.module not in ("stigmergy.cli.context", "stigmergy.cli.shared"):
+                    offenders.append(f"{name} imports {node.module}")
+    assert offenders == []

@@ -132,7 +132,7 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
 
 def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Re-hash every evidence object and check every source page's artifacts; exit 4 on any problem."""
-    from stigmergy.repo.health import fsck
+    from stigmergy.capture.fsck import fsck
 
     repo, app_ctx = _repo(ctx, as_reader, json_out)
     report = fsck(repo)

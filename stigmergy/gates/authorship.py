@@ -24,11 +24,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from stigmergy.repo.git import Git, GitError
+from stigmergy.repo.trailers import TRAILER_OP, trailer_format
 
-TRAILER = "Stigmergy-Operation"
-KIND_TRAILER = "Stigmergy-Kind"
 _ZERO = "0" * 40
-_TRAILER_FMT = f"%(trailers:key={TRAILER},valueonly,separator=%x2C)"
+_TRAILER_FMT = trailer_format(TRAILER_OP)
 _LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
 _MAX_HISTORIES = 8
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from stigmergy.errors import ContractError, StigmergyError
+from stigmergy.errors import ContractError
 from stigmergy.gates.authorship import Authorship
+from stigmergy.layers import readers_allow  # noqa: F401 — the policy lives in stigmergy.layers
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
@@ -43,22 +44,6 @@ class Violation:
     path: str
     message: str
     lines: tuple[str, ...] = ()
-
-
-def readers_allow(settings: Settings, reader_layer: str, cited_layer: str) -> bool:
-    """May a page of `reader_layer` cite or link `cited_layer`? Only if readers(A) ⊆ readers(B)."""
-    if reader_layer == cited_layer:
-        return True
-    try:
-        ra = set(settings.layer(reader_layer).readers)
-        rb = set(settings.layer(cited_layer).readers)
-    except StigmergyError:  # an undeclared layer can never be shown to anyone else
-        return False
-    if "*" in rb:
-        return True
-    if "*" in ra:
-        return False
-    return ra <= rb
 
 
 def front_matter_keys(text: str) -> dict[int, str]:

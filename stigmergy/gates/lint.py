@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import ContractError
-from stigmergy.gates.context import readers_allow
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
+from stigmergy.layers import readers_allow
 from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
 from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from stigmergy.errors import ContractError
-from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter, readers_allow
+from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.maintenance import (
     LineLedger,
@@ -29,6 +29,7 @@ from stigmergy.gates.maintenance import (
     visible,
     visible_counter,
 )
+from stigmergy.layers import readers_allow
 from stigmergy.pages.citations import Citation, citations_by_line
 from stigmergy.pages.contradictions import Block, block_line_numbers
 from stigmergy.pages.frontmatter import split_front_matter

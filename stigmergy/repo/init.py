@@ -9,8 +9,9 @@ from stigmergy.errors import UsageError
 from stigmergy.repo.git import Git
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import STATE_DIR, TYPE_FOLDERS, Layout
-from stigmergy.repo.operations import commit_message, utc_now
+from stigmergy.repo.operations import utc_now
 from stigmergy.repo.state import OperationRow, StateDB
+from stigmergy.repo.trailers import commit_message
 from stigmergy.settings import CONFIG_FILE, Settings, default_toml
 
 SKILL_FILE = "librarian_skill.md"

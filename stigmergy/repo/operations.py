@@ -1,32 +1,32 @@
 """Operations: every state change is one Git commit with trailers, plus a change record (manifest +
-exact patch in the evidence store) in the state database."""
+exact patch in the evidence store) in the state database.
+
+This is the ground: it imports nothing above `repo/`. Layers above that keep their own view of the
+history (the human-line gate's commit cache) pass a `CommitListener` and are told of each commit."""
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from stigmergy.capture.evidence import LocalEvidenceStore
-from stigmergy.errors import StigmergyError
+from stigmergy.repo.evidence import EvidenceStore, LocalEvidenceStore
+from stigmergy.repo.files import write_atomic
 from stigmergy.repo.git import Git, GitError, blob_sha
 from stigmergy.repo.layout import Layout
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.patch import FileChange, git_patch
 from stigmergy.repo.state import OperationRow, StateDB
+from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_KIND, TRAILER_OP, commit_message
 from stigmergy.settings import Settings
 
-TRAILER_OP = "Stigmergy-Operation"
-TRAILER_KIND = "Stigmergy-Kind"
-TRAILER_CAPTURE = "Stigmergy-Capture"  # the capture a capture or file operation is about
-TRAILER_FILING = "Stigmergy-Filing"  # how its filing ended: filed | refused | archived | failed | waiting
+# Told after each commit stigmergy makes: (root, parent commit or None, the new commit, paths it touched).
+CommitListener = Callable[[Path, str | None, str, Iterable[str]], None]
 
 
 def utc_now() -> str:
@@ -50,7 +50,7 @@ class Repository:
         return Git(self.root)
 
     @cached_property
-    def evidence(self) -> LocalEvidenceStore:
+    def evidence(self) -> EvidenceStore:
         return LocalEvidenceStore(self.layout.objects_dir)
 
     @cached_property
@@ -79,29 +79,8 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def commit_message(
-    kind: str, title: str, op_id: str, body: str = "", trailers: Mapping[str, str] | None = None
-) -> str:
-    """The commit message of an operation; its trailers are what `recovery` rebuilds bookkeeping from."""
-    title = " ".join(title.split())[:120]
-    parts = [f"{kind}: {title}"]
-    if body.strip():
-        parts.append(body.strip())
-    extra = "".join(f"\n{k}: {' '.join(str(v).split())}" for k, v in (trailers or {}).items() if v)
-    parts.append(f"{TRAILER_OP}: {op_id}\n{TRAILER_KIND}: {kind}{extra}")
-    return "\n\n".join(parts) + "\n"
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".stigmergy-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, prefix=".stigmergy-")
 
 
 def _read(path: Path) -> bytes | None:
@@ -137,6 +116,7 @@ def apply_and_commit(
     track_inflight: bool = False,
     new_paths: frozenset[str] = frozenset(),
     trailers: Mapping[str, str] | None = None,
+    listeners: Sequence[CommitListener] = (),
 ) -> OperationRow:
     """Write `changes` (path -> text, None = delete), commit them as one operation, record it.
 
@@ -187,9 +167,8 @@ def apply_and_commit(
             commit = repo.git.commit_paths(
                 written, commit_message(kind, title, op_id, summary, trailers), identity.name, identity.email, removed=removed
             )
-            from stigmergy.gates.authorship import record_own_commit
-
-            record_own_commit(repo.root, parent, commit, [e["path"] for e in entries])
+            for listener in listeners:
+                listener(repo.root, parent, commit, [e["path"] for e in entries])
         else:
             commit = None
     except BaseException:
@@ -225,8 +204,7 @@ def apply_and_commit(
     return row
 
 
-class OperationFailed(StigmergyError):
-    pass
-
-
-__all__ = ["Repository", "apply_and_commit", "commit_message", "restore", "utc_now", "GitError", "OperationFailed"]
+__all__ = [
+    "TRAILER_CAPTURE", "TRAILER_FILING", "TRAILER_KIND", "TRAILER_OP", "CommitListener", "GitError", "Repository",
+    "apply_and_commit", "commit_message", "restore", "utc_now",
+]

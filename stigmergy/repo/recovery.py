@@ -17,19 +17,20 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from stigmergy.capture.evidence import sha256_hex
 from stigmergy.errors import ContractError, LockTimeoutError
 from stigmergy.pages.source import parse_source_page
+from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.state import OperationRow
+from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_OP, TRAILERS, commit_message
+from stigmergy.repo.trailers import trailer_format as _trailer_fmt
 
 if TYPE_CHECKING:
     from stigmergy.repo.operations import Repository
 
 _FS, _RS = "\x1f", "\x1e"
 _MARK = "\x1estigmergy-commit "
-TRAILERS = ("Stigmergy-Operation", "Stigmergy-Kind", "Stigmergy-Capture", "Stigmergy-Filing")
 _ZERO = "0" * 40
 
 
@@ -45,10 +46,6 @@ class OpCommit:
     date: str
 
 
-def _trailer_fmt(key: str) -> str:
-    return f"%(trailers:key={key},valueonly,separator=%x2c)"
-
-
 def operation_commits(repo: Repository, since: str | None) -> list[OpCommit]:
     """Stigmergy's operation commits after `since` (all when None), oldest first."""
     if repo.git.fast_head() is None:
@@ -56,7 +53,7 @@ def operation_commits(repo: Repository, since: str | None) -> list[OpCommit]:
     fields = ["%H", *(_trailer_fmt(k) for k in TRAILERS), "%s", "%b", "%cI"]
     fmt = _FS.join(fields) + _RS
     rng = f"{since}..HEAD" if since else "HEAD"
-    out = repo.git.run("log", "--reverse", f"--format={fmt}", "--grep=^Stigmergy-Operation: ", rng, check=False)
+    out = repo.git.run("log", "--reverse", f"--format={fmt}", f"--grep=^{TRAILER_OP}: ", rng, check=False)
     result = []
     for record in out.split(_RS):
         record = record.strip("\n")
@@ -328,7 +325,7 @@ def adopt_landed_capture(repo: Repository, env: dict[str, Any], source_path: str
     the trailers tell the truth; then its bookkeeping is rebuilt. Returns True when the capture is adopted."""
     if source_path not in _head_blobs(repo, [source_path]):
         return False
-    fmt = f"%H{_FS}{_trailer_fmt('Stigmergy-Operation')}"
+    fmt = f"%H{_FS}{_trailer_fmt(TRAILER_OP)}"
     line = repo.git.run("log", "-1", f"--format={fmt}", "--diff-filter=A", "HEAD", "--", source_path).strip()
     sha, _, op = line.partition(_FS)
     if not op.strip() and sha == repo.git.fast_head():
@@ -354,8 +351,6 @@ def adopt_landed_capture(repo: Repository, env: dict[str, Any], source_path: str
 
 
 def _reword_head(repo: Repository, env: dict[str, Any], sha: str) -> None:
-    from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, commit_message
-
     entries = _changes(repo, [sha]).get(sha, [])
     message = commit_message(
         "capture", env["title"], env["op_id"], "",

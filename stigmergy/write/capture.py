@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stigmergy.capture.evidence import sha256_hex
 from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import CaptureOptions, QueuedCapture, acknowledge, read_input, validate_options
 from stigmergy.errors import EXIT_FAILURE, EXIT_OK, EXIT_REFUSED, InputError, NotFoundError, StigmergyError
 from stigmergy.pages.source import parse_source_page, render_source_page
+from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
 from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted

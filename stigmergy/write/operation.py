@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stigmergy.gates.authorship import record_own_commit
 from stigmergy.gates.context import OperationInfo
 from stigmergy.gates.engine import Verdict, evaluate
 from stigmergy.plan.schema import Plan
@@ -96,6 +97,9 @@ def commit(
         track_inflight=track_inflight,
         new_paths=new_paths,
         trailers=trailers,
+        # The human-line gate keeps the history it has read; tell it of our commit so the next plan
+        # need not run `git log`.
+        listeners=(record_own_commit,),
     )
 
 

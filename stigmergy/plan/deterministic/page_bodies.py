@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.pages.citations import append_citation
+from stigmergy.pages.contradictions import START_PREFIX as _BLOCK_START
 from stigmergy.pages.paths import page_relpath, stem_of
 from stigmergy.plan.deterministic.analysis import definitions, measures_in, mentions, row_measures
 from stigmergy.plan.deterministic.contradictions import Conflict
@@ -25,7 +26,6 @@ MAX_CONCEPT_LINES = 4
 MAX_PROJECT_LINES = 5
 MAX_FIGURES = 12
 _DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
-_BLOCK_START = "<!-- stigmergy:contradiction "
 _STATUS = re.compile(
     r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
     r"cancel(?:l)?ed|paused|on hold)\b",

@@ -1,7 +1,8 @@
 """Content-addressed evidence store: original bytes and readable text, keyed by sha256.
 
 Objects live in fan-out folders (`ab/cdef…`), are written to a temp file, fsynced and renamed into
-place, and made read-only. The `EvidenceStore` protocol is the seam for an S3-compatible store.
+place, and made read-only. The `EvidenceStore` protocol is the seam for an S3-compatible store: the
+rest of the code (the `Repository`, fsck, capture) sees only the protocol.
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from stigmergy.errors import StigmergyError
+from stigmergy.repo.files import write_atomic
 
 
 class EvidenceError(StigmergyError):
@@ -24,7 +25,7 @@ class EvidenceError(StigmergyError):
 
 class EvidenceStore(Protocol):
     def put(self, data: bytes) -> str: ...
-    def get(self, sha256: str) -> bytes: ...
+    def get(self, sha256: str, verify: bool = True) -> bytes: ...
     def has(self, sha256: str) -> bool: ...
     def delete(self, sha256: str) -> bool: ...
     def iter_ids(self) -> Iterator[str]: ...
@@ -59,18 +60,7 @@ class LocalEvidenceStore:
             if self.intact(digest):
                 return digest
             os.chmod(target, stat.S_IWUSR | stat.S_IRUSR)  # corrupt: the right bytes replace it
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, data, durable=True, mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
         return digest
 
     def intact(self, sha256: str) -> bool:
@@ -108,14 +98,17 @@ class LocalEvidenceStore:
                 if not obj.name.startswith(".tmp-"):
                     yield fan.name + obj.name
 
-    def fsck(self) -> list[FsckProblem]:
-        problems = []
-        for oid in self.iter_ids():
-            try:
-                data = self.path(oid).read_bytes()
-            except OSError as exc:
-                problems.append(FsckProblem(oid, f"unreadable: {exc}"))
-                continue
-            if sha256_hex(data) != oid:
-                problems.append(FsckProblem(oid, "content does not match its sha256"))
-        return problems
+
+
+def verify_objects(store: EvidenceStore) -> list[FsckProblem]:
+    """Re-hash every object of any store."""
+    problems = []
+    for oid in store.iter_ids():
+        try:
+            data = store.get(oid, verify=False)
+        except (OSError, EvidenceError) as exc:
+            problems.append(FsckProblem(oid, f"unreadable: {exc}"))
+            continue
+        if sha256_hex(data) != oid:
+            problems.append(FsckProblem(oid, "content does not match its sha256"))
+    return problems

@@ -1,0 +1,31 @@
+"""The trailers every stigmergy commit carries (`Stigmergy-Operation: <op-id>`, `Stigmergy-Kind: <kind>`):
+how recovery finds operations in history and how the human-line gate tells people's lines from ours.
+Defined here once; everything that writes or reads them imports these names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+TRAILER_OP = "Stigmergy-Operation"
+TRAILER_KIND = "Stigmergy-Kind"
+TRAILER_CAPTURE = "Stigmergy-Capture"  # the capture a capture or file operation is about
+TRAILER_FILING = "Stigmergy-Filing"  # how its filing ended: filed | refused | archived | failed | waiting
+TRAILERS = (TRAILER_OP, TRAILER_KIND, TRAILER_CAPTURE, TRAILER_FILING)
+
+
+def trailer_format(key: str) -> str:
+    """A `git log --format` placeholder for one trailer's values, comma-separated."""
+    return f"%(trailers:key={key},valueonly,separator=%x2c)"
+
+
+def commit_message(
+    kind: str, title: str, op_id: str, body: str = "", trailers: Mapping[str, str] | None = None
+) -> str:
+    """The commit message of an operation; its trailers are what `recovery` rebuilds bookkeeping from."""
+    title = " ".join(title.split())[:120]
+    parts = [f"{kind}: {title}"]
+    if body.strip():
+        parts.append(body.strip())
+    extra = "".join(f"\n{k}: {' '.join(str(v).split())}" for k, v in (trailers or {}).items() if v)
+    parts.append(f"{TRAILER_OP}: {op_id}\n{TRAILER_KIND}: {kind}{extra}")
+    return "\n\n".join(parts) + "\n"
