@@ -25,8 +25,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "plan": _FOUNDATION | {"layers", "repo", "pages"},
     "gates": _FOUNDATION | {"layers", "repo", "pages", "plan"},
     "index": _FOUNDATION | {"layers", "repo", "pages"},
-    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index"},
-    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "write"},
+    # Maintenance: builds the changes of garden, delete, merge, rename, recompile for the gates to judge.
+    "garden": _FOUNDATION | {"layers", "repo", "pages", "plan", "gates", "index"},
+    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden"},
+    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "write"},
     "__main__": {"cli"},
     "__init__": set(),
 }

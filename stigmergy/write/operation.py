@@ -6,6 +6,7 @@ import) is a function in `stigmergy.write` that, with the writer lock held and `
 
     op = Operation.start("delete")
     verdict = judge(repo, plan, op.info())            # the preservation gates; a verdict, never an exception
+    # (or judge_changes(repo, changes, op.info()) for changes the pipeline rendered itself)
     outcome = commit_verdict(repo, op, title, verdict, manifest={...})
 
 `commit_verdict` commits the verdict's changes when the gates accept and records a refused operation
@@ -22,6 +23,7 @@ from typing import Any
 from stigmergy.gates.authorship import record_own_commit
 from stigmergy.gates.context import OperationInfo
 from stigmergy.gates.engine import Verdict, evaluate
+from stigmergy.gates.engine import judge as judge_rendered
 from stigmergy.plan.schema import Plan
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.operations import Repository, apply_and_commit, utc_now
@@ -63,7 +65,15 @@ def refusal(verdict: Verdict) -> Refusal:
 
 
 def judge(repo: Repository, plan: Plan, op: OperationInfo) -> Verdict:
+    """The gates' verdict on a plan (a planner's proposal)."""
     return evaluate(plan, repo.root, repo.settings, op)
+
+
+def judge_changes(
+    repo: Repository, changes: Mapping[str, str | None], op: OperationInfo, records: tuple[str, ...] = ()
+) -> Verdict:
+    """The gates' verdict on changes code rendered itself (garden, delete, merge, rename, recompile)."""
+    return judge_rendered(changes, repo.root, repo.settings, op, records)
 
 
 def commit(
