@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import git, run_cli
 
-from stigmergy.capture.evidence import LocalEvidenceStore
+from stigmergy.repo.evidence import LocalEvidenceStore
 from stigmergy.repo.layout import Layout
 
 CUSTOMERS = Path(__file__).resolve().parent.parent / "sample_corpus" / "customers"
