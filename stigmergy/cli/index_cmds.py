@@ -154,18 +154,19 @@ hooks_app = typer.Typer(help="Git hooks that keep the index current.", no_args_i
 def hooks_install(
     ctx: typer.Context,
     server: Annotated[Path | None, typer.Option("--server", help="A bare repository: install post-receive there.")] = None,
-    checkout: Annotated[Path | None, typer.Option("--checkout", help="With --server: the checkout to update and index.")] = None,
+    checkout: Annotated[
+        Path | None, typer.Option("--checkout", help="With --server: the checkout to update and index (else only the gate).")
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Install post-commit/merge/checkout/rewrite hooks (or, with --server, a post-receive hook)."""
-    from stigmergy.errors import UsageError
+    """Install post-commit/merge/checkout/rewrite hooks (or, with --server, a post-receive hook that indexes
+    and a pre-receive hook that runs the preservation gates on every pushed commit)."""
     from stigmergy.index.hooks import install, install_server
 
     app_ctx = reading(ctx, None, json_out)
     as_json = app_ctx.json
     if server is not None:
-        if checkout is None:
-            raise UsageError("--server needs --checkout PATH (the working copy to update and index)")
+        # Without --checkout the server gets the gate alone (pre-receive), no index.
         changes = install_server(server, checkout)
     else:
         changes = install(app_ctx.require_root())
@@ -184,6 +185,26 @@ def hooks_uninstall(
     app_ctx = reading(ctx, None, json_out)
     as_json = app_ctx.json
     _print_changes(uninstall(server if server is not None else app_ctx.require_root()), as_json)
+
+
+@hooks_app.command("pre-receive", hidden=True)
+def hooks_pre_receive(ctx: typer.Context) -> None:
+    """Run by the server's pre-receive hook: judge every pushed commit by the gates; exit 1 rejects the push."""
+    from stigmergy.gates.history import audit_push
+    from stigmergy.repo.git import Git
+
+    app_ctx: AppContext = ctx.obj
+    commits, findings = audit_push(Git(Path.cwd()), sys.stdin.read().splitlines(), app_ctx.settings)
+    if not findings:
+        return
+    err = console(stderr=True)
+    err.print(f"stigmergy: push rejected: {len(findings)} preservation gate rule(s) broken in {commits} commit(s)",
+              markup=False, highlight=False)
+    for f in findings:
+        err.print("  " + f.render(), markup=False, highlight=False)
+    err.print("stigmergy: keep cited lines, attributions, source pages and contradiction blocks as they are; "
+              "uncited lines may be added or edited freely", markup=False, highlight=False)
+    raise typer.Exit(1)
 
 
 def _print_changes(changes: list[Any], as_json: bool) -> None:

@@ -1,6 +1,10 @@
-"""`stigmergy lint`: parse options, call `lint_repository`, render. Exit 4 when anything is found."""
+"""`stigmergy lint`: parse options, call `lint_repository` and the history audit, render. Exit 4 when
+anything fails: an error finding, a commit since the last clean check that broke a gate rule, or (with
+--strict) a person's uncited line."""
 
 from __future__ import annotations
+
+from typing import Annotated
 
 import typer
 
@@ -8,22 +12,44 @@ from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import EXIT_CHECK
 
 
-def lint(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
-    """Check the whole repository against the page, citation and contradiction contracts."""
+def lint(
+    ctx: typer.Context,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Information findings (a person's uncited lines) fail too.")] = False,
+    accept_history: Annotated[
+        bool, typer.Option("--accept-history", help="Mark history up to HEAD as reviewed after reading its findings.")
+    ] = False,
+) -> None:
+    """Check the whole repository against the page, citation and contradiction contracts, and the commits
+    since the last clean check against the gates."""
+    from stigmergy.gates.history import audit_since_last_check, mark_checked
     from stigmergy.gates.lint import lint_repository
 
     app_ctx = reading(ctx, as_reader, json_out)
-    report = lint_repository(app_ctx.require_root(), app_ctx.settings)
+    root = app_ctx.require_root()
+    report = lint_repository(root, app_ctx.settings, strict=strict)
+    history = audit_since_last_check(root, app_ctx.settings)
+    if accept_history and history.head:
+        mark_checked(root, history.head)
+    history_fails = not history.ok and not accept_history
     if app_ctx.json:
-        print_json(report.to_dict())
+        print_json({**report.to_dict(), "ok": report.ok and not history_fails, "history": history.to_dict()})
     else:
         for f in report.findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
-            typer.echo(f"{where}  [{f.rule}]  {f.message}")
+            tag = f"{f.rule}, info" if f.severity == "info" else f.rule
+            typer.echo(f"{where}  [{tag}]  {f.message}")
+        for h in history.findings:
+            typer.echo(f"history: {h.render()}")
         counts = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {rule}" for rule, n in counts.items()) or "no findings"
         typer.echo(f"{report.pages} pages, {report.sources} sources: {summary}")
-    if not report.ok:
+        if history.commits or history.findings:
+            verdict = "clean" if history.ok else f"{len(history.findings)} gate rule(s) broken"
+            typer.echo(f"history: {history.commits} commit(s) since the last clean check: {verdict}"
+                       + ("; accepted as reviewed" if accept_history and not history.ok else ""))
+    if not report.ok or history_fails:
         raise typer.Exit(EXIT_CHECK)
 
 

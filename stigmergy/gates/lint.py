@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,10 @@ class Finding:
     path: str
     line: int | None
     message: str
+    severity: str = "error"  # error | info (a person's uncited line: legitimate, shown, fails only --strict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "path": self.path, "line": self.line, "message": self.message}
+        return {"rule": self.rule, "path": self.path, "line": self.line, "message": self.message, "severity": self.severity}
 
 
 @dataclass(frozen=True)
@@ -39,17 +40,21 @@ class LintReport:
     pages: int = 0
     sources: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    strict: bool = False
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not any(f.severity == "error" or self.strict for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
+            "strict": self.strict,
             "pages": self.pages,
             "sources": self.sources,
             "counts": dict(sorted(Counter(f.rule for f in self.findings).items())),
+            "errors": sum(1 for f in self.findings if f.severity == "error"),
+            "info": sum(1 for f in self.findings if f.severity == "info"),
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -319,10 +324,32 @@ class _Linter:
             if ptype not in ("entity", "project") and inbound[rel] == 0:
                 self.add("orphan", rel, None, "no page links here")
         self.check_copies()
+        self.mark_human_lines()
         findings = sorted(self.findings, key=lambda f: (f.path, f.line or 0, f.rule, f.message))
-        return LintReport(tuple(findings), pages=len(pages), sources=len(sources))
+        return LintReport(tuple(findings), pages=len(pages), sources=len(sources), strict=self.strict)
+
+    strict = False
+
+    def mark_human_lines(self) -> None:
+        """An uncited line a person wrote is legitimate (people add context): information, not a failure."""
+        uncited = [f for f in self.findings if f.rule == "uncited-line" and f.line is not None]
+        if not uncited:
+            return
+        from stigmergy.gates.authorship import Authorship
+
+        authorship = Authorship(self.root)
+        authorship.prefetch(sorted({f.path for f in uncited}))
+        human = {f.path: authorship.human_lines(f.path) for f in uncited}
+        self.findings = [
+            replace(f, severity="info", message="uncited line written by a person")
+            if f.rule == "uncited-line" and f.line in human.get(f.path, ()) else f
+            for f in self.findings
+        ]
 
 
-def lint_repository(root: Path, settings: Settings) -> LintReport:
-    """Check every source and wiki page under `root`. Never writes."""
-    return _Linter(Path(root), settings).run()
+def lint_repository(root: Path, settings: Settings, *, strict: bool = False) -> LintReport:
+    """Check every source and wiki page under `root`. Never writes. With `strict`, information findings
+    (a person's uncited lines) fail too."""
+    linter = _Linter(Path(root), settings)
+    linter.strict = strict
+    return linter.run()

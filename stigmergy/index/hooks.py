@@ -28,6 +28,7 @@ BEGIN = "# >>> stigmergy index hook (added by `stigmergy hooks install`; remove 
 END = "# <<< stigmergy index hook <<<"
 CLIENT_HOOKS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 SERVER_HOOKS = ("post-receive",)
+GATE_HOOKS = ("pre-receive",)  # the preservation gates on every pushed commit (gates/history.py)
 SHEBANG = "#!/bin/sh"
 _GIT_ENV = "GIT_DIR GIT_INDEX_FILE GIT_WORK_TREE GIT_PREFIX GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_QUARANTINE_PATH"
 
@@ -75,6 +76,19 @@ def _server_block(python: str, checkout: Path) -> str:
     )
 
 
+def _gate_block(python: str) -> str:
+    # Keeps git's object environment (a push's objects wait in quarantine until this hook says yes). The
+    # ref list is read once and handed on, so hook lines after ours still get it on stdin.
+    py = shlex.quote(python)
+    return (
+        f"{BEGIN}\n"
+        'stigmergy_refs="$(mktemp)" && cat >"$stigmergy_refs"\n'
+        f'{py} -m stigmergy hooks pre-receive <"$stigmergy_refs" || {{ rm -f "$stigmergy_refs"; exit 1; }}\n'
+        'exec <"$stigmergy_refs"; rm -f "$stigmergy_refs"\n'
+        f"{END}\n"
+    )
+
+
 def _strip_block(text: str) -> tuple[str, bool]:
     lines = text.splitlines(keepends=True)
     out, inside, found = [], False, False
@@ -116,27 +130,32 @@ def install(repo: Path, python: str | None = None) -> list[HookChange]:
     return [HookChange(h, str(hooks / h), _write_hook(hooks / h, block)) for h in CLIENT_HOOKS]
 
 
-def install_server(bare: Path, checkout: Path, python: str | None = None) -> list[HookChange]:
-    """Install a post-receive hook in the bare repository `bare` that fast-forwards `checkout` (cloned now
-    if absent) and indexes it on every push."""
+def install_server(bare: Path, checkout: Path | None, python: str | None = None) -> list[HookChange]:
+    """Install, in the bare repository `bare`, a pre-receive hook that rejects a push whose commits break a
+    preservation gate, and (given `checkout`) a post-receive hook that fast-forwards `checkout` (cloned
+    now if absent) and indexes it on every push."""
     out = subprocess.run(["git", "rev-parse", "--is-bare-repository"], cwd=bare, capture_output=True, text=True)
     if out.stdout.strip() != "true":
         raise UsageError(f"{bare} is not a bare repository", hint="pass the bare repository people push to")
-    checkout = checkout.resolve()
-    if not checkout.exists():
-        cloned = subprocess.run(["git", "clone", "-q", str(bare.resolve()), str(checkout)], capture_output=True, text=True)
-        if cloned.returncode != 0:
-            raise UsageError(f"could not clone {bare} into {checkout}: {cloned.stderr.strip()}")
     hooks = _hooks_dir(bare)
-    block = _server_block(python or sys.executable, checkout)
-    return [HookChange(h, str(hooks / h), _write_hook(hooks / h, block)) for h in SERVER_HOOKS]
+    changes = []
+    if checkout is not None:
+        checkout = checkout.resolve()
+        if not checkout.exists():
+            cloned = subprocess.run(["git", "clone", "-q", str(bare.resolve()), str(checkout)], capture_output=True, text=True)
+            if cloned.returncode != 0:
+                raise UsageError(f"could not clone {bare} into {checkout}: {cloned.stderr.strip()}")
+        block = _server_block(python or sys.executable, checkout)
+        changes = [HookChange(h, str(hooks / h), _write_hook(hooks / h, block)) for h in SERVER_HOOKS]
+    gate = _gate_block(python or sys.executable)
+    return changes + [HookChange(h, str(hooks / h), _write_hook(hooks / h, gate)) for h in GATE_HOOKS]
 
 
 def uninstall(repo: Path) -> list[HookChange]:
     """Remove our block from every hook; delete a hook file only when nothing but our block was in it."""
     hooks = _hooks_dir(repo)
     changes = []
-    for h in (*CLIENT_HOOKS, *SERVER_HOOKS):
+    for h in (*CLIENT_HOOKS, *SERVER_HOOKS, *GATE_HOOKS):
         path = hooks / h
         if not path.exists():
             continue
@@ -180,7 +199,7 @@ def run_hook_index(root: Path, run: Callable[[], object]) -> int:
 def installed(repo: Path) -> dict[str, bool]:
     hooks = _hooks_dir(repo)
     return {h: (hooks / h).is_file() and BEGIN in (hooks / h).read_text(encoding="utf-8") for h in
-            (*CLIENT_HOOKS, *SERVER_HOOKS)}
+            (*CLIENT_HOOKS, *SERVER_HOOKS, *GATE_HOOKS)}
 
 
 __all__ = ["install", "install_server", "installed", "run_hook_index", "uninstall", "HookChange"]

@@ -127,6 +127,58 @@ class Git:
         assert head is not None
         return head
 
+    def raw_changes(self, shas: Sequence[str], against: str | None = None) -> dict[str, list[dict[str, str | None]]]:
+        """Per commit, what it changed against its first parent (or `against`): path, action
+        (add | delete | modify), and the blob ids before and after. One process per 200 commits."""
+        out: dict[str, list[dict[str, str | None]]] = {}
+        mark = "\x1estigmergy-commit "
+        for i in range(0, len(shas), 200):
+            chunk = list(shas[i : i + 200])
+            args = ["-c", "core.quotePath=false", "show", "--raw", "--no-renames", "--no-abbrev", "-z", "--root",
+                    "--diff-merges=first-parent", f"--format={mark}%H", *chunk]
+            raw = self.run_bytes(*args).decode("utf-8", "surrogateescape")
+            for block in raw.split(mark)[1:]:
+                sha, _, rest = block.partition("\n")
+                tokens = rest.split("\0")
+                entries: list[dict[str, str | None]] = []
+                j = 0
+                while j < len(tokens):
+                    meta = tokens[j].strip("\n")
+                    if not meta.startswith(":"):
+                        j += 1
+                        continue
+                    path = tokens[j + 1] if j + 1 < len(tokens) else ""
+                    j += 2
+                    fields = meta[1:].split()
+                    before, after, status = fields[2], fields[3], fields[4]
+                    entries.append({
+                        "path": path,
+                        "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
+                        "before": None if set(before) == {"0"} else before,
+                        "after": None if set(after) == {"0"} else after,
+                    })
+                out[sha.strip("\0\n ")] = entries
+        return out
+
+    def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """Object contents for `oids` (blob ids or `rev:path`) from one `git cat-file --batch`; absent ones
+        are left out."""
+        if not oids:
+            return {}
+        raw = self.run_bytes("cat-file", "--batch", input=("\n".join(oids) + "\n").encode("utf-8", "surrogateescape"))
+        out: dict[str, bytes] = {}
+        pos = 0
+        for oid in oids:
+            nl = raw.index(b"\n", pos)
+            header = raw[pos:nl].split()
+            pos = nl + 1
+            if len(header) < 3 or header[-1] == b"missing" or header[1] == b"missing":
+                continue
+            size = int(header[2])
+            out[oid] = raw[pos : pos + size]
+            pos += size + 1
+        return out
+
     def git_dir(self) -> Path:
         """The repository's git directory (`.git` at the root, else what git says)."""
         plain = self.root / ".git"

@@ -67,37 +67,7 @@ def operation_commits(repo: Repository, since: str | None) -> list[OpCommit]:
 
 
 def _changes(repo: Repository, shas: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """Per commit: (path, action, before blob, after blob) from one `git show --raw`."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for i in range(0, len(shas), 200):
-        chunk = shas[i : i + 200]
-        raw = repo.git.run_bytes(
-            "-c", "core.quotePath=false", "show", "--raw", "--no-renames", "--no-abbrev", "-z", "--root",
-            f"--format={_MARK}%H", *chunk,
-        ).decode("utf-8", "surrogateescape")
-        for block in raw.split(_MARK)[1:]:
-            sha, _, rest = block.partition("\n")
-            tokens = [t for t in rest.split("\0")]
-            entries = []
-            j = 0
-            while j < len(tokens):
-                meta = tokens[j].strip("\n")
-                if not meta.startswith(":"):
-                    j += 1
-                    continue
-                path = tokens[j + 1] if j + 1 < len(tokens) else ""
-                j += 2
-                fields = meta[1:].split()
-                before, after, status = fields[2], fields[3], fields[4]
-                action = {"A": "add", "D": "delete"}.get(status[:1], "modify")
-                entries.append({
-                    "path": path,
-                    "action": action,
-                    "before": None if before == _ZERO else before,
-                    "after": None if after == _ZERO else after,
-                })
-            out[sha.strip("\0\n ")] = entries
-    return out
+    return repo.git.raw_changes(shas)
 
 
 def _patches(repo: Repository, shas: list[str]) -> dict[str, bytes]:
@@ -117,22 +87,7 @@ def _patches(repo: Repository, shas: list[str]) -> dict[str, bytes]:
 
 
 def _blobs(repo: Repository, oids: list[str]) -> dict[str, bytes]:
-    """Blob contents for `oids` from one `git cat-file --batch`."""
-    if not oids:
-        return {}
-    raw = repo.git.run_bytes("cat-file", "--batch", input=("\n".join(oids) + "\n").encode())
-    out: dict[str, bytes] = {}
-    pos = 0
-    for oid in oids:
-        nl = raw.index(b"\n", pos)
-        header = raw[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        size = int(header[2])
-        out[oid] = raw[pos : pos + size]
-        pos += size + 1
-    return out
+    return repo.git.blobs(oids)
 
 
 _REFUSED = re.compile(r"^refused by gate ", re.M)
