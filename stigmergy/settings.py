@@ -85,6 +85,19 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
+class AnswerSettings:
+    """`stigmergy ask`: the answerer (deterministic, or a model whose sentences the verifier checks)."""
+
+    kind: str = "deterministic"  # deterministic | openai | anthropic | planner (the [planner] endpoint)
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    timeout_seconds: float = 60.0
+    max_tokens: int = 1024
+    k: int = 8  # pages retrieved for an answer
+
+
+@dataclass(frozen=True)
 class LayerSettings:
     name: str
     readers: tuple[str, ...] = ("*",)
@@ -100,6 +113,7 @@ class Settings:
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    answer: AnswerSettings = field(default_factory=AnswerSettings)
     layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
 
     def layer(self, name: str) -> LayerSettings:
@@ -123,6 +137,7 @@ _SECTIONS = {
     "embedder": EmbedderSettings,
     "index": IndexSettings,
     "search": SearchSettings,
+    "answer": AnswerSettings,
 }
 
 

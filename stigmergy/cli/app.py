@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from stigmergy.cli import (
+    agent_cmds,
     capture_cmds,
     file_cmds,
     index_cmds,
@@ -30,7 +31,7 @@ from stigmergy.repo.layout import find_root
 from stigmergy.settings import load_settings
 
 # Every command module, in `--help` order. Each exposes `register(app)`; importing one registers nothing.
-COMMAND_MODULES = (capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds)
+COMMAND_MODULES = (capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds, agent_cmds)
 
 
 class _Group(TyperGroup):

@@ -1,0 +1,103 @@
+"""Question terms: tokens, Porter stems (the same stemmer family as the index's FTS5 `porter` tokenizer),
+and how much each term tells, measured on the reader's own part of the index."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from stigmergy.index.scope import marks
+
+# Words that shape a question but say nothing about what it asks for.
+STOPWORDS = frozenset(
+    "a an and are as at be been being but by can could did do does doing for from had has have how i if in "
+    "into is it its me my of on or our out so than that the their them then there these they this those to "
+    "up us was we were what when where which while who whom whose why will with would you your about after "
+    "before should any all also just more most much many some such very per one tell know say said says "
+    "wiki lanternfish".split()
+)
+_TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
+_DF_PROBE = 5000  # document frequencies above this count as "everywhere"
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    w = word.casefold()
+    if w.endswith("'s") or w.endswith("’s"):
+        w = w[:-2]
+    return _stemmer().stemWord(w)
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens, keeping `4.0`, `eu-west-2`, `Q1` whole."""
+    return [t.strip(".-") for t in _TOKEN_RE.findall(text.replace("’", "'")) if t.strip(".-")]
+
+
+def stems(text: str) -> set[str]:
+    """Every stem of `text`, plus the parts of hyphenated or dotted tokens (`eu-west-2` also gives `west`)."""
+    out: set[str] = set()
+    for tok in tokens(text):
+        out.add(stem(tok))
+        if "-" in tok or "." in tok:
+            out.update(stem(p) for p in re.split(r"[.\-]", tok) if p)
+    return out
+
+
+@dataclass(frozen=True)
+class Term:
+    word: str  # as written in the question
+    stem: str
+    name: bool  # capitalised inside the question: a name of something
+    figure: bool  # holds a digit (Q1, 2026, 4.0): must be matched exactly
+    weight: float = 1.0
+
+
+def question_terms(question: str) -> list[Term]:
+    out: list[Term] = []
+    seen: set[str] = set()
+    for i, tok in enumerate(tokens(question)):
+        low = tok.casefold()
+        if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
+            continue
+        s = stem(tok)
+        if s in seen:
+            continue
+        seen.add(s)
+        figure = any(ch.isdigit() for ch in tok)
+        # The first word of a question is capitalised by grammar, not because it names something.
+        name = not figure and tok[:1].isupper() and i > 0
+        out.append(Term(tok, s, name, figure))
+    return out
+
+
+def weigh(conn: Any, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
+    """Each term weighted by its inverse document frequency over the fragments of the reader's layers (a
+    term in every fragment tells nothing; a term the reader's wiki never uses gets the highest weight, so
+    that a question about it cannot be answered by its other words)."""
+    if not terms:
+        return []
+    if not layers:
+        return [Term(t.word, t.stem, t.name, t.figure, 1.0) for t in terms]
+    lay = marks(layers)
+    n = conn.execute(
+        f"SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page WHERE p.layer IN ({lay})", layers
+    ).fetchone()[0] or 1
+    out = []
+    for t in terms:
+        query = '"' + t.word.replace('"', '""') + '"'
+        # A quoted FTS5 string is always valid syntax: tokens hold only word characters, '.' and '-'.
+        df = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? AND layer IN ({lay}) LIMIT ?)",
+            (query, *layers, _DF_PROBE)).fetchone()[0]
+        out.append(Term(t.word, t.stem, t.name, t.figure, math.log(1 + n / (df + 0.5))))
+    return out
