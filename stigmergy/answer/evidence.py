@@ -44,6 +44,7 @@ class Line:
     headings: tuple[str, ...]
     cites: tuple[Cite, ...]  # the source lines it rests on (a source line: itself)
     rank: int  # the search rank of its page (1 = best)
+    before: str = ""  # a source sentence's preceding sentence in the same paragraph ("The pilot is worth …")
 
     @property
     def wiki_cite(self) -> Cite:
@@ -103,8 +104,8 @@ _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"”')]?\s+(?=[A-Z0-9£$€\"“(])")
 
 
-def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[int, int, str]]:
-    """A source's text as (first line, last line, sentence): hard-wrapped paragraphs and list items are
+def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[int, int, str, bool]]:
+    """A source's text as (first line, last line, sentence, first of its paragraph): hard-wrapped paragraphs and list items are
     joined, then split into sentences, each citing exactly the lines it spans."""
     blocks: list[list[tuple[int, str]]] = []
     for offset, raw in enumerate(content):
@@ -118,7 +119,7 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
         if not blocks or not blocks[-1] or _MARKER_RE.match(raw):
             blocks.append([])
         blocks[-1].append((n, raw.strip()))
-    units: list[tuple[int, int, str]] = []
+    units: list[tuple[int, int, str, bool]] = []
     for block in blocks:
         if not block:
             continue
@@ -128,13 +129,13 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
             text += part + " "
         pos = 0
         pieces = _SENTENCE_END_RE.split(text.rstrip())
-        for piece in pieces:
+        for i, piece in enumerate(pieces):
             at = text.index(piece, pos)
             end = at + len(piece)
             pos = end
             a = max(n for off, n in starts if off <= at)
             b = max(n for off, n in starts if off < end)
-            units.append((a, b, piece.strip()))
+            units.append((a, b, piece.strip(), i == 0))
     return units
 
 
@@ -148,14 +149,16 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
         if page["type"] == "source":
             # The H1 is the title, not a statement of the source.
             body_from = next((i + 1 for i, t in enumerate(content) if t.startswith("# ")), 0)
-            for a, b, sentence in _source_units(content, first, body_from):
+            previous = ""
+            for a, b, sentence, starts_block in _source_units(content, first, body_from):
+                before, previous = ("" if starts_block else previous), sentence
                 text = claim_text(sentence).strip()
                 if not text or (page["path"], a, text) in seen:
                     continue
                 seen.add((page["path"], a, text))
                 cited = "\n".join(content[a - first : b - first + 1])
                 lines.append(Line(page["path"], page["title"], page["type"], page["layer"], a, sentence, text,
-                                  _headings(page, a), (Cite(page["path"], a, b, cited),), rank))
+                                  _headings(page, a), (Cite(page["path"], a, b, cited),), rank, before))
             continue
         evidence = {e["line"]: e for e in page.get("evidence", [])}
         for offset, raw in enumerate(content):

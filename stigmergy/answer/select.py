@@ -3,12 +3,15 @@ threshold, otherwise keep the best lines, grouped by page (best page first, line
 
 A line's score is the share of the question's weight (idf over the reader's fragments) that the line
 supports, where a term counts in full when the line itself says it and at `CONTEXT_CREDIT` when only its
-page title or heading trail does ("Revenue — Q1 2026: £1.88M" under "Quarterly report — Q1 2026").
+context does: the page title, the heading trail, and for a source sentence the sentence before it
+("Revenue — Q1 2026: £1.88M" under "Quarterly report — Q1 2026"). The question's figures (Q1, 2026, 4.0)
+are constraints, not weight: each must be in the line or its context, exactly. A name the line does not
+say counts half when it is one of the wiki's recurring subjects (in at least 5% of the reader's
+fragments: "Lanternfish Labs' revenue" in a company wiki), since those are mostly implied, never said.
 A line is eligible only when
-- it says at least one of the question's non-name terms itself (a line that merely shares the names
-  answers nothing about them),
-- every figure of the question (Q1, 2026, 4.0) is in the line or its context, exactly,
-- it names at least one of the question's names when the question has names,
+- it says at least one of the question's words that is neither a name nor a figure itself (a line that
+  merely shares the names answers nothing about them),
+- every figure of the question is in the line or its context,
 - it holds the kind of thing the question asks for: a date for `when`, a number for `how many/much/long`.
 The answer is given when the best eligible line scores at least `ANSWER_THRESHOLD`; other lines join it
 when they score at least `KEEP_RATIO` of the best. Documented in docs/agents.md.
@@ -62,32 +65,31 @@ def _has_kind(text: str, kind: str | None) -> bool:
 
 def score_line(line: Line, terms: list[Term], kind: str | None) -> Scored | None:
     own = stems(line.text)
-    context = stems(line.title + " " + " ".join(line.headings))
-    total = sum(t.weight for t in terms) or 1.0
+    context = stems(" ".join([line.title, *line.headings, line.before]))
+    weighed = [t for t in terms if not t.figure]
+    total = sum(t.weight for t in weighed)
     got = 0.0
     matched: list[str] = []
     said_topic = False
-    names = [t for t in terms if t.name]
-    named = False
     for t in terms:
         if t.stem in own:
-            got += t.weight
             matched.append(t.word)
-            said_topic = said_topic or not (t.name or t.figure)
-            named = named or t.name
+            if not t.figure:
+                got += t.weight
+                said_topic = said_topic or not t.name
         elif t.stem in context:
-            got += CONTEXT_CREDIT * t.weight
             matched.append(t.word)
-            named = named or t.name
+            if not t.figure:
+                got += CONTEXT_CREDIT * t.weight
         elif t.figure:
             return None  # a figure the question names (Q1, 2026) is a constraint, not a hint
+        elif t.name and t.common:
+            total -= t.weight / 2
     if not said_topic and any(not (t.name or t.figure) for t in terms):
-        return None
-    if names and not named:
         return None
     if not _has_kind(line.text, kind):
         return None
-    return Scored(line, got / total, tuple(matched))
+    return Scored(line, got / total if total else 1.0, tuple(matched))
 
 
 def select(lines: tuple[Line, ...], terms: list[Term], question: str, *, keep_ratio: float = KEEP_RATIO,

@@ -17,10 +17,12 @@ STOPWORDS = frozenset(
     "into is it its me my of on or our out so than that the their them then there these they this those to "
     "up us was we were what when where which while who whom whose why will with would you your about after "
     "before should any all also just more most much many some such very per one tell know say said says "
-    "wiki lanternfish".split()
+    "wiki go goes going went gone get gets got become becomes became come comes came make makes made take "
+    "takes took".split()
 )
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
+COMMON_SHARE = 0.05
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +62,7 @@ class Term:
     name: bool  # capitalised inside the question: a name of something
     figure: bool  # holds a digit (Q1, 2026, 4.0): must be matched exactly
     weight: float = 1.0
+    common: bool = False  # in at least COMMON_SHARE of the reader's fragments: the wiki's recurring subject
 
 
 def question_terms(question: str) -> list[Term]:
@@ -99,5 +102,5 @@ def weigh(conn: Any, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
         df = conn.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? AND layer IN ({lay}) LIMIT ?)",
             (query, *layers, _DF_PROBE)).fetchone()[0]
-        out.append(Term(t.word, t.stem, t.name, t.figure, math.log(1 + n / (df + 0.5))))
+        out.append(Term(t.word, t.stem, t.name, t.figure, math.log(1 + n / (df + 0.5)), df >= COMMON_SHARE * n))
     return out
