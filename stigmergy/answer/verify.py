@@ -14,6 +14,11 @@ _STARTERS = STOPWORDS | frozenset(
     "overall however according both yes no there this these in on at as after before since during then also "
     "based while although because so".split()
 )
+# Dates are checked as figures (normalised), so their month and day names are not names.
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december jan feb mar apr "
+    "jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday".split()
+)
 
 
 def unsupported(sentence: str, cited_text: str) -> list[str]:
@@ -24,7 +29,7 @@ def unsupported(sentence: str, cited_text: str) -> list[str]:
     for i, tok in enumerate(tokens(sentence)):
         if not tok[:1].isupper() or any(ch.isdigit() for ch in tok):
             continue
-        if i == 0 and tok.casefold() in _STARTERS:
+        if (i == 0 and tok.casefold() in _STARTERS) or tok.casefold() in _CALENDAR:
             continue
         if not (stems(tok) <= support):
             problems.append(f"name {tok!r}")

@@ -142,9 +142,11 @@ def capture(s: Session, text: str, title: str | None = None, occurred_at: str | 
     """File `text` through the normal path (evidence, source page, planner, gates, one commit) as the
     reader. Only with --allow-capture, and only into a layer the reader may read."""
     from stigmergy.capture.inputs import InputItem
-    from stigmergy.capture.service import CaptureOptions, capture as run_capture, resume
+    from stigmergy.capture.queue import CaptureOptions, validate_options
     from stigmergy.index.scope import readable_layers
     from stigmergy.repo.operations import Repository
+    from stigmergy.write.capture import capture as run_capture
+    from stigmergy.write.capture import resume
 
     if not s.allow_capture:
         raise UsageError("capture is off on this server", hint="start it with `stigmergy mcp --allow-capture`")
@@ -160,6 +162,7 @@ def capture(s: Session, text: str, title: str | None = None, occurred_at: str | 
     options = CaptureOptions(title=title, occurred_at=occurred_at, submitted_by=s.reader or "unknown", layer=layer,
                              project=project, resolves=resolves, rationale=rationale, origin="mcp")
     repo = Repository(s.root, s.settings)
+    validate_options(repo, options)
     with repo.lock():
         resume(repo, s.env)
         outcomes = run_capture(repo, [item], options, env_vars=s.env)
