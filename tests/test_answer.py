@@ -10,13 +10,20 @@ import pytest
 from conftest import run_cli
 from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
 from test_index_support import HashEmbedder, RepoBuilder
-from test_llm_planners import Server, openai_reply, server  # noqa: F401 - the fixture
+from test_llm_planners import Server, openai_reply
 
 from stigmergy.answer.service import REFUSAL, ask
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.errors import ConfigError, UsageError
 from stigmergy.index.search import Searcher
 from stigmergy.settings import load_settings
+
+
+@pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    s = Server()
+    yield s
+    s.close()
 
 
 @pytest.fixture

@@ -69,7 +69,6 @@ def test_tools_and_scope_in_process(repo: RepoBuilder) -> None:
         assert hits and CANARY not in json.dumps(hits) and "layers/board" not in result.content[0].text
     [board] = _calls(repo, BOARD, [("search", query)])
     assert any(h["path"].startswith("layers/board/") for h in board.structured_content["hits"])
-    assert CANARY in json.dumps(board.structured_content["hits"])
 
 
 def test_read_fragment_and_errors_match_the_cli(repo: RepoBuilder) -> None:
@@ -205,4 +204,4 @@ def test_stdio_server_as_a_real_subprocess(tmp_path: Path, tmp_path_factory: pyt
     a = ask.structured_content
     assert a["answered"] and "2 March 2026" in a["sentences"][0]["text"] and a["index"]["stale"] is False
     [board] = serve(BOARD, [("search", query)])
-    assert CANARY in json.dumps(board.structured_content["hits"])
+    assert any(h["path"].startswith("layers/board/") for h in board.structured_content["hits"])
