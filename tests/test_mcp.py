@@ -205,3 +205,15 @@ def test_stdio_server_as_a_real_subprocess(tmp_path: Path, tmp_path_factory: pyt
     assert a["answered"] and "2 March 2026" in a["sentences"][0]["text"] and a["index"]["stale"] is False
     [board] = serve(BOARD, [("search", query)])
     assert any(h["path"].startswith("layers/board/") for h in board.structured_content["hits"])
+
+
+def test_help_does_not_import_the_agents_stack() -> None:
+    code = (
+        "import sys\nfrom stigmergy.cli.app import main\nsys.argv = ['stigmergy', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('mcp', 'uvicorn', 'starlette', 'httpx2', 'snowballstemmer', 'stigmergy.answer.service') "
+        "if m in sys.modules]\nprint('HEAVY', heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
