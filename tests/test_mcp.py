@@ -155,11 +155,11 @@ def test_http_transport_needs_the_bearer_token(repo: RepoBuilder) -> None:
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
         headers = {"accept": "application/json, text/event-stream"}
         for auth in ({}, {"authorization": "Bearer wrong-token-wrong-token"}, {"authorization": TOKEN}):
-            r = httpx2.post(url, json=init, headers={**headers, **auth}, timeout=10)
+            r = httpx2.post(url, json=init, headers={**headers, **auth}, timeout=60)
             assert r.status_code == 401, auth
 
         async def main() -> tuple[Any, Any]:
-            async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
+            async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=120) as http:
                 async with Client(streamable_http_client(url, http_client=http)) as client:
                     return await client.list_tools(), await client.call_tool("read", {"refs": ["wiki/notes/Q1 report.md#1"]})
 

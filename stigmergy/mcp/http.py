@@ -60,6 +60,9 @@ def serve_http(session: Session, token: str, port: int) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port))
+        # Listening before the URL is announced: a client that connects at once waits in the backlog
+        # until the server accepts, instead of being refused.
+        sock.listen(128)
     except OSError as exc:
         sock.close()
         raise ConfigError(f"cannot listen on {HOST}:{port}: {exc.strerror}") from exc
