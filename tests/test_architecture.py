@@ -28,7 +28,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Maintenance: builds the changes of garden, delete, merge, rename, recompile for the gates to judge.
     "garden": _FOUNDATION | {"layers", "repo", "pages", "plan", "gates", "index"},
     "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden"},
-    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "write"},
+    # Answers from the wiki (ask): reads through index/, checks figures with the gates' normaliser.
+    "answer": _FOUNDATION | {"layers", "repo", "pages", "gates", "index"},
+    # The agents' interface: the same library calls as the CLI, beside it at the top.
+    "mcp": _FOUNDATION | {"layers", "repo", "pages", "capture", "index", "write", "answer"},
+    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "write",
+                          "answer", "mcp"},
     "__main__": {"cli"},
     "__init__": set(),
 }

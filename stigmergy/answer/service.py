@@ -16,8 +16,8 @@ from stigmergy.answer.select import ANSWER_THRESHOLD, Scored, group, select
 from stigmergy.answer.terms import Term, question_terms, stems, weigh
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.errors import UsageError
-from stigmergy.index.scope import readable_layers
 from stigmergy.index.search import Searcher
+from stigmergy.layers import readable_layers
 from stigmergy.settings import Settings
 
 MAX_QUESTION_CHARS = 1000

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import RefusedError, UsageError
+from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
 from stigmergy.settings import Settings
 
 MAX_K = 50
@@ -19,8 +19,10 @@ MAX_CONTRADICTIONS = 200
 MAX_CAPTURE_CHARS = 200_000
 
 
-class CaptureRefused(RefusedError):
+class CaptureRefused(StigmergyError):
     """A capture whose wiki change the gates refused (exit code 3 on the CLI); `details` is the outcome."""
+
+    exit_code = EXIT_REFUSED
 
     def __init__(self, message: str, details: dict[str, Any]) -> None:
         super().__init__(message)
@@ -127,7 +129,7 @@ def status(s: Session) -> dict[str, Any]:
     operation log is not here: its summaries name pages of every layer."""
     from stigmergy.index.overview import overview
     from stigmergy.index.reads import list_pages
-    from stigmergy.index.scope import readable_layers
+    from stigmergy.layers import readable_layers
 
     listed = list_pages(s.root, s.settings, s.reader, limit=1)
     view = overview(s.root, s.settings, s.reader)
@@ -143,7 +145,7 @@ def capture(s: Session, text: str, title: str | None = None, occurred_at: str | 
     reader. Only with --allow-capture, and only into a layer the reader may read."""
     from stigmergy.capture.inputs import InputItem
     from stigmergy.capture.queue import CaptureOptions, validate_options
-    from stigmergy.index.scope import readable_layers
+    from stigmergy.layers import readable_layers
     from stigmergy.repo.operations import Repository
     from stigmergy.write.capture import capture as run_capture
     from stigmergy.write.capture import resume
