@@ -27,13 +27,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     "index": _FOUNDATION | {"layers", "repo", "pages"},
     # Maintenance: builds the changes of garden, delete, merge, rename, recompile for the gates to judge.
     "garden": _FOUNDATION | {"layers", "repo", "pages", "plan", "gates", "index"},
-    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden"},
+    # History-wide work: the per-version scrub and filter-repo rewrite of an erase, purges, the residue
+    # audit, the export bundle.
+    "history": _FOUNDATION | {"layers", "repo", "pages", "index", "garden"},
+    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history"},
     # Answers from the wiki (ask): reads through index/, checks figures with the gates' normaliser.
     "answer": _FOUNDATION | {"layers", "repo", "pages", "gates", "index"},
     # The agents' interface: the same library calls as the CLI, beside it at the top.
     "mcp": _FOUNDATION | {"layers", "repo", "pages", "capture", "index", "write", "answer"},
-    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "write",
-                          "answer", "mcp"},
+    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history",
+                          "write", "answer", "mcp"},
     "__main__": {"cli"},
     "__init__": set(),
 }

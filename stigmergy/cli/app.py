@@ -17,6 +17,7 @@ from stigmergy.cli import (
     agent_cmds,
     capture_cmds,
     file_cmds,
+    history_cmds,
     index_cmds,
     lint_cmds,
     maintenance_cmds,
@@ -31,7 +32,10 @@ from stigmergy.repo.layout import find_root
 from stigmergy.settings import load_settings
 
 # Every command module, in `--help` order. Each exposes `register(app)`; importing one registers nothing.
-COMMAND_MODULES = (capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds, agent_cmds)
+COMMAND_MODULES = (
+    capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds, agent_cmds,
+    history_cmds,
+)
 
 
 class _Group(TyperGroup):

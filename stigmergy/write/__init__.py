@@ -4,6 +4,8 @@ per operation (capture -> plan -> gates -> commit), each calling the shared step
 - `capture.py`: `capture` (acknowledged captures -> source page -> filing -> commit), `file_captures`
   (`stigmergy file`), `resume` (finishes what a crash interrupted; every writing command runs it first).
 - `filing.py`: planning one capture's filing and judging the plan (`propose`, `make_planner`).
+- `erase.py`: `plan_erase` (the dry run), `run_erase`, `resume_erase` (erasure through history; the
+  work itself is in `history/`: per-version scrub, filter-repo rewrite, purges, residue audit).
 - `operation.py`: `Operation`, `judge`, `commit`, `commit_verdict`, `refusal` (see its docstring for
   how to add a pipeline).
 

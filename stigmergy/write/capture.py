@@ -160,6 +160,9 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
 
 def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[CaptureOutcome]:
     """Finish what a crash interrupted. Call with the writer lock held. Never takes back committed work."""
+    from stigmergy.write.erase import resume_erase
+
+    resume_erase(repo)  # an interrupted erase is finished first: every later step assumes its history
     rebuild_bookkeeping(repo)
     for op_id, preimages in repo.state.inflight_ops():
         # An operation that committed had its row cleared with its bookkeeping (rebuilt above if need

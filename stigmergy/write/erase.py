@@ -1,0 +1,425 @@
+"""Erase captures (or a whole layer) from everywhere this repository holds them.
+
+`plan_erase` works out what an erase would do and changes nothing (the dry run); `run_erase` does it:
+1. a journal (`.stigmergy/erase.json`) records what is being erased, so `resume` can finish the erase
+   if the process dies anywhere after this point (every later step is idempotent);
+2. remote-tracking refs that held erased commits are deleted (they would lie about the remote);
+3. every ref's history is rewritten with git-filter-repo (`rewrite.py`), the working tree follows HEAD,
+   then reflogs are expired and unreachable objects pruned;
+4. the evidence store, the state database and the index are purged (`purge.py`);
+5. one empty commit records that an erasure happened: the rationale and the sha256 of each erased id,
+   never the ids or the content;
+6. the journal is deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageError
+from stigmergy.history.rewrite import RewriteSpec, drop_unreachable, rewrite_history
+from stigmergy.history.scrub import sweep_working_tree
+from stigmergy.repo.ids import new_id
+from stigmergy.repo.layout import classify, layer_prefix
+from stigmergy.repo.operations import Repository, commit_message, utc_now
+from stigmergy.repo.state import OperationRow
+from stigmergy.settings import PUBLIC_LAYER
+
+
+class EraseRefusedError(StigmergyError):
+    """The erase will not start now (pending captures, uncommitted edits, shared evidence); exit 3."""
+
+    exit_code = EXIT_REFUSED
+
+
+JOURNAL = "erase.json"
+MAP_FILE = "erase-commit-map.json"
+
+
+@dataclass(frozen=True)
+class ErasedCapture:
+    capture_id: str
+    layer: str
+    source_path: str
+    objects: tuple[str, ...]  # evidence objects: original and readable bytes
+    operations: tuple[str, ...]  # operation ids of its capture and filing
+
+
+@dataclass(frozen=True)
+class Remote:
+    name: str
+    url: str
+    refs: tuple[str, ...]  # remote-tracking refs that held erased commits (deleted by the erase)
+
+
+@dataclass(frozen=True)
+class ErasePlan:
+    op_id: str
+    rationale: str
+    layer: str | None
+    captures: tuple[ErasedCapture, ...]
+    commits_touching: tuple[str, ...]
+    commits_rewritten: int
+    pages_changed: tuple[str, ...]
+    pages_deleted: tuple[str, ...]
+    evidence_objects: tuple[str, ...]  # originals, readable text, and patches of the erased operations
+    patches_rewritten: tuple[str, ...]  # operations of other captures whose patch names an erased one
+    remotes: tuple[Remote, ...]
+    head: str | None
+    residue: tuple[dict[str, str], ...] = field(default=())
+
+    @property
+    def erased_ids(self) -> tuple[str, ...]:
+        return tuple(c.capture_id for c in self.captures)
+
+    @property
+    def erased_hashes(self) -> tuple[str, ...]:
+        return tuple(hashlib.sha256(c.capture_id.encode()).hexdigest() for c in self.captures)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["erased_hashes"] = list(self.erased_hashes)
+        return data
+
+
+def _scan_sources(repo: Repository) -> dict[str, str]:
+    """{capture id: source page path} for every source page Git tracks."""
+    out: dict[str, str] = {}
+    for path in repo.git.ls_files("sources", "layers"):
+        kind = classify(path)
+        if kind and kind[0] == "source":
+            out[posixpath.basename(path)[:-3]] = path
+    return out
+
+
+def _artifact_objects(repo: Repository, path: str) -> tuple[str, ...]:
+    from stigmergy.pages.frontmatter import split_front_matter
+
+    try:
+        meta, _, _ = split_front_matter((repo.root / path).read_text(encoding="utf-8"))
+    except (OSError, StigmergyError):
+        return ()
+    objects: list[str] = []
+    for a in meta.get("artifacts") or []:
+        if isinstance(a, dict):
+            objects += [str(a[k]) for k in ("sha256", "readable_sha256") if isinstance(a.get(k), str)]
+    return tuple(dict.fromkeys(objects))
+
+
+def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | None) -> list[tuple[str, str, str]]:
+    """(capture id, layer, source path) for each capture named, or for every capture of `layer`."""
+    on_disk = _scan_sources(repo)
+    known = {r["capture_id"]: (r["layer"], r["source_path"]) for r in repo.state.captures()}
+    for cid, path in on_disk.items():
+        known.setdefault(cid, ((classify(path) or ("", PUBLIC_LAYER))[1], path))
+    if layer is not None:
+        return sorted((cid, lay, path) for cid, (lay, path) in known.items() if lay == layer)
+    out: dict[str, tuple[str, str, str]] = {}
+    for name in captures:
+        matches = [cid for cid in known if cid == name or (len(name) >= 8 and cid.startswith(name))]
+        if len(matches) != 1:
+            raise NotFoundError(
+                f"capture {name!r}: {'no' if not matches else 'more than one'} capture matches",
+                hint="`stigmergy log --kind capture` lists them",
+            )
+        cid = matches[0]
+        out[cid] = (cid, *known[cid])
+    return sorted(out.values())
+
+
+def _operations_of(repo: Repository, capture_ids: set[str]) -> dict[str, list[str]]:
+    ops: dict[str, list[str]] = {cid: [] for cid in capture_ids}
+    for row in repo.state.conn.execute("SELECT capture_id, op_id FROM captures").fetchall():
+        if row[0] in ops:
+            ops[row[0]].append(row[1])
+    for row in repo.state.conn.execute("SELECT id, manifest FROM operations").fetchall():
+        capture = json.loads(row[1]).get("capture")
+        if capture in ops and row[0] not in ops[capture]:
+            ops[capture].append(row[0])
+    return ops
+
+
+def _touching_commits(repo: Repository, ids: Sequence[str], layer: str | None) -> list[str]:
+    if layer is not None:
+        out = repo.git.run("log", "--all", "--format=%H", "--", layer_prefix(layer).rstrip("/"))
+    else:
+        out = repo.git.run("log", "--all", "--format=%H", "--pickaxe-regex", "-S", "|".join(ids))
+    return [line for line in out.split() if line]
+
+
+def _rewritten_count(repo: Repository, touching: Sequence[str]) -> int:
+    """How many commits of all refs descend from (or are) a commit that touches erased content."""
+    if not touching:
+        return 0
+    out = repo.git.run("rev-list", "--all", "--topo-order", "--reverse", "--parents")
+    marked = set(touching)
+    for line in out.splitlines():
+        sha, *parents = line.split()
+        if any(p in marked for p in parents):
+            marked.add(sha)
+    return len(marked)
+
+
+def _remotes(repo: Repository, touching: Sequence[str]) -> list[Remote]:
+    names = [n for n in repo.git.run("remote").split() if n]
+    held: dict[str, set[str]] = {}
+    if touching:
+        # The oldest touching commits are enough: a ref that holds a later one holds them too, or not.
+        for commit in touching[-8:]:
+            refs = repo.git.run("for-each-ref", "--format=%(refname)", "--contains", commit, "refs/remotes")
+            for ref in refs.split():
+                held.setdefault(ref.split("/")[2], set()).add(ref)
+    return [
+        Remote(name, repo.git.run("remote", "get-url", name, check=False).strip(), tuple(sorted(held.get(name, ()))))
+        for name in names
+    ]
+
+
+def _page_effects(repo: Repository, sources: Sequence[str], layer: str | None) -> tuple[list[str], list[str]]:
+    """(pages changed, pages deleted) in the working tree: the reference sweep for the erased sources, or
+    every page of an erased layer."""
+    if layer is not None:
+        prefix = layer_prefix(layer)
+        pages = [p for p in repo.git.ls_files(prefix.rstrip("/")) if (classify(p) or ("source",))[0] != "source"]
+        return [], sorted(pages)
+    changes, _ = sweep_working_tree(repo.root, repo.settings, sources, utc_now())
+    wiki = {p: t for p, t in changes.items() if (classify(p) or ("source",))[0] != "source"}
+    return sorted(p for p, t in wiki.items() if t is not None), sorted(p for p, t in wiki.items() if t is None)
+
+
+def _shared_objects(repo: Repository, objects: set[str], erased_paths: set[str]) -> dict[str, str]:
+    """Evidence objects of the erased captures that another capture holds too: {object: other capture}."""
+    shared: dict[str, str] = {}
+    for cid, path in _scan_sources(repo).items():
+        if path in erased_paths:
+            continue
+        for obj in _artifact_objects(repo, path):
+            if obj in objects:
+                shared.setdefault(obj, cid)
+    return shared
+
+
+def _patch_mentions(repo: Repository, erased: set[str], erased_ops: set[str]) -> tuple[list[str], list[str]]:
+    """(patch objects of the erased operations, other operations whose patch names an erased capture)."""
+    own, others = [], []
+    for op_id, patch_sha in repo.state.conn.execute("SELECT id, patch_sha FROM operations WHERE patch_sha IS NOT NULL"):
+        if op_id in erased_ops:
+            own.append(patch_sha)
+            continue
+        try:
+            data = repo.evidence.get(patch_sha, verify=False)
+        except StigmergyError:
+            continue
+        if any(cid.encode() in data for cid in erased):
+            others.append(op_id)
+    return own, others
+
+
+def plan_erase(repo: Repository, captures: Sequence[str], layer: str | None, rationale: str) -> ErasePlan:
+    """What an erase would do. Changes nothing."""
+    if not rationale.strip():
+        raise UsageError("--rationale is required: say why this is erased (it is recorded; never put the erased content in it)")
+    if bool(captures) == (layer is not None):
+        raise UsageError("name the captures to erase, or one --layer, not both")
+    if layer is not None:
+        if layer == PUBLIC_LAYER:
+            raise UsageError("--layer public would erase the whole wiki; name captures instead")
+        repo.settings.layer(layer)
+    targets = _resolve_targets(repo, captures, layer)
+    if not targets and layer is None:
+        raise NotFoundError("nothing to erase")
+    ids = {cid for cid, _, _ in targets}
+    ops = _operations_of(repo, ids)
+    erased_caps = tuple(
+        ErasedCapture(cid, lay, path, _artifact_objects(repo, path), tuple(sorted(ops.get(cid, ()))))
+        for cid, lay, path in targets
+    )
+    objects = {o for c in erased_caps for o in c.objects}
+    shared = _shared_objects(repo, objects, {c.source_path for c in erased_caps})
+    if shared:
+        obj, other = sorted(shared.items())[0]
+        raise EraseRefusedError(
+            f"capture {other} holds the same bytes (evidence {obj[:12]}…) as a capture being erased",
+            hint=f"erase {other} too, or the bytes stay in the evidence store",
+        )
+    erased_ops = {o for c in erased_caps for o in c.operations}
+    own_patches, others = _patch_mentions(repo, ids, erased_ops)
+    touching = _touching_commits(repo, sorted(ids), layer) if (ids or layer) else []
+    changed, deleted = _page_effects(repo, [c.source_path for c in erased_caps], layer)
+    return ErasePlan(
+        op_id=new_id("op"),
+        rationale=rationale.strip(),
+        layer=layer,
+        captures=erased_caps,
+        commits_touching=tuple(touching),
+        commits_rewritten=_rewritten_count(repo, touching),
+        pages_changed=tuple(changed),
+        pages_deleted=tuple(deleted),
+        evidence_objects=tuple(sorted(objects | set(own_patches))),
+        patches_rewritten=tuple(sorted(others)),
+        remotes=tuple(_remotes(repo, touching)),
+        head=repo.git.head(),
+    )
+
+
+# ---------------------------------------------------------------- running it
+
+
+def _journal_path(repo: Repository) -> Path:
+    return repo.layout.state_dir / JOURNAL
+
+
+def _write_journal(repo: Repository, plan: ErasePlan) -> None:
+    path = _journal_path(repo)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(plan.to_dict(), sort_keys=True))
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _plan_from_journal(data: dict[str, Any]) -> ErasePlan:
+    data = dict(data)
+    data.pop("erased_hashes", None)
+    data["captures"] = tuple(
+        ErasedCapture(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()}) for c in data["captures"]
+    )
+    data["remotes"] = tuple(Remote(r["name"], r["url"], tuple(r["refs"])) for r in data["remotes"])
+    data["residue"] = ()
+    for key in ("commits_touching", "pages_changed", "pages_deleted", "evidence_objects", "patches_rewritten"):
+        data[key] = tuple(data[key])
+    return ErasePlan(**data)
+
+
+def refuse_unless_idle(repo: Repository) -> None:
+    """An erase rewrites everything: it needs no capture in flight and a clean tracked working tree."""
+    pending = repo.state.pending()
+    if pending:
+        raise EraseRefusedError(
+            f"{len(pending)} capture(s) are pending", hint="run `stigmergy resume` to finish them, then erase"
+        )
+    dirty = repo.git.run("status", "--porcelain=v1", "--untracked-files=no").strip()
+    if dirty:
+        raise EraseRefusedError(
+            "the working tree has uncommitted changes to tracked files (the history rewrite would discard them)",
+            hint="commit or stash them first",
+        )
+
+
+def run_erase(repo: Repository, plan: ErasePlan) -> ErasePlan:
+    """Erase what `plan` names. Call with the writer lock held. Returns the plan with the residue the
+    closing audit found (empty when nothing remains)."""
+    if _journal_path(repo).exists():
+        raise EraseRefusedError("an interrupted erase is waiting", hint="run `stigmergy resume` to finish it first")
+    refuse_unless_idle(repo)
+    if plan.head != repo.git.head():
+        raise EraseRefusedError("the repository changed since this erase was planned", hint="run the erase again")
+    _write_journal(repo, plan)
+    return _finish(repo, plan)
+
+
+def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
+    from stigmergy.history.audit import audit
+    from stigmergy.history.purge import purge_evidence, purge_index, purge_state
+
+    for remote in plan.remotes:
+        for ref in remote.refs:
+            repo.git.run("update-ref", "-d", ref, check=False)
+    old_index_commit = _index_commit(repo)
+    erased_ops = tuple(sorted({o for c in plan.captures for o in c.operations}))
+    spec = RewriteSpec(
+        erased=plan.erased_ids,
+        drop_paths=tuple(c.source_path for c in plan.captures),
+        drop_prefixes=(layer_prefix(plan.layer),) if plan.layer else (),
+        dead_pages=() if plan.layer else plan.pages_deleted,
+        erased_ops=erased_ops,
+    )
+    repo.pause("erase-journal")
+    map_file = repo.layout.state_dir / MAP_FILE
+    previous = json.loads(map_file.read_text()) if map_file.exists() else {}
+    mapping = rewrite_history(repo.root, spec, previous)
+    # Commit ids only (no content): the purges below need them, and a resumed rewrite maps new to new.
+    map_file.write_text(json.dumps(mapping))
+    drop_unreachable(repo.root)
+    repo.pause("erase-rewritten")
+    purge_evidence(repo, plan.evidence_objects)
+    purge_state(repo, plan.erased_ids, set(erased_ops), mapping)
+    touched = {*plan.pages_changed, *plan.pages_deleted, *(c.source_path for c in plan.captures)}
+    purge_index(repo, touched, plan.layer, mapping.get(old_index_commit or "", None))
+    _record(repo, plan)
+    _journal_path(repo).unlink(missing_ok=True)
+    map_file.unlink(missing_ok=True)
+    residue: list[dict[str, str]] = []
+    for needle in {*plan.erased_ids, *plan.evidence_objects}:
+        residue += [f.to_dict() for f in audit(repo.root, needle, git_objects=True).findings]
+    return ErasePlan(**{**plan.__dict__, "residue": tuple(residue)})
+
+
+def _index_commit(repo: Repository) -> str | None:
+    if not repo.layout.index_db.exists():
+        return None
+    from stigmergy.index import store
+
+    conn = store.connect(repo.layout.index_db)
+    try:
+        return store.get_meta(conn, "commit")
+    finally:
+        conn.close()
+
+
+def _record(repo: Repository, plan: ErasePlan) -> None:
+    """One empty commit that says an erasure happened, and its operation row. Skipped when it landed."""
+    if repo.state.has_operation(plan.op_id):
+        return
+    head = repo.git.head()
+    landed = head is not None and plan.op_id in repo.git.run("log", "-1", "--format=%B", head)
+    n = len(plan.captures)
+    what = f"layer {plan.layer} ({n} capture(s))" if plan.layer else f"{n} capture(s)"
+    body = (
+        f"Erased {what} from the history, the evidence store, the index and the change records.\n\n"
+        f"Rationale: {' '.join(plan.rationale.split())}\n\n"
+        + "".join(f"Erased-Id-Sha256: {h}\n" for h in plan.erased_hashes)
+    )
+    if not landed:
+        identity = repo.settings.identity
+        env = {
+            "GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
+            "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email,
+        }
+        repo.git.run(
+            "commit", "-q", "--no-verify", "--allow-empty", "-F", "-",
+            input=commit_message("erase", what, plan.op_id, body).encode(), env=env,
+        )
+        head = repo.git.head()
+    now = utc_now()
+    repo.state.record_operation(
+        OperationRow(
+            id=plan.op_id, kind="erase", status="committed", commit_sha=head, started_at=now, finished_at=now,
+            summary=f"erased {what}", patch_sha=None,
+            manifest={
+                "paths": [], "counts": {"captures": n, "commits_rewritten": plan.commits_rewritten},
+                "rationale": plan.rationale, "erased_id_sha256": list(plan.erased_hashes), "layer": plan.layer,
+                "reasons": [f"erase: {plan.rationale}"],
+            },
+        )
+    )
+
+
+def pending_erase(repo: Repository) -> bool:
+    return _journal_path(repo).exists()
+
+
+def resume_erase(repo: Repository) -> ErasePlan | None:
+    """Finish an erase a crash interrupted (every step is idempotent). Call with the writer lock held."""
+    path = _journal_path(repo)
+    if not path.exists():
+        return None
+    plan = _plan_from_journal(json.loads(path.read_text()))
+    return _finish(repo, plan)
