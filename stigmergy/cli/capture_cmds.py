@@ -101,7 +101,8 @@ def capture_cmd(
         line = f"{icons.get(kind, kind):9} {o.locator}"
         if o.source_path and kind != "failed":
             line += f" -> {o.source_path}"
-        if kind in ("failed", "refused"):
+        if kind in ("failed", "refused", "waiting") or (kind in ("exists", "captured") and o.message and (
+                "restored" in o.message or "same bytes" in o.message)):
             line += f"\n          {o.message}"
         elif o.pages:
             line += f" (+{len(o.pages)} wiki pages)"

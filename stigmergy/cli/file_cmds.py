@@ -27,7 +27,7 @@ def file_cmd(
         if app_ctx.json:
             return
         line = f"{kind:9} {o.source_path or o.locator}"
-        if kind == "refused":
+        if kind in ("refused", "waiting", "unchanged"):
             line += f"\n          {o.message}"
         elif o.pages:
             line += f" (+{len(o.pages)} wiki pages)"

@@ -186,7 +186,7 @@ def _capture_row(
     )
     if source is None:
         return None
-    filed = 1 if filing == "filed" else 0
+    filed = 1 if filing in ("filed", "duplicate") else 0
     if env is not None:
         return {
             "capture_id": env["capture_id"], "content_sha": env["content_sha"], "layer": env["layer"],

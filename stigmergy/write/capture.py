@@ -12,7 +12,7 @@ from stigmergy.capture.queue import CaptureOptions, QueuedCapture, acknowledge, 
 from stigmergy.errors import EXIT_FAILURE, EXIT_OK, EXIT_REFUSED, InputError, NotFoundError, StigmergyError
 from stigmergy.pages.source import parse_source_page, render_source_page
 from stigmergy.repo.evidence import sha256_hex
-from stigmergy.repo.layout import source_relpath
+from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
 from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 from stigmergy.write.operation import Operation, commit, commit_verdict, refusal
@@ -23,7 +23,7 @@ __all__ = ["CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file
 @dataclass(frozen=True)
 class CaptureOutcome:
     locator: str
-    status: str  # captured | filed | refused | exists | failed
+    status: str  # captured | filed | refused | waiting | exists | unchanged | failed
     capture_id: str | None = None
     source_path: str | None = None
     op_id: str | None = None
@@ -90,7 +90,13 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
     status, op_status, message, rule = "captured", "committed", "", None
     violations: tuple[dict[str, Any], ...] = ()
     pages: tuple[str, ...] = ()
-    if queued.file:
+    twin = repo.state.find_capture(queued.content_sha, queued.layer) if queued.force else None
+    if queued.file and twin is not None and twin["filed"] and twin["capture_id"] != queued.capture_id:
+        # The same bytes were filed already: filing them again would only repeat their lines.
+        status = "duplicate"
+        message = f"same bytes as {twin['capture_id']}, already filed: the source page lands, no wiki page changes"
+        manifest["reasons"].append(message)
+    elif queued.file:
         # The planner and gates read the new source page from disk, like every other page.
         restore(repo.root, {rel: text})
         try:
@@ -106,7 +112,12 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
             manifest["planner"] = result.record
             manifest["plan_summary"] = result.plan.summary
             manifest["records"] = list(result.verdict.records)
-            if result.verdict.ok:
+            waits = uncommitted_pages(repo, [p for p in result.verdict.changes if p != rel])
+            if result.verdict.ok and waits:
+                status, message = "waiting", waiting_message(waits)
+                manifest["reasons"].append(message)
+                manifest["waiting_on"] = waits
+            elif result.verdict.ok:
                 changes.update(result.verdict.changes)
                 pages = tuple(sorted(p for p in result.verdict.changes if p != rel))
                 status = "filed"
@@ -125,14 +136,14 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
         "op_id": queued.op_id,
         "captured_at": queued.captured_at,
         "locator": queued.locator,
-        "filed": 1 if status == "filed" else 0,
+        "filed": 1 if status in ("filed", "duplicate") else 0,
     }
     row = commit(
         repo,
         Operation(queued.op_id, "capture", queued.captured_at),
         queued.title,
         changes,
-        summary=message if status != "captured" else "",
+        summary=message if status != "captured" else "",  # the body says why a filing waits or was refused
         manifest=manifest,
         status=op_status,
         capture=capture_row,
@@ -146,7 +157,7 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
     )
     return CaptureOutcome(
         locator=queued.locator,
-        status=status,
+        status="captured" if status == "duplicate" else status,
         capture_id=queued.capture_id,
         source_path=rel,
         op_id=queued.op_id,
@@ -281,9 +292,20 @@ def file_captures(
         chosen.sort(key=lambda r: r["capture_id"])
     planner = make_planner(repo.settings, env_vars or {})
     outcomes = []
+
+    def report(outcome: CaptureOutcome) -> None:
+        outcomes.append(outcome)
+        if on_event:
+            on_event(outcome.status, outcome)
+
     for row in chosen:
         rel = row["source_path"]
         page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
+        if row["filed"]:
+            # Filing is idempotent: an already-filed capture is never planned (or committed) again.
+            report(CaptureOutcome(locator=page.locator, status="unchanged", capture_id=page.id, source_path=rel,
+                                  op_id=row["op_id"], message="already filed; nothing to do"))
+            continue
         op = Operation.start("file")
         info = op.info(
             capture_id=page.id, source_path=rel,
@@ -291,6 +313,15 @@ def file_captures(
             rationale=page.resolution.rationale if page.resolution else None,
         )
         result = propose(repo.root, repo.settings, rel, info, planner)
+        waits = uncommitted_pages(repo, list(result.verdict.changes)) if result.verdict.ok else []
+        if waits or (result.verdict.ok and not result.verdict.changes):
+            # Nothing is committed: a person's uncommitted edit is never swept into our commit, and an
+            # empty filing is no operation.
+            status = "waiting" if waits else "unchanged"
+            message = waiting_message(waits) if waits else "nothing to file: the wiki already holds what this source says"
+            report(CaptureOutcome(locator=page.locator, status=status, capture_id=page.id, source_path=rel,
+                                  message=message))
+            continue
         done = commit_verdict(
             repo, op, page.title, result.verdict, summary=result.plan.summary,
             manifest={"capture": page.id, "planner": result.record, "plan_summary": result.plan.summary},
@@ -303,11 +334,21 @@ def file_captures(
         else:
             status, message, rule = "refused", done.refused.message, done.refused.rule
             violations, pages = done.refused.violations, ()
-        outcome = CaptureOutcome(
+        report(CaptureOutcome(
             locator=page.locator, status=status, capture_id=page.id, source_path=rel, op_id=op.op_id,
             commit=done.row.commit_sha, message=message, rule=rule, violations=violations, pages=pages,
-        )
-        outcomes.append(outcome)
-        if on_event:
-            on_event(status, outcome)
+        ))
     return outcomes
+
+
+def uncommitted_pages(repo: Repository, paths: list[str]) -> list[str]:
+    """Wiki pages among `paths` whose working file differs from HEAD: a person's edit not yet committed.
+    A filing that would write one waits, since our commit would carry (and claim) the person's edit."""
+    wiki = [p for p in paths if (classify(p) or ("source", ""))[0] != "source"]
+    if not wiki:
+        return []
+    return sorted({entry[3:] for entry in repo.git.status_porcelain(*wiki) if len(entry) > 3})
+
+
+def waiting_message(paths: list[str]) -> str:
+    return (f"filing waits: {', '.join(paths)} has uncommitted edits; commit them, then run `stigmergy file`")
