@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from stigmergy.cli.context import AppContext
-from stigmergy.cli.shared import JsonOption, print_json, reading
+from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import CheckFailedError, UsageError
 
 
@@ -104,7 +105,66 @@ def erase_cmd(
         raise CheckFailedError(f"the erase left residue in {len(done.residue)} place(s)")
 
 
+def export_cmd(
+    ctx: typer.Context,
+    dest: Annotated[Path, typer.Argument(help="A new (or empty) folder for the bundle.")],
+    layers: Annotated[
+        list[str] | None, typer.Option("--layer", help="Export exactly these layers (default: every layer you read).")
+    ] = None,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Write every capture's original bytes and metadata, in capture order, to a portable bundle."""
+    from stigmergy.history.bundle import export_bundle
+    from stigmergy.layers import readable_layers
+
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
+    repo = app_ctx.repository()
+    if layers:
+        for name in layers:
+            repo.settings.layer(name)  # an unknown layer is a usage error
+        chosen = tuple(dict.fromkeys(layers))
+    else:
+        chosen = readable_layers(repo.settings, app_ctx.reader)
+    report = export_bundle(repo, dest, chosen)
+    if app_ctx.json:
+        print_json(report.to_dict())
+        return
+    typer.echo(f"exported {report.captures} capture(s) ({report.bytes} bytes) of {', '.join(report.layers)} to {report.path}")
+    if report.skipped_layers:
+        typer.echo(f"not exported (not readable by you; name them with --layer): {', '.join(report.skipped_layers)}")
+
+
+def import_cmd(
+    ctx: typer.Context,
+    src: Annotated[Path, typer.Argument(help="A bundle written by `stigmergy export`.")],
+    json_out: JsonOption = False,
+) -> None:
+    """File every capture of a bundle again, through the gates, in its order (a second import files nothing)."""
+    from stigmergy.write.replay import import_bundle
+
+    app_ctx: AppContext = reading(ctx, None, json_out)
+    repo = app_ctx.repository()
+
+    def on_event(kind: str, o: Any) -> None:
+        if not app_ctx.json and kind != "acknowledged":
+            typer.echo(f"{kind:9} {o.locator}" + (f"\n          {o.message}" if kind in ("failed", "refused") else ""))
+
+    with repo.lock():
+        report = import_bundle(repo, src, app_ctx.env, on_event)
+    if app_ctx.json:
+        print_json(report.to_dict())
+    else:
+        counts = report.to_dict()["counts"]
+        typer.echo(f"{len(report.outcomes)} capture(s): " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        for note in report.notes:
+            typer.echo(f"note: {note}")
+    raise typer.Exit(report.exit_code)
+
+
 def register(app: typer.Typer) -> None:
     app.command("erase")(erase_cmd)
+    app.command("export")(export_cmd)
+    app.command("import")(import_cmd)
 
 

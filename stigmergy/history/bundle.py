@@ -1,0 +1,235 @@
+"""The export bundle: a repository's raw material, portable, so another repository can re-derive its wiki.
+
+```
+DIR/
+  manifest.json      format, version, exported_at, source head, layers (name, readers), captures in capture order
+  captures/000001.md every capture's original bytes, named by its position (and the original suffix)
+  SHA256SUMS         `sha256  path` for every other file (`sha256sum -c SHA256SUMS` checks a bundle)
+```
+
+Each capture entry carries what the capture command was told or found (title, occurred_at, submitted_by,
+layer, project, locator, origin, media type), its original capture id and time (for reference only: an
+import makes new ones), and its resolution intent with the contradiction it named described by subject and
+claims, so an import can find the same contradiction under its new id. No wiki page, vector or index row is
+in a bundle: an import files every capture again through the gates.
+
+A bundle is untrusted input when read: the checksums are verified first, every path is checked against
+the manifest's own naming rule, and sizes and counts have limits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Collection
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import InputError, StigmergyError, UsageError
+from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.pages.source import SourcePage, parse_source_page
+from stigmergy.repo.layout import classify
+from stigmergy.repo.operations import Repository, utc_now
+
+FORMAT = "stigmergy-export"
+VERSION = 1
+MANIFEST = "manifest.json"
+SUMS = "SHA256SUMS"
+MAX_CAPTURES = 100_000
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+_FILE_RE = re.compile(r"^captures/\d{6,}(\.[A-Za-z0-9]{1,10})?$")
+_SUFFIX_RE = re.compile(r"\.[A-Za-z0-9]{1,10}$")
+
+
+class BundleError(StigmergyError):
+    """A bundle that is incomplete, altered or not a stigmergy export."""
+
+
+@dataclass(frozen=True)
+class BundleEntry:
+    seq: int
+    file: str
+    sha256: str
+    bytes: int
+    media_type: str
+    title: str
+    occurred_at: str
+    submitted_by: str
+    layer: str
+    project: str | None
+    locator: str
+    origin: str
+    capture_id: str  # in the exporting repository (an import makes a new one)
+    captured_at: str
+    resolution: dict[str, Any] | None = None  # {resolves, rationale, contradiction: {subject, claims}}
+
+
+@dataclass(frozen=True)
+class Bundle:
+    root: Path
+    manifest: dict[str, Any]
+    entries: tuple[BundleEntry, ...]
+
+    def read(self, entry: BundleEntry) -> bytes:
+        data = (self.root / entry.file).read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise BundleError(f"{entry.file}: content does not match its sha256 in the manifest")
+        return data
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    path: str
+    captures: int
+    layers: tuple[str, ...]
+    bytes: int
+    skipped_layers: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _source_pages(repo: Repository) -> list[tuple[str, SourcePage]]:
+    out = []
+    for path in repo.git.ls_files("sources", "layers"):
+        kind = classify(path)
+        if not kind or kind[0] != "source":
+            continue
+        out.append((path, parse_source_page((repo.root / path).read_text(encoding="utf-8"), path)))
+    return sorted(out, key=lambda item: item[1].id)  # capture ids are time-ordered: capture order
+
+
+def _contradictions(repo: Repository, layers: Collection[str]) -> dict[str, dict[str, Any]]:
+    """{contradiction id: {subject, claims: [{capture_id, start, end, text}]}} across the exported layers."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in repo.git.ls_files("wiki", "layers"):
+        kind = classify(path)
+        if not kind or kind[0] == "source" or kind[1] not in layers:
+            continue
+        text = (repo.root / path).read_text(encoding="utf-8")
+        if "stigmergy:contradiction" not in text:
+            continue
+        blocks, _errors = scan_blocks(text, path)
+        for b in blocks:
+            out[b.record.id] = {
+                "subject": b.record.subject,
+                "claims": [{"capture_id": c.source, "start": c.start, "end": c.end, "text": c.text} for c in b.record.claims],
+            }
+    return out
+
+
+def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> ExportReport:
+    """Write every capture of `layers` into a new bundle at `dest` (which must not exist or be empty)."""
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise UsageError(f"{dest}: the export folder must be new or empty")
+    pages = _source_pages(repo)
+    chosen = [(p, s) for p, s in pages if s.layer in layers]
+    skipped = tuple(sorted({s.layer for _, s in pages} - set(layers)))
+    contradictions = _contradictions(repo, layers) if any(s.resolution for _, s in chosen) else {}
+    (dest / "captures").mkdir(parents=True, exist_ok=True)
+    entries: list[dict[str, Any]] = []
+    sums: list[str] = []
+    total = 0
+    for seq, (path, page) in enumerate(chosen, start=1):
+        artifact = page.artifacts[0]
+        try:
+            data = repo.evidence.get(artifact.sha256)
+        except StigmergyError as exc:
+            raise BundleError(f"{path}: its original bytes are not in the evidence store ({exc.message})",
+                              hint="run `stigmergy fsck`; re-capture the file to restore them") from exc
+        suffix = _SUFFIX_RE.search(page.locator)
+        rel = f"captures/{seq:06d}{suffix.group(0) if suffix else ''}"
+        _write(dest / rel, data)
+        sums.append(f"{artifact.sha256}  {rel}")
+        total += len(data)
+        resolution = None
+        if page.resolution is not None:
+            resolution = {
+                "resolves": page.resolution.resolves,
+                "rationale": page.resolution.rationale,
+                "contradiction": contradictions.get(page.resolution.resolves),
+            }
+        entries.append(asdict(BundleEntry(
+            seq=seq, file=rel, sha256=artifact.sha256, bytes=len(data), media_type=artifact.media_type,
+            title=page.title, occurred_at=page.occurred_at, submitted_by=page.submitted_by, layer=page.layer,
+            project=page.project, locator=page.locator, origin=page.origin, capture_id=page.id,
+            captured_at=page.captured_at, resolution=resolution,
+        )))
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": utc_now(),
+        "source": {"head": repo.git.head()},
+        "layers": [{"name": n, "readers": list(repo.settings.layer(n).readers)} for n in sorted(layers)],
+        "captures": entries,
+    }
+    raw = (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    _write(dest / MANIFEST, raw)
+    sums.append(f"{hashlib.sha256(raw).hexdigest()}  {MANIFEST}")
+    # Written last: a bundle without its checksums is an interrupted export, and import refuses it.
+    _write(dest / SUMS, ("\n".join(sums) + "\n").encode())
+    return ExportReport(str(dest), len(entries), tuple(sorted(layers)), total, skipped)
+
+
+def _write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_bundle(src: Path) -> Bundle:
+    """Open and verify a bundle: checksums, format, version, paths, limits."""
+    src = Path(src)
+    sums_path = src / SUMS
+    if not sums_path.is_file():
+        raise BundleError(f"{src}: no {SUMS} (not a stigmergy export, or an export that did not finish)")
+    listed: dict[str, str] = {}
+    for n, line in enumerate(sums_path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", digest) or not (rel == MANIFEST or _FILE_RE.match(rel)):
+            raise BundleError(f"{src}/{SUMS}: line {n} is not `sha256  captures/NNNNNN[.ext]` or the manifest")
+        listed[rel] = digest
+    if MANIFEST not in listed:
+        raise BundleError(f"{src}/{SUMS}: does not list {MANIFEST}")
+    manifest_path = src / MANIFEST
+    if manifest_path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise InputError(str(manifest_path), "too-large", f"is over the {MAX_MANIFEST_BYTES}-byte limit")
+    raw = manifest_path.read_bytes()
+    if hashlib.sha256(raw).hexdigest() != listed[MANIFEST]:
+        raise BundleError(f"{manifest_path}: does not match its checksum in {SUMS}")
+    try:
+        manifest = json.loads(raw)
+    except ValueError as exc:
+        raise BundleError(f"{manifest_path}: not JSON ({exc})") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise BundleError(f"{manifest_path}: not a {FORMAT} manifest")
+    if manifest.get("version") != VERSION:
+        raise BundleError(f"{manifest_path}: version {manifest.get('version')!r}; this stigmergy reads version {VERSION}")
+    captures = manifest.get("captures")
+    if not isinstance(captures, list) or len(captures) > MAX_CAPTURES:
+        raise BundleError(f"{manifest_path}: `captures` must be a list of at most {MAX_CAPTURES} entries")
+    fields = set(BundleEntry.__dataclass_fields__)
+    entries = []
+    for i, item in enumerate(captures, start=1):
+        try:
+            entry = BundleEntry(**{k: item[k] for k in fields if k in item})
+        except TypeError as exc:
+            raise BundleError(f"{manifest_path}: capture {i} is missing a field ({exc})") from exc
+        if entry.seq != i or not _FILE_RE.match(str(entry.file)) or listed.get(entry.file) != entry.sha256:
+            raise BundleError(f"{manifest_path}: capture {i} ({entry.file!r}) is out of order or not in {SUMS}")
+        path = src / entry.file
+        if path.is_symlink() or not path.is_file():
+            raise BundleError(f"{src}/{entry.file}: missing")
+        # Every file is checked before anything is imported: a damaged bundle imports nothing.
+        with open(path, "rb") as fh:
+            if hashlib.file_digest(fh, "sha256").hexdigest() != entry.sha256:
+                raise BundleError(f"{src}/{entry.file}: content does not match its checksum")
+        entries.append(entry)
+    return Bundle(src, manifest, tuple(entries))

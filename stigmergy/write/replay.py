@@ -1,0 +1,142 @@
+"""`stigmergy import`: replay an export bundle into this repository through the capture pipeline.
+
+Each capture is captured again from its original bytes, in bundle order, with the metadata it had (title,
+occurred_at, submitted_by, layer, project, locator; origin `import`), and filed by this repository's
+planner: the gates judge everything again, and no page, vector or index row is copied. Idempotent: a
+capture whose bytes this repository already holds in that layer (as many times as the bundle has them so
+far) is skipped, so a second import files nothing. A resolution names a contradiction by an id of the
+exporting repository; it is mapped to the contradiction here with the same subject whose claims cite the
+same (replayed) captures, and dropped, with a note, when there is none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stigmergy.capture.inputs import InputItem
+from stigmergy.capture.queue import CaptureOptions
+from stigmergy.errors import EXIT_REFUSED, ConfigError, StigmergyError
+from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
+from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.repo.evidence import sha256_hex
+from stigmergy.repo.layout import classify
+from stigmergy.repo.operations import Repository
+from stigmergy.write.capture import CaptureOutcome, capture
+
+
+class ImportRefusedError(StigmergyError):
+    exit_code = EXIT_REFUSED
+
+
+@dataclass
+class ImportReport:
+    outcomes: list[CaptureOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(o.status == "failed" for o in self.outcomes):
+            return 1
+        return 3 if any(o.status == "refused" for o in self.outcomes) else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = Counter(o.status for o in self.outcomes)
+        return {"captures": [o.to_dict() for o in self.outcomes], "counts": dict(counts), "notes": self.notes}
+
+
+def _contradiction_id(repo: Repository, described: Mapping[str, Any] | None, ids: Mapping[str, str]) -> str | None:
+    """The id here of the contradiction `described` (subject + claims by old capture id), if there is one."""
+    if not described:
+        return None
+    want = sorted((ids.get(c["capture_id"], "?"), c["start"], c["end"]) for c in described.get("claims", []))
+    for path in repo.git.ls_files("wiki", "layers"):
+        kind = classify(path)
+        if not kind or kind[0] == "source":
+            continue
+        text = (repo.root / path).read_text(encoding="utf-8")
+        if "stigmergy:contradiction" not in text:
+            continue
+        for b in scan_blocks(text, path)[0]:
+            have = sorted((c.source, c.start, c.end) for c in b.record.claims)
+            if b.record.subject == described.get("subject") and have == want:
+                return b.record.id
+    return None
+
+
+def import_bundle(
+    repo: Repository,
+    src: Path,
+    env_vars: Mapping[str, str] | None = None,
+    on_event: Callable[[str, CaptureOutcome], None] | None = None,
+) -> ImportReport:
+    """Replay the bundle at `src`. Call with the writer lock held; refused while work is pending here."""
+    from stigmergy.write.erase import pending_erase
+
+    bundle: Bundle = read_bundle(src)
+    pending = repo.state.pending()
+    if pending or pending_erase(repo):
+        raise ImportRefusedError(
+            f"this repository has pending work ({len(pending)} capture(s){', an erase' if pending_erase(repo) else ''})",
+            hint="run `stigmergy resume` first",
+        )
+    missing = sorted({e.layer for e in bundle.entries} - set(repo.settings.layer_names()))
+    if missing:
+        lines = "; ".join(
+            f"[layers.{m['name']}] readers = {m['readers']}" for m in bundle.manifest.get("layers", []) if m.get("name") in missing
+        )
+        raise ConfigError(f"the bundle has captures of undeclared layer(s) {', '.join(missing)}",
+                          hint=f"declare them in stigmergy.toml first: {lines}")
+    report = ImportReport()
+    ids: dict[str, str] = {}  # exporting capture id -> capture id here
+    seen: Counter[tuple[str, str]] = Counter()
+    for entry in bundle.entries:
+        key = (entry.sha256, entry.layer)
+        seen[key] += 1
+        have = repo.state.conn.execute(
+            "SELECT capture_id FROM captures WHERE content_sha=? AND layer=? ORDER BY capture_id", key
+        ).fetchall()
+        if len(have) >= seen[key]:
+            ids[entry.capture_id] = have[seen[key] - 1][0]
+            outcome = CaptureOutcome(locator=entry.locator, status="exists", capture_id=ids[entry.capture_id],
+                                     message="already imported")
+            report.outcomes.append(outcome)
+            if on_event:
+                on_event("exists", outcome)
+            continue
+        outcome = _replay(repo, bundle, entry, ids, seen[key] > 1, report, env_vars, on_event)
+        if outcome.capture_id:
+            ids[entry.capture_id] = outcome.capture_id
+    return report
+
+
+def _replay(
+    repo: Repository, bundle: Bundle, entry: BundleEntry, ids: dict[str, str], force: bool, report: ImportReport,
+    env_vars: Mapping[str, str] | None, on_event: Callable[[str, CaptureOutcome], None] | None,
+) -> CaptureOutcome:
+    data = bundle.read(entry)
+    if sha256_hex(data) != entry.sha256:
+        raise StigmergyError(f"{entry.file}: content changed while importing")
+    resolves = rationale = None
+    if entry.resolution:
+        resolves = _contradiction_id(repo, entry.resolution.get("contradiction"), ids)
+        if resolves is None:
+            report.notes.append(
+                f"{entry.locator}: resolved {entry.resolution.get('resolves')} in the exported repository; "
+                "no matching contradiction here, so it was captured without the resolution"
+            )
+        else:
+            rationale = str(entry.resolution.get("rationale") or "")
+    options = CaptureOptions(
+        title=entry.title, occurred_at=entry.occurred_at, submitted_by=entry.submitted_by, layer=entry.layer,
+        project=entry.project, resolves=resolves, rationale=rationale, force=force, file=True, origin="import",
+    )
+    # Detected again from the name, as the first capture did (stdin and --text had a `.txt` name).
+    name = f"{entry.locator}.txt" if entry.locator in ("stdin", "text") else None
+    item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name)
+    outcomes = capture(repo, [item], options, on_event=on_event, env_vars=env_vars)
+    report.outcomes.extend(outcomes)
+    return outcomes[-1]
