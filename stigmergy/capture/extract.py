@@ -79,8 +79,6 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BLANK_RUN = re.compile(r"\n{3,}")
-_ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TITLE_MAX = 200
 
@@ -309,16 +307,9 @@ def _plain(value: Any) -> Any:
 
 
 def _first_h1(body: str) -> str | None:
-    fenced = False
-    for line in body.split("\n"):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            match = _ATX_H1.match(line)
-            if match:
-                return _clean_title(match.group(1))
-    return None
+    from stigmergy.pages.markdown import first_h1
+
+    return _clean_title(first_h1(body))
 
 
 def _clean_title(value: Any) -> str | None:

@@ -14,6 +14,7 @@ from stigmergy.errors import ContractError
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
 from stigmergy.layers import readers_allow
+from stigmergy.pages.markdown import code_lines
 from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
 from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
@@ -194,9 +195,11 @@ class _Linter:
                 if problem:
                     self.add("contract", rel, block.start_line, f"{block.record.id}: {problem}")
         cited_any = False
+        # Code blocks (any fence, nested or unclosed; indented) are quoted material, not claims or links.
+        code = {pv.body_first_line + i for i in code_lines("\n".join(pv.lines[pv.body_first_line - 1 :]))}
         for n in range(pv.body_first_line + 1, len(pv.lines) + 1):
             line = pv.lines[n - 1]
-            if n in pv.block_lines:
+            if n in pv.block_lines or n in code:
                 continue
             cites = pv.cites.get(n, ())
             if cites:
@@ -220,7 +223,7 @@ class _Linter:
                 ptype in ("note", "concept", "entity", "project")
                 and line.strip()
                 and not line.lstrip().startswith("#")
-                and not line.strip().startswith(("```", "---", "|-", "| -"))
+                and not line.strip().startswith(("---", "|-", "| -"))
                 and not _is_link_only_or_lead_in(line)
             ):
                 self.add("uncited-line", rel, n, "factual line without a citation")

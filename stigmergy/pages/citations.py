@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from stigmergy.errors import ContractError
+from stigmergy.pages.markdown import code_lines
 
 LABEL = "source"
 _TARGET = r"[^()\s\[\]<>]+?\.md#L[1-9]\d*(?:-L[1-9]\d*)?"
@@ -154,8 +155,9 @@ def citations_by_line(
     `first_line` is the file line number of the first line of `text` (use it when passing a body)."""
     out: dict[int, tuple[Citation, ...]] = {}
     page_dir = posixpath.dirname(from_page_relpath)
+    code = code_lines(text) if "[source](" in text else frozenset()
     for offset, line in enumerate(text.split("\n")):
-        if "[source](" not in line:
+        if "[source](" not in line or offset in code:  # a citation quoted in a code block cites nothing
             continue
         cites, error, stable = _parse_cached(line, page_dir)
         if not stable:
@@ -185,8 +187,9 @@ def cited_sources(text: str, from_page_relpath: str) -> list[str]:
 def _cited_sources(text: str, page_dir: str, fresh: bool = False) -> tuple[str, ...] | None:
     # Memoised: a plan's page body is read for its sources when it is provisional and again when final.
     found: list[tuple[Citation, ...]] = []
-    for line in text.split("\n"):
-        if "[source](" not in line:
+    code = code_lines(text) if "[source](" in text else frozenset()
+    for offset, line in enumerate(text.split("\n")):
+        if "[source](" not in line or offset in code:
             continue
         cites, error, stable = _parse_cached(line, page_dir)
         if not stable:

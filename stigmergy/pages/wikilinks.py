@@ -15,12 +15,11 @@ from pathlib import Path
 
 import yaml
 
+from stigmergy.pages.markdown import code_lines, mask_code_spans
 from stigmergy.pages.paths import sanitise_stem, stem_of
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 
 
 @dataclass(frozen=True)
@@ -43,16 +42,15 @@ def render_wikilink(target: str, label: str | None = None, heading: str | None =
 
 
 def parse_wikilinks(text: str, *, first_line: int = 1) -> list[WikiLink]:
-    """Every wikilink outside fenced code blocks and inline code spans."""
+    """Every wikilink outside code blocks and inline code spans (as markdown-it reads them)."""
     out: list[WikiLink] = []
-    fenced = False
+    if "[[" not in text:
+        return out
+    code = code_lines(text)
     for offset, line in enumerate(text.split("\n")):
-        if _FENCE_RE.match(line):
-            fenced = not fenced
+        if "[[" not in line or offset in code:
             continue
-        if fenced or "[[" not in line:
-            continue
-        scan = _CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), line)
+        scan = mask_code_spans(line)
         for m in WIKILINK_RE.finditer(scan):
             target = line[m.start(1) : m.end(1)].strip()
             heading = m.group(2)

@@ -11,11 +11,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stigmergy.pages.markdown import code_lines
+
 # ---------------------------------------------------------------------------------------------- units
 
 _LIST = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _WIKILINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|([^\[\]]+))?\]\]")
 _MDLINK = re.compile(r"!?\[([^\[\]]*)\]\(([^()\s]*)(?:\s+\"[^\"]*\")?\)")
@@ -102,7 +103,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
     units: list[Unit] = []
     headings: list[tuple[int, str, int]] = []
     section = ""
-    in_fence = False
+    code = code_lines("\n".join(lines))  # fenced (any fence, nested, unclosed) and indented code
     para: list[tuple[int, str]] = []
 
     def flush() -> None:
@@ -139,15 +140,12 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
 
     for i, raw in enumerate(lines):
         ln = first_line + i
-        if item and raw.strip() and raw[:1] in (" ", "\t") and not _LIST.match(raw) and not _FENCE.match(raw):
+        if item and raw.strip() and raw[:1] in (" ", "\t") and not _LIST.match(raw) and i not in code:
             item.append((ln, raw))
             continue
         flush_item()
-        if _FENCE.match(raw):
+        if i in code:
             flush()
-            in_fence = not in_fence
-            continue
-        if in_fence:
             continue
         if not raw.strip():
             flush()
