@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# bench/mcp.py would shadow the `mcp` SDK: this folder stays off the path; bench modules load by file.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
 
 from stigmergy.gates.figures import missing_figures  # noqa: E402
 from stigmergy.settings import load_settings  # noqa: E402
@@ -98,16 +99,13 @@ def quality(root: Path) -> dict:
 
 
 def latency(out: Path, runs: int) -> dict:
-    import search as bench_search  # bench/search.py: the same 10k-fragment repository and random vectors
+    import importlib.util
 
-    from stigmergy.index.build import build_index
-
-    root = out / "search-10000"
-    if not (root / ".stigmergy" / "index.sqlite").exists():
-        bench_search.make_repo(root, 10_000)
-        bench_search.link_cache(root, out / "model-cache" / "onnx")
-        build_index(root, load_settings(root), embedder=bench_search.RandomEmbedder())
-    bench_search.link_cache(root, out / "model-cache" / "onnx")
+    spec = importlib.util.spec_from_file_location("bench_mcp", HERE / "mcp.py")
+    bench_mcp = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(bench_mcp)  # type: ignore[union-attr]
+    bench_search = bench_mcp.bench_search  # bench/search.py: the same 10k-fragment repository and queries
+    root = bench_mcp.ten_k_repo(out)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(HERE.parent)}
     qs = bench_search.queries(runs, seed=11)
     walls: dict[str, list[float]] = {"search": [], "ask": []}

@@ -73,12 +73,15 @@ def test_tools_and_scope_in_process(repo: RepoBuilder) -> None:
 
 def test_read_fragment_and_errors_match_the_cli(repo: RepoBuilder) -> None:
     restricted = "layers/board/wiki/notes/Board minutes.md"
-    frag, hidden, too_many, bad_k = _calls(repo, PUBLIC, [
+    frag, hidden, too_many, bad_k, escape, absolute = _calls(repo, PUBLIC, [
         ("read", {"refs": ["wiki/notes/Q1 report.md#1"], "evidence": True}),
         ("read", {"refs": [restricted]}),
         ("read", {"refs": ["a.md"] * 6}),
         ("search", {"query": "x", "k": 500}),
+        ("read", {"refs": ["wiki/../../../etc/passwd"]}),
+        ("read", {"refs": ["/etc/passwd"]}),
     ])
+    assert escape.is_error and absolute.is_error and "root:" not in escape.content[0].text + absolute.content[0].text
     page = frag.structured_content["pages"][0]
     assert page["fragment"] == 1 and page["lines"][0] <= page["lines"][1] and page["evidence"]
     assert frag.structured_content["index"]["stale"] is False and frag.structured_content["index"]["commit"]
