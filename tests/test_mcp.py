@@ -127,6 +127,21 @@ def test_capture_only_when_allowed_and_through_the_gates(repo: RepoBuilder) -> N
     assert empty.is_error
 
 
+def test_status_without_an_index_and_search_telling_to_build_one(tmp_path: Path) -> None:
+    b = build_wiki(tmp_path / "w", index=False)
+    session = Session(b.root, b.settings, PUBLIC, {})
+    from mcp import Client
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(build_server(session)) as client:
+            return await client.call_tool("status", {}), await client.call_tool("search", {"query": "Aurora"})
+
+    status, search = anyio.run(main)
+    assert not status.is_error and status.structured_content["index"] is None
+    assert status.structured_content["pages_by_type"]["note"] == 1  # the board note is not the reader's
+    assert search.is_error and "no index yet" in search.content[0].text
+
+
 def _start_http(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "mcp", "--http", "--port", "0", "--as", PUBLIC],
                             cwd=root, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
+from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageError
 from stigmergy.settings import Settings
 
 MAX_K = 50
@@ -131,10 +131,14 @@ def status(s: Session) -> dict[str, Any]:
     from stigmergy.index.reads import list_pages
     from stigmergy.layers import readable_layers
 
-    listed = list_pages(s.root, s.settings, s.reader, limit=1)
+    try:
+        listed = list_pages(s.root, s.settings, s.reader, limit=1)
+        index, total = listed["index"], listed["total"]
+    except NotFoundError:  # no index yet: say so rather than fail, the rest is read from the tree
+        index, total = None, None
     view = overview(s.root, s.settings, s.reader)
-    return {"reader": s.reader, "layers": list(readable_layers(s.settings, s.reader)), "index": listed["index"],
-            "pages": listed["total"], "pages_by_type": view["pages"], "contradictions": view["contradictions"],
+    return {"reader": s.reader, "layers": list(readable_layers(s.settings, s.reader)), "index": index,
+            "pages": total, "pages_by_type": view["pages"], "contradictions": view["contradictions"],
             "capture": s.allow_capture}
 
 
