@@ -87,6 +87,43 @@ def delete_cmd(
     _render(app_ctx, outcome)
 
 
+def merge_cmd(
+    ctx: typer.Context,
+    words: Annotated[list[str], typer.Argument(help="PAGE INTO PAGE: paths or titles.", metavar="PAGE INTO PAGE")],
+    dry_run: DryRunOption = False,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Merge one page into another: every section and cited line moves, the old title becomes an alias,
+    links are rewritten. Both pages must be of one layer and one type."""
+    from stigmergy.errors import UsageError
+    from stigmergy.write.maintenance import merge
+
+    if len(words) != 3 or words[1].casefold() != "into":
+        raise UsageError("usage: stigmergy merge PAGE INTO PAGE (e.g. merge \"Olly Brandt\" INTO \"Oliver Brandt\")")
+    app_ctx = reading(ctx, as_reader, json_out)
+    page, into = _repo_relative(app_ctx, words[0]), _repo_relative(app_ctx, words[2])
+    outcome = _locked(app_ctx, lambda repo: merge(repo, page, into, reader=app_ctx.reader, dry_run=dry_run))
+    _render(app_ctx, outcome)
+
+
+def rename_cmd(
+    ctx: typer.Context,
+    page: Annotated[str, typer.Argument(help="The page: a path or a title.")],
+    title: Annotated[str, typer.Argument(help="Its new title.")],
+    dry_run: DryRunOption = False,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Rename a page: new title and path, same id, the old title kept as an alias, links rewritten."""
+    from stigmergy.write.maintenance import rename
+
+    app_ctx = reading(ctx, as_reader, json_out)
+    page = _repo_relative(app_ctx, page)
+    outcome = _locked(app_ctx, lambda repo: rename(repo, page, title, reader=app_ctx.reader, dry_run=dry_run))
+    _render(app_ctx, outcome)
+
+
 def _repo_relative(app_ctx: AppContext, target: str) -> str:
     """A path given on the command line (relative to the cwd, or absolute) as a repository-relative path."""
     root = app_ctx.require_root().resolve()
@@ -102,3 +139,5 @@ def _repo_relative(app_ctx: AppContext, target: str) -> str:
 def register(app: typer.Typer) -> None:
     app.command("garden")(garden_cmd)
     app.command("delete")(delete_cmd)
+    app.command("merge")(merge_cmd)
+    app.command("rename")(rename_cmd)

@@ -181,3 +181,22 @@ def _update_index(repo: Repository) -> dict[str, Any]:
     from stigmergy.index.build import build_index
 
     return {k: v for k, v in asdict(build_index(repo.root, repo.settings)).items() if not isinstance(v, list | dict)}
+
+
+# -- merge and rename --------------------------------------------------------------------------------
+
+
+def merge(repo: Repository, page: str, into: str, *, reader: str, dry_run: bool = False) -> Outcome:
+    from stigmergy.garden.identity import plan_merge
+
+    op_id, ts = new_operation("merge")
+    proposal = plan_merge(repo.root, repo.settings, page, into, reader=reader, op_id=op_id, timestamp=ts)
+    return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)
+
+
+def rename(repo: Repository, page: str, title: str, *, reader: str, dry_run: bool = False) -> Outcome:
+    from stigmergy.garden.identity import plan_rename
+
+    op_id, ts = new_operation("rename")
+    proposal = plan_rename(repo.root, repo.settings, page, title, reader=reader, op_id=op_id, timestamp=ts)
+    return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)

@@ -1,0 +1,208 @@
+"""`merge A INTO B` and `rename PAGE "New title"`: identity changes made by code, never by a planner.
+
+Both keep every line (a merge moves A's dated sections and cited lines into B; a rename moves the page to
+its new path with the same id), record the old title as an alias (entities), and rewrite every link and
+`entities:` entry that named the old page. Rewritten links keep what the reader sees: `[[Old]]` becomes
+`[[New|Old]]`, so no line's words change. Both refuse across layers; the gates verify each move."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from stigmergy.errors import UsageError
+from stigmergy.garden.delete import readable, refresh_maps, resolve_target
+from stigmergy.garden.proposal import Proposal
+from stigmergy.garden.snapshot import Snapshot, layer_of
+from stigmergy.gates.engine import OperationInfo
+from stigmergy.pages.paths import normalise_title, page_relpath, sanitise_stem
+from stigmergy.pages.wiki import WikiPage, h1, render_wiki_page
+from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
+from stigmergy.repo.layout import classify
+from stigmergy.settings import Settings
+
+_SECTION_RE = re.compile(r"^## ")
+_DATE_RE = re.compile(r"^## (\d{4}-\d{2}-\d{2})")
+
+
+def _page_at(snap: Snapshot, root: Path, settings: Settings, name: str, reader: str, what: str) -> tuple[str, WikiPage]:
+    rel = resolve_target(root, settings, name, snap)
+    if (classify(rel) or ("", ""))[0] == "source":
+        raise UsageError(f"{what} {name!r} is a source page; {what}s are wiki pages")
+    page = snap.page(rel)
+    if page is None:
+        raise UsageError(f"{rel} is not canonical; run `stigmergy garden` first")
+    if not readable(settings, reader, layer_of(rel)):
+        raise UsageError(f"{rel} belongs to layer {layer_of(rel)!r}, which {reader or 'this reader'} may not read",
+                         hint="changing a restricted page needs a reader of its layer (--as EMAIL)")
+    return rel, page
+
+
+def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: str) -> str:
+    """`body` with each wikilink that resolved to `old` (in `snap`) pointing at `new_target`, words kept."""
+    if "[[" not in body:
+        return body
+
+    def sub(m: re.Match[str]) -> str:
+        target = m.group(1).strip()
+        if old not in snap.resolver.resolve(target, from_layer=layer):
+            return m.group(0)
+        shown = m.group(3) if m.group(3) else target
+        heading = f"#{m.group(2)}" if m.group(2) is not None else ""
+        return f"[[{new_target}{heading}|{shown}]]"
+
+    return WIKILINK_RE.sub(sub, body)
+
+
+def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp: str,
+            skip: set[str]) -> dict[str, str]:
+    """Every page (but `skip`) whose links or `entities:` name `old`, rewritten to name the new page."""
+    out: dict[str, str] = {}
+    for rel, page in snap.pages().items():
+        if rel in skip:
+            continue
+        layer = layer_of(rel)
+        body = _relink_text(snap, old, new_target, page.body, layer)
+        entities = page.entities
+        if any(old in snap.resolver.resolve(t, from_layer=layer) for t in page.entities):
+            entities = tuple(dict.fromkeys(
+                new_title if old in snap.resolver.resolve(t, from_layer=layer) else t for t in page.entities
+            ))
+        if body != page.body or entities != page.entities:
+            out[rel] = render_wiki_page(replace(page.with_body(body, rel), entities=entities, updated=timestamp))
+    return out
+
+
+def _link_target(snap: Snapshot, rel: str, title: str) -> str:
+    stem = sanitise_stem(title)
+    others = [p for p in snap.stems.get(link_key(stem), []) if p != rel]
+    return rel[: -len(".md")] if others else title
+
+
+def _sections(body: str) -> tuple[list[str], list[list[str]]]:
+    """(lines between the H1 and the first `## ` heading, [section lines starting with their heading])."""
+    lines = body.rstrip("\n").split("\n")[1:]
+    pre: list[str] = []
+    sections: list[list[str]] = []
+    for line in lines:
+        if _SECTION_RE.match(line):
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+        else:
+            pre.append(line)
+    return pre, sections
+
+
+def _trim(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    return lines
+
+
+def merged_body(into: WikiPage, other: WikiPage) -> str:
+    """`into`'s body with `other`'s lines moved in: matching sections join (lines not already there are
+    appended), dated sections go in date order, others at the end; nothing of `other` is dropped but exact
+    duplicate lines of the same section."""
+    pre_a, secs_a = _sections(into.body)
+    pre_b, secs_b = _sections(other.body)
+    pre = _trim(pre_a)
+    extra = [ln for ln in _trim(pre_b) if not ln.strip() or ln not in pre]
+    if _trim(extra):
+        pre = pre + ([""] if pre else []) + _trim(extra)
+    secs = [list(s) for s in secs_a]
+    for sec in secs_b:
+        same = next((s for s in secs if s[0] == sec[0]), None)
+        if same is not None:
+            body = _trim(same[1:])
+            body += [ln for ln in _trim(sec[1:]) if ln not in body or not ln.strip()]
+            same[1:] = [""] + _trim(body) + [""]
+            continue
+        date = _DATE_RE.match(sec[0])
+        at = len(secs)
+        if date:
+            for i, s in enumerate(secs):
+                d = _DATE_RE.match(s[0])
+                if d and d.group(1) > date.group(1):
+                    at = i
+                    break
+        secs.insert(at, list(sec))
+    out = [h1(into.title), ""]
+    if pre:
+        out += pre + [""]
+    for sec in secs:
+        out += [sec[0], ""] + _trim(sec[1:]) + [""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: str, op_id: str,
+               timestamp: str) -> Proposal:
+    snap = Snapshot.load(root, settings)
+    a_rel, a = _page_at(snap, root, settings, page, reader, "merge")
+    b_rel, b = _page_at(snap, root, settings, into, reader, "merge")
+    if a_rel == b_rel:
+        raise UsageError(f"{a_rel} cannot be merged into itself")
+    if layer_of(a_rel) != layer_of(b_rel):
+        raise UsageError(f"{a_rel} (layer {layer_of(a_rel)}) and {b_rel} (layer {layer_of(b_rel)}) are in different layers; "
+                         "a merge never moves content across layers")
+    if a.type != b.type:
+        raise UsageError(f"{a_rel} is a {a.type} page and {b_rel} a {b.type} page; only pages of one type merge")
+    aliases = b.aliases
+    if b.type == "entity":
+        for name in (a.title, *a.aliases):
+            if link_key(name) not in {link_key(b.title), *(link_key(x) for x in aliases)}:
+                aliases = (*aliases, name)
+    body = merged_body(b, a)
+    entities = tuple(dict.fromkeys(t for t in (*b.entities, *a.entities) if link_key(t) not in (link_key(a.title), link_key(b.title))))
+    merged = replace(b.with_body(body, b_rel), aliases=aliases, entities=entities, updated=timestamp)
+    changes: dict[str, str | None] = {a_rel: None, b_rel: render_wiki_page(merged)}
+    target = _link_target(snap.with_changes(changes), b_rel, b.title)
+    # Links on the merged page that named the merged-away page now name the page they are on.
+    merged = merged.with_body(_relink_text(snap, a_rel, target, merged.body, layer_of(b_rel)), b_rel)
+    changes[b_rel] = render_wiki_page(merged)
+    changes.update(_relink(snap, a_rel, target, b.title, timestamp, skip={a_rel, b_rel}))
+    refresh_maps(root, snap.with_changes(changes), changes, {layer_of(b_rel)})
+    op = OperationInfo(op_id=op_id, kind="merge", timestamp=timestamp, targets=(a_rel, b_rel), moves=((a_rel, b_rel),))
+    report = {"page": a_rel, "into": b_rel, "aliases_added": [x for x in aliases if x not in b.aliases],
+              "pages_relinked": sorted(p for p in changes if p not in (a_rel, b_rel) and classify(p))}
+    return Proposal(op, f"merge {a.title} into {b.title}", changes, report,
+                    records=(f"merged {a_rel} into {b_rel}",) + tuple(f"links rewritten on {p}" for p in report["pages_relinked"]))
+
+
+def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, reader: str, op_id: str,
+                timestamp: str) -> Proposal:
+    snap = Snapshot.load(root, settings)
+    rel, old = _page_at(snap, root, settings, page, reader, "rename")
+    title = normalise_title(new_title)
+    if not title:
+        raise UsageError("the new title is empty")
+    if len(title) > 200:
+        raise UsageError("the new title is longer than 200 characters")
+    if title == old.title:
+        return Proposal(OperationInfo(op_id=op_id, kind="rename", timestamp=timestamp), f"rename {old.title}", {},
+                        nothing=f"{rel} is already titled {title!r}")
+    new_rel = page_relpath(old.type, title, old.layer)
+    clash = [p for p in snap.resolver.resolve(title) if p != rel]
+    if (new_rel != rel and (root / new_rel).exists()) or clash:
+        raise UsageError(f"{title!r} already names {(clash or [new_rel])[0]}; merge the pages instead")
+    body = h1(title) + old.body[len(h1(old.title)):]
+    aliases = old.aliases
+    if old.type == "entity" and link_key(old.title) not in {link_key(a) for a in aliases}:
+        aliases = tuple(a for a in (*aliases, old.title) if link_key(a) != link_key(title))
+    renamed = replace(old, title=title, body=body, aliases=aliases, updated=timestamp)
+    target = _link_target(snap.with_changes({rel: None, new_rel: ""}), new_rel, title) if new_rel != rel else title
+    renamed = renamed.with_body(_relink_text(snap, rel, target, renamed.body, old.layer), new_rel)
+    changes: dict[str, str | None] = {rel: None} if new_rel != rel else {}
+    changes[new_rel] = render_wiki_page(renamed)
+    relinked = _relink(snap, rel, target, title, timestamp, skip={rel})
+    changes.update(relinked)
+    refresh_maps(root, snap.with_changes(changes), changes, {old.layer})
+    moves = ((rel, new_rel),) if new_rel != rel else ()
+    op = OperationInfo(op_id=op_id, kind="rename", timestamp=timestamp, targets=(rel,), moves=moves)
+    report = {"page": rel, "path": new_rel, "old_title": old.title, "title": title,
+              "pages_relinked": sorted(relinked)}
+    return Proposal(op, f"rename {old.title} to {title}", changes, report,
+                    records=(f"renamed {rel} to {new_rel}",) + tuple(f"links rewritten on {p}" for p in sorted(relinked)))

@@ -1,0 +1,126 @@
+"""`stigmergy merge A INTO B` and `stigmergy rename PAGE TITLE`: every line moves, links follow, the gates check."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import git, run_cli
+
+from stigmergy.garden.identity import plan_merge
+from stigmergy.gates.engine import judge
+from stigmergy.pages.wiki import parse_wiki_page
+from stigmergy.settings import load_settings
+from tests.test_garden_sweep import _block
+from tests.test_gates_support import TS, cited, commit, make_page, make_source
+
+A = "wiki/entities/Olly Brandt.md"
+B = "wiki/entities/Oliver Brandt.md"
+NOTE = "wiki/notes/Renewal call.md"
+
+
+@pytest.fixture
+def repo(wiki: Path) -> Path:
+    s1 = make_source(wiki, 1, ["Olly Brandt will send the renewal proposal by 15 June.", "Olly closed 3 deals in May."])
+    s2 = make_source(wiki, 2, ["Oliver Brandt joined sales in 2024.", "Oliver closed 4 deals in May."])
+    make_page(wiki, "entity", "Olly Brandt", [
+        "## 2026-05-07",
+        "",
+        f"- Olly Brandt will send the renewal proposal by 15 June. {cited(A, s1, 0)}",
+        "",
+        _block(A, [s1, s2], ["Olly closed 3 deals in May.", "Oliver closed 4 deals in May."]),
+    ])
+    make_page(wiki, "entity", "Oliver Brandt", [
+        "## 2024-01-10",
+        "",
+        f"- Oliver Brandt joined sales in 2024. {cited(B, s2, 0)}",
+        "",
+        "## 2026-06-01",
+        "",
+        f"- Oliver closed 4 deals in May. {cited(B, s2, 1)}",
+    ])
+    make_page(wiki, "note", "Renewal call", [f"- [[Olly Brandt]] will send the renewal proposal by 15 June. {cited(NOTE, s1, 0)}"],
+              entities=("Olly Brandt",))
+    commit(wiki, ["sources", "wiki"])
+    return wiki
+
+
+def test_merge_moves_every_line_and_block_records_the_alias_and_relinks(repo: Path):
+    head = git(repo, "rev-parse", "HEAD")
+    code, out, err = run_cli(["merge", "Olly Brandt", "INTO", "Oliver Brandt", "--dry-run"], cwd=repo)
+    assert code == 0, out + err
+    assert git(repo, "rev-parse", "HEAD") == head
+    code, out, err = run_cli(["--json", "merge", "Olly Brandt", "INTO", "Oliver Brandt"], cwd=repo)
+    assert code == 0, out + err
+    assert json.loads(out)["status"] == "committed"
+    assert not (repo / A).exists()
+    merged = parse_wiki_page((repo / B).read_text(encoding="utf-8"), B)
+    old_a = git(repo, "show", f"HEAD~1:{A}")
+    for line in old_a.split("\n"):
+        if "([source](" in line or line.startswith(("<!--", ">")):
+            assert line in merged.body  # no cited line or block line lost
+    body = merged.body
+    assert body.index("## 2024-01-10") < body.index("## 2026-05-07") < body.index("## 2026-06-01")  # date order
+    assert "Olly Brandt" in merged.aliases
+    note = parse_wiki_page((repo / NOTE).read_text(encoding="utf-8"), NOTE)
+    assert "[[Oliver Brandt|Olly Brandt]] will send" in note.body and note.entities == ("Oliver Brandt",)
+    assert "Stigmergy-Kind: merge" in git(repo, "log", "-1", "--format=%B")
+    code, out, _ = run_cli(["--json", "lint"], cwd=repo)
+    assert not [f for f in json.loads(out)["findings"] if f["rule"] not in ("orphan",)], out
+
+
+def test_the_gates_refuse_a_merge_that_loses_a_line(repo: Path):
+    settings = load_settings(repo, env={})
+    proposal = plan_merge(repo, settings, "Olly Brandt", "Oliver Brandt", reader="t@example.com", op_id="op_x", timestamp=TS)
+    assert judge(proposal.changes, repo, settings, proposal.op).ok
+    changes = dict(proposal.changes)
+    changes[B] = changes[B].replace("will send the renewal proposal", "sends the proposal")
+    verdict = judge(changes, repo, settings, proposal.op)
+    assert "cited-line-lost" in {v.rule for v in verdict.violations}
+    # Without the declared move, deleting the page is refused outright.
+    verdict = judge(proposal.changes, repo, settings, replace(proposal.op, moves=()))
+    assert not verdict.ok
+
+
+def test_rename_keeps_the_id_moves_the_path_and_relinks(repo: Path):
+    old = parse_wiki_page((repo / A).read_text(encoding="utf-8"), A)
+    code, out, err = run_cli(["--json", "rename", A, "Olly B."], cwd=repo)
+    assert code == 0, out + err
+    new_rel = "wiki/entities/Olly B.md"
+    page = parse_wiki_page((repo / new_rel).read_text(encoding="utf-8"), new_rel)
+    assert page.id == old.id and page.title == "Olly B." and "Olly Brandt" in page.aliases
+    assert page.body.split("\n", 1)[1] == old.body.split("\n", 1)[1]
+    assert "[[Olly B.|Olly Brandt]]" in (repo / NOTE).read_text(encoding="utf-8")
+    assert "Stigmergy-Kind: rename" in git(repo, "log", "-1", "--format=%B")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["merge", "Olly Brandt", "Oliver Brandt"],
+        ["merge", "Olly Brandt", "INTO", "Olly Brandt"],
+        ["merge", "Olly Brandt", "INTO", "Renewal call"],
+        ["merge", "Nobody", "INTO", "Oliver Brandt"],
+        ["rename", "Olly Brandt", "Oliver Brandt"],
+        ["rename", "Olly Brandt", "   "],
+    ],
+)
+def test_bad_merges_and_renames_change_nothing(repo: Path, args: list[str]):
+    head = git(repo, "rev-parse", "HEAD")
+    code, out, err = run_cli(args, cwd=repo)
+    assert code in (1, 2), (code, out, err)
+    assert err.startswith("error: ")
+    assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == ""
+
+
+def test_merge_refuses_across_layers(repo: Path):
+    with (repo / "stigmergy.toml").open("a") as fh:
+        fh.write('\n[layers.board]\nreaders = ["*"]\n')
+    s3 = make_source(repo, 3, ["Oliver B. sits on the board."], layer="board")
+    rel = "layers/board/wiki/entities/Oliver B.md"
+    make_page(repo, "entity", "Oliver B.", [f"- Oliver B. sits on the board. {cited(rel, s3, 0)}"], layer="board")
+    commit(repo, ["stigmergy.toml", "layers"])
+    code, out, err = run_cli(["merge", rel, "INTO", B], cwd=repo)
+    assert code == 2 and "different layers" in err
