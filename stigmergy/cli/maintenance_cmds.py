@@ -124,6 +124,47 @@ def rename_cmd(
     _render(app_ctx, outcome)
 
 
+def recompile_cmd(
+    ctx: typer.Context,
+    from_date: Annotated[str | None, typer.Option("--from", help="Re-file only sources that occurred on or after DATE.")] = None,
+    by_occurred: Annotated[bool, typer.Option("--by-occurred", help="File sources in occurred_at order (default: capture order).")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a recompile that was interrupted.")] = False,
+    dry_run: DryRunOption = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Rebuild every derived page from the source pages (capture order, or --by-occurred) and swap the result in as one
+    commit, keeping page ids, human lines and contradiction records. Refuses while captures are pending."""
+    from stigmergy.write.recompile import recompile
+
+    app_ctx = reading(ctx, None, json_out)
+    repo = app_ctx.repository()
+    out = console(stderr=True)
+
+    def on_step(done: int, total: int, rel: str) -> None:
+        if not app_ctx.json and (done == total or done % 25 == 0):
+            out.print(f"recompile: {done}/{total} sources filed", markup=False, highlight=False)
+
+    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
+        if not repo.state.pending():
+            from stigmergy.write.capture import resume as finish_interrupted
+
+            finish_interrupted(repo, app_ctx.env)  # bookkeeping only: nothing is pending
+        outcome = recompile(repo, from_date=from_date, by_occurred=by_occurred, resume=resume, dry_run=dry_run, env_vars=app_ctx.env,
+                            on_step=on_step)
+    if not app_ctx.json:
+        rep = outcome.report
+        for note in rep.get("notes", []):
+            typer.echo(f"note: {note}")
+        if "pages_changed" in rep:
+            typer.echo(
+                f"pages: {rep['pages_added']} added, {rep['pages_removed']} removed, {rep['pages_changed']} changed; "
+                f"cited lines: {rep['cited_gained']} gained, {rep['cited_lost']} lost; contradictions: "
+                f"{len(rep.get('contradictions_gained_list', []))} gained, {rep['contradictions_lost']} lost; "
+                f"human lines: {rep['human_reapplied']} re-applied, {rep['human_listed']} listed"
+            )
+    _render(app_ctx, outcome)
+
+
 def _repo_relative(app_ctx: AppContext, target: str) -> str:
     """A path given on the command line (relative to the cwd, or absolute) as a repository-relative path."""
     root = app_ctx.require_root().resolve()
@@ -141,3 +182,4 @@ def register(app: typer.Typer) -> None:
     app.command("delete")(delete_cmd)
     app.command("merge")(merge_cmd)
     app.command("rename")(rename_cmd)
+    app.command("recompile")(recompile_cmd)

@@ -221,3 +221,16 @@ class Authorship:
 def _line_count(path: Path) -> int:
     data = path.read_bytes()
     return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+class MachineWritten(Authorship):
+    """The authorship of a tree only stigmergy writes (recompile's work tree): no line is a person's."""
+
+    def __init__(self) -> None:  # no repository to ask
+        self.fast_hits = self.blame_runs = 0
+
+    def prefetch(self, relpaths: Iterable[str]) -> None:
+        return None
+
+    def human_lines(self, relpath: str) -> frozenset[int]:
+        return frozenset()

@@ -105,6 +105,8 @@ class LineLedger:
             return f"retired cited line (delete: cites a deleted source) {self.rel}: {line}"
         if self.ctx.op.kind == "recompile" and cites:
             return f"retired cited line (recompile) {self.rel}: {line}"
+        if self.ctx.op.kind == "recompile" and self.ctx.changes.get(self.rel, "") is None:
+            return f"listed, not re-applied (recompile no longer derives {self.rel}): {line}"
         return None
 
 
@@ -156,6 +158,8 @@ def block_accounted(ctx: GateContext, rel: str, block: Block, new_blocks: dict[s
         text = ctx.new_text(succ)
         if text is not None and any(b.text == block.text for b in _v(ctx, succ, text).blocks):
             return f"contradiction {block.record.id} moved to {succ}"
+    if ctx.op.kind == "recompile" and ctx.changes.get(rel, "") is None:
+        return f"contradiction {block.record.id} lost: recompile no longer derives {rel}"
     removed = removed_sources(ctx)
     if not removed and not (ctx.op.kind == "delete" and rel in ctx.op.targets):
         return None
@@ -179,6 +183,8 @@ def block_arrived(ctx: GateContext, rel: str, block: Block) -> bool:
     """Whether a block new to `rel` came, byte-identical, from a page this operation moves into `rel`."""
     from stigmergy.gates.rules import _v
 
+    if ctx.op.kind == "recompile":
+        return True  # rendered by code from a planner's proposal, judged when the work tree filed it
     for old, new in ctx.op.moves:
         if new != rel:
             continue

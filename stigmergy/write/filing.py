@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import ConfigError
+from stigmergy.gates.authorship import Authorship
 from stigmergy.gates.engine import OperationInfo, Verdict, evaluate
 from stigmergy.plan.context import build_context, context_record
 from stigmergy.plan.planner import Planner
@@ -65,6 +66,7 @@ def propose(
     source_relpath: str,
     op: OperationInfo,
     planner: Planner | None = None,
+    authorship: Authorship | None = None,
 ) -> FilingResult:
     """Plan the filing of the source page at `source_relpath` (already on disk) and judge the plan."""
     planner = planner or make_planner(settings, {})
@@ -74,7 +76,7 @@ def propose(
     t_plan = time.perf_counter()
     reply = planner.plan(ctx)
     t_gates = time.perf_counter()
-    verdict = evaluate(reply.plan, root, settings, op)
+    verdict = evaluate(reply.plan, root, settings, op, authorship)
     record: dict[str, Any] = {
         "planner": planner.kind,
         "context": context_record(ctx),
@@ -88,7 +90,7 @@ def propose(
         reasons = [f"[{v.rule}] {v.path}: {v.message}" + (f" (lines: {' | '.join(v.lines[:5])})" if v.lines else "")
                    for v in verdict.violations]
         repair = planner.plan(ctx, feedback=reasons)
-        verdict = evaluate(repair.plan, root, settings, op)
+        verdict = evaluate(repair.plan, root, settings, op, authorship)
         plan = repair.plan
         record["repair"] = {
             "refusal": reasons,

@@ -1,0 +1,254 @@
+"""`recompile [--from DATE] [--resume]`: rebuild every derived page from the source pages, in `occurred_at`
+order, in a work tree under `.stigmergy/recompile/`, then swap the result in as one commit.
+
+Each source is filed into the work tree by the configured planner through the gates, exactly as capture
+files it, with the capture's own operation id and time (so a deterministic planner reproduces the same
+ids). Progress is saved after every source, with the pre-images of what the step writes, so a killed run
+is continued by `--resume` from the last finished source. The swap carries over page ids, aliases,
+contradiction records and human-written lines (garden/carry.py) and passes the gates as a `recompile`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import RefusedError, UsageError
+from stigmergy.garden.carry import carry_over
+from stigmergy.garden.delete import refresh_maps
+from stigmergy.garden.proposal import Proposal
+from stigmergy.garden.snapshot import Snapshot, wiki_paths
+from stigmergy.gates.authorship import Authorship, MachineWritten
+from stigmergy.gates.engine import OperationInfo
+from stigmergy.pages.source import parse_source_page
+from stigmergy.repo.health import source_paths
+from stigmergy.repo.operations import Repository, restore
+from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
+
+WORK_DIR = "recompile"
+_COPIED = ("stigmergy.toml", "librarian_skill.md")
+
+
+@dataclass
+class Progress:
+    op_id: str
+    timestamp: str
+    head: str | None
+    from_date: str | None
+    order: list[str]
+    done: int = 0
+    refused: list[dict[str, str]] = field(default_factory=list)
+
+
+def work_root(repo: Repository) -> Path:
+    return repo.layout.state_dir / WORK_DIR
+
+
+def _progress_path(repo: Repository) -> Path:
+    return work_root(repo) / "progress.json"
+
+
+def _step_path(repo: Repository) -> Path:
+    return work_root(repo) / "step.json"
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def interrupted(repo: Repository) -> Progress | None:
+    """The progress of a recompile that did not finish, if any."""
+    try:
+        return Progress(**json.loads(_progress_path(repo).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _order(repo: Repository, from_date: str | None, by_occurred: bool) -> tuple[list[str], list[str]]:
+    """(sources to file, in capture order or occurred_at order, and sources before `from_date` that stay
+    as they are). Capture order is the order the wiki was built in: a deterministic planner then rebuilds
+    the same wiki, and a planner that improved shows only its improvements."""
+    keyed = []
+    for rel in source_paths(repo):
+        try:
+            page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
+        except Exception:  # noqa: BLE001 - a broken source page is lint's finding; it cannot be filed
+            continue
+        occurred = str(page.occurred_at)[:19]
+        key = (occurred, page.captured_at, page.id) if by_occurred else (page.captured_at, page.id, occurred)
+        keyed.append((key, occurred[:10], rel))
+    keyed.sort()
+    if from_date is None:
+        return [rel for _, _, rel in keyed], []
+    return [rel for _, day, rel in keyed if day >= from_date], [rel for _, day, rel in keyed if day < from_date]
+
+
+def _setup(repo: Repository, progress: Progress) -> None:
+    work = work_root(repo) / "tree"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for name in _COPIED:
+        if (repo.root / name).is_file():
+            shutil.copy2(repo.root / name, work / name)
+    for rel in source_paths(repo):
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(repo.root / rel, target)  # sources are immutable: a hard link is a free copy
+        except OSError:
+            shutil.copy2(repo.root / rel, target)
+    if progress.from_date is not None:
+        # Keep what rests on earlier sources; sweep away what rests on the sources filed again.
+        from stigmergy.garden.sweep import sweep_references
+
+        snap = Snapshot.load(repo.root, repo.settings)
+        sweep = sweep_references(repo.root, repo.settings, progress.order, timestamp=progress.timestamp, snapshot=snap)
+        for rel, text in snap.texts.items():
+            new = sweep.changes.get(rel, text)
+            if new is not None:
+                (work / rel).parent.mkdir(parents=True, exist_ok=True)
+                (work / rel).write_text(new, encoding="utf-8")
+
+
+def _capture_ops(repo: Repository) -> dict[str, str]:
+    return {row["capture_id"]: row["op_id"] for row in repo.state.captures()}
+
+
+def recompile(
+    repo: Repository,
+    *,
+    from_date: str | None = None,
+    by_occurred: bool = False,
+    resume: bool = False,
+    dry_run: bool = False,
+    env_vars: Mapping[str, str] | None = None,
+    on_step: Callable[[int, int, str], None] | None = None,
+) -> Outcome:
+    """Rebuild the wiki from its sources and swap it in as one commit. Call with the writer lock held."""
+    from stigmergy.write.filing import make_planner, propose
+
+    if repo.state.pending():
+        raise RefusedError("captures are pending; recompile refuses until they are filed",
+                           hint="run `stigmergy resume` (or `stigmergy maintain`) first")
+    dirty = [ln for ln in repo.git.status_porcelain("sources", "wiki", "layers") if ln]
+    if dirty:
+        raise RefusedError(f"{len(dirty)} uncommitted change(s) under sources/, wiki/ or layers/",
+                           hint="commit or discard them first; recompile replaces the wiki as committed")
+    if from_date is not None and not (len(from_date) == 10 and from_date[4] == "-" and from_date[7] == "-"):
+        raise UsageError(f"--from {from_date!r} is not a date (YYYY-MM-DD)")
+    notes: list[str] = []
+    head = repo.git.head()
+    progress = interrupted(repo)
+    if resume:
+        if progress is None:
+            raise UsageError("there is no interrupted recompile to resume", hint="run `stigmergy recompile`")
+        if progress.head != head:
+            raise RefusedError("the repository changed since the interrupted recompile started",
+                               hint="run `stigmergy recompile` to start afresh")
+        notes.append(f"resumed an interrupted recompile at {progress.done}/{len(progress.order)} sources")
+    else:
+        if progress is not None:
+            notes.append(f"an interrupted recompile ({progress.done}/{len(progress.order)} sources) was found "
+                         "and discarded; starting afresh (`--resume` continues one)")
+        op_id, ts = new_operation("recompile")
+        order, _kept = _order(repo, from_date, by_occurred)
+        progress = Progress(op_id, ts, head, from_date, order)
+        shutil.rmtree(work_root(repo), ignore_errors=True)
+        work_root(repo).mkdir(parents=True)
+        _setup(repo, progress)
+        _write_json(_progress_path(repo), asdict(progress))
+    work = work_root(repo) / "tree"
+    step = _step_path(repo)
+    if step.exists():  # a kill in the middle of writing a step: take it back, then file that source again
+        restore(work, json.loads(step.read_text(encoding="utf-8")))
+        step.unlink()
+    planner = make_planner(repo.settings, env_vars or {})
+    authorship = MachineWritten()
+    ops = _capture_ops(repo)
+    total = len(progress.order)
+    while progress.done < total:
+        rel = progress.order[progress.done]
+        page = parse_source_page((work / rel).read_text(encoding="utf-8"), rel)
+        op = OperationInfo(
+            op_id=ops.get(page.id, "op_" + page.id[4:]), kind="file", timestamp=page.captured_at,
+            capture_id=page.id, source_path=rel,
+            resolves=page.resolution.resolves if page.resolution else None,
+            rationale=page.resolution.rationale if page.resolution else None,
+        )
+        result = propose(work, repo.settings, rel, op, planner, authorship)
+        if result.verdict.ok:
+            changes = dict(result.verdict.changes)
+            pre = {p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None) for p in changes}
+            _write_json(step, pre)
+            repo.pause("recompile-step")
+            for p, text in changes.items():
+                if text is None:
+                    (work / p).unlink(missing_ok=True)
+                else:
+                    (work / p).parent.mkdir(parents=True, exist_ok=True)
+                    (work / p).write_text(text, encoding="utf-8")
+        else:
+            v = result.verdict.violations[0]
+            progress.refused.append({"source": rel, "rule": v.rule, "message": v.message})
+        progress.done += 1
+        _write_json(_progress_path(repo), asdict(progress))
+        step.unlink(missing_ok=True)
+        if on_step is not None:
+            on_step(progress.done, total, rel)
+    proposal = _swap(repo, progress, work)
+    summary = (f"recompile{' from ' + from_date if from_date else ''}: {total} sources; "
+               f"{proposal.report['pages_changed']} changed, {proposal.report['pages_added']} added, "
+               f"{proposal.report['pages_removed']} removed")
+    proposal.report["notes"] = notes
+    outcome = run_proposal(repo, proposal, dry_run=dry_run, summary=summary)
+    if outcome.status in ("committed", "nothing", "dry-run"):
+        shutil.rmtree(work_root(repo), ignore_errors=True)
+    if outcome.status == "nothing":
+        return Outcome("recompile", "nothing", "; ".join([*notes, "the wiki is already what its sources compile to"]),
+                       report=proposal.report)
+    return outcome
+
+
+def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
+    """The changes that turn the committed wiki into the recompiled one, with everything carried over."""
+    layers = repo.settings.layer_names()
+    old_texts = {rel: (repo.root / rel).read_text(encoding="utf-8") for rel in wiki_paths(repo.root, layers)}
+    new_texts = {rel: (work / rel).read_text(encoding="utf-8") for rel in wiki_paths(work, layers)}
+    human = _human_lines(repo, old_texts)
+    texts, report = carry_over(old_texts, new_texts, human, progress.timestamp)
+    changes: dict[str, str | None] = {rel: None for rel in old_texts if rel not in texts}
+    changes.update({rel: t for rel, t in texts.items() if old_texts.get(rel) != t})
+    snap = Snapshot(repo.root, repo.settings, dict(texts))
+    refresh_maps(repo.root, snap, changes, set(layers))
+    op = OperationInfo(op_id=progress.op_id, kind="recompile", timestamp=progress.timestamp)
+    data = {**report.to_dict(), "sources": len(progress.order), "from": progress.from_date,
+            "refused_sources": progress.refused}
+    records = tuple(f"filed source-only (refused: [{r['rule']}] {r['message']}): {r['source']}" for r in progress.refused)
+    return Proposal(op, "rebuild the wiki from its sources", changes, data, records=records,
+                    nothing=None if changes else "the wiki is already what its sources compile to")
+
+
+def _human_lines(repo: Repository, texts: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
+    """{page: [(line, text)]} of body lines a person wrote, for every page of the committed wiki."""
+    authorship = Authorship(repo.root)
+    authorship.prefetch(list(texts))
+    out: dict[str, list[tuple[int, str]]] = {}
+    for rel, text in texts.items():
+        lines = authorship.human_lines(rel)
+        if not lines:
+            continue
+        all_lines = text.split("\n")
+        end = text.find("\n---\n", 3)
+        body_first = text.count("\n", 0, end + 5) + 1 if text.startswith("---\n") and end >= 0 else 1
+        picked = [(n, all_lines[n - 1]) for n in sorted(lines) if body_first < n <= len(all_lines)]
+        if picked:
+            out[rel] = picked
+    return out
