@@ -17,3 +17,13 @@ class Proposal:
     report: dict[str, Any] = field(default_factory=dict)  # counts and lists, JSON-ready
     records: tuple[str, ...] = ()  # what the operation did, line by line (kept in the change record)
     nothing: str | None = None  # why nothing is proposed (then `changes` is empty)
+
+    @property
+    def trailers(self) -> dict[str, str]:
+        """What the commit claims besides its kind, so the history audit can verify it (gates/history.py)."""
+        out = {}
+        if self.op.kind == "delete" and self.op.targets:
+            out["Stigmergy-Target"] = self.op.targets[0]
+        if self.op.moves:
+            out["Stigmergy-Move"] = f"{self.op.moves[0][0]} -> {self.op.moves[0][1]}"
+        return out

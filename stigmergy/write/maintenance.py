@@ -87,7 +87,8 @@ def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False,
     manifest = {"report": proposal.report, "reasons": [summary] if summary else []}
     if proposal.op.rationale:
         manifest["rationale"] = proposal.op.rationale
-    done = commit_verdict(repo, op, proposal.title, verdict, summary=summary or proposal.title, manifest=manifest)
+    done = commit_verdict(repo, op, proposal.title, verdict, summary=summary or proposal.title, manifest=manifest,
+                          trailers=proposal.trailers)
     if done.refused is not None:
         return Outcome(kind, "refused", done.refused.message, op_id=op.op_id, report=proposal.report,
                        records=verdict.records, violations=done.refused.violations)
@@ -118,6 +119,7 @@ def delete(repo: Repository, target: str, rationale: str, *, reader: str, dry_ru
 def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, index: bool = True) -> Outcome:
     """Repair what lint finds, as one operation; with `check`, change nothing and report what is pending."""
     from stigmergy.garden.plan import plan_garden, without
+    from stigmergy.gates.history import audit_since_last_check
     from stigmergy.gates.lint import lint_repository
 
     op_id, ts = new_operation("garden")
@@ -132,7 +134,12 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
             break
         why = {v.path: f"[{v.rule}] {v.message}" for v in verdict.violations}
         plan = without(plan, set(why) or set(plan.proposal.changes), why)
-    report = {**plan.report(), "index_behind_head": bool(index_behind)}
+    history = audit_since_last_check(repo.root, repo.settings)
+    report = {**plan.report(), "index_behind_head": bool(index_behind), "history": history.to_dict()}
+    if not history.ok:
+        plan = replace(plan, left=plan.left + tuple(
+            {"finding": f"history:{h.rule}", "path": h.path, "why": f"needs a person (`stigmergy lint`): {h.render()}"}
+            for h in history.findings))
     pending = bool(plan.proposal.changes) or bool(index_behind)
     if check or dry_run:
         status = "pending" if (pending and check) else ("dry-run" if dry_run and pending else "nothing")
@@ -147,6 +154,8 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
     after = lint_repository(repo.root, repo.settings)
     report["lint_after"] = after.to_dict()["counts"]
     left = [f.to_dict() for f in after.findings]
+    history = audit_since_last_check(repo.root, repo.settings)
+    left += [{"rule": f"history:{h.rule}", "path": h.path, "line": None, "message": h.render()} for h in history.findings]
     report["findings_left"] = left
     return replace(outcome, report=report, findings_left=len(left),
                    message=outcome.message if outcome.status != "nothing" else _garden_message(plan, False, False))
