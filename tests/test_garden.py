@@ -27,8 +27,8 @@ def _human_edit(root: Path, rel: str, extra: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + f"\n{extra}\n", encoding="utf-8")
     git(root, "add", rel)
     git(root, "commit", "-qm", "a person's edit")
-    # Editing a cited line by hand breaks gate 2, so lint's history audit reports the commit until a
-    # person accepts it as reviewed (tests/test_history.py); these tests are about the pages.
+    # A person's edit that broke a gate would be reported by lint's history audit until accepted as
+    # reviewed (tests/test_history.py); these tests are about the pages.
     assert run_cli(["lint", "--accept-history"], cwd=root)[0] in (0, 4)
 
 

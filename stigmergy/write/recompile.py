@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import RefusedError, UsageError
+from stigmergy.capture.fsck import source_paths
+from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
 from stigmergy.garden.carry import carry_over
 from stigmergy.garden.delete import refresh_maps
 from stigmergy.garden.proposal import Proposal
@@ -25,12 +26,17 @@ from stigmergy.garden.snapshot import Snapshot, wiki_paths
 from stigmergy.gates.authorship import Authorship, MachineWritten
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.pages.source import parse_source_page
-from stigmergy.repo.health import source_paths
 from stigmergy.repo.operations import Repository, restore
 from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
 
 WORK_DIR = "recompile"
 _COPIED = ("stigmergy.toml", "librarian_skill.md")
+
+
+class RecompileRefused(StigmergyError):
+    """Recompile will not start now (pending captures, uncommitted edits, a changed repository)."""
+
+    exit_code = EXIT_REFUSED
 
 
 @dataclass
@@ -136,11 +142,11 @@ def recompile(
     from stigmergy.write.filing import make_planner, propose
 
     if repo.state.pending():
-        raise RefusedError("captures are pending; recompile refuses until they are filed",
+        raise RecompileRefused("captures are pending; recompile refuses until they are filed",
                            hint="run `stigmergy resume` (or `stigmergy maintain`) first")
     dirty = [ln for ln in repo.git.status_porcelain("sources", "wiki", "layers") if ln]
     if dirty:
-        raise RefusedError(f"{len(dirty)} uncommitted change(s) under sources/, wiki/ or layers/",
+        raise RecompileRefused(f"{len(dirty)} uncommitted change(s) under sources/, wiki/ or layers/",
                            hint="commit or discard them first; recompile replaces the wiki as committed")
     if from_date is not None and not (len(from_date) == 10 and from_date[4] == "-" and from_date[7] == "-"):
         raise UsageError(f"--from {from_date!r} is not a date (YYYY-MM-DD)")
@@ -151,7 +157,7 @@ def recompile(
         if progress is None:
             raise UsageError("there is no interrupted recompile to resume", hint="run `stigmergy recompile`")
         if progress.head != head:
-            raise RefusedError("the repository changed since the interrupted recompile started",
+            raise RecompileRefused("the repository changed since the interrupted recompile started",
                                hint="run `stigmergy recompile` to start afresh")
         notes.append(f"resumed an interrupted recompile at {progress.done}/{len(progress.order)} sources")
     else:
