@@ -41,7 +41,11 @@ def _normalised(root: Path) -> tuple[dict[str, list[str]], list[str]]:
         text = re.sub(r"(?:\.\./)*(?:layers/[^/]+/)?sources/\d{4}/\d{2}/(cap_[0-9A-Z]{26})\.md",
                       lambda m: f"<{names[m.group(1)]}>", text)
         text = re.sub(r"cap_[0-9A-Z]{26}", lambda m: f"<{names.get(m.group(0), '?')}>", text)
-        return re.sub(r"stigmergy:data \S+|con_[0-9A-Z]{26}|pg_[0-9A-Z]{26}", "<id>", text)
+        text = re.sub(r"stigmergy:data \S+|con_[0-9A-Z]{26}|pg_[0-9A-Z]{26}", "<id>", text)
+        # The planner's order of several citations on one line follows set iteration (the hash seed); the
+        # citations themselves are what must match.
+        return re.sub(r"\((\[source\]\([^)]*\)(?:, \[source\]\([^)]*\))+)\)$",
+                      lambda m: "(" + ", ".join(sorted(m.group(1).split(", "))) + ")", text, flags=re.M)
 
     pages = {}
     for path in git(root, "ls-files", "-z", "wiki").split("\0"):

@@ -256,7 +256,7 @@ class PageBodyBuilders:
         refs = [r for r in (self._first_ref(e) for e in people) if r is not None]
         if people and refs:
             names = ", ".join(f"[[{stem_of(e.path)}]]" for e in people if self._first_ref(e) is not None)
-            lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: r[1])))
+            lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: (r[1], r[2], r[0]))))
         if not lines:
             return
         section = [heading, "", *lines]
