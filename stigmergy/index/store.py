@@ -146,6 +146,9 @@ def connect(path: Path | str, *, readonly: bool = False) -> Any:
         conn.execute("CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(x)")
         conn.execute("DROP TABLE temp.fts5_probe")
     except Exception as exc:
+        if "fts5" not in str(exc).lower():  # the probe read a damaged file, not a missing module
+            conn.close()
+            raise IndexUnreadableError(path, exc) from None
         raise IndexMissingExtensionError(
             "this SQLite build has no FTS5", hint="pip install --force-reinstall pysqlite3-binary"
         ) from exc

@@ -99,6 +99,7 @@ class Git:
         author_name: str,
         author_email: str,
         removed: Sequence[str] = (),
+        after_stage: Callable[[], None] | None = None,
     ) -> str:
         """Commit exactly `paths` (added or modified) and `removed`, leaving anything else the user staged alone."""
         env = {
@@ -120,6 +121,8 @@ class Git:
                 self.run("add", "-f", "--", *paths)
             if removed:
                 self.run("rm", "-q", "--cached", "--ignore-unmatch", "--", *removed)
+            if after_stage is not None:
+                after_stage()  # crash tests stop here: staged, not committed
             self.run("commit", "-q", "--no-verify", "-F", msg_path, "--only", "--", *all_paths, env=env)
         finally:
             Path(msg_path).unlink(missing_ok=True)

@@ -165,7 +165,8 @@ def apply_and_commit(
         if entries:
             parent = repo.git.fast_head()
             commit = repo.git.commit_paths(
-                written, commit_message(kind, title, op_id, summary, trailers), identity.name, identity.email, removed=removed
+                written, commit_message(kind, title, op_id, summary, trailers), identity.name, identity.email,
+                removed=removed, after_stage=lambda: repo.pause("staged"),
             )
             for listener in listeners:
                 listener(repo.root, parent, commit, [e["path"] for e in entries])
