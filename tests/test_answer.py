@@ -145,3 +145,34 @@ def test_llm_answerer_misconfigured_fails_before_any_work(repo: RepoBuilder) -> 
         fh.write('[answer]\nkind = "planner"\n')
     with pytest.raises(ConfigError, match="planner is deterministic"):
         _ask(repo, "What was Aurora revenue in Q1 2026?")
+
+
+def test_source_text_becomes_cited_sentences() -> None:
+    from stigmergy.answer.evidence import _source_units
+
+    content = ["# Report", "", "Revenue grew 26% on Q1. Nine new", "customers joined.", "- A list item",
+               "", "| Metric | Q2 2026 |", "| --- | --- |", "| Revenue | £2.36M |", "After the table."]
+    units = _source_units(content, 10, 1)
+    assert units == [
+        (12, 12, "Revenue grew 26% on Q1.", ""),
+        (12, 13, "Nine new customers joined.", "Revenue grew 26% on Q1."),
+        (14, 14, "- A list item", ""),
+        (16, 16, "| Metric | Q2 2026 |", ""),
+        (18, 18, "| Revenue | £2.36M |", "| Metric | Q2 2026 |"),
+        (19, 19, "After the table.", ""),
+    ]
+
+
+def test_anthropic_answerer_speaks_the_messages_protocol(repo: RepoBuilder, server: Server) -> None:
+    with (repo.root / "stigmergy.toml").open("a") as fh:
+        fh.write(f'[answer]\nkind = "anthropic"\nmodel = "claude-test"\nbase_url = "{server.url}"\napi_key_env = "ANSWER_KEY"\n')
+    settings = load_settings(repo.root)
+    with pytest.raises(ConfigError, match="ANSWER_KEY"):
+        _ask(repo, "When did the Lisbon office open?", settings=settings, env={})
+    server.script.append((200, {}, {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                                    "content": [{"type": "text", "text": "The Lisbon office opened on 2 March 2026 [1]."}],
+                                    "stop_reason": "end_turn"}, 0.0))
+    out = _ask(repo, "When did the Lisbon office open?", settings=settings, env={"ANSWER_KEY": "k-123"})
+    assert out["answered"] and out["sentences"][0]["text"] == "The Lisbon office opened on 2 March 2026."
+    req = server.requests[-1]
+    assert req["path"] == "/v1/messages" and req["headers"]["x-api-key"] == "k-123"

@@ -44,7 +44,7 @@ class Line:
     headings: tuple[str, ...]
     cites: tuple[Cite, ...]  # the source lines it rests on (a source line: itself)
     rank: int  # the search rank of its page (1 = best)
-    before: str = ""  # a source sentence's preceding sentence in the same paragraph ("The pilot is worth …")
+    before: str = ""  # a source sentence's previous sentence in its paragraph, or a table row's header row
 
     @property
     def wiki_cite(self) -> Cite:
@@ -104,23 +104,35 @@ _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"”')]?\s+(?=[A-Z0-9£$€\"“(])")
 
 
-def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[int, int, str, bool]]:
-    """A source's text as (first line, last line, sentence, first of its paragraph): hard-wrapped paragraphs and list items are
-    joined, then split into sentences, each citing exactly the lines it spans."""
-    blocks: list[list[tuple[int, str]]] = []
+def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[int, int, str, str]]:
+    """A source's text as (first line, last line, sentence, its context): hard-wrapped paragraphs and list
+    items are joined, then split into sentences, each citing exactly the lines it spans; a sentence's
+    context is the previous sentence of its paragraph. A table row stands alone, with the table's header
+    row as its context (the row says "| Revenue | £1.88M |", the header says which quarter)."""
+    blocks: list[tuple[list[tuple[int, str]], str]] = []  # (lines, the table header for a table row)
+    header = ""
+    in_table = False
     for offset, raw in enumerate(content):
         n = first + offset
-        if offset < body_from or not _is_claim(raw) or raw.lstrip().startswith("|"):
-            if offset >= body_from and raw.lstrip().startswith("|") and _is_claim(raw):
-                blocks.append([(n, raw.strip())])  # a table row stands alone
-            else:
-                blocks.append([])
+        row = raw.lstrip().startswith("|")
+        if offset < body_from or not _is_claim(raw):
+            in_table = in_table and row  # a separator row (|---|) keeps the table going
+            blocks.append(([], ""))
             continue
-        if not blocks or not blocks[-1] or _MARKER_RE.match(raw):
-            blocks.append([])
-        blocks[-1].append((n, raw.strip()))
-    units: list[tuple[int, int, str, bool]] = []
-    for block in blocks:
+        if row:
+            if not in_table:
+                header, in_table = raw.strip(), True
+                blocks.append(([(n, raw.strip())], ""))
+            else:
+                blocks.append(([(n, raw.strip())], header))
+            blocks.append(([], ""))
+            continue
+        in_table = False
+        if not blocks or not blocks[-1][0] or _MARKER_RE.match(raw):
+            blocks.append(([], ""))
+        blocks[-1][0].append((n, raw.strip()))
+    units: list[tuple[int, int, str, str]] = []
+    for block, table_header in blocks:
         if not block:
             continue
         text, starts = "", []
@@ -128,14 +140,15 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
             starts.append((len(text), n))
             text += part + " "
         pos = 0
-        pieces = _SENTENCE_END_RE.split(text.rstrip())
-        for i, piece in enumerate(pieces):
+        previous = table_header
+        for piece in _SENTENCE_END_RE.split(text.rstrip()):
             at = text.index(piece, pos)
             end = at + len(piece)
             pos = end
             a = max(n for off, n in starts if off <= at)
             b = max(n for off, n in starts if off < end)
-            units.append((a, b, piece.strip(), i == 0))
+            units.append((a, b, piece.strip(), previous))
+            previous = piece.strip()
     return units
 
 
@@ -149,9 +162,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
         if page["type"] == "source":
             # The H1 is the title, not a statement of the source.
             body_from = next((i + 1 for i, t in enumerate(content) if t.startswith("# ")), 0)
-            previous = ""
-            for a, b, sentence, starts_block in _source_units(content, first, body_from):
-                before, previous = ("" if starts_block else previous), sentence
+            for a, b, sentence, before in _source_units(content, first, body_from):
                 text = claim_text(sentence).strip()
                 if not text or (page["path"], a, text) in seen:
                     continue

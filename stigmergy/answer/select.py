@@ -3,8 +3,8 @@ threshold, otherwise keep the best lines, grouped by page (best page first, line
 
 A line's score is the share of the question's weight (idf over the reader's fragments) that the line
 supports, where a term counts in full when the line itself says it and at `CONTEXT_CREDIT` when only its
-context does: the page title, the heading trail, and for a source sentence the sentence before it
-("Revenue — Q1 2026: £1.88M" under "Quarterly report — Q1 2026"). The question's figures (Q1, 2026, 4.0)
+context does: the page title, the heading trail, for a source sentence the sentence before it, and for a
+table row its header row ("Revenue — Q1 2026: £1.88M" under "Quarterly report — Q1 2026"). The question's figures (Q1, 2026, 4.0)
 are constraints, not weight: each must be in the line or its context, exactly. A name the line does not
 say counts half when it is one of the wiki's recurring subjects (in at least 5% of the reader's
 fragments: "Lanternfish Labs' revenue" in a company wiki), since those are mostly implied, never said.
