@@ -1,5 +1,9 @@
 """Thin wrapper over the git CLI. Subprocess git is faster than GitPython's index commits (22 ms vs 56–93 ms
-per commit measured here) and behaves exactly like the user's own git."""
+per commit measured here) and behaves exactly like the user's own git.
+
+GitPython is not a dependency: its command wrapper runs the same `git` process, but importing it costs
+100–200 ms per stigmergy process (more than all of `repo/`), and `bench/capture.py --n 80` with `git
+commit` through it measured 1.08x the time of this wrapper (capture/bare-git ratio 2.87 vs 2.65, same run)."""
 
 from __future__ import annotations
 
