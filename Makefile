@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast install lint bench clean
+.PHONY: demo test test-fast install lint bench clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test-fast: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# docs/cli.md and docs/schema.md come from the code (tests/test_docs_generated.py fails on drift).
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/capture.py
