@@ -34,7 +34,7 @@ def _capture(root: Path, doc: Path, *extra: str, process: bool = False) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("point", ["staged", "commit", "bookkeeping"])
+@pytest.mark.parametrize("point", ["ack", "staged", "commit", "bookkeeping"])
 def test_capture_killed_at_each_point(wiki: Path, docs: list[Path], point: str) -> None:
     _capture(wiki, docs[0])
     proc = spawn(wiki, "capture", str(docs[1]), env={"STIGMERGY_PAUSE_AT": point})
@@ -46,7 +46,7 @@ def test_capture_killed_at_each_point(wiki: Path, docs: list[Path], point: str) 
     assert problems(wiki, acked, {docs[0].name, docs[1].name, docs[2].name}) == []
 
 
-@pytest.mark.parametrize("point", ["staged"])
+@pytest.mark.parametrize("point", ["staged", "bookkeeping"])  # `commit`: tests/test_capture.py
 def test_file_killed_at_each_point(wiki: Path, docs: list[Path], point: str) -> None:
     for doc in docs[:2]:
         _capture(wiki, doc, "--no-file")

@@ -53,6 +53,8 @@ def _answers(root: Path) -> dict:
         "ops": [(o["id"], o["kind"], o["status"], o["commit"], o["summary"]) for o in ops],
         "paths": {o["id"]: sorted((e["path"], e["action"]) for e in o["manifest"].get("paths", [])) for o in ops},
         "contradictions": json.loads(_ok(["--json", "contradictions"], root)),
+        "overview": json.loads(_ok(["--json", "overview"], root)),
+        "lint": {k: v for k, v in json.loads(run_cli(["--json", "lint"], cwd=root)[1]).items() if k != "history"},
     }
 
 
@@ -192,3 +194,19 @@ def test_a_git_lock_a_live_process_holds_is_named_not_removed(wiki: Path) -> Non
     t0 = time.monotonic()
     assert Git(wiki).clear_stale_locks(warnings.append) == [".git/index.lock"]
     assert time.monotonic() - t0 < 5 and warnings
+
+
+@pytest.mark.model
+def test_search_answers_the_same_after_the_state_is_lost(wiki: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    from test_index_support import link_model_cache
+
+    _populate(wiki)
+    link_model_cache(wiki, tmp_path_factory.getbasetemp())
+    _ok(["index"], wiki)
+    before = [h["path"] for h in json.loads(_ok(["--json", "search", "Atlas beta"], wiki))["hits"]]
+    shutil.rmtree(wiki / ".stigmergy")
+    link_model_cache(wiki, tmp_path_factory.getbasetemp())
+    _ok(["index"], wiki)
+    assert _ok(["index", "--check"], wiki)
+    after = [h["path"] for h in json.loads(_ok(["--json", "search", "Atlas beta"], wiki))["hits"]]
+    assert after == before and before
