@@ -176,3 +176,10 @@ def test_anthropic_answerer_speaks_the_messages_protocol(repo: RepoBuilder, serv
     assert out["answered"] and out["sentences"][0]["text"] == "The Lisbon office opened on 2 March 2026."
     req = server.requests[-1]
     assert req["path"] == "/v1/messages" and req["headers"]["x-api-key"] == "k-123"
+
+
+def test_a_page_gone_from_the_tree_is_skipped_and_the_index_reported_stale(repo: RepoBuilder) -> None:
+    (repo.root / "wiki/notes/Q1 report.md").unlink()
+    out = _ask(repo, "When did the Lisbon office open?")
+    assert out["index"]["stale"] is True
+    assert all(s["page"] != "wiki/notes/Q1 report.md" for s in out["sentences"])

@@ -105,6 +105,7 @@ def test_ask_describe_list_contradictions_status(repo: RepoBuilder) -> None:
     assert describe.is_error and "no entity called" in describe.content[0].text
     assert len(listed.structured_content["pages"]) == 2 and listed.structured_content["total"] > 2
     assert [c["subject"] for c in cons.structured_content["contradictions"]] == ["Aurora Q1 revenue"]
+    assert cons.structured_content["index"]["stale"] is False
     st = status.structured_content
     assert st["reader"] == PUBLIC and st["layers"] == ["public"] and st["capture"] is False
     assert CANARY not in json.dumps([a, st])

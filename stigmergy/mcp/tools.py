@@ -110,7 +110,18 @@ def contradictions(s: Session, status: str | None = None, limit: int = MAX_CONTR
         raise UsageError(f"status must be open or resolved, got {status!r}")
     _bounded("limit", limit, 1, MAX_CONTRADICTIONS)
     found = scan(s.root, s.settings, s.reader, status=status)
-    return {"reader": s.reader, "total": len(found), "contradictions": found[:limit], "truncated": len(found) > limit}
+    # The blocks are read from the working tree (never stale); `index` says what search and ask see.
+    return {"reader": s.reader, "index": _freshness(s), "total": len(found), "contradictions": found[:limit],
+            "truncated": len(found) > limit}
+
+
+def _freshness(s: Session) -> dict[str, Any] | None:
+    from stigmergy.index.reads import list_pages
+
+    try:
+        return list_pages(s.root, s.settings, s.reader, limit=1)["index"]
+    except NotFoundError:
+        return None
 
 
 def ask(s: Session, question: str, evidence: bool = False) -> dict[str, Any]:
