@@ -59,9 +59,11 @@ def _calls(b: RepoBuilder, reader: str, calls: list[tuple[str, dict[str, Any]]],
 
 def test_tools_and_scope_in_process(repo: RepoBuilder) -> None:
     query = {"query": f"{CANARY} Orbis acquire Aurora", "k": 10}
-    tools, public, spoofed = _calls(repo, PUBLIC, [
-        ("list_tools", {}), ("search", query), ("search", {**query, "as": BOARD, "reader": BOARD})])
+    tools, public, spoofed, by_layer, listed = _calls(repo, PUBLIC, [
+        ("list_tools", {}), ("search", query), ("search", {**query, "as": BOARD, "reader": BOARD}),
+        ("search", {**query, "layer": "board"}), ("list", {"layer": "board"})])
     assert sorted(t.name for t in tools.tools) == READ_TOOLS
+    assert by_layer.structured_content["hits"] == [] and listed.structured_content["total"] == 0
     for result in (public, spoofed):  # a client cannot choose whom it reads as
         assert not result.is_error
         assert result.structured_content["reader"] == PUBLIC
