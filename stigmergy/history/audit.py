@@ -21,6 +21,7 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def _hit(data: bytes, patterns: list[bytes]) -> bool:
     return any(p in data for p in patterns)
 
 
-def _git_objects(root: Path, patterns: list[bytes], sha: str | None, searched: dict[str, int]) -> list[tuple[str, str, str]]:
+def _git_objects(root: Path, patterns: list[bytes], sha: frozenset[str], searched: dict[str, int]) -> list[tuple[str, str, str]]:
     """(object id, type, why) for each object whose content matches."""
     hits: list[tuple[str, str, str]] = []
     proc = subprocess.Popen(
@@ -99,7 +100,7 @@ def _git_objects(root: Path, patterns: list[bytes], sha: str | None, searched: d
             n += 1
             if _hit(data, patterns):
                 hits.append((oid.decode(), kind.decode(), "contains the text"))
-            elif sha and kind == b"blob" and hashlib.sha256(data).hexdigest() == sha:
+            elif sha and kind == b"blob" and hashlib.sha256(data).hexdigest() in sha:
                 hits.append((oid.decode(), kind.decode(), "its content has this sha256"))
     finally:
         proc.stdout.close()
@@ -130,7 +131,7 @@ def _walk(folder: Path, skip: set[Path]) -> list[Path]:
     return files
 
 
-def _scan_files(files: list[Path], root: Path, place: str, patterns: list[bytes], sha: str | None) -> list[Finding]:
+def _scan_files(files: list[Path], root: Path, place: str, patterns: list[bytes], sha: frozenset[str]) -> list[Finding]:
     found = []
     for path in files:
         try:
@@ -140,7 +141,7 @@ def _scan_files(files: list[Path], root: Path, place: str, patterns: list[bytes]
         rel = path.relative_to(root).as_posix()
         if _hit(data, patterns):
             found.append(Finding(place, rel, "contains the text"))
-        elif sha and hashlib.sha256(data).hexdigest() == sha:
+        elif sha and hashlib.sha256(data).hexdigest() in sha:
             found.append(Finding(place, rel, "its content has this sha256"))
     return found
 
@@ -175,17 +176,19 @@ def unreachable_places(root: Path) -> list[str]:
     return places
 
 
-def audit(root: Path, needle: str, *, git_objects: bool = True) -> AuditReport:
-    """Where `needle` (text, or a sha256 of content) is still found under `root`."""
+def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True) -> AuditReport:
+    """Where `needle` (text, or a sha256 of content; or several, searched in one pass) is still found."""
     import time
 
     from stigmergy.errors import UsageError
 
     t0 = time.perf_counter()
-    if not needle or len(needle) > MAX_NEEDLE or "\n" in needle:
-        raise UsageError(f"the audit needle must be one line of 1 to {MAX_NEEDLE} characters")
-    sha = needle.lower() if _SHA256_RE.match(needle) else None
-    patterns = _patterns(sha or needle)
+    needles = [needle] if isinstance(needle, str) else list(needle)
+    for n in needles:
+        if not n or len(n) > MAX_NEEDLE or "\n" in n:
+            raise UsageError(f"the audit needle must be one line of 1 to {MAX_NEEDLE} characters")
+    sha = frozenset(n.lower() for n in needles if _SHA256_RE.match(n))
+    patterns = [p for n in needles for p in _patterns(n.lower() if _SHA256_RE.match(n) else n)]
     searched: dict[str, int] = {}
     findings: list[Finding] = []
     git = Git(root)
@@ -209,10 +212,11 @@ def audit(root: Path, needle: str, *, git_objects: bool = True) -> AuditReport:
     searched["files under .stigmergy (evidence, state, index)"] = len(state_files)
     for f in _scan_files(state_files, root, "stigmergy", patterns, sha):
         findings.append(Finding(_state_place(f.where.split("/", 1)[1] if "/" in f.where else f.where), f.where, f.detail))
-    if sha and (state_dir / "objects" / sha[:2] / sha[2:]).is_file():
-        findings.append(Finding("evidence", f"{STATE_DIR}/objects/{sha[:2]}/{sha[2:]}", "the evidence object is present"))
+    for digest in sorted(sha):
+        if (state_dir / "objects" / digest[:2] / digest[2:]).is_file():
+            findings.append(Finding("evidence", f"{STATE_DIR}/objects/{digest[:2]}/{digest[2:]}", "the evidence object is present"))
     return AuditReport(
-        kind="sha256" if sha else "text",
+        kind="several" if len(needles) > 1 else ("sha256" if sha else "text"),
         findings=tuple(dict.fromkeys(findings)),
         searched=searched,
         unreachable=tuple(unreachable_places(root)),

@@ -134,8 +134,14 @@ def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | Non
     return sorted(out.values())
 
 
-def _operations_of(repo: Repository, capture_ids: set[str]) -> dict[str, list[str]]:
-    ops: dict[str, list[str]] = {cid: [] for cid in capture_ids}
+def _operations_of(repo: Repository, targets: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """{capture id: its operations}: from the state database, and from the trailer of every commit that
+    added its source page (the state may have been lost; the commit message still names the capture)."""
+    ops: dict[str, list[str]] = {cid: [] for cid, _, _ in targets}
+    for cid, _, path in targets:
+        out = repo.git.run("log", "--all", "--diff-filter=A", "--format=%(trailers:key=Stigmergy-Operation,valueonly)",
+                           "--", path, check=False)
+        ops[cid] += [op for op in out.split() if op.startswith("op_") and op not in ops[cid]]
     for row in repo.state.conn.execute("SELECT capture_id, op_id FROM captures").fetchall():
         if row[0] in ops:
             ops[row[0]].append(row[1])
@@ -236,7 +242,7 @@ def plan_erase(repo: Repository, captures: Sequence[str], layer: str | None, rat
     if not targets and layer is None:
         raise NotFoundError("nothing to erase")
     ids = {cid for cid, _, _ in targets}
-    ops = _operations_of(repo, ids)
+    ops = _operations_of(repo, targets)
     erased_caps = tuple(
         ErasedCapture(cid, lay, path, _artifact_objects(repo, path), tuple(sorted(ops.get(cid, ()))))
         for cid, lay, path in targets
@@ -356,9 +362,8 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     _record(repo, plan)
     _journal_path(repo).unlink(missing_ok=True)
     map_file.unlink(missing_ok=True)
-    residue: list[dict[str, str]] = []
-    for needle in {*plan.erased_ids, *plan.evidence_objects}:
-        residue += [f.to_dict() for f in audit(repo.root, needle, git_objects=True).findings]
+    needles = sorted({*plan.erased_ids, *plan.evidence_objects})
+    residue = [f.to_dict() for f in audit(repo.root, needles).findings] if needles else []
     return ErasePlan(**{**plan.__dict__, "residue": tuple(residue)})
 
 
