@@ -226,6 +226,11 @@ def test_stdio_server_as_a_real_subprocess(tmp_path: Path, tmp_path_factory: pyt
     assert a["answered"] and "2 March 2026" in a["sentences"][0]["text"] and a["index"]["stale"] is False
     [board] = serve(BOARD, [("search", query)])
     assert any(h["path"].startswith("layers/board/") for h in board.structured_content["hits"])
+    # The CLI's `ask` answers the same question with the same shape.
+    code, out, _ = run_cli(["--as", PUBLIC, "ask", "When did the Lisbon office open?", "--json", "--evidence"], b.root)
+    cli = json.loads(out)
+    assert code == 0 and [x["text"] for x in cli["sentences"]] == [x["text"] for x in a["sentences"]]
+    assert all("text" in c for x in cli["sentences"] for c in x["citations"])
 
 
 def test_help_does_not_import_the_agents_stack() -> None:
