@@ -25,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from stigmergy.index.embedder import fragment_tokens  # noqa: E402
 from stigmergy.index.pagedoc import parse_page  # noqa: E402
 from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
 from stigmergy.settings import load_settings  # noqa: E402
@@ -127,10 +128,10 @@ def throughput(out: Path, fragments: int, cache: Path) -> dict:
     texts = []
     for path in sorted((root / "wiki/notes").glob("*.md")):
         rel = path.relative_to(root).as_posix()
-        doc = parse_page(rel, path.read_text(), settings.index)
+        doc = parse_page(rel, path.read_text(), settings.index, *fragment_tokens(settings.embedder))
         assert doc is not None
         texts.extend(f.embed_text(doc.title) for f in doc.fragments)
-    from stigmergy.index.embedder import OnnxEmbedder, SentenceTransformerEmbedder, resolve_model
+    from stigmergy.index.embedder import OnnxEmbedder, SentenceTransformerEmbedder, export_onnx, resolve_model
 
     info = resolve_model(settings.embedder)
     import numpy as np
@@ -145,9 +146,21 @@ def throughput(out: Path, fragments: int, cache: Path) -> dict:
     bare_s = time.perf_counter() - t
     onnx = OnnxEmbedder(info, cache.parent, batch_size=settings.embedder.batch_size)
     onnx.embed(texts[:8])
-    t = time.perf_counter()
-    onnx.embed(texts)
-    bare_onnx_s = time.perf_counter() - t
+    int8 = OnnxEmbedder(info, cache.parent, batch_size=settings.embedder.batch_size, quantize="int8")
+    int8.embed(texts[:8])
+    # fp32 and int8 alternate in slices, so that a neighbour's load falls on both alike.
+    bare_onnx_s = int8_s = 0.0
+    fp32_vecs, int8_vecs = [], []
+    for i in range(0, len(texts), 64):
+        part = texts[i : i + 64]
+        t = time.perf_counter()
+        fp32_vecs.append(onnx.embed(part))
+        bare_onnx_s += time.perf_counter() - t
+        t = time.perf_counter()
+        int8_vecs.append(int8.embed(part))
+        int8_s += time.perf_counter() - t
+    cos = (np.concatenate(fp32_vecs) * np.concatenate(int8_vecs)).sum(axis=1)
+    sizes = {q: export_onnx(info, cache.parent, q).stat().st_size for q in ("none", "int8")}
     n = report["fragments_embedded"]
     return {
         "fragments": n, "mean_tokens": round(float(np.mean(tokens)), 1),
@@ -158,6 +171,13 @@ def throughput(out: Path, fragments: int, cache: Path) -> dict:
         "bare_st_encode_s": round(bare_s, 2),
         "bare_st_fragments_per_s": round(len(texts) / bare_s, 2),
         "bare_onnx_fragments_per_s": round(len(texts) / bare_onnx_s, 2),
+        "bare_onnx_int8_fragments_per_s": round(len(texts) / int8_s, 2),
+        "int8_speedup_vs_fp32": round(bare_onnx_s / int8_s, 2),
+        "int8_cosine_to_fp32": {"mean": round(float(cos.mean()), 4), "min": round(float(cos.min()), 4)},
+        "model_mb": {q: round(n / 2**20, 1) for q, n in sizes.items()},
+        "quantize_used_by_index": settings.embedder.quantize,
+        "ratio_wall_vs_bare_onnx_same_model": round(
+            (n / wall) / (len(texts) / (int8_s if settings.embedder.quantize == "int8" else bare_onnx_s)), 2),
         "ratio_wall_vs_bare_st": round((n / wall) / (len(texts) / bare_s), 2),
         "ratio_embed_vs_bare_st": round((n / report["embed_seconds"]) / (len(texts) / bare_s), 2),
     }

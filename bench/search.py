@@ -7,6 +7,7 @@ the query path is real: the ONNX model embeds every query, and all four arms run
     .venv/bin/python bench/search.py                       # 10k and 100k
     .venv/bin/python bench/search.py --sizes 10000 --queries 30
     .venv/bin/python bench/search.py --quality         # Recall@1/@5, MRR@10 per arm on sample_corpus/
+    .venv/bin/python bench/search.py --quality --set embedder.quantize=none   # the same, fp32 model
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(1, str(HERE))
 
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
@@ -152,22 +154,15 @@ def worker(root: Path, n_queries: int) -> dict:
     return out
 
 
-CONFIGS = {
-    "lexical": ("lexical",),
-    "vector": ("vector",),
-    "entity": ("entity",),
-    "lexical+graph": ("lexical", "graph"),
-    "fused-no-graph": ("lexical", "vector", "entity"),
-    "fused": ("lexical", "vector", "entity", "graph"),
-}
+def quality(out: Path, cache: Path, work: Path, overrides: dict | None = None) -> dict:
+    """Capture sample_corpus/ as its README says, index it, and score bench/questions.json per arm and fused,
+    strict and lenient, beside plain BM25 over 1,000-character chunks of the same sources (bench/retrieval.py)."""
+    from retrieval import Judge, bm25_baseline, overflow, score_configs, source_texts, summary
 
-
-def quality(out: Path, cache: Path) -> dict:
-    """Capture sample_corpus/ as its README says, index it, and score bench/questions.json."""
     from stigmergy.index.search import Searcher
 
     # `stigmergy init` refuses a folder inside another git repository (this checkout), so: a temp folder.
-    root = Path(tempfile.gettempdir()) / "stigmergy-bench-quality"
+    root = work
     corpus = HERE.parent / "sample_corpus"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
 
@@ -175,65 +170,35 @@ def quality(out: Path, cache: Path) -> dict:
         subprocess.run([sys.executable, "-m", "stigmergy", *args], cwd=root, check=True, env=env,
                        capture_output=True)
 
-    if not (root / ".stigmergy" / "index.sqlite").exists():
+    if not (root / ".stigmergy" / "captured").exists():
         root.mkdir(parents=True, exist_ok=True)
         cli("init")
         with (root / "stigmergy.toml").open("a") as fh:
             fh.write('\n[layers.board]\nreaders = ["maya@lanternfish.example"]\n')
         cli("capture", str(corpus), "--exclude", "README.md", "--exclude", "_restricted/*")
         cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board")
-        link_cache(root, cache)
-        cli("index")
+        (root / ".stigmergy" / "captured").write_text("ok")
+    link_cache(root, cache)
+    settings = load_settings(root, overrides=overrides)
+    build_index(root, settings)
     questions = json.loads((HERE / "questions.json").read_text())["questions"]
-    s = Searcher(root, load_settings(root))
-    locators: dict[str, set[str]] = {}
-    for path, loc in s.conn.execute("SELECT path, locator FROM pages WHERE type = 'source'"):
-        locators.setdefault(path, set()).add(loc or "")
-    for path, loc in s.conn.execute(
-            "SELECT p.path, src.locator FROM citations c JOIN pages p ON p.id = c.src "
-            "JOIN pages src ON src.path = c.source_path"):
-        locators.setdefault(path, set()).add(loc or "")
-
-    cites: dict[str, list[str]] = {}
-    for path, loc in s.conn.execute(
-            "SELECT p.path, src.locator FROM citations c JOIN pages p ON p.id = c.src "
-            "JOIN pages src ON src.path = c.source_path"):
-        cites.setdefault(path, []).append(loc or "")
-    source_loc = dict(s.conn.execute("SELECT path, locator FROM pages WHERE type = 'source'").fetchall())
+    s = Searcher(root, settings)
 
     def hit(loc: str, expected: list[str]) -> bool:
         return any(loc.endswith("sample_corpus/" + e) for e in expected)
 
-    def matches(path: str, expected: list[str]) -> bool:
-        return any(hit(loc, expected) for loc in locators.get(path, ()))
-
-    def strict(path: str, expected: list[str]) -> bool:
-        """The source itself, or a wiki page at least half of whose citations point at an expected source
-        (an entity page citing twenty documents does not count)."""
-        if path in source_loc:
-            return hit(source_loc[path] or "", expected)
-        locs = cites.get(path, [])
-        return bool(locs) and sum(hit(loc, expected) for loc in locs) * 2 >= len(locs)
-
     reader = "reader@lanternfish.example"
     report: dict = {"questions": len(questions), "pages": s.conn.execute("SELECT count(*) FROM pages").fetchone()[0],
-                    "fragments": s.conn.execute("SELECT count(*) FROM fragments").fetchone()[0]}
-    for (name, arms), rule in [((n, a), r) for r in ("cites", "strict") for n, a in CONFIGS.items()]:
-        per_kind: dict[str, list[int | None]] = {}
-        ok = matches if rule == "cites" else strict
-        for q in questions:
-            hits = s.search(q["q"], reader, k=10, arms=arms, check_freshness=False).hits
-            rank = next((i + 1 for i, h in enumerate(hits) if ok(h.path, q["expected"])), None)
-            per_kind.setdefault("all", []).append(rank)
-            per_kind.setdefault(q["kind"], []).append(rank)
-        report[f"{name} [{rule}]"] = {
-            kind: {"R@1": round(sum(r == 1 for r in ranks) / len(ranks), 3),
-                   "R@5": round(sum(r is not None and r <= 5 for r in ranks) / len(ranks), 3),
-                   "MRR@10": round(sum(1 / r for r in ranks if r) / len(ranks), 3), "n": len(ranks)}
-            for kind, ranks in per_kind.items()
-        }
+                    "fragments": s.conn.execute("SELECT count(*) FROM fragments").fetchone()[0],
+                    "overrides": overrides or {}}
+    report["fragment_sizes"] = overflow(s.conn, root)
+    report.update(score_configs(s, questions, reader, Judge(s.conn, hit)))
+    texts = {loc: t for loc, t in source_texts(s.conn, root).items()
+             if "_restricted" not in loc}  # the public reader's sources only
+    report["plain_bm25_1000_char_chunks"] = bm25_baseline(texts, questions, hit)
     canary = s.search("CANARY-BOARD-7731 acquisition approach", reader, k=20)
     report["canary_hits_for_public_reader"] = sum(h.layer != "public" for h in canary.hits)
+    report["summary"] = summary("sample_corpus", report, report["plain_bm25_1000_char_chunks"])
     return report
 
 
@@ -244,14 +209,23 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--worker", type=Path)
     ap.add_argument("--quality", action="store_true")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-quality",
+                    help="--quality: where sample_corpus/ is captured (kept between runs)")
+    ap.add_argument("--set", action="append", default=[], help="--quality: section.key=value settings override")
     args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.queries)))
         return
     cache = args.out / "model-cache" / "onnx"
     if args.quality:
-        report = quality(args.out, cache)
+        overrides: dict = {}
+        for item in args.set:
+            key, _, value = item.partition("=")
+            section, _, name = key.partition(".")
+            overrides.setdefault(section, {})[name] = value
+        report = quality(args.out, cache, args.work, overrides)
         print(json.dumps(report, indent=1))
+        print(report["summary"])
         (args.out / "quality.json").write_text(json.dumps(report, indent=1))
         return
     results = {}

@@ -68,11 +68,14 @@ class EmbedderSettings:
     device: str = "cpu"
     batch_size: int = 32
     max_seq_length: int = 256
+    quantize: str = "int8"  # onnx backend: int8 (dynamic, per-channel) | none (fp32)
 
 
 @dataclass(frozen=True)
 class IndexSettings:
-    fragment_chars: int = 1200
+    fragment_tokens: int = 0  # word pieces per fragment with its title and trail; 0: the model's window
+    overlap_tokens: int = 32
+    fragment_chars: int = 1200  # only for a model without a tokenizer.json
     overlap_chars: int = 200
     min_fragment_chars: int = 200
 
@@ -81,6 +84,8 @@ class IndexSettings:
 class SearchSettings:
     k: int = 5
     rrf_k: int = 60
+    title_weight: float = 1.0  # FTS5 bm25 column weights: title (+ aliases), heading trail; body is 1
+    headings_weight: float = 1.0
     read_head_chars: int = 6000
 
 

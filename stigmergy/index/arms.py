@@ -20,9 +20,15 @@ from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.wikilinks import link_key
 
 ARM_DEPTH = 50  # pages each arm contributes to the fusion
-BM25_WEIGHTS = (10.0, 4.0, 1.0)  # title (+ aliases), headings, body
+# Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a higher title
+# weight lets one title word outrank the body that answers ("merge base" for a rebase question); 1:1:1
+# measured no worse than 10:4:1 on any set (docs/index.md). `[search] title_weight, headings_weight`.
+BM25_WEIGHTS = (1.0, 1.0, 1.0)
 ENTITY_ABOUT_DEPTH = 500
-LEXICAL_DEPTH = 100  # fragments; they collapse to at most ARM_DEPTH pages
+# Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. Deeper than ARM_DEPTH so that
+# one long file (a 130 KB manual is ~150 fragments) cannot fill the arm's candidates by itself.
+LEXICAL_DEPTH = 200
+VECTOR_DEPTH = 150
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
     "so than that the their them then there these they this to was we were what when where which who whom "
@@ -44,6 +50,12 @@ def _fts_query(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+def mention_query(names: list[str]) -> str:
+    """An FTS5 query matching any of `names` as a phrase in the body column ('' when none has a word)."""
+    phrases = ['"' + " ".join(_WORD_RE.findall(n)) + '"' for n in names if _WORD_RE.search(n)]
+    return "body : (" + " OR ".join(phrases) + ")" if phrases else ""
+
+
 class ArmQueries:
     """The arms of a `Searcher`: each returns its ranked fragments or pages for one query."""
 
@@ -60,11 +72,15 @@ class ArmQueries:
 
     # ------------------------------------------------------------ arms
 
+    def _bm25_weights(self) -> tuple[float, float, float]:
+        search = self.settings.search
+        return (search.title_weight, search.headings_weight, 1.0)
+
     def lexical(self, terms: list[str], where: str, params: list[Any], layers: tuple[str, ...],
-                filtered: bool) -> list[tuple[int, int]]:
+                filtered: bool, weights: tuple[float, float, float] = BM25_WEIGHTS) -> list[tuple[int, int]]:
         if not terms:
             return []
-        w1, w2, w3 = BM25_WEIGHTS
+        w1, w2, w3 = weights
         rank = f"bm25(fts, {w1}, {w2}, {w3}, 0.0)"
         if not filtered:
             # Scope is inside the full-text query itself (the layer column); the best rows are then joined.
@@ -85,7 +101,7 @@ class ArmQueries:
     def vector(self, qvec: np.ndarray, where: str, params: list[Any], layers: tuple[str, ...],
                filtered: bool) -> list[tuple[int, int]]:
         blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-        want = ARM_DEPTH * (6 if filtered else 1)
+        want = VECTOR_DEPTH * (3 if filtered else 1)
         scored: list[tuple[float, int]] = []
         for layer in layers:
             table = store.vec_table(self.conn, layer)
@@ -170,10 +186,23 @@ class ArmQueries:
             f"ELSE 3 END, p.updated DESC LIMIT ?", (*keys, *params, ENTITY_ABOUT_DEPTH)).fetchall()
         # Among the pages about those entities, the ones the lexical and vector arms liked come first: the
         # arm says "about Tomasz", the text arms say which of Tomasz's pages is about the question.
+        # Sources have no `entities` front matter: the ones whose text names the entity are about it too.
+        listed = {pid for pid, _ in about}
+        about.extend((pid, 1) for pid in self.mentions(keys, where, params, layers) if pid not in listed)
         relevance = relevance or {}
         about.sort(key=lambda r: (-r[1], -relevance.get(r[0], 0.0)))
         ranked.extend(pid for pid, _ in about if pid not in ranked)
         return ranked[:ARM_DEPTH], n_named, coverage
+
+    def mentions(self, names: list[str], where: str, params: list[Any], layers: tuple[str, ...]) -> list[int]:
+        """Source pages whose text contains one of `names` as a phrase (readable layers, filters applied)."""
+        match = mention_query(names)
+        if not match:
+            return []
+        return [r[0] for r in self.conn.execute(
+            f"SELECT DISTINCT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p ON p.id = f.page "
+            f"WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND p.type = 'source' AND {where} LIMIT ?",
+            (match, *layers, *params, ENTITY_ABOUT_DEPTH))]
 
     def graph(self, seeds: list[int], where: str, params: list[Any]) -> list[int]:
         if not seeds:

@@ -24,8 +24,10 @@ from stigmergy.index.embedder import (
     Embedder,
     export_onnx,
     fingerprint,
+    fragment_tokens,
     make_embedder,
     model_key,
+    quantize_mode,
     resolve_model,
 )
 from stigmergy.index.pagedoc import PageDoc, meta_str, parse_page
@@ -236,13 +238,13 @@ def index_lock(layout: Layout, timeout: float) -> WriterLock:
 
 def current_fingerprint(settings: Settings, layout: Layout) -> str:
     info = resolve_model(settings.embedder)
-    return fingerprint(info, model_key(info.path, layout.cache_dir), settings.index)
+    return fingerprint(info, model_key(info.path, layout.cache_dir), settings.index, quantize_mode(settings.embedder))
 
 
 def prepare(root: Path, settings: Settings) -> Path:
     """Export the ONNX model into the cache (needs torch; once per model content)."""
     info = resolve_model(settings.embedder)
-    return export_onnx(info, Layout(root).cache_dir)
+    return export_onnx(info, Layout(root).cache_dir, quantize_mode(settings.embedder))
 
 
 def build_index(
@@ -262,6 +264,7 @@ def build_index(
     layout = Layout(root)
     git = Git(root)
     fp = current_fingerprint(settings, layout)
+    tokens, window = fragment_tokens(settings.embedder)
     if embedder is None:
         def factory() -> Embedder:
             return make_embedder(settings.embedder, layout.cache_dir)
@@ -302,7 +305,7 @@ def build_index(
                 sha = blob_sha(data)
                 if old and old[2] == sha:
                     continue
-                doc = parse_page(path, data.decode("utf-8", "replace"), settings.index)
+                doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
                 if doc is not None:
                     docs.append((doc, sha, old))
             # 2. Embed what the vector cache lacks, a committed batch at a time (a killed run resumes here).

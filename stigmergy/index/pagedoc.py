@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stigmergy.errors import ContractError
-from stigmergy.index.fragments import Fragment, split_page
+from stigmergy.index.fragments import Fragment, Tokens, split_page
 from stigmergy.pages.citations import Citation, citations_by_line
 from stigmergy.pages.contradictions import Contradiction, scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
@@ -61,8 +61,21 @@ def meta_str(meta: dict[str, Any], key: str) -> str | None:
     return _str(meta.get(key))
 
 
-def parse_page(path: str, text: str, params: IndexSettings) -> PageDoc | None:
-    """The page at repository-relative `path`, or None when `path` is not a page location."""
+def _syntax(ptype: str, meta: dict[str, Any]) -> str:
+    """"text" for a source page captured from plain text (its headings follow plain-text conventions),
+    else "markdown" (wiki pages; Markdown, HTML, PDF and DOCX captures, whose extractors write ATX headings)."""
+    if ptype != "source":
+        return "markdown"
+    artifacts = meta.get("artifacts")
+    first = artifacts[0] if isinstance(artifacts, list) and artifacts and isinstance(artifacts[0], dict) else {}
+    return "text" if str(first.get("media_type", "")).startswith("text/plain") else "markdown"
+
+
+def parse_page(path: str, text: str, params: IndexSettings, tokens: Tokens | None = None,
+               window: int = 256) -> PageDoc | None:
+    """The page at repository-relative `path`, or None when `path` is not a page location. `tokens` and
+    `window`: the embedding model's tokenizer and window (`embedder.fragment_tokens`), which fragment
+    lengths are counted in; without them, characters."""
     kind = classify(path)
     if kind is None:
         return None
@@ -90,6 +103,8 @@ def parse_page(path: str, text: str, params: IndexSettings) -> PageDoc | None:
                 claims += 1
     return PageDoc(
         path=path, type=ptype, layer=layer, title=title, meta=meta, text=text, body_start=body_start,
-        body_first_line=first, fragments=tuple(split_page(text, body_start, title, params)), links=links,
+        body_first_line=first, links=links,
+        fragments=tuple(split_page(text, body_start, title, params, tokens=tokens, window=window,
+                                   syntax=_syntax(ptype, meta))),
         citations=cites, contradictions=tuple(b.record for b in blocks), claim_lines=claims,
     )

@@ -17,6 +17,7 @@ from typing import Any
 from stigmergy.errors import NotFoundError, UsageError
 from stigmergy.index import store
 from stigmergy.index.build import freshness
+from stigmergy.index.embedder import fragment_tokens
 from stigmergy.index.pagedoc import PageDoc, parse_page
 from stigmergy.index.scope import marks, readable_layers
 from stigmergy.index.search import Filters, filter_sql
@@ -89,7 +90,8 @@ def _load(ctx: _Ctx, path: str) -> PageDoc:
     file = ctx.root / path
     if not file.is_file() or file.is_symlink():
         raise _not_found(path)
-    doc = parse_page(path, file.read_text(encoding="utf-8", errors="replace"), ctx.settings.index)
+    doc = parse_page(path, file.read_text(encoding="utf-8", errors="replace"), ctx.settings.index,
+                     *fragment_tokens(ctx.settings.embedder))
     if doc is None:
         raise _not_found(path)
     return doc

@@ -30,11 +30,11 @@ from stigmergy.index import store
 from stigmergy.index.arms import (
     _WORD_RE,
     ARM_DEPTH,
-    BM25_WEIGHTS,
     LEXICAL_DEPTH,
     STOPWORDS,
     ArmQueries,
     _fts_query,
+    mention_query,
     query_terms,
 )
 from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness, index_building
@@ -156,10 +156,16 @@ def filter_sql(conn: Any, filters: Filters, layers: tuple[str, ...]) -> tuple[st
         params.append(filters.since)
     if filters.entity:
         pages, keys = entity_keys(conn, filters.entity, layers)
+        # Sources carry no `entities` list: the ones whose text names the entity (a phrase match) belong.
+        mention = mention_query(keys)
         conds.append(f"(p.id IN (SELECT page FROM page_entities WHERE entity IN ({marks(keys)})) "
-                     f"OR p.id IN ({marks(pages)}))")
+                     f"OR p.id IN ({marks(pages)})"
+                     + (" OR (p.type = 'source' AND p.id IN (SELECT f.page FROM fts CROSS JOIN fragments f "
+                        "ON f.id = fts.rowid WHERE fts MATCH ?))" if mention else "") + ")")
         params.extend(keys)
         params.extend(pages)
+        if mention:
+            params.append(mention)
     return " AND ".join(conds), params
 
 
@@ -253,13 +259,14 @@ class Searcher(ArmQueries):
         def take(name: str, rows: list[tuple[int, int]]) -> None:
             ranks, _ = _rank_pages(rows)
             page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
+            # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
             for i, (fid, pid) in enumerate(rows):
                 if pid in page_ranks[name]:
                     frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
                     frag_page[fid] = pid
 
         if layers and "lexical" in arms:
-            take("lexical", self.lexical(terms, where, params, layers, filtered))
+            take("lexical", self.lexical(terms, where, params, layers, filtered, self._bm25_weights()))
             timings["lexical"] = (time.perf_counter() - t0) * 1000
         if layers and "vector" in arms and query.strip():
             t1 = time.perf_counter()
@@ -268,15 +275,16 @@ class Searcher(ArmQueries):
             t1 = time.perf_counter()
             take("vector", self.vector(qvec, where, params, layers, filtered))
             timings["vector"] = (time.perf_counter() - t1) * 1000
-        frag_best: dict[int, float] = {}  # page -> its best fragment's lexical + vector score
-        for fid, sc in frag_scores.items():
-            pid = frag_page[fid]
-            if sc > frag_best.get(pid, 0.0):
-                frag_best[pid] = sc
+        # Page level: each text arm ranks pages by their best fragment, so a long page whose lexical and
+        # vector matches land on different fragments gets both arms' credit.
+        text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
+        for arm in FRAGMENT_ARMS:
+            for pid, r in page_ranks.get(arm, {}).items():
+                text_rrf[pid] = text_rrf.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
 
         if layers and "entity" in arms:
             t1 = time.perf_counter()
-            ranked, n_named, coverage = self.entity(query, where, params, layers, terms, frag_best)
+            ranked, n_named, coverage = self.entity(query, where, params, layers, terms, text_rrf)
             # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
             # Tomek decide during the SMS incident" the name is one term in five.
             entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
@@ -285,10 +293,8 @@ class Searcher(ArmQueries):
             timings["entity"] = (time.perf_counter() - t1) * 1000
 
         def fuse() -> dict[int, float]:
-            fused = dict(frag_best)
+            fused: dict[int, float] = {}
             for arm, ranks in page_ranks.items():
-                if arm in FRAGMENT_ARMS:
-                    continue
                 weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
                 for pid, r in ranks.items():
                     fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
@@ -306,7 +312,7 @@ class Searcher(ArmQueries):
             timings["graph"] = (time.perf_counter() - t1) * 1000
         fused = fuse()
         top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
-        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities)
+        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities, (where, params))
         t1 = time.perf_counter()
         fresh = self.freshness(layers) if check_freshness else Freshness(
             store.get_meta(self.conn, "commit") or None, None, False)
@@ -316,32 +322,44 @@ class Searcher(ArmQueries):
 
     def _hits(self, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
               frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
-              arms: tuple[str, ...], k: int, named: dict[int, float] | None = None) -> list[Hit]:
+              arms: tuple[str, ...], k: int, named: dict[int, float] | None = None,
+              scope: tuple[str, list[Any]] = ("1", [])) -> list[Hit]:
         if not top:
             return []
         pids = [pid for pid, _ in top]
-        info = {r[0]: r for r in self.conn.execute(
-            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
-            f"WHERE id IN ({marks(pids)})", pids)}
         best_frag: dict[int, int] = {}
         for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
             best_frag.setdefault(frag_page[fid], fid)
-        # Each wiki page's citations (line, source, its date), to weigh the sources its best fragment cites.
-        cited: dict[int, list[tuple[int, str, str | None]]] = {}
-        for src, line, cap, occurred in self.conn.execute(
-                f"SELECT c.src, c.line, c.capture_id, s.occurred_at FROM citations c "
+        # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
+        # best fragment cites.
+        cited: dict[int, list[tuple[int, str, str | None, int]]] = {}
+        for src, line, cap, occurred, at in self.conn.execute(
+                f"SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
                 f"LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
                 f"WHERE c.src IN ({marks(pids)})", pids):
-            cited.setdefault(src, []).append((line, cap, occurred))
+            cited.setdefault(src, []).append((line, cap, occurred, at))
         frag_ids = [best_frag[pid] for pid in pids if pid in best_frag]
         frag_lines = {r[0]: (r[1], r[2]) for r in self.conn.execute(
             f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
+        rrfs = dict(top)
+        # An entity page the query names is the most specific answer itself ("who is Tomek?").
+        quoted = self._quoted_sources([t for t in top if t[0] not in (named or {})], cited, best_frag, frag_lines, scope, terms)
+        for spid, _, at in quoted.values():
+            if spid not in rrfs:
+                rrfs[spid] = 0.0
+                row = self.conn.execute("SELECT id FROM fragments WHERE page = ? AND start_line <= ? ORDER BY seq DESC "
+                                        "LIMIT 1", (spid, at)).fetchone()
+                if row:
+                    best_frag[spid] = row[0]
+        info = {r[0]: r for r in self.conn.execute(
+            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
+            f"WHERE id IN ({marks(list(rrfs))})", list(rrfs))}
         now = datetime.now(UTC)
-        scored = []
-        for pid, rrf in top:
+        scores: dict[int, tuple[float, dict[str, float]]] = {}
+        for pid, rrf in rrfs.items():
             _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
             factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
-            focus, date = _focus(cited.get(pid, []), frag_lines.get(best_frag.get(pid, -1)))
+            focus, date = _focus([c[:3] for c in cited.get(pid, [])], frag_lines.get(best_frag.get(pid, -1)))
             date = occurred if ptype == "source" else date
             factors["freshness"] = _freshness_factor(date, now)
             factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
@@ -352,8 +370,14 @@ class Searcher(ArmQueries):
                 # ("Tomek": all of it), however many sources it cites.
                 floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
                 factors["focus"] = floor + (1 - floor) * focus
-            score = rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
-            scored.append((score, pid, rrf, factors))
+            scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"], factors)
+        # The most specific page first: a hub whose matching fragment quotes one source puts that source
+        # right above itself (the hub stays one step below, the way to the other sources it cites).
+        for hub, (spid, _, _) in sorted(quoted.items(), key=lambda kv: -scores[kv[0]][0]):
+            lifted = scores[hub][0] * (1 + 1e-6)
+            if scores[spid][0] < lifted:
+                scores[spid] = (lifted, scores[spid][1])
+        scored = [(sc, pid, rrfs[pid], factors) for pid, (sc, factors) in scores.items()]
         scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
         hits = []
         for score, pid, rrf, factors in scored[:k]:
@@ -375,6 +399,44 @@ class Searcher(ArmQueries):
                 arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
             ))
         return hits
+
+
+    def _quoted_sources(self, top: list[tuple[int, float]], cited: dict[int, list[tuple[int, str, str | None, int]]],
+                        best_frag: dict[int, int], frag_lines: dict[int, tuple[int, int]],
+                        scope: tuple[str, list[Any]], terms: list[str]) -> dict[int, tuple[int, str, int]]:
+        """Hub -> (the source page its best fragment quotes, capture id, the quoted line): wiki pages whose
+        best fragment cites one source most, that source holding less than half of the page's citations
+        (a note about that one source is as specific as the source itself and keeps its place). Only
+        sources the reader may see under the same filters."""
+        want: dict[int, tuple[str, int]] = {}
+        for pid, _ in top:
+            cites, lines = cited.get(pid), frag_lines.get(best_frag.get(pid, -1))
+            if not cites or not lines:
+                continue
+            here = [(line, cap, at) for line, cap, _, at in cites if lines[0] <= line <= lines[1]]
+            if not here:
+                continue
+            # The quoted source is the one cited on the fragment's line that holds most query terms.
+            body = self.conn.execute("SELECT body FROM fts WHERE rowid = ?", (best_frag[pid],)).fetchone()[0]
+            text = body.split("\n")
+            pattern = _terms_pattern(terms)
+
+            def weight(item: tuple[int, str, int], text: list[str] = text, pattern: Any = pattern,
+                       first: int = lines[0]) -> int:
+                i = item[0] - first
+                return len(set(pattern.findall(text[i].casefold()))) if pattern and 0 <= i < len(text) else 0
+
+            line, main, at = max(here, key=weight)
+            if weight((line, main, at)) and sum(c[1] == main for c in cites) * 2 < len(cites):
+                want[pid] = (main, at)
+        if not want:
+            return {}
+        caps = sorted({cap for cap, _ in want.values()})
+        where, params = scope
+        found = dict(self.conn.execute(
+            f"SELECT p.page_id, p.id FROM pages p WHERE p.page_id IN ({marks(caps)}) AND p.type = 'source' AND {where}",
+            (*caps, *params)).fetchall())
+        return {pid: (found[cap], cap, at) for pid, (cap, at) in want.items() if cap in found}
 
 
 def _focus(cites: list[tuple[int, str, str | None]], lines: tuple[int, int] | None) -> tuple[float | None, str | None]:
@@ -403,6 +465,13 @@ def _freshness_factor(date: str | None, now: datetime) -> float:
         when = when.replace(tzinfo=UTC)
     age_days = max(0.0, (now - when).total_seconds() / 86400)
     return 0.98 + 0.04 * 0.5 ** (age_days / 365)
+
+
+def _terms_pattern(terms: list[str]) -> re.Pattern[str] | None:
+    """Query terms as word prefixes (porter stems match their inflections: "price" -> "prices")."""
+    if not terms:
+        return None
+    return re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")", re.I)
 
 
 def make_snippet(text: str, terms: list[str], width: int = 240) -> str:
@@ -472,7 +541,7 @@ def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str
         terms = list(counts) if len(counts) <= 3 else _rarest_terms(conn, counts)
         if not terms:
             return []
-        w1, w2, w3 = BM25_WEIGHTS
+        w1, w2, w3 = settings.search.title_weight, settings.search.headings_weight, 1.0
         rows = conn.execute(
             f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, 0.0) AS s FROM fts WHERE fts MATCH ? "
             f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "

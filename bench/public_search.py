@@ -1,0 +1,175 @@
+"""Retrieval quality on a public corpus nobody here wrote: the Sphinx 8.1.3 documentation (149 .rst files
+of the PyPI sdist), with the 55 questions of bench/public_questions.json (written before any tuning).
+
+1. `pip download --no-deps --no-binary :all: sphinx==8.1.3` (the ordinary package client) into
+   bench/out/public/ (git-ignored; kept between runs), and unpack doc/**/*.rst from it.
+2. `stigmergy init` + `stigmergy capture DOC --include '*.rst'` into a temp folder, filed by the
+   deterministic planner as a new user would (so wiki notes and entity pages compete with the sources).
+3. One index per variant (a local clone of the captured repository, settings overridden in-process),
+   scored per arm and fused, strict and lenient, beside plain FTS5 BM25 over 1,000-char chunks of the same
+   files, all in this run.
+
+    .venv/bin/python bench/public_search.py
+    .venv/bin/python bench/public_search.py --variant fp32=embedder.quantize=none
+    .venv/bin/python bench/public_search.py --variant w10=search.title_weight=10 --only lexical,fused
+
+Prints a JSON report (also bench/out/public/report.json) and one summary line per variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(1, str(HERE))
+
+from retrieval import CONFIGS, Judge, bm25_baseline, overflow, score_configs, source_texts, summary  # noqa: E402
+
+from stigmergy.index.build import build_index  # noqa: E402
+from stigmergy.settings import load_settings  # noqa: E402
+
+PACKAGE = "sphinx==8.1.3"
+SDIST = "sphinx-8.1.3.tar.gz"
+DOC_PREFIX = "sphinx-8.1.3/doc/"
+READER = "reader@example.com"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
+       "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+
+
+def fetch(out: Path) -> Path:
+    """The sdist via pip, unpacked to out/sphinx-8.1.3/doc (only the .rst files; tarfile's data filter)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sdist = out / SDIST
+    if not sdist.is_file():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", PACKAGE,
+                        "-d", str(out)], check=True, capture_output=True)
+    doc = out / DOC_PREFIX
+    if not doc.is_dir():
+        with tarfile.open(sdist) as tar:
+            members = [m for m in tar.getmembers() if m.name.startswith(DOC_PREFIX) and m.name.endswith(".rst")]
+            tar.extractall(out, members=members, filter="data")
+    return doc
+
+
+def cli(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+    proc = subprocess.run([sys.executable, "-m", "stigmergy", *args], cwd=root, env=ENV, capture_output=True,
+                          text=True)
+    if proc.returncode not in ok:
+        raise SystemExit(f"stigmergy {' '.join(args)} failed: {proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def capture(doc: Path, base: Path) -> dict[str, Any]:
+    """Capture and file the corpus once (kept in the temp folder between runs)."""
+    if (base / ".git").is_dir() and (base / ".captured").is_file():
+        return json.loads((base / ".captured").read_text())
+    base.mkdir(parents=True, exist_ok=True)
+    cli(base, "init")
+    t = time.perf_counter()
+    # Exit 3: a gate refused some filing plans; those sources landed alone, as for any user.
+    out = cli(base, "capture", str(doc), "--include", "*.rst", ok=(0, 3))
+    info = {"files": len(list(doc.rglob("*.rst"))), "capture_and_file_s": round(time.perf_counter() - t, 1),
+            "filed": out.count("\nfiled ") + out.startswith("filed "), "refused_by_a_gate": out.count("refused ")}
+    (base / ".captured").write_text(json.dumps(info))
+    return info
+
+
+def variant_root(base: Path, name: str, cache: Path) -> Path:
+    root = base if name == "default" else base.parent / name
+    if not root.exists():
+        subprocess.run(["git", "clone", "-q", "--local", str(base), str(root)], check=True, env=ENV)
+        for path in ("stigmergy.toml",):
+            (root / path).write_text((base / path).read_text())
+    target = root / ".stigmergy" / "cache"
+    target.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (target / "onnx").exists():
+        (target / "onnx").symlink_to(cache, target_is_directory=True)
+    return root
+
+
+def parse_variant(spec: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """NAME=section.key=value[,section.key=value...]"""
+    name, _, rest = spec.partition("=")
+    overrides: dict[str, dict[str, Any]] = {}
+    for item in filter(None, rest.split(",")):
+        key, _, value = item.partition("=")
+        section, _, field = key.partition(".")
+        overrides.setdefault(section, {})[field] = value
+    return name, overrides
+
+
+def run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],
+                configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    from stigmergy.index.search import Searcher
+
+    settings = load_settings(root, overrides=overrides)
+    t = time.perf_counter()
+    rep = build_index(root, settings)
+    out: dict[str, Any] = {"overrides": overrides, "index": {
+        "full": rep.full, "pages": rep.pages_total, "fragments": rep.fragments_total,
+        "embedded": rep.fragments_embedded, "embed_s": rep.embed_seconds, "wall_s": round(time.perf_counter() - t, 1)}}
+    s = Searcher(root, settings)
+    try:
+        out["types"] = dict(s.conn.execute("SELECT type, count(*) FROM pages GROUP BY type").fetchall())
+        out["fragments"] = overflow(s.conn, root)
+        judge = Judge(s.conn, hit)
+        out.update(score_configs(s, questions, READER, judge, configs))
+        out["baseline_texts"] = source_texts(s.conn, root)
+    finally:
+        s.close()
+    return out
+
+
+def hit(loc: str, expected: list[str]) -> bool:
+    loc = "/" + loc.replace("\\", "/")
+    return any(loc.endswith("/doc/" + e) for e in expected)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=HERE / "out" / "public")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-public",
+                    help="where the captured repository and the variants' clones live")
+    ap.add_argument("--variant", action="append", default=[], help="NAME=section.key=value,... (repeatable)")
+    ap.add_argument("--only", default="", help="comma-separated arm configurations to score (default: all)")
+    ap.add_argument("--no-default", action="store_true", help="score only the --variant configurations")
+    args = ap.parse_args()
+    questions = json.loads((HERE / "public_questions.json").read_text())["questions"]
+    configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == "fused"}
+    doc = fetch(args.out)
+    base = args.work / "default"
+    report: dict[str, Any] = {"corpus": PACKAGE + " doc/**/*.rst", "questions": len(questions)}
+    report["capture"] = capture(doc, base)
+    cache = args.out.parent / "model-cache" / "onnx"
+    variants = ([] if args.no_default else [("default", {})]) + [parse_variant(v) for v in args.variant]
+    lines = []
+    baseline = None
+    for name, overrides in variants:
+        res = run_variant(variant_root(base, name, cache), overrides, questions, configs)
+        texts = res.pop("baseline_texts")
+        if baseline is None:
+            baseline = bm25_baseline(texts, questions, hit)
+            report["plain_bm25_1000_char_chunks"] = baseline
+        report[name] = res
+        lines.append(summary(f"public sphinx-8.1.3 [{name}]", res, baseline))
+        print(json.dumps({name: {k: v for k, v in res.items() if k != "fused_strict_misses"}}, indent=1), flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps({"plain_bm25_1000_char_chunks": baseline}))
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
