@@ -3,8 +3,11 @@ of the PyPI sdist), with the 55 questions of bench/public_questions.json (writte
 
 1. `pip download --no-deps --no-binary :all: sphinx==8.1.3` (the ordinary package client) into
    bench/out/public/ (git-ignored; kept between runs), and unpack doc/**/*.rst from it.
-2. `stigmergy init` + `stigmergy capture DOC --include '*.rst'` into a temp folder, filed by the
-   deterministic planner as a new user would (so wiki notes and entity pages compete with the sources).
+2. `stigmergy init` + `stigmergy capture DOC --include '*.rst' --no-file` into a temp folder: the source
+   pages only, the file a person would open being the answer (strict = lenient here). Filing this corpus
+   with the deterministic planner (`--file`) writes a 7 MB "Release" entity page (4,719 contradiction
+   blocks between release dates: ~8,000 fragments, 4x the corpus) that this 2-core machine cannot embed
+   for every variant; how wiki pages compete with their sources is measured on bench/questions.json.
 3. One index per variant (a local clone of the captured repository, settings overridden in-process),
    scored per arm and fused, strict and lenient, beside plain FTS5 BM25 over 1,000-char chunks of the same
    files, all in this run.
@@ -69,17 +72,17 @@ def cli(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     return proc.stdout
 
 
-def capture(doc: Path, base: Path) -> dict[str, Any]:
-    """Capture and file the corpus once (kept in the temp folder between runs)."""
+def capture(doc: Path, base: Path, file: bool) -> dict[str, Any]:
+    """Capture (and with `file`, file) the corpus once (kept in the temp folder between runs)."""
     if (base / ".git").is_dir() and (base / ".captured").is_file():
         return json.loads((base / ".captured").read_text())
     base.mkdir(parents=True, exist_ok=True)
     cli(base, "init")
     t = time.perf_counter()
     # Exit 3: a gate refused some filing plans; those sources landed alone, as for any user.
-    out = cli(base, "capture", str(doc), "--include", "*.rst", ok=(0, 3))
-    info = {"files": len(list(doc.rglob("*.rst"))), "capture_and_file_s": round(time.perf_counter() - t, 1),
-            "filed": out.count("\nfiled ") + out.startswith("filed "), "refused_by_a_gate": out.count("refused ")}
+    out = cli(base, "capture", str(doc), "--include", "*.rst", *(() if file else ("--no-file",)), ok=(0, 3))
+    info = {"files": len(list(doc.rglob("*.rst"))), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
+            "refused_by_a_gate": out.count("refused ")}
     (base / ".captured").write_text(json.dumps(info))
     return info
 
@@ -99,7 +102,8 @@ def variant_root(base: Path, name: str, cache: Path) -> Path:
 
 
 def parse_variant(spec: str) -> tuple[str, dict[str, dict[str, Any]]]:
-    """NAME=section.key=value[,section.key=value...]"""
+    """NAME=section.key=value[,section.key=value...]; an UPPER-case key is a constant of the module
+    stigmergy.index.<section> (an ablation of search-time code: `nofuse=search.PAGE_LEVEL_FUSION=0`)."""
     name, _, rest = spec.partition("=")
     overrides: dict[str, dict[str, Any]] = {}
     for item in filter(None, rest.split(",")):
@@ -109,8 +113,43 @@ def parse_variant(spec: str) -> tuple[str, dict[str, dict[str, Any]]]:
     return name, overrides
 
 
+def split_overrides(overrides: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[tuple[Any, str, Any]]]:
+    """(settings overrides, (module, constant, value) patches)."""
+    import importlib
+
+    settings: dict[str, dict[str, Any]] = {}
+    patches = []
+    for section, fields in overrides.items():
+        for field, value in fields.items():
+            if field.isupper():
+                module = importlib.import_module(f"stigmergy.index.{section}")
+                old = getattr(module, field)
+                patches.append((module, field, type(old)(float(value)) if isinstance(old, int | float) else value))
+            else:
+                settings.setdefault(section, {})[field] = value
+    return settings, patches
+
+
+def needs_own_index(overrides: dict[str, dict[str, Any]]) -> bool:
+    return any(section in ("embedder", "index") for section in overrides)
+
+
 def run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],
                 configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+
+    overrides, patches = split_overrides(overrides)
+    saved = [(m, f, getattr(m, f)) for m, f, _ in patches]
+    for module, field, value in patches:
+        setattr(module, field, value)
+    try:
+        return _run_variant(root, overrides, questions, configs)
+    finally:
+        for module, field, value in saved:
+            setattr(module, field, value)
+
+
+def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],
+                 configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     from stigmergy.index.search import Searcher
 
     settings = load_settings(root, overrides=overrides)
@@ -144,19 +183,24 @@ def main() -> None:
     ap.add_argument("--variant", action="append", default=[], help="NAME=section.key=value,... (repeatable)")
     ap.add_argument("--only", default="", help="comma-separated arm configurations to score (default: all)")
     ap.add_argument("--no-default", action="store_true", help="score only the --variant configurations")
+    ap.add_argument("--file", action="store_true", help="file the captures into wiki pages too (slow: see above)")
+    ap.add_argument("--index-root", default="default",
+                    help="the clone whose index the default and search-time variants share (another code "
+                         "version's index stays in its own clone)")
     args = ap.parse_args()
     questions = json.loads((HERE / "public_questions.json").read_text())["questions"]
     configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == "fused"}
     doc = fetch(args.out)
-    base = args.work / "default"
+    base = args.work / ("filed" if args.file else "sources") / "default"
     report: dict[str, Any] = {"corpus": PACKAGE + " doc/**/*.rst", "questions": len(questions)}
-    report["capture"] = capture(doc, base)
+    report["capture"] = capture(doc, base, args.file)
     cache = args.out.parent / "model-cache" / "onnx"
     variants = ([] if args.no_default else [("default", {})]) + [parse_variant(v) for v in args.variant]
     lines = []
     baseline = None
     for name, overrides in variants:
-        res = run_variant(variant_root(base, name, cache), overrides, questions, configs)
+        root = variant_root(base, name if needs_own_index(overrides) else args.index_root, cache)
+        res = run_variant(root, overrides, questions, configs)
         texts = res.pop("baseline_texts")
         if baseline is None:
             baseline = bm25_baseline(texts, questions, hit)

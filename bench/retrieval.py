@@ -133,11 +133,13 @@ def overflow(conn: Any, root: Any, window: int = 256) -> dict[str, Any]:
     the share with no heading trail. Reads the index and the page files only, so it measures any index."""
     import json as _json
 
-    from stigmergy.index.embedder import fragment_tokens
+    from tokenizers import Tokenizer
+
+    from stigmergy.index.embedder import resolve_model
     from stigmergy.settings import EmbedderSettings
 
-    tokens, _ = fragment_tokens(EmbedderSettings())
-    assert tokens is not None
+    tok = Tokenizer.from_file(str(resolve_model(EmbedderSettings()).path / "tokenizer.json"))
+    tok.no_truncation()
     per: dict[str, list[int]] = {}
     no_trail: dict[str, int] = {}
     files: dict[str, str] = {}
@@ -150,7 +152,7 @@ def overflow(conn: Any, root: Any, window: int = 256) -> dict[str, Any]:
         text = files[path][a:b]
         embed = f"{title}\n{head}\n{text}" if head else f"{title}\n{text}"
         kind = "source" if ptype == "source" else "wiki"
-        per.setdefault(kind, []).append(len(tokens.offsets(embed)) + 2)
+        per.setdefault(kind, []).append(len(tok.encode(embed).ids))  # with [CLS] and [SEP]
         no_trail[kind] = no_trail.get(kind, 0) + (not head)
     out: dict[str, Any] = {}
     for kind, sizes in sorted(per.items()):

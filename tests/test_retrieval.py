@@ -176,13 +176,15 @@ def test_a_hub_quoting_a_source_puts_the_source_right_above_it(tmp_path: Path, m
     try:
         hits = s.search("widget list price May", READER, k=5, check_freshness=False).hits
         named = s.search("Acme", READER, k=3, check_freshness=False).hits
+        asked = [h.path for h in s.search("Acme widget list price", READER, k=5, check_freshness=False).hits]
     finally:
         s.close()
     paths = [h.path for h in hits]
     assert hits[paths.index(hub)].arms["lexical"] == 1  # the arms did prefer the hub
     assert paths.index(memo) + 1 == paths.index(hub), paths
     assert hits[paths.index(memo)].lines[0] <= 22  # the source's snippet is the quoted passage
-    assert named[0].path == hub  # a hub the query names is the answer itself
+    assert named[0].path == hub  # a hub whose name is the whole query is the answer itself
+    assert asked.index(memo) < asked.index(hub)  # asked more than the name, the quoted source comes first
 
 
 def test_entity_filter_and_arm_reach_sources_that_name_the_entity(tmp_path: Path) -> None:

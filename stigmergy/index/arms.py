@@ -29,6 +29,7 @@ ENTITY_ABOUT_DEPTH = 500
 # one long file (a 130 KB manual is ~150 fragments) cannot fill the arm's candidates by itself.
 LEXICAL_DEPTH = 200
 VECTOR_DEPTH = 150
+SOURCE_MENTIONS = True  # the entity arm lists sources that name the entity (ablation switch, docs/index.md)
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
     "so than that the their them then there these they this to was we were what when where which who whom "
@@ -197,7 +198,7 @@ class ArmQueries:
     def mentions(self, names: list[str], where: str, params: list[Any], layers: tuple[str, ...]) -> list[int]:
         """Source pages whose text contains one of `names` as a phrase (readable layers, filters applied)."""
         match = mention_query(names)
-        if not match:
+        if not match or not SOURCE_MENTIONS:
             return []
         return [r[0] for r in self.conn.execute(
             f"SELECT DISTINCT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p ON p.id = f.page "

@@ -59,6 +59,10 @@ GRAPH_SEEDS = 5
 # found through one fragment and the other arm through another (each of a hub's many fragments is another
 # lottery ticket). Measured on bench/questions.json (bench/search.py --quality).
 FRAGMENT_ARMS = ("lexical", "vector")
+# Ablation switches, each measured by bench/public_search.py (docs/index.md): fusion of each text arm's page
+# ranks (else a page's best fragment's fused score), and a hub quoting one source placed right after it.
+PAGE_LEVEL_FUSION = True
+QUOTED_SOURCE_FIRST = True
 # Focus: the share of a wiki page's citations that go to the sources its best fragment cites. A note about
 # one source scores 1; an entity page citing thirty documents, whose matching paragraph summarises one of
 # them, scores little: the reader asking about that document wants the note or the source first.
@@ -294,7 +298,12 @@ class Searcher(ArmQueries):
 
         def fuse() -> dict[int, float]:
             fused: dict[int, float] = {}
+            if not PAGE_LEVEL_FUSION:  # the earlier rule, kept measurable: a page's best fragment's share
+                for fid, sc in frag_scores.items():
+                    fused[frag_page[fid]] = max(fused.get(frag_page[fid], 0.0), sc)
             for arm, ranks in page_ranks.items():
+                if arm in FRAGMENT_ARMS and not PAGE_LEVEL_FUSION:
+                    continue
                 weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
                 for pid, r in ranks.items():
                     fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
@@ -342,8 +351,10 @@ class Searcher(ArmQueries):
         frag_lines = {r[0]: (r[1], r[2]) for r in self.conn.execute(
             f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
         rrfs = dict(top)
-        # An entity page the query names is the most specific answer itself ("who is Tomek?").
-        quoted = self._quoted_sources([t for t in top if t[0] not in (named or {})], cited, best_frag, frag_lines, scope, terms)
+        # An entity page whose name is the whole query is the answer itself ("who is Tomek?"); asked for
+        # more than the name ("Harbor API launch date"), the source its matching line quotes is.
+        answers = {pid for pid, coverage in (named or {}).items() if coverage >= 1.0}
+        quoted = self._quoted_sources([t for t in top if t[0] not in answers], cited, best_frag, frag_lines, scope, terms)
         for spid, _, at in quoted.values():
             if spid not in rrfs:
                 rrfs[spid] = 0.0
@@ -373,7 +384,7 @@ class Searcher(ArmQueries):
             scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"], factors)
         # The most specific page first: a hub whose matching fragment quotes one source puts that source
         # right above itself (the hub stays one step below, the way to the other sources it cites).
-        for hub, (spid, _, _) in sorted(quoted.items(), key=lambda kv: -scores[kv[0]][0]):
+        for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):
             lifted = scores[hub][0] * (1 + 1e-6)
             if scores[spid][0] < lifted:
                 scores[spid] = (lifted, scores[spid][1])
