@@ -36,7 +36,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
-from retrieval import CONFIGS, Judge, bm25_baseline, overflow, score_configs, source_texts, summary  # noqa: E402
+from retrieval import (  # noqa: E402
+    CONFIGS,
+    Judge,
+    bm25_baseline,
+    overflow,
+    patched,
+    score_configs,
+    source_texts,
+    split_overrides,
+    summary,
+)
 
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.settings import load_settings  # noqa: E402
@@ -113,23 +123,6 @@ def parse_variant(spec: str) -> tuple[str, dict[str, dict[str, Any]]]:
     return name, overrides
 
 
-def split_overrides(overrides: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[tuple[Any, str, Any]]]:
-    """(settings overrides, (module, constant, value) patches)."""
-    import importlib
-
-    settings: dict[str, dict[str, Any]] = {}
-    patches = []
-    for section, fields in overrides.items():
-        for field, value in fields.items():
-            if field.isupper():
-                module = importlib.import_module(f"stigmergy.index.{section}")
-                old = getattr(module, field)
-                patches.append((module, field, type(old)(float(value)) if isinstance(old, int | float) else value))
-            else:
-                settings.setdefault(section, {})[field] = value
-    return settings, patches
-
-
 def needs_own_index(overrides: dict[str, dict[str, Any]]) -> bool:
     return any(section in ("embedder", "index") for section in overrides)
 
@@ -138,14 +131,8 @@ def run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: lis
                 configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
 
     overrides, patches = split_overrides(overrides)
-    saved = [(m, f, getattr(m, f)) for m, f, _ in patches]
-    for module, field, value in patches:
-        setattr(module, field, value)
-    try:
+    with patched(patches):
         return _run_variant(root, overrides, questions, configs)
-    finally:
-        for module, field, value in saved:
-            setattr(module, field, value)
 
 
 def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],

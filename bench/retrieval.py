@@ -9,7 +9,8 @@ index sees), so a PDF or DOCX counts as the same words.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from stigmergy.index.arms import _fts_query, query_terms
@@ -162,3 +163,34 @@ def overflow(conn: Any, root: Any, window: int = 256) -> dict[str, Any]:
                      "tokens_never_embedded": round(sum(n - window for n in over) / sum(sizes), 3),
                      "no_heading_trail": round(no_trail[kind] / len(sizes), 3)}
     return out
+
+
+def split_overrides(overrides: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[tuple[Any, str, Any]]]:
+    """(settings overrides, (module, constant, value) patches)."""
+    import importlib
+
+    settings: dict[str, dict[str, Any]] = {}
+    patches = []
+    for section, fields in overrides.items():
+        for field, value in fields.items():
+            if field.isupper():
+                module = importlib.import_module(f"stigmergy.index.{section}")
+                old = getattr(module, field)
+                patches.append((module, field, type(old)(float(value)) if isinstance(old, int | float) else value))
+            else:
+                settings.setdefault(section, {})[field] = value
+    return settings, patches
+
+
+
+@contextlib.contextmanager
+def patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Module constants set for the duration (search-time ablations), restored after."""
+    saved = [(m, f, getattr(m, f)) for m, f, _ in patches]
+    for module, field, value in patches:
+        setattr(module, field, value)
+    try:
+        yield
+    finally:
+        for module, field, value in saved:
+            setattr(module, field, value)

@@ -157,9 +157,7 @@ def worker(root: Path, n_queries: int) -> dict:
 def quality(out: Path, cache: Path, work: Path, overrides: dict | None = None) -> dict:
     """Capture sample_corpus/ as its README says, index it, and score bench/questions.json per arm and fused,
     strict and lenient, beside plain BM25 over 1,000-character chunks of the same sources (bench/retrieval.py)."""
-    from retrieval import Judge, bm25_baseline, overflow, score_configs, source_texts, summary
-
-    from stigmergy.index.search import Searcher
+    from retrieval import patched, split_overrides
 
     # `stigmergy init` refuses a folder inside another git repository (this checkout), so: a temp folder.
     root = work
@@ -179,6 +177,16 @@ def quality(out: Path, cache: Path, work: Path, overrides: dict | None = None) -
         cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board")
         (root / ".stigmergy" / "captured").write_text("ok")
     link_cache(root, cache)
+    overrides, patches = split_overrides(overrides or {})
+    with patched(patches):
+        return _quality(root, overrides)
+
+
+def _quality(root: Path, overrides: dict) -> dict:
+    from retrieval import Judge, bm25_baseline, overflow, score_configs, source_texts, summary
+
+    from stigmergy.index.search import Searcher
+
     settings = load_settings(root, overrides=overrides)
     build_index(root, settings)
     questions = json.loads((HERE / "questions.json").read_text())["questions"]
@@ -211,7 +219,9 @@ def main() -> None:
     ap.add_argument("--quality", action="store_true")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-quality",
                     help="--quality: where sample_corpus/ is captured (kept between runs)")
-    ap.add_argument("--set", action="append", default=[], help="--quality: section.key=value settings override")
+    ap.add_argument("--set", action="append", default=[],
+                    help="--quality: section.key=value settings override, or section.CONSTANT=value of the module "
+                         "stigmergy.index.<section> (a search-time ablation)")
     args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.queries)))

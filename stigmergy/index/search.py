@@ -63,6 +63,8 @@ FRAGMENT_ARMS = ("lexical", "vector")
 # ranks (else a page's best fragment's fused score), and a hub quoting one source placed right after it.
 PAGE_LEVEL_FUSION = True
 QUOTED_SOURCE_FIRST = True
+QUOTED_PULL_IN = True  # a quoted source no arm found is added
+NAMED_ANSWER_COVERAGE = 0.0  # a named entity page covering more than this share of the query is the answer itself
 # Focus: the share of a wiki page's citations that go to the sources its best fragment cites. A note about
 # one source scores 1; an entity page citing thirty documents, whose matching paragraph summarises one of
 # them, scores little: the reader asking about that document wants the note or the source first.
@@ -353,8 +355,10 @@ class Searcher(ArmQueries):
         rrfs = dict(top)
         # An entity page whose name is the whole query is the answer itself ("who is Tomek?"); asked for
         # more than the name ("Harbor API launch date"), the source its matching line quotes is.
-        answers = {pid for pid, coverage in (named or {}).items() if coverage >= 1.0}
+        answers = {pid for pid, coverage in (named or {}).items() if coverage > NAMED_ANSWER_COVERAGE}
         quoted = self._quoted_sources([t for t in top if t[0] not in answers], cited, best_frag, frag_lines, scope, terms)
+        if not QUOTED_PULL_IN:
+            quoted = {hub: q for hub, q in quoted.items() if q[0] in rrfs}
         for spid, _, at in quoted.values():
             if spid not in rrfs:
                 rrfs[spid] = 0.0
