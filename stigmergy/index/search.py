@@ -423,12 +423,18 @@ class Searcher(ArmQueries):
     def _quoted_sources(self, top: list[tuple[int, float]], cited: dict[int, list[tuple[int, str, str | None, int]]],
                         best_frag: dict[int, int], frag_lines: dict[int, tuple[int, int]],
                         scope: tuple[str, list[Any]], terms: list[str]) -> dict[int, tuple[int, str, int]]:
-        """Hub -> (the source page its best fragment quotes, capture id, the quoted line): wiki pages whose
-        best fragment cites one source most, that source holding less than half of the page's citations
-        (a note about that one source is as specific as the source itself and keeps its place). Only
-        sources the reader may see under the same filters."""
+        """Hub -> (the source page its best fragment quotes, capture id, the quoted line): entity, concept
+        and project pages whose best fragment quotes a source that holds less than half of the page's
+        citations. Notes keep their place (a note is about its captures: as specific as they are, and a
+        note weighing two sources that disagree is a better answer than either). Only sources the reader
+        may see under the same filters."""
         want: dict[int, tuple[str, int]] = {}
+        hubs = {r[0] for r in self.conn.execute(
+            f"SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project') AND id IN ({marks([p for p, _ in top])})",
+            [p for p, _ in top])}
         for pid, _ in top:
+            if pid not in hubs:  # a note is about its captures: as specific as they are, it keeps its place
+                continue
             cites, lines = cited.get(pid), frag_lines.get(best_frag.get(pid, -1))
             if not cites or not lines:
                 continue
