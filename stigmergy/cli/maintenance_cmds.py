@@ -165,6 +165,24 @@ def recompile_cmd(
     _render(app_ctx, outcome)
 
 
+def maintain_cmd(
+    ctx: typer.Context,
+    no_index: Annotated[bool, typer.Option("--no-index", help="Skip bringing the search index up to date.")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """For cron: resume, file what is pending, garden, index, pack Git; one summary line. Exit 0 ok (or
+    another run holds the lock), 4 something needs a person, 1 a step failed."""
+    from stigmergy.write.maintain import maintain
+
+    app_ctx = reading(ctx, None, json_out)
+    report = maintain(app_ctx.repository(), app_ctx.env, index=not no_index)
+    if app_ctx.json:
+        print_json(report.to_dict())
+    else:
+        typer.echo(report.summary())
+    raise typer.Exit(report.exit_code)
+
+
 def _repo_relative(app_ctx: AppContext, target: str) -> str:
     """A path given on the command line (relative to the cwd, or absolute) as a repository-relative path."""
     root = app_ctx.require_root().resolve()
@@ -183,3 +201,4 @@ def register(app: typer.Typer) -> None:
     app.command("merge")(merge_cmd)
     app.command("rename")(rename_cmd)
     app.command("recompile")(recompile_cmd)
+    app.command("maintain")(maintain_cmd)

@@ -100,6 +100,9 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
 
     repo, app_ctx = _repo(ctx, as_reader, json_out)
     data = status(repo)
+    from stigmergy.write.recompile import planner_state
+
+    data["planner"] = planner_state(repo)
     if app_ctx.json:
         print_json(data)
         return
@@ -126,6 +129,10 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
             f"evidence    {data['evidence']['originals_absent']} original(s) not present here "
             "(a clone, or `.stigmergy/` was lost): re-capture the files to restore them"
         )
+    planner = data["planner"]
+    if planner["recompile_would_change"]:
+        typer.echo(f"planner     {planner['current']}; pages were written by {', '.join(planner['wrote_wiki'])}: "
+                   "`stigmergy recompile` would change the wiki")
     if data["health"]["uncommitted_wiki_changes"]:
         typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,36 @@ def _index_search(root: Path, settings: Settings):  # noqa: ANN202
     return search
 
 
+def planner_version(settings: Settings, root: Path | None = None) -> str:
+    """Which planner, at which version, writes pages: the deterministic planner's is a digest of its own
+    code (it changes whenever the code does, with nobody to remember to bump a number); an LLM planner's
+    names its kind and model and a digest of the doctrine it follows. Recorded in every filing's change
+    record, so `status` can tell when a recompile would change the wiki."""
+    kind = settings.planner.kind
+    if kind == "deterministic":
+        return f"deterministic/{_code_digest()}"
+    doctrine = b""
+    if root is not None and (Path(root) / "librarian_skill.md").is_file():
+        doctrine = (Path(root) / "librarian_skill.md").read_bytes()
+    import hashlib
+
+    return f"{kind}/{settings.planner.model or 'default'}/{hashlib.sha256(doctrine).hexdigest()[:12]}"
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    import hashlib
+
+    import stigmergy.plan as plan_pkg
+
+    digest = hashlib.sha256()
+    base = Path(plan_pkg.__file__).parent
+    for path in sorted(base.rglob("*.py")):
+        digest.update(path.relative_to(base).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def propose(
     root: Path,
     settings: Settings,
@@ -79,6 +110,7 @@ def propose(
     verdict = evaluate(reply.plan, root, settings, op, authorship)
     record: dict[str, Any] = {
         "planner": planner.kind,
+        "planner_version": planner_version(settings, root),
         "context": context_record(ctx),
         "context_ms": round(context_ms, 1),
         "plan_ms": round((t_gates - t_plan) * 1000, 1),

@@ -149,7 +149,7 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
         return Outcome("garden", status, message, paths=_paths(repo, plan.proposal.changes), report=report,
                        records=plan.proposal.records, findings_left=len(plan.left) if check else 0)
     outcome = run_proposal(repo, replace(plan.proposal, report=report), summary=_garden_message(plan, False, True))
-    if index_behind or (outcome.status == "committed" and _index_present(repo)):
+    if index and (index_behind or (outcome.status == "committed" and _index_present(repo))):
         report["index"] = _update_index(repo)
     after = lint_repository(repo.root, repo.settings)
     report["lint_after"] = after.to_dict()["counts"]

@@ -30,6 +30,7 @@ from stigmergy.repo.operations import Repository, restore
 from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
 
 WORK_DIR = "recompile"
+WIKI_PLANNER = "wiki_planner"  # state meta: the planner version of the last whole recompile, and its commit
 _COPIED = ("stigmergy.toml", "librarian_skill.md")
 
 
@@ -217,6 +218,11 @@ def recompile(
     outcome = run_proposal(repo, proposal, dry_run=dry_run, summary=summary)
     if outcome.status in ("committed", "nothing", "dry-run"):
         shutil.rmtree(work_root(repo), ignore_errors=True)
+    if outcome.status in ("committed", "nothing") and from_date is None:
+        from stigmergy.write.filing import planner_version
+
+        repo.state.set_meta(WIKI_PLANNER, json.dumps({"version": planner_version(repo.settings, repo.root),
+                                                      "commit": repo.git.head()}))
     if outcome.status == "nothing":
         return Outcome("recompile", "nothing", "; ".join([*notes, "the wiki is already what its sources compile to"]),
                        report=proposal.report)
@@ -258,3 +264,26 @@ def _human_lines(repo: Repository, texts: dict[str, str]) -> dict[str, list[tupl
         if picked:
             out[rel] = picked
     return out
+
+
+def planner_state(repo: Repository) -> dict[str, Any]:
+    """The planner versions that wrote the wiki (the last whole recompile's, and every filing's since) and
+    whether a recompile would change the wiki because the current planner is another one."""
+    from stigmergy.write.filing import planner_version
+
+    current = planner_version(repo.settings, repo.root)
+    state = repo.reader_state()
+    try:
+        raw = state.meta(WIKI_PLANNER)
+        last = json.loads(raw) if raw else None
+        versions: set[str] = {last["version"]} if last else set()
+        for op in state.operations(limit=100_000):
+            if last and op.commit_sha == last.get("commit"):
+                break
+            if op.kind in ("capture", "file") and op.status == "committed":
+                version = (op.manifest.get("planner") or {}).get("planner_version")
+                versions.add(version or "unrecorded")
+    finally:
+        state.close()
+    older = sorted(v for v in versions if v != current)
+    return {"current": current, "wrote_wiki": sorted(versions), "recompile_would_change": bool(older)}

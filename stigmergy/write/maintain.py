@@ -1,0 +1,125 @@
+"""`stigmergy maintain`: the one command a scheduler runs. In order: `resume` (finish what a crash left),
+file what is pending, `garden`, bring the index up to date, and keep the Git store packed (`git gc
+--auto`, which only acts past Git's own thresholds). One summary line and an exit code a scheduler can
+use: 0 all is well (or another run holds the lock: overlapping cron runs are normal), 4 something needs
+a person (garden left findings, a filing was refused), 1 a step failed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from stigmergy.errors import EXIT_CHECK, EXIT_FAILURE, EXIT_OK, LockTimeoutError, StigmergyError
+from stigmergy.repo.lock import WriterLock
+from stigmergy.repo.operations import Repository
+
+
+@dataclass
+class MaintainReport:
+    steps: list[dict[str, Any]] = field(default_factory=list)  # {"step", "status", "message", "seconds"}
+    locked_out: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if any(s["status"] == "failed" for s in self.steps):
+            return EXIT_FAILURE
+        if any(s["status"] == "attention" for s in self.steps):
+            return EXIT_CHECK
+        return EXIT_OK
+
+    def summary(self) -> str:
+        if self.locked_out:
+            return f"maintain: skipped, {self.locked_out}"
+        parts = [f"{s['step']} {s['status']}" + (f" ({s['message']})" if s["message"] else "") for s in self.steps]
+        return "maintain: " + "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": self.steps, "locked_out": self.locked_out, "summary": self.summary(), "exit_code": self.exit_code}
+
+
+def maintain(repo: Repository, env_vars: Mapping[str, str] | None = None, *, index: bool = True) -> MaintainReport:
+    report = MaintainReport()
+    lock = WriterLock(repo.layout.lock_file, 0, after_acquire=lambda: repo.git.clear_stale_locks(lambda _m: None))
+    try:
+        lock.acquire()
+    except LockTimeoutError:
+        report.locked_out = f"another stigmergy writer (pid {lock.owner()}) holds the lock"
+        return report
+    try:
+        if not _step(report, "resume", lambda: _resume(repo, env_vars)):
+            return report  # nothing else is safe on a repository a crash left half-written
+        _step(report, "file", lambda: _file(repo, env_vars))
+        _step(report, "garden", lambda: _garden(repo))
+    finally:
+        lock.release()
+    if index:
+        _step(report, "index", lambda: _index(repo))
+    _step(report, "git", lambda: _pack(repo))
+    return report
+
+
+def _step(report: MaintainReport, name: str, run: Callable[[], tuple[str, str]]) -> bool:
+    started = time.perf_counter()
+    try:
+        status, message = run()
+    except StigmergyError as exc:
+        status, message = "failed", exc.message
+    report.steps.append({"step": name, "status": status, "message": message,
+                         "seconds": round(time.perf_counter() - started, 2)})
+    return status != "failed"
+
+
+def _resume(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, str]:
+    from stigmergy.write.capture import resume
+
+    outcomes = resume(repo, env_vars)
+    refused = sum(1 for o in outcomes if o.status == "refused")
+    return ("attention" if refused else "ok"), (f"{len(outcomes)} finished" + (f", {refused} refused" if refused else "")
+                                                if outcomes else "")
+
+
+def _file(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, str]:
+    from stigmergy.write.capture import file_captures
+
+    outcomes = file_captures(repo, None, env_vars=env_vars)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+    message = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    return ("attention" if counts.get("refused") else "ok"), message
+
+
+def _garden(repo: Repository) -> tuple[str, str]:
+    from stigmergy.write.maintenance import garden
+
+    outcome = garden(repo, index=False)
+    left = outcome.findings_left
+    if outcome.status == "refused":
+        return "failed", outcome.message
+    return ("attention" if left else "ok"), outcome.message + (f"; {left} finding(s) need a person" if left and "need a person" not in outcome.message else "")
+
+
+def _index(repo: Repository) -> tuple[str, str]:
+    if not repo.layout.index_db.is_file():
+        return "skipped", "no index yet (run `stigmergy index` once to create it)"
+    from stigmergy.index.build import build_index
+
+    built = build_index(repo.root, repo.settings)
+    return "ok", f"{built.pages_indexed} page(s) indexed, {built.pages_removed} removed"
+
+
+def _pack(repo: Repository) -> tuple[str, str]:
+    before = _loose(repo)
+    repo.git.run("gc", "--auto", "--quiet")
+    after = _loose(repo)
+    return "ok", (f"packed {before - after} loose objects" if after < before else f"{after} loose objects")
+
+
+def _loose(repo: Repository) -> int:
+    out = repo.git.run("count-objects", check=False)
+    try:
+        return int(out.split()[0])
+    except (IndexError, ValueError):
+        return 0
