@@ -124,23 +124,39 @@ def _initials_match(a: str, b: str) -> bool:
 
 def duplicate_entities(snap: Snapshot) -> list[MergeProposal]:
     """Entity pages that are probably one identity: the same name up to case and accents, initials of the
-    same name, or one's title is the other's alias. Only within one layer and one entity type."""
+    same name, or one's title is the other's alias. Only within one layer and one entity type for
+    initials. Candidates are bucketed (folded name, last word), so this stays linear in the wiki's size."""
     entities = sorted((rel, p) for rel, p in snap.pages().items() if p.type == "entity")
-    out: list[MergeProposal] = []
-    for i, (ra, a) in enumerate(entities):
-        for rb, b in entities[i + 1:]:
-            if layer_of(ra) != layer_of(rb):
-                continue
-            why = None
-            if fold_name(a.title) == fold_name(b.title):
-                why = "the same name up to case, accents or punctuation"
-            elif fold_name(a.title) in {fold_name(x) for x in b.aliases} or fold_name(b.title) in {fold_name(x) for x in a.aliases}:
-                why = "one's title is the other's alias"
-            elif a.entity_type == b.entity_type == "person" and _initials_match(a.title, b.title):
-                why = "initials of the same name"
-            if why is None:
-                continue
-            # Keep the page more cited; the other one merges into it.
-            keep, drop = (ra, rb) if (len(a.sources), rb) >= (len(b.sources), ra) else (rb, ra)
-            out.append(MergeProposal(drop, keep, why))
+    by_name: dict[tuple[str, str], list[str]] = defaultdict(list)  # (layer, folded title or alias) -> pages
+    by_last: dict[tuple[str, str], list[str]] = defaultdict(list)  # (layer, folded last word) -> people
+    titles = {}
+    for rel, page in entities:
+        layer = layer_of(rel)
+        title = fold_name(page.title)
+        titles[rel] = title
+        by_name[(layer, title)].append(rel)
+        if page.entity_type == "person" and title:
+            by_last[(layer, title.split()[-1])].append(rel)
+    pairs: dict[tuple[str, str], str] = {}
+    for rel, page in entities:
+        layer = layer_of(rel)
+        for other in by_name[(layer, titles[rel])]:
+            if other != rel:
+                pairs.setdefault(tuple(sorted((rel, other))), "the same name up to case, accents or punctuation")
+        for alias in page.aliases:
+            for other in by_name.get((layer, fold_name(alias)), []):
+                if other != rel:
+                    pairs.setdefault(tuple(sorted((rel, other))), "one's title is the other's alias")
+    for group in by_last.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if _initials_match(titles[a], titles[b]):
+                    pairs.setdefault(tuple(sorted((a, b))), "initials of the same name")
+    pages = dict(entities)
+    out = []
+    for (ra, rb), why in sorted(pairs.items()):
+        a, b = pages[ra], pages[rb]
+        # Keep the page more cited; the other one merges into it.
+        keep, drop = (ra, rb) if (len(a.sources), rb) >= (len(b.sources), ra) else (rb, ra)
+        out.append(MergeProposal(drop, keep, why))
     return out

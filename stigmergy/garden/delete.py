@@ -70,7 +70,7 @@ def refresh_maps(root: Path, post: Snapshot, changes: dict[str, str | None], lay
         path = root / rel
         if not path.is_file():
             continue
-        text = render_map(layer, post.pages())
+        text = render_map(layer, post.map_pages())
         if path.read_text(encoding="utf-8") != text:
             changes[rel] = text
 

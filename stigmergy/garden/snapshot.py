@@ -12,7 +12,7 @@ from pathlib import Path
 from stigmergy.errors import ContractError
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
-from stigmergy.pages.wikilinks import LinkResolver, link_key
+from stigmergy.pages.wikilinks import LinkResolver, aliases_from_text, link_key
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
 from stigmergy.settings import Settings
 
@@ -36,6 +36,37 @@ def wiki_paths(root: Path, layers: Iterable[str]) -> list[str]:
                 if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
                     out.append(f"{rel_dir}/{entry.name}")
     return sorted(out)
+
+
+MARK = "stigmergy:contradiction"
+
+
+@dataclass(frozen=True)
+class MapEntry:
+    title: str
+    type: str
+    entity_type: str | None
+    body: str  # only when the page holds a contradiction block (the map lists open ones)
+
+
+def _head(text: str) -> dict[str, str]:
+    """Top-level scalar keys of a canonical page's front matter (`title`, `type`, `entity_type`)."""
+    import yaml
+
+    out: dict[str, str] = {}
+    if not text.startswith("---\n"):
+        return out
+    end = text.find("\n---\n", 3)
+    for line in text[4:end].split("\n"):
+        key, sep, value = line.partition(": ")
+        if sep and key in ("title", "type", "entity_type") and value:
+            if value[:1] in ("'", '"'):
+                try:
+                    value = str(yaml.safe_load(value))
+                except yaml.YAMLError:
+                    continue
+            out[key] = value
+    return out
 
 
 @dataclass
@@ -65,17 +96,18 @@ class Snapshot:
                 texts.pop(rel, None)
             else:
                 texts[rel] = text
-        return Snapshot(self.root, self.settings, texts)
+        snap = Snapshot(self.root, self.settings, texts)
+        if "parsed" in self.__dict__:  # unchanged pages need not be parsed again
+            snap.__dict__["parsed"] = {
+                rel: value for rel, value in self.parsed.items() if texts.get(rel) == self.texts.get(rel)
+            }
+            for rel in texts.keys() - snap.__dict__["parsed"].keys():
+                snap.__dict__["parsed"][rel] = _parse(texts[rel], rel)
+        return snap
 
     @cached_property
     def parsed(self) -> dict[str, WikiPage | ContractError]:
-        out: dict[str, WikiPage | ContractError] = {}
-        for rel, text in self.texts.items():
-            try:
-                out[rel] = parse_wiki_page(text, rel)
-            except ContractError as exc:
-                out[rel] = exc
-        return out
+        return {rel: _parse(text, rel) for rel, text in self.texts.items()}
 
     def page(self, rel: str) -> WikiPage | None:
         value = self.parsed.get(rel)
@@ -93,9 +125,12 @@ class Snapshot:
 
     @cached_property
     def aliases(self) -> dict[str, list[str]]:
+        # A line scan of each entity page's front matter, not a parse of the whole wiki.
         out: dict[str, list[str]] = {}
-        for rel, page in self.pages().items():
-            for alias in page.aliases:
+        for rel, text in self.texts.items():
+            if (classify(rel) or ("", ""))[0] != "entity":
+                continue
+            for alias in aliases_from_text(text):
                 paths = out.setdefault(link_key(alias), [])
                 if rel not in paths:
                     paths.append(rel)
@@ -105,6 +140,29 @@ class Snapshot:
     def resolver(self) -> LinkResolver:
         return LinkResolver(self.stems, lambda: self.aliases)
 
+    def map_pages(self) -> dict[str, MapEntry]:
+        """What the map of content needs of each page, read from the front matter with a line scan (a
+        map is re-rendered after every delete, merge and rename: parsing the whole wiki would dominate)."""
+        out: dict[str, MapEntry] = {}
+        for rel, text in self.texts.items():
+            value = self.__dict__.get("parsed", {}).get(rel)
+            if isinstance(value, WikiPage):
+                out[rel] = MapEntry(value.title, value.type, value.entity_type, value.body if MARK in value.body else "")
+                continue
+            head = _head(text)
+            if head.get("type") not in TYPE_FOLDERS or "title" not in head:
+                continue
+            body = text if MARK in text else ""
+            out[rel] = MapEntry(head["title"], head["type"], head.get("entity_type"), body)
+        return out
+
     @cached_property
     def by_id(self) -> dict[str, str]:
         return {p.id: rel for rel, p in self.pages().items()}
+
+
+def _parse(text: str, rel: str) -> WikiPage | ContractError:
+    try:
+        return parse_wiki_page(text, rel)
+    except ContractError as exc:
+        return exc

@@ -229,10 +229,10 @@ def sweep_references(
     while True:
         post = base.with_changes(changes)
         cited_text = _entity_cited_text(post, caps) if removed_sources else {}
+        names = _names(base, sweeper.removed_pages)
         grew = False
         for rel, text in post.texts.items():
-            if not ("[[" in text or any(c in text for c in caps) or "\nentities: []\n" not in text
-                    or (caps and "\naliases: []\n" not in text and "\naliases:" in text)):
+            if not (any(c in text for c in caps) or (names and _mentions_any(text, names))):
                 continue  # nothing on this page can point at what is removed
             page = post.page(rel)
             if page is None:
@@ -259,12 +259,35 @@ def sweep_references(
     )
 
 
+def _names(base: Snapshot, removed_pages: set[str]) -> list[str]:
+    """Casefolded names a link or an `entities:` entry could use for a removed page: stem, title, aliases."""
+    from stigmergy.pages.wikilinks import aliases_from_text
+
+    out: set[str] = set()
+    for rel in removed_pages:
+        text = base.texts.get(rel, "")
+        out.add(stem_of(rel).casefold())
+        title = text.split("\ntitle: ", 1)[1].split("\n", 1)[0] if "\ntitle: " in text else ""
+        out.update(n.strip("'\"").casefold() for n in (title, *aliases_from_text(text)) if n)
+    return sorted(n for n in out if n)
+
+
+def _mentions_any(text: str, names: list[str]) -> bool:
+    # A cheap filter before a page is parsed: a link or entry naming a removed page contains its name.
+    folded = text.casefold()
+    return any(n in folded for n in names)
+
+
 def _entity_cited_text(post: Snapshot, removed_caps: set[str]) -> dict[str, str]:
     """{entity page: folded text of the sources it still cites} (for aliases that rest on a removed source)."""
     out: dict[str, str] = {}
     cache: dict[str, str] = {}
-    for rel, page in post.pages().items():
-        if page.type != "entity" or not page.aliases:
+    for rel, text in post.texts.items():
+        # Only entity pages with aliases that cite a removed source can lose an alias.
+        if "\ntype: entity\n" not in text or "\naliases: []\n" in text or not any(c in text for c in removed_caps):
+            continue
+        page = post.page(rel)
+        if page is None or page.type != "entity" or not page.aliases:
             continue
         parts = []
         for cap in page.sources:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote, unquote
 
 from stigmergy.pages.contradictions import scan_blocks
-from stigmergy.pages.wiki import ENTITY_TYPES, WikiPage
+from stigmergy.pages.wiki import ENTITY_TYPES
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, map_relpath
 
 TITLE = "Map of content"
@@ -36,16 +37,17 @@ def _target(map_rel: str, page_rel: str) -> str:
     return "".join(_ENCODE.get(ch, ch) for ch in page_rel[len(base):])
 
 
-def _item(map_rel: str, rel: str, page: WikiPage, extra: str = "") -> str:
+def _item(map_rel: str, rel: str, page: Any, extra: str = "") -> str:
     return f"- [{_escape(page.title)}]({_target(map_rel, rel)}){extra}"
 
 
-def render_map(layer: str, pages: Mapping[str, WikiPage]) -> str:
-    """The map for `layer` from `pages` (path -> page, any layers; others are ignored). Deterministic."""
+def render_map(layer: str, pages: Mapping[str, Any]) -> str:
+    """The map for `layer` from `pages` (path -> a WikiPage, or anything with its title, type,
+    entity_type and body; pages of other layers are ignored). Deterministic."""
     map_rel = map_relpath(layer)
     mine = {rel: p for rel, p in pages.items() if (classify(rel) or ("", ""))[1] == layer}
 
-    def by_title(items: list[tuple[str, WikiPage]]) -> list[tuple[str, WikiPage]]:
+    def by_title(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         return sorted(items, key=lambda rp: (rp[1].title.casefold(), rp[0]))
 
     lines = [f"# {TITLE}", "", NOTICE, ""]

@@ -121,7 +121,7 @@ def parse_wiki_page(text: str, relpath: str | None = None) -> WikiPage:
     return page
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=2048)
 def _parse_cached(text: str, relpath: str | None) -> tuple[WikiPage | None, str | None]:
     # The same page text is parsed by the planner, by the gates for the page on disk, and again as the
     # plan's new text (which is the next plan's page on disk); WikiPage is frozen, so it is shared.

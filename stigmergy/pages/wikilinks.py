@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -83,6 +84,7 @@ def link_key(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
+@lru_cache(maxsize=1 << 16)
 def fold_name(text: str) -> str:
     """A name with case, accents, punctuation and spacing folded away: `Zoë  Núñez` = `zoe nunez`. For
     noticing that two names are one (duplicate entities, alias evidence), never for resolving a link."""
