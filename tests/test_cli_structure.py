@@ -62,3 +62,20 @@ def test_command_modules_borrow_only_from_context_and_shared() -> None:
                 if node.module not in ("stigmergy.cli.context", "stigmergy.cli.shared"):
                     offenders.append(f"{name} imports {node.module}")
     assert offenders == []
+
+
+READING_COMMANDS = ("log", "show", "status", "fsck", "lint", "search", "read", "list", "describe",
+                    "contradictions", "overview")
+
+
+def test_every_reading_command_declares_json_and_as() -> None:
+    import typer
+
+    from stigmergy.cli.app import app
+
+    commands = typer.main.get_command(app).commands
+    missing = [
+        name for name in READING_COMMANDS
+        if not {"--json", "--as"} <= {o for p in commands[name].params for o in getattr(p, "opts", [])}
+    ]
+    assert missing == []
