@@ -19,6 +19,7 @@ from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.context import readers_allow
 from stigmergy.pages.contradictions import DATA_PREFIX, END_MARKER, START_PREFIX, decode_data, render_block
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.pages.markdown import code_lines
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page, render_wiki_page
 from stigmergy.pages.wikilinks import WIKILINK_RE, fold_name, link_key
@@ -162,11 +163,9 @@ def repair_page(rel: str, text: str, snap: Snapshot, folded: FoldedNames, timest
         return pick[: -len(".md")]
 
     lines = page.body.split("\n")
-    fenced = False
+    code = code_lines(page.body)  # any fence, nested or unclosed, and indented code: links there are quoted
     for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        if fenced or "[[" not in line or "`" in line:
+        if i in code or "[[" not in line or "`" in line:
             continue
         lines[i] = _rewrite_links(line, choose)
     entities = []

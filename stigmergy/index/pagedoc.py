@@ -13,6 +13,7 @@ from stigmergy.index.fragments import Fragment, Tokens, split_page
 from stigmergy.pages.citations import Citation, citations_by_line
 from stigmergy.pages.contradictions import Contradiction, scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.pages.markdown import code_lines
 from stigmergy.pages.wikilinks import WikiLink, parse_wikilinks
 from stigmergy.repo.layout import classify
 from stigmergy.settings import IndexSettings
@@ -97,9 +98,10 @@ def parse_page(path: str, text: str, params: IndexSettings, tokens: Tokens | Non
     claims = 0
     if ptype != "source":
         in_block = {n for b in blocks for n in range(b.start_line, b.end_line + 1)}
+        code = code_lines(body)  # quoted code is not a claim
         for offset, line in enumerate(body.split("\n")):
             s = line.strip()
-            if s and not s.startswith(("#", ">", "<!--", "```")) and first + offset not in in_block:
+            if s and not s.startswith(("#", ">", "<!--")) and offset not in code and first + offset not in in_block:
                 claims += 1
     return PageDoc(
         path=path, type=ptype, layer=layer, title=title, meta=meta, text=text, body_start=body_start,
