@@ -236,3 +236,28 @@ def test_a_killed_erase_is_finished_by_resume(repo: dict) -> None:
     ops = json.loads(run_cli(["--json", "log", "-n", "100"], cwd=root)[1])["operations"]
     heads = set(git(root, "rev-list", "--all").split())
     assert all(o["commit"] in heads for o in ops if o["commit"]), "a change record points at a vanished commit"
+
+
+def test_erase_a_layer_removes_its_folder_from_every_commit(wiki: Path) -> None:
+    toml = wiki / "stigmergy.toml"
+    toml.write_text(toml.read_text() + '\n[layers.board]\nreaders = ["boss@example.com"]\n')
+    git(wiki, "commit", "-qam", "board layer")
+    _capture(wiki, str(CORPUS / BEFORE[0]))
+    _capture(wiki, "--text", f"The board approved the {CANARY} acquisition of Norrland Fresh.", "--layer", "board")
+    _capture(wiki, "--text", f"Board minutes: {CANARY} closes in May.", "--layer", "board")
+    _capture(wiki, str(CORPUS / AFTER[0]))
+    public_before = {p: t for p, t in _pages(wiki).items()}
+    assert git(wiki, "ls-files", "layers/board")
+    code, out, err = run_cli(["--json", "erase", "--layer", "board", "--rationale", "moved to its own repository"],
+                             cwd=wiki)
+    assert code == 0, err
+    plan = json.loads(out)
+    assert len(plan["captures"]) == 2 and all(p.startswith("layers/board/") for p in plan["pages_deleted"])
+    code, out, err = run_cli(["erase", "--layer", "board", "--rationale", "moved to its own repository", "--yes"],
+                             cwd=wiki)
+    assert code == 0, err + out
+    assert git(wiki, "log", "--all", "--format=%H", "--", "layers/board") == ""
+    assert run_cli(["erase", "--audit", CANARY], cwd=wiki)[0] == 0
+    assert _pages(wiki) == public_before  # the public wiki is untouched
+    assert run_cli(["lint"], cwd=wiki)[0] == 0
+    assert "erase: layer board (2 capture(s))" in git(wiki, "log", "-1", "--format=%s")

@@ -134,7 +134,7 @@ def _bundle(wiki: Path, tmp_path: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("damage", ["tamper", "no-sums", "traversal", "version", "reorder"])
+@pytest.mark.parametrize("damage", ["tamper", "no-sums", "traversal", "version", "reorder", "types", "date"])
 def test_a_damaged_or_hostile_bundle_imports_nothing(wiki: Path, tmp_path: Path, damage: str) -> None:
     bundle = _bundle(wiki, tmp_path)
     sums = bundle / "SHA256SUMS"
@@ -146,11 +146,16 @@ def test_a_damaged_or_hostile_bundle_imports_nothing(wiki: Path, tmp_path: Path,
         sums.unlink()
     elif damage == "traversal":
         sums.write_text(sums.read_text() + f"{'0' * 64}  ../../etc/passwd\n")
-    elif damage == "version":
+    elif damage in ("version", "types", "date"):
         import hashlib
 
         manifest = json.loads((bundle / "manifest.json").read_text())
-        manifest["version"] = 99
+        if damage == "version":
+            manifest["version"] = 99
+        elif damage == "types":
+            manifest["captures"][0]["title"] = ["not", "a", "title"]
+        else:  # the second capture is bad: the first must not be filed either
+            manifest["captures"][1]["occurred_at"] = "next tuesday"
         raw = json.dumps(manifest).encode()
         (bundle / "manifest.json").write_bytes(raw)
         lines = [ln for ln in sums.read_text().splitlines() if not ln.endswith("manifest.json")]

@@ -222,6 +222,7 @@ def read_bundle(src: Path) -> Bundle:
             entry = BundleEntry(**{k: item[k] for k in fields if k in item})
         except TypeError as exc:
             raise BundleError(f"{manifest_path}: capture {i} is missing a field ({exc})") from exc
+        _check_types(entry, f"{manifest_path}: capture {i}")
         if entry.seq != i or not _FILE_RE.match(str(entry.file)) or listed.get(entry.file) != entry.sha256:
             raise BundleError(f"{manifest_path}: capture {i} ({entry.file!r}) is out of order or not in {SUMS}")
         path = src / entry.file
@@ -233,3 +234,19 @@ def read_bundle(src: Path) -> Bundle:
                 raise BundleError(f"{src}/{entry.file}: content does not match its checksum")
         entries.append(entry)
     return Bundle(src, manifest, tuple(entries))
+
+
+_TEXT_FIELDS = ("file", "sha256", "media_type", "title", "occurred_at", "submitted_by", "layer", "locator", "origin",
+                "capture_id", "captured_at")
+
+
+def _check_types(entry: BundleEntry, where: str) -> None:
+    bad = [k for k in _TEXT_FIELDS if not isinstance(getattr(entry, k), str) or len(getattr(entry, k)) > 4096]
+    if not isinstance(entry.seq, int) or not isinstance(entry.bytes, int):
+        bad.append("seq/bytes")
+    if entry.project is not None and not isinstance(entry.project, str):
+        bad.append("project")
+    if entry.resolution is not None and not isinstance(entry.resolution, dict):
+        bad.append("resolution")
+    if bad:
+        raise BundleError(f"{where}: {', '.join(bad)} not of the right type (or too long)")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.capture.inputs import InputItem
-from stigmergy.capture.queue import CaptureOptions
+from stigmergy.capture.queue import CaptureOptions, validate_options
 from stigmergy.errors import EXIT_REFUSED, ConfigError, StigmergyError
 from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
 from stigmergy.pages.contradictions import scan_blocks
@@ -90,6 +90,11 @@ def import_bundle(
         )
         raise ConfigError(f"the bundle has captures of undeclared layer(s) {', '.join(missing)}",
                           hint=f"declare them in stigmergy.toml first: {lines}")
+    for entry in bundle.entries:  # every entry's metadata is checked before anything is filed
+        try:
+            validate_options(repo, _options(entry, None, None, False))
+        except StigmergyError as exc:
+            raise StigmergyError(f"{src}: capture {entry.seq} ({entry.locator}): {exc.message}") from exc
     report = ImportReport()
     ids: dict[str, str] = {}  # exporting capture id -> capture id here
     seen: Counter[tuple[str, str]] = Counter()
@@ -113,6 +118,13 @@ def import_bundle(
     return report
 
 
+def _options(entry: BundleEntry, resolves: str | None, rationale: str | None, force: bool) -> CaptureOptions:
+    return CaptureOptions(
+        title=entry.title, occurred_at=entry.occurred_at, submitted_by=entry.submitted_by, layer=entry.layer,
+        project=entry.project, resolves=resolves, rationale=rationale, force=force, file=True, origin="import",
+    )
+
+
 def _replay(
     repo: Repository, bundle: Bundle, entry: BundleEntry, ids: dict[str, str], force: bool, report: ImportReport,
     env_vars: Mapping[str, str] | None, on_event: Callable[[str, CaptureOutcome], None] | None,
@@ -130,10 +142,7 @@ def _replay(
             )
         else:
             rationale = str(entry.resolution.get("rationale") or "")
-    options = CaptureOptions(
-        title=entry.title, occurred_at=entry.occurred_at, submitted_by=entry.submitted_by, layer=entry.layer,
-        project=entry.project, resolves=resolves, rationale=rationale, force=force, file=True, origin="import",
-    )
+    options = _options(entry, resolves, rationale, force)
     # Detected again from the name, as the first capture did (stdin and --text had a `.txt` name).
     name = f"{entry.locator}.txt" if entry.locator in ("stdin", "text") else None
     item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name)
