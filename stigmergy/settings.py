@@ -201,18 +201,60 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
     return settings
 
 
+# Where a secret goes is the user's choice, never the repository's: anyone who can push may change
+# stigmergy.toml, and a repository that could name `api_key_env = "AWS_SECRET_ACCESS_KEY"` and
+# `base_url = "https://attacker.example"` would make the next capture send that secret to that host.
+# These keys come only from the user's environment or user-level configuration file.
+USER_ONLY_KEYS = (
+    ("planner", "base_url"), ("planner", "api_key_env"), ("answer", "base_url"), ("answer", "api_key_env"),
+)
+USER_CONFIG = "stigmergy/config.toml"
+
+
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """`$XDG_CONFIG_HOME/stigmergy/config.toml`, else `~/.config/stigmergy/config.toml` (None without HOME)."""
+    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else "")
+    return Path(base) / USER_CONFIG if base else None
+
+
+def _read_toml(path: Path, label: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{label} is not valid TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label} cannot be read: {exc}") from exc
+
+
+def _refuse_user_only(data: Mapping[str, Any]) -> None:
+    for section, key in USER_ONLY_KEYS:
+        values = data.get(section)
+        if isinstance(values, Mapping) and values.get(key) not in (None, ""):
+            raise ConfigError(
+                f"{CONFIG_FILE}: {section}.{key} may not be set by the repository [credentials]",
+                hint=f"endpoints and keys are the user's: set STIGMERGY_{section.upper()}__{key.upper()} or put it "
+                f"under [{section}] in ~/.config/{USER_CONFIG}, and remove it from {CONFIG_FILE}",
+            )
+
+
 def load_settings(
     root: Path | None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Settings:
-    """flag (`overrides`) > STIGMERGY_SECTION__KEY env > stigmergy.toml > defaults."""
+    """flag (`overrides`) > STIGMERGY_SECTION__KEY env > stigmergy.toml > user config > defaults, where
+    planner.base_url and planner.api_key_env come only from the user config, the environment or a flag
+    (a repository file that sets them is refused: USER_ONLY_KEYS)."""
     settings = Settings()
+    user = user_config_path(env or {})
+    if user is not None and user.is_file():
+        data = _read_toml(user, str(user))
+        if "layers" in data:
+            raise ConfigError(f"{user}: layers are declared by the repository, not by a user's configuration")
+        settings = settings_from_mapping(data, settings)
     if root is not None and (root / CONFIG_FILE).is_file():
-        try:
-            data = tomllib.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}") from exc
+        data = _read_toml(root / CONFIG_FILE, CONFIG_FILE)
+        _refuse_user_only(data)
         settings = settings_from_mapping(data, settings)
     env_data: dict[str, dict[str, str]] = {}
     for key, value in (env or {}).items():

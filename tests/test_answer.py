@@ -109,8 +109,9 @@ def test_verifier_rules() -> None:
 
 def _llm_settings(b: RepoBuilder, url: str):  # type: ignore[no-untyped-def]
     with (b.root / "stigmergy.toml").open("a") as fh:
-        fh.write(f'[answer]\nkind = "openai"\nmodel = "test-model"\nbase_url = "{url}/v1"\n')
-    return load_settings(b.root)
+        fh.write('[answer]\nkind = "openai"\nmodel = "test-model"\n')
+    # The endpoint is the user's (environment or user config), never the repository file's.
+    return load_settings(b.root, env={"STIGMERGY_ANSWER__BASE_URL": f"{url}/v1"})
 
 
 def test_llm_answer_keeps_verified_sentences_and_withholds_the_rest(repo: RepoBuilder, server: Server) -> None:

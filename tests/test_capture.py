@@ -210,7 +210,7 @@ def test_unknown_layer_and_bad_date_are_usage_errors(wiki: Path) -> None:
 def test_restricted_layer_goes_under_layers(wiki: Path) -> None:
     with (wiki / "stigmergy.toml").open("a") as fh:
         fh.write('\n[layers.board]\nreaders = ["ceo@example.com"]\n')
-    code, out, err = run_cli(["capture", "--text", "Board only.", "--layer", "board", "--no-file"], cwd=wiki)
+    code, out, err = run_cli(["capture", "--text", "Board only.", "--layer", "board", "--no-file", "--as", "ceo@example.com"], cwd=wiki)
     assert code == 0, out + err
     [p] = sorted((wiki / "layers" / "board" / "sources").rglob("cap_*.md"))
     assert parse_source_page(p.read_text()).layer == "board"

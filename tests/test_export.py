@@ -102,7 +102,7 @@ def test_restricted_layers_leave_only_with_a_reader_or_by_name(wiki: Path, tmp_p
     toml.write_text(toml.read_text() + f'\n[layers.board]\nreaders = ["{BOSS}"]\n')
     git(wiki, "commit", "-qam", "board layer")
     _ok(wiki, "capture", "--text", "Harbor API ships in June.")
-    _ok(wiki, "capture", "--text", "The board approved the secret ZQ acquisition.", "--layer", "board")
+    _ok(wiki, "capture", "--text", "The board approved the secret ZQ acquisition.", "--layer", "board", "--as", BOSS)
     out = tmp_path / "mine"
     assert _ok(wiki, "export", str(out))["skipped_layers"] == ["board"]
     assert "ZQ acquisition" not in "".join(p.read_text() for p in (out / "captures").iterdir())

@@ -12,7 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from stigmergy.capture.extract import DOCX, HTML, MARKDOWN, PDF, TEXT, Extraction, extract, normalize_text
+from stigmergy.capture.extract import (
+    DOCX,
+    EXTRACTOR_REVISION,
+    HTML,
+    MARKDOWN,
+    PDF,
+    TEXT,
+    Extraction,
+    extract,
+    normalize_text,
+)
 from stigmergy.errors import InputError
 from stigmergy.settings import CaptureSettings
 
@@ -136,7 +146,7 @@ def test_markdown_front_matter_becomes_metadata(tmp_path: Path) -> None:
     assert result.text == "# Kickoff notes\n\n## Decisions\n\n- Ship it.\n"
     assert "project:" not in result.text
     assert (result.media_type, result.extractor) == (MARKDOWN, "markdown")
-    assert result.extractor_version.startswith("1+pyyaml-")
+    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}+pyyaml-")
 
 
 def test_markdown_front_matter_with_crlf(tmp_path: Path) -> None:
@@ -224,7 +234,7 @@ def test_pdf_pages_title_and_headings(tmp_path: Path) -> None:
     result = _extract(_file(tmp_path, "memo.pdf", _two_page_pdf()))
     assert (result.media_type, result.extractor, result.pages) == (PDF, "pypdf", 2)
     assert result.title == "Harbor launch memo"
-    assert result.extractor_version.startswith("1+pypdf-")
+    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}+pypdf-")
     assert result.text == (
         "## Page 1\n\nHarbor launch\nHarbor API 1.0 is generally available.\n\n"
         "## Page 2\n\nNumbers\nRevenue was £2.36M.\n"
@@ -251,7 +261,7 @@ def test_pdf_without_extension_is_sniffed(tmp_path: Path) -> None:
 def test_docx_structure_and_title(tmp_path: Path) -> None:
     result = _extract(_file(tmp_path, "rollout.docx", _docx()))
     assert (result.media_type, result.extractor, result.pages) == (DOCX, "python-docx", None)
-    assert result.extractor_version.startswith("1+python-docx-")
+    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}+python-docx-")
     assert result.title == "Beacon G2 rollout"  # the Title paragraph, core title being empty
     assert result.text == (
         "# Beacon G2 rollout\n\n# Scope\n\nNorrland Fresh gets 60 gateways.\n\n"

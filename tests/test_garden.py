@@ -161,7 +161,7 @@ def test_deleting_a_restricted_page_needs_a_reader_of_its_layer(wiki: Path, tmp_
     git(wiki, "commit", "-qam", "board layer")
     doc = tmp_path / "board.md"
     doc.write_text("# Board minutes\n\nMaya Okafor proposed a budget of $2M on 2 September 2026.\n", encoding="utf-8")
-    assert run_cli(["capture", str(doc), "--layer", "board"], cwd=wiki)[0] == 0
+    assert run_cli(["capture", str(doc), "--layer", "board", "--as", "ceo@example.com"], cwd=wiki)[0] == 0
     page = next((wiki / "layers/board/wiki/notes").glob("*.md")).relative_to(wiki).as_posix()
     code, out, err = run_cli(["delete", page, "--rationale", "x"], cwd=wiki)
     assert code == 2 and "may not read" in err

@@ -35,7 +35,7 @@ def test_restricted_capture_shadows_public_entities_and_leaks_nothing(wiki: Path
     code, out, err = run_cli(["capture", str(tmp_path / "public.md")], cwd=wiki)
     assert code == 0, out + err
     assert (wiki / "wiki/entities/Orbis Freight.md").is_file()
-    code, out, err = run_cli(["capture", str(tmp_path / "board.md"), "--layer", "board"], cwd=wiki)
+    code, out, err = run_cli(["capture", str(tmp_path / "board.md"), "--layer", "board", "--as", "ceo@example.com"], cwd=wiki)
     assert code == 0, out + err
     board_entities = sorted(p.name for p in (wiki / "layers/board/wiki/entities").glob("*.md"))
     assert "Orbis Freight.md" in board_entities and "Orbis.md" not in board_entities

@@ -59,7 +59,7 @@ def test_contradictions_and_overview(wiki: Path, tmp_path: Path) -> None:
 def test_restricted_layer_is_invisible_to_overview(wiki: Path) -> None:
     with (wiki / "stigmergy.toml").open("a") as fh:
         fh.write('\n[layers.board]\nreaders = ["ceo@example.com"]\n')
-    code, out, err = run_cli(["capture", "--text", "Orbis Freight approached Lanternfish Labs about an acquisition. Orbis Freight offered terms.", "--layer", "board", "--title", "Board minutes"], cwd=wiki)
+    code, out, err = run_cli(["capture", "--text", "Orbis Freight approached Lanternfish Labs about an acquisition. Orbis Freight offered terms.", "--layer", "board", "--title", "Board minutes", "--as", "ceo@example.com"], cwd=wiki)
     assert code == 0, out + err
     code, out, _ = run_cli(["--as", "someone@example.com", "--json", "overview"], cwd=wiki)
     assert json.loads(out)["pages"] == {"note": 0, "concept": 0, "entity": 0, "project": 0}

@@ -14,6 +14,7 @@ from stigmergy.capture.queue import QueuedCapture
 ROW_KEYS = {
     "capture_id", "op_id", "title", "captured_at", "occurred_at", "submitted_by", "layer", "origin", "locator",
     "project", "metadata", "resolves", "rationale", "content_sha", "readable_sha", "artifacts", "file", "force",
+    "redaction",  # set when a credential was redacted (absent from rows of earlier versions)
 }
 
 

@@ -23,11 +23,12 @@ import yaml
 
 from stigmergy.capture.extractors import Budget
 from stigmergy.capture.extractors.html_text import html_to_text
-from stigmergy.errors import InputError
+from stigmergy.errors import ContractError, InputError
+from stigmergy.pages.frontmatter import FrontMatterLimitError, LimitedYAMLHandler
 from stigmergy.settings import CaptureSettings
 
 # Bumped whenever a change to this package can change the readable text of the same bytes.
-EXTRACTOR_REVISION = "1"
+EXTRACTOR_REVISION = "2"  # 2: markup in extracted text is escaped (escape_markup)
 
 TEXT = "text/plain"
 MARKDOWN = "text/markdown"
@@ -127,7 +128,7 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
         python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
         return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, {}, None)
     if kind == MARKDOWN:
-        metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text))
+        metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text), name)
         title = _clean_title(metadata.get("title")) or _first_h1(body)
         version = f"{EXTRACTOR_REVISION}+pyyaml-{yaml.__version__}"
         return _finish(name, limits, body, MARKDOWN, "markdown", version, title, metadata, None)
@@ -272,8 +273,9 @@ def _first_bad_byte(data: bytes) -> int:
 # -- Markdown ------------------------------------------------------------------------------------
 
 
-def _split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """(the file's own front matter, body). A block that is not a YAML mapping stays in the body."""
+def _split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
+    """(the file's own front matter, body). A block that is not a YAML mapping stays in the body; a
+    block over a YAML limit (size, depth, alias expansion) refuses the input."""
     text = text.lstrip("\ufeff")
     first, sep, rest = text.partition("\n")
     if first.rstrip() != "---" or not sep:
@@ -284,8 +286,10 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     raw = rest[: end.start()]
     body = rest[end.end() :]
     try:
-        meta = yaml.safe_load(raw) if raw.strip() else {}
-    except yaml.YAMLError:
+        meta = LimitedYAMLHandler().load(raw)
+    except FrontMatterLimitError as exc:
+        raise InputError(name, exc.rule, exc.message, hint="simplify the Markdown file's front matter") from None
+    except ContractError:
         return {}, text
     if not isinstance(meta, dict):
         return {}, text
@@ -304,6 +308,42 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
+
+
+# -- escaping ------------------------------------------------------------------------------------
+
+# What a Markdown renderer would turn into markup rather than show: the start of an HTML tag, comment,
+# declaration or processing instruction, and an entity or character reference. `a < b` and `AT&T` are
+# left alone (they render as themselves).
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY = re.compile(r"&(?=#[0-9]{1,8};|#[xX][0-9A-Fa-f]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)")
+
+
+def _escape_prose(text: str) -> str:
+    return _TAG_START.sub("&lt;", _ENTITY.sub("&amp;", text))
+
+
+def escape_markup(text: str, markdown: bool) -> str:
+    """Text that renders as the text it was: decoded `&lt;script&gt;` must not become a raw tag in the
+    source page's Markdown. Markdown input keeps its own code (code blocks and code spans, as markdown-it
+    reads them), where a renderer already shows `<` literally; everything else is escaped."""
+    if not markdown:
+        return _escape_prose(text)
+    from stigmergy.pages.markdown import code_lines, code_span_ranges
+
+    lines = text.split("\n")
+    code = code_lines(text)
+    for n, line in enumerate(lines):
+        if n in code or ("<" not in line and "&" not in line):
+            continue
+        pieces, last = [], 0
+        for start, end in code_span_ranges(line):
+            pieces.append(_escape_prose(line[last:start]))
+            pieces.append(line[start:end])
+            last = end
+        pieces.append(_escape_prose(line[last:]))
+        lines[n] = "".join(pieces)
+    return "\n".join(lines)
 
 
 def _first_h1(body: str) -> str | None:
@@ -335,7 +375,8 @@ def _finish(
     metadata: dict[str, Any],
     pages: int | None,
 ) -> Extraction:
-    text = normalize_text(body)
+    text = escape_markup(normalize_text(body), markdown=media_type == MARKDOWN)
+    title = _escape_prose(title) if isinstance(title, str) else title
     if not text.strip():
         hint = "scanned PDFs need OCR first, which stigmergy does not do" if media_type == PDF else None
         raise InputError(name, "empty", "no readable text after extraction", hint=hint)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,14 @@ class InputItem:
     size: int | None = None
     media_type: str | None = None
     origin_name: str | None = None  # name used for type detection when the locator has none
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of a captured directory that was not taken, and why (it is not an error)."""
+
+    locator: str
+    reason: str  # symlink | not-a-regular-file
 
 
 def _matches(rel: str, patterns: Sequence[str]) -> bool:
@@ -35,8 +44,14 @@ def gather(
     exclude: Sequence[str],
     stdin: Callable[[], bytes] | None = None,
     text: str | None = None,
+    skipped: list[Skipped] | None = None,
 ) -> tuple[list[InputItem], list[InputError]]:
-    """Expand the arguments into capture items, in a stable order; missing paths become errors."""
+    """Expand the arguments into capture items, in a stable order; missing paths become errors.
+
+    A directory yields the regular files under it only: a symbolic link (to a file or a folder, inside
+    the tree or out of it) is never followed, and is appended to `skipped` with anything else that is
+    not a regular file (sockets, fifos, devices), so the caller can say what it left out."""
+    skipped = skipped if skipped is not None else []
     items: list[InputItem] = []
     errors: list[InputError] = []
     if text is not None:
@@ -63,22 +78,36 @@ def gather(
             items.append(_file_item(path, os.path.normpath(arg)))
         elif path.is_dir():
             found = []
-            for dirpath, dirnames, filenames in os.walk(path):
+            # Locators name the file from the captured folder down (`corpus/meetings/x.md`), so they
+            # stay meaningful on other machines and do not leak where the folder lived.
+            base = os.path.basename(os.path.normpath(os.path.abspath(arg)))
+            for dirpath, dirnames, filenames in os.walk(path):  # followlinks=False: linked folders stay shut
                 rel_dir = os.path.relpath(dirpath, path)
-                dirnames[:] = sorted(
-                    d for d in dirnames if not _matches(os.path.normpath(os.path.join(rel_dir, d)) + "/", exclude)
-                    and not _matches(os.path.normpath(os.path.join(rel_dir, d)), exclude)
-                )
+                kept = []
+                for d in sorted(dirnames):
+                    rel = os.path.normpath(os.path.join(rel_dir, d))
+                    if _matches(rel + "/", exclude) or _matches(rel, exclude):
+                        continue
+                    if os.path.islink(os.path.join(dirpath, d)):
+                        skipped.append(Skipped(f"{base}/{rel}", "symlink"))
+                        continue
+                    kept.append(d)
+                dirnames[:] = kept
                 for name in sorted(filenames):
                     rel = os.path.normpath(os.path.join(rel_dir, name))
                     if _matches(rel, exclude) or not _matches(rel, include):
                         continue
                     full = Path(dirpath) / name
-                    if full.is_file():
+                    try:
+                        mode = full.lstat().st_mode
+                    except OSError:
+                        continue
+                    if stat.S_ISLNK(mode):
+                        skipped.append(Skipped(f"{base}/{rel}", "symlink"))
+                    elif not stat.S_ISREG(mode):
+                        skipped.append(Skipped(f"{base}/{rel}", "not-a-regular-file"))
+                    else:
                         found.append((rel, full))
-            # Locators name the file from the captured folder down (`corpus/meetings/x.md`), so they
-            # stay meaningful on other machines and do not leak where the folder lived.
-            base = os.path.basename(os.path.normpath(os.path.abspath(arg)))
             for rel, full in sorted(found):
                 items.append(_file_item(full, f"{base}/{rel}"))
             if not found:

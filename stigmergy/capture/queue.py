@@ -8,15 +8,19 @@ Capture owns its inputs and their extraction; rendering, filing and committing b
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.capture.dates import calendar_when
 from stigmergy.capture.inputs import InputItem
 from stigmergy.errors import InputError, UsageError
+from stigmergy.layers import readable_layers
 from stigmergy.pages.source import Artifact, Resolution, SourcePage
+from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import source_relpath
 from stigmergy.repo.operations import Repository, utc_now
@@ -24,9 +28,6 @@ from stigmergy.settings import PUBLIC_LAYER, CaptureSettings
 
 if TYPE_CHECKING:  # extraction pulls in the format readers; load them only when a capture runs
     from stigmergy.capture.extract import Extraction
-
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?$")
-
 
 @dataclass(frozen=True)
 class CaptureOptions:
@@ -40,6 +41,21 @@ class CaptureOptions:
     force: bool = False
     file: bool = True
     origin: str = "cli"
+    # Who captures, as a reader: capturing into a layer needs being one of its readers. None only for
+    # callers that are not a person (tests of the pipeline, replays); every interface passes it.
+    reader: str | None = None
+    redact: bool = False  # store a redacted copy instead of refusing an input that holds a credential
+
+
+@dataclass(frozen=True)
+class ReadInput:
+    """An input read and extracted (outside the writer lock), checked for credentials: what `acknowledge`
+    stores. `redaction` is set when a credential was redacted: {original_sha256, findings}."""
+
+    item: InputItem
+    data: bytes
+    extraction: Extraction
+    redaction: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,7 @@ class QueuedCapture:
     artifacts: tuple[Artifact, ...]
     file: bool
     force: bool
+    redaction: Mapping[str, Any] | None = None
 
     @property
     def source_path(self) -> str:
@@ -107,6 +124,7 @@ class QueuedCapture:
             "artifacts": [a.to_dict() for a in self.artifacts],
             "file": self.file,
             "force": self.force,
+            "redaction": dict(self.redaction) if self.redaction else None,
         }
 
     @classmethod
@@ -130,33 +148,117 @@ class QueuedCapture:
             artifacts=tuple(Artifact(**a) for a in record["artifacts"]),
             file=bool(record.get("file")),
             force=bool(record.get("force")),
+            redaction=record.get("redaction"),
         )
 
 
 def validate_options(repo: Repository, options: CaptureOptions) -> None:
+    """Usage errors (exit 2) before anything is read or stored."""
     repo.settings.layer(options.layer)  # unknown layer -> ConfigError
-    if options.occurred_at is not None and not _DATE_RE.match(options.occurred_at):
-        raise UsageError(f"--occurred-at {options.occurred_at!r} is not an ISO date (YYYY-MM-DD[THH:MM[:SS]])")
+    if options.reader is not None and options.layer not in readable_layers(repo.settings, options.reader):
+        # Writing into a layer is reading it (the planner reads its pages), so only its readers may.
+        raise UsageError(
+            f"--layer {options.layer}: {options.reader or 'an unnamed reader'} is not a reader of layer "
+            f"{options.layer!r}, so cannot capture into it",
+            hint=f"capture as one of its readers (--as), or ask to be added to [layers.{options.layer}] readers",
+        )
+    if options.occurred_at is not None and calendar_when(options.occurred_at) is None:
+        raise UsageError(
+            f"--occurred-at {options.occurred_at!r} is not a calendar date or time (YYYY-MM-DD[THH:MM[:SS]])"
+        )
     if (options.resolves is None) != (options.rationale is None):
         raise UsageError("--resolves and --rationale go together")
     if options.resolves is not None and not re.match(r"^con_[A-Za-z0-9_-]+$", options.resolves):
         raise UsageError(f"--resolves {options.resolves!r} is not a contradiction id (con_…)")
 
 
-def read_input(item: InputItem, limits: CaptureSettings) -> tuple[bytes, Extraction]:
-    """The input's bytes and readable text. Raises InputError (or OSError) when it refuses."""
+def read_input(item: InputItem, limits: CaptureSettings, redact: bool = False) -> ReadInput:
+    """Read, extract and check one input: the part of a capture that may be slow or hostile, done before
+    the writer lock is taken. Raises InputError (or OSError) when it refuses; a refusal stores nothing."""
     from stigmergy.capture.extract import extract
 
     if item.size is not None and item.size > limits.max_bytes:
         raise InputError(item.locator, "too-large", f"is {item.size} bytes, over the {limits.max_bytes}-byte limit")
     data = item.read()
-    return data, extract(data, item.origin_name or item.locator, limits, media_type=item.media_type)
+    extraction = extract(data, item.origin_name or item.locator, limits, media_type=item.media_type)
+    metadata = _jsonable(extraction.metadata or {})
+    for key in ("occurred_at", "date"):
+        value = metadata.get(key)
+        if isinstance(value, str) and value.strip() and calendar_when(value) is None and _looks_dated(value):
+            raise InputError(item.locator, "bad-date", f"front matter {key} {value.strip()[:40]!r} is not a calendar date")
+    return _check_secrets(ReadInput(item, data, extraction), redact)
+
+
+def _looks_dated(value: str) -> bool:
+    # `date: 2026-13-45` is an impossible date; `date: next week` is prose, not a date at all.
+    return re.match(r"^\s*\d{4}-\d{1,2}-\d{1,2}", value) is not None
+
+
+def _check_secrets(read: ReadInput, redact_them: bool) -> ReadInput:
+    """Refuse an input that holds a credential (InputError naming the line and kind), or with `redact_them`
+    return it with every copy redacted: what the evidence store, source page, wiki and index will hold."""
+    from stigmergy.capture.secrets import find_secrets, redact
+
+    ex = read.extraction
+    original = _text_or_none(read.data)
+    in_original = find_secrets(original) if original is not None else []
+    in_readable = find_secrets(ex.text)
+    meta_text = json.dumps(ex.metadata, ensure_ascii=False, indent=1, default=str) if ex.metadata else ""
+    in_meta = find_secrets(meta_text) + find_secrets(ex.title or "")
+    if not (in_original or in_readable or in_meta):
+        return read
+    first = (in_original or in_readable or in_meta)[0]
+    where = f"line {first.line}" if (in_original or in_readable) else "front matter or title"
+    kinds = sorted({f.kind for f in (*in_original, *in_readable, *in_meta)})
+    if not redact_them:
+        raise InputError(
+            read.item.locator, "secret", f"{where} holds a credential ({first.kind}); nothing was stored",
+            hint="remove it from the input, or capture with --redact to store a redacted copy",
+        )
+    values = {f.value for f in (*in_original, *in_readable, *in_meta) if f.value}
+    text = redact(ex.text, in_readable)
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, "[REDACTED]")
+    title = ex.title
+    if title and any(v in title for v in values) or find_secrets(title or ""):
+        title = None
+    metadata = _redact_values(ex.metadata, values, find_secrets)
+    if find_secrets(text) or find_secrets(json.dumps(metadata, ensure_ascii=False, indent=1, default=str)):
+        raise InputError(read.item.locator, "secret", f"{where} holds a credential ({first.kind}) that could not be "
+                         "redacted; nothing was stored", hint="remove it from the input")
+    redacted = replace(ex, text=text, title=title, metadata=metadata)
+    findings = sorted({(f.line, f.kind) for f in (*in_original, *in_readable)})
+    return ReadInput(
+        read.item,
+        text.encode("utf-8"),  # the original bytes hold the secret: the stored copy is the redacted text
+        redacted,
+        {"original_sha256": sha256_hex(read.data), "original_bytes": len(read.data), "kinds": kinds,
+         "lines": [n for n, _ in findings]},
+    )
+
+
+def _text_or_none(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def _redact_values(value: Any, secrets: set[str], find: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _redact_values(v, secrets, find) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(v, secrets, find) for v in value]
+    if isinstance(value, str) and (any(s in value for s in secrets) or find(value)):
+        return "[REDACTED]"
+    return value
 
 
 def acknowledge(
-    repo: Repository, item: InputItem, data: bytes, extraction: Extraction, options: CaptureOptions, *, single: bool
+    repo: Repository, read: ReadInput, options: CaptureOptions, *, single: bool
 ) -> QueuedCapture:
     """Store the bytes and the readable text, and commit the queue row: the capture is acknowledged."""
+    item, data, extraction = read.item, read.data, read.extraction
     title = (options.title if options.title and single else None) or extraction.title or _title_from_locator(item.locator)
     title = " ".join(title.split())[:200] or "Untitled"
     metadata = _jsonable(extraction.metadata or {})
@@ -167,6 +269,19 @@ def acknowledge(
     content_sha = repo.evidence.put(data)
     readable_sha = repo.evidence.put(readable.encode("utf-8"))
     project = options.project or (str(metadata["project"]) if isinstance(metadata.get("project"), str) else None)
+    artifact = Artifact(
+        sha256=content_sha,
+        bytes=len(data),
+        media_type=extraction.media_type,
+        readable_sha256=readable_sha,
+        extractor=extraction.extractor,
+        extractor_version=extraction.extractor_version,
+    )
+    if read.redaction:
+        # What is stored is the redacted text, so the artifact says so (the original's hash is in the
+        # change record's manifest).
+        artifact = replace(artifact, media_type="text/plain", extractor="redacted",
+                           extractor_version=f"{extraction.extractor} {extraction.extractor_version}")
     queued = QueuedCapture(
         capture_id=new_id("cap"),
         op_id=new_id("op"),
@@ -184,18 +299,10 @@ def acknowledge(
         rationale=options.rationale,
         content_sha=content_sha,
         readable_sha=readable_sha,
-        artifacts=(
-            Artifact(
-                sha256=content_sha,
-                bytes=len(data),
-                media_type=extraction.media_type,
-                readable_sha256=readable_sha,
-                extractor=extraction.extractor,
-                extractor_version=extraction.extractor_version,
-            ),
-        ),
+        artifacts=(artifact,),
         file=options.file,
         force=options.force,
+        redaction=read.redaction,
     )
     repo.state.enqueue(queued.capture_id, queued.op_id, captured_at, queued.to_record())
     return queued
@@ -253,6 +360,6 @@ def _metadata_date(meta: Mapping[str, Any]) -> str | None:
         value = meta.get(key)
         if isinstance(value, _dt.datetime | _dt.date):
             return value.isoformat()
-        if isinstance(value, str) and _DATE_RE.match(value.strip()):
+        if isinstance(value, str) and calendar_when(value) is not None:
             return value.strip()
     return None

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from stigmergy.cli.context import AppContext, git_config
-from stigmergy.cli.shared import console, print_json
+from stigmergy.cli.shared import AsOption, JsonOption, console, print_json, reading
 from stigmergy.errors import UsageError
 
 
@@ -55,12 +55,24 @@ def capture_cmd(
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Glob of files to skip.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Capture again even if the same bytes were captured.")] = False,
     no_file: Annotated[bool, typer.Option("--no-file", help="Archive only: do not file into the wiki.")] = False,
+    redact: Annotated[bool, typer.Option(
+        "--redact", help="Store a redacted copy of an input that holds a credential, instead of refusing it.")] = False,
+    as_reader: AsOption = None,
+    json_out: JsonOption = False,
 ) -> None:
     """Capture artifacts: store the bytes, write an immutable source page, file it into the wiki."""
-    from stigmergy.capture.inputs import gather
-    from stigmergy.write.capture import CaptureOptions, CaptureOutcome, CaptureReport, capture, resume
+    from stigmergy.capture.inputs import Skipped, gather
+    from stigmergy.write.capture import (
+        CaptureOptions,
+        CaptureOutcome,
+        CaptureReport,
+        capture,
+        read_inputs,
+        resume,
+        validate,
+    )
 
-    app_ctx: AppContext = ctx.obj
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
     root = app_ctx.require_root()
     if not inputs and text is None:
         raise UsageError("nothing to capture", hint="give files, directories, - for stdin, or --text")
@@ -75,22 +87,28 @@ def capture_cmd(
         rationale=rationale,
         force=force,
         file=not no_file,
+        reader=app_ctx.reader,
+        redact=redact,
     )
     repo = app_ctx.repository()
-    from stigmergy.capture.queue import validate_options
-
-    validate_options(repo, options)
+    validate(repo, options)
+    skipped: list[Skipped] = []
     items, errors = gather(
         inputs or [],
         tuple(include) if include else settings.capture.include,
         (*settings.capture.exclude, *(exclude or ())),
         stdin=sys.stdin.buffer.read,
         text=text,
+        skipped=skipped,
     )
     out = console(stderr=True)
     failed = [CaptureOutcome(locator=e.locator, status="failed", message=e.message, rule=e.rule) for e in errors]
-    for f in failed:
-        out.print(f"[red]failed[/red]  {f.message}", markup=True, highlight=False) if not app_ctx.json else None
+    if not app_ctx.json:
+        for f in failed:
+            out.print(f"failed    {f.message}", markup=False, highlight=False)
+        for s in skipped:
+            out.print(f"skipped   {s.locator} ({s.reason}: only regular files are captured)", markup=False,
+                      highlight=False)
     icons = {"filed": "filed", "captured": "captured", "exists": "exists", "refused": "refused", "failed": "failed"}
 
     def on_event(kind: str, o: CaptureOutcome) -> None:
@@ -124,17 +142,19 @@ def capture_cmd(
             if kind != "acknowledged":
                 progress.advance(task)
 
+    # Reading and extraction happen before the writer lock: a slow or hostile input holds up nobody.
+    read = read_inputs(items, options, settings.capture)
     with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
         resumed = resume(repo, app_ctx.env)
         if progress is not None:
             with progress:
-                outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
+                outcomes = capture(repo, read, options, on_event=on_event, env_vars=app_ctx.env)
         else:
-            outcomes = capture(repo, items, options, on_event=on_event, env_vars=app_ctx.env)
+            outcomes = capture(repo, read, options, on_event=on_event, env_vars=app_ctx.env)
     outcomes = failed + outcomes
     report = CaptureReport(outcomes=outcomes, resumed=resumed)
     if app_ctx.json:
-        print_json(report.to_dict())
+        print_json({**report.to_dict(), "skipped": [{"locator": s.locator, "reason": s.reason} for s in skipped]})
     else:
         counts = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))

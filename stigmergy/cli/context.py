@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stigmergy.errors import NotARepositoryError
+from stigmergy.errors import NotARepositoryError, UsageError
 from stigmergy.settings import Settings
 
 if TYPE_CHECKING:
@@ -27,8 +27,20 @@ class AppContext:
     @cached_property
     def reader(self) -> str:
         """Who reads (--as, else STIGMERGY_READER, else git user.email). Resolved on first use: only
-        reading commands need it, and a `git config` process per command start is not free."""
-        return self.reader_override or self.env.get("STIGMERGY_READER") or git_config(self.root or Path.cwd(), "user.email")
+        reading commands need it, and a `git config` process per command start is not free.
+
+        An identity given but empty is a usage error, never a fall-back to the Git e-mail: `--as ''` from a
+        script whose variable went unset must not read as whoever runs it."""
+        if self.reader_override is not None:
+            if not self.reader_override.strip():
+                raise UsageError("--as is empty: name the reader's identity (a Git e-mail)")
+            return self.reader_override.strip()
+        env = self.env.get("STIGMERGY_READER")
+        if env is not None:
+            if not env.strip():
+                raise UsageError("STIGMERGY_READER is set but empty: name the reader's identity, or unset it")
+            return env.strip()
+        return git_config(self.root or Path.cwd(), "user.email")
 
     def require_root(self) -> Path:
         if self.root is None:

@@ -9,6 +9,7 @@ import typer
 from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import CheckFailedError, NotFoundError
+from stigmergy.layers import readable_layers
 
 
 def _repo(ctx: typer.Context, as_reader: str | None, json_out: bool):  # noqa: ANN202
@@ -30,15 +31,18 @@ def log_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """List operations, newest first."""
+    from stigmergy.repo.oplog import operations_for
+
     repo, app_ctx = _repo(ctx, as_reader, json_out)
-    ops = repo.reader_state().operations(limit=limit, kind=kind)
+    ops = operations_for(repo, readable_layers(app_ctx.settings, app_ctx.reader), limit=limit, kind=kind)
     if app_ctx.json:
-        print_json({"operations": [o.to_dict() for o in ops]})
+        print_json({"operations": ops})
         return
     for o in ops:
-        counts = ", ".join(f"{n} {a}" for a, n in sorted(o.manifest.get("counts", {}).items()))
-        commit = (o.commit_sha or "-")[:10]
-        typer.echo(f"{o.id}  {o.finished_at or o.started_at}  {o.kind:9} {o.status:10} {commit}  {o.summary[:70]}")
+        counts = ", ".join(f"{n} {a}" for a, n in sorted(o["manifest"].get("counts", {}).items()))
+        commit = (o["commit"] or "-")[:10]
+        typer.echo(f"{o['id']}  {o['finished_at'] or o['started_at']}  {o['kind']:9} {o['status']:10} {commit}  "
+                   f"{o['summary'][:70]}")
         if counts:
             typer.echo(f"{'':33}{counts}")
 
@@ -51,19 +55,19 @@ def show_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Print an operation's manifest and its exact patch."""
+    from stigmergy.repo.oplog import operation_for
+
     repo, app_ctx = _repo(ctx, as_reader, json_out)
-    row = repo.reader_state().operation(op)
+    row = operation_for(repo, readable_layers(app_ctx.settings, app_ctx.reader), op, patch=not no_patch)
     if row is None:
         raise NotFoundError(f"no operation {op!r}", hint="`stigmergy log` lists them")
-    patch = ""
-    if row.patch_sha and not no_patch:
-        patch = repo.evidence.get(row.patch_sha).decode("utf-8", "replace")
+    patch = row["patch"]
     if app_ctx.json:
-        print_json({**row.to_dict(), "patch": patch})
+        print_json(row)
         return
-    typer.echo(f"operation {row.id}\nkind      {row.kind}\nstatus    {row.status}\ncommit    {row.commit_sha}")
-    typer.echo(f"started   {row.started_at}\nfinished  {row.finished_at}\nsummary   {row.summary}")
-    m = row.manifest
+    typer.echo(f"operation {row['id']}\nkind      {row['kind']}\nstatus    {row['status']}\ncommit    {row['commit']}")
+    typer.echo(f"started   {row['started_at']}\nfinished  {row['finished_at']}\nsummary   {row['summary']}")
+    m = row["manifest"]
     typer.echo("paths:")
     for e in m.get("paths", []):
         typer.echo(f"  {e.get('action', '?'):7} {e['path']}")
@@ -99,7 +103,7 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
     from stigmergy.repo.health import status
 
     repo, app_ctx = _repo(ctx, as_reader, json_out)
-    data = status(repo)
+    data = status(repo, readable_layers(app_ctx.settings, app_ctx.reader))
     from stigmergy.write.recompile import planner_state
 
     data["planner"] = planner_state(repo)
@@ -133,6 +137,9 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
     if planner["recompile_would_change"]:
         typer.echo(f"planner     {planner['current']}; pages were written by {', '.join(planner['wrote_wiki'])}: "
                    "`stigmergy recompile` would change the wiki")
+    if data["health"]["tracked_state"]:
+        typer.echo(f"PROBLEM     {data['health']['tracked_state']} file(s) under .stigmergy/ are tracked by git "
+                   "(run `git rm -r --cached .stigmergy` and commit)")
     if data["health"]["uncommitted_wiki_changes"]:
         typer.echo(f"uncommitted {data['health']['uncommitted_wiki_changes']} change(s) under sources/, wiki/ or layers/")
 

@@ -28,7 +28,8 @@ def reading(ctx: typer.Context, as_reader: str | None = None, json_out: bool = F
     if as_reader is None and not json_out:
         return app_ctx
     return dataclasses.replace(
-        app_ctx, json=json_out or app_ctx.json, reader_override=as_reader or app_ctx.reader_override
+        app_ctx, json=json_out or app_ctx.json,
+        reader_override=as_reader if as_reader is not None else app_ctx.reader_override,
     )
 
 

@@ -19,6 +19,7 @@ from stigmergy.pages.citations import Citation
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key, stem_listing
+from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.settings import Settings
 
@@ -36,6 +37,7 @@ class OperationInfo:
     # the (old path, new path) moves of a merge or rename, which the gates verify line by line.
     targets: tuple[str, ...] = ()
     moves: tuple[tuple[str, str], ...] = ()
+    occurred_at: str | None = None  # when the filed capture happened: a resolution is dated by it
 
 
 @dataclass(frozen=True)
@@ -81,11 +83,8 @@ class GateContext:
 
     def disk_text(self, relpath: str) -> str | None:
         if relpath not in self._disk:
-            path = self.root / relpath
-            try:
-                self._disk[relpath] = path.read_text(encoding="utf-8") if path.is_file() else None
-            except (OSError, UnicodeDecodeError):
-                self._disk[relpath] = None
+            # Real-path containment: a page behind a symlink is not this path's page (zone refuses writes).
+            self._disk[relpath] = read_contained(self.root, relpath)
         return self._disk[relpath]
 
     def old_page(self, relpath: str) -> WikiPage | ContractError | None:

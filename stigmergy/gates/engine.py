@@ -259,7 +259,9 @@ class _Materialiser:
             return
         try:
             resolved = resolve_contradiction(
-                block.record, rationale or self.op.rationale or "", source, path, self.op.timestamp[:10]
+                # Dated by when the resolving capture happened, not by the day it was filed.
+                block.record, rationale or self.op.rationale or "", source, path,
+                (self.op.occurred_at or self.op.timestamp)[:10],
             )
         except ContractError as exc:
             self.refuse("contradiction-altered", page_rel, exc.message)
@@ -341,6 +343,10 @@ def evaluate(
         violations.extend(gate(ctx))
     seen: set[Violation] = set()
     unique = [v for v in violations if not (v in seen or seen.add(v))]
+    # A page that would leak a narrower layer's content: no reason about it may quote its lines, since the
+    # refusal is shown to the submitter, who may not read that layer (layer-flow's own reasons never quote).
+    leaking = {v.path for v in unique if v.rule == "layer-flow"}
+    unique = [replace(v, lines=()) if v.path in leaking and v.rule != "layer-flow" else v for v in unique]
     return Verdict(
         changes=MappingProxyType(dict(ctx.changes)),
         violations=tuple(unique),

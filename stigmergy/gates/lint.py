@@ -5,6 +5,7 @@ lines, `sources:` drift). Reads only; see docs/gates.md for the rule ids."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +22,12 @@ from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix, map_layer
 from stigmergy.settings import Settings
+
+
+def _prefixes(rel_dir: str) -> list[str]:
+    """`layers/board/wiki` -> ["layers", "layers/board", "layers/board/wiki"]."""
+    parts = rel_dir.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,11 @@ class _Linter:
     def _walk(self, rel_dir: str) -> list[str]:
         out = []
         base = self.root / rel_dir
+        # A linked folder (or a linked `layers/<l>/`) would be walked as if its files lived here.
+        link = next((p for p in _prefixes(rel_dir) if (self.root / p).is_symlink()), None)
+        if link is not None:
+            self.add("zone", link, None, "symbolic link inside the wiki")
+            return out
         if not base.is_dir():
             return out
         for dirpath, dirnames, filenames in os.walk(base):
@@ -104,8 +116,17 @@ class _Linter:
                 out.append(rel)
         return out
 
+    def check_tracked_state(self) -> None:
+        """Derived state is never taken from tracked files: a tracked `.stigmergy/` path would overwrite a
+        clone's (or the server checkout's) index and queue on the next pull."""
+        out = subprocess.run(["git", "ls-files", "-z", "--", ".stigmergy"], cwd=self.root, capture_output=True)
+        for raw in sorted(p for p in out.stdout.split(b"\0") if p) if out.returncode == 0 else []:
+            self.add("tracked-state", raw.decode("utf-8", "replace"), None,
+                     "local state is tracked by git; run `git rm -r --cached .stigmergy` and commit")
+
     def discover(self) -> tuple[list[str], list[str]]:
         sources, pages = [], []
+        self.check_tracked_state()
         known = set(self.settings.layer_names())
         layers_dir = self.root / "layers"
         if layers_dir.is_dir():

@@ -36,6 +36,7 @@ from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import page_relpath, unsafe_relpath_reason
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import parse_wikilinks
+from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify, layer_prefix, map_layer
 
 COPY_MIN_CHARS = 40
@@ -470,15 +471,28 @@ def _restricted_source_texts(ctx: GateContext, reader_layer: str) -> list[tuple[
             continue
         base = ctx.root / f"{layer_prefix(layer)}sources"
         for path in sorted(base.glob("*/*/*.md")) if base.is_dir() else []:
-            try:
-                out.append((layer, path.read_text(encoding="utf-8")))
-            except (OSError, UnicodeDecodeError):
-                continue
+            text = read_contained(ctx.root, path.relative_to(ctx.root).as_posix())
+            if text is not None:
+                out.append((layer, text))
     return out
 
 
+def _own_source_text(ctx: GateContext) -> str:
+    """The operation's own new source page: what its submitter put in is theirs to publish."""
+    if not ctx.op.source_path:
+        return ""
+    return ctx.disk_text(ctx.op.source_path) or ""
+
+
 def layer_flow(ctx: GateContext) -> list[Violation]:
+    """Refuse what a plan would carry out of a narrower layer into a broader page.
+
+    Only what the plan brings that its own capture did not: text the submitter put into their own capture
+    is theirs by submission (refusing it would let anyone confirm a guess about restricted text by
+    capturing it and watching for exit 3). The reasons never quote the line or name a restricted path,
+    since a refusal is shown to the submitter, who may not read the narrower layer."""
     out = []
+    own: str | None = None
     for rel, new in ctx.changes.items():
         if new is None or not _is_wiki(rel):
             continue
@@ -491,20 +505,26 @@ def layer_flow(ctx: GateContext) -> list[Violation]:
             for c in new_view.cites.get(n, ()):
                 kind = classify(c.path)
                 if kind is not None and not readers_allow(ctx.settings, layer, kind[1]):
-                    problems.append(f"cites {c.path} of layer {kind[1]}")
-        for link in parse_wikilinks("\n".join(new_view.lines[n - 1] for n in fresh)):
-            targets = ctx.resolver.resolve(link.target, from_layer=layer)
-            layers = {(classify(p) or ("", ""))[1] for p in targets}
-            if targets and not any(readers_allow(ctx.settings, layer, t) for t in layers):
-                problems.append(f"links [[{link.target}]] of layer {', '.join(sorted(layers))}")
-        long_lines = [claim_text(new_view.lines[n - 1]).strip() for n in fresh]
-        long_lines = [t for t in long_lines if len(t) >= COPY_MIN_CHARS]
+                    problems.append(f"line {n} cites a source of layer {kind[1]}")
+        for n in fresh:
+            for link in parse_wikilinks(new_view.lines[n - 1]):
+                targets = ctx.resolver.resolve(link.target, from_layer=layer)
+                layers = {(classify(p) or ("", ""))[1] for p in targets}
+                if targets and not any(readers_allow(ctx.settings, layer, t) for t in layers):
+                    own = _own_source_text(ctx) if own is None else own
+                    if f"[[{link.target}" not in own:
+                        problems.append(f"line {n} links a page of layer {', '.join(sorted(layers))}")
+        long_lines = [(n, claim_text(new_view.lines[n - 1]).strip()) for n in fresh]
+        long_lines = [(n, t) for n, t in long_lines if len(t) >= COPY_MIN_CHARS]
+        if long_lines:
+            own = _own_source_text(ctx) if own is None else own
+            long_lines = [(n, t) for n, t in long_lines if t not in own]
         if long_lines:
             restricted = _restricted_source_texts(ctx, layer)
-            for text in long_lines:
+            for n, text in long_lines:
                 for src_layer, src in restricted:
                     if text in src:
-                        problems.append(f"copies a line of a layer {src_layer} source: {text[:80]}")
+                        problems.append(f"line {n} copies a line of a layer {src_layer} source")
                         break
         if problems:
             out.append(

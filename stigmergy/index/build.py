@@ -32,6 +32,7 @@ from stigmergy.index.embedder import (
 )
 from stigmergy.index.pagedoc import PageDoc, meta_str, parse_page
 from stigmergy.pages.wikilinks import link_key
+from stigmergy.repo.containment import contained_file
 from stigmergy.repo.git import Git, blob_sha
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.repo.lock import WriterLock
@@ -78,7 +79,7 @@ def _split_z(out: bytes) -> list[str]:
 def _page_files(git: Git) -> set[str]:
     tracked = _split_z(git.run_bytes("ls-files", "-z", "--", *PAGE_PATHSPEC))
     untracked = _split_z(git.run_bytes("ls-files", "-z", "--others", "--exclude-standard", "--", *PAGE_PATHSPEC))
-    return {p for p in (*tracked, *untracked) if classify(p) is not None}
+    return {p for p in (*tracked, *untracked) if classify(p) is not None and contained_file(git.root, p) is not None}
 
 
 def _commit_exists(git: Git, commit: str) -> bool:
@@ -295,9 +296,10 @@ def build_index(
             docs: list[tuple[PageDoc, str, tuple[int, str, str] | None]] = []
             gone: list[tuple[int, str, str]] = []
             for path in sorted(candidates):
-                file = root / path
+                # A page reached through a symlink is not indexed: its bytes may live in another layer.
+                file = contained_file(root, path)
                 old = known.get(path)
-                if not file.is_file():
+                if file is None:
                     if old:
                         gone.append(old)
                     continue
@@ -378,8 +380,8 @@ def freshness(conn: Any, git: Git, readable: Iterable[str]) -> Freshness:
         kind = classify(path)
         if kind is None or kind[1] not in layers:
             continue
-        file = git.root / path
-        sha = blob_sha(file.read_bytes()) if file.is_file() else None
+        file = contained_file(git.root, path)
+        sha = blob_sha(file.read_bytes()) if file is not None else None
         if sha != known.get(path):
             changed.append(path)
     return Freshness(commit=indexed, head=head, stale=bool(changed), changed=tuple(changed))

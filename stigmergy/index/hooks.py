@@ -69,7 +69,15 @@ def _server_block(python: str, checkout: Path) -> str:
         '( unset ' + _GIT_ENV + '\n'
         '  cd "$stigmergy_checkout" || exit 0\n'
         '  branch="$(git symbolic-ref --short HEAD)"\n'
-        '  git pull -q --ff-only origin "$branch" && mkdir -p .stigmergy && '
+        '  git fetch -q origin "$branch" || exit 0\n'
+        # Derived state is never taken from tracked files: a pushed `.stigmergy/` would overwrite the
+        # checkout's index (git treats ignored files as expendable). Such a tree is not checked out.
+        '  if [ -n "$(git ls-tree -r --name-only FETCH_HEAD -- .stigmergy)" ]; then\n'
+        '    echo "stigmergy: $stigmergy_checkout not updated: the pushed tree tracks .stigmergy/ (local state;'
+        ' remove it with git rm -r --cached .stigmergy and push again)" >&2\n'
+        '    exit 0\n'
+        '  fi\n'
+        '  git merge -q --ff-only FETCH_HEAD && mkdir -p .stigmergy && '
         f'{py} -m stigmergy index --hook >>.stigmergy/hook.log 2>&1\n'
         ") </dev/null\n"
         f"{END}\n"

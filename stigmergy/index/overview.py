@@ -11,6 +11,7 @@ from stigmergy.errors import ContractError
 from stigmergy.index.scope import readable_layers
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.repo.containment import contained_file, read_contained
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 from stigmergy.settings import Settings
 
@@ -24,16 +25,23 @@ def _wiki_files(root: Path, layers: tuple[str, ...]) -> list[tuple[str, str, str
             if not base.is_dir():
                 continue
             for path in sorted(base.glob("*.md")):
-                out.append((str(path.relative_to(root)), ptype, layer))
+                rel = path.relative_to(root).as_posix()
+                # Only pages reached without a symlink (a linked folder would count another layer's pages).
+                if contained_file(root, rel) is not None:
+                    out.append((rel, ptype, layer))
     return out
 
 
-def contradictions(root: Path, settings: Settings, reader: str, status: str | None = None) -> list[dict[str, Any]]:
-    """Every contradiction block in the pages the reader may read, open and resolved."""
+def contradictions(
+    root: Path, settings: Settings, reader: str | None, status: str | None = None,
+) -> list[dict[str, Any]]:
+    """Every contradiction block in the pages the reader may read, open and resolved (every layer's when
+    `reader` is None: a caller that is not a person, such as a pipeline checking an id)."""
     found = []
-    for rel, _ptype, layer in _wiki_files(root, readable_layers(settings, reader)):
-        text = (root / rel).read_text(encoding="utf-8")
-        if "stigmergy:contradiction" not in text:
+    layers = settings.layer_names() if reader is None else readable_layers(settings, reader)
+    for rel, _ptype, layer in _wiki_files(root, layers):
+        text = read_contained(root, rel)
+        if text is None or "stigmergy:contradiction" not in text:
             continue
         blocks, errors = scan_blocks(text, rel)
         for block in blocks:
@@ -55,7 +63,7 @@ def overview(root: Path, settings: Settings, reader: str) -> dict[str, Any]:
         if ptype != "entity":
             continue
         try:
-            meta, _body, _ = split_front_matter((root / rel).read_text(encoding="utf-8"))
+            meta, _body, _ = split_front_matter(read_contained(root, rel) or "")
         except ContractError:
             continue
         entities.append(

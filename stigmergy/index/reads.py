@@ -24,6 +24,7 @@ from stigmergy.index.search import Filters, filter_sql
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.wikilinks import link_key
+from stigmergy.repo.containment import read_contained
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.settings import Settings
@@ -87,11 +88,12 @@ def _load(ctx: _Ctx, path: str) -> PageDoc:
     kind = classify(path)
     if kind is None or kind[1] not in ctx.layers or path.startswith(("/", "..")) or "/../" in path:
         raise _not_found(path)
-    file = ctx.root / path
-    if not file.is_file() or file.is_symlink():
+    # Real-path containment: a symlink anywhere on the way (a folder linked into another layer, a link
+    # out of the repository) would serve bytes of a layer other than the one the path names.
+    text = read_contained(ctx.root, path, errors="replace")
+    if text is None:
         raise _not_found(path)
-    doc = parse_page(path, file.read_text(encoding="utf-8", errors="replace"), ctx.settings.index,
-                     *fragment_tokens(ctx.settings.embedder))
+    doc = parse_page(path, text, ctx.settings.index, *fragment_tokens(ctx.settings.embedder))
     if doc is None:
         raise _not_found(path)
     return doc
@@ -148,10 +150,10 @@ def _source_lines(ctx: _Ctx, path: str, start: int, end: int) -> str | None:
     kind = classify(path)
     if kind is None or kind[0] != "source" or kind[1] not in ctx.layers:
         return None
-    file = ctx.root / path
-    if not file.is_file():
+    text = read_contained(ctx.root, path, errors="replace")
+    if text is None:
         return None
-    lines = file.read_text(encoding="utf-8", errors="replace").split("\n")
+    lines = text.split("\n")
     return "\n".join(lines[start - 1 : end]) if start <= len(lines) else None
 
 
@@ -282,8 +284,8 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
                 continue
             seen.add((src, line))
             if src not in texts:
-                file = ctx.root / paths[src]
-                texts[src] = file.read_text(encoding="utf-8", errors="replace").split("\n") if file.is_file() else []
+                text = read_contained(ctx.root, paths[src], errors="replace")
+                texts[src] = text.split("\n") if text is not None else []
             lines = texts[src]
             text = strip_citations(lines[line - 1]).strip().lstrip("-* ").strip() if line <= len(lines) else ""
             timeline.append({"date": occurred, "fact": text, "page": paths[src], "line": line,

@@ -1,4 +1,11 @@
-"""YAML front matter: one canonical rendering and a strict splitter, shared by source and wiki pages."""
+"""YAML front matter: one canonical rendering and a strict splitter, shared by source and wiki pages, and
+the one YAML loader for every front matter stigmergy reads (pages and captured Markdown), with limits.
+
+Front matter is untrusted input (anyone who can push writes pages; anyone who captures writes Markdown), so
+`load_yaml_limited` refuses, before anything is built: more than MAX_FRONT_MATTER_BYTES of text, nesting
+deeper than MAX_DEPTH, and a document whose aliases would expand past MAX_NODES nodes (the "billion
+laughs": 600 bytes that build a structure of 10^9 nodes) or refer to themselves.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from stigmergy.errors import ContractError
 
@@ -144,6 +152,10 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     if end < 0:
         raise ContractError("front matter is not closed with '---'")
     raw = text[len(DELIM) + 1 : end + 1]
+    if len(raw) > MAX_FRONT_MATTER_BYTES:
+        raise FrontMatterLimitError(
+            "yaml-size", f"front matter is {len(raw):,} characters, over the limit of {MAX_FRONT_MATTER_BYTES:,}"
+        )
     if "&" in raw or "*" in raw:  # anchors and aliases: shared (even recursive) values, loaded afresh
         meta = _load(raw)
     else:
@@ -155,11 +167,90 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
     return meta, body, head_lines
 
 
-def _load(raw: str) -> Any:
+MAX_FRONT_MATTER_BYTES = 64_000
+MAX_DEPTH = 32
+MAX_NODES = 20_000
+
+
+class FrontMatterLimitError(ContractError):
+    """Front matter over a limit (size, depth, alias expansion). `rule` names the limit."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def _check_node_graph(root: yaml.Node) -> None:
+    """Refuse a composed document whose expansion (every alias counted as a full copy) is deeper than
+    MAX_DEPTH or larger than MAX_NODES, or that contains itself. Shared nodes are sized once (memo), so
+    this costs the number of distinct nodes, not the expansion it guards against."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(node: yaml.Node, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise FrontMatterLimitError("yaml-depth", f"front matter nests deeper than {MAX_DEPTH} levels")
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_:
+            raise FrontMatterLimitError("yaml-alias", "front matter holds a value that contains itself (recursive alias)")
+        total = 1
+        if isinstance(node, yaml.SequenceNode | yaml.MappingNode):
+            open_.add(key)
+            children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+            for child in children:
+                total += size(child, depth + 1)
+                if total > MAX_NODES:
+                    raise FrontMatterLimitError(
+                        "yaml-alias", f"front matter expands to more than {MAX_NODES:,} values (alias expansion)"
+                    )
+            open_.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def load_yaml_limited(raw: str) -> Any:
+    """Load untrusted YAML with the limits above (FrontMatterLimitError), or ContractError when it is
+    not YAML. libyaml composes (it has its own nesting cap); the node graph is checked before any
+    Python object is constructed."""
+    if len(raw) > MAX_FRONT_MATTER_BYTES:
+        raise FrontMatterLimitError(
+            "yaml-size", f"front matter is {len(raw):,} characters, over the limit of {MAX_FRONT_MATTER_BYTES:,}"
+        )
+    if not raw.strip():
+        return {}
+    loader = _Loader(raw)
     try:
-        return yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_node_graph(node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise ContractError(f"front matter is not valid YAML: {exc}") from exc
+        # One line: libyaml's messages span several ("while parsing …\n  in "<unicode string>" …").
+        raise ContractError(f"front matter is not valid YAML: {' '.join(str(exc).split())[:200]}") from exc
+    except RecursionError as exc:
+        raise FrontMatterLimitError("yaml-depth", f"front matter nests deeper than {MAX_DEPTH} levels") from exc
+    except (ValueError, OverflowError) as exc:
+        # A timestamp the resolver recognised but the calendar does not have (`date: 2026-02-30`).
+        raise FrontMatterLimitError("bad-value", f"front matter holds an impossible value ({exc})") from exc
+    finally:
+        loader.dispose()
+
+
+class LimitedYAMLHandler(YAMLHandler):
+    """python-frontmatter's YAML handler with the limited loader: the same splitting rules as the
+    library, and none of its unbounded `yaml.load`."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return load_yaml_limited(fm)
+
+
+def _load(raw: str) -> Any:
+    return load_yaml_limited(raw)
 
 
 @lru_cache(maxsize=256)

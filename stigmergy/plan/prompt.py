@@ -9,6 +9,7 @@ contain the marker prefix at all.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from stigmergy.plan.context import PlannerContext, fit_total
 
 SKILL_FILE = "librarian_skill.md"
 MARK = "<<<"
-ESCAPED_MARK = "<\\<<"  # what `<<<` inside data becomes
+_DOUBLE_LT = re.compile("<(?=<)")
 
 
 def new_nonce() -> str:
@@ -25,7 +26,10 @@ def new_nonce() -> str:
 
 
 def escape(data: str) -> str:
-    return data.replace(MARK, ESCAPED_MARK)
+    """Data in which `<<<` cannot occur: every `<` followed by another `<` gets a backslash after it, so
+    no two `<` are adjacent (`<<<<END-…` becomes `<\\<\\<\\<END-…`; replacing `<<<` once would leave
+    `<\\<<<END-…`, which still holds the marker)."""
+    return _DOUBLE_LT.sub("<\\\\", data)
 
 
 def _attr(value: str) -> str:

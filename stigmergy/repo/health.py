@@ -8,13 +8,20 @@ from typing import Any
 from stigmergy.repo.operations import Repository
 
 
-def status(repo: Repository) -> dict[str, Any]:
+def status(repo: Repository, readable: tuple[str, ...]) -> dict[str, Any]:
+    """Pending work, the last operation and the index state, as a reader of the layers `readable`
+    (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py)."""
+    from stigmergy.repo.oplog import visible
+
     state = repo.reader_state()
     counts = state.counts()
     ops = state.operations(limit=1)
     pending = [
-        {"capture_id": cid, "locator": env.get("locator"), "op_id": op} for cid, op, env, _ in state.pending()
+        {"capture_id": cid, "op_id": op, "layer": env.get("layer"),
+         "locator": env.get("locator") if env.get("layer", "public") in readable else None}
+        for cid, op, env, _ in state.pending()
     ]
+    tracked_state = repo.git.ls_files(".stigmergy")
     head = repo.git.head()
     dirty = [line for line in repo.git.status_porcelain("sources", "wiki", "layers") if line]
     index: dict[str, Any] = {
@@ -39,17 +46,20 @@ def status(repo: Repository) -> dict[str, Any]:
             index["readable"] = False
             index["error"] = f"the index is unreadable ({exc}); run `stigmergy index --rebuild`"
     absent = sum(1 for r in state.captures() if r["rebuilt"] and not repo.evidence.has(r["content_sha"]))
+    last = visible(ops[0], repo.settings, state, readable) if ops else None
     state.close()
     return {
         "root": str(repo.root),
         "head": head,
-        "last_operation": ops[0].to_dict() if ops else None,
+        "last_operation": last,
         "pending": pending,
         "counts": counts,
         "index": index,
         "evidence": {"originals_absent": absent},
         "health": {
             "uncommitted_wiki_changes": len(dirty),
-            "ok": not pending and not index["behind_head"] and index["readable"] is not False,
+            # Derived state is never taken from tracked files: a pull would overwrite it (lint: tracked-state).
+            "tracked_state": len(tracked_state),
+            "ok": not pending and not index["behind_head"] and index["readable"] is not False and not tracked_state,
         },
     }

@@ -15,15 +15,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from stigmergy.errors import StigmergyError
 from stigmergy.repo.evidence import EvidenceStore, LocalEvidenceStore
 from stigmergy.repo.files import write_atomic
 from stigmergy.repo.git import Git, GitError, blob_sha
-from stigmergy.repo.layout import Layout
+from stigmergy.repo.layout import Layout, classify
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.patch import FileChange, git_patch
 from stigmergy.repo.state import OperationRow, StateDB
 from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_KIND, TRAILER_OP, commit_message
-from stigmergy.settings import Settings
+from stigmergy.settings import PUBLIC_LAYER, Settings
 
 # Told after each commit stigmergy makes: (root, parent commit or None, the new commit, paths it touched).
 CommitListener = Callable[[Path, str | None, str, Iterable[str]], None]
@@ -164,8 +165,15 @@ def apply_and_commit(
         identity = repo.settings.identity
         if entries:
             parent = repo.git.fast_head()
+            message = commit_message(kind, title, op_id, summary, trailers)
+            restricted = sorted({layer for e in entries if (c := classify(e["path"])) is not None
+                                 and (layer := c[1]) != PUBLIC_LAYER and _restricted(repo.settings, layer)})
+            if restricted:
+                # Anyone with a clone reads commit messages: a restricted layer's title and summary stay in
+                # its files (and in the change record, which `show` scopes by reader). Trailers name only ids.
+                message = commit_message(kind, f"an operation in layer {', '.join(restricted)}", op_id, "", trailers)
             commit = repo.git.commit_paths(
-                written, commit_message(kind, title, op_id, summary, trailers), identity.name, identity.email,
+                written, message, identity.name, identity.email,
                 removed=removed, after_stage=lambda: repo.pause("staged"),
             )
             for listener in listeners:
@@ -203,6 +211,14 @@ def apply_and_commit(
     )
     repo.state.record_operation(row, capture=capture, done_capture_id=queue_capture_id)
     return row
+
+
+def _restricted(settings: Settings, layer: str) -> bool:
+    # Not stigmergy.layers (repo sits below it): a layer whose readers are not "*" (everyone).
+    try:
+        return "*" not in {r.strip() for r in settings.layer(layer).readers}
+    except StigmergyError:
+        return True
 
 
 __all__ = [

@@ -8,16 +8,35 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stigmergy.capture.inputs import InputItem
-from stigmergy.capture.queue import CaptureOptions, QueuedCapture, acknowledge, read_input, validate_options
-from stigmergy.errors import EXIT_FAILURE, EXIT_OK, EXIT_REFUSED, InputError, NotFoundError, StigmergyError
+from stigmergy.capture.queue import (
+    CaptureOptions,
+    QueuedCapture,
+    ReadInput,
+    acknowledge,
+    read_input,
+    validate_options,
+)
+from stigmergy.errors import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_REFUSED,
+    InputError,
+    NotFoundError,
+    StigmergyError,
+    UsageError,
+)
 from stigmergy.pages.source import parse_source_page, render_source_page
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
 from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
+from stigmergy.settings import CaptureSettings
 from stigmergy.write.operation import Operation, commit, commit_verdict, refusal
 
-__all__ = ["CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "resume"]
+__all__ = [
+    "CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "read_inputs",
+    "resume", "validate",
+]
 
 
 @dataclass(frozen=True)
@@ -76,7 +95,8 @@ def _file(repo: Repository, queued: QueuedCapture, rel: str, env_vars: Mapping[s
     from stigmergy.write.filing import make_planner, propose
 
     op = Operation(queued.op_id, "capture", queued.captured_at).info(
-        capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale
+        capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale,
+        occurred_at=queued.occurred_at,
     )
     return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars))
 
@@ -87,6 +107,8 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
     text = render_source_page(queued.source_page(repo.evidence.get(queued.readable_sha).decode("utf-8")))
     changes: dict[str, str | None] = {rel: text}
     manifest: dict[str, Any] = {"capture": queued.capture_id, "locator": queued.locator, "reasons": []}
+    if queued.redaction:
+        manifest["redaction"] = dict(queued.redaction)
     status, op_status, message, rule = "captured", "committed", "", None
     violations: tuple[dict[str, Any], ...] = ()
     pages: tuple[str, ...] = ()
@@ -214,16 +236,55 @@ def restore_evidence(repo: Repository, source_path: str, content_sha: str, data:
     return restored
 
 
+def validate(repo: Repository, options: CaptureOptions) -> None:
+    """Every usage error of a capture (exit 2), before anything is read or stored."""
+    validate_options(repo, options)
+    if options.resolves is not None:
+        _check_resolves(repo, options)
+
+
+def _check_resolves(repo: Repository, options: CaptureOptions) -> None:
+    from stigmergy.index.overview import contradictions
+
+    found = [c for c in contradictions(repo.root, repo.settings, options.reader) if c.get("id") == options.resolves]
+    # Unknown and not-yours-to-read get the same answer: the error must not confirm a restricted block.
+    if not found:
+        raise UsageError(f"--resolves {options.resolves}: no such contradiction",
+                         hint="`stigmergy contradictions --status open` lists the open ones")
+    if all(c.get("status") != "open" for c in found):
+        raise UsageError(f"--resolves {options.resolves}: that contradiction is already resolved")
+
+
+def read_inputs(
+    items: Iterable[InputItem], options: CaptureOptions, limits: CaptureSettings,
+) -> list[ReadInput | CaptureOutcome]:
+    """Read and extract every input (and check it for credentials) without the writer lock: extraction
+    may be slow or hostile and must never hold up other writers. A refused input is a failed outcome."""
+    out: list[ReadInput | CaptureOutcome] = []
+    for item in items:
+        try:
+            out.append(read_input(item, limits, redact=options.redact))
+        except InputError as exc:
+            out.append(CaptureOutcome(locator=item.locator, status="failed", message=exc.message, rule=exc.rule))
+        except OSError as exc:
+            out.append(CaptureOutcome(
+                locator=item.locator, status="failed", message=f"{item.locator}: cannot read ({exc.strerror})",
+                rule="unreadable",
+            ))
+    return out
+
+
 def capture(
     repo: Repository,
-    items: Iterable[InputItem],
+    items: Iterable[InputItem | ReadInput | CaptureOutcome],
     options: CaptureOptions,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
     env_vars: Mapping[str, str] | None = None,
 ) -> list[CaptureOutcome]:
-    """Capture each item as its own operation. Call with the writer lock held. Bad inputs are reported
-    as failed outcomes and change nothing; the others still land."""
-    validate_options(repo, options)
+    """Capture each item as its own operation. Call with the writer lock held, ideally with inputs that
+    `read_inputs` already read (an InputItem is read here, under the lock). Bad inputs are reported as
+    failed outcomes and change nothing; the others still land."""
+    validate(repo, options)
     items = list(items)
     outcomes: list[CaptureOutcome] = []
 
@@ -232,22 +293,16 @@ def capture(
         if on_event:
             on_event(kind, outcome)
 
-    for item in items:
-        try:
-            data, extraction = read_input(item, repo.settings.capture)
-        except InputError as exc:
-            report("failed", CaptureOutcome(locator=item.locator, status="failed", message=exc.message, rule=exc.rule))
+    for entry in items:
+        read = read_inputs([entry], options, repo.settings.capture)[0] if isinstance(entry, InputItem) else entry
+        if isinstance(read, CaptureOutcome):
+            report(read.status, read)
             continue
-        except OSError as exc:
-            report("failed", CaptureOutcome(
-                locator=item.locator, status="failed", message=f"{item.locator}: cannot read ({exc.strerror})",
-                rule="unreadable",
-            ))
-            continue
+        item = read.item
         if not options.force:
-            existing = repo.state.find_capture(sha256_hex(data), options.layer)
+            existing = repo.state.find_capture(sha256_hex(read.data), options.layer)
             if existing is not None:
-                restored = restore_evidence(repo, existing["source_path"], existing["content_sha"], data)
+                restored = restore_evidence(repo, existing["source_path"], existing["content_sha"], read.data)
                 report("exists", CaptureOutcome(
                     locator=item.locator,
                     status="exists",
@@ -257,7 +312,7 @@ def capture(
                     message="already captured" + (f"; restored its {' and '.join(restored)} bytes" if restored else ""),
                 ))
                 continue
-        queued = acknowledge(repo, item, data, extraction, options, single=len(items) == 1)
+        queued = acknowledge(repo, read, options, single=len(items) == 1)
         if on_event:
             acked = CaptureOutcome(locator=item.locator, status="acknowledged", capture_id=queued.capture_id,
                                    op_id=queued.op_id)
@@ -311,6 +366,7 @@ def file_captures(
             capture_id=page.id, source_path=rel,
             resolves=page.resolution.resolves if page.resolution else None,
             rationale=page.resolution.rationale if page.resolution else None,
+            occurred_at=page.occurred_at,
         )
         result = propose(repo.root, repo.settings, rel, info, planner)
         waits = uncommitted_pages(repo, list(result.verdict.changes)) if result.verdict.ok else []

@@ -17,7 +17,7 @@ from typing import Any
 from stigmergy.capture.extractors import Budget
 from stigmergy.errors import InputError
 
-REVISION = "1"
+REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
 
 _HEADING = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list (bullet|number)(?:\s*([2-9]))?$", re.IGNORECASE)

@@ -13,7 +13,7 @@ import logging
 from stigmergy.capture.extractors import Budget
 from stigmergy.errors import InputError
 
-REVISION = "1"
+REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
 
 
 def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]:
