@@ -166,8 +166,10 @@ def test_source_text_becomes_cited_sentences() -> None:
 
 def test_anthropic_answerer_speaks_the_messages_protocol(repo: RepoBuilder, server: Server) -> None:
     with (repo.root / "stigmergy.toml").open("a") as fh:
-        fh.write(f'[answer]\nkind = "anthropic"\nmodel = "claude-test"\nbase_url = "{server.url}"\napi_key_env = "ANSWER_KEY"\n')
-    settings = load_settings(repo.root)
+        fh.write('[answer]\nkind = "anthropic"\nmodel = "claude-test"\n')
+    # The endpoint and the key's variable are the user's (environment or user config), not the repository's.
+    settings = load_settings(repo.root, env={"STIGMERGY_ANSWER__BASE_URL": server.url,
+                                             "STIGMERGY_ANSWER__API_KEY_ENV": "ANSWER_KEY"})
     with pytest.raises(ConfigError, match="ANSWER_KEY"):
         _ask(repo, "When did the Lisbon office open?", settings=settings, env={})
     server.script.append((200, {}, {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
