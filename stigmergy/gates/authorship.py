@@ -24,12 +24,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from stigmergy.repo.git import Git, GitError
-from stigmergy.repo.trailers import TRAILER_OP, trailer_format
+from stigmergy.repo.trailers import TRAILER_KIND, TRAILER_OP, trailer_format
 
 _ZERO = "0" * 40
 _TRAILER_FMT = trailer_format(TRAILER_OP)
 _LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
 _MAX_HISTORIES = 8
+RELINKING_KINDS = ("garden", "delete", "merge", "rename")
 
 
 class _History:
@@ -200,10 +201,26 @@ class Authorship:
         self._cache[relpath] = result
         return result
 
+    def _relinking_commits(self, relpath: str) -> list[str]:
+        """Our commits to `relpath` that only re-point or unlink links and drop or move lines (garden,
+        delete, merge, rename): blame looks through them, so a person's line whose dead link garden made
+        plain text is still that person's line."""
+        commits = [c for c in self._commits.get(relpath, []) if self._ours.get(c, False)]
+        if not commits:
+            return []
+        out = self.git.run("show", "-s", f"--format=%H%x1f{trailer_format(TRAILER_KIND)}%x1e", *commits)
+        picked = []
+        for chunk in out.split("\x1e"):
+            sha, _, kind = chunk.strip("\n").partition("\x1f")
+            if kind.strip() in RELINKING_KINDS:
+                picked.append(sha)
+        return picked
+
     def _blame(self, relpath: str) -> frozenset[int]:
         self.blame_runs += 1
         try:
-            out = self.git.run("blame", "--porcelain", "--", relpath)
+            ignore = [f"--ignore-rev={c}" for c in self._relinking_commits(relpath)]
+            out = self.git.run("blame", "--porcelain", *ignore, "--", relpath)
         except GitError:
             return frozenset(range(1, _line_count(self.root / relpath) + 1))
         owners: dict[int, str] = {}

@@ -83,11 +83,21 @@ def _resume(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, 
 def _file(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, str]:
     from stigmergy.write.capture import file_captures
 
-    outcomes = file_captures(repo, None, env_vars=env_vars)
+    # A capture whose filing the gates refused stays refused until someone changes something: filing it
+    # again every ten minutes would only add a refused operation each time. `stigmergy file` retries it.
+    refused = {
+        str(op.manifest.get("capture")) for op in repo.state.operations(limit=1_000_000)
+        if op.kind in ("capture", "file") and op.status == "refused"
+    }
+    pending = [r["capture_id"] for r in repo.state.captures() if not r["filed"] and r["capture_id"] not in refused]
+    skipped = sum(1 for r in repo.state.captures() if not r["filed"] and r["capture_id"] in refused)
+    outcomes = file_captures(repo, pending, env_vars=env_vars) if pending else []
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
     message = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    if skipped:
+        message += (", " if message else "") + f"{skipped} refused before (`stigmergy file CAPTURE` retries)"
     return ("attention" if counts.get("refused") else "ok"), message
 
 
