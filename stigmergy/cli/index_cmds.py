@@ -194,10 +194,15 @@ def hooks_pre_receive(ctx: typer.Context) -> None:
     from stigmergy.repo.git import Git
 
     app_ctx: AppContext = ctx.obj
-    commits, findings = audit_push(Git(Path.cwd()), sys.stdin.read().splitlines(), app_ctx.settings)
+    err = console(stderr=True)
+    try:
+        commits, findings = audit_push(Git(Path.cwd()), sys.stdin.read().splitlines(), app_ctx.settings)
+    except Exception as exc:  # noqa: BLE001 - the gate fails closed: a push it cannot judge is not taken
+        err.print(f"stigmergy: push rejected: the gate could not judge it ({type(exc).__name__}: {exc})",
+                  markup=False, highlight=False)
+        raise typer.Exit(1) from None
     if not findings:
         return
-    err = console(stderr=True)
     err.print(f"stigmergy: push rejected: {len(findings)} preservation gate rule(s) broken in {commits} commit(s)",
               markup=False, highlight=False)
     for f in findings:
