@@ -210,3 +210,61 @@ def test_search_answers_the_same_after_the_state_is_lost(wiki: Path, tmp_path_fa
     assert _ok(["index", "--check"], wiki)
     after = [h["path"] for h in json.loads(_ok(["--json", "search", "Atlas beta"], wiki))["hits"]]
     assert after == before and before
+
+
+# ---------------------------------------------------------------- the index (a test embedder, no model)
+
+
+def _index_repo(tmp_path: Path):  # noqa: ANN202
+    from test_index_support import RepoBuilder
+
+    b = RepoBuilder(tmp_path / "w")
+    for i in range(12):
+        b.source(f"Source {i}", f"Aurora reached ${i}M ARR in Q{1 + i % 4} 2026, said report {i}.\n", key=f"k{i}")
+    b.commit()
+    return b
+
+
+def test_a_build_interrupted_after_a_batch_keeps_its_vectors(tmp_path: Path) -> None:
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index, check_index
+
+    b = _index_repo(tmp_path)
+
+    class Dies(HashEmbedder):
+        batch_size = 1  # batches of 8 fragments
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            if self.calls == 1:
+                raise KeyboardInterrupt  # the process dies in the second batch
+            return super().embed(texts)
+
+    with pytest.raises(KeyboardInterrupt):
+        build_index(b.root, b.settings, embedder=Dies())
+    again = HashEmbedder()
+    report = build_index(b.root, b.settings, embedder=again)
+    assert report.fragments_reused == 8 and report.fragments_embedded == report.fragments_total - 8
+    assert check_index(b.root, b.settings).pages == 12
+
+
+def test_a_damaged_index_is_named_and_rebuild_recovers_it(tmp_path: Path) -> None:
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index, check_index
+    from stigmergy.index.store import IndexUnreadableError
+    from stigmergy.repo.layout import Layout
+
+    b = _index_repo(tmp_path)
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    db = Layout(b.root).index_db
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
+    for attempt in (lambda: check_index(b.root, b.settings), lambda: build_index(b.root, b.settings, embedder=HashEmbedder())):
+        with pytest.raises(IndexUnreadableError) as info:
+            attempt()
+        assert "unreadable" in info.value.message and "--rebuild" in (info.value.hint or "")
+    status = json.loads(run_cli(["--json", "status"], cwd=b.root)[1])["index"]
+    assert status["readable"] is False and "--rebuild" in status["error"]
+    assert build_index(b.root, b.settings, embedder=HashEmbedder(), rebuild=True).pages_total == 12
+    assert check_index(b.root, b.settings).pages == 12
+    assert (db.parent / "index.sqlite.corrupt").exists()
