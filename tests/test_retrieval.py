@@ -62,6 +62,16 @@ def test_fragment_tokens_setting_caps_below_the_window() -> None:
     assert max(len(tokens.offsets(f.embed_text("Manual"))) + 2 for f in frags) <= 100
 
 
+def test_hostile_overlap_and_size_settings_stay_linear() -> None:
+    tokens = _tokens()
+    text, start = _page(" ".join(f"word{i}" for i in range(3000)) + "\n")
+    for params in (IndexSettings(overlap_tokens=10_000), IndexSettings(fragment_tokens=1, overlap_tokens=-3)):
+        frags = split_page(text, start, "Manual", params, tokens=tokens, window=256)
+        assert len(frags) < 200
+    frags = split_page(text, start, "Manual", IndexSettings(fragment_chars=1, overlap_chars=10_000))
+    assert len(frags) < 400
+
+
 def test_short_page_stays_whole_in_tokens() -> None:
     text, start = _page("Short body.\n")
     assert len(split_page(text, start, "Manual", IndexSettings(), tokens=_tokens())) == 1

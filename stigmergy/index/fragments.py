@@ -262,9 +262,13 @@ def split_page(text: str, body_start: int, title: str, params: IndexSettings, *,
                 pieces.append((s, e, trail))
             elif counter is not None:
                 budget = max(MIN_TEXT_TOKENS, limit - _head_tokens(tokens, title, trail))
-                pieces.extend((ws, we, trail) for ws, we in counter.windows(text, s, e, budget, params.overlap_tokens))
+                # An overlap of half a window or more would make a fragment per word piece: capped at a quarter.
+                overlap = max(0, min(params.overlap_tokens, budget // 4))
+                pieces.extend((ws, we, trail) for ws, we in counter.windows(text, s, e, budget, overlap))
             else:
-                pieces.extend((ws, we, trail) for ws, we in _char_windows(text, s, e, params.fragment_chars, params.overlap_chars))
+                size = max(100, params.fragment_chars)
+                overlap = max(0, min(params.overlap_chars, size // 4))
+                pieces.extend((ws, we, trail) for ws, we in _char_windows(text, s, e, size, overlap))
     out: list[Fragment] = []
     for s, e, trail in pieces:
         # Trim surrounding blank space so offsets point at the words themselves.
