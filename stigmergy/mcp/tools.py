@@ -159,11 +159,11 @@ def capture(s: Session, text: str, title: str | None = None, occurred_at: str | 
     """File `text` through the normal path (evidence, source page, planner, gates, one commit) as the
     reader. Only with --allow-capture, and only into a layer the reader may read."""
     from stigmergy.capture.inputs import InputItem
-    from stigmergy.capture.queue import CaptureOptions, validate_options
+    from stigmergy.capture.queue import CaptureOptions
     from stigmergy.layers import readable_layers
     from stigmergy.repo.operations import Repository
     from stigmergy.write.capture import capture as run_capture
-    from stigmergy.write.capture import resume
+    from stigmergy.write.capture import read_inputs, resume, validate
 
     if not s.allow_capture:
         raise UsageError("capture is off on this server", hint="start it with `stigmergy mcp --allow-capture`")
@@ -177,12 +177,13 @@ def capture(s: Session, text: str, title: str | None = None, occurred_at: str | 
     data = text.encode("utf-8")
     item = InputItem(locator="mcp", read=lambda: data, size=len(data), origin_name="mcp.md")
     options = CaptureOptions(title=title, occurred_at=occurred_at, submitted_by=s.reader or "unknown", layer=layer,
-                             project=project, resolves=resolves, rationale=rationale, origin="mcp")
+                             project=project, resolves=resolves, rationale=rationale, origin="mcp", reader=s.reader)
     repo = Repository(s.root, s.settings)
-    validate_options(repo, options)
+    validate(repo, options)  # also: --resolves names an open contradiction this reader can see
+    read = read_inputs([item], options, s.settings.capture)  # extraction and the secret check, before the lock
     with repo.lock():
         resume(repo, s.env)
-        outcomes = run_capture(repo, [item], options, env_vars=s.env)
+        outcomes = run_capture(repo, read, options, env_vars=s.env)
     outcome = outcomes[0]
     if outcome.status == "failed":
         raise UsageError(outcome.message)
