@@ -243,8 +243,10 @@ def test_erase_a_layer_removes_its_folder_from_every_commit(wiki: Path) -> None:
     toml.write_text(toml.read_text() + '\n[layers.board]\nreaders = ["boss@example.com"]\n')
     git(wiki, "commit", "-qam", "board layer")
     _capture(wiki, str(CORPUS / BEFORE[0]))
-    _capture(wiki, "--text", f"The board approved the {CANARY} acquisition of Norrland Fresh.", "--layer", "board")
-    _capture(wiki, "--text", f"Board minutes: {CANARY} closes in May.", "--layer", "board")
+    _capture(wiki, "--text", f"The board approved the {CANARY} acquisition of Norrland Fresh.", "--layer", "board",
+             "--as", "boss@example.com")
+    _capture(wiki, "--text", f"Board minutes: {CANARY} closes in May.", "--layer", "board",
+             "--as", "boss@example.com")
     _capture(wiki, str(CORPUS / AFTER[0]))
     public_before = {p: t for p, t in _pages(wiki).items()}
     assert git(wiki, "ls-files", "layers/board")
