@@ -14,6 +14,7 @@ from pathlib import Path
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter
 from stigmergy.gates.figures import claim_text, missing_figures
+from stigmergy.gates.filing_moves import FilingMoves, moved_sources
 from stigmergy.gates.maintenance import (
     LineLedger,
     alias_removal_accounted,
@@ -180,6 +181,7 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
         remaining = line_counter(new)
         lost: list[str] = []
         ledger = LineLedger(ctx, rel) if is_maintenance(ctx) else None
+        moves = FilingMoves(ctx, rel, old, new) if ledger is None else None
         if ledger is not None and new is None:
             reason = page_removal_reason(ctx, rel)
             if reason is None:
@@ -200,6 +202,10 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
             con_id = _retired_by_resolution(ctx, old_view.cites[n])
             if con_id is not None:
                 ctx.records.append(f"retired cited line (resolution {con_id}) {rel}:{n}: {line}")
+                continue
+            why = moves.account(line) if moves is not None else None
+            if why is not None:
+                ctx.records.append(why)
                 continue
             lost.append(line)
         if lost:
@@ -248,6 +254,8 @@ def attribution_lost(ctx: GateContext) -> list[Violation]:
                 ctx.records.append(why)
                 continue
         resolved_paths = {claim.capture_id for _, claim in ctx.resolved_claims}
+        if new is not None and not is_maintenance(ctx):
+            resolved_paths |= moved_sources(ctx, rel)  # cited now by the lines moved to its archive pages
         unexplained = [s for s in lost if s not in resolved_paths]
         if unexplained:
             out.append(

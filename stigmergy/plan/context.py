@@ -28,6 +28,7 @@ from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.source import SourcePage, parse_source_page
 from stigmergy.plan.deterministic.analysis import find_known, terms
+from stigmergy.plan.deterministic.layout import archive_base
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 from stigmergy.settings import Settings
 
@@ -160,16 +161,26 @@ class Catalogue:
             del self._heads[gone]
         return self
 
+    def _archives(self) -> set[str]:
+        """Entity pages that are another entity page's archive ('Harbor API (2026)'): not identities."""
+        titles = {h.title for h in self._heads.values()}
+        return {p for p, h in self._heads.items() if (archive_base(h.title) or "\0") in titles}
+
     def entities(self) -> list[EntityRef]:
+        skip = self._archives()
         return [
             EntityRef(path, h.title, h.entity_type, h.aliases) for path, h in sorted(self._heads.items())
+            if path not in skip
         ]
 
     def names(self) -> dict[str, str]:
         """Every entity title and alias -> entity page path. A name two entities claim belongs to neither
         (matching it would guess)."""
         owners: dict[str, set[str]] = {}
+        skip = self._archives()
         for path, h in self._heads.items():
+            if path in skip:
+                continue
             for name in (h.title, *h.aliases):
                 if name.strip():
                     owners.setdefault(name, set()).add(path)

@@ -11,11 +11,20 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.errors import ContractError
 from stigmergy.pages.citations import append_citation
 from stigmergy.pages.contradictions import START_PREFIX as _BLOCK_START
 from stigmergy.pages.paths import page_relpath, stem_of
 from stigmergy.plan.deterministic.analysis import definitions, measures_in, mentions, row_measures
 from stigmergy.plan.deterministic.contradictions import Conflict
+from stigmergy.plan.deterministic.layout import (
+    archive_base,
+    archive_body,
+    archive_title,
+    insert_section,
+    split_archive,
+)
+from stigmergy.plan.deterministic.lead import lead_lines
 from stigmergy.plan.schema import CreatePage, UpdatePage
 
 if TYPE_CHECKING:
@@ -25,7 +34,6 @@ MAX_ENTITY_LINES = 6
 MAX_CONCEPT_LINES = 4
 MAX_PROJECT_LINES = 5
 MAX_FIGURES = 12
-_DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
 _STATUS = re.compile(
     r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
     r"cancel(?:l)?ed|paused|on hold)\b",
@@ -140,7 +148,7 @@ class PageBodyBuilders:
             return
         section = [heading, "", *lines]
         if e.new:
-            body = new_page_body(e.title, section)
+            body = self._shaped(e.path, e.title, e.entity_type, e.aliases, new_page_body(e.title, section))
             self.mutations.append(
                 CreatePage(
                     type="entity", title=e.title, body=body, status="seed", layer=self.layer,
@@ -155,10 +163,58 @@ class PageBodyBuilders:
         meta, old_body = got
         self.mutations.append(
             UpdatePage(
-                path=e.path, body=insert_section(old_body, self.date, section),
+                path=e.path, body=self._shaped(e.path, e.title, e.entity_type, list(meta.get("aliases") or []),
+                                               insert_section(old_body, self.date, section)),
                 status=_grown_status(meta), reason=f"named in capture {self.cid}",
             )
         )
+
+    def _shaped(self, path: str, title: str, kind: str, aliases: list[str], body: str) -> str:
+        """A page body as filing leaves it: bounded (its oldest dated sections moved to the archive page of
+        their year, created or updated in this plan) and opening with a fresh lead."""
+        body, moved = split_archive(body)
+        folder, stem = path.rsplit("/", 1)[0], path.rsplit("/", 1)[1][:-3]
+        for year, sections in sorted(moved.items()):
+            atitle = archive_title(title, year)
+            apath = f"{folder}/{archive_title(stem, year)}.md"
+            got = self.existing(apath) if self.all_stems.get(stem_of(apath).casefold()) == apath else None
+            pending = next((m for m in self.mutations if isinstance(m, CreatePage | UpdatePage)
+                            and (getattr(m, "path", None) == apath or getattr(m, "title", None) == atitle)), None)
+            if pending is not None:  # a second page of this plan moving into the same archive: never here
+                continue
+            if got is None:
+                ptype = path.split("/")[-2]
+                mtype = {"entities": "entity", "concepts": "concept", "projects": "project"}.get(ptype, "note")
+                self.mutations.append(CreatePage(
+                    type=mtype, title=atitle, body=archive_body(atitle, stem, year, sections, None), status="seed",
+                    layer=self.layer, entity_type=kind if mtype == "entity" else None,
+                    reason=f"oldest dated sections of {stem} moved out of the page",
+                ))
+            else:
+                self.mutations.append(UpdatePage(
+                    path=apath, body=archive_body(atitle, stem, year, sections, got[1]),
+                    reason=f"oldest dated sections of {stem} moved out of the page",
+                ))
+            self.all_stems.setdefault(stem_of(apath).casefold(), apath)
+        archives = sorted(
+            (p for p in self.all_stems.values() if p.startswith(folder + "/") and archive_base(stem_of(p)) == stem),
+            reverse=True,
+        )
+        return lead_lines(path, title, kind, aliases, body, [stem_of(p) for p in archives], self._open_blocks(path))
+
+    def _open_blocks(self, path: str) -> list[str]:
+        """Subjects of the open contradictions on the page, with those this plan records on it."""
+        planned = [c.subject for c in self.contradictions if c.page == path]
+        got = self.existing(path)
+        if got is None or _BLOCK_START not in got[1]:
+            return planned
+        from stigmergy.pages.contradictions import scan_blocks
+
+        try:
+            blocks, _ = scan_blocks(got[1], path)
+        except ContractError:
+            return planned
+        return [b.record.subject for b in blocks if b.record.status == "open"] + planned
 
     def _concepts(self, entities: dict[str, _Entity]) -> dict[str, tuple[str, list[int], int | None]]:
         """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
@@ -222,7 +278,7 @@ class PageBodyBuilders:
         if not exists:
             self.mutations.append(
                 CreatePage(
-                    type="concept", title=term, body=new_page_body(term, section),
+                    type="concept", title=term, body=self._shaped(path, term, "concept", [], new_page_body(term, section)),
                     status="seed", layer=self.layer, reason=f"defined in capture {self.cid}",
                 )
             )
@@ -231,8 +287,8 @@ class PageBodyBuilders:
         if got is None:
             return
         self.mutations.append(
-            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
-                       reason=f"used in capture {self.cid}")
+            UpdatePage(path=path, body=self._shaped(path, term, "concept", [], insert_section(got[1], self.date, section)),
+                       status=_grown_status(got[0]), reason=f"used in capture {self.cid}")
         )
 
     def _project_page(
@@ -264,7 +320,8 @@ class PageBodyBuilders:
             self.mutations.append(
                 CreatePage(
                     type="project", title=" ".join(project.split()), status="seed", layer=self.layer,
-                    body=new_page_body(" ".join(project.split()), section),
+                    body=self._shaped(path, " ".join(project.split()), "project", [],
+                                      new_page_body(" ".join(project.split()), section)),
                     entities=tuple(sorted(e.title for e in people)),
                     reason=f"project of capture {self.cid}",
                 )
@@ -274,37 +331,15 @@ class PageBodyBuilders:
         if got is None:
             return
         self.mutations.append(
-            UpdatePage(path=path, body=insert_section(got[1], self.date, section), status=_grown_status(got[0]),
-                       reason=f"timeline entry from capture {self.cid}")
+            UpdatePage(path=path, body=self._shaped(path, " ".join(project.split()), "project", [],
+                                                    insert_section(got[1], self.date, section)),
+                       status=_grown_status(got[0]), reason=f"timeline entry from capture {self.cid}")
         )
 
 
 def new_page_body(title: str, section: list[str]) -> str:
     """The body of a page created with its first dated section."""
     return "\n".join([f"# {title}", "", *section]) + "\n"
-
-
-def insert_section(body: str, date: str, section: list[str]) -> str:
-    """`body` with a dated section inserted: before the first dated section that is later, else before the
-    contradiction blocks at the end, else at the end. Existing lines are never touched."""
-    lines = body.rstrip("\n").split("\n")
-    at = len(lines)
-    for n, line in enumerate(lines):
-        m = _DATED.match(line)
-        if m and m.group(1) > date:
-            at = n
-            break
-    else:
-        for n, line in enumerate(lines):
-            if line.startswith(_BLOCK_START):
-                at = n
-                break
-    block = [*section, ""]
-    before = lines[:at]
-    while before and before[-1] == "":
-        before.pop()
-    after = lines[at:]
-    return "\n".join([*before, "", *block, *after]).rstrip("\n") + "\n"
 
 
 @lru_cache(maxsize=1024)

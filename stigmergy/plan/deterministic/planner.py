@@ -39,8 +39,9 @@ from stigmergy.plan.deterministic.analysis import (
     split_units,
 )
 from stigmergy.plan.deterministic.contradiction_assembly import ContradictionAssembly
+from stigmergy.plan.deterministic.layout import insert_section
 from stigmergy.plan.deterministic.names import short_forms
-from stigmergy.plan.deterministic.page_bodies import PageBodyBuilders, insert_section
+from stigmergy.plan.deterministic.page_bodies import PageBodyBuilders
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
     AliasProposal,

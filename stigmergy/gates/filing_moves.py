@@ -1,0 +1,95 @@
+"""What the gates allow filing to do with lines it wrote before, and how they verify it (docs/gates.md):
+
+- A page's lead (the lines between `<!-- stigmergy:lead -->` and `<!-- /stigmergy:lead -->` right after
+  its title) is regenerated on each filing. A cited line may leave the lead only when the same line, with
+  the same citation, is still on the page outside the new lead.
+- A page past its size moves its oldest dated sections to its archive pages `<Title> (<year>).md` in the
+  same folder. A cited line may leave the page only when the same line arrives on one of its archive
+  pages in the same plan; a source the page stops citing must be cited by the lines that moved.
+
+Nothing else is relaxed: every allowance names the line it accounts for and is recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from stigmergy.gates.context import GateContext, line_counter
+from stigmergy.pages.citations import parse_line
+
+LEAD_START = "<!-- stigmergy:lead -->"
+LEAD_END = "<!-- /stigmergy:lead -->"
+_ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})\)$")
+
+
+def _lead_range(lines: list[str]) -> range:
+    """Indexes of the lead's lines (markers included), or an empty range."""
+    try:
+        a = lines.index(LEAD_START)
+        b = lines.index(LEAD_END, a)
+    except ValueError:
+        return range(0)
+    return range(a, b + 1)
+
+
+def _archives_of(ctx: GateContext, rel: str) -> list[str]:
+    folder, name = rel.rsplit("/", 1)
+    stem = name[:-3]
+    out = []
+    for other, text in ctx.changes.items():
+        if text is None or other == rel or not other.startswith(folder + "/") or other.count("/") != rel.count("/"):
+            continue
+        m = _ARCHIVE.match(other.rsplit("/", 1)[1][:-3])
+        if m and m.group("base") == stem:
+            out.append(other)
+    return out
+
+
+class FilingMoves:
+    """Accounts, for one page a filing changes, for old cited lines it does not keep where they were."""
+
+    def __init__(self, ctx: GateContext, rel: str, old: str, new: str | None) -> None:
+        self.rel = rel
+        old_lines = old.split("\n")
+        self.old_lead = Counter(old_lines[i] for i in _lead_range(old_lines))
+        new_lines = (new or "").split("\n")
+        lead = _lead_range(new_lines)
+        self.new_body = Counter(line for i, line in enumerate(new_lines) if i not in lead)
+        self.arrived: Counter[str] = Counter()
+        self.arrived_on: dict[str, str] = {}
+        for other in _archives_of(ctx, rel):
+            added = line_counter(ctx.changes[other]) - line_counter(ctx.disk_text(other))
+            for line, n in added.items():
+                self.arrived[line] += n
+                self.arrived_on.setdefault(line, other)
+        self.moved_sources: set[str] = set()
+
+    def account(self, line: str) -> str | None:
+        """Why losing one copy of `line` from this page is allowed, as a record; None when it is not."""
+        if self.old_lead[line] > 0 and self.new_body[line] > 0:
+            self.old_lead[line] -= 1
+            return f"lead line regenerated, kept in the body of {self.rel}: {line}"
+        if self.arrived[line] > 0:
+            self.arrived[line] -= 1
+            try:
+                self.moved_sources |= {c.capture_id for c in parse_line(line, self.arrived_on[line])}
+            except Exception:  # noqa: BLE001 - an unparsable line cites nothing we could account for
+                pass
+            return f"moved to the archive page {self.arrived_on[line]}: {line}"
+        return None
+
+
+def moved_sources(ctx: GateContext, rel: str) -> set[str]:
+    """Sources cited by the lines that left `rel` for its archive pages in this plan."""
+    out: set[str] = set()
+    for other in _archives_of(ctx, rel):
+        added = line_counter(ctx.changes[other]) - line_counter(ctx.disk_text(other))
+        removed = line_counter(ctx.disk_text(rel)) - line_counter(ctx.changes.get(rel))
+        for line in added:
+            if removed[line] > 0:
+                try:
+                    out |= {c.capture_id for c in parse_line(line, other)}
+                except Exception:  # noqa: BLE001
+                    continue
+    return out

@@ -1,0 +1,81 @@
+"""The lead of an entity, concept or project page, regenerated on each filing that touches the page:
+what it is (its defining sentence), its kind and aliases, the latest value of each figure it tracks with
+its date, its open contradictions, the pages most related to it, and its archive pages.
+
+Every cited line of a lead is a verbatim copy of a line of the page's body (same words, same citation),
+so a lead line that drops out on the next filing loses nothing; the other lead lines carry no citation
+and state nothing a body line does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from stigmergy.pages.paths import stem_of
+from stigmergy.plan.deterministic.figures import measures_in
+from stigmergy.plan.deterministic.layout import archive_base, split_lead, with_lead
+
+MAX_FIGURES = 5
+MAX_RELATED = 5
+_DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
+_LINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_DEFINES = r"\s+(?:is|are|was|means|refers to)\s+(?:a|an|the|one of)\b"
+
+
+def lead_lines(
+    path: str, title: str, kind: str, aliases: list[str], body: str, archives: list[str], open_subjects: list[str]
+) -> str:
+    """`body` with a fresh lead."""
+    _, _, rest = split_lead(body)
+    cited: list[tuple[str, str]] = []  # (section date, line) of the body's cited list lines
+    date = ""
+    for line in rest:
+        m = _DATED.match(line)
+        if m:
+            date = m.group(1)
+        elif line.startswith("- ") and "([source](" in line:
+            cited.append((date, line))
+    lead: list[str] = []
+    what = kind.replace("_", " ")
+    also = [a for a in aliases if a != title]
+    lead.append(f"*{what}*" + (f" · also known as {', '.join(also)}" if also else ""))
+    names = [title, *also]
+    defining = next((line for _, line in cited if any(
+        re.search(rf"(?<![\w]){re.escape(n)}(?:\s*\([^)]*\))?{_DEFINES}", line, re.I) for n in names)), None)
+    if defining is None and kind == "concept" and cited:
+        defining = cited[0][1]  # a concept page opens with the statement that defined it
+    if defining is not None:
+        lead.append(defining)
+    latest: dict[tuple[str, str], tuple[str, str]] = {}
+    for d, line in cited:
+        text = line[2:].split(" ([source](")[0]
+        for m in measures_in(text, [""]):
+            key = (m.measure, m.kind)
+            if key not in latest or d >= latest[key][0]:
+                latest[key] = (d, line)
+    figures = sorted({(d, line) for d, line in latest.values() if line != defining}, reverse=True)[:MAX_FIGURES]
+    shown = ""
+    for d, line in figures:
+        if d != shown:
+            lead.append(f"Latest figures as of {d}:" if not shown else f"As of {d}:")
+            shown = d
+        lead.append(line)
+    if open_subjects:
+        lead.append("Open contradictions (recorded below): " + "; ".join(dict.fromkeys(open_subjects)) + ".")
+    me = stem_of(path)
+    links = Counter(
+        m.group(1).strip() for line in rest for m in _LINK.finditer(line)
+        if m.group(1).strip() != me and archive_base(m.group(1).strip()) is None
+    )
+    related = [t for t, _ in sorted(links.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_RELATED]]
+    if related:
+        lead.append("Related: " + " · ".join(f"[[{t}]]" for t in related))
+    if archives:
+        lead.append("Archive: " + " · ".join(f"[[{a}]]" for a in archives))
+    spaced: list[str] = []
+    for line in lead:  # list lines stay together; every other line is a paragraph of its own
+        if spaced and not (line.startswith("- ") and spaced[-1].startswith("- ")):
+            spaced.append("")
+        spaced.append(line)
+    return with_lead(body, spaced)
