@@ -7,6 +7,7 @@ documents (a figure is a function of its subject, measure and period), spread ov
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def make_team_documents(folder: Path, n: int, seed: int = 11) -> list[Path]:
         customer = rng.choice(CUSTOMERS)
         topic = rng.choice(TOPICS)
         title = f"{kind}: {product} {topic} ({date})"
-        lines = ["---", f"title: {title}", f"date: {date}", "participants:", *[f"  - {p}" for p in people]]
+        lines = ["---", f"title: {json.dumps(title)}", f"date: '{date}'", "participants:", *[f"  - {p}" for p in people]]
         if kind == "Customer call":
             lines.append(f"customer: {customer}")
         lines += ["---", f"# {title}", ""]

@@ -63,7 +63,7 @@ class FilingMoves:
             for line, n in added.items():
                 self.arrived[line] += n
                 self.arrived_on.setdefault(line, other)
-        self.moved_sources: set[str] = set()
+        self.arrived_total = Counter(self.arrived)
 
     def account(self, line: str) -> str | None:
         """Why losing one copy of `line` from this page is allowed, as a record; None when it is not."""
@@ -72,11 +72,11 @@ class FilingMoves:
             return f"lead line regenerated, kept in the body of {self.rel}: {line}"
         if self.arrived[line] > 0:
             self.arrived[line] -= 1
-            try:
-                self.moved_sources |= {c.capture_id for c in parse_line(line, self.arrived_on[line])}
-            except Exception:  # noqa: BLE001 - an unparsable line cites nothing we could account for
-                pass
             return f"moved to the archive page {self.arrived_on[line]}: {line}"
+        if self.old_lead[line] > 0 and self.arrived_total[line] > 0:
+            # The lead copied a body line that this plan moves to the archive: the line is kept there.
+            self.old_lead[line] -= 1
+            return f"lead line regenerated, its body line moved to {self.arrived_on[line]}: {line}"
         return None
 
 

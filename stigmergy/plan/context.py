@@ -268,7 +268,7 @@ def build_context(
     titled = [p for ptype in ("concept", "note", "project") for p in cat.pages.get(ptype, [])]
     # One multi-pattern pass over the source finds every page title it names: its cost grows with the
     # source, not with the number of pages (one regular expression per title did).
-    for path in _titles_named(text, tuple(titled)):
+    for path in _titles_named(text, tuple(titled), (str(root), layer)):
         add(path, 6.0, "title named in the source")
     for path in titled:
         stem_terms[path] = _stem_terms(path.rsplit("/", 1)[-1][:-3])
@@ -345,48 +345,63 @@ def _stem_terms(stem: str) -> list[str]:
     return list(terms(stem)) + list(_period_terms(stem))
 
 
-_MATCHERS: dict[int, tuple[tuple[str, ...], Any]] = {}
+class _TitleIndex:
+    """Page titles by their first word (casefolded), kept across captures and updated by the difference
+    between the page lists, so that finding the titles a source names costs a pass over the source plus
+    the pages added or removed since the last capture, never a pass over every title."""
 
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.by_first: dict[str, dict[str, str]] = {}  # first word -> {path: stem}
 
-def _titles_named(text: str, paths: tuple[str, ...]) -> list[str]:
-    """Pages whose title (file stem, 3+ characters) the text names as whole words: case-insensitively for
-    a title of several words, exactly for one word. An Aho-Corasick automaton over the titles, built once
-    per set of pages (the last one is kept, so a capture after a capture rebuilds only when pages change)."""
-    import ahocorasick
-
-    cached = _MATCHERS.get(0)
-    if cached is None or cached[0] != paths:
-        auto = ahocorasick.Automaton()
-        for path in paths:
+    def update(self, paths: Sequence[str]) -> None:
+        now = set(paths)
+        for path in self.paths - now:
             stem = path.rsplit("/", 1)[-1][:-3]
-            if len(stem) < 3:
-                continue
-            key = stem.casefold() if " " in stem else stem
-            got = auto.get(key, None) if key in auto else None
-            auto.add_word(key, (*(got or ()), (path, stem)))
-        if len(auto):
-            auto.make_automaton()
-        cached = _MATCHERS[0] = (paths, auto if len(auto) else None)
-    auto = cached[1]
-    if auto is None or not text:
+            self.by_first.get(_first_word(stem), {}).pop(path, None)
+        for path in now - self.paths:
+            stem = path.rsplit("/", 1)[-1][:-3]
+            if len(stem) >= 3 and _first_word(stem):
+                self.by_first.setdefault(_first_word(stem), {})[path] = stem
+        self.paths = now
+
+
+_WORD_START = re.compile(r"\w+")
+_TITLE_INDEXES: dict[tuple[str, str], _TitleIndex] = {}
+
+
+def _first_word(stem: str) -> str:
+    m = _WORD_START.search(stem)
+    return m.group(0).casefold() if m and m.start() == 0 else ""
+
+
+def _titles_named(text: str, paths: tuple[str, ...], key: tuple[str, str] = ("", "")) -> list[str]:
+    """Pages whose title (file stem, 3+ characters, starting with a letter or digit) the text names as whole
+    words: case-insensitively for a title of several words, exactly for one word. A token index of the
+    titles by first word, kept per repository and layer (`key`)."""
+    index = _TITLE_INDEXES.get(key)
+    if index is None:
+        index = _TITLE_INDEXES[key] = _TitleIndex()
+    index.update(paths)
+    if not text:
         return []
-    folded = text.casefold()
     found: dict[str, None] = {}
-    for hay, is_folded in ((text, False), (folded, True)) if len(folded) == len(text) else ((text, False),):
-        for end, entries in auto.iter(hay):
-            for path, stem in entries:
-                if (" " in stem) != is_folded:
-                    continue
-                start = end - len(stem) + 1
-                if (start > 0 and (hay[start - 1].isalnum() or hay[start - 1] == "_")) or (
-                    end + 1 < len(hay) and (hay[end + 1].isalnum() or hay[end + 1] == "_")
-                ):
-                    continue
-                found[path] = None
-    if len(folded) != len(text):  # casefolding changed lengths (ß -> ss): match several-word titles by regex
-        for path in paths:
-            stem = path.rsplit("/", 1)[-1][:-3]
-            if " " in stem and len(stem) >= 3 and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", text, re.I):
+    folded = text.casefold()
+    same = len(folded) == len(text)
+    for m in _WORD_START.finditer(text):
+        start = m.start()
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue
+        for path, stem in index.by_first.get(m.group(0).casefold(), {}).items():
+            if " " in stem:
+                if same:
+                    hit = folded.startswith(stem.casefold(), start)
+                else:
+                    hit = re.match(re.escape(stem), text[start:], re.I) is not None
+            else:
+                hit = text.startswith(stem, start)
+            end = start + len(stem)
+            if hit and not (end < len(text) and (text[end].isalnum() or text[end] == "_")):
                 found[path] = None
     return [p for p in paths if p in found]
 

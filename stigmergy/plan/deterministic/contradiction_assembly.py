@@ -213,10 +213,11 @@ _BLOCK_CLAIMS: dict[tuple[str, str], tuple[tuple[int, int], frozenset[tuple[str,
 
 def recorded_claims(root: Path, paths: list[str]) -> frozenset[tuple[str, int, int]]:
     out: set[tuple[str, int, int]] = set()
+    base = str(root)
     for path in paths:
-        key = (str(root), path)
+        key = (base, path)
         try:
-            st = os.stat(root / path)
+            st = os.stat(os.path.join(base, path))  # a string path: pathlib would cost more than the stat
         except OSError:
             continue
         stamp = (st.st_mtime_ns, st.st_size)

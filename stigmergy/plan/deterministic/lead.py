@@ -40,9 +40,9 @@ def lead_lines(
     what = kind.replace("_", " ")
     also = [a for a in aliases if a != title]
     lead.append(f"*{what}*" + (f" · also known as {', '.join(also)}" if also else ""))
-    names = [title, *also]
-    defining = next((line for _, line in cited if any(
-        re.search(rf"(?<![\w]){re.escape(n)}(?:\s*\([^)]*\))?{_DEFINES}", line, re.I) for n in names)), None)
+    names = "|".join(re.escape(n) for n in sorted({title, *also}, key=len, reverse=True))
+    defines = re.compile(rf"(?<![\w])(?:{names})(?:\s*\([^)]*\))?{_DEFINES}", re.I)
+    defining = next((line for _, line in cited if defines.search(line)), None)
     if defining is None and kind == "concept" and cited:
         defining = cited[0][1]  # a concept page opens with the statement that defined it
     if defining is not None:
