@@ -128,3 +128,17 @@ def test_human_line_stays_where_it_was(tmp_path: Path) -> None:
     assert human in after
     i, j = before.index(human), after.index(human)
     assert after[j - 2] == before[i - 2]  # the line it followed still precedes it
+
+
+def test_lead_passes_lint_and_lint_still_flags_uncited_lines_outside_it(tmp_path: Path) -> None:
+    from stigmergy.gates.lint import lint_repository
+
+    root = make_repo(tmp_path)
+    _file_many(root, 2)
+    git(root, "add", "-A")
+    report = lint_repository(root, Settings())
+    assert not [f for f in report.findings if f.rule == "uncited-line"], report.findings
+    page = root / ENTITY
+    page.write_text(page.read_text(encoding="utf-8") + "\nRevenue doubled last year.\n", encoding="utf-8")
+    report = lint_repository(root, Settings())
+    assert [f.rule for f in report.findings if f.path == ENTITY] == ["uncited-line"]

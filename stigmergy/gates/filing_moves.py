@@ -23,7 +23,7 @@ LEAD_END = "<!-- /stigmergy:lead -->"
 _ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})\)$")
 
 
-def _lead_range(lines: list[str]) -> range:
+def lead_range(lines: list[str]) -> range:
     """Indexes of the lead's lines (markers included), or an empty range."""
     try:
         a = lines.index(LEAD_START)
@@ -52,9 +52,9 @@ class FilingMoves:
     def __init__(self, ctx: GateContext, rel: str, old: str, new: str | None) -> None:
         self.rel = rel
         old_lines = old.split("\n")
-        self.old_lead = Counter(old_lines[i] for i in _lead_range(old_lines))
+        self.old_lead = Counter(old_lines[i] for i in lead_range(old_lines))
         new_lines = (new or "").split("\n")
-        lead = _lead_range(new_lines)
+        lead = lead_range(new_lines)
         self.new_body = Counter(line for i, line in enumerate(new_lines) if i not in lead)
         self.arrived: Counter[str] = Counter()
         self.arrived_on: dict[str, str] = {}

@@ -13,6 +13,7 @@ from typing import Any
 
 from stigmergy.errors import ContractError
 from stigmergy.gates.figures import claim_text, missing_figures
+from stigmergy.gates.filing_moves import lead_range
 from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
 from stigmergy.layers import readers_allow
 from stigmergy.pages.markdown import code_lines
@@ -218,6 +219,9 @@ class _Linter:
         cited_any = False
         # Code blocks (any fence, nested or unclosed; indented) are quoted material, not claims or links.
         code = {pv.body_first_line + i for i in code_lines("\n".join(pv.lines[pv.body_first_line - 1 :]))}
+        # A page's lead is written by code on each filing: its uncited lines (kind, aliases, dates, links to
+        # related and archive pages) navigate, they claim nothing; its cited lines are checked as any other.
+        lead = {i + 1 for i in lead_range(pv.lines)}
         for n in range(pv.body_first_line + 1, len(pv.lines) + 1):
             line = pv.lines[n - 1]
             if n in pv.block_lines or n in code:
@@ -242,6 +246,7 @@ class _Linter:
                         self.add("contract", rel, n, f"figures not in the cited lines: {', '.join(missing)}")
             elif (
                 ptype in ("note", "concept", "entity", "project")
+                and n not in lead
                 and line.strip()
                 and not line.lstrip().startswith("#")
                 and not line.strip().startswith(("---", "|-", "| -"))

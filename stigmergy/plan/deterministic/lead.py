@@ -65,11 +65,11 @@ def lead_lines(
         lead.append("Open contradictions (recorded below): " + "; ".join(dict.fromkeys(open_subjects)) + ".")
     me = stem_of(path)
     links = Counter(
-        m.group(1).strip() for line in rest for m in _LINK.finditer(line)
+        m.group(1).strip() for line in rest if not line.startswith("#") for m in _LINK.finditer(line)
         if m.group(1).strip() != me and archive_base(m.group(1).strip()) is None
     )
     related = [t for t, _ in sorted(links.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_RELATED]]
-    if related:
+    if related:  # the entities, concepts and projects its lines link to (a heading links a dated note)
         lead.append("Related: " + " · ".join(f"[[{t}]]" for t in related))
     if archives:
         lead.append("Archive: " + " · ".join(f"[[{a}]]" for a in archives))
