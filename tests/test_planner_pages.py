@@ -30,9 +30,10 @@ def _body(root: Path, rel: str) -> str:
 def _file_many(root: Path, n: int, start: int = 1) -> None:
     for i in range(start, start + n):
         year = 2024 + (i - 1) * 2 // (MAX_SECTIONS + 6)
-        text = (f"Halden Logistics signed order {i} for the Atlas rollout, said Mara Lindqvist.\n"
+        text = (f"Halden Logistics signed order {i} for the Atlas rollout, said Maria Chen.\n"
                 f"Halden Logistics revenue in Q{1 + i % 4} {year} was ${100 + i}k according to finance.\n")
-        rel = write_source(root, i, text, title=f"Halden call {i}", occurred_at=f"{year}-{1 + i % 12:02d}-{1 + i % 27:02d}")
+        rel = write_source(root, i, text, title=f"Halden call {i}", metadata={"participants": ["Maria Chen"]},
+                           occurred_at=f"{year}-{1 + i % 12:02d}-{1 + i % 27:02d}")
         file_and_commit(root, rel, i)
 
 
