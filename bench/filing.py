@@ -5,6 +5,13 @@ on the same wiki after 1,000 more entity pages are added (it must not grow with 
 `git add` + `git commit` loop over the same N documents is timed too (the floor any capture pays).
 
     .venv/bin/python bench/filing.py [--n 200] [--extra-pages 1000] [--json out.json]
+
+Flat cost (`--team N`): N generated team documents (bench/team_docs.py: the same 12 people, 4 products and
+8 customers recur, figures agree across documents, dates over three years) filed by the real `stigmergy
+capture`, 200 at a time into one growing wiki; the captures/s of the first 200 against the 200 filed
+after the first N, the planner's context/plan/gates milliseconds for both, refusals, and the largest page.
+
+    .venv/bin/python bench/filing.py --team 2000 [--window 200] [--json out.json]
 """
 
 from __future__ import annotations
@@ -87,13 +94,73 @@ def add_entity_pages(wiki: Path, n: int) -> None:
     )
 
 
+def team(n: int, window: int) -> dict:
+    from team_docs import make_team_documents
+
+    with tempfile.TemporaryDirectory(prefix="stigmergy-bench-team-") as tmp:
+        work = Path(tmp)
+        docs = make_team_documents(work / "docs", n + window)
+        wiki = work / "wiki"
+        subprocess.run([sys.executable, "-m", "stigmergy", "init", str(wiki)], check=True, env=git_env(), capture_output=True)
+        rates: list[tuple[int, float]] = []
+        refused = 0
+        for start in range(0, n + window, window):
+            batch = work / f"batch-{start:05d}"
+            batch.mkdir()
+            for d in docs[start : start + window]:
+                d.rename(batch / d.name)
+            started = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
+                env=git_env(), capture_output=True, text=True,
+            )
+            if proc.returncode not in (0, 3):
+                raise SystemExit(f"capture failed ({proc.returncode}): {proc.stderr[-2000:]}")
+            elapsed = time.perf_counter() - started
+            refused += json.loads(proc.stdout).get("counts", {}).get("refused", 0)
+            rates.append((start, len(docs[start : start + window]) / elapsed))
+            print(f"  captures {start:5d}-{start + window - 1:5d}: {rates[-1][1]:.2f}/s", file=sys.stderr, flush=True)
+        recs = records(wiki)
+        first, last = recs[:window], recs[-window:]
+
+        def split(rs: list[dict]) -> dict:
+            return {k: dist([float(r["planner"][k]) for r in rs]) for k in ("context_ms", "plan_ms", "gates_ms", "ms")}
+
+        pages = sorted((p.stat().st_size, p.relative_to(wiki).as_posix()) for p in (wiki / "wiki").rglob("*.md"))
+        largest = pages[-1]
+        archives = [p for _, p in pages if p.endswith(")" + ".md") and " (20" in p]
+        return {
+            "documents": n + window,
+            "window": window,
+            "captures_per_second_first": round(rates[0][1], 2),
+            f"captures_per_second_after_{n}": round(rates[-1][1], 2),
+            "ratio_after_to_first": round(rates[-1][1] / rates[0][1], 2),
+            "captures_per_second_by_window": [round(r, 2) for _, r in rates],
+            "refused": refused,
+            "filing_ms_first": split(first),
+            f"filing_ms_after_{n}": split(last),
+            "wiki_pages": len(pages),
+            "archive_pages": len(archives),
+            "largest_page": {"path": largest[1], "bytes": largest[0],
+                             "lines": (wiki / largest[1]).read_text(encoding="utf-8").count("\n")},
+        }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--team", type=int, default=0, help="flat-cost run over this many generated team documents")
+    ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--extra-pages", type=int, default=1000)
     ap.add_argument("--after", type=int, default=20, help="captures filed after the extra pages are added")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.team:
+        text = json.dumps(team(args.team, args.window), indent=2)
+        print(text)
+        if args.json:
+            args.json.write_text(text + "\n")
+        return
     with tempfile.TemporaryDirectory(prefix="stigmergy-bench-filing-") as tmp:
         work = Path(tmp)
         docs = make_documents(work / "docs", args.n + args.after)

@@ -143,3 +143,11 @@ def test_lead_passes_lint_and_lint_still_flags_uncited_lines_outside_it(tmp_path
     page.write_text(page.read_text(encoding="utf-8") + "\nRevenue doubled last year.\n", encoding="utf-8")
     report = lint_repository(root, Settings())
     assert [f.rule for f in report.findings if f.path == ENTITY] == ["uncited-line"]
+
+
+def test_a_page_with_only_a_lead_is_a_placeholder() -> None:
+    from stigmergy.pages.wiki import is_placeholder
+
+    lead_only = f"# Dublin\n\n{LEAD_START}\n*place*\n\nRelated: [[Aoife Brennan]]\n{LEAD_END}\n"
+    assert is_placeholder(lead_only)
+    assert not is_placeholder(lead_only + "\n## 2026-05-19 · x\n\n- A line. ([source](s.md#L1))\n")

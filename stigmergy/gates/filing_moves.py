@@ -17,9 +17,8 @@ from collections import Counter
 
 from stigmergy.gates.context import GateContext, line_counter
 from stigmergy.pages.citations import parse_line
+from stigmergy.pages.wiki import LEAD_END, LEAD_START
 
-LEAD_START = "<!-- stigmergy:lead -->"
-LEAD_END = "<!-- /stigmergy:lead -->"
 _ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})\)$")
 
 

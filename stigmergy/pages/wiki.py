@@ -180,11 +180,21 @@ def content_lines(body: str) -> list[str]:
     return [ln for ln in body.split("\n")[1:] if ln.strip() and not ln.lstrip().startswith("#")]
 
 
+# A page's lead (docs/planning.md): code writes it after the title on each filing; it summarises the body.
+LEAD_START = "<!-- stigmergy:lead -->"
+LEAD_END = "<!-- /stigmergy:lead -->"
+
+
 def is_placeholder(body: str) -> bool:
-    """True for a body that is only its H1, or only placeholder words ("TODO", "TBD", "lorem ipsum", "...")."""
+    """True for a body that is only its H1 (and a lead, which only summarises a body), or only placeholder
+    words ("TODO", "TBD", "lorem ipsum", "...")."""
     # content_lines, lazily: a real page answers on its first content line, so a long page is not
     # walked to the end. No content line at all is a placeholder too.
+    in_lead = False
     for ln in body.split("\n")[1:]:
+        if ln == LEAD_START or in_lead:
+            in_lead = ln != LEAD_END
+            continue
         if not ln.strip() or ln.lstrip().startswith("#"):
             continue
         word = _PLACEHOLDER_PREFIX.sub("", ln).strip().strip(".:!").strip().lower() or "..."

@@ -19,9 +19,8 @@ import re
 from collections.abc import Sequence
 
 from stigmergy.pages.contradictions import START_PREFIX
+from stigmergy.pages.wiki import LEAD_END, LEAD_START
 
-LEAD_START = "<!-- stigmergy:lead -->"
-LEAD_END = "<!-- /stigmergy:lead -->"
 MAX_SECTIONS = 30  # dated sections a page holds before its oldest move to the archive pages
 KEEP_SECTIONS = 15  # dated sections left on the page after a move (moves are batched, not per filing)
 BLOCK_START = START_PREFIX
