@@ -74,6 +74,18 @@ def test_deleting_a_source_sweeps_lines_claims_aliases_and_cascades(repo):
     assert verdict.ok, verdict.violations
 
 
+def test_aliases_of_entities_that_did_not_cite_the_source_are_kept(repo):
+    root, a = repo["root"], repo["a"]
+    other = make_page(root, "entity", "Aurora Sys Holdings", [f"- Aurora hired Maya. {cited('wiki/entities/Aurora Sys Holdings.md', repo['b'], 1)}"],
+                      aliases=("Aurora Sys",))
+    commit(root, [other])
+    result = sweep_references(root, repo["settings"], [a[0]], timestamp=TS2)
+    assert other not in result.changes  # it never cited the removed source: its alias rests elsewhere
+    changes = {**result.changes, other: (root / other).read_text(encoding="utf-8").replace("- Aurora Sys\n", "")}
+    verdict = judge(changes, root, repo["settings"], replace(op("delete"), targets=(a[0],)), result.records)
+    assert "contract" in {v.rule for v in verdict.violations}  # and the gates refuse dropping it
+
+
 def test_a_block_left_with_one_claim_goes(repo):
     root = repo["root"]
     result = sweep_references(root, repo["settings"], [repo["a"][0], repo["c"][0]], timestamp=TS2)

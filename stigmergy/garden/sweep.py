@@ -129,7 +129,7 @@ class _Sweeper:
             out = _drop_empty_sections(out, touched)
         entities = tuple(t for t in page.entities if self.keeps_entity(post, t, layer))
         aliases = page.aliases
-        if page.type == "entity" and self.removed_source_text:
+        if page.type == "entity" and self.removed_source_text and set(page.sources) & self.removed_caps:
             kept = cited_text.get(rel, "")
             aliases = tuple(
                 a for a in page.aliases

@@ -214,6 +214,9 @@ def alias_removal_accounted(ctx: GateContext, rel: str, dropped: set[str]) -> bo
     """`delete` may drop an alias that a source it removes attests (the sweep drops only those)."""
     if ctx.op.kind != "delete":
         return False
+    old = ctx.old_page(rel)
+    if old is None or isinstance(old, Exception) or not set(old.sources) & removed_sources(ctx):
+        return False  # only an entity that cited a removed source can lose an alias that rested on it
     texts = " ".join(ctx.disk_text(p) or "" for p, t in ctx.changes.items() if t is None and (classify(p) or ("",))[0] == "source")
     folded = fold(texts)
     return all(re.search(rf"(?<!\w){re.escape(fold(a))}(?!\w)", folded) for a in dropped)
