@@ -8,9 +8,10 @@ from typing import Any
 from stigmergy.repo.operations import Repository
 
 
-def status(repo: Repository, readable: tuple[str, ...]) -> dict[str, Any]:
+def status(repo: Repository, readable: tuple[str, ...] = ()) -> dict[str, Any]:
     """Pending work, the last operation and the index state, as a reader of the layers `readable`
-    (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py)."""
+    (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py). Without `readable` (an
+    internal caller that wants only the index state, e.g. garden), no layer's content is shown."""
     from stigmergy.repo.oplog import visible
 
     state = repo.reader_state()
