@@ -29,3 +29,20 @@ def test_garden_check_with_an_index_behind_head_reports_instead_of_crashing(wiki
     json.loads(out)
     code, out, err = run_cli(["garden", "--dry-run"], cwd=wiki)
     assert code in (0, 4), out + err
+
+
+def test_a_damaged_state_database_is_named_with_one_line_and_the_way_back(wiki: Path):
+    state = Layout(wiki).state_db
+    run_cli(["status"], cwd=wiki)
+    for leftover in state.parent.glob(state.name + "*"):
+        leftover.unlink()
+    state.write_bytes(b"this is not a database\n" * 10)
+    for args in (["status"], ["log"], ["fsck"], ["capture", "--text", "A line that must not land."]):
+        code, out, err = run_cli(args, cwd=wiki)
+        assert code == 1, (args, code, out, err)
+        assert "state.sqlite" in err and "stigmergy resume" in err, (args, err)
+    # The way back the hint names works: the bookkeeping is rebuilt from Git.
+    state.rename(state.with_name("state.sqlite.bad"))
+    code, out, err = run_cli(["resume"], cwd=wiki)
+    assert code == 0, out + err
+    assert run_cli(["status"], cwd=wiki)[0] == 0

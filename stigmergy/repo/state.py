@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stigmergy.errors import StigmergyError
+
 _MIGRATIONS = [
     """
     CREATE TABLE operations (
@@ -88,12 +90,25 @@ class OperationRow:
 class StateDB:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
+        try:
+            self._open(path, readonly)
+        except sqlite3.DatabaseError as exc:
+            # Bookkeeping is derived from Git (see resume): name the file and the way back, never a
+            # traceback. It is not moved aside here: it may hold acknowledged captures not yet filed.
+            raise StigmergyError(
+                f"the state database {path} is unreadable ({exc})",
+                hint=f"move it aside (mv {path} {path}.bad) and run `stigmergy resume` to rebuild it from Git",
+            ) from exc
+
+    def _open(self, path: Path, readonly: bool) -> None:
         if readonly:
             if not path.exists():
                 self.conn = sqlite3.connect(":memory:")
                 self._migrate()
                 return
             self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+            # A read-only open reads nothing yet: read the header now, so a damaged file fails here.
+            self.conn.execute("PRAGMA user_version").fetchone()
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
