@@ -25,9 +25,12 @@ ARM_DEPTH = 50  # pages each arm contributes to the fusion
 # measured no worse than 10:4:1 on any set (docs/index.md). `[search] title_weight, headings_weight`.
 BM25_WEIGHTS = (1.0, 1.0, 1.0)
 ENTITY_ABOUT_DEPTH = 500
-# Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. Deeper than ARM_DEPTH so that
-# one long file (a 130 KB manual is ~150 fragments) cannot fill the arm's candidates by itself.
-LEXICAL_DEPTH = 200
+# Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. The vector arm's exact scan
+# (layers up to EXACT_SCAN_MAX_ROWS) fetches 3x deeper so that one long file (a 130 KB manual is ~150
+# fragments) cannot fill its candidates by itself; the scan costs the same at any depth there. Large layers
+# keep the 1-bit prefilter's 2 x ARM_DEPTH candidates: 150 deep doubled p50 at 100k fragments (measured,
+# docs/index.md), and neither question set moved with depth.
+LEXICAL_DEPTH = 100
 VECTOR_DEPTH = 150
 SOURCE_MENTIONS = True  # the entity arm lists sources that name the entity (ablation switch, docs/index.md)
 STOPWORDS = frozenset(
@@ -103,6 +106,7 @@ class ArmQueries:
                filtered: bool) -> list[tuple[int, int]]:
         blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
         want = VECTOR_DEPTH * (3 if filtered else 1)
+        prefilter = ARM_DEPTH * (6 if filtered else 1) * 2
         scored: list[tuple[float, int]] = []
         for layer in layers:
             table = store.vec_table(self.conn, layer)
@@ -118,7 +122,7 @@ class ArmQueries:
                 # 1-bit prefilter, then exact cosine on the float vectors of the candidates.
                 cand = [r[0] for r in self.conn.execute(
                     f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
-                    (blob, want * 2))]
+                    (blob, prefilter))]
                 if not cand:
                     continue
                 fp = self._fp()
