@@ -263,3 +263,15 @@ def test_erase_a_layer_removes_its_folder_from_every_commit(wiki: Path) -> None:
     assert _pages(wiki) == public_before  # the public wiki is untouched
     assert run_cli(["lint"], cwd=wiki)[0] == 0
     assert "erase: layer board (2 capture(s))" in git(wiki, "log", "-1", "--format=%s")
+
+
+def test_a_deleted_capture_can_still_be_erased_from_history(repo: dict) -> None:
+    root, canary = repo["root"], repo["canary"]
+    code, _, err = run_cli(["delete", canary, "--rationale", "withdrawn"], cwd=root)
+    assert code == 0, err
+    assert git(root, "log", "--all", "--format=%H", "-S", CANARY) != ""  # delete keeps history
+    code, out, err = run_cli(["--json", "erase", canary, "--rationale", "and now erased", "--yes"], cwd=root)
+    assert code == 0, json.loads(out)["residue"]
+    assert run_cli(["erase", "--audit", CANARY], cwd=root)[0] == 0
+    assert run_cli(["erase", "--audit", canary], cwd=root)[0] == 0
+    assert run_cli(["lint"], cwd=root)[0] == 0

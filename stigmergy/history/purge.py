@@ -31,32 +31,41 @@ def _redact(value: Any, erased: Collection[str]) -> Any:
     return value
 
 
+def _blank_ids(text: str, erased: Collection[str]) -> str:
+    """Erased ids (and paths) left in keys (a manifest keyed by path) or summaries are blanked."""
+    for cid in erased:
+        text = text.replace(cid, "cap_[erased]" if cid.startswith("cap_") else REDACTED)
+    return text
+
+
 def _vacuum(conn: Any) -> None:
     conn.execute("VACUUM")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def purge_state(
-    repo: Repository, erased: Collection[str], erased_ops: Collection[str], mapping: Mapping[str, str | None]
+    repo: Repository, erased: Collection[str], erased_ops: Collection[str], mapping: Mapping[str, str | None],
+    gone_pages: Collection[str] = (),
 ) -> None:
     """Drop the erased captures' rows and operations; point every other change record at its rewritten
     commit; redact manifests and regenerate patches that named an erased capture."""
-    erased = tuple(erased)
+    ids = tuple(erased)
+    erased = (*ids, *gone_pages)  # what a change record must not name: the ids, and pages only they made
     conn = repo.state.conn
-    marks_c = ",".join("?" * len(erased)) or "NULL"
+    marks_c = ",".join("?" * len(ids)) or "NULL"
     ops = tuple(erased_ops)
     marks_o = ",".join("?" * len(ops)) or "NULL"
     old_patches: set[str] = set()
     with repo.state.tx() as c:
-        c.execute(f"DELETE FROM captures WHERE capture_id IN ({marks_c})", erased)
-        c.execute(f"DELETE FROM queue WHERE capture_id IN ({marks_c})", erased)
+        c.execute(f"DELETE FROM captures WHERE capture_id IN ({marks_c})", ids)
+        c.execute(f"DELETE FROM queue WHERE capture_id IN ({marks_c})", ids)
         c.execute(f"DELETE FROM operations WHERE id IN ({marks_o})", ops)
         c.execute(f"DELETE FROM inflight WHERE op_id IN ({marks_o})", ops)
-    rows = conn.execute("SELECT id, commit_sha, manifest, patch_sha FROM operations").fetchall()
-    for op_id, commit, manifest_text, patch_sha in rows:
+    rows = conn.execute("SELECT id, commit_sha, manifest, patch_sha, summary FROM operations").fetchall()
+    for op_id, commit, manifest_text, patch_sha, summary in rows:
         new_commit = mapping.get(commit, commit) if commit else commit
         manifest = json.loads(manifest_text)
-        named = any(cid in manifest_text for cid in erased)
+        named = any(cid in manifest_text or cid in summary for cid in erased)
         patch_named = False
         if patch_sha:
             try:
@@ -66,7 +75,7 @@ def purge_state(
         if new_commit == commit and not named and not patch_named:
             continue
         if named:
-            manifest = _redact(manifest, erased)
+            manifest = json.loads(_blank_ids(json.dumps(_redact(manifest, erased)), erased))
         if commit and new_commit is None:
             manifest.setdefault("reasons", []).append("its commit held only erased content and was removed by an erase")
         new_patch = patch_sha
@@ -78,8 +87,9 @@ def purge_state(
                 new_patch = repo.evidence.put(patch) if patch else None
         with repo.state.tx() as c:
             c.execute(
-                "UPDATE operations SET commit_sha=?, manifest=?, patch_sha=? WHERE id=?",
-                (new_commit, json.dumps(manifest, sort_keys=True, default=str), new_patch, op_id),
+                "UPDATE operations SET commit_sha=?, manifest=?, patch_sha=?, summary=? WHERE id=?",
+                (new_commit, json.dumps(manifest, sort_keys=True, default=str), new_patch,
+                 _blank_ids(summary, erased), op_id),
             )
     still = {r[0] for r in conn.execute("SELECT patch_sha FROM operations WHERE patch_sha IS NOT NULL")}
     for obj in old_patches - still:
@@ -106,10 +116,12 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
             try:
                 paths = sorted(touched)
                 prefix = layer_prefix(layer) if layer else None
-                rows = conn.execute("SELECT id, path, layer FROM pages").fetchall()
-                gone = [(pid, lay) for pid, path, lay in rows if path in touched or (prefix and path.startswith(prefix))]
-                for pid, lay in gone:
+                rows = conn.execute("SELECT id, path, layer, blob_sha FROM pages").fetchall()
+                gone = [(pid, path, lay) for pid, path, lay, sha in rows
+                        if path in touched or (prefix and path.startswith(prefix)) or _stale(repo, path, sha)]
+                for pid, _path, lay in gone:
                     _remove_page(conn, pid, lay)
+                paths = sorted({*paths, *(path for _pid, path, _lay in gone)})
                 if layer:
                     table = store.vec_table(conn, layer)
                     if table:
@@ -131,3 +143,14 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
             _vacuum(conn)
         finally:
             conn.close()
+
+
+def _stale(repo: Repository, path: str, sha: str) -> bool:
+    """A row indexed from other content than the working tree holds now: it may hold erased text (a page a
+    `delete` swept before the index caught up), so it goes and is indexed again."""
+    from stigmergy.repo.git import blob_sha
+
+    try:
+        return blob_sha((repo.root / path).read_bytes()) != sha
+    except OSError:
+        return True

@@ -57,10 +57,12 @@ def compose(first: dict[str, str | None], then: dict[str, str | None]) -> dict[s
     return out
 
 
-def rewrite_history(root: Path, spec: RewriteSpec, previous: dict[str, str | None] | None = None) -> dict[str, str | None]:
-    """Run the rewrite; return {old commit: new commit, or None when it was pruned as empty}, composed
-    with `previous` (the mapping of an earlier, interrupted attempt) and with the commit map an
-    interrupted filter-repo run left behind."""
+def rewrite_history(
+    root: Path, spec: RewriteSpec, previous: dict[str, str | None] | None = None
+) -> tuple[dict[str, str | None], list[str]]:
+    """Run the rewrite; return ({old commit: new commit, or None when it was pruned as empty}, the paths
+    some version of which the rewrite removed). The mapping is composed with `previous` (the mapping of an
+    earlier, interrupted attempt) and with the commit map an interrupted filter-repo run left behind."""
     git_dir = Path(Git(root).run("rev-parse", "--absolute-git-dir").strip())
     work = git_dir / "stigmergy-erase"
     work.mkdir(exist_ok=True)
@@ -82,9 +84,11 @@ def rewrite_history(root: Path, spec: RewriteSpec, previous: dict[str, str | Non
             hint="`stigmergy resume` finishes the erase",
         )
     mapping = compose(previous, _read_commit_map(git_dir / "filter-repo" / "commit-map"))
+    gone_file = work / "gone.json"
+    gone = json.loads(gone_file.read_text()) if gone_file.exists() else []
     shutil.rmtree(git_dir / "filter-repo", ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
-    return mapping
+    return mapping, gone
 
 
 def drop_unreachable(root: Path) -> None:
@@ -101,7 +105,7 @@ def drop_unreachable(root: Path) -> None:
 # ---------------------------------------------------------------- the child process
 
 
-def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any]:
+def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
     from stigmergy.history.scrub import PageScrubber, sweep_working_tree
     from stigmergy.settings import load_settings
 
@@ -117,10 +121,12 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any]:
     drop_paths = {p.encode() for p in spec.drop_paths}
     drop_prefixes = tuple(p.encode() for p in spec.drop_prefixes)
     erased_ops = {o.encode() for o in spec.erased_ops}
+    gone: set[str] = set()  # paths some version of which was removed (reported to the caller)
     scrubbed: dict[tuple[bytes, bytes], bytes | None] = {}  # (path, blob id) -> new blob id; None: the page goes
 
     def file_info(filename: bytes, mode: bytes, blob_id: bytes, value: Any) -> tuple[Any, Any, Any]:
         if filename in drop_paths or filename.startswith(drop_prefixes):
+            gone.add(filename.decode("utf-8", "surrogateescape"))
             return None, mode, blob_id
         if not filename.endswith(b".md") or mode not in (b"100644", b"100755"):
             return filename, mode, blob_id
@@ -139,6 +145,7 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any]:
             scrubbed[key] = new_id
         new = scrubbed[key]
         if new is None:
+            gone.add(filename.decode("utf-8", "surrogateescape"))
             return filename, None, blob_id  # filter-repo turns this into a deletion
         return filename, mode, new
 
@@ -155,7 +162,7 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any]:
             message = message.replace(cid.encode(), b"cap_[erased]")
         commit.message = message
 
-    return file_info, commit_cb
+    return file_info, commit_cb, gone
 
 
 def _filter_class() -> Any:
@@ -198,9 +205,10 @@ def _main(spec_path: str) -> None:
     import git_filter_repo as fr
 
     spec = RewriteSpec(**{k: tuple(v) for k, v in json.loads(Path(spec_path).read_text()).items()})
-    file_info, commit_cb = _callbacks(Path.cwd(), spec)
+    file_info, commit_cb, gone = _callbacks(Path.cwd(), spec)
     args = fr.FilteringOptions.parse_args(["--force", "--partial", "--quiet", "--prune-empty", "auto"])
     _filter_class()(args, file_info_callback=file_info, commit_callback=commit_cb).run()
+    Path(spec_path).with_name("gone.json").write_text(json.dumps(sorted(gone)))
 
 
 if __name__ == "__main__":

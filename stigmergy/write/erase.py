@@ -26,6 +26,7 @@ from typing import Any
 from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageError
 from stigmergy.history.rewrite import RewriteSpec, drop_unreachable, rewrite_history
 from stigmergy.history.scrub import sweep_working_tree
+from stigmergy.pages.source import CAPTURE_ID_RE
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.repo.operations import Repository, commit_message, utc_now
@@ -99,12 +100,32 @@ def _scan_sources(repo: Repository) -> dict[str, str]:
     return out
 
 
+def _source_text(repo: Repository, path: str) -> str:
+    """The source page as the working tree has it, else as the last commit that had it (a deleted source)."""
+    try:
+        return (repo.root / path).read_text(encoding="utf-8")
+    except OSError:
+        pass
+    commit = repo.git.run("log", "--all", "-1", "--format=%H", "--diff-filter=A", "--", path, check=False).strip()
+    return repo.git.run("show", f"{commit}:{path}", check=False) if commit else ""
+
+
+def _in_history(repo: Repository, name: str) -> list[tuple[str, str, str]]:
+    """A full capture id whose source page only history still has (deleted with `stigmergy delete`)."""
+    if not CAPTURE_ID_RE.match(name):
+        return []
+    out = repo.git.run("log", "--all", "--diff-filter=A", "--name-only", "--format=", "--",
+                       f"sources/*/*/{name}.md", f"layers/*/sources/*/*/{name}.md", check=False)
+    paths = sorted({p for p in out.split("\n") if p.strip()})
+    return [(name, (classify(p) or ("", PUBLIC_LAYER))[1], p) for p in paths[:1]]
+
+
 def _artifact_objects(repo: Repository, path: str) -> tuple[str, ...]:
     from stigmergy.pages.frontmatter import split_front_matter
 
     try:
-        meta, _, _ = split_front_matter((repo.root / path).read_text(encoding="utf-8"))
-    except (OSError, StigmergyError):
+        meta, _, _ = split_front_matter(_source_text(repo, path))
+    except StigmergyError:
         return ()
     objects: list[str] = []
     for a in meta.get("artifacts") or []:
@@ -124,6 +145,10 @@ def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | Non
     out: dict[str, tuple[str, str, str]] = {}
     for name in captures:
         matches = [cid for cid in known if cid == name or (len(name) >= 8 and cid.startswith(name))]
+        if not matches:
+            for cid, lay, path in _in_history(repo, name):
+                known[cid] = (lay, path)
+                matches = [cid]
         if len(matches) != 1:
             raise NotFoundError(
                 f"capture {name!r}: {'no' if not matches else 'more than one'} capture matches",
@@ -349,14 +374,19 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     )
     repo.pause("erase-journal")
     map_file = repo.layout.state_dir / MAP_FILE
-    previous = json.loads(map_file.read_text()) if map_file.exists() else {}
-    mapping = rewrite_history(repo.root, spec, previous)
-    # Commit ids only (no content): the purges below need them, and a resumed rewrite maps new to new.
-    map_file.write_text(json.dumps(mapping))
+    saved = json.loads(map_file.read_text()) if map_file.exists() else {"map": {}, "gone": []}
+    mapping, gone = rewrite_history(repo.root, spec, saved["map"])
+    gone = sorted({*saved["gone"], *gone})
+    # Commit ids and paths only (no content): the purges below need them, and a resumed rewrite maps new
+    # to new and finds nothing more to remove.
+    map_file.write_text(json.dumps({"map": mapping, "gone": gone}))
     drop_unreachable(repo.root)
     repo.pause("erase-rewritten")
     purge_evidence(repo, plan.evidence_objects)
-    purge_state(repo, plan.erased_ids, set(erased_ops), mapping)
+    # Pages that no longer exist anywhere because of the erase name it in their path (a note's title):
+    # change records that mention them are redacted like the ids.
+    gone_pages = [p for p in gone if not (repo.root / p).exists()]
+    purge_state(repo, plan.erased_ids, set(erased_ops), mapping, gone_pages)
     touched = {*plan.pages_changed, *plan.pages_deleted, *(c.source_path for c in plan.captures)}
     purge_index(repo, touched, plan.layer, mapping.get(old_index_commit or "", None))
     _record(repo, plan)
