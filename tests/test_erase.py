@@ -243,20 +243,22 @@ def test_erase_a_layer_removes_its_folder_from_every_commit(wiki: Path) -> None:
     toml.write_text(toml.read_text() + '\n[layers.board]\nreaders = ["boss@example.com"]\n')
     git(wiki, "commit", "-qam", "board layer")
     _capture(wiki, str(CORPUS / BEFORE[0]))
-    _capture(wiki, "--text", f"The board approved the {CANARY} acquisition of Norrland Fresh.", "--layer", "board",
-             "--as", "boss@example.com")
-    _capture(wiki, "--text", f"Board minutes: {CANARY} closes in May.", "--layer", "board",
-             "--as", "boss@example.com")
+    boss = ("--layer", "board", "--as", "boss@example.com")
+    _capture(wiki, "--text", f"The board approved the {CANARY} acquisition of Norrland Fresh.", *boss)
+    _capture(wiki, "--text", f"Board minutes: {CANARY} closes in May.", *boss)
     _capture(wiki, str(CORPUS / AFTER[0]))
     public_before = {p: t for p, t in _pages(wiki).items()}
     assert git(wiki, "ls-files", "layers/board")
-    code, out, err = run_cli(["--json", "erase", "--layer", "board", "--rationale", "moved to its own repository"],
-                             cwd=wiki)
+    # Someone who may not read the layer may not erase it (the plan lists its pages).
+    code, _, err = run_cli(["erase", "--layer", "board", "--rationale", "x"], cwd=wiki)
+    assert code == 3 and "not a reader" in err
+    code, out, err = run_cli(["--json", "--as", "boss@example.com", "erase", "--layer", "board",
+                              "--rationale", "moved to its own repository"], cwd=wiki)
     assert code == 0, err
     plan = json.loads(out)
     assert len(plan["captures"]) == 2 and all(p.startswith("layers/board/") for p in plan["pages_deleted"])
-    code, out, err = run_cli(["erase", "--layer", "board", "--rationale", "moved to its own repository", "--yes"],
-                             cwd=wiki)
+    code, out, err = run_cli(["--as", "boss@example.com", "erase", "--layer", "board",
+                              "--rationale", "moved to its own repository", "--yes"], cwd=wiki)
     assert code == 0, err + out
     assert git(wiki, "log", "--all", "--format=%H", "--", "layers/board") == ""
     assert run_cli(["erase", "--audit", CANARY], cwd=wiki)[0] == 0

@@ -55,10 +55,11 @@ def erase_cmd(
     audit_needle: Annotated[
         str | None, typer.Option("--audit", help="Report where TEXT (or a SHA256 of content) is still found.")
     ] = None,
+    as_reader: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Erase captures or a layer from the history, evidence, index and records (dry run unless --yes)."""
-    app_ctx: AppContext = reading(ctx, None, json_out)
+    app_ctx: AppContext = reading(ctx, as_reader, json_out)
     repo = app_ctx.repository()
     if audit_needle is not None:
         if captures or layer or rationale or yes:
@@ -84,7 +85,7 @@ def erase_cmd(
     from stigmergy.repo.lock import WriterLock
     from stigmergy.write.erase import plan_erase, run_erase
 
-    plan = plan_erase(repo, captures or [], layer, rationale or "")
+    plan = plan_erase(repo, captures or [], layer, rationale or "", reader=app_ctx.reader)
     if not yes:
         if app_ctx.json:
             print_json({"dry_run": True, **plan.to_dict()})

@@ -253,8 +253,11 @@ def _patch_mentions(repo: Repository, erased: set[str], erased_ops: set[str]) ->
     return own, others
 
 
-def plan_erase(repo: Repository, captures: Sequence[str], layer: str | None, rationale: str) -> ErasePlan:
-    """What an erase would do. Changes nothing."""
+def plan_erase(
+    repo: Repository, captures: Sequence[str], layer: str | None, rationale: str, *, reader: str | None = None
+) -> ErasePlan:
+    """What an erase would do. Changes nothing. With `reader`, a capture or layer they may not read is
+    refused (the plan lists its pages' paths)."""
     if not rationale.strip():
         raise UsageError("--rationale is required: say why this is erased (it is recorded; never put the erased content in it)")
     if bool(captures) == (layer is not None):
@@ -266,6 +269,17 @@ def plan_erase(repo: Repository, captures: Sequence[str], layer: str | None, rat
     targets = _resolve_targets(repo, captures, layer)
     if not targets and layer is None:
         raise NotFoundError("nothing to erase")
+    if reader is not None:
+        from stigmergy.layers import readable_layers
+
+        hidden = sorted({lay for _, lay, _ in targets} - set(readable_layers(repo.settings, reader)))
+        if layer is not None and layer not in readable_layers(repo.settings, reader):
+            hidden = sorted({*hidden, layer})
+        if hidden:
+            raise EraseRefusedError(
+                f"{reader or 'this identity'} is not a reader of layer {', '.join(hidden)}",
+                hint="erase as one of its readers (--as)",
+            )
     ids = {cid for cid, _, _ in targets}
     ops = _operations_of(repo, targets)
     erased_caps = tuple(
