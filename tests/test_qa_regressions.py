@@ -46,3 +46,12 @@ def test_a_damaged_state_database_is_named_with_one_line_and_the_way_back(wiki: 
     code, out, err = run_cli(["resume"], cwd=wiki)
     assert code == 0, out + err
     assert run_cli(["status"], cwd=wiki)[0] == 0
+
+
+def test_search_refuses_filters_that_can_match_nothing_as_usage_errors(wiki: Path):
+    """A typo in a filter used to read as "no matching pages" (exit 0), and -k 0 as the default k."""
+    for args, word in ((["-k", "0"], "-k"), (["-k", "-1"], "-k"), (["--type", "bogus"], "--type"),
+                       (["--since", "garbage"], "--since"), (["--status", "ripe"], "--status")):
+        code, out, err = run_cli(["search", "anything", *args], cwd=wiki)
+        assert code == 2, (args, code, out, err)
+        assert word in err, (args, err)
