@@ -79,3 +79,23 @@ def test_every_reading_command_declares_json_and_as() -> None:
         if not {"--json", "--as"} <= {o for p in commands[name].params for o in getattr(p, "opts", [])}
     ]
     assert missing == []
+
+
+HEAVY = ("torch", "sentence_transformers", "onnxruntime", "httpx", "mcp", "pypdf", "docx")
+
+
+def _imported_by(args: list[str]) -> set[str]:
+    """Every module a fresh `python -m stigmergy ARGS` imports (the interpreter's own import log)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "stigmergy", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_help_through_python_m_imports_no_heavy_library() -> None:
+    # `python -m stigmergy --help` exactly as a user types it: the model, ONNX, HTTP, MCP and document
+    # parsers load only when a command needs them.
+    modules = _imported_by(["--help"])
+    assert {"stigmergy.cli.app", "typer"} <= modules  # the log was read: the check below can fail
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], heavy
