@@ -42,7 +42,28 @@ def run_cli(args: list[str], cwd: Path, input: bytes | None = None, env: dict[st
         result = runner.invoke(app, args, input=input, env=env, catch_exceptions=False)
     finally:
         os.chdir(old)
+    _assert_declared_exit(args, result.exit_code)
     return result.exit_code, result.stdout, result.stderr
+
+
+def _assert_declared_exit(args: list[str], code: int) -> None:
+    """Every command run by the suite ends with a code that `EXTRA_EXIT_CODES` (and so docs/cli.md)
+    declares for it: a new exit path without its line in the table fails the test that takes it."""
+    import typer
+
+    from stigmergy.cli.app import EXTRA_EXIT_CODES, app
+
+    root = typer.main.get_command(app)
+    takes_value = {o for p in root.params if not p.is_flag for o in p.opts}
+    rest = iter(args)
+    for arg in rest:
+        if arg in takes_value:
+            next(rest, None)
+        elif not arg.startswith("-"):
+            if arg in root.commands:
+                declared = (0, 1, 2, *EXTRA_EXIT_CODES.get(arg, ()))
+                assert code in declared, f"`stigmergy {arg}` ended {code}, not declared in EXTRA_EXIT_CODES"
+            return
 
 
 def run_cli_process(args: list[str], cwd: Path, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:

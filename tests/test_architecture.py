@@ -19,6 +19,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "settings": {"errors"},
     "layers": _FOUNDATION,
+    # Declarations of the reading commands' --json shapes (docs/schema.md, tests/test_json_shapes.py).
+    "json_shapes": set(),
     "repo": _FOUNDATION,
     "pages": _FOUNDATION | {"repo"},
     "capture": _FOUNDATION | {"layers", "repo", "pages"},

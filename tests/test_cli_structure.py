@@ -99,3 +99,25 @@ def test_help_through_python_m_imports_no_heavy_library() -> None:
     assert {"stigmergy.cli.app", "typer"} <= modules  # the log was read: the check below can fail
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], heavy
+
+
+def test_extra_exit_codes_name_registered_commands() -> None:
+    import typer
+
+    from stigmergy.cli.app import EXTRA_EXIT_CODES, app
+
+    commands = set(typer.main.get_command(app).commands)
+    assert set(EXTRA_EXIT_CODES) <= commands
+    assert all(set(codes) <= {3, 4} for codes in EXTRA_EXIT_CODES.values())
+
+
+def test_an_exit_code_a_command_does_not_declare_fails_the_run(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The check in conftest.run_cli is what keeps docs/cli.md's exit codes true: it must bite.
+    from stigmergy.cli import app as app_module
+
+    (wiki / "wiki" / "notes").mkdir(parents=True, exist_ok=True)
+    (wiki / "wiki" / "notes" / "Broken.md").write_text("no front matter at all\n", encoding="utf-8")
+    assert run_cli(["lint"], cwd=wiki)[0] == 4
+    monkeypatch.setattr(app_module, "EXTRA_EXIT_CODES", {})
+    with pytest.raises(AssertionError, match="not declared in EXTRA_EXIT_CODES"):
+        run_cli(["lint"], cwd=wiki)

@@ -27,7 +27,7 @@ from stigmergy.cli import (
 )
 from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import print_error
-from stigmergy.errors import NotARepositoryError, StigmergyError
+from stigmergy.errors import EXIT_CHECK, EXIT_REFUSED, NotARepositoryError, StigmergyError
 from stigmergy.repo.layout import find_root
 from stigmergy.settings import load_settings
 
@@ -36,6 +36,16 @@ COMMAND_MODULES = (
     capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds, agent_cmds,
     history_cmds,
 )
+
+# Every command may end 0 (ok), 1 (failure) or 2 (usage); these also end 3 (a gate refused) or 4 (a check
+# found problems). docs/cli.md prints this table, and tests/conftest.py's `run_cli` fails any test in
+# which a command ends with a code it does not declare here, so the table follows the code.
+EXTRA_EXIT_CODES: dict[str, tuple[int, ...]] = {
+    "capture": (EXIT_REFUSED,), "file": (EXIT_REFUSED,), "import": (EXIT_REFUSED,),
+    "lint": (EXIT_CHECK,), "fsck": (EXIT_CHECK,), "index": (EXIT_CHECK,), "maintain": (EXIT_CHECK,),
+    "erase": (EXIT_REFUSED, EXIT_CHECK),
+    **{name: (EXIT_REFUSED, EXIT_CHECK) for name in ("garden", "delete", "merge", "rename", "recompile")},
+}
 
 
 class _Group(TyperGroup):

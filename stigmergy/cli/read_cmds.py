@@ -1,4 +1,4 @@
-"""read, list, describe: scoped reads of the wiki (shapes of --json in docs/index.md)."""
+"""read, list, describe: scoped reads of the wiki (shapes of --json in docs/schema.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,376 @@
+"""The `--json` shapes of the reading commands (search, read, list, describe, ask, status), declared once.
+
+The commands build plain dicts (some in modules under active tuning); these TypedDicts say what they hold.
+Two things keep the declarations true: `scripts/gen_docs.py` renders docs/schema.md from them (so the doc
+is these declarations, nothing else), and `tests/test_json_shapes.py` runs every command on a fixture
+wiki and fails when an answer has a key that is not declared here, lacks a required one, or holds a
+value of another kind. Keys are only ever added (docs/index.md). Imports nothing from stigmergy.
+"""
+
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+# ---------------------------------------------------------------- shared parts
+
+
+class Freshness(TypedDict):
+    """How current the index is: the commit it describes, HEAD, and the pages changed since."""
+
+    commit: str | None
+    head: str | None
+    stale: bool
+    changed: list[str]
+
+
+class ContradictionClaim(TypedDict):
+    text: str
+    date: str
+    source: str
+    path: str
+    start: int
+    end: int
+
+
+class Contradiction(TypedDict):
+    id: str
+    status: str
+    subject: str
+    explanation: str
+    claims: list[ContradictionClaim]
+
+
+# ---------------------------------------------------------------- search
+
+
+class SearchHit(TypedDict):
+    path: str
+    title: str
+    type: str
+    layer: str
+    status: str | None
+    score: float
+    fragment: int
+    lines: list[int]
+    snippet: str
+    rrf: float
+    arms: dict[str, int | None]  # each arm's rank of this page (1-based); null when the arm missed it
+    factors: dict[str, float]
+
+
+class SearchResult(TypedDict):
+    query: str
+    reader: str
+    index: Freshness
+    arms: list[str]
+    hits: list[SearchHit]
+
+
+# ---------------------------------------------------------------- read
+
+
+class FragmentRef(TypedDict):
+    n: int
+    lines: list[int]
+    headings: list[str]
+
+
+class Link(TypedDict):
+    target: str
+    path: str | None  # null when the target is not a page the reader may read
+    title: str | None
+    line: int
+
+
+class Backlink(TypedDict):
+    path: str
+    title: str
+    line: int
+
+
+class EvidenceCite(TypedDict):
+    path: str
+    capture_id: str | None
+    lines: list[int]
+    text: str
+
+
+class EvidenceLine(TypedDict):
+    line: int
+    text: str
+    cites: list[EvidenceCite]
+
+
+class ReadPage(TypedDict):
+    path: str
+    title: str
+    type: str
+    layer: str
+    front_matter: dict[str, Any]
+    fragment: int | None  # null for a head read
+    fragments_total: int
+    fragments: list[FragmentRef]
+    lines: list[int]
+    content: str
+    truncated: bool
+    chars: int
+    note: str
+    links: list[Link]
+    backlinks: list[Backlink]
+    contradictions: list[Contradiction]
+    evidence: NotRequired[list[EvidenceLine]]  # only with --evidence
+
+
+class ReadResult(TypedDict):
+    index: Freshness
+    reader: str
+    pages: list[ReadPage]
+
+
+# ---------------------------------------------------------------- list, describe
+
+
+class ListedPage(TypedDict):
+    path: str
+    title: str
+    type: str
+    layer: str
+    status: str | None
+    date: str | None  # `updated` for wiki pages, `occurred_at` for sources
+    fragments: int
+
+
+class ListResult(TypedDict):
+    index: Freshness
+    reader: str
+    total: int
+    pages: list[ListedPage]
+
+
+class DescribedEntity(TypedDict):
+    path: str
+    title: str
+    entity_type: str | None
+    aliases: list[str]
+    status: str | None
+
+
+class MentioningPage(TypedDict):
+    path: str
+    title: str
+    type: str
+    status: str | None
+
+
+class TimelineFact(TypedDict):
+    date: str
+    fact: str
+    page: str
+    line: int
+    source: str | None
+    source_title: str | None
+    source_lines: list[int] | None
+
+
+class PageContradiction(Contradiction):
+    page: str
+
+
+class DescribeResult(TypedDict):
+    index: Freshness
+    reader: str
+    entity: DescribedEntity
+    pages: list[MentioningPage]
+    timeline: list[TimelineFact]
+    contradictions: list[PageContradiction]
+
+
+# ---------------------------------------------------------------- ask
+
+
+class Citation(TypedDict):
+    path: str
+    lines: list[int]
+    text: NotRequired[str]  # only with --evidence
+
+
+class Sentence(TypedDict):
+    text: str
+    page: str
+    title: str
+    type: str
+    line: int
+    citations: list[Citation]
+
+
+class Withheld(TypedDict):
+    text: str
+    reasons: list[str]
+
+
+class ClaimCitation(TypedDict):
+    path: str
+    lines: list[int]
+
+
+class AnswerClaim(TypedDict):
+    text: str
+    date: str
+    citation: ClaimCitation
+
+
+class AnswerContradiction(TypedDict):
+    id: str
+    page: str
+    subject: str
+    explanation: str
+    claims: list[AnswerClaim]
+    later: int | None  # index of the later claim; null when both carry the same date
+
+
+class Nearest(TypedDict):
+    path: str
+    title: str
+    type: str
+    fragment: int
+    lines: list[int]
+
+
+class AnswerEvidence(TypedDict):
+    threshold: float
+    best: float
+    lines_considered: int
+
+
+class AskResult(TypedDict):
+    question: str
+    reader: str
+    index: Freshness
+    answerer: str  # "deterministic" or "KIND:MODEL"
+    evidence: AnswerEvidence
+    answered: bool
+    refusal: NotRequired[Literal["the wiki does not say"]]  # only when not answered
+    sentences: list[Sentence]
+    withheld: list[Withheld]
+    contradictions: list[AnswerContradiction]
+    nearest: list[Nearest]  # empty when answered
+
+
+# ---------------------------------------------------------------- status
+
+
+class Operation(TypedDict):
+    id: str
+    kind: str
+    status: str
+    commit: str | None
+    started_at: str
+    finished_at: str | None
+    summary: str
+    manifest: dict[str, Any]
+    patch_sha256: str | None
+    withheld: bool  # true: in a layer the reader may not read (summary and manifest say only that)
+
+
+class PendingCapture(TypedDict):
+    capture_id: str
+    locator: str | None
+    op_id: str | None
+
+
+class StatusCounts(TypedDict):
+    operations: int
+    refused: int
+    captures: int
+    pending: int
+    unfiled: int
+
+
+class IndexStatus(TypedDict):
+    present: bool
+    readable: bool | None
+    commit: str | None
+    behind_head: bool | None
+    building: bool
+    error: str | None
+
+
+class EvidenceStatus(TypedDict):
+    originals_absent: int
+
+
+class Health(TypedDict):
+    uncommitted_wiki_changes: int
+    tracked_state: int  # files under .stigmergy/ that Git tracks (derived state must not be)
+    ok: bool
+
+
+class PlannerStatus(TypedDict):
+    current: str
+    wrote_wiki: list[str]
+    recompile_would_change: bool
+
+
+class StatusResult(TypedDict):
+    root: str
+    head: str | None
+    last_operation: Operation | None
+    pending: list[PendingCapture]
+    counts: StatusCounts
+    index: IndexStatus
+    evidence: EvidenceStatus
+    health: Health
+    planner: PlannerStatus
+
+
+# The command -> the shape its `--json` prints, in the order docs/schema.md lists them.
+COMMAND_SHAPES: dict[str, type] = {
+    "search": SearchResult,
+    "read": ReadResult,
+    "list": ListResult,
+    "describe": DescribeResult,
+    "ask": AskResult,
+    "status": StatusResult,
+}
+
+
+def mismatches(value: Any, shape: Any, where: str = "$") -> list[str]:
+    """Where `value` (parsed JSON) departs from `shape`: an undeclared or missing key, a value of another
+    kind. Empty when it conforms."""
+    import types
+    import typing
+
+    origin = typing.get_origin(shape)
+    if shape is Any:
+        return []
+    if typing.is_typeddict(shape):
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object, got {type(value).__name__}"]
+        hints = typing.get_type_hints(shape)
+        out = [f"{where}.{k}: not declared in {shape.__name__}" for k in value if k not in hints]
+        out += [f"{where}.{k}: missing (required by {shape.__name__})" for k in shape.__required_keys__
+                if k not in value]
+        for key, hint in hints.items():
+            if key in value:
+                out += mismatches(value[key], hint, f"{where}.{key}")
+        return out
+    if origin in (typing.Union, types.UnionType):
+        options = [mismatches(value, arm, where) for arm in typing.get_args(shape)]
+        return [] if any(not o for o in options) else min(options, key=len)
+    if origin is Literal:
+        return [] if value in typing.get_args(shape) else [f"{where}: {value!r} not in {typing.get_args(shape)}"]
+    if origin is list:
+        if not isinstance(value, list):
+            return [f"{where}: expected a list, got {type(value).__name__}"]
+        (item,) = typing.get_args(shape)
+        return [m for i, v in enumerate(value) for m in mismatches(v, item, f"{where}[{i}]")]
+    if origin is dict:
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object, got {type(value).__name__}"]
+        _key, item = typing.get_args(shape)
+        return [m for k, v in value.items() for m in mismatches(v, item, f"{where}.{k}")]
+    if shape is type(None):
+        return [] if value is None else [f"{where}: expected null, got {type(value).__name__}"]
+    # JSON has one number type: an int where a float is declared is a float that happens to be whole.
+    kinds = {float: (int, float), int: (int,), str: (str,), bool: (bool,)}[shape]
+    ok = isinstance(value, kinds) and (shape is bool or not isinstance(value, bool))
+    return [] if ok else [f"{where}: expected {shape.__name__}, got {type(value).__name__}"]
