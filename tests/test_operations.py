@@ -78,3 +78,28 @@ def test_authorship_follows_our_commits_and_a_persons_in_one_process(wiki: Path)
     assert Authorship(wiki).human_lines(page) == frozenset({4})
     (wiki / page).write_text("# Shared\n\nfrom stigmergy\nfrom a person\nstigmergy again\nuncommitted\n")
     assert Authorship(wiki).human_lines(page) == frozenset({4, 6})
+
+
+def test_the_commit_history_is_kept_with_the_repository_and_told_of_our_commits(wiki: Path) -> None:
+    # No module-global cache: the write path keeps one history per Repository object, and each commit it
+    # makes is recorded through the listener seam (HEAD moves in the history without a `git log`).
+    from stigmergy.write.operation import Operation, authorship, commit, commit_history
+
+    repo = Repository(wiki, load_settings(wiki))
+    page = "wiki/notes/Kept.md"
+    commit(repo, Operation.start("test"), "t", {page: "# Kept\n\nfrom stigmergy\n"})
+    history = commit_history(repo)
+    assert history is commit_history(repo) and history.head is None  # nothing read yet
+    first = authorship(repo)
+    assert first.human_lines(page) == frozenset() and first.fast_hits == 1
+    assert history.head == git(wiki, "rev-parse", "HEAD").strip()
+    row = commit(repo, Operation.start("test"), "t", {page: "# Kept\n\nfrom stigmergy\nagain\n"})
+    assert history.head == row.commit_sha and history.commits[page][-1] == row.commit_sha
+    assert history.ours[row.commit_sha] is True
+    (wiki / page).write_text("# Kept\n\nfrom stigmergy\nagain\nfrom a person\n")
+    git(wiki, "commit", "-qam", "hand edit")  # not ours: the next plan reads just this commit
+    later = authorship(repo)
+    assert later.human_lines(page) == frozenset({5}) and later.blame_runs == 1
+    assert history.head == git(wiki, "rev-parse", "HEAD").strip()
+    other = Repository(wiki, load_settings(wiki))
+    assert commit_history(other) is not history and commit_history(other).head is None

@@ -10,8 +10,8 @@ files with a few git processes in total (`git rev-parse`, `git status`, and `git
 number.
 
 Which commits touched a file is a function of the commit HEAD names (commits never change), so it is kept
-per repository for the life of the process (`_History`): when HEAD moves on, only the new commits are
-read (`git log --boundary <new> ^<old>`, which also proves that the old HEAD is an ancestor; otherwise,
+in a `CommitHistory` the caller owns (the write path keeps one per `Repository`): when HEAD moves on, only
+the new commits are read (`git log --boundary <new> ^<old>`, which also proves that the old HEAD is an ancestor; otherwise,
 after a reset or an amend, everything is read again). Filing a folder of captures then costs a few
 milliseconds per plan instead of a walk of the whole history. The working tree is asked afresh each time.
 """
@@ -19,7 +19,6 @@ milliseconds per plan instead of a walk of the whole history. The working tree i
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,12 +28,15 @@ from stigmergy.repo.trailers import TRAILER_KIND, TRAILER_OP, trailer_format
 _ZERO = "0" * 40
 _TRAILER_FMT = trailer_format(TRAILER_OP)
 _LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
-_MAX_HISTORIES = 8
 RELINKING_KINDS = ("garden", "delete", "merge", "rename")
 
 
-class _History:
-    """The commits that touched each file (complete as of `head`) and which commits carry the trailer."""
+class CommitHistory:
+    """The commits that touched each file (complete as of `head`) and which commits carry the trailer.
+
+    Owned by whoever outlives one plan: the write path keeps one per `Repository` (a `CommitObserver`
+    there, so each of stigmergy's own commits is recorded as it lands); an `Authorship` made without one
+    starts afresh."""
 
     def __init__(self) -> None:
         self.head: str | None = None
@@ -42,34 +44,18 @@ class _History:
         self.ours: dict[str, bool] = {}  # commit -> carries the trailer
         self.lock = threading.Lock()
 
-
-_histories: OrderedDict[str, _History] = OrderedDict()
-_histories_lock = threading.Lock()
-
-
-def _history_for(root: Path) -> _History:
-    key = str(root.resolve())
-    with _histories_lock:
-        history = _histories.pop(key, None) or _History()
-        _histories[key] = history
-        while len(_histories) > _MAX_HISTORIES:
-            _histories.popitem(last=False)
-        return history
-
-
-def record_own_commit(root: Path, parent: str | None, commit: str, paths: Iterable[str]) -> None:
-    """Tell the history that stigmergy itself just committed `commit` on top of `parent`, touching
-    `paths`, with the operation trailer: exactly what `git log` would report, so the next plan need not
-    ask git. Ignored unless the history is at `parent` (otherwise the next plan reads the log)."""
-    history = _history_for(root)
-    with history.lock:
-        if parent is None or history.head != parent:
-            return
-        history.ours[commit] = True
-        for path in paths:
-            if path in history.commits:
-                history.commits[path].append(commit)
-        history.head = commit
+    def record_commit(self, parent: str | None, commit: str, paths: Iterable[str]) -> None:
+        """Stigmergy itself just committed `commit` on top of `parent`, touching `paths`, with the
+        operation trailer: exactly what `git log` would report, so the next plan need not ask git.
+        Ignored unless the history is at `parent` (otherwise the next plan reads the log)."""
+        with self.lock:
+            if parent is None or self.head != parent:
+                return
+            self.ours[commit] = True
+            for path in paths:
+                if path in self.commits:
+                    self.commits[path].append(commit)
+            self.head = commit
 
 
 def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
@@ -80,11 +66,11 @@ def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
 
 
 class Authorship:
-    def __init__(self, root: Path, git: Git | None = None) -> None:
+    def __init__(self, root: Path, git: Git | None = None, history: CommitHistory | None = None) -> None:
         self.root = Path(root)
         self.git = git or Git(self.root)
         self._status: dict[str, str] = {}  # relpath -> porcelain XY ('??' untracked); absent = clean
-        self._history = _history_for(self.root)
+        self._history = history if history is not None else CommitHistory()
         self._commits = self._history.commits  # relpath -> commits that touched it
         self._ours = self._history.ours  # commit -> carries the trailer
         self._known: set[str] = set()

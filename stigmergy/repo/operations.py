@@ -2,7 +2,8 @@
 exact patch in the evidence store) in the state database.
 
 This is the ground: it imports nothing above `repo/`. Layers above that keep their own view of the
-history (the human-line gate's commit cache) pass a `CommitListener` and are told of each commit."""
+history (the human-line gate's commit cache) pass a `CommitListener` and are told of each commit; what
+they keep between operations lives in `Repository.kept`, which this layer never reads."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ class Repository:
     root: Path
     settings: Settings
     pause_at: frozenset[str] = field(default_factory=frozenset)
+    # State the layers above keep for as long as this repository object lives (one command, one MCP
+    # server), keyed by its type: the write path's commit history for the human-line gate.
+    kept: dict[type, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def layout(self) -> Layout:

@@ -31,7 +31,7 @@ from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
 from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 from stigmergy.settings import CaptureSettings
-from stigmergy.write.operation import Operation, commit, commit_verdict, refusal
+from stigmergy.write.operation import Operation, authorship, commit, commit_verdict, refusal
 
 __all__ = [
     "CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "read_inputs",
@@ -98,7 +98,7 @@ def _file(repo: Repository, queued: QueuedCapture, rel: str, env_vars: Mapping[s
         capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale,
         occurred_at=queued.occurred_at,
     )
-    return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars))
+    return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars), authorship(repo))
 
 
 def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str] | None = None) -> CaptureOutcome:
@@ -368,7 +368,7 @@ def file_captures(
             rationale=page.resolution.rationale if page.resolution else None,
             occurred_at=page.occurred_at,
         )
-        result = propose(repo.root, repo.settings, rel, info, planner)
+        result = propose(repo.root, repo.settings, rel, info, planner, authorship(repo))
         waits = uncommitted_pages(repo, list(result.verdict.changes)) if result.verdict.ok else []
         if waits or (result.verdict.ok and not result.verdict.changes):
             # Nothing is committed: a person's uncommitted edit is never swept into our commit, and an

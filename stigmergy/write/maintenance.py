@@ -10,10 +10,10 @@ from typing import Any
 
 from stigmergy.errors import EXIT_CHECK, EXIT_OK, EXIT_REFUSED
 from stigmergy.garden.proposal import Proposal
-from stigmergy.gates.engine import Verdict, judge
+from stigmergy.gates.engine import Verdict
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.operations import Repository, utc_now
-from stigmergy.write.operation import Operation, commit_verdict
+from stigmergy.write.operation import Operation, commit_verdict, judge_changes
 
 MAX_GATE_ROUNDS = 3
 
@@ -76,7 +76,7 @@ def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False,
     kind = proposal.op.kind
     if proposal.nothing is not None or not proposal.changes:
         return Outcome(kind, "nothing", proposal.nothing or "nothing to change", report=proposal.report)
-    verdict = judge(proposal.changes, repo.root, repo.settings, proposal.op, proposal.records)
+    verdict = judge_changes(repo, proposal.changes, proposal.op, proposal.records)
     paths = _paths(repo, verdict.changes)
     if dry_run:
         status = "dry-run" if verdict.ok else "refused"
@@ -129,7 +129,7 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
     for _ in range(MAX_GATE_ROUNDS):
         if not plan.proposal.changes:
             break
-        verdict = judge(plan.proposal.changes, repo.root, repo.settings, plan.proposal.op, plan.proposal.records)
+        verdict = judge_changes(repo, plan.proposal.changes, plan.proposal.op, plan.proposal.records)
         if verdict.ok:
             break
         why = {v.path: f"[{v.rule}] {v.message}" for v in verdict.violations}

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stigmergy.gates.authorship import record_own_commit
+from stigmergy.gates.authorship import Authorship, CommitHistory
 from stigmergy.gates.context import OperationInfo
 from stigmergy.gates.engine import Verdict, evaluate
 from stigmergy.gates.engine import judge as judge_rendered
@@ -64,16 +64,30 @@ def refusal(verdict: Verdict) -> Refusal:
     return Refusal(violations, rule, f"refused by gate {rule}: {violations[0]['message']}")
 
 
+def commit_history(repo: Repository) -> CommitHistory:
+    """The human-line gate's view of the history, kept with `repo` (so filing a folder reads `git log`
+    once, not once per capture) and told of each commit `commit` makes."""
+    history = repo.kept.get(CommitHistory)
+    if history is None:
+        history = repo.kept[CommitHistory] = CommitHistory()
+    return history
+
+
+def authorship(repo: Repository) -> Authorship:
+    """Which lines of `repo`'s pages a person wrote, over the history kept with `repo`."""
+    return Authorship(repo.root, repo.git, commit_history(repo))
+
+
 def judge(repo: Repository, plan: Plan, op: OperationInfo) -> Verdict:
     """The gates' verdict on a plan (a planner's proposal)."""
-    return evaluate(plan, repo.root, repo.settings, op)
+    return evaluate(plan, repo.root, repo.settings, op, authorship(repo))
 
 
 def judge_changes(
     repo: Repository, changes: Mapping[str, str | None], op: OperationInfo, records: tuple[str, ...] = ()
 ) -> Verdict:
     """The gates' verdict on changes code rendered itself (garden, delete, merge, rename, recompile)."""
-    return judge_rendered(changes, repo.root, repo.settings, op, records)
+    return judge_rendered(changes, repo.root, repo.settings, op, records, authorship(repo))
 
 
 def commit(
@@ -92,6 +106,7 @@ def commit(
     trailers: Mapping[str, str] | None = None,
 ) -> OperationRow:
     """Write `changes`, commit them with the operation's trailers, and record the operation."""
+    history = commit_history(repo)
     return apply_and_commit(
         repo,
         op_id=op.op_id,
@@ -109,7 +124,7 @@ def commit(
         trailers=trailers,
         # The human-line gate keeps the history it has read; tell it of our commit so the next plan
         # need not run `git log`.
-        listeners=(record_own_commit,),
+        listeners=(lambda _root, parent, sha, paths: history.record_commit(parent, sha, paths),),
     )
 
 
