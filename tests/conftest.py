@@ -90,5 +90,16 @@ def wiki(tmp_path: Path) -> Path:
     return root
 
 
+def load_script(name: str):  # noqa: ANN201
+    """A script of scripts/ (not a package) imported as a module, for the tests that check what it says."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout

@@ -4,12 +4,10 @@ module, with the reason; a test fails when an allowlisted import is gone, so the
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_script
 
 PACKAGE_DIR = REPO_ROOT / "stigmergy"
 
@@ -52,11 +50,7 @@ ALLOWLIST: dict[tuple[str, str], str] = {
 
 
 def _graph():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("import_graph", REPO_ROOT / "scripts" / "import_graph.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["import_graph"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script("import_graph")
 
 
 def test_every_package_has_a_layer() -> None:

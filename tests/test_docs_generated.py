@@ -3,18 +3,11 @@ exit code, table or JSON field that changes without the docs fails here. Fix: `p
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_script
 
 
 def _generator():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("gen_docs", REPO_ROOT / "scripts" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["gen_docs"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script("gen_docs")
 
 
 def test_generated_docs_match_the_code() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from stigmergy.errors import ContractError
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
-from stigmergy.pages.wikilinks import LinkResolver, aliases_from_text, link_key
+from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
 from stigmergy.settings import Settings
 
@@ -126,15 +126,8 @@ class Snapshot:
     @cached_property
     def aliases(self) -> dict[str, list[str]]:
         # A line scan of each entity page's front matter, not a parse of the whole wiki.
-        out: dict[str, list[str]] = {}
-        for rel, text in self.texts.items():
-            if (classify(rel) or ("", ""))[0] != "entity":
-                continue
-            for alias in aliases_from_text(text):
-                paths = out.setdefault(link_key(alias), [])
-                if rel not in paths:
-                    paths.append(rel)
-        return out
+        entities = [rel for rel in self.texts if (classify(rel) or ("", ""))[0] == "entity"]
+        return alias_listing(self.root, entities, read=self.texts.get)
 
     @cached_property
     def resolver(self) -> LinkResolver:

@@ -67,6 +67,15 @@ class CaptureOutcome:
         }
 
 
+def outcomes_exit_code(outcomes: list[CaptureOutcome]) -> int:
+    """A batch of captures ends 1 when one failed, else 3 when the gates refused one, else 0."""
+    if any(o.status == "failed" for o in outcomes):
+        return EXIT_FAILURE
+    if any(o.status == "refused" for o in outcomes):
+        return EXIT_REFUSED
+    return EXIT_OK
+
+
 @dataclass
 class CaptureReport:
     outcomes: list[CaptureOutcome] = field(default_factory=list)
@@ -74,11 +83,7 @@ class CaptureReport:
 
     @property
     def exit_code(self) -> int:
-        if any(o.status == "failed" for o in self.outcomes):
-            return EXIT_FAILURE
-        if any(o.status == "refused" for o in self.outcomes):
-            return EXIT_REFUSED
-        return EXIT_OK
+        return outcomes_exit_code(self.outcomes)
 
     def to_dict(self) -> dict[str, Any]:
         counts: dict[str, int] = {}

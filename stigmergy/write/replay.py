@@ -25,7 +25,7 @@ from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository
-from stigmergy.write.capture import CaptureOutcome, capture
+from stigmergy.write.capture import CaptureOutcome, capture, outcomes_exit_code
 
 
 class ImportRefusedError(StigmergyError):
@@ -39,9 +39,7 @@ class ImportReport:
 
     @property
     def exit_code(self) -> int:
-        if any(o.status == "failed" for o in self.outcomes):
-            return 1
-        return 3 if any(o.status == "refused" for o in self.outcomes) else 0
+        return outcomes_exit_code(self.outcomes)
 
     def to_dict(self) -> dict[str, Any]:
         counts = Counter(o.status for o in self.outcomes)
