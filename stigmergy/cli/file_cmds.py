@@ -35,7 +35,8 @@ def file_cmd(
 
     with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
         resumed = resume(repo, app_ctx.env)
-        outcomes = file_captures(repo, captures or None, env_vars=app_ctx.env, on_event=on_event)
+        outcomes = file_captures(repo, captures or None, env_vars=app_ctx.env, on_event=on_event,
+                                   reader=app_ctx.reader)
     report = CaptureReport(outcomes=outcomes, resumed=resumed)
     if app_ctx.json:
         print_json(report.to_dict())

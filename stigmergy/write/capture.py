@@ -333,14 +333,19 @@ def file_captures(
     capture_ids: Iterable[str] | None = None,
     env_vars: Mapping[str, str] | None = None,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
+    reader: str | None = None,
 ) -> list[CaptureOutcome]:
     """File archived captures (all unfiled ones when `capture_ids` is None), in capture order, one
-    operation each. Call with the writer lock held."""
+    operation each. Call with the writer lock held. With a `reader`, filing obeys the rule capture does:
+    writing into a layer is reading it, so a named capture of a layer the reader cannot read is a usage
+    error (nothing filed), and the default set holds only the reader's layers."""
+    from stigmergy.layers import readable_layers
     from stigmergy.write.filing import make_planner, propose
 
     rows = repo.state.captures()
+    readable = None if reader is None else set(readable_layers(repo.settings, reader))
     if capture_ids is None:
-        chosen = [r for r in rows if not r["filed"]]
+        chosen = [r for r in rows if not r["filed"] and (readable is None or r["layer"] in readable)]
     else:
         by_id = {r["capture_id"]: r for r in rows}
         chosen = []
@@ -349,6 +354,13 @@ def file_captures(
             if len(matches) != 1:
                 raise NotFoundError(f"no single capture matches {cid!r}", hint="`stigmergy log --kind capture` lists them")
             chosen.append(matches[0])
+        for row in chosen:
+            if readable is not None and row["layer"] not in readable:
+                raise UsageError(
+                    f"{row['capture_id']}: {reader or 'an unnamed reader'} is not a reader of layer {row['layer']!r}, "
+                    "so cannot file its captures",
+                    hint="file it as one of the layer's readers (--as)",
+                )
         chosen.sort(key=lambda r: r["capture_id"])
     planner = make_planner(repo.settings, env_vars or {})
     outcomes = []
