@@ -99,3 +99,22 @@ def test_describe_entity_timeline_and_contradictions(repo: RepoBuilder) -> None:
     assert dates == sorted(dates) and dates[0] == "2026-04-02"
     assert d["timeline"][0]["fact"] == "Aurora reached $1.3M ARR in Q1 2026."
     assert [c["status"] for c in d["contradictions"]] == ["open"]
+
+
+def test_describe_timeline_shows_a_fact_once_though_two_pages_state_it(tmp_path: Path) -> None:
+    """QA: the entity page said it with [[links]], the note without; the timeline printed both."""
+    b = RepoBuilder(tmp_path / "w")
+    s1 = b.source("Standup", "Zoë Çelik joined the Helios team.\n", occurred_at="2026-05-01", key="su")
+    note, ent = "wiki/notes/Helios.md", "wiki/entities/Zoë Çelik.md"
+    b.wiki("note", "Helios", f"- Zoë Çelik joined the Helios team. {cite(note, s1, 22)}\n", entities=("Zoë Çelik",))
+    b.wiki("entity", "Zoë Çelik", f"- [[Zoë Çelik]] joined the [[Helios]] team. {cite(ent, s1, 22)}\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    d = describe_entity(b.root, b.settings, READER, "Zoë Çelik")
+    assert len(d["timeline"]) == 1, d["timeline"]
+
+
+@pytest.mark.parametrize("ref", ["wiki/notes/Aurora.md#abc", "wiki/notes/Aurora.md#-1", "wiki/notes/Aurora.md#"])
+def test_read_a_fragment_that_is_not_a_number_is_a_usage_error(repo: RepoBuilder, ref: str) -> None:
+    with pytest.raises(UsageError, match="bad fragment number"):
+        read_pages(repo.root, repo.settings, READER, [ref])

@@ -10,8 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from stigmergy.cli.context import AppContext
-from stigmergy.cli.shared import AsOption, JsonOption, console, print_freshness, print_json, reading
-from stigmergy.errors import UsageError
+from stigmergy.cli.shared import (
+    AsOption,
+    JsonOption,
+    check_search_filters,
+    console,
+    print_freshness,
+    print_json,
+    reading,
+)
 
 
 def index_cmd(
@@ -110,26 +117,6 @@ def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool, 
         return build_index(root, settings, rebuild=rebuild, progress=progress, pause=pause)
 
 
-def _check_search_filters(k: int | None, type_: str | None, status: str | None, since: str | None) -> None:
-    """A filter that can match nothing is a typo: say so (exit 2) rather than "no matching pages"."""
-    from datetime import date
-
-    from stigmergy.pages.wiki import STATUSES
-    from stigmergy.repo.layout import PAGE_TYPES
-
-    if k is not None and k < 1:
-        raise UsageError(f"-k {k}: ask for at least one page")
-    if type_ is not None and type_ not in ("source", *PAGE_TYPES):
-        raise UsageError(f"--type {type_!r}: not a page type (source, {', '.join(PAGE_TYPES)})")
-    if status is not None and status not in STATUSES:
-        raise UsageError(f"--status {status!r}: not a page status ({', '.join(STATUSES)})")
-    if since is not None:
-        try:
-            date.fromisoformat(since[:10])
-        except ValueError:
-            raise UsageError(f"--since {since!r}: not an ISO date (YYYY-MM-DD)") from None
-
-
 def search_cmd(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for.")],
@@ -146,7 +133,7 @@ def search_cmd(
     """Hybrid search (lexical + vector + entity + graph) over the pages you may read."""
     from stigmergy.index.search import Filters, search
 
-    _check_search_filters(k, type_, status, since)
+    check_search_filters(k, type_, status, since)
     app_ctx = reading(ctx, as_reader, json_out)
     reader, as_json = app_ctx.reader, app_ctx.json
     result = search(app_ctx.require_root(), app_ctx.settings, query, reader, k=k,

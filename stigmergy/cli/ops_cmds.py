@@ -8,7 +8,7 @@ import typer
 
 from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
-from stigmergy.errors import CheckFailedError, NotFoundError
+from stigmergy.errors import CheckFailedError, NotFoundError, UsageError
 from stigmergy.layers import readable_layers
 
 
@@ -33,6 +33,8 @@ def log_cmd(
     """List operations, newest first."""
     from stigmergy.repo.oplog import operations_for
 
+    if limit < 1:
+        raise UsageError(f"--limit/-n {limit}: ask for at least one operation")
     repo, app_ctx = _repo(ctx, as_reader, json_out)
     ops = operations_for(repo, readable_layers(app_ctx.settings, app_ctx.reader), limit=limit, kind=kind)
     if app_ctx.json:

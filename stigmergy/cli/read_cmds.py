@@ -6,7 +6,16 @@ from typing import Annotated, Any
 
 import typer
 
-from stigmergy.cli.shared import AsOption, JsonOption, console, print_freshness, print_json, reading
+from stigmergy.cli.shared import (
+    AsOption,
+    JsonOption,
+    check_search_filters,
+    console,
+    print_freshness,
+    print_json,
+    reading,
+)
+from stigmergy.errors import UsageError
 
 
 def read_cmd(
@@ -75,6 +84,9 @@ def list_cmd(
     from stigmergy.index.reads import list_pages
     from stigmergy.index.search import Filters
 
+    check_search_filters(None, type_, status, since)
+    if limit < 1:
+        raise UsageError(f"--limit {limit}: ask for at least one row")
     app_ctx = reading(ctx, as_reader, json_out)
     reader, as_json = app_ctx.reader, app_ctx.json
     result = list_pages(app_ctx.require_root(), app_ctx.settings, reader,

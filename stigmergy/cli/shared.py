@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from stigmergy.cli.context import AppContext
-from stigmergy.errors import StigmergyError
+from stigmergy.errors import StigmergyError, UsageError
 
 AsOption = Annotated[
     str | None, typer.Option("--as", help="Read as this identity (default: the global --as or git user.email).")
@@ -60,3 +60,23 @@ def console(stderr: bool = False):
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def check_search_filters(k: int | None, type_: str | None, status: str | None, since: str | None) -> None:
+    """A filter that can match nothing is a typo: say so (exit 2) rather than "no matching pages"."""
+    from datetime import date
+
+    from stigmergy.pages.wiki import STATUSES
+    from stigmergy.repo.layout import PAGE_TYPES
+
+    if k is not None and k < 1:
+        raise UsageError(f"-k {k}: ask for at least one page")
+    if type_ is not None and type_ not in ("source", *PAGE_TYPES):
+        raise UsageError(f"--type {type_!r}: not a page type (source, {', '.join(PAGE_TYPES)})")
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"--status {status!r}: not a page status ({', '.join(STATUSES)})")
+    if since is not None:
+        try:
+            date.fromisoformat(since[:10])
+        except ValueError:
+            raise UsageError(f"--since {since!r}: not an ISO date (YYYY-MM-DD)") from None

@@ -11,13 +11,15 @@ missing at query time, right then (slow, once) - never a silent switch to anothe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -233,6 +235,22 @@ def export_onnx(info: ModelInfo, cache_dir: Path, quantize: str = "none") -> Pat
     return target
 
 
+@contextlib.contextmanager
+def quiet_root_logging() -> Iterator[None]:
+    """onnxruntime's quantiser warns through the *root* logger ("WARNING:root: ... pre-processing before
+    quantization"), which would also install a stderr handler on first use: mute it for the call only."""
+    root = logging.getLogger()
+    guard = logging.NullHandler()  # root has a handler, so logging.warning() does not basicConfig()
+    root.addHandler(guard)
+    previous = root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
+        root.removeHandler(guard)
+
+
 def quantize_int8(source: Path, target: Path) -> Path:
     """onnxruntime's dynamic quantisation, int8 weights per output channel (per-tensor scales cost too much
     accuracy on MiniLM: cosine 0.82 to fp32 against 0.99 per channel, measured by bench/index.py)."""
@@ -241,7 +259,7 @@ def quantize_int8(source: Path, target: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_suffix(".tmp")
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), quiet_root_logging():
         warnings.simplefilter("ignore")  # "please run pre-processing": measured without, see bench/index.py
         quantize_dynamic(str(source), str(tmp), per_channel=True, weight_type=QuantType.QInt8)
     os.replace(tmp, target)

@@ -23,7 +23,7 @@ from stigmergy.index.scope import marks, readable_layers
 from stigmergy.index.search import Filters, filter_sql
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
-from stigmergy.pages.wikilinks import link_key
+from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout, classify
@@ -68,9 +68,12 @@ def _not_found(path: str) -> NotFoundError:
 
 def parse_ref(ref: str) -> tuple[str, int | None]:
     path, sep, frag = ref.rpartition("#")
-    if sep and frag.isdigit():
-        return _norm(path), int(frag)
-    return _norm(ref), None
+    if not sep:
+        return _norm(ref), None
+    if not (frag.isascii() and frag.isdigit()):
+        # "no page at PATH#abc" would send them looking for a page; the path is fine, the number is not.
+        raise UsageError(f"{ref}: bad fragment number {frag!r} (PATH#n, n a whole number from 1)")
+    return _norm(path), int(frag)
 
 
 def _norm(path: str) -> str:
@@ -186,11 +189,11 @@ def read_pages(
     if len(refs) > MAX_READS:
         raise UsageError(f"read takes at most {MAX_READS} pages per call, got {len(refs)}")
     head_chars = head_chars or settings.search.read_head_chars
+    parsed = [parse_ref(ref) for ref in refs]  # a malformed reference is a usage error before any index work
     ctx = _open(root, settings, reader)
     try:
         pages = []
-        for ref in refs:
-            path, n = parse_ref(ref)
+        for path, n in parsed:
             doc = _load(ctx, path)
             total = len(doc.fragments)
             if n is None:
@@ -250,6 +253,11 @@ def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | N
         ctx.close()
 
 
+def _unlinked(text: str) -> str:
+    """A line's words with each [[target|label]] read as its label (or target)."""
+    return WIKILINK_RE.sub(lambda m: (m.group(3) or m.group(1)).strip(), text)
+
+
 def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50) -> dict[str, Any]:
     """Aliases, pages about the entity, a dated timeline of the facts they cite, and contradictions."""
     ctx = _open(root, settings, reader)
@@ -279,6 +287,7 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
         texts: dict[int, list[str]] = {}
         timeline = []
         seen: set[tuple[int, int]] = set()
+        facts_seen: set[tuple[str, str, int, int]] = set()
         for src, line, spath, a, b, occurred, stitle in facts:
             if (src, line) in seen:
                 continue
@@ -288,6 +297,12 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
                 texts[src] = text.split("\n") if text is not None else []
             lines = texts[src]
             text = strip_citations(lines[line - 1]).strip().lstrip("-* ").strip() if line <= len(lines) else ""
+            # The entity page and a note often state one fact from one source, one with [[links]], one
+            # without: the timeline is of facts, so the same words from the same lines show once.
+            fact_key = (" ".join(_unlinked(text).casefold().split()), spath, a, b)
+            if fact_key in facts_seen:
+                continue
+            facts_seen.add(fact_key)
             timeline.append({"date": occurred, "fact": text, "page": paths[src], "line": line,
                              "source": spath, "source_title": stitle, "source_lines": [a, b]})
             if len(timeline) >= limit:
