@@ -25,7 +25,10 @@ def test_a_non_reader_cannot_file_a_restricted_capture(wiki: Path) -> None:
     assert code == 2, out + err
     line = _one_line_error(err)
     assert "not a reader" in line and "board" in line
-    assert git(wiki, "rev-parse", "HEAD") == head and _tree_bytes(wiki) == before
+    # The state database's bytes move when it is merely opened; the wiki's files are what must not.
+    assert git(wiki, "rev-parse", "HEAD") == head and git(wiki, "status", "--porcelain") == ""
+    assert {k: v for k, v in _tree_bytes(wiki).items() if not k.startswith(".stigmergy/")} == \
+        {k: v for k, v in before.items() if not k.startswith(".stigmergy/")}
     # `file` with no ids files what its reader may read and leaves the board's capture for the board.
     code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "file"], cwd=wiki)
     assert code == 0, out + err
@@ -34,3 +37,34 @@ def test_a_non_reader_cannot_file_a_restricted_capture(wiki: Path) -> None:
     code, out, err = run_cli(["--as", CEO, "--json", "file", cap], cwd=wiki)
     assert code == 0, out + err
     assert json.loads(out)["captures"][0]["status"] in ("filed", "unchanged")
+
+
+def test_delete_merge_rename_do_not_tell_a_non_reader_whether_a_restricted_path_exists(wiki: Path) -> None:
+    _with_board(wiki)
+    code, out, err = run_cli(["--as", CEO, "capture", "--layer", "board", "--text",
+                              "Board note: Maya Okafor proposed a budget of $2M on 2 September 2026."], cwd=wiki)
+    assert code == 0, out + err
+    real = next((wiki / "layers/board/wiki/notes").glob("*.md")).relative_to(wiki).as_posix()
+    fake = "layers/board/wiki/notes/No Such Page At All.md"
+    public = "wiki/notes/Public.md"
+    before, head = _tree_bytes(wiki), git(wiki, "rev-parse", "HEAD")
+    for verb in (["delete", "{}", "--rationale", "probe"], ["merge", "{}", "into", public],
+                 ["merge", public, "into", "{}"], ["rename", "{}", "Other title"]):
+        answers = []
+        for target in (real, fake):
+            args = [a.replace("{}", target) for a in verb]
+            code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+            answers.append((code, out.replace(target, "T"), _one_line_error(err).replace(target, "T")))
+        assert answers[0] == answers[1], (verb, answers)
+        assert answers[0][0] != 0
+    # A capture id or a title of the board's is no more telling than a name that matches nothing.
+    cap = next((wiki / "layers/board/sources").rglob("cap_*.md")).stem
+    title = Path(real).stem
+    for probe, miss in ((title, "Zzz no such title"), (cap, "cap_00000000000000")):
+        a = run_cli(["--as", PUBLIC_READER, "delete", probe, "--rationale", "x"], cwd=wiki)
+        b = run_cli(["--as", PUBLIC_READER, "delete", miss, "--rationale", "x"], cwd=wiki)
+        assert (a[0], a[2].replace(probe, "T")) == (b[0], b[2].replace(miss, "T")), (probe, a, b)
+    # The state database's bytes move when it is merely opened; the wiki's files are what must not.
+    assert git(wiki, "rev-parse", "HEAD") == head and git(wiki, "status", "--porcelain") == ""
+    assert {k: v for k, v in _tree_bytes(wiki).items() if not k.startswith(".stigmergy/")} == \
+        {k: v for k, v in before.items() if not k.startswith(".stigmergy/")}

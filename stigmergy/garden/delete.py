@@ -20,10 +20,13 @@ from stigmergy.settings import Settings
 MAX_RATIONALE = 2000
 
 
-def find_source(root: Path, settings: Settings, capture: str) -> str:
-    """The source page of a capture id (or a unique prefix of one), in any layer."""
+def find_source(root: Path, settings: Settings, capture: str, reader: str | None = None) -> str:
+    """The source page of a capture id (or a unique prefix of one), in any layer (any the reader may read,
+    given a `reader`: a restricted capture then matches nothing, as an absent one does)."""
     hits = []
     for layer in settings.layer_names():
+        if reader is not None and not readable(settings, reader, layer):
+            continue
         base = root / f"{layer_prefix(layer)}sources"
         if base.is_dir():
             hits += [p.relative_to(root).as_posix() for p in base.glob(f"*/*/{capture}*.md")]
@@ -35,18 +38,31 @@ def find_source(root: Path, settings: Settings, capture: str) -> str:
     return hits[0]
 
 
-def resolve_target(root: Path, settings: Settings, target: str, snapshot: Snapshot) -> str:
-    """A repository-relative page path for what the user named: a path, a capture id, or a page title."""
+def resolve_target(
+    root: Path, settings: Settings, target: str, snapshot: Snapshot, reader: str | None = None
+) -> str:
+    """A repository-relative page path for what the user named: a path, a capture id, or a page title.
+
+    Given a `reader`, what lies in a layer they may not read is answered exactly as what is absent: a
+    path there gets one refusal whether or not a page is at it, and capture ids and titles match only in
+    the reader's layers, so the error is never an oracle for a restricted page's existence."""
     if target.startswith("cap_") and "/" not in target:
-        return find_source(root, settings, target.removesuffix(".md"))
+        return find_source(root, settings, target.removesuffix(".md"), reader)
     reason = unsafe_relpath_reason(target)
     kind = classify(target) if reason is None else None
     if kind is not None:
+        if reader is not None and not readable(settings, reader, layer_of(target)):
+            raise UsageError(
+                f"{target} is in layer {layer_of(target)!r}, which {reader or 'this reader'} may not read",
+                hint="changing a restricted page needs a reader of its layer (--as EMAIL)",
+            )
         if not (root / target).is_file():
             raise NotFoundError(f"no page at {target}", hint="`stigmergy list` shows the wiki's pages")
         return target
     if "/" not in target:
         found = snapshot.resolver.resolve(target)
+        if reader is not None:
+            found = [p for p in found if readable(settings, reader, layer_of(p))]
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
@@ -84,7 +100,7 @@ def plan_delete(
     if len(rationale) > MAX_RATIONALE:
         raise UsageError(f"--rationale is longer than {MAX_RATIONALE} characters")
     snapshot = Snapshot.load(root, settings)
-    rel = resolve_target(root, settings, target, snapshot)
+    rel = resolve_target(root, settings, target, snapshot, reader)
     layer = layer_of(rel)
     if not readable(settings, reader, layer):
         raise UsageError(

@@ -27,7 +27,7 @@ _DATE_RE = re.compile(r"^## (\d{4}-\d{2}-\d{2})")
 
 
 def _page_at(snap: Snapshot, root: Path, settings: Settings, name: str, reader: str, what: str) -> tuple[str, WikiPage]:
-    rel = resolve_target(root, settings, name, snap)
+    rel = resolve_target(root, settings, name, snap, reader)
     if (classify(rel) or ("", ""))[0] == "source":
         raise UsageError(f"{what} {name!r} is a source page; {what}s are wiki pages")
     page = snap.page(rel)
