@@ -64,8 +64,9 @@ def erase_cmd(
     if audit_needle is not None:
         if captures or layer or rationale or yes:
             raise UsageError("--audit takes only the text or sha256 to look for")
-        from stigmergy.history.audit import audit
+        from stigmergy.history.audit import audit, require_every_layer
 
+        require_every_layer(repo.settings, app_ctx.reader)
         report = audit(repo.root, audit_needle)
         if app_ctx.json:
             print_json(report.to_dict())

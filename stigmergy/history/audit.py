@@ -26,8 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stigmergy.errors import UsageError
+from stigmergy.layers import readable_layers
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import STATE_DIR
+from stigmergy.settings import Settings
 
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 MAX_NEEDLE = 4096
@@ -174,6 +177,18 @@ def unreachable_places(root: Path) -> list[str]:
         "copies already sent elsewhere: LLM planner requests, MCP clients, terminals, logs, hook servers",
     ]
     return places
+
+
+def require_every_layer(settings: Settings, reader: str) -> None:
+    """The audit searches every byte the repository keeps, every layer's included, and its answer (found or
+    not, and where) is about all of them by nature; so only a reader of every configured layer may ask."""
+    hidden = [layer.name for layer in settings.layers if layer.name not in readable_layers(settings, reader)]
+    if hidden:
+        raise UsageError(
+            f"--audit searches every layer, and {reader or 'this identity'} is not a reader of layer "
+            f"{', '.join(hidden)}",
+            hint="run the audit as someone who reads every layer (--as EMAIL)",
+        )
 
 
 def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True) -> AuditReport:
