@@ -68,3 +68,41 @@ def test_delete_merge_rename_do_not_tell_a_non_reader_whether_a_restricted_path_
     assert git(wiki, "rev-parse", "HEAD") == head and git(wiki, "status", "--porcelain") == ""
     assert {k: v for k, v in _tree_bytes(wiki).items() if not k.startswith(".stigmergy/")} == \
         {k: v for k, v in before.items() if not k.startswith(".stigmergy/")}
+
+
+def test_erase_audit_needs_a_reader_of_every_layer(wiki: Path) -> None:
+    _with_board(wiki)
+    code, out, err = run_cli(["--as", CEO, "capture", "--layer", "board", "--text",
+                              "Board note: the Orbis offer is CANARY-AUDIT-5521."], cwd=wiki)
+    assert code == 0, out + err
+    for args in (["erase", "--audit", "CANARY-AUDIT-5521"], ["--json", "erase", "--audit", "CANARY-AUDIT-5521"],
+                 ["erase", "--audit", "no such text anywhere"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 2, (args, out, err)
+        line = _one_line_error(err)
+        assert "--audit" in line and "board" in line and "not a reader" in line
+        assert "layers/board" not in out + err and "FOUND" not in out
+    code, out, err = run_cli(["--as", CEO, "erase", "--audit", "CANARY-AUDIT-5521"], cwd=wiki)
+    assert code == 4 and "FOUND" in out and "layers/board" in out, out + err
+
+
+def test_status_counts_only_what_the_reader_can_read(wiki: Path) -> None:
+    code, out, _ = run_cli(["--json", "status"], cwd=wiki)
+    empty = json.loads(out)["counts"]
+    _with_board(wiki)
+    _board_capture_unfiled(wiki)
+    for text in ("Board note one: CANARY-ST-1.", "Board note two: CANARY-ST-2."):
+        assert run_cli(["--as", CEO, "capture", "--layer", "board", "--text", text], cwd=wiki)[0] == 0
+    code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "status"], cwd=wiki)
+    assert code == 0, out + err
+    data = json.loads(out)
+    c = data["counts"]
+    assert (c["captures"], c["unfiled"], c["operations"], c["refused"], c["pending"]) == \
+        (empty["captures"], empty["unfiled"], empty["operations"], empty["refused"], empty["pending"])
+    assert c["in_layers_you_cannot_read"] > 0 and data["pending"] == []
+    code, out, _ = run_cli(["--as", PUBLIC_READER, "status"], cwd=wiki)
+    assert f"{c['in_layers_you_cannot_read']} in layers you cannot read" in out and "board" not in out
+    code, out, _ = run_cli(["--as", CEO, "--json", "status"], cwd=wiki)
+    mine = json.loads(out)["counts"]
+    assert mine["captures"] == empty["captures"] + 3 and mine["unfiled"] == empty["unfiled"] + 1
+    assert mine["operations"] >= empty["operations"] + 3 and mine["in_layers_you_cannot_read"] == 0

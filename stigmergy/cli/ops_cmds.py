@@ -117,6 +117,8 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
     c = data["counts"]
     typer.echo(f"captures    {c['captures']} ({c['unfiled']} not filed)   operations {c['operations']} ({c['refused']} refused)")
     typer.echo(f"pending     {len(data['pending'])}" + ("  (run `stigmergy resume`)" if data["pending"] else ""))
+    if c["in_layers_you_cannot_read"]:
+        typer.echo(f"            {c['in_layers_you_cannot_read']} in layers you cannot read (captures, operations, pending)")
     last = data["last_operation"]
     if last:
         typer.echo(f"last op     {last['id']} {last['kind']} {last['status']} {last['summary'][:60]}")

@@ -12,16 +12,30 @@ def status(repo: Repository, readable: tuple[str, ...] = ()) -> dict[str, Any]:
     """Pending work, the last operation and the index state, as a reader of the layers `readable`
     (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py). Without `readable` (an
     internal caller that wants only the index state, e.g. garden), no layer's content is shown."""
-    from stigmergy.repo.oplog import visible
+    from stigmergy.repo.oplog import operation_layers, visible
 
     state = repo.reader_state()
-    counts = state.counts()
-    ops = state.operations(limit=1)
+    # Counts are of what the reader may read: a layer's pace of work is itself something of that layer.
+    # What lies in other layers is one total, so pending work is never silently hidden from the count.
+    ops_all = state.operations(limit=-1)
+    ops_seen = [r for r in ops_all if operation_layers(r, state) <= set(readable)]
+    caps_all = state.captures()
+    caps_seen = [r for r in caps_all if r["layer"] in readable]
+    queued = state.pending()
     pending = [
-        {"capture_id": cid, "op_id": op, "layer": env.get("layer"),
-         "locator": env.get("locator") if env.get("layer", "public") in readable else None}
-        for cid, op, env, _ in state.pending()
+        {"capture_id": cid, "op_id": op, "layer": env.get("layer"), "locator": env.get("locator")}
+        for cid, op, env, _ in queued if env.get("layer", "public") in readable
     ]
+    counts = {
+        "operations": len(ops_seen),
+        "refused": sum(1 for r in ops_seen if r.status == "refused"),
+        "captures": len(caps_seen),
+        "pending": len(pending),
+        "unfiled": sum(1 for r in caps_seen if not r["filed"]),
+        "in_layers_you_cannot_read": (len(ops_all) - len(ops_seen)) + (len(caps_all) - len(caps_seen))
+        + (len(queued) - len(pending)),
+    }
+    ops = ops_seen[:1]
     tracked_state = repo.git.ls_files(".stigmergy")
     head = repo.git.head()
     dirty = [line for line in repo.git.status_porcelain("sources", "wiki", "layers") if line]
@@ -61,6 +75,6 @@ def status(repo: Repository, readable: tuple[str, ...] = ()) -> dict[str, Any]:
             "uncommitted_wiki_changes": len(dirty),
             # Derived state is never taken from tracked files: a pull would overwrite it (lint: tracked-state).
             "tracked_state": len(tracked_state),
-            "ok": not pending and not index["behind_head"] and index["readable"] is not False and not tracked_state,
+            "ok": not queued and not index["behind_head"] and index["readable"] is not False and not tracked_state,
         },
     }
