@@ -1,5 +1,5 @@
 """Export and import: the sample corpus exported and replayed into an empty repository compiles to the
-same wiki; a second import files nothing; restricted layers leave only with their reader or --layer; a
+same wiki; a second import files nothing; restricted layers leave only with their reader; a
 damaged or hostile bundle imports nothing."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def test_round_trip_gives_the_same_wiki_and_a_second_import_files_nothing(corpus
     assert "origin: import" in next((target / "sources").rglob("*.md")).read_text()
 
 
-def test_restricted_layers_leave_only_with_a_reader_or_by_name(wiki: Path, tmp_path: Path) -> None:
+def test_restricted_layers_leave_only_with_a_reader(wiki: Path, tmp_path: Path) -> None:
     toml = wiki / "stigmergy.toml"
     toml.write_text(toml.read_text() + f'\n[layers.board]\nreaders = ["{BOSS}"]\n')
     git(wiki, "commit", "-qam", "board layer")
@@ -108,7 +108,12 @@ def test_restricted_layers_leave_only_with_a_reader_or_by_name(wiki: Path, tmp_p
     assert "ZQ acquisition" not in "".join(p.read_text() for p in (out / "captures").iterdir())
     boss = _ok(wiki, "export", str(tmp_path / "boss"), "--as", BOSS)
     assert boss["captures"] == 2 and boss["layers"] == ["board", "public"]
-    named = _ok(wiki, "export", str(tmp_path / "named"), "--layer", "board")
+    # Naming a layer does not make its reader: refused, nothing written.
+    code, out_text, err = run_cli(["export", str(tmp_path / "named"), "--layer", "board"], cwd=wiki)
+    assert code == 2 and "board" in err and "ZQ" not in out_text + err and not (tmp_path / "named").exists()
+    code, _, err = run_cli(["export", str(tmp_path / "named"), "--layer", "public", "--layer", "board"], cwd=wiki)
+    assert code == 2 and not (tmp_path / "named").exists()
+    named = _ok(wiki, "export", str(tmp_path / "named"), "--layer", "board", "--as", BOSS)
     assert named["captures"] == 1 and named["layers"] == ["board"]
     assert run_cli(["export", str(tmp_path / "x"), "--layer", "nope"], cwd=wiki)[0] == 2
 

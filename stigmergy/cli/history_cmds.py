@@ -125,6 +125,11 @@ def export_cmd(
     if layers:
         for name in layers:
             repo.settings.layer(name)  # an unknown layer is a usage error
+        # A bundle carries every capture's original bytes: naming a layer does not make its reader.
+        readable = set(readable_layers(repo.settings, app_ctx.reader))
+        if denied := [name for name in dict.fromkeys(layers) if name not in readable]:
+            raise UsageError(f"--layer {', '.join(denied)}: you ({app_ctx.reader or 'no identity'}) are not among its "
+                             "readers; only a reader of a layer may export it")
         chosen = tuple(dict.fromkeys(layers))
     else:
         chosen = readable_layers(repo.settings, app_ctx.reader)
@@ -134,7 +139,7 @@ def export_cmd(
         return
     typer.echo(f"exported {report.captures} capture(s) ({report.bytes} bytes) of {', '.join(report.layers)} to {report.path}")
     if report.skipped_layers:
-        typer.echo(f"not exported (not readable by you; name them with --layer): {', '.join(report.skipped_layers)}")
+        typer.echo(f"not exported (not readable by you): {', '.join(report.skipped_layers)}")
 
 
 def import_cmd(
