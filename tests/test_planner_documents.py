@@ -75,3 +75,25 @@ def test_titles_named_matches_whole_words_like_the_regex_it_replaces() -> None:
     assert _titles_named(text, paths) == want
     assert "wiki/notes/Lane.md" in want and "wiki/notes/Lanes.md" not in want
     assert _titles_named("", paths) == [] and _titles_named(text, ()) == []
+
+
+def test_chat_turns_are_statements_of_their_own() -> None:
+    lines = ["[07:58] Ines Carvalho: good morning! launch day", "[08:01] Grace Nakamura: on-call is me until 14:00",
+             "[08:02] Samuel Achterberg: confirmed, I'm backup", "Maya Okafor: well done everyone"]
+    units, _ = split_units(lines, 10)
+    assert [(u.start, u.text.split(":")[0]) for u in units] == [
+        (10, "[07"), (11, "[08"), (12, "[08"), (13, "Maya Okafor")]
+
+
+def test_lead_in_lines_are_not_copied_and_a_heading_period_travels_with_its_figure(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Q1 2026 results
+
+ARR at Halden Logistics was $1.2M, up 40% QoQ, a record for the account.
+
+A few things about working with Halden Logistics.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Halden review"), 1)
+    body = (root / "wiki/notes/Halden review.md").read_text(encoding="utf-8")
+    assert "- Q1 2026 results: ARR at" in body and "#L" in body
+    assert "A few things" not in body

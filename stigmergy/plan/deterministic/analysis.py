@@ -72,6 +72,14 @@ DECISION = re.compile(
     re.I,
 )
 DECISION_SECTIONS = ("decision", "decisions", "outcomes", "resolutions", "agreed", "conclusions")
+# "A few things about working with Grace.", "Here is what we agreed:": announces what follows, says nothing
+# out of its context, so it is not copied on its own.
+_LEAD_IN = re.compile(
+    r"^(?:(?:a few|some|several|three|two|four|five) (?:things|notes|points|thoughts|tips|words|updates) (?:about|on|from|for)\b"
+    r"|here(?:'s| is| are)\b|the following\b|as follows\b|(?:quick|short) (?:update|note|recap)\b)"
+    r"|^[^.!?]{0,80}:$",
+    re.I,
+)
 _NOISE = re.compile(r"^(?:hi|hello|hey|thanks|thank you|cheers|regards|best|dear|see you|bye)\b", re.I)
 
 
@@ -79,7 +87,7 @@ def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:
     """How much a statement is worth keeping: figures, names, decisions, definitions; not greetings,
     questions or fragments."""
     words = len(u.text.split())
-    if words < 4 or _NOISE.match(u.text) or u.kind == "meta":
+    if words < 4 or _NOISE.match(u.text) or u.kind == "meta" or _LEAD_IN.match(u.text):
         return 0.0
     s = 1.0
     figs = figures(u.text)

@@ -96,6 +96,7 @@ class PageBodyBuilders:
                         seen.add(line)
                         body.append(line)
             body.append("")
+        body = _unique_lines(body)
         written = "\n".join(body)
         related = []
         for e in sorted(entities.values(), key=lambda e: e.title):
@@ -335,6 +336,23 @@ class PageBodyBuilders:
                                                     insert_section(got[1], self.date, section)),
                        status=_grown_status(got[0]), reason=f"timeline entry from capture {self.cid}")
         )
+
+
+def _unique_lines(body: list[str]) -> list[str]:
+    """No line twice on a page: a key point that is also a differing figure is written once, and a section
+    left with no line goes."""
+    once: set[str] = set()
+    kept = [line for line in body if not line.startswith("- ") or not (line in once or once.add(line))]
+    out: list[str] = []
+    for n, line in enumerate(kept):
+        if line.startswith("## "):
+            nxt = next((x for x in kept[n + 1 :] if x.strip()), "")
+            if not nxt.startswith("- "):
+                continue
+        if not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+    return out
 
 
 def new_page_body(title: str, section: list[str]) -> str:

@@ -24,6 +24,7 @@ from stigmergy.plan.context import PlannerContext, catalogue
 from stigmergy.plan.deterministic.analysis import (
     COMMON,
     ORG_KEYS,
+    PERIOD,
     PRODUCT_SUFFIX,
     EntityCandidate,
     NameIndex,
@@ -32,6 +33,7 @@ from stigmergy.plan.deterministic.analysis import (
     detect_entities,
     find_known,
     is_decision,
+    measures_in,
     mentions,
     project_mentions,
     score_unit,
@@ -460,7 +462,25 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
 
     def _line(self, page_path: str, u: Unit, prefix: str = "") -> str:
         text = self._linkify(page_path, u.text)
-        return append_citation(f"- {prefix}{text}", page_path, [(self.src.relpath, u.start, u.end)])
+        refs = [(self.src.relpath, u.start, u.end)]
+        heading = None if prefix else self._period_heading(u)
+        if heading is not None:
+            # "ARR was $1.2M" under "## Q1 2026 results" says nothing alone: the line carries its heading,
+            # cited too, so that every word it shows is in the cited lines.
+            prefix = f"{heading[1]}: "
+            refs.insert(0, (self.src.relpath, heading[0], heading[0]))
+        return append_citation(f"- {prefix}{text}", page_path, refs)
+
+    def _period_heading(self, u: Unit) -> tuple[int, str] | None:
+        """(file line, text) of the heading that gives a statement's figures their period, when the
+        statement states a figure that needs one and does not say it."""
+        if u.kind == "row" or not u.section or len(u.section) > 60 or not PERIOD.search(u.section):
+            return None
+        ms = measures_in(u.text, [""])
+        if not ms or not all(m.kind != "date" and " " not in m.measure and not m.period for m in ms):
+            return None
+        line = max((ln for ln, text, _ in self.headings if ln < u.start and text == u.section), default=None)
+        return None if line is None else (line, u.section)
 
     def _linkify(self, page_path: str, text: str) -> str:
         """Each other entity's (and concept's) first mention in the line becomes a wikilink."""

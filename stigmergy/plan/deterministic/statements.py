@@ -31,6 +31,12 @@ _ABBREV = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Inc|Ltd|Co|Corp|St|vs|etc|e\.g|i\.
 # "Clients/3. Cascade Foods", "see 2. Scope": a numbered item's number, not the end of a sentence.
 _ORDINAL = re.compile(r"(?:^|[/(#\s])\d{1,2}\.$")
 
+# A chat or transcript turn: "[13:25] Tomasz Wieczorek: ...", "09:14 Grace: ...", "Maya Okafor: ...".
+_TURN = re.compile(
+    r"^\s*(?:(?:\[[\d\-/ :T]{4,20}\]|\d{1,2}:\d{2}(?::\d{2})?)\s+[^:\n]{1,60}:\s"
+    r"|[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){1,2}:\s)"
+)
+
 MAX_UNIT_CHARS = 420
 
 
@@ -191,6 +197,8 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             flush()
             item.append((ln, _LIST.sub("", raw, count=1)))
             continue
+        if _TURN.match(raw):
+            flush()  # a chat or transcript turn is a statement of its own speaker, never merged with the last
         para.append((ln, raw))
     flush_item()
     flush()
