@@ -26,6 +26,7 @@ from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.plan.context import build_context
 from stigmergy.plan.deterministic import DeterministicPlanner
 from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS, Unit, definitions
+from stigmergy.plan.deterministic.layout import archive_base
 from stigmergy.plan.schema import CreatePage, UpdatePage, plan_to_json
 from stigmergy.settings import Settings
 from stigmergy.write.filing import propose
@@ -154,6 +155,9 @@ def _kinds(root: Path) -> tuple[dict[str, dict], set[str], set[str]]:
             concepts.add(meta["title"])
         elif "/projects/" in rel:
             projects.add(meta["title"])
+    # An archive page ("Tidemark (2026)") holds a page's oldest dated sections: not an entity of its own.
+    for title in [t for t in entities if archive_base(t) in entities]:
+        del entities[title]
     return entities, concepts, projects
 
 

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from stigmergy.pages.contradictions import START_PREFIX
 from stigmergy.pages.wiki import LEAD_END, LEAD_START
 
-MAX_SECTIONS = 30  # dated sections a page holds before its oldest move to the archive pages
-KEEP_SECTIONS = 15  # dated sections left on the page after a move (moves are batched, not per filing)
+MAX_SECTIONS = 24  # dated sections a page holds before its oldest move to the archive pages
+KEEP_SECTIONS = 12  # dated sections left on the page after a move (moves are batched, not per filing)
 BLOCK_START = START_PREFIX
 _DATED = re.compile(r"^## (\d{4})-\d{2}-\d{2}\b")
 _FILED_HEADING = re.compile(r"^## \d{4}-\d{2}-\d{2} · ")

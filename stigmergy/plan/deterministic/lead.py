@@ -20,6 +20,7 @@ MAX_FIGURES = 5
 MAX_RELATED = 5
 _DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
 _LINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_PRESENT = r"\s+(?:is|are|means|refers to)\s+(?:a|an|the|one of)\b"
 _DEFINES = r"\s+(?:is|are|was|means|refers to)\s+(?:a|an|the|one of)\b"
 
 
@@ -40,9 +41,14 @@ def lead_lines(
     what = kind.replace("_", " ")
     also = [a for a in aliases if a != title]
     lead.append(f"*{what}*" + (f" · also known as {', '.join(also)}" if also else ""))
-    names = "|".join(re.escape(n) for n in sorted({title, *also}, key=len, reverse=True))
-    defines = re.compile(rf"(?<![\w])(?:{names})(?:\s*\([^)]*\))?{_DEFINES}", re.I)
-    defining = next((line for _, line in cited if defines.search(line)), None)
+    # The title defined in the present tense first ("Tidemark is a …"), then an alias or the past tense.
+    defining = None
+    for names, verbs in (([title], _PRESENT), ([title, *also], _DEFINES)):
+        alts = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+        defines = re.compile(rf"^- (?:\[\[[^\]]*\]\]\s*)?(?:[^.]{{0,40}}?\b)?(?:{alts})(?:\s*\([^)]*\))?{verbs}", re.I)
+        defining = next((line for _, line in cited if defines.search(line)), None)
+        if defining is not None:
+            break
     if defining is None and kind == "concept" and cited:
         defining = cited[0][1]  # a concept page opens with the statement that defined it
     if defining is not None:
