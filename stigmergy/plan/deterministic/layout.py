@@ -124,9 +124,10 @@ def split_archive(body: str) -> tuple[str, dict[str, list[list[str]]]]:
 
 def archive_body(title: str, base_stem: str, year: str, sections: list[list[str]], old_body: str | None) -> str:
     """The archive page of `base_stem` for `year` with `sections` added in date order."""
-    body = old_body or "\n".join(
-        [f"# {title}", "", f"Dated sections of [[{base_stem}]] from {year}, moved here to keep that page short.", ""]
-    )
+    body = old_body or "\n".join([
+        f"# {title}", "", LEAD_START,
+        f"Dated sections of [[{base_stem}]] from {year}, moved here to keep that page short.", LEAD_END, "",
+    ])
     for section in sections:
         body = insert_section(body, section[0][3:13], section)
     return body
