@@ -89,6 +89,8 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -
             changes[rel] = text
             maps.append(rel)
     for finding in lint.findings:
+        if finding.severity == "info":
+            continue  # a person's uncited line: shown by lint, legitimate, never a finding that needs a person
         if finding.rule not in REPAIRABLE and finding.rule != "contract":
             left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
         elif finding.rule == "contract" and finding.path not in changes:

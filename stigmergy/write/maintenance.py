@@ -153,7 +153,9 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
         report["index"] = _update_index(repo)
     after = lint_repository(repo.root, repo.settings)
     report["lint_after"] = after.to_dict()["counts"]
-    left = [f.to_dict() for f in after.findings]
+    # Info findings (a person's uncited line) are shown, never failed on: lint exits 0 for them too.
+    left = [f.to_dict() for f in after.findings if f.severity != "info"]
+    report["findings_info"] = [f.to_dict() for f in after.findings if f.severity == "info"]
     history = audit_since_last_check(repo.root, repo.settings)
     left += [{"rule": f"history:{h.rule}", "path": h.path, "line": None, "message": h.render()} for h in history.findings]
     report["findings_left"] = left
