@@ -128,7 +128,8 @@ def team(n: int, window: int) -> dict:
 
         pages = sorted((p.stat().st_size, p.relative_to(wiki).as_posix()) for p in (wiki / "wiki").rglob("*.md"))
         largest = pages[-1]
-        archives = [p for _, p in pages if p.endswith(")" + ".md") and " (20" in p]
+        titles = {p.rsplit("/", 1)[1][:-3] for _, p in pages if "/notes/" not in p}
+        archives = [p for _, p in pages if "/notes/" not in p and p[-11:-9] == " (" and p.rsplit("/", 1)[1][:-10] in titles]
         return {
             "documents": n + window,
             "window": window,
