@@ -42,6 +42,7 @@ class InputError(StigmergyError):
         super().__init__(f"{locator}: {message} [{rule}]", hint)
         self.locator = locator
         self.rule = rule
+        self.detail = message  # the message without the locator and rule around it
 
 
 class LockTimeoutError(StigmergyError):

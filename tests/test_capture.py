@@ -106,7 +106,7 @@ def test_source_page_parser_refuses_tampering(wiki: Path) -> None:
     parse_source_page(text, rel)
     for bad in (
         text.replace("type: source", "type: note"),
-        text.replace("# Text", "# Other"),
+        text.replace("# Line one.", "# Other"),  # typed text is titled by its first line
         text.replace("layer: public", "layer: public\nextra: 1"),
         text[4:],
         text.replace("\n---\n", "\n", 1),

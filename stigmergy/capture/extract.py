@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from stigmergy.capture.extractors import Budget
-from stigmergy.capture.extractors.html_text import html_to_text
+from stigmergy.capture.extractors.html_text import read_html
 from stigmergy.errors import ContractError, InputError
 from stigmergy.pages.frontmatter import FrontMatterLimitError, LimitedYAMLHandler
 from stigmergy.settings import CaptureSettings
@@ -124,15 +124,28 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
 
     text = _decode(data, name, kind)
     if kind == HTML:
-        body, title = html_to_text(text, budget)
+        body, title, meta = read_html(text, budget)
         python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
-        return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, {}, None)
+        return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, meta, None)
     if kind == MARKDOWN:
         metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text), name)
         title = _clean_title(metadata.get("title")) or _first_h1(body)
         version = f"{EXTRACTOR_REVISION}+pyyaml-{yaml.__version__}"
         return _finish(name, limits, body, MARKDOWN, "markdown", version, title, metadata, None)
-    return _finish(name, limits, text, TEXT, "text", EXTRACTOR_REVISION, None, {}, None)
+    return _finish(name, limits, text, TEXT, "text", EXTRACTOR_REVISION, _setext_title(text), {}, None)
+
+
+_SETEXT_RULE = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")
+
+
+def _setext_title(text: str) -> str | None:
+    """A plain-text file that opens with an underlined title ("Manual" over "======") is titled by it."""
+    lines = _LINE_BREAKS.sub("\n", text[:4096]).lstrip("\n").split("\n")
+    if len(lines) < 2 or not lines[0].strip() or not _SETEXT_RULE.match(lines[1]):
+        return None
+    if len(lines[1].strip()) < 3:
+        return None  # a lone "-" under a line is a list or a sign, not a rule
+    return _clean_title(lines[0])
 
 
 def normalize_text(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,13 +30,22 @@ class Skipped:
     reason: str  # symlink | not-a-regular-file
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(name: str) -> str:
+    """A file name as it may be printed and recorded: control characters (a newline in a name would
+    break an output line or a front-matter field) written as escapes, `\\n`, `\\x1b`."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
+
+
 def _matches(rel: str, patterns: Sequence[str]) -> bool:
     name = rel.rsplit("/", 1)[-1]
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
 def _file_item(path: Path, locator: str) -> InputItem:
-    return InputItem(locator=locator, read=path.read_bytes, size=path.stat().st_size)
+    return InputItem(locator=printable(locator), read=path.read_bytes, size=path.stat().st_size)
 
 
 def gather(
@@ -73,7 +83,7 @@ def gather(
             continue
         path = Path(arg)
         if path.is_symlink() and not path.exists():
-            errors.append(InputError(arg, "missing", "is a broken symbolic link"))
+            errors.append(InputError(printable(arg), "missing", "is a broken symbolic link"))
         elif path.is_file():
             items.append(_file_item(path, os.path.normpath(arg)))
         elif path.is_dir():
@@ -89,7 +99,7 @@ def gather(
                     if _matches(rel + "/", exclude) or _matches(rel, exclude):
                         continue
                     if os.path.islink(os.path.join(dirpath, d)):
-                        skipped.append(Skipped(f"{base}/{rel}", "symlink"))
+                        skipped.append(Skipped(printable(f"{base}/{rel}"), "symlink"))
                         continue
                     kept.append(d)
                 dirnames[:] = kept
@@ -103,17 +113,17 @@ def gather(
                     except OSError:
                         continue
                     if stat.S_ISLNK(mode):
-                        skipped.append(Skipped(f"{base}/{rel}", "symlink"))
+                        skipped.append(Skipped(printable(f"{base}/{rel}"), "symlink"))
                     elif not stat.S_ISREG(mode):
-                        skipped.append(Skipped(f"{base}/{rel}", "not-a-regular-file"))
+                        skipped.append(Skipped(printable(f"{base}/{rel}"), "not-a-regular-file"))
                     else:
                         found.append((rel, full))
             for rel, full in sorted(found):
                 items.append(_file_item(full, f"{base}/{rel}"))
             if not found:
-                errors.append(InputError(arg, "empty", "directory holds no file that matches the include globs"))
+                errors.append(InputError(printable(arg), "empty", "directory holds no file that matches the include globs"))
         elif path.exists():
-            errors.append(InputError(arg, "unsupported-type", "is neither a file nor a directory"))
+            errors.append(InputError(printable(arg), "unsupported-type", "is neither a file nor a directory"))
         else:
-            errors.append(InputError(arg, "missing", "no such file or directory"))
+            errors.append(InputError(printable(arg), "missing", "no such file or directory"))
     return items, errors

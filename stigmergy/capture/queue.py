@@ -180,7 +180,14 @@ def read_input(item: InputItem, limits: CaptureSettings, redact: bool = False) -
     if item.size is not None and item.size > limits.max_bytes:
         raise InputError(item.locator, "too-large", f"is {item.size} bytes, over the {limits.max_bytes}-byte limit")
     data = item.read()
-    extraction = extract(data, item.origin_name or item.locator, limits, media_type=item.media_type)
+    try:
+        extraction = extract(data, item.origin_name or item.locator, limits, media_type=item.media_type)
+    except InputError as exc:
+        if exc.locator != item.origin_name:
+            raise
+        # `text.txt` only tells extraction to read plain text: the person typed --text or piped stdin.
+        label = _INPUT_LABELS.get(item.locator, item.locator)
+        raise InputError(label, exc.rule, exc.detail, hint=exc.hint) from None
     metadata = _jsonable(extraction.metadata or {})
     for key in ("occurred_at", "date"):
         value = metadata.get(key)
@@ -265,7 +272,9 @@ def acknowledge(
 ) -> QueuedCapture:
     """Store the bytes and the readable text, and commit the queue row: the capture is acknowledged."""
     item, data, extraction = read.item, read.data, read.extraction
-    title = (options.title if options.title and single else None) or extraction.title or _title_from_locator(item.locator)
+    title = ((options.title if options.title and single else None) or extraction.title
+             or (_title_from_first_line(extraction.text) if item.locator in _INPUT_LABELS else None)
+             or _title_from_locator(item.locator))
     title = " ".join(title.split())[:200] or "Untitled"
     metadata = _jsonable(extraction.metadata or {})
     captured_at = utc_now()
@@ -339,6 +348,22 @@ def _date_from_locator(locator: str) -> str | None:
     except ValueError:
         return None
     return m.group(1)
+
+
+_INPUT_LABELS = {"text": "--text", "stdin": "stdin"}
+_FIRST_LINE_TITLE_MAX = 80
+
+
+def _title_from_first_line(text: str) -> str | None:
+    """Typed or piped text has no file name: its first line, cut at a word near 80 characters, titles it."""
+    for line in text.split("\n"):
+        words = " ".join(line.strip().lstrip("#>*- ").split())
+        if words:
+            if len(words) <= _FIRST_LINE_TITLE_MAX:
+                return words
+            cut = words[: _FIRST_LINE_TITLE_MAX - 1]
+            return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:.") + "…"
+    return None
 
 
 def _title_from_locator(locator: str) -> str:

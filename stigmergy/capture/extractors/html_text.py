@@ -28,6 +28,8 @@ _SPACE = re.compile(r"[ \t\n\r\f\v\xa0]+")
 _CHUNK = 65_536
 # Kinds of blocks written one per line, with no blank line between neighbours of the same kind.
 _TIGHT = {"li", "row"}
+_META_KEYS = ("description", "author")
+_META_MAX = 1000
 
 
 class _Reader(HTMLParser):
@@ -36,6 +38,7 @@ class _Reader(HTMLParser):
         self.blocks: list[tuple[str, str]] = []
         self.title: str | None = None
         self.first_h1: str | None = None
+        self.meta: dict[str, str] = {}
         self._inline: list[str] = []
         self._kind = "p"
         self._prefix = ""
@@ -85,6 +88,9 @@ class _Reader(HTMLParser):
         if self._in_title:
             # An unclosed <title> must not swallow the page.
             self.handle_endtag("title")
+        if tag == "meta":
+            self._meta(attrs)
+            return
         if self._skip is not None:
             if tag == self._skip:
                 self._skip_depth += 1
@@ -129,6 +135,15 @@ class _Reader(HTMLParser):
                 self._flush()
         elif tag in _BLOCKS or tag in {"table", "thead", "tbody", "tfoot"}:
             self._block("li" if self._lists else "p", self._prefix if self._kind == "li" else "")
+
+    def _meta(self, attrs: list[tuple[str, str | None]]) -> None:
+        # The page's own description and author are its metadata, as front matter is a Markdown file's.
+        values = {k.lower(): v for k, v in attrs if v is not None}
+        name, content = values.get("name", "").strip().lower(), values.get("content")
+        if name in _META_KEYS and content and name not in self.meta:
+            text = _SPACE.sub(" ", content).strip()[:_META_MAX]
+            if text:
+                self.meta[name] = text
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -201,6 +216,12 @@ class _Reader(HTMLParser):
 
 def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | None]:
     """(readable text, title). The budget's clock is checked between chunks of the page."""
+    text, title, _ = read_html(html, budget)
+    return text, title
+
+
+def read_html(html: str, budget: Budget | None = None) -> tuple[str, str | None, dict[str, str]]:
+    """(readable text, title, metadata): metadata holds `<meta name="description|author">` when present."""
     reader = _Reader()
     for start in range(0, len(html), _CHUNK):
         if budget is not None:
@@ -214,4 +235,4 @@ def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | No
             out.append("\n" if kind == previous and kind in _TIGHT else "\n\n")
         out.append(text)
         previous = kind
-    return "".join(out), reader.title or reader.first_h1
+    return "".join(out), reader.title or reader.first_h1, dict(reader.meta)
