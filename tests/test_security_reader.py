@@ -106,3 +106,25 @@ def test_status_counts_only_what_the_reader_can_read(wiki: Path) -> None:
     mine = json.loads(out)["counts"]
     assert mine["captures"] == empty["captures"] + 3 and mine["unfiled"] == empty["unfiled"] + 1
     assert mine["operations"] >= empty["operations"] + 3 and mine["in_layers_you_cannot_read"] == 0
+
+
+def test_erase_leaves_no_title_in_the_map_of_content(wiki: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "memo.md"
+    doc.write_text("---\ntitle: Zanzibar Quokka memo\ndate: 2026-05-02\n---\n# Zanzibar Quokka memo\n\n"
+                   "Harbor Logistics moved 4,000 shipments through the Harbor API in April 2026.\n", encoding="utf-8")
+    keep = tmp_path / "keep.md"
+    keep.write_text("---\ntitle: Partner update\ndate: 2026-05-03\n---\n# Partner update\n\n"
+                    "Borealis signed a carrier contract in May 2026.\n", encoding="utf-8")
+    code, out, err = run_cli(["--json", "capture", str(doc)], cwd=wiki)
+    assert code == 0, out + err
+    cap = json.loads(out)["captures"][0]["capture_id"]
+    assert run_cli(["capture", str(keep)], cwd=wiki)[0] == 0
+    assert run_cli(["garden"], cwd=wiki)[0] == 0
+    assert "Zanzibar Quokka" in (wiki / "wiki/index.md").read_text(encoding="utf-8")
+    code, out, err = run_cli(["erase", cap, "--yes", "--rationale", "asked to forget"], cwd=wiki)
+    assert code == 0, out + err
+    assert "Zanzibar Quokka" not in (wiki / "wiki/index.md").read_text(encoding="utf-8")
+    assert "Partner update" in (wiki / "wiki/index.md").read_text(encoding="utf-8")
+    code, out, err = run_cli(["erase", "--audit", "Zanzibar Quokka"], cwd=wiki)
+    assert code == 0, out + err
+    assert run_cli(["lint"], cwd=wiki)[0] == 0

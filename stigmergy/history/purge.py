@@ -11,7 +11,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from stigmergy.errors import StigmergyError
-from stigmergy.repo.layout import layer_prefix
+from stigmergy.garden.snapshot import layer_of
+from stigmergy.pages.moc import map_link
+from stigmergy.repo.layout import layer_prefix, map_relpath
 from stigmergy.repo.operations import Repository
 
 REDACTED = "[erased]"
@@ -62,6 +64,8 @@ def purge_state(
         c.execute(f"DELETE FROM operations WHERE id IN ({marks_o})", ops)
         c.execute(f"DELETE FROM inflight WHERE op_id IN ({marks_o})", ops)
     rows = conn.execute("SELECT id, commit_sha, manifest, patch_sha, summary FROM operations").fetchall()
+    # A patch that wrote a map of content names a gone page by its map link (its title on the same line).
+    patch_needles = [*erased, *(map_link(map_relpath(layer_of(p)), p) for p in gone_pages)]
     for op_id, commit, manifest_text, patch_sha, summary in rows:
         new_commit = mapping.get(commit, commit) if commit else commit
         manifest = json.loads(manifest_text)
@@ -69,7 +73,8 @@ def purge_state(
         patch_named = False
         if patch_sha:
             try:
-                patch_named = any(cid.encode() in repo.evidence.get(patch_sha, verify=False) for cid in erased)
+                stored = repo.evidence.get(patch_sha, verify=False)
+                patch_named = any(cid.encode() in stored for cid in patch_needles)
             except StigmergyError:
                 patch_named = False
         if new_commit == commit and not named and not patch_named:

@@ -106,7 +106,7 @@ def drop_unreachable(root: Path) -> None:
 
 
 def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
-    from stigmergy.history.scrub import PageScrubber, sweep_working_tree
+    from stigmergy.history.scrub import PageScrubber, map_texts, sweep_working_tree
     from stigmergy.settings import load_settings
 
     settings = load_settings(root, env={})
@@ -115,7 +115,8 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
     dead = {p: snapshot.texts.get(p, "") for p in spec.dead_pages}
     scrubber = PageScrubber(
         root, settings, spec.erased, spec.drop_paths, dead,
-        {rel: (snapshot.texts[rel], text) for rel, text in head.items() if rel in snapshot.texts},
+        {rel: (snapshot.texts[rel], text) for rel, text in head.items() if rel in snapshot.texts}
+        | {rel: (old, head[rel]) for rel, old in map_texts(root, head).items()},
     )
     erased = frozenset(spec.erased)
     drop_paths = {p.encode() for p in spec.drop_paths}
@@ -135,7 +136,7 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
             new_id: bytes | None = blob_id
             data = value.get_contents_by_identifier(blob_id)
             rel = filename.decode("utf-8", "surrogateescape")
-            if data is not None and (rel in dead or scrubber.relevant(data.decode("utf-8", "replace"))):
+            if data is not None and (rel in dead or scrubber.relevant_at(rel, data.decode("utf-8", "replace"))):
                 text = data.decode("utf-8", "surrogateescape")
                 out = scrubber.scrub(rel, text)
                 if out is None:

@@ -20,10 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from stigmergy.errors import ContractError
-from stigmergy.garden.snapshot import Snapshot
+from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.garden.sweep import sweep_references
+from stigmergy.pages.moc import map_link
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import parse_wiki_page, render_wiki_page
+from stigmergy.repo.layout import map_layer
 from stigmergy.settings import Settings
 
 
@@ -47,6 +49,8 @@ def sweep_working_tree(
     root: Path, settings: Settings, removed_sources: Collection[str], timestamp: str
 ) -> tuple[dict[str, str | None], Snapshot]:
     """{page: new text, None when it goes} for the wiki as it stands, and the snapshot it was read from."""
+    from stigmergy.garden.delete import refresh_maps
+
     snapshot = Snapshot.load(root, settings)
     result = sweep_references(root, settings, sorted(removed_sources), timestamp=timestamp, snapshot=snapshot)
     changes = {
@@ -54,7 +58,19 @@ def sweep_working_tree(
         for rel, text in result.changes.items()
         if rel in snapshot.texts
     }
+    # The map of content lists every page by title: re-rendered without the pages that go, or an erased
+    # page's title would outlive it there (the residue audit finds it).
+    refresh_maps(root, snapshot.with_changes(changes), changes, {layer_of(p) for p in changes})
     return changes, snapshot
+
+
+def map_texts(root: Path, changes: Mapping[str, str | None]) -> dict[str, str]:
+    """{map path: its text on disk} for the maps of content among `changes`."""
+    out = {}
+    for rel in changes:
+        if map_layer(rel) is not None and (root / rel).is_file():
+            out[rel] = (root / rel).read_text(encoding="utf-8")
+    return out
 
 
 def _strip_lines(text: str, erased: Collection[str]) -> str | None:
@@ -83,6 +99,16 @@ class PageScrubber:
         self.dead_stems = {stem_of(p) for p in dead_pages}
         self.head_results = dict(head_results)  # path -> (text at HEAD, its whole-wiki sweep result)
 
+    def relevant_at(self, rel: str, text: str) -> bool:
+        """Might this version of `rel` hold a trace? Maps of content also by a link to a page that goes."""
+        if rel in self.head_results or self.relevant(text):
+            return True
+        return map_layer(rel) is not None and any(f"]({link})" in text for link in self._map_links(rel))
+
+    def _map_links(self, map_rel: str) -> list[str]:
+        layer = map_layer(map_rel)
+        return [map_link(map_rel, p) for p in self.dead_pages if layer_of(p) == layer]
+
     def relevant(self, text: str) -> bool:
         return mentions(text, self.erased) or (
             "[[" in text and any(f"[[{s}" in text for s in self.dead_stems)
@@ -92,6 +118,11 @@ class PageScrubber:
         """The version without erased traces (the same text when it had none); None when the page goes."""
         if rel in self.dead_pages or (rel in self.head_results and self.head_results[rel][0] == text):
             return None if rel in self.dead_pages else self.head_results[rel][1]
+        if map_layer(rel) is not None:
+            # An older map: drop the lines linking to a page that goes (its title is on that line).
+            links = [f"]({link})" for link in self._map_links(rel)]
+            lines = [ln for ln in text.split("\n") if not any(link in ln for link in links)]
+            return _strip_lines("\n".join(lines), self.erased) if mentions(text, self.erased) else "\n".join(lines)
         if not self.relevant(text):
             return text
         texts = {**self.dead_pages, rel: text}

@@ -37,6 +37,11 @@ def _target(map_rel: str, page_rel: str) -> str:
     return "".join(_ENCODE.get(ch, ch) for ch in page_rel[len(base):])
 
 
+def map_link(map_rel: str, page_rel: str) -> str:
+    """The link target the map at `map_rel` uses for `page_rel` (erasure strips the lines holding one)."""
+    return _target(map_rel, page_rel)
+
+
 def _item(map_rel: str, rel: str, page: Any, extra: str = "") -> str:
     return f"- [{_escape(page.title)}]({_target(map_rel, rel)}){extra}"
 
