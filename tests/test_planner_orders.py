@@ -158,3 +158,33 @@ def test_corpus_in_any_order_is_never_refused(tmp_path_factory: pytest.TempPathF
     random.Random(seed).shuffle(files)
     root = make_repo(tmp_path_factory.mktemp("order"))
     _assert_corpus(root, _file_corpus(root, files))
+
+
+def _changelog(versions: list[tuple[str, str]]) -> str:
+    minor = versions[0][0].rsplit(".", 1)[0]
+    parts = [f"==========\nSphinx {minor}\n==========\n"]
+    for version, date in versions:
+        head = f"Release {version} (released {date})"
+        parts.append(f"{head}\n{'=' * len(head)}\n\nBugs fixed\n----------\n\n* Fixed a crash in the builder.\n")
+    # A mid-sentence use, as in Sphinx's 1.7 changelog: with the headings it made 'Release' a "product".
+    parts.append("Bugs fixed\n----------\n\n* latex: Do not display 'Release' label if the release is not set\n")
+    return "\n".join(parts)
+
+
+# Four changelogs of ten patch releases each, every one with its own release date.
+_RELEASES = {f"7.{m}": [(f"7.{m}.{k}", f"{'Jan Mar May Jul Sep Nov'.split()[k % 6]} {10 + k:02d}, 202{m}") for k in range(9, -1, -1)]
+             for m in range(4)}
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+def test_changelog_release_dates_of_different_versions_are_no_contradiction(tmp_path: Path, reverse: bool) -> None:
+    """A changelog names each version with its own release date: different subjects, no conflict (the
+    Sphinx docs gave a 7 MB page of them), and 'Release' is not an entity."""
+    root = make_repo(tmp_path)
+    order = sorted(_RELEASES, reverse=reverse)
+    for n, minor in enumerate(order, 1):
+        rel = write_source(root, n, _changelog(_RELEASES[minor]), title=f"Sphinx {minor}", occurred_at="2024-05-01")
+        file_and_commit(root, rel, n)
+    assert _subjects(root) == []
+    names = {p.stem.casefold() for p in (root / "wiki").rglob("*.md")}
+    assert not {n for n in names if n.startswith("release")}, sorted(names)

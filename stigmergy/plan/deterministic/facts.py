@@ -193,6 +193,9 @@ def facts_of(u: Unit, ctx: UnitContext, resolver: SubjectResolver) -> list[Fact]
     subject = subject_of(u, ctx, resolver)
     if subject is None:
         return []
+    version = version_of(u, ctx)
+    if version is None:
+        return []
     out = []
     for m in ms:
         generic = " " in m.measure
@@ -203,8 +206,45 @@ def facts_of(u: Unit, ctx: UnitContext, resolver: SubjectResolver) -> list[Fact]
             if not got:
                 continue
             period = got
+        if version:
+            # "Release 7.2.0 (released Aug 17, 2023)" and "Release 7.3.0 (released ...)" are about two
+            # different versions: the version is part of what the figure is about.
+            period = f"{period} {version}".strip()
         out.append(Fact(subject, m, period))
     return out
+
+
+# A version or release identifier: "v2.1", "version 3.0", "Release 7.2.0", "Sphinx 8.1", "7.2.0". Not an
+# amount ("$1.2M", "2.5 million", "4.5%"): those are figures, not names of what a figure is about.
+_VERSION = re.compile(
+    r"(?:\b[vV]|\b(?:[Vv]ersion|[Rr]elease|[A-Z][\w-]*)\s+|(?<![\w.$€£¥]))"
+    r"(?P<v>\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)(?!\s?(?:%|[kKmMbB]\b|bn\b|million|billion|thousand|percent))"
+)
+
+
+def _versions(text: str) -> set[str]:
+    out = set()
+    for m in _VERSION.finditer(text):
+        v = m.group("v")
+        # A bare "1.2" is a decimal; it names a version only after v/version/release/a name, or as x.y.z.
+        if v.count(".") >= 2 or not m.group(0)[0].isdigit():
+            out.add(v)
+    return out
+
+
+def version_of(u: Unit, ctx: UnitContext) -> str | None:
+    """The version a statement is about: named on its line, else in its innermost heading that names
+    one ('' when none, None when its line names several)."""
+    found = _versions(u.text)
+    if len(found) > 1:
+        return None
+    if found:
+        return next(iter(found))
+    for heading in reversed(ctx.trail):
+        found = _versions(heading)
+        if len(found) == 1:
+            return next(iter(found))
+    return ""
 
 
 # ------------------------------------------------------------------------------------ source readings

@@ -42,6 +42,7 @@ COMMON = set(
     Glossary Definitions Definition Terms Term Appendix Reference References Source Sources Introduction
     Conclusion Conclusions Recommendation Recommendations Findings Finding Highlights Lowlights Blockers
     Blocker Wins Learnings Lessons Feedback Changes Change Draft Revised Corrected Correction Final
+    Release Releases Released Version Versions Changelog Changelogs Milestone Milestones
     There Here Is Are Was Were Be Been Being Has Have Had Do Does Did Will Would Shall Should Can Could
     May Might Must Let Lets Let's Got Get Make Made Take Took Use Used Using Add Added Remove Removed
     Yes Maybe Overall Currently Recently Going Moving Looking Given Based Due Including Regarding

@@ -55,6 +55,8 @@ from stigmergy.plan.schema import (
 
 MAX_KEY_LINES = 8
 MAX_DECISIONS = 8
+# New contradictions one capture may record on one page (see `_capped`).
+MAX_CONFLICTS_PER_PAGE = 5
 MIN_KEY_SCORE = 2.0
 _PARTICIPANT_KEYS = ("participants", "attendees", "people", "authors", "author", "present")
 # Front matter fields that name the entities a document is about or mentions.
@@ -160,7 +162,7 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
             note_path = None
         heading = self._section_heading(note_path)
 
-        found = self._conflicts(note_path)
+        found = self._capped(self._conflicts(note_path))
         if note_path is not None:
             on_note = [c for page, _, c in found if page == note_path]
             self._note(note_path, note_title, key_units, decision_units, entities, concepts, on_note)
@@ -517,6 +519,19 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
         title = re.sub(r"[\[\]<>|#]", " ", self.page.title)
         return f"## {self.date} · {' '.join(title.split())}"
 
+    def _capped(self, found: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+        """At most MAX_CONFLICTS_PER_PAGE new contradictions per page from one capture: more is the planner
+        misreading the source (a changelog's release dates), not a source disagreeing that often. The
+        rest are dropped and the summary says how many."""
+        per_page: dict[str, int] = {}
+        kept = []
+        for item in found:
+            per_page[item[0]] = per_page.get(item[0], 0) + 1
+            if per_page[item[0]] <= MAX_CONFLICTS_PER_PAGE:
+                kept.append(item)
+        self.conflicts_dropped = len(found) - len(kept)
+        return kept
+
     def _summary(self, note_path: str | None) -> str:
         created = [m for m in self.mutations if isinstance(m, CreatePage)]
         updated = [m for m in self.mutations if isinstance(m, UpdatePage)]
@@ -535,6 +550,11 @@ class _Filing(PageBodyBuilders, ContradictionAssembly):
             parts.append("new concepts: " + ", ".join(concepts))
         if self.contradictions:
             parts.append(f"{len(self.contradictions)} contradiction(s) recorded")
+        if getattr(self, "conflicts_dropped", 0):
+            parts.append(
+                f"{self.conflicts_dropped} more contradiction(s) not recorded: over {MAX_CONFLICTS_PER_PAGE} on one "
+                "page from one capture is a planner misreading, not a disagreement"
+            )
         if self.aliases:
             parts.append(f"{len(self.aliases)} alias(es) proposed")
         return "; ".join(parts) + "."
