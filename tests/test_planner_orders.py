@@ -188,3 +188,20 @@ def test_changelog_release_dates_of_different_versions_are_no_contradiction(tmp_
     assert _subjects(root) == []
     names = {p.stem.casefold() for p in (root / "wiki").rglob("*.md")}
     assert not {n for n in names if n.startswith("release")}, sorted(names)
+
+
+def test_one_capture_records_at_most_a_few_contradictions_per_page(tmp_path: Path) -> None:
+    """Eight periods that all disagree: the planner records five and says in the summary that it dropped the rest."""
+    quarters = [f"Q{q} {y}" for y in (2025, 2026) for q in (1, 2, 3, 4)]
+    header = "| Metric | " + " | ".join(quarters) + " |\n|" + " --- |" * (len(quarters) + 1) + "\n"
+
+    def pack(base: float) -> str:
+        return "## Headline figures\n\n" + header + "| Revenue | " + " | ".join(f"${base + i:.1f}M" for i in range(8)) + " |\n"
+
+    root = make_repo(tmp_path)
+    rel = write_source(root, 1, pack(1.0), title="Acme board pack (draft)", occurred_at="2026-04-05")
+    file_and_commit(root, rel, 1)
+    rel = write_source(root, 2, pack(20.0), title="Acme board pack (final)", occurred_at="2026-04-12")
+    result = file_and_commit(root, rel, 2)
+    assert len(_subjects(root)) == 5, _subjects(root)
+    assert "3 more contradiction(s) not recorded" in result.plan.summary
