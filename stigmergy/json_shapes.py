@@ -283,6 +283,7 @@ class StatusCounts(TypedDict):
     captures: int
     pending: int
     unfiled: int
+    in_layers_you_cannot_read: int  # captures, operations and pending of layers the reader cannot read (one total)
 
 
 class IndexStatus(TypedDict):
