@@ -174,7 +174,7 @@ def quality(out: Path, cache: Path, work: Path, overrides: dict | None = None) -
         with (root / "stigmergy.toml").open("a") as fh:
             fh.write('\n[layers.board]\nreaders = ["maya@lanternfish.example"]\n')
         cli("capture", str(corpus), "--exclude", "README.md", "--exclude", "_restricted/*")
-        cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board")
+        cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board", "--as", "maya@lanternfish.example")
         (root / ".stigmergy" / "captured").write_text("ok")
     link_cache(root, cache)
     overrides, patches = split_overrides(overrides or {})

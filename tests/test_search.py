@@ -147,6 +147,38 @@ def test_staleness_is_scoped_too(scoped: RepoBuilder) -> None:
     assert boss.stale and boss.changed == ("layers/secret/wiki/notes/Secret plan.md",)
 
 
+def test_arms_are_plain_functions_of_a_scope_and_keep_to_its_layers(scoped: RepoBuilder) -> None:
+    """Each arm runs alone over a `SearchScope`: an outsider's layers never return the secret layer's
+    fragments or pages, whichever arm asks; the boss's do; `run_search` answers what `Searcher` does."""
+    from stigmergy.index import arms
+    from stigmergy.index.scope import readable_layers
+    from stigmergy.index.search import filter_sql, run_search
+    from stigmergy.index.session import open_scope, scope_embedder
+
+    scope = open_scope(scoped.root, scoped.settings, HashEmbedder())
+    try:
+        secret = {r[0] for r in scope.conn.execute("SELECT id FROM pages WHERE layer = 'secret'")}
+        assert secret
+        found = {}
+        for reader in (OUTSIDER, BOSS):
+            layers = readable_layers(scoped.settings, reader)
+            where, params = filter_sql(scope.conn, Filters(), layers)
+            qvec = scope_embedder(scope).embed([f"{CANARY} Acme"])[0]
+            pages = {p for _, p in arms.lexical(scope, [CANARY.lower(), "acme"], where, params, layers, False)}
+            pages |= {p for _, p in arms.vector(scope, qvec, where, params, layers, False)}
+            pages |= set(arms.entity(scope, f"{CANARY} Labs Acme", where, params, layers)[0])
+            pages |= set(arms.graph(scope, sorted(pages), where, params))
+            found[reader] = pages
+        assert found[OUTSIDER] and not found[OUTSIDER] & secret
+        assert found[BOSS] & secret
+        warm = run_search(scope, "Aurora ARR", OUTSIDER, check_freshness=False).to_dict()
+    finally:
+        scope.conn.close()
+    assert warm["hits"] == _search(scoped, "Aurora ARR", OUTSIDER, check_freshness=False).to_dict()["hits"]
+    with pytest.raises(NotFoundError):
+        open_scope(scoped.root / "nowhere", scoped.settings)
+
+
 def test_snippet_marks_terms() -> None:
     text = "x " * 200 + "The Aurora launch went well. " + "y " * 200
     snip = make_snippet(text, ["aurora"])

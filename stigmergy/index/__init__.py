@@ -3,7 +3,8 @@
 Public entry points (import them from their modules; this package imports nothing heavy on its own):
 
 - `stigmergy.index.build`: `build_index`, `check_index`, `prepare`, `freshness`
-- `stigmergy.index.search`: `Searcher`, `search`, `Filters`
+- `stigmergy.index.search`: `Searcher`, `search`, `run_search`, `Filters` (over `session.SearchScope`)
+- `stigmergy.index.page_lookup`: `page_paths`
 - `stigmergy.index.reads`: `read_pages`, `list_pages`, `describe_entity`
 - `stigmergy.index.hooks`: `install`, `install_server`, `uninstall`, `run_hook_index`
 - `stigmergy.index.embedder`: `Embedder` (protocol), `make_embedder`, `OnnxEmbedder`, `SentenceTransformerEmbedder`

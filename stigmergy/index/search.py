@@ -1,6 +1,6 @@
 """Hybrid search: four arms fused with reciprocal rank fusion (a page's lexical and vector share averages
-its page ranks in those arms and its best fragment's fused score), then explainable factors; and
-`page_paths`, the lexical page search filing asks.
+its page ranks in those arms and its best fragment's fused score), then explainable factors
+(`page_paths`, the lexical page search filing asks, is in `page_lookup` and re-exported here).
 
 Arms (each one restricted to the reader's layers inside its SQL, never filtered afterwards):
 - lexical: FTS5 bm25 over (title + aliases, heading trail, body) weighted 1 : 1 : 1 by default;
@@ -11,14 +11,13 @@ Arms (each one restricted to the reader's layers inside its SQL, never filtered 
 Factors: page status, freshness of the sources the best fragment cites, citation support, and focus
 (how much of a wiki page's citations go to the source its best fragment is about).
 
-The arm queries are in `arms` (`ArmQueries`, a mixin of `Searcher`); this module holds the session,
-the fusion, the factors, snippets and the public entry points.
+The state a search runs over is a `session.SearchScope`; the arm queries are plain functions in `arms`.
+This module holds the fusion (`run_search`), the factors, snippets and the public entry points (`Searcher`,
+a warm handle on a scope, and the one-shot `search`).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,25 +25,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import NotFoundError
+from stigmergy.index import arms as arms_q
 from stigmergy.index import store
-from stigmergy.index.arms import (
-    _WORD_RE,
-    ARM_DEPTH,
-    LEXICAL_DEPTH,
-    STOPWORDS,
-    ArmQueries,
-    _fts_query,
-    mention_query,
-    query_terms,
-)
-from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness, index_building
-from stigmergy.index.embedder import Embedder, make_embedder
+from stigmergy.index.arms import ARM_DEPTH, mention_query, query_terms
+from stigmergy.index.build import Freshness
+from stigmergy.index.embedder import Embedder
+from stigmergy.index.page_lookup import index_info, page_paths
 from stigmergy.index.scope import marks, readable_layers
+from stigmergy.index.session import SearchScope, open_scope, scope_embedder, scope_freshness
 from stigmergy.pages.wikilinks import link_key
-from stigmergy.repo.git import Git
-from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
+
+# `page_paths` and `index_info` live in `page_lookup`; callers have always imported them from here.
+__all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "filter_sql", "index_info", "make_snippet",
+           "page_paths", "run_search", "search"]
 
 ARMS = ("lexical", "vector", "entity", "graph")
 # Factors are gentle on purpose: RRF scores of neighbouring ranks differ by a few percent, and a factor
@@ -178,290 +172,258 @@ def filter_sql(conn: Any, filters: Filters, layers: tuple[str, ...]) -> tuple[st
     return " AND ".join(conds), params
 
 
-class Searcher(ArmQueries):
-    """A warm search session over one repository's index (keeps the connection and the embedder)."""
+def run_search(
+    scope: SearchScope,
+    query: str,
+    reader: str,
+    *,
+    k: int | None = None,
+    filters: Filters | None = None,
+    arms: tuple[str, ...] = ARMS,
+    check_freshness: bool = True,
+) -> SearchResult:
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    k = k or scope.settings.search.k
+    filters = filters or Filters()
+    layers = readable_layers(scope.settings, reader)
+    if filters.layer and filters.layer not in layers:
+        layers = ()  # a layer the reader cannot see answers exactly like an empty one
+    where, params = filter_sql(scope.conn, filters, layers)
+    filtered = any(getattr(filters, f) for f in ("type", "entity", "status", "since"))
+    terms = query_terms(query)
+    rrf_k = scope.settings.search.rrf_k
+    page_ranks: dict[str, dict[int, int]] = {}
+    entity_weight = 1.0
+    named_entities: dict[int, float] = {}  # entity pages the query names -> the share of the query they cover
+    frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
+    frag_page: dict[int, int] = {}
+
+    def take(name: str, rows: list[tuple[int, int]]) -> None:
+        ranks, _ = _rank_pages(rows)
+        page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
+        # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
+        for i, (fid, pid) in enumerate(rows):
+            if pid in page_ranks[name]:
+                frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
+                frag_page[fid] = pid
+
+    if layers and "lexical" in arms:
+        take("lexical", arms_q.lexical(scope, terms, where, params, layers, filtered, arms_q.bm25_weights(scope.settings)))
+        timings["lexical"] = (time.perf_counter() - t0) * 1000
+    if layers and "vector" in arms and query.strip():
+        t1 = time.perf_counter()
+        qvec = scope_embedder(scope).embed([query])[0]
+        timings["embed"] = (time.perf_counter() - t1) * 1000
+        t1 = time.perf_counter()
+        take("vector", arms_q.vector(scope, qvec, where, params, layers, filtered))
+        timings["vector"] = (time.perf_counter() - t1) * 1000
+    # Page level: each text arm ranks pages by their best fragment.
+    text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
+    for arm in FRAGMENT_ARMS:
+        for pid, r in page_ranks.get(arm, {}).items():
+            text_rrf[pid] = text_rrf.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
+
+    if layers and "entity" in arms:
+        t1 = time.perf_counter()
+        ranked, n_named, coverage = arms_q.entity(scope, query, where, params, layers, terms, text_rrf)
+        # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
+        # Tomek decide during the SMS incident" the name is one term in five.
+        entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
+        named_entities = dict.fromkeys(ranked[:n_named], coverage)
+        page_ranks["entity"] = {pid: i + 1 for i, pid in enumerate(ranked)}
+        timings["entity"] = (time.perf_counter() - t1) * 1000
+
+    def fuse() -> dict[int, float]:
+        fused: dict[int, float] = {}
+        if PAGE_LEVEL_FUSION != 1:  # a page's best fragment's fused score (the earlier rule), measurable
+            for fid, sc in frag_scores.items():
+                fused[frag_page[fid]] = max(fused.get(frag_page[fid], 0.0), sc)
+        if PAGE_LEVEL_FUSION == 2:  # both rules, averaged
+            fused = {pid: (fused.get(pid, 0.0) + text_rrf.get(pid, 0.0)) / 2 for pid in set(fused) | set(text_rrf)}
+        for arm, ranks in page_ranks.items():
+            if arm in FRAGMENT_ARMS and PAGE_LEVEL_FUSION != 1:
+                continue
+            weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
+            for pid, r in ranks.items():
+                fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
+        return fused
+
+    if layers and "graph" in arms:
+        t1 = time.perf_counter()
+        fused_now = fuse()
+        seeds = [pid for pid, _ in sorted(fused_now.items(), key=lambda kv: -kv[1])[:GRAPH_SEEDS]]
+        # The graph arm adds what the other arms missed; re-boosting pages they already found would let
+        # every hub linked from the top hits overtake the hits themselves (measured: bench/search.py).
+        found = set(fused_now)
+        neighbours = [pid for pid in arms_q.graph(scope, seeds, where, params) if pid not in found]
+        page_ranks["graph"] = {pid: i + 1 for i, pid in enumerate(neighbours)}
+        timings["graph"] = (time.perf_counter() - t1) * 1000
+    fused = fuse()
+    top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
+    hits = _hits(scope, top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities, (where, params))
+    t1 = time.perf_counter()
+    fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
+        store.get_meta(scope.conn, "commit") or None, None, False)
+    timings["freshness"] = (time.perf_counter() - t1) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return SearchResult(query, reader, tuple(hits), fresh, tuple(a for a in ARMS if a in arms), timings)
+
+
+def _hits(scope: SearchScope, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
+          frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
+          arms: tuple[str, ...], k: int, named: dict[int, float] | None = None,
+          condition: tuple[str, list[Any]] = ("1", [])) -> list[Hit]:
+    if not top:
+        return []
+    pids = [pid for pid, _ in top]
+    best_frag: dict[int, int] = {}
+    for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
+        best_frag.setdefault(frag_page[fid], fid)
+    # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
+    # best fragment cites.
+    cited: dict[int, list[tuple[int, str, str | None, int]]] = {}
+    for src, line, cap, occurred, at in scope.conn.execute(
+            f"SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
+            f"LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
+            f"WHERE c.src IN ({marks(pids)})", pids):
+        cited.setdefault(src, []).append((line, cap, occurred, at))
+    frag_ids = [best_frag[pid] for pid in pids if pid in best_frag]
+    frag_lines = {r[0]: (r[1], r[2]) for r in scope.conn.execute(
+        f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
+    rrfs = dict(top)
+    # An entity page whose name is the whole query is the answer itself ("who is Tomek?"); asked for
+    # more than the name ("Harbor API launch date"), the source its matching line quotes is.
+    answers = {pid for pid, coverage in (named or {}).items() if coverage > NAMED_ANSWER_COVERAGE}
+    quoted = _quoted_sources(scope, [t for t in top if t[0] not in answers], cited, best_frag, frag_lines, condition, terms)
+    if not QUOTED_PULL_IN:
+        quoted = {hub: q for hub, q in quoted.items() if q[0] in rrfs}
+    for spid, _, at in quoted.values():
+        if spid not in rrfs:
+            rrfs[spid] = 0.0
+            row = scope.conn.execute("SELECT id FROM fragments WHERE page = ? AND start_line <= ? ORDER BY seq DESC "
+                                    "LIMIT 1", (spid, at)).fetchone()
+            if row:
+                best_frag[spid] = row[0]
+    info = {r[0]: r for r in scope.conn.execute(
+        f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
+        f"WHERE id IN ({marks(list(rrfs))})", list(rrfs))}
+    now = datetime.now(UTC)
+    scores: dict[int, tuple[float, dict[str, float]]] = {}
+    for pid, rrf in rrfs.items():
+        _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
+        factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
+        focus, date = _focus([c[:3] for c in cited.get(pid, [])], frag_lines.get(best_frag.get(pid, -1)))
+        date = occurred if ptype == "source" else date
+        factors["freshness"] = _freshness_factor(date, now)
+        factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
+        if ptype == "source" or focus is None:
+            factors["focus"] = 1.0
+        else:
+            # An entity page the query names is about the question as much as the name is the query
+            # ("Tomek": all of it), however many sources it cites.
+            floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
+            factors["focus"] = floor + (1 - floor) * focus
+        scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"], factors)
+    # The most specific page first: a hub whose matching fragment quotes one source puts that source
+    # right above itself (the hub stays one step below, the way to the other sources it cites).
+    for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):
+        lifted = scores[hub][0] * (1 + 1e-6)
+        if scores[spid][0] < lifted:
+            scores[spid] = (lifted, scores[spid][1])
+    scored = [(sc, pid, rrfs[pid], factors) for pid, (sc, factors) in scores.items()]
+    scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
+    hits = []
+    for score, pid, rrf, factors in scored[:k]:
+        _, path, title, ptype, layer, status, *_ = info[pid]
+        fid = best_frag.get(pid)
+        if fid is None:
+            row = scope.conn.execute("SELECT id FROM fragments WHERE page = ? ORDER BY seq LIMIT 1", (pid,)).fetchone()
+            fid = row[0] if row else None
+        seq, lines, snippet = 1, (1, 1), ""
+        if fid is not None:
+            seq, a, b = scope.conn.execute(
+                "SELECT seq, start_line, end_line FROM fragments WHERE id = ?", (fid,)).fetchone()
+            lines = (a, b)
+            body = scope.conn.execute("SELECT body FROM fts WHERE rowid = ?", (fid,)).fetchone()[0]
+            snippet = make_snippet(body, terms)
+        hits.append(Hit(
+            path=path, title=title, type=ptype, layer=layer, status=status, score=score, fragment=seq,
+            lines=lines, snippet=snippet, rrf=rrf, factors=factors,
+            arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
+        ))
+    return hits
+
+
+def _quoted_sources(scope: SearchScope, top: list[tuple[int, float]], cited: dict[int, list[tuple[int, str, str | None, int]]],
+                    best_frag: dict[int, int], frag_lines: dict[int, tuple[int, int]],
+                    condition: tuple[str, list[Any]], terms: list[str]) -> dict[int, tuple[int, str, int]]:
+    """Hub -> (the source page its best fragment quotes, capture id, the quoted line): entity, concept
+    and project pages whose best fragment quotes a source that holds less than half of the page's
+    citations. Notes keep their place (a note is about its captures: as specific as they are, and a
+    note weighing two sources that disagree is a better answer than either). Only sources the reader
+    may see under the same filters."""
+    want: dict[int, tuple[str, int]] = {}
+    hubs = {r[0] for r in scope.conn.execute(
+        f"SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project') AND id IN ({marks([p for p, _ in top])})",
+        [p for p, _ in top])}
+    for pid, _ in top:
+        if pid not in hubs:  # a note is about its captures: as specific as they are, it keeps its place
+            continue
+        cites, lines = cited.get(pid), frag_lines.get(best_frag.get(pid, -1))
+        if not cites or not lines:
+            continue
+        here = [(line, cap, at) for line, cap, _, at in cites if lines[0] <= line <= lines[1]]
+        if not here:
+            continue
+        # The quoted source is the one cited on the fragment's line that holds most query terms.
+        body = scope.conn.execute("SELECT body FROM fts WHERE rowid = ?", (best_frag[pid],)).fetchone()[0]
+        text = body.split("\n")
+        pattern = _terms_pattern(terms)
+
+        def weight(item: tuple[int, str, int], text: list[str] = text, pattern: Any = pattern,
+                   first: int = lines[0]) -> int:
+            i = item[0] - first
+            return len(set(pattern.findall(text[i].casefold()))) if pattern and 0 <= i < len(text) else 0
+
+        line, main, at = max(here, key=weight)
+        if weight((line, main, at)) and sum(c[1] == main for c in cites) * 2 < len(cites):
+            want[pid] = (main, at)
+    if not want:
+        return {}
+    caps = sorted({cap for cap, _ in want.values()})
+    where, params = condition
+    found = dict(scope.conn.execute(
+        f"SELECT p.page_id, p.id FROM pages p WHERE p.page_id IN ({marks(caps)}) AND p.type = 'source' AND {where}",
+        (*caps, *params)).fetchall())
+    return {pid: (found[cap], cap, at) for pid, (cap, at) in want.items() if cap in found}
+
+
+class Searcher:
+    """A warm search session over one repository's index: a handle on a `SearchScope` (the connection and
+    the embedder stay open between queries) whose `search` is `run_search`."""
 
     def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None,
                  freshness_ttl: float = 2.0) -> None:
         """`freshness_ttl`: a warm session re-reads HEAD and the git index on every query but re-scans the
         working tree for uncommitted page edits at most this often (0: on every query)."""
-        self.root = Path(root)
-        self.settings = settings
-        self.layout = Layout(self.root)
-        self.git = Git(self.root)
-        if not self.layout.index_db.is_file():
-            raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-        self.conn = store.connect(self.layout.index_db)
-        built = store.get_meta(self.conn, "fingerprint")
-        if built != current_fingerprint(settings, self.layout):
-            self.conn.close()
-            # A half-built index is never an error a reader must decode: say that a build is under way.
-            if index_building(self.layout):
-                raise NotFoundError(
-                    "the index is being built" + (" for the configured embedding model" if built else "")
-                    + " (`stigmergy index` is running)",
-                    hint="try again when it finishes",
-                )
-            if built is None:
-                raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
-            raise NotFoundError(
-                "the index was built with another embedding model or chunking than stigmergy.toml sets",
-                hint="run `stigmergy index` (it re-embeds everything once)",
-            )
-        self._embedder = embedder
-        self._fingerprint: str | None = None
-        self._counts: tuple[int, dict[str, int]] | None = None
-        self.freshness_ttl = freshness_ttl
-        self._fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
+        self.scope = open_scope(root, settings, embedder, freshness_ttl)
+        self.root, self.settings, self.conn = self.scope.root, settings, self.scope.conn
 
     def close(self) -> None:
         self.conn.close()
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = make_embedder(self.settings.embedder, self.layout.cache_dir, threads=1)
-        return self._embedder
+        return scope_embedder(self.scope)
 
     def freshness(self, layers: tuple[str, ...]) -> Freshness:
-        try:
-            git_index = (self.root / ".git" / "index").stat().st_mtime_ns
-        except OSError:
-            git_index = None
-        key = (fast_head(self.git), git_index, self.conn.execute("PRAGMA data_version").fetchone()[0], layers)
-        now = time.monotonic()
-        if self._fresh is not None and self._fresh[0] == key and now - self._fresh[1] < self.freshness_ttl:
-            return self._fresh[2]
-        fresh = freshness(self.conn, self.git, layers)
-        self._fresh = (key, now, fresh)
-        return fresh
+        return scope_freshness(self.scope, layers)
 
-    # ------------------------------------------------------------ the query
-
-    def search(
-        self,
-        query: str,
-        reader: str,
-        *,
-        k: int | None = None,
-        filters: Filters | None = None,
-        arms: tuple[str, ...] = ARMS,
-        check_freshness: bool = True,
-    ) -> SearchResult:
-        t0 = time.perf_counter()
-        timings: dict[str, float] = {}
-        k = k or self.settings.search.k
-        filters = filters or Filters()
-        layers = readable_layers(self.settings, reader)
-        if filters.layer and filters.layer not in layers:
-            layers = ()  # a layer the reader cannot see answers exactly like an empty one
-        where, params = filter_sql(self.conn, filters, layers)
-        filtered = any(getattr(filters, f) for f in ("type", "entity", "status", "since"))
-        terms = query_terms(query)
-        rrf_k = self.settings.search.rrf_k
-        page_ranks: dict[str, dict[int, int]] = {}
-        entity_weight = 1.0
-        named_entities: dict[int, float] = {}  # entity pages the query names -> the share of the query they cover
-        frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
-        frag_page: dict[int, int] = {}
-
-        def take(name: str, rows: list[tuple[int, int]]) -> None:
-            ranks, _ = _rank_pages(rows)
-            page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
-            # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
-            for i, (fid, pid) in enumerate(rows):
-                if pid in page_ranks[name]:
-                    frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
-                    frag_page[fid] = pid
-
-        if layers and "lexical" in arms:
-            take("lexical", self.lexical(terms, where, params, layers, filtered, self._bm25_weights()))
-            timings["lexical"] = (time.perf_counter() - t0) * 1000
-        if layers and "vector" in arms and query.strip():
-            t1 = time.perf_counter()
-            qvec = self.embedder.embed([query])[0]
-            timings["embed"] = (time.perf_counter() - t1) * 1000
-            t1 = time.perf_counter()
-            take("vector", self.vector(qvec, where, params, layers, filtered))
-            timings["vector"] = (time.perf_counter() - t1) * 1000
-        # Page level: each text arm ranks pages by their best fragment.
-        text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
-        for arm in FRAGMENT_ARMS:
-            for pid, r in page_ranks.get(arm, {}).items():
-                text_rrf[pid] = text_rrf.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
-
-        if layers and "entity" in arms:
-            t1 = time.perf_counter()
-            ranked, n_named, coverage = self.entity(query, where, params, layers, terms, text_rrf)
-            # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
-            # Tomek decide during the SMS incident" the name is one term in five.
-            entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
-            named_entities = dict.fromkeys(ranked[:n_named], coverage)
-            page_ranks["entity"] = {pid: i + 1 for i, pid in enumerate(ranked)}
-            timings["entity"] = (time.perf_counter() - t1) * 1000
-
-        def fuse() -> dict[int, float]:
-            fused: dict[int, float] = {}
-            if PAGE_LEVEL_FUSION != 1:  # a page's best fragment's fused score (the earlier rule), measurable
-                for fid, sc in frag_scores.items():
-                    fused[frag_page[fid]] = max(fused.get(frag_page[fid], 0.0), sc)
-            if PAGE_LEVEL_FUSION == 2:  # both rules, averaged
-                fused = {pid: (fused.get(pid, 0.0) + text_rrf.get(pid, 0.0)) / 2 for pid in set(fused) | set(text_rrf)}
-            for arm, ranks in page_ranks.items():
-                if arm in FRAGMENT_ARMS and PAGE_LEVEL_FUSION != 1:
-                    continue
-                weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
-                for pid, r in ranks.items():
-                    fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
-            return fused
-
-        if layers and "graph" in arms:
-            t1 = time.perf_counter()
-            fused_now = fuse()
-            seeds = [pid for pid, _ in sorted(fused_now.items(), key=lambda kv: -kv[1])[:GRAPH_SEEDS]]
-            # The graph arm adds what the other arms missed; re-boosting pages they already found would let
-            # every hub linked from the top hits overtake the hits themselves (measured: bench/search.py).
-            found = set(fused_now)
-            neighbours = [pid for pid in self.graph(seeds, where, params) if pid not in found]
-            page_ranks["graph"] = {pid: i + 1 for i, pid in enumerate(neighbours)}
-            timings["graph"] = (time.perf_counter() - t1) * 1000
-        fused = fuse()
-        top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
-        hits = self._hits(top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities, (where, params))
-        t1 = time.perf_counter()
-        fresh = self.freshness(layers) if check_freshness else Freshness(
-            store.get_meta(self.conn, "commit") or None, None, False)
-        timings["freshness"] = (time.perf_counter() - t1) * 1000
-        timings["total"] = (time.perf_counter() - t0) * 1000
-        return SearchResult(query, reader, tuple(hits), fresh, tuple(a for a in ARMS if a in arms), timings)
-
-    def _hits(self, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
-              frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
-              arms: tuple[str, ...], k: int, named: dict[int, float] | None = None,
-              scope: tuple[str, list[Any]] = ("1", [])) -> list[Hit]:
-        if not top:
-            return []
-        pids = [pid for pid, _ in top]
-        best_frag: dict[int, int] = {}
-        for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
-            best_frag.setdefault(frag_page[fid], fid)
-        # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
-        # best fragment cites.
-        cited: dict[int, list[tuple[int, str, str | None, int]]] = {}
-        for src, line, cap, occurred, at in self.conn.execute(
-                f"SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
-                f"LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
-                f"WHERE c.src IN ({marks(pids)})", pids):
-            cited.setdefault(src, []).append((line, cap, occurred, at))
-        frag_ids = [best_frag[pid] for pid in pids if pid in best_frag]
-        frag_lines = {r[0]: (r[1], r[2]) for r in self.conn.execute(
-            f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
-        rrfs = dict(top)
-        # An entity page whose name is the whole query is the answer itself ("who is Tomek?"); asked for
-        # more than the name ("Harbor API launch date"), the source its matching line quotes is.
-        answers = {pid for pid, coverage in (named or {}).items() if coverage > NAMED_ANSWER_COVERAGE}
-        quoted = self._quoted_sources([t for t in top if t[0] not in answers], cited, best_frag, frag_lines, scope, terms)
-        if not QUOTED_PULL_IN:
-            quoted = {hub: q for hub, q in quoted.items() if q[0] in rrfs}
-        for spid, _, at in quoted.values():
-            if spid not in rrfs:
-                rrfs[spid] = 0.0
-                row = self.conn.execute("SELECT id FROM fragments WHERE page = ? AND start_line <= ? ORDER BY seq DESC "
-                                        "LIMIT 1", (spid, at)).fetchone()
-                if row:
-                    best_frag[spid] = row[0]
-        info = {r[0]: r for r in self.conn.execute(
-            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
-            f"WHERE id IN ({marks(list(rrfs))})", list(rrfs))}
-        now = datetime.now(UTC)
-        scores: dict[int, tuple[float, dict[str, float]]] = {}
-        for pid, rrf in rrfs.items():
-            _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
-            factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
-            focus, date = _focus([c[:3] for c in cited.get(pid, [])], frag_lines.get(best_frag.get(pid, -1)))
-            date = occurred if ptype == "source" else date
-            factors["freshness"] = _freshness_factor(date, now)
-            factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
-            if ptype == "source" or focus is None:
-                factors["focus"] = 1.0
-            else:
-                # An entity page the query names is about the question as much as the name is the query
-                # ("Tomek": all of it), however many sources it cites.
-                floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
-                factors["focus"] = floor + (1 - floor) * focus
-            scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"], factors)
-        # The most specific page first: a hub whose matching fragment quotes one source puts that source
-        # right above itself (the hub stays one step below, the way to the other sources it cites).
-        for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):
-            lifted = scores[hub][0] * (1 + 1e-6)
-            if scores[spid][0] < lifted:
-                scores[spid] = (lifted, scores[spid][1])
-        scored = [(sc, pid, rrfs[pid], factors) for pid, (sc, factors) in scores.items()]
-        scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
-        hits = []
-        for score, pid, rrf, factors in scored[:k]:
-            _, path, title, ptype, layer, status, *_ = info[pid]
-            fid = best_frag.get(pid)
-            if fid is None:
-                row = self.conn.execute("SELECT id FROM fragments WHERE page = ? ORDER BY seq LIMIT 1", (pid,)).fetchone()
-                fid = row[0] if row else None
-            seq, lines, snippet = 1, (1, 1), ""
-            if fid is not None:
-                seq, a, b = self.conn.execute(
-                    "SELECT seq, start_line, end_line FROM fragments WHERE id = ?", (fid,)).fetchone()
-                lines = (a, b)
-                body = self.conn.execute("SELECT body FROM fts WHERE rowid = ?", (fid,)).fetchone()[0]
-                snippet = make_snippet(body, terms)
-            hits.append(Hit(
-                path=path, title=title, type=ptype, layer=layer, status=status, score=score, fragment=seq,
-                lines=lines, snippet=snippet, rrf=rrf, factors=factors,
-                arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
-            ))
-        return hits
-
-
-    def _quoted_sources(self, top: list[tuple[int, float]], cited: dict[int, list[tuple[int, str, str | None, int]]],
-                        best_frag: dict[int, int], frag_lines: dict[int, tuple[int, int]],
-                        scope: tuple[str, list[Any]], terms: list[str]) -> dict[int, tuple[int, str, int]]:
-        """Hub -> (the source page its best fragment quotes, capture id, the quoted line): entity, concept
-        and project pages whose best fragment quotes a source that holds less than half of the page's
-        citations. Notes keep their place (a note is about its captures: as specific as they are, and a
-        note weighing two sources that disagree is a better answer than either). Only sources the reader
-        may see under the same filters."""
-        want: dict[int, tuple[str, int]] = {}
-        hubs = {r[0] for r in self.conn.execute(
-            f"SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project') AND id IN ({marks([p for p, _ in top])})",
-            [p for p, _ in top])}
-        for pid, _ in top:
-            if pid not in hubs:  # a note is about its captures: as specific as they are, it keeps its place
-                continue
-            cites, lines = cited.get(pid), frag_lines.get(best_frag.get(pid, -1))
-            if not cites or not lines:
-                continue
-            here = [(line, cap, at) for line, cap, _, at in cites if lines[0] <= line <= lines[1]]
-            if not here:
-                continue
-            # The quoted source is the one cited on the fragment's line that holds most query terms.
-            body = self.conn.execute("SELECT body FROM fts WHERE rowid = ?", (best_frag[pid],)).fetchone()[0]
-            text = body.split("\n")
-            pattern = _terms_pattern(terms)
-
-            def weight(item: tuple[int, str, int], text: list[str] = text, pattern: Any = pattern,
-                       first: int = lines[0]) -> int:
-                i = item[0] - first
-                return len(set(pattern.findall(text[i].casefold()))) if pattern and 0 <= i < len(text) else 0
-
-            line, main, at = max(here, key=weight)
-            if weight((line, main, at)) and sum(c[1] == main for c in cites) * 2 < len(cites):
-                want[pid] = (main, at)
-        if not want:
-            return {}
-        caps = sorted({cap for cap, _ in want.values()})
-        where, params = scope
-        found = dict(self.conn.execute(
-            f"SELECT p.page_id, p.id FROM pages p WHERE p.page_id IN ({marks(caps)}) AND p.type = 'source' AND {where}",
-            (*caps, *params)).fetchall())
-        return {pid: (found[cap], cap, at) for pid, (cap, at) in want.items() if cap in found}
+    def search(self, query: str, reader: str, *, k: int | None = None, filters: Filters | None = None,
+               arms: tuple[str, ...] = ARMS, check_freshness: bool = True) -> SearchResult:
+        return run_search(self.scope, query, reader, k=k, filters=filters, arms=arms,
+                          check_freshness=check_freshness)
 
 
 def _focus(cites: list[tuple[int, str, str | None]], lines: tuple[int, int] | None) -> tuple[float | None, str | None]:
@@ -525,97 +487,3 @@ def search(root: Path, settings: Settings, query: str, reader: str, *, k: int | 
         return searcher.search(query, reader, k=k, filters=filters)
     finally:
         searcher.close()
-
-
-PAGE_QUERY_TERMS = 12  # the rarest terms of a long text make the lexical query of `page_paths`
-_DF_PROBE = 2000  # document frequencies above this count as "common"; counting stops there
-PAGE_QUERY_POSTINGS = 2500  # fragments the final query may score (~10 µs each, measured at 100k fragments)
-
-
-def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str = "public") -> list[str]:
-    """Wiki pages of `layer` relevant to `query` (typically a new source's text), best first, as
-    repository-relative paths: the planner's context asks this once per capture.
-
-    Lexical only: a cold process would spend more on loading the embedding model than the whole budget,
-    and the planner's context adds its own entity and title matches. A long text is reduced to its
-    `PAGE_QUERY_TERMS` rarest terms in the index (weighted by how often the text repeats them), so that the
-    query says what is specific about it. Scope: the pages of `layer` only, the layer a capture writes to
-    (a public capture sees public pages). Never fails: a missing, old, locked or unreadable index answers
-    [] and the caller falls back on what it finds without the index."""
-    db = Layout(root).index_db
-    if k <= 0 or not db.is_file() or layer not in settings.layer_names():
-        return []
-    counts: dict[str, int] = {}
-    for w in _WORD_RE.findall(query.casefold()):
-        if w not in STOPWORDS and len(w) >= 2 and not (w.isdigit() and len(w) < 3):
-            counts[w] = counts.get(w, 0) + 1
-    if not counts:
-        return []
-    try:
-        import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - pysqlite3 is a dependency; the stdlib build may still have FTS5
-        import sqlite3
-    try:
-        # Read-only, no extension and no migration: a capture must never write to (or wait on) the index.
-        conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=0.5, check_same_thread=False)
-    except (sqlite3.Error, ValueError, OSError):
-        return []
-    try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] != len(store.MIGRATIONS):
-            return []
-        terms = list(counts) if len(counts) <= 3 else _rarest_terms(conn, counts)
-        if not terms:
-            return []
-        w1, w2, w3 = settings.search.title_weight, settings.search.headings_weight, 1.0
-        rows = conn.execute(
-            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, 0.0) AS s FROM fts WHERE fts MATCH ? "
-            f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "
-            f"CROSS JOIN pages p ON p.id = f.page WHERE p.type != 'source' ORDER BY h.s",
-            (_fts_query(terms), layer, max(4 * k, LEXICAL_DEPTH))).fetchall()
-    except sqlite3.Error:
-        return []
-    finally:
-        conn.close()
-    out: list[str] = []
-    for (path,) in rows:
-        if path not in out and (Path(root) / path).is_file():  # an index behind the tree may name gone pages
-            out.append(path)
-            if len(out) == k:
-                break
-    return out
-
-
-def _rarest_terms(conn: Any, counts: dict[str, int]) -> list[str]:
-    """The query's most specific terms: idf over the index's fragments times (capped) repetitions in the
-    text, as many as fit in `PAGE_QUERY_POSTINGS` matching fragments (bm25 scores every match, so the common
-    terms of a long text would cost far more than they tell). Terms the index has never seen are dropped."""
-    # Longer and more repeated terms first when there are very many (a whole document), so probing stays cheap.
-    cand = sorted(counts, key=lambda t: (-min(counts[t], 3), -len(t), t))[: 4 * PAGE_QUERY_TERMS]
-    n = conn.execute("SELECT max(rowid) FROM fragments").fetchone()[0] or 1  # ~ the fragments df counts over
-    scored = []
-    for t in cand:
-        df = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (_fts_query([t]), _DF_PROBE)).fetchone()[0]
-        if df:
-            scored.append((math.log(1 + n / df) * (1 + math.log(min(counts[t], 3))), df, t))
-    scored.sort(key=lambda x: (-x[0], x[2]))
-    out: list[str] = []
-    postings = 0
-    for _, df, t in scored[:PAGE_QUERY_TERMS]:
-        if out and postings + df > PAGE_QUERY_POSTINGS:
-            break
-        out.append(t)
-        postings += df
-    return out
-
-
-def index_info(root: Path, settings: Settings) -> dict[str, Any]:
-    layout = Layout(root)
-    conn = store.connect(layout.index_db)
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        meta["fingerprint_current"] = current_fingerprint(settings, layout)
-        meta["dirty"] = json.loads(meta.get("dirty", "[]"))
-        return meta
-    finally:
-        conn.close()

@@ -54,7 +54,7 @@ def _index_search(root: Path, settings: Settings):  # noqa: ANN202
         return None
 
     def search(query: str, k: int, layer: str) -> list[str]:
-        from stigmergy.index.search import page_paths
+        from stigmergy.index.page_lookup import page_paths
 
         return page_paths(root, settings, query, k, layer=layer)
 

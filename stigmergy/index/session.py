@@ -1,0 +1,115 @@
+"""The state a search runs over: `SearchScope` (one repository's open index, its settings and the embedder),
+opened by `open_scope` with the checks that the index is complete and built for these settings. The arm
+queries (`arms`) and the fusion (`search`) are plain functions of a scope.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stigmergy.errors import NotFoundError
+from stigmergy.index import store
+from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness, index_building
+from stigmergy.index.embedder import Embedder, make_embedder
+from stigmergy.repo.git import Git
+from stigmergy.repo.layout import Layout
+from stigmergy.settings import Settings
+
+
+@dataclass
+class _Memo:
+    """What a warm scope remembers between queries (the scope itself never changes): the embedder, loaded
+    on the first vector query; the index's fingerprint; vec0 row counts per layer, valid for one SQLite
+    data_version; the last freshness answer, with its key and when it was taken."""
+
+    embedder: Embedder | None = None
+    fingerprint: str | None = None
+    counts: tuple[int, dict[str, int]] | None = None
+    fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    """One repository's open index. `freshness_ttl`: HEAD and the git index are re-read on every query,
+    the working tree re-scanned for uncommitted page edits at most this often (0: on every query)."""
+
+    root: Path
+    settings: Settings
+    layout: Layout
+    git: Git
+    conn: Any
+    freshness_ttl: float = 2.0
+    memo: _Memo = field(default_factory=_Memo, compare=False, repr=False)
+
+
+def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
+               freshness_ttl: float = 2.0) -> SearchScope:
+    """Open `root`'s index for searching; NotFoundError when there is none, it is being built, or it was
+    built for another model or chunking than `settings` name."""
+    root = Path(root)
+    layout = Layout(root)
+    if not layout.index_db.is_file():
+        raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
+    conn = store.connect(layout.index_db)
+    built = store.get_meta(conn, "fingerprint")
+    if built != current_fingerprint(settings, layout):
+        conn.close()
+        # A half-built index is never an error a reader must decode: say that a build is under way.
+        if index_building(layout):
+            raise NotFoundError(
+                "the index is being built" + (" for the configured embedding model" if built else "")
+                + " (`stigmergy index` is running)",
+                hint="try again when it finishes",
+            )
+        if built is None:
+            raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
+        raise NotFoundError(
+            "the index was built with another embedding model or chunking than stigmergy.toml sets",
+            hint="run `stigmergy index` (it re-embeds everything once)",
+        )
+    return SearchScope(root, settings, layout, Git(root), conn, freshness_ttl, _Memo(embedder=embedder))
+
+
+def scope_embedder(scope: SearchScope) -> Embedder:
+    """The scope's embedder, loaded on first use (lexical-only work never loads the model)."""
+    if scope.memo.embedder is None:
+        scope.memo.embedder = make_embedder(scope.settings.embedder, scope.layout.cache_dir, threads=1)
+    return scope.memo.embedder
+
+
+def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
+    """How far the index is behind the repository for `layers`, cached while HEAD, the git index and the
+    database are unchanged, for at most `freshness_ttl` seconds."""
+    try:
+        git_index = (scope.root / ".git" / "index").stat().st_mtime_ns
+    except OSError:
+        git_index = None
+    key = (fast_head(scope.git), git_index, scope.conn.execute("PRAGMA data_version").fetchone()[0], layers)
+    now = time.monotonic()
+    cached = scope.memo.fresh
+    if cached is not None and cached[0] == key and now - cached[1] < scope.freshness_ttl:
+        return cached[2]
+    fresh = freshness(scope.conn, scope.git, layers)
+    scope.memo.fresh = (key, now, fresh)
+    return fresh
+
+
+def index_fingerprint(scope: SearchScope) -> str:
+    """The fingerprint the index's vectors were built with (read once per scope)."""
+    if scope.memo.fingerprint is None:
+        scope.memo.fingerprint = store.get_meta(scope.conn, "fingerprint") or ""
+    return scope.memo.fingerprint
+
+
+def vec_rows(scope: SearchScope, layer: str, table: str) -> int:
+    """Rows in `layer`'s vec0 table, counted once per database version."""
+    version = scope.conn.execute("PRAGMA data_version").fetchone()[0]
+    if scope.memo.counts is None or scope.memo.counts[0] != version:
+        scope.memo.counts = (version, {})
+    counts = scope.memo.counts[1]
+    if layer not in counts:
+        counts[layer] = scope.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
+    return counts[layer]
