@@ -332,3 +332,28 @@ def test_init_writes_no_endpoint_keys(wiki: Path) -> None:
     assert "\nbase_url" not in text and "\napi_key_env" not in text  # [planner] and [answer] alike
     assert os.environ.get("HOME")  # the hermetic fixture's HOME: no user config there
     load_settings(wiki, env=dict(os.environ))
+
+
+# -- lint, garden and fsck name no restricted path to a non-reader ------------------------------------------
+
+
+def test_lint_names_no_restricted_path_or_title_to_a_non_reader(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    # A broken board page (no front matter) whose path and text are the canary: lint must flag it.
+    bad = wiki / "layers/board/wiki/entities/orbis-canary-takeover.md"
+    bad.write_text(f"# Orbis canary takeover\n\n{CANARY} is the price.\n")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "hand edit")
+    for args in (["lint"], ["--json", "lint"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 4, out + err  # the hidden layer's problems still fail the check
+        for secret in (CANARY, "orbis-canary", "Okafor", "Lanternfish", "layers/board/"):
+            assert secret not in out + err, (args, secret)
+    code, out, _ = run_cli(["--as", PUBLIC_READER, "lint"], cwd=wiki)
+    assert "in layers you cannot read" in out
+    hidden = json.loads(run_cli(["--as", PUBLIC_READER, "--json", "lint"], cwd=wiki)[1])
+    assert hidden["hidden"]["findings"] >= 1 and not hidden["ok"]
+    # The board's reader sees the findings.
+    code, out, _ = run_cli(["--as", CEO, "lint"], cwd=wiki)
+    assert code == 4 and "orbis-canary-takeover" in out and "cannot read" not in out

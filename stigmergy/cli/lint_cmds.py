@@ -4,6 +4,7 @@ anything fails: an error finding, a commit since the last clean check that broke
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 import typer
@@ -24,27 +25,35 @@ def lint(
     """Check the whole repository against the page, citation and contradiction contracts, and the commits
     since the last clean check against the gates."""
     from stigmergy.gates.history import audit_since_last_check, mark_checked
-    from stigmergy.gates.lint import lint_repository
+    from stigmergy.gates.lint import lint_repository, path_layer, scope_report
+    from stigmergy.layers import readable_layers
 
     app_ctx = reading(ctx, as_reader, json_out)
     root = app_ctx.require_root()
-    report = lint_repository(root, app_ctx.settings, strict=strict)
+    readable = set(readable_layers(app_ctx.settings, app_ctx.reader))
+    report = scope_report(lint_repository(root, app_ctx.settings, strict=strict), readable)
     history = audit_since_last_check(root, app_ctx.settings)
+    # A commit's finding in a layer the reader cannot read is counted, never shown (its path names a page).
+    history_hidden = sum(1 for h in history.findings if path_layer(h.path) not in readable)
+    history_shown = dataclasses.replace(history, findings=tuple(h for h in history.findings if path_layer(h.path) in readable))
     if accept_history and history.head:
         mark_checked(root, history.head)
     history_fails = not history.ok and not accept_history
     if app_ctx.json:
-        print_json({**report.to_dict(), "ok": report.ok and not history_fails, "history": history.to_dict()})
+        print_json({**report.to_dict(), "ok": report.ok and not history_fails,
+                    "history": {**history_shown.to_dict(), "ok": history.ok, "hidden": history_hidden}})
     else:
         for f in report.findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
             tag = f"{f.rule}, info" if f.severity == "info" else f.rule
             typer.echo(f"{where}  [{tag}]  {f.message}")
-        for h in history.findings:
+        for h in history_shown.findings:
             typer.echo(f"history: {h.render()}")
         counts = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {rule}" for rule, n in counts.items()) or "no findings"
         typer.echo(f"{report.pages} pages, {report.sources} sources: {summary}")
+        if report.hidden or history_hidden:
+            typer.echo(f"{report.hidden + history_hidden} findings in layers you cannot read")
         if history.commits or history.findings:
             verdict = "clean" if history.ok else f"{len(history.findings)} gate rule(s) broken"
             typer.echo(f"history: {history.commits} commit(s) since the last clean check: {verdict}"

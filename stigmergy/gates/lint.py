@@ -22,7 +22,7 @@ from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix, map_layer
-from stigmergy.settings import Settings
+from stigmergy.settings import PUBLIC_LAYER, Settings
 
 
 def _prefixes(rel_dir: str) -> list[str]:
@@ -50,10 +50,17 @@ class LintReport:
     sources: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     strict: bool = False
+    hidden_errors: int = 0  # findings in layers the reader cannot read: counted, never shown
+    hidden_info: int = 0
 
     @property
     def ok(self) -> bool:
-        return not any(f.severity == "error" or self.strict for f in self.findings)
+        hidden_fail = self.hidden_errors + (self.hidden_info if self.strict else 0)
+        return not hidden_fail and not any(f.severity == "error" or self.strict for f in self.findings)
+
+    @property
+    def hidden(self) -> int:
+        return self.hidden_errors + self.hidden_info
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,7 +72,27 @@ class LintReport:
             "errors": sum(1 for f in self.findings if f.severity == "error"),
             "info": sum(1 for f in self.findings if f.severity == "info"),
             "findings": [f.to_dict() for f in self.findings],
+            "hidden": {"findings": self.hidden, "errors": self.hidden_errors, "info": self.hidden_info},
         }
+
+
+def path_layer(path: str) -> str:
+    """The layer a repository-relative path lies in: `layers/<l>/...` is l, anything else public. The folder
+    `layers/<l>` itself names only the layer (not secret: `log` names it too), so it counts as public."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "layers" else PUBLIC_LAYER
+
+
+def scope_report(report: LintReport, readable: set[str]) -> LintReport:
+    """The report a reader of `readable` may see: findings in other layers become two counts, so the
+    verdict (and exit code) stays honest while their paths and text stay unseen."""
+    shown = tuple(f for f in report.findings if path_layer(f.path) in readable)
+    hidden = [f for f in report.findings if path_layer(f.path) not in readable]
+    return replace(
+        report, findings=shown,
+        hidden_errors=report.hidden_errors + sum(1 for f in hidden if f.severity == "error"),
+        hidden_info=report.hidden_info + sum(1 for f in hidden if f.severity != "error"),
+    )
 
 
 def _is_link_only_or_lead_in(line: str) -> bool:
