@@ -5,7 +5,7 @@ everyone; a layer present on disk but not declared in stigmergy.toml is readable
 from __future__ import annotations
 
 from stigmergy.errors import StigmergyError
-from stigmergy.settings import Settings
+from stigmergy.settings import PUBLIC_LAYER, Settings
 
 EVERYONE = "*"
 
@@ -39,3 +39,10 @@ def readers_allow(settings: Settings, reader_layer: str, cited_layer: str) -> bo
     if EVERYONE in ra:
         return False
     return ra <= rb
+
+
+def path_layer(path: str) -> str:
+    """The layer a repository-relative path lies in: `layers/<l>/...` is l, anything else public. The folder
+    `layers/<l>` itself names only the layer (not secret: `log` names it too), so it counts as public."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "layers" else PUBLIC_LAYER

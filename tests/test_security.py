@@ -357,3 +357,17 @@ def test_lint_names_no_restricted_path_or_title_to_a_non_reader(wiki: Path, tmp_
     # The board's reader sees the findings.
     code, out, _ = run_cli(["--as", CEO, "lint"], cwd=wiki)
     assert code == 4 and "orbis-canary-takeover" in out and "cannot read" not in out
+
+
+def test_fsck_names_no_restricted_source_to_a_non_reader(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    board_source = next((wiki / "layers/board/sources").rglob("cap_*.md"))
+    board_source.write_text(board_source.read_text() + f"\n{CANARY} edited by hand.\n")
+    for args in (["fsck"], ["--json", "fsck"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 4, out + err
+        assert board_source.stem not in out + err and "layers/board/" not in out + err and CANARY not in out + err
+    assert json.loads(run_cli(["--as", PUBLIC_READER, "--json", "fsck"], cwd=wiki)[1])["hidden"]["problems"] >= 1
+    code, out, _ = run_cli(["--as", CEO, "fsck"], cwd=wiki)
+    assert code == 4 and board_source.stem in out

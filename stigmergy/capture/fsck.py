@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stigmergy.errors import ContractError
+from stigmergy.layers import path_layer
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.evidence import sha256_hex, verify_objects
 from stigmergy.repo.git import blob_sha
@@ -21,16 +22,33 @@ class FsckReport:
     problems: list[dict[str, str]] = field(default_factory=list)
     # Original bytes of captures rebuilt from Git (a clone, a lost `.stigmergy/`): not corruption.
     absent: list[dict[str, str]] = field(default_factory=list)
+    hidden_problems: int = 0  # in layers the reader cannot read: counted, never named
+    hidden_absent: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.hidden_problems
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok, "objects": self.objects, "sources": self.sources, "problems": self.problems,
-            "absent": self.absent,
+            "absent": self.absent, "hidden": {"problems": self.hidden_problems, "absent": self.hidden_absent},
         }
+
+    def scoped(self, readable: set[str]) -> FsckReport:
+        """What a reader of `readable` may see: entries naming a source page of another layer become counts
+        (the exit code stays honest); entries naming only an object or an operation id stay."""
+
+        def seen(entry: dict[str, str]) -> bool:
+            path = entry.get("path")
+            return not path or path_layer(path) in readable
+
+        return FsckReport(
+            objects=self.objects, sources=self.sources,
+            problems=[p for p in self.problems if seen(p)], absent=[a for a in self.absent if seen(a)],
+            hidden_problems=self.hidden_problems + sum(1 for p in self.problems if not seen(p)),
+            hidden_absent=self.hidden_absent + sum(1 for a in self.absent if not seen(a)),
+        )
 
 
 ABSENT = "original bytes not present here (captured in another clone, or `.stigmergy/` was lost); re-capture the file to restore them"

@@ -25,8 +25,8 @@ def lint(
     """Check the whole repository against the page, citation and contradiction contracts, and the commits
     since the last clean check against the gates."""
     from stigmergy.gates.history import audit_since_last_check, mark_checked
-    from stigmergy.gates.lint import lint_repository, path_layer, scope_report
-    from stigmergy.layers import readable_layers
+    from stigmergy.gates.lint import lint_repository, scope_report
+    from stigmergy.layers import path_layer, readable_layers
 
     app_ctx = reading(ctx, as_reader, json_out)
     root = app_ctx.require_root()

@@ -151,9 +151,10 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
 def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Re-hash every evidence object and check every source page's artifacts; exit 4 on any problem."""
     from stigmergy.capture.fsck import fsck
+    from stigmergy.layers import readable_layers
 
     repo, app_ctx = _repo(ctx, as_reader, json_out)
-    report = fsck(repo)
+    report = fsck(repo).scoped(set(readable_layers(app_ctx.settings, app_ctx.reader)))
     if app_ctx.json:
         print_json(report.to_dict())
     else:
@@ -164,8 +165,10 @@ def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOptio
             typer.echo(f"{len(report.absent)} original(s) not present here (not corruption): re-capture the files to restore them")
             for a in report.absent[:20]:
                 typer.echo(f"  absent: {a['path']}")
+        if report.hidden_problems or report.hidden_absent:
+            typer.echo(f"{report.hidden_problems} problem(s) and {report.hidden_absent} absent original(s) in layers you cannot read")
     if not report.ok:
-        raise CheckFailedError(f"fsck found {len(report.problems)} problem(s)")
+        raise CheckFailedError(f"fsck found {len(report.problems) + report.hidden_problems} problem(s)")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,14 +15,14 @@ from stigmergy.errors import ContractError
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.filing_moves import lead_range
 from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
-from stigmergy.layers import readers_allow
+from stigmergy.layers import path_layer, readers_allow
 from stigmergy.pages.markdown import code_lines
 from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
 from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix, map_layer
-from stigmergy.settings import PUBLIC_LAYER, Settings
+from stigmergy.settings import Settings
 
 
 def _prefixes(rel_dir: str) -> list[str]:
@@ -74,13 +74,6 @@ class LintReport:
             "findings": [f.to_dict() for f in self.findings],
             "hidden": {"findings": self.hidden, "errors": self.hidden_errors, "info": self.hidden_info},
         }
-
-
-def path_layer(path: str) -> str:
-    """The layer a repository-relative path lies in: `layers/<l>/...` is l, anything else public. The folder
-    `layers/<l>` itself names only the layer (not secret: `log` names it too), so it counts as public."""
-    parts = path.split("/")
-    return parts[1] if len(parts) > 2 and parts[0] == "layers" else PUBLIC_LAYER
 
 
 def scope_report(report: LintReport, readable: set[str]) -> LintReport:
