@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
+_last = [0, 0]  # (ms, random part) of the last clock-made id in this process
+_lock = threading.Lock()
+
+
 def ulid(ms: int | None = None) -> str:
-    ms = int(time.time() * 1000) if ms is None else ms
-    value = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    """An id; ids this process makes from the clock sort in the order they were made (monotonic ULID),
+    even within one millisecond: capture order is id order (export relies on it), and a directory capture
+    makes many ids per millisecond."""
+    if ms is None:
+        with _lock:
+            now = int(time.time() * 1000)
+            if now <= _last[0] and _last[1] < (1 << 80) - 1:
+                ms, rand = _last[0], _last[1] + 1
+            else:
+                ms, rand = max(now, _last[0] + 1), int.from_bytes(os.urandom(10), "big")
+            _last[0], _last[1] = ms, rand
+    else:
+        rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | rand
     out = []
     for _ in range(26):
         out.append(_ALPHABET[value & 31])
