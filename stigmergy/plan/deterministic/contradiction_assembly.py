@@ -2,7 +2,7 @@
 as claims (a table row with its cells and header from the cited source), compared with the new source's
 claims (see `contradictions`), and each disagreement written up as a `ContradictionProposal` with both
 claims and their dates; and the `ResolutionProposal` of a capture that resolves a recorded
-contradiction. `ContradictionAssembly` is a mixin of the planner's `_Filing`.
+contradiction. Plain functions over the filing's state (`state.Filing`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from stigmergy.errors import ContractError
 from stigmergy.pages.citations import parse_line
+from stigmergy.pages.contradictions import START_PREFIX as _BLOCK_START
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.paths import stem_of
 from stigmergy.plan.context import read_source
@@ -29,182 +29,184 @@ from stigmergy.plan.deterministic.facts import (
     source_reading,
 )
 from stigmergy.plan.deterministic.names import short_forms
-from stigmergy.plan.deterministic.page_bodies import _BLOCK_START
+from stigmergy.plan.deterministic.state import Filing, existing
 from stigmergy.plan.schema import Claim, ContradictionProposal, ResolutionProposal
 
-if TYPE_CHECKING:
-    pass
+# -- claims read back, the disagreements among them, and resolutions ----------------------------
 
-
-class ContradictionAssembly:
-    """Claims read back from touched pages, the disagreements among them, and resolutions."""
-
-    # -- contradictions and resolutions -----------------------------------------------------------
-
-    def _conflicts(self, note_path: str | None) -> list[tuple[str, str, Conflict]]:
-        """(page for the record, subject title, conflict) for every fact of this source that an earlier
-        cited source states differently. Both sides are read the same way (`facts`): their own line and
-        context, so the verdict does not depend on which was filed first."""
-        resolver = self._resolver()
-        new_facts: dict[tuple[str, str, str, str], list[tuple[Fact, CitedClaim]]] = {}
-        reading = self._reading()
-        for i, u in enumerate(self.units):
-            for f in facts_of(u, reading.contexts[i], resolver):
-                new_facts.setdefault(f.key, []).append((f, self._claim(i)))
-        if not new_facts:
-            return []
-        words = set()
-        for _subject, measure, _, _ in new_facts:
-            words |= set(MEASURES.get(measure, ())) | set(measure.split())
-        recorded = self._recorded()
-        out: list[tuple[str, str, Conflict]] = []
-        seen: set[tuple] = set()
-        for old_fact, old in self._old_facts(words, resolver):
-            if (old.capture_id, old.start, old.end) in recorded:
-                continue  # this claim is already in a contradiction on record
-            for fact, claim in new_facts.get(old_fact.key, []):
-                if fact.measure.value == old_fact.measure.value:
-                    continue
-                page, title = self._record_page(fact.subject, note_path, resolver)
-                if page is None:
-                    continue
-                # One record per disagreement: "$1.2M, up 40%" against "$1.3M, up 45%" is one.
-                key = (page, fact.key[:3])
-                if key in seen:
-                    continue
-                seen.add(key)
-                m = replace(fact.measure, period=fact.period)
-                out.append((page, title, Conflict(m, old_fact.measure.value, old, claim, old_fact.measure.raw)))
-        return out
-
-    def _old_facts(self, words: set[str], resolver: SubjectResolver) -> list[tuple[Fact, CitedClaim]]:
-        """Facts of the earlier sources cited on the pages this filing reads (its candidates and the pages
-        it updates), each re-read from its own source. Only a line that could state one of the new
-        measures is worth reading: pages grow, filing must not."""
-        pages: dict[str, str] = {c.path: c.body for c in self.ctx.candidates}
-        for e in self.entities.values():
-            if not e.new and e.path not in pages:
-                got = self.existing(e.path)
-                if got is not None:
-                    pages[e.path] = got[1]
-        done: set[tuple[str, int, int]] = set()
-        out: list[tuple[Fact, CitedClaim]] = []
-        for path in sorted(pages):
-            for line in pages[path].split("\n"):
-                if "[source](" not in line or line.startswith(_BLOCK_START):
-                    continue
-                low = line.lower()
-                if not any(w in low for w in words) and " — " not in line:
-                    continue
-                try:
-                    cites = parse_line(line, path)
-                except ContractError:
-                    continue
-                for c in cites:
-                    key = (c.path, c.start, c.end)
-                    if c.capture_id == self.cid or key in done:
-                        continue
-                    done.add(key)
-                    src = source_reading(self.ctx.root, c.path)
-                    idxs = () if src is None else src.by_range.get((c.start, c.end), ())
-                    if src is None or not idxs:
-                        continue
-                    # Sentences sharing a line: the one the wiki line copies, else each of them.
-                    plain = _plain(line)
-                    copied = [i for i in idxs if src.units[i].text in plain] or list(idxs)
-                    for idx in copied:
-                        u = src.units[idx]
-                        claim = CitedClaim(u.text, c.capture_id, c.path, u.start, u.end, u.cells, u.header)
-                        out += [(f, claim) for f in facts_of(u, src.contexts[idx], resolver)]
-        return out
-
-    def _claim(self, i: int) -> CitedClaim:
-        u = self.units[i]
-        return CitedClaim(u.text, self.cid, self.src.relpath, u.start, u.end, u.cells, u.header)
-
-    def _resolver(self) -> SubjectResolver:
-        names = dict(self.names)
-        kinds = {e.path: e.entity_type for e in self.heads.values()}
-        for e in self.entities.values():
-            kinds[e.path] = e.entity_type
-            for s in getattr(e, "surfaces_local", e.surfaces):
-                names.setdefault(s, e.path)
-        for short, path in short_forms(names, kinds).items():
-            names.setdefault(short, path)
-        return SubjectResolver(names, kinds)
-
-    def _reading(self) -> SourceReading:
-        if not hasattr(self, "_own_reading"):
-            self._own_reading = read_units(self.units, self.headings, self.page.title, self.page.metadata)
-        return self._own_reading
-
-    def _record_page(self, subject: str, note_path: str | None, resolver: SubjectResolver) -> tuple[str | None, str]:
-        """Where a disagreement is recorded: the subject's own page when it exists, else this capture's
-        note (None: nowhere to record it, as when the capture was filed before)."""
-        if subject and not subject.startswith("name:") and self.all_stems.get(stem_of(subject).casefold()) == subject:
-            ent = self.entities.get(subject)
-            head = self.heads.get(subject)
-            return subject, ent.title if ent else (head.title if head else stem_of(subject))
-        return note_path, resolver.display.get(subject, subject.removeprefix("name:"))
-
-    def _recorded(self) -> frozenset[tuple[str, int, int]]:
-        """Claims already in a contradiction block on any page of this layer: a later source that agrees
-        with one side adds no second record of the same disagreement."""
-        if not hasattr(self, "_recorded_claims"):
-            paths = [p for ps in self.cat.pages.values() for p in ps]
-            self._recorded_claims = recorded_claims(self.ctx.root, paths)
-        return self._recorded_claims
-
-    def _proposal(self, path: str, subject_title: str, c: Conflict) -> ContradictionProposal:
-        old_date, old_title = self._source_date(c.old.source_path)
-        new_date = self.date
-        m = c.measure
-        what = f"{m.measure}{' for ' + m.period if m.period else ''}"
-        subject_title = subject_title or "the reported"
-        explanation = (
-            f"Sources disagree on {subject_title} {what}: {c.old_raw} in \u201c{old_title}\u201d ({old_date}) "
-            f"versus {m.raw} in \u201c{self.page.title}\u201d ({new_date})."
-        )
-        if declares_revision(self.page.title, self.units) or self.page.resolution is not None:
-            newer = "the later source" if new_date >= old_date else "the source filed later"
-            explanation += (
-                f" \u201c{self.page.title}\u201d ({new_date}) presents itself as a revision or correction, so it is "
-                f"{newer}; both claims stay until a capture resolves this."
-            )
-        else:
-            explanation += " Both claims are kept until a capture resolves this."
-        claims = (
-            Claim(c.old.text, old_date, c.old.capture_id, c.old.start, c.old.end),
-            Claim(c.new.text, new_date, c.new.capture_id, c.new.start, c.new.end),
-        )
-        return ContradictionProposal(page=path, subject=f"{subject_title} {what}", explanation=explanation, claims=claims)
-
-    def _source_date(self, source_path: str) -> tuple[str, str]:
-        for e in self.ctx.evidence:
-            if e.path == source_path:
-                return e.occurred_at[:10], e.title
-        try:
-            doc = read_source(self.ctx.root, source_path)
-        except (OSError, ContractError, UnicodeDecodeError):
-            return "1970-01-01", stem_of(source_path)
-        return doc.page.occurred_at[:10], doc.page.title
-
-    def _resolutions(self) -> list[ResolutionProposal]:
-        res = self.page.resolution
-        if res is None or not res.resolves:
-            return []
-        marker = f"{_BLOCK_START}{res.resolves} -->"
-        # Rare (only a capture that names a contradiction), so a scan of this layer's pages is affordable.
-        for paths in self.cat.pages.values():
-            for path in paths:
-                try:
-                    text = (self.ctx.root / path).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                if marker in text:
-                    rationale = res.rationale.strip() or f"Resolved by capture {self.cid} ({self.page.title})."
-                    return [ResolutionProposal(res.resolves, rationale, path, self.cid)]
+def conflicts(st: Filing, note_path: str | None) -> list[tuple[str, str, Conflict]]:
+    """(page for the record, subject title, conflict) for every fact of this source that an earlier
+    cited source states differently. Both sides are read the same way (`facts`): their own line and
+    context, so the verdict does not depend on which was filed first."""
+    resolver = _resolver(st)
+    new_facts: dict[tuple[str, str, str, str], list[tuple[Fact, CitedClaim]]] = {}
+    reading = _reading(st)
+    for i, u in enumerate(st.units):
+        for f in facts_of(u, reading.contexts[i], resolver):
+            new_facts.setdefault(f.key, []).append((f, _claim(st, i)))
+    if not new_facts:
         return []
+    words = set()
+    for _subject, measure, _, _ in new_facts:
+        words |= set(MEASURES.get(measure, ())) | set(measure.split())
+    recorded = _recorded(st)
+    out: list[tuple[str, str, Conflict]] = []
+    seen: set[tuple] = set()
+    for old_fact, old in _old_facts(st, words, resolver):
+        if (old.capture_id, old.start, old.end) in recorded:
+            continue  # this claim is already in a contradiction on record
+        for fact, claim in new_facts.get(old_fact.key, []):
+            if fact.measure.value == old_fact.measure.value:
+                continue
+            page, title = _record_page(st, fact.subject, note_path, resolver)
+            if page is None:
+                continue
+            # One record per disagreement: "$1.2M, up 40%" against "$1.3M, up 45%" is one.
+            key = (page, fact.key[:3])
+            if key in seen:
+                continue
+            seen.add(key)
+            m = replace(fact.measure, period=fact.period)
+            out.append((page, title, Conflict(m, old_fact.measure.value, old, claim, old_fact.measure.raw)))
+    return out
+
+
+def _old_facts(st: Filing, words: set[str], resolver: SubjectResolver) -> list[tuple[Fact, CitedClaim]]:
+    """Facts of the earlier sources cited on the pages this filing reads (its candidates and the pages
+    it updates), each re-read from its own source. Only a line that could state one of the new
+    measures is worth reading: pages grow, filing must not."""
+    pages: dict[str, str] = {c.path: c.body for c in st.ctx.candidates}
+    for e in st.entities.values():
+        if not e.new and e.path not in pages:
+            got = existing(st, e.path)
+            if got is not None:
+                pages[e.path] = got[1]
+    done: set[tuple[str, int, int]] = set()
+    out: list[tuple[Fact, CitedClaim]] = []
+    for path in sorted(pages):
+        for line in pages[path].split("\n"):
+            if "[source](" not in line or line.startswith(_BLOCK_START):
+                continue
+            low = line.lower()
+            if not any(w in low for w in words) and " — " not in line:
+                continue
+            try:
+                cites = parse_line(line, path)
+            except ContractError:
+                continue
+            for c in cites:
+                key = (c.path, c.start, c.end)
+                if c.capture_id == st.cid or key in done:
+                    continue
+                done.add(key)
+                src = source_reading(st.ctx.root, c.path)
+                idxs = () if src is None else src.by_range.get((c.start, c.end), ())
+                if src is None or not idxs:
+                    continue
+                # Sentences sharing a line: the one the wiki line copies, else each of them.
+                plain = _plain(line)
+                copied = [i for i in idxs if src.units[i].text in plain] or list(idxs)
+                for idx in copied:
+                    u = src.units[idx]
+                    claim = CitedClaim(u.text, c.capture_id, c.path, u.start, u.end, u.cells, u.header)
+                    out += [(f, claim) for f in facts_of(u, src.contexts[idx], resolver)]
+    return out
+
+
+def _claim(st: Filing, i: int) -> CitedClaim:
+    u = st.units[i]
+    return CitedClaim(u.text, st.cid, st.src.relpath, u.start, u.end, u.cells, u.header)
+
+
+def _resolver(st: Filing) -> SubjectResolver:
+    names = dict(st.names)
+    kinds = {e.path: e.entity_type for e in st.heads.values()}
+    for e in st.entities.values():
+        kinds[e.path] = e.entity_type
+        for s in e.surfaces if e.surfaces_local is None else e.surfaces_local:
+            names.setdefault(s, e.path)
+    for short, path in short_forms(names, kinds).items():
+        names.setdefault(short, path)
+    return SubjectResolver(names, kinds)
+
+
+def _reading(st: Filing) -> SourceReading:
+    if st.own_reading is None:
+        st.own_reading = read_units(st.units, st.headings, st.page.title, st.page.metadata)
+    return st.own_reading
+
+
+def _record_page(st: Filing, subject: str, note_path: str | None, resolver: SubjectResolver) -> tuple[str | None, str]:
+    """Where a disagreement is recorded: the subject's own page when it exists, else this capture's
+    note (None: nowhere to record it, as when the capture was filed before)."""
+    if subject and not subject.startswith("name:") and st.all_stems.get(stem_of(subject).casefold()) == subject:
+        ent = st.entities.get(subject)
+        head = st.heads.get(subject)
+        return subject, ent.title if ent else (head.title if head else stem_of(subject))
+    return note_path, resolver.display.get(subject, subject.removeprefix("name:"))
+
+
+def _recorded(st: Filing) -> frozenset[tuple[str, int, int]]:
+    """Claims already in a contradiction block on any page of this layer: a later source that agrees
+    with one side adds no second record of the same disagreement."""
+    if st.recorded_cache is None:
+        paths = [p for ps in st.cat.pages.values() for p in ps]
+        st.recorded_cache = recorded_claims(st.ctx.root, paths)
+    return st.recorded_cache
+
+
+def proposal(st: Filing, path: str, subject_title: str, c: Conflict) -> ContradictionProposal:
+    old_date, old_title = _source_date(st, c.old.source_path)
+    new_date = st.date
+    m = c.measure
+    what = f"{m.measure}{' for ' + m.period if m.period else ''}"
+    subject_title = subject_title or "the reported"
+    explanation = (
+        f"Sources disagree on {subject_title} {what}: {c.old_raw} in \u201c{old_title}\u201d ({old_date}) "
+        f"versus {m.raw} in \u201c{st.page.title}\u201d ({new_date})."
+    )
+    if declares_revision(st.page.title, st.units) or st.page.resolution is not None:
+        newer = "the later source" if new_date >= old_date else "the source filed later"
+        explanation += (
+            f" \u201c{st.page.title}\u201d ({new_date}) presents itself as a revision or correction, so it is "
+            f"{newer}; both claims stay until a capture resolves this."
+        )
+    else:
+        explanation += " Both claims are kept until a capture resolves this."
+    claims = (
+        Claim(c.old.text, old_date, c.old.capture_id, c.old.start, c.old.end),
+        Claim(c.new.text, new_date, c.new.capture_id, c.new.start, c.new.end),
+    )
+    return ContradictionProposal(page=path, subject=f"{subject_title} {what}", explanation=explanation, claims=claims)
+
+
+def _source_date(st: Filing, source_path: str) -> tuple[str, str]:
+    for e in st.ctx.evidence:
+        if e.path == source_path:
+            return e.occurred_at[:10], e.title
+    try:
+        doc = read_source(st.ctx.root, source_path)
+    except (OSError, ContractError, UnicodeDecodeError):
+        return "1970-01-01", stem_of(source_path)
+    return doc.page.occurred_at[:10], doc.page.title
+
+
+def resolutions(st: Filing) -> list[ResolutionProposal]:
+    res = st.page.resolution
+    if res is None or not res.resolves:
+        return []
+    marker = f"{_BLOCK_START}{res.resolves} -->"
+    # Rare (only a capture that names a contradiction), so a scan of this layer's pages is affordable.
+    for paths in st.cat.pages.values():
+        for path in paths:
+            try:
+                text = (st.ctx.root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if marker in text:
+                rationale = res.rationale.strip() or f"Resolved by capture {st.cid} ({st.page.title})."
+                return [ResolutionProposal(res.resolves, rationale, path, st.cid)]
+    return []
 
 
 # Per process, per page: (mtime, size) -> claims in its blocks. Only a page that changed is read again.

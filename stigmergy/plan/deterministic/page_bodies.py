@@ -1,21 +1,31 @@
 """The page bodies a deterministic filing writes: the note of the capture (key points, decisions,
 figures, figures that differ from earlier sources, the entities it mentions), and the dated sections it
 adds to entity, concept and project pages, with `insert_section`, which places a dated section in date
-order without touching an existing line. `PageBodyBuilders` is a mixin of the planner's `_Filing`: its
-methods read the filing's state (units, entities, catalogue) and append to its mutations.
+order without touching an existing line; and the lines themselves (a cited source statement, linked
+to the other pages it names). Plain functions over the filing's state (`state.Filing`): they read its
+units, entities and catalogue and append to its mutations.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stigmergy.errors import ContractError
 from stigmergy.pages.citations import append_citation
 from stigmergy.pages.contradictions import START_PREFIX as _BLOCK_START
 from stigmergy.pages.paths import page_relpath, stem_of
-from stigmergy.plan.deterministic.analysis import definitions, measures_in, mentions, row_measures
+from stigmergy.plan.deterministic.analysis import (
+    PERIOD,
+    Unit,
+    definitions,
+    find_known,
+    measures_in,
+    mentions,
+    row_measures,
+)
 from stigmergy.plan.deterministic.contradictions import Conflict
 from stigmergy.plan.deterministic.layout import (
     archive_base,
@@ -25,10 +35,8 @@ from stigmergy.plan.deterministic.layout import (
     split_archive,
 )
 from stigmergy.plan.deterministic.lead import lead_lines
+from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
 from stigmergy.plan.schema import CreatePage, UpdatePage
-
-if TYPE_CHECKING:
-    from stigmergy.plan.deterministic.planner import _Entity
 
 MAX_ENTITY_LINES = 6
 MAX_CONCEPT_LINES = 4
@@ -41,301 +49,370 @@ _STATUS = re.compile(
 )
 
 
-class PageBodyBuilders:
-    """The pages of one filing: its note, and a dated section on each entity, concept and project page."""
+# -- pages: the note, and a dated section on each entity, concept and project page --------------
 
-    # -- pages -----------------------------------------------------------------------------------
+def note_target(st: Filing) -> tuple[str | None, str]:
+    # A page title never carries a capture id: a second note of the same title takes its date, then
+    # the name of the captured file, then a number.
+    title = " ".join(st.page.title.split()) or f"Capture of {st.date}"
+    origin = re.sub(r"[\[\]<>|#()]", " ", st.page.locator.rsplit("/", 1)[-1]).strip()
+    options = [title, f"{title} ({st.date})"]
+    if origin and origin != title:
+        options.append(f"{title} ({st.date}, {' '.join(origin.split())})")
+    options += [f"{title} ({st.date}) {k}" for k in range(2, 30)]
+    for candidate in options:
+        path = page_relpath("note", candidate, st.layer)
+        clash = st.all_stems.get(stem_of(path).casefold())
+        if clash is None or clash in st.planned_stems.values():
+            return path, candidate
+        if clash == path and already_cites(st, path):
+            return None, candidate  # filed before
+    return None, title
 
-    def _note_target(self) -> tuple[str | None, str]:
-        # A page title never carries a capture id: a second note of the same title takes its date, then
-        # the name of the captured file, then a number.
-        title = " ".join(self.page.title.split()) or f"Capture of {self.date}"
-        origin = re.sub(r"[\[\]<>|#()]", " ", self.page.locator.rsplit("/", 1)[-1]).strip()
-        options = [title, f"{title} ({self.date})"]
-        if origin and origin != title:
-            options.append(f"{title} ({self.date}, {' '.join(origin.split())})")
-        options += [f"{title} ({self.date}) {k}" for k in range(2, 30)]
-        for candidate in options:
-            path = page_relpath("note", candidate, self.layer)
-            clash = self.all_stems.get(stem_of(path).casefold())
-            if clash is None or clash in self.planned_stems.values():
-                return path, candidate
-            if clash == path and self.already_cites(path):
-                return None, candidate  # filed before
-        return None, title
 
-    def _note(
-        self,
-        path: str,
-        title: str,
-        keys: list[int],
-        decisions: list[int],
-        entities: dict[str, _Entity],
-        concepts: dict[str, tuple[str, list[int], int | None]],
-        conflicts: list[Conflict],
-    ) -> None:
-        body = [f"# {title}", ""]
-        if keys:
-            body += ["## Key points", ""] + [self._line(path, self.units[i]) for i in keys] + [""]
-        if decisions:
-            body += ["## Decisions", ""] + [self._line(path, self.units[i]) for i in decisions] + [""]
-        taken = set(keys) | set(decisions)
-        figures = [i for i in self._figure_units() if i not in taken][:MAX_FIGURES]
-        if figures:
-            body += ["## Figures", ""] + [self._line(path, self.units[i]) for i in figures] + [""]
-        if conflicts:
-            # Both lines stay side by side on the narrowest page that can cite them both: this note.
-            body += ["## Figures that differ from earlier sources", ""]
-            seen: set[str] = set()
-            for c in conflicts:
-                for line in (
-                    append_citation(f"- {c.new.text}", path, [(c.new.source_path, c.new.start, c.new.end)]),
-                    append_citation(f"- {c.old.text}", path, [(c.old.source_path, c.old.start, c.old.end)]),
-                ):
-                    if line not in seen:
-                        seen.add(line)
-                        body.append(line)
-            body.append("")
-        body = _unique_lines(body)
-        written = "\n".join(body)
-        related = []
-        for e in sorted(entities.values(), key=lambda e: e.title):
-            stem = stem_of(e.path)
-            if f"[[{stem}]]" in written or f"[[{stem}|" in written:
-                continue
-            ref = self._first_ref(e)
-            if ref is not None:
-                related.append(append_citation(f"- [[{stem}]]", path, [ref]))
-        if related:
-            body += ["## Mentioned", ""] + related + [""]
-        ents = tuple(sorted(e.title for e in entities.values()))
-        self.mutations.append(
+def note(
+    st: Filing,
+    path: str,
+    title: str,
+    keys: list[int],
+    decisions: list[int],
+    entities: dict[str, Entity],
+    concepts: dict[str, tuple[str, list[int], int | None]],
+    conflicts: list[Conflict],
+) -> None:
+    body = [f"# {title}", ""]
+    if keys:
+        body += ["## Key points", ""] + [_line(st, path, st.units[i]) for i in keys] + [""]
+    if decisions:
+        body += ["## Decisions", ""] + [_line(st, path, st.units[i]) for i in decisions] + [""]
+    taken = set(keys) | set(decisions)
+    figures = [i for i in _figure_units(st) if i not in taken][:MAX_FIGURES]
+    if figures:
+        body += ["## Figures", ""] + [_line(st, path, st.units[i]) for i in figures] + [""]
+    if conflicts:
+        # Both lines stay side by side on the narrowest page that can cite them both: this note.
+        body += ["## Figures that differ from earlier sources", ""]
+        seen: set[str] = set()
+        for c in conflicts:
+            for line in (
+                append_citation(f"- {c.new.text}", path, [(c.new.source_path, c.new.start, c.new.end)]),
+                append_citation(f"- {c.old.text}", path, [(c.old.source_path, c.old.start, c.old.end)]),
+            ):
+                if line not in seen:
+                    seen.add(line)
+                    body.append(line)
+        body.append("")
+    body = _unique_lines(body)
+    written = "\n".join(body)
+    related = []
+    for e in sorted(entities.values(), key=lambda e: e.title):
+        stem = stem_of(e.path)
+        if f"[[{stem}]]" in written or f"[[{stem}|" in written:
+            continue
+        ref = _first_ref(st, e)
+        if ref is not None:
+            related.append(append_citation(f"- [[{stem}]]", path, [ref]))
+    if related:
+        body += ["## Mentioned", ""] + related + [""]
+    ents = tuple(sorted(e.title for e in entities.values()))
+    st.mutations.append(
+        CreatePage(
+            type="note", title=title, body="\n".join(body).rstrip("\n") + "\n", status="seed",
+            entities=ents, layer=st.layer, reason=f"key lines of capture {st.cid}",
+        )
+    )
+
+
+def _figure_units(st: Filing) -> list[int]:
+    """Statements that give a measured figure (an amount, a percentage, a count with its period)."""
+    out = []
+    for i, u in enumerate(st.units):
+        if u.kind == "meta":
+            continue
+        ms = row_measures(u.cells, u.header, "") if u.cells and u.header else measures_in(u.text, [""])
+        if any(m.period or m.kind == "date" for m in ms):
+            out.append(i)
+    return out
+
+
+def _first_ref(st: Filing, e: Entity) -> tuple[str, int, int] | None:
+    if e.units:
+        u = st.units[e.units[0]]
+        return (st.src.relpath, u.start, u.end)
+    if e.participant_lines:
+        n = e.participant_lines[0]
+        return (st.src.relpath, n, n)
+    return None
+
+
+def entity_page(st: Filing, e: Entity, heading: str) -> None:
+    if not e.new and already_cites(st, e.path):
+        return
+    idxs = _top(st, e.units, MAX_ENTITY_LINES)
+    lines = [_line(st, e.path, st.units[i]) for i in idxs]
+    if not lines and e.participant_lines:
+        n = e.participant_lines[0]
+        said = "Listed as a participant." if e.entity_type == "person" else "Named in the document's front matter."
+        lines = [append_citation(f"- {said}", e.path, [(st.src.relpath, n, n)])]
+    if not lines:
+        return
+    section = [heading, "", *lines]
+    if e.new:
+        body = _shaped(st, e.path, e.title, e.entity_type, e.aliases, new_page_body(e.title, section))
+        st.mutations.append(
             CreatePage(
-                type="note", title=title, body="\n".join(body).rstrip("\n") + "\n", status="seed",
-                entities=ents, layer=self.layer, reason=f"key lines of capture {self.cid}",
+                type="entity", title=e.title, body=body, status="seed", layer=st.layer,
+                entity_type=e.entity_type, aliases=tuple(e.aliases),
+                reason=f"named in capture {st.cid} ({e.evidence})",
             )
         )
+        return
+    got = existing(st, e.path)
+    if got is None:
+        return
+    meta, old_body = got
+    st.mutations.append(
+        UpdatePage(
+            path=e.path, body=_shaped(st, e.path, e.title, e.entity_type, list(meta.get("aliases") or []),
+                                           insert_section(old_body, st.date, section)),
+            status=_grown_status(meta), reason=f"named in capture {st.cid}",
+        )
+    )
 
-    def _figure_units(self) -> list[int]:
-        """Statements that give a measured figure (an amount, a percentage, a count with its period)."""
-        out = []
-        for i, u in enumerate(self.units):
-            if u.kind == "meta":
-                continue
-            ms = row_measures(u.cells, u.header, "") if u.cells and u.header else measures_in(u.text, [""])
-            if any(m.period or m.kind == "date" for m in ms):
-                out.append(i)
-        return out
 
-    def _first_ref(self, e: _Entity) -> tuple[str, int, int] | None:
-        if e.units:
-            u = self.units[e.units[0]]
-            return (self.src.relpath, u.start, u.end)
-        if e.participant_lines:
-            n = e.participant_lines[0]
-            return (self.src.relpath, n, n)
-        return None
-
-    def _entity_page(self, e: _Entity, heading: str) -> None:
-        if not e.new and self.already_cites(e.path):
-            return
-        idxs = self._top(e.units, MAX_ENTITY_LINES)
-        lines = [self._line(e.path, self.units[i]) for i in idxs]
-        if not lines and e.participant_lines:
-            n = e.participant_lines[0]
-            said = "Listed as a participant." if e.entity_type == "person" else "Named in the document's front matter."
-            lines = [append_citation(f"- {said}", e.path, [(self.src.relpath, n, n)])]
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if e.new:
-            body = self._shaped(e.path, e.title, e.entity_type, e.aliases, new_page_body(e.title, section))
-            self.mutations.append(
-                CreatePage(
-                    type="entity", title=e.title, body=body, status="seed", layer=self.layer,
-                    entity_type=e.entity_type, aliases=tuple(e.aliases),
-                    reason=f"named in capture {self.cid} ({e.evidence})",
-                )
-            )
-            return
-        got = self.existing(e.path)
+def _shaped(st: Filing, path: str, title: str, kind: str, aliases: list[str], body: str) -> str:
+    """A page body as filing leaves it: bounded (its oldest dated sections moved to the archive page of
+    their year, created or updated in this plan) and opening with a fresh lead."""
+    body, moved = split_archive(body)
+    folder, stem = path.rsplit("/", 1)[0], path.rsplit("/", 1)[1][:-3]
+    for year, sections in sorted(moved.items()):
+        atitle = archive_title(title, year)
+        apath = f"{folder}/{archive_title(stem, year)}.md"
+        got = existing(st, apath) if st.all_stems.get(stem_of(apath).casefold()) == apath else None
+        pending = next((m for m in st.mutations if isinstance(m, CreatePage | UpdatePage)
+                        and (getattr(m, "path", None) == apath or getattr(m, "title", None) == atitle)), None)
+        if pending is not None:  # a second page of this plan moving into the same archive: never here
+            continue
         if got is None:
-            return
-        meta, old_body = got
-        self.mutations.append(
-            UpdatePage(
-                path=e.path, body=self._shaped(e.path, e.title, e.entity_type, list(meta.get("aliases") or []),
-                                               insert_section(old_body, self.date, section)),
-                status=_grown_status(meta), reason=f"named in capture {self.cid}",
-            )
-        )
+            ptype = path.split("/")[-2]
+            mtype = {"entities": "entity", "concepts": "concept", "projects": "project"}.get(ptype, "note")
+            st.mutations.append(CreatePage(
+                type=mtype, title=atitle, body=archive_body(atitle, stem, year, sections, None), status="seed",
+                layer=st.layer, entity_type=kind if mtype == "entity" else None,
+                reason=f"oldest dated sections of {stem} moved out of the page",
+            ))
+        else:
+            st.mutations.append(UpdatePage(
+                path=apath, body=archive_body(atitle, stem, year, sections, got[1]),
+                reason=f"oldest dated sections of {stem} moved out of the page",
+            ))
+        st.all_stems.setdefault(stem_of(apath).casefold(), apath)
+    archives = sorted(
+        (p for p in st.all_stems.values() if p.startswith(folder + "/") and archive_base(stem_of(p)) == stem),
+        reverse=True,
+    )
+    return lead_lines(path, title, kind, aliases, body, [stem_of(p) for p in archives], _open_blocks(st, path))
 
-    def _shaped(self, path: str, title: str, kind: str, aliases: list[str], body: str) -> str:
-        """A page body as filing leaves it: bounded (its oldest dated sections moved to the archive page of
-        their year, created or updated in this plan) and opening with a fresh lead."""
-        body, moved = split_archive(body)
-        folder, stem = path.rsplit("/", 1)[0], path.rsplit("/", 1)[1][:-3]
-        for year, sections in sorted(moved.items()):
-            atitle = archive_title(title, year)
-            apath = f"{folder}/{archive_title(stem, year)}.md"
-            got = self.existing(apath) if self.all_stems.get(stem_of(apath).casefold()) == apath else None
-            pending = next((m for m in self.mutations if isinstance(m, CreatePage | UpdatePage)
-                            and (getattr(m, "path", None) == apath or getattr(m, "title", None) == atitle)), None)
-            if pending is not None:  # a second page of this plan moving into the same archive: never here
-                continue
-            if got is None:
-                ptype = path.split("/")[-2]
-                mtype = {"entities": "entity", "concepts": "concept", "projects": "project"}.get(ptype, "note")
-                self.mutations.append(CreatePage(
-                    type=mtype, title=atitle, body=archive_body(atitle, stem, year, sections, None), status="seed",
-                    layer=self.layer, entity_type=kind if mtype == "entity" else None,
-                    reason=f"oldest dated sections of {stem} moved out of the page",
-                ))
-            else:
-                self.mutations.append(UpdatePage(
-                    path=apath, body=archive_body(atitle, stem, year, sections, got[1]),
-                    reason=f"oldest dated sections of {stem} moved out of the page",
-                ))
-            self.all_stems.setdefault(stem_of(apath).casefold(), apath)
-        archives = sorted(
-            (p for p in self.all_stems.values() if p.startswith(folder + "/") and archive_base(stem_of(p)) == stem),
-            reverse=True,
-        )
-        return lead_lines(path, title, kind, aliases, body, [stem_of(p) for p in archives], self._open_blocks(path))
 
-    def _open_blocks(self, path: str) -> list[str]:
-        """Subjects of the open contradictions on the page, with those this plan records on it."""
-        planned = [c.subject for c in self.contradictions if c.page == path]
-        got = self.existing(path)
-        if got is None or _BLOCK_START not in got[1]:
-            return planned
-        from stigmergy.pages.contradictions import scan_blocks
+def _open_blocks(st: Filing, path: str) -> list[str]:
+    """Subjects of the open contradictions on the page, with those this plan records on it."""
+    planned = [c.subject for c in st.contradictions if c.page == path]
+    got = existing(st, path)
+    if got is None or _BLOCK_START not in got[1]:
+        return planned
+    from stigmergy.pages.contradictions import scan_blocks
 
-        try:
-            blocks, _ = scan_blocks(got[1], path)
-        except ContractError:
-            return planned
-        return [b.record.subject for b in blocks if b.record.status == "open"] + planned
+    try:
+        blocks, _ = scan_blocks(got[1], path)
+    except ContractError:
+        return planned
+    return [b.record.subject for b in blocks if b.record.status == "open"] + planned
 
-    def _concepts(self, entities: dict[str, _Entity]) -> dict[str, tuple[str, list[int], int | None]]:
-        """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
-        ent_names = {s.casefold() for e in entities.values() for s in e.surfaces} | {
-            n.casefold() for n in self.names
-        }
-        out: dict[str, tuple[str, list[int], int | None]] = {}
-        concept_stems = {stem_of(p): p for p in self.cat.pages.get("concept", [])}
-        for d in definitions(self.units):
-            if d.term.casefold() in ent_names or d.term.casefold() in self.project_stems:
-                continue
-            # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page,
-            # and so is a page named by the bare acronym when the spelled-out form comes later.
-            spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})") or (
-                d.page_title != d.term and st == d.term) or (st.isupper() and d.page_title.endswith(f"({st})"))), None)
-            path = spelled or page_relpath("concept", d.page_title, self.layer)
-            clash = self.all_stems.get(stem_of(path).casefold())
-            if clash is not None and clash != path:
-                continue
-            short = d.page_title.rsplit(" (", 1)[1][:-1] if d.page_title.endswith(")") and " (" in d.page_title else d.term
-            idxs = [i for i, u in enumerate(self.units) if mentions(u.text, [d.term, short])]
-            title = stem_of(spelled) if spelled else d.page_title
-            if title in out:
-                continue
-            if spelled:
-                out[title] = (spelled, sorted(set(idxs) | {d.unit}), None)
-                continue
-            out[title] = (path, sorted(set(idxs) | {d.unit}), d.unit)
-        text = self.page.title + "\n" + self.page.text
-        for path in self.cat.pages.get("concept", []):
-            got_title = stem_of(path)
-            if any(v[0] == path for v in out.values()):
-                continue
-            # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
-            rx = _term_pattern(got_title)
-            if rx.search(text):
-                idxs = [i for i, u in enumerate(self.units) if rx.search(u.text)]
-                if idxs:
-                    out[got_title] = (path, idxs, None)
-        self.concept_paths = {t: v[0] for t, v in out.items()}
-        for t, v in out.items():
-            if t.endswith(")") and " (" in t:
-                self.concept_paths.setdefault(t.rsplit(" (", 1)[1][:-1], v[0])
-        for t, v in list(out.items()):
-            if not t.isupper() and t.lower() != t:
-                self.concept_paths.setdefault(t[0].lower() + t[1:], v[0])
-        for _t, v in out.items():
-            self.planned_stems.setdefault(stem_of(v[0]).casefold(), v[0])
-        return out
 
-    def _concept_page(self, term: str, path: str, idxs: list[int], defining: int | None, heading: str) -> None:
-        exists = self.all_stems.get(stem_of(path).casefold()) == path
-        if exists and self.already_cites(path):
-            return
-        chosen = self._top([i for i in idxs if i != defining], MAX_CONCEPT_LINES - (defining is not None))
-        order = ([defining] if defining is not None else []) + chosen
-        lines = [self._line(path, self.units[i]) for i in order]
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if not exists:
-            self.mutations.append(
-                CreatePage(
-                    type="concept", title=term, body=self._shaped(path, term, "concept", [], new_page_body(term, section)),
-                    status="seed", layer=self.layer, reason=f"defined in capture {self.cid}",
-                )
-            )
-            return
-        got = self.existing(path)
-        if got is None:
-            return
-        self.mutations.append(
-            UpdatePage(path=path, body=self._shaped(path, term, "concept", [], insert_section(got[1], self.date, section)),
-                       status=_grown_status(got[0]), reason=f"used in capture {self.cid}")
-        )
-
-    def _project_page(
-        self, project: str, keys: list[int], decisions: list[int], entities: dict[str, _Entity], heading: str
-    ) -> None:
-        path = page_relpath("project", project, self.layer)
-        clash = self.all_stems.get(stem_of(path).casefold())
+def concepts(st: Filing, entities: dict[str, Entity]) -> dict[str, tuple[str, list[int], int | None]]:
+    """term -> (path, units mentioning it, defining unit). Defined here, or already a concept page."""
+    ent_names = {s.casefold() for e in entities.values() for s in e.surfaces} | {
+        n.casefold() for n in st.names
+    }
+    out: dict[str, tuple[str, list[int], int | None]] = {}
+    concept_stems = {stem_of(p): p for p in st.cat.pages.get("concept", [])}
+    for d in definitions(st.units):
+        if d.term.casefold() in ent_names or d.term.casefold() in st.project_stems:
+            continue
+        # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page,
+        # and so is a page named by the bare acronym when the spelled-out form comes later.
+        spelled = next((p for st, p in concept_stems.items() if st.endswith(f"({d.term})") or (
+            d.page_title != d.term and st == d.term) or (st.isupper() and d.page_title.endswith(f"({st})"))), None)
+        path = spelled or page_relpath("concept", d.page_title, st.layer)
+        clash = st.all_stems.get(stem_of(path).casefold())
         if clash is not None and clash != path:
-            return
-        exists = clash == path
-        if exists and self.already_cites(path):
-            return
-        picked = self._top(sorted(set(keys) | set(decisions)), MAX_PROJECT_LINES)
-        status = [i for i, u in enumerate(self.units) if _STATUS.search(u.text) and i not in picked][:2]
-        lines = [self._line(path, self.units[i]) for i in picked]
-        lines += [
-            self._line(path, self.units[i], prefix="" if self.units[i].text.lower().startswith("status") else "Status: ")
-            for i in status
-        ]
-        people = [e for e in sorted(entities.values(), key=lambda e: e.title) if e.entity_type == "person"]
-        refs = [r for r in (self._first_ref(e) for e in people) if r is not None]
-        if people and refs:
-            names = ", ".join(f"[[{stem_of(e.path)}]]" for e in people if self._first_ref(e) is not None)
-            lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: (r[1], r[2], r[0]))))
-        if not lines:
-            return
-        section = [heading, "", *lines]
-        if not exists:
-            self.mutations.append(
-                CreatePage(
-                    type="project", title=" ".join(project.split()), status="seed", layer=self.layer,
-                    body=self._shaped(path, " ".join(project.split()), "project", [],
-                                      new_page_body(" ".join(project.split()), section)),
-                    entities=tuple(sorted(e.title for e in people)),
-                    reason=f"project of capture {self.cid}",
-                )
+            continue
+        short = d.page_title.rsplit(" (", 1)[1][:-1] if d.page_title.endswith(")") and " (" in d.page_title else d.term
+        idxs = [i for i, u in enumerate(st.units) if mentions(u.text, [d.term, short])]
+        title = stem_of(spelled) if spelled else d.page_title
+        if title in out:
+            continue
+        if spelled:
+            out[title] = (spelled, sorted(set(idxs) | {d.unit}), None)
+            continue
+        out[title] = (path, sorted(set(idxs) | {d.unit}), d.unit)
+    text = st.page.title + "\n" + st.page.text
+    for path in st.cat.pages.get("concept", []):
+        got_title = stem_of(path)
+        if any(v[0] == path for v in out.values()):
+            continue
+        # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
+        rx = _term_pattern(got_title)
+        if rx.search(text):
+            idxs = [i for i, u in enumerate(st.units) if rx.search(u.text)]
+            if idxs:
+                out[got_title] = (path, idxs, None)
+    st.concept_paths = {t: v[0] for t, v in out.items()}
+    for t, v in out.items():
+        if t.endswith(")") and " (" in t:
+            st.concept_paths.setdefault(t.rsplit(" (", 1)[1][:-1], v[0])
+    for t, v in list(out.items()):
+        if not t.isupper() and t.lower() != t:
+            st.concept_paths.setdefault(t[0].lower() + t[1:], v[0])
+    for _t, v in out.items():
+        st.planned_stems.setdefault(stem_of(v[0]).casefold(), v[0])
+    return out
+
+
+def concept_page(st: Filing, term: str, path: str, idxs: list[int], defining: int | None, heading: str) -> None:
+    exists = st.all_stems.get(stem_of(path).casefold()) == path
+    if exists and already_cites(st, path):
+        return
+    chosen = _top(st, [i for i in idxs if i != defining], MAX_CONCEPT_LINES - (defining is not None))
+    order = ([defining] if defining is not None else []) + chosen
+    lines = [_line(st, path, st.units[i]) for i in order]
+    if not lines:
+        return
+    section = [heading, "", *lines]
+    if not exists:
+        st.mutations.append(
+            CreatePage(
+                type="concept", title=term, body=_shaped(st, path, term, "concept", [], new_page_body(term, section)),
+                status="seed", layer=st.layer, reason=f"defined in capture {st.cid}",
             )
-            return
-        got = self.existing(path)
-        if got is None:
-            return
-        self.mutations.append(
-            UpdatePage(path=path, body=self._shaped(path, " ".join(project.split()), "project", [],
-                                                    insert_section(got[1], self.date, section)),
-                       status=_grown_status(got[0]), reason=f"timeline entry from capture {self.cid}")
         )
+        return
+    got = existing(st, path)
+    if got is None:
+        return
+    st.mutations.append(
+        UpdatePage(path=path, body=_shaped(st, path, term, "concept", [], insert_section(got[1], st.date, section)),
+                   status=_grown_status(got[0]), reason=f"used in capture {st.cid}")
+    )
+
+
+def project_page(
+    st: Filing, project: str, keys: list[int], decisions: list[int], entities: dict[str, Entity], heading: str
+) -> None:
+    path = page_relpath("project", project, st.layer)
+    clash = st.all_stems.get(stem_of(path).casefold())
+    if clash is not None and clash != path:
+        return
+    exists = clash == path
+    if exists and already_cites(st, path):
+        return
+    picked = _top(st, sorted(set(keys) | set(decisions)), MAX_PROJECT_LINES)
+    status = [i for i, u in enumerate(st.units) if _STATUS.search(u.text) and i not in picked][:2]
+    lines = [_line(st, path, st.units[i]) for i in picked]
+    lines += [
+        _line(st, path, st.units[i], prefix="" if st.units[i].text.lower().startswith("status") else "Status: ")
+        for i in status
+    ]
+    people = [e for e in sorted(entities.values(), key=lambda e: e.title) if e.entity_type == "person"]
+    refs = [r for r in (_first_ref(st, e) for e in people) if r is not None]
+    if people and refs:
+        names = ", ".join(f"[[{stem_of(e.path)}]]" for e in people if _first_ref(st, e) is not None)
+        lines.append(append_citation(f"- People: {names}", path, sorted(set(refs), key=lambda r: (r[1], r[2], r[0]))))
+    if not lines:
+        return
+    section = [heading, "", *lines]
+    if not exists:
+        st.mutations.append(
+            CreatePage(
+                type="project", title=" ".join(project.split()), status="seed", layer=st.layer,
+                body=_shaped(st, path, " ".join(project.split()), "project", [],
+                                  new_page_body(" ".join(project.split()), section)),
+                entities=tuple(sorted(e.title for e in people)),
+                reason=f"project of capture {st.cid}",
+            )
+        )
+        return
+    got = existing(st, path)
+    if got is None:
+        return
+    st.mutations.append(
+        UpdatePage(path=path, body=_shaped(st, path, " ".join(project.split()), "project", [],
+                                                insert_section(got[1], st.date, section)),
+                   status=_grown_status(got[0]), reason=f"timeline entry from capture {st.cid}")
+    )
+
+
+# -- choosing lines (by the key-line scores `planner` ranks) -----------------------------------
+
+def _top(st: Filing, idxs: Sequence[int], limit: int) -> list[int]:
+    ranked = sorted(idxs, key=lambda i: (-st.scores.get(i, 0.0), i))
+    return sorted(i for i in ranked[:limit] if st.scores.get(i, 0.0) > 0)
+
+
+# -- lines -----------------------------------------------------------------------------------
+
+def _line(st: Filing, page_path: str, u: Unit, prefix: str = "") -> str:
+    text = _linkify(st, page_path, u.text)
+    refs = [(st.src.relpath, u.start, u.end)]
+    heading = None if prefix else _period_heading(st, u)
+    if heading is not None:
+        # "ARR was $1.2M" under "## Q1 2026 results" says nothing alone: the line carries its heading,
+        # cited too, so that every word it shows is in the cited lines.
+        prefix = f"{heading[1]}: "
+        refs.insert(0, (st.src.relpath, heading[0], heading[0]))
+    return append_citation(f"- {prefix}{text}", page_path, refs)
+
+
+def _period_heading(st: Filing, u: Unit) -> tuple[int, str] | None:
+    """(file line, text) of the heading that gives a statement's figures their period, when the
+    statement states a figure that needs one and does not say it."""
+    if u.kind == "row" or not u.section or len(u.section) > 60 or not PERIOD.search(u.section):
+        return None
+    ms = measures_in(u.text, [""])
+    if not ms or not all(m.kind != "date" and " " not in m.measure and not m.period for m in ms):
+        return None
+    line = max((ln for ln, text, _ in st.headings if ln < u.start and text == u.section), default=None)
+    return None if line is None else (line, u.section)
+
+
+def _linkify(st: Filing, page_path: str, text: str) -> str:
+    """Each other entity's (and concept's) first mention in the line becomes a wikilink."""
+    targets: dict[str, str] = {}
+    for e in st.entities.values():
+        if e.path == page_path:
+            continue
+        for s in e.surfaces if e.surfaces_local is None else e.surfaces_local:
+            targets[s] = e.path
+    for term, path in st.concept_paths.items():
+        if path != page_path:
+            targets.setdefault(term, path)
+    for name, path in st.project_paths.items():
+        if path != page_path:
+            targets.setdefault(name, path)
+    if not targets:
+        return text
+    protected = [(m.start(), m.end()) for m in re.finditer(r"\[[^\]]*\]\([^)]*\)|`[^`]*`", text)]
+    out, last, done = [], 0, set()
+    for surface, path, start, end in find_known(text, targets):
+        if path in done or any(a <= start < b for a, b in protected):
+            continue
+        done.add(path)
+        stem = stem_of(path)
+        link = f"[[{stem}]]" if stem == surface else f"[[{stem}|{surface}]]"
+        out.append(text[last:start] + link)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _unique_lines(body: list[str]) -> list[str]:

@@ -1,0 +1,121 @@
+"""The state of one deterministic filing: what it reads (the context, the source's statements, the
+layer's catalogue and names), what it finds along the way (entities, concepts, projects, key-line scores)
+and what it builds (mutations, alias and contradiction proposals). The filing's steps are plain
+functions over it: orchestration in `planner`, page bodies in `page_bodies`, contradictions in
+`contradiction_assembly`; this module sits below all three so none of them imports another's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stigmergy.errors import ContractError
+from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.pages.paths import stem_of
+from stigmergy.pages.source import SourcePage
+from stigmergy.plan.context import Catalogue, PlannerContext, SourceDoc, catalogue
+from stigmergy.plan.deterministic.analysis import NameIndex, Unit, split_units
+from stigmergy.plan.deterministic.facts import SourceReading
+from stigmergy.plan.schema import AliasProposal, ContradictionProposal, CreatePage, UpdatePage
+
+
+@dataclass
+class Entity:
+    """An entity this filing speaks of: known (its page exists) or new (its page is created)."""
+
+    path: str
+    title: str
+    entity_type: str
+    surfaces: set[str]
+    units: list[int]
+    new: bool
+    evidence: str
+    aliases: list[str] = field(default_factory=list)  # for a new page
+    participant_lines: list[int] = field(default_factory=list)
+    surfaces_local: set[str] | None = None  # its names within this source (a first name too), once found
+
+
+@dataclass
+class Filing:
+    """One filing: analysis of the source, then the pages, in a fixed order."""
+
+    ctx: PlannerContext
+    src: SourceDoc
+    page: SourcePage
+    layer: str
+    cid: str
+    date: str
+    cat: Catalogue
+    names: NameIndex
+    heads: dict[str, Any]
+    all_stems: dict[str, str]
+    units: list[Unit]
+    headings: list[tuple[int, str, int]]
+    # What the filing builds.
+    mutations: list[CreatePage | UpdatePage] = field(default_factory=list)
+    aliases: list[AliasProposal] = field(default_factory=list)
+    contradictions: list[ContradictionProposal] = field(default_factory=list)
+    planned_stems: dict[str, str] = field(default_factory=dict)  # casefolded stem -> path created in this plan
+    pending_aliases: list[tuple[str, str]] = field(default_factory=list)
+    # What it finds along the way, set by the step that finds it.
+    listed: list[str] = field(default_factory=list)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    project_names: set[str] = field(default_factory=set)
+    project_stems: set[str] = field(default_factory=set)
+    project_paths: dict[str, str] = field(default_factory=dict)
+    concept_paths: dict[str, str] = field(default_factory=dict)
+    scores: dict[int, float] = field(default_factory=dict)
+    conflicts_dropped: int = 0  # new contradictions over the per-page cap, named in the summary
+    # Read once, on first use.
+    pages_read: dict[str, tuple[dict[str, Any], str] | None] = field(default_factory=dict)
+    shorts: dict[str, str] | None = None
+    kinds: dict[str, str] | None = None
+    public: dict[str, tuple[str, str]] | None = None
+    folded: dict[str, tuple[str, str]] | None = None
+    own_reading: SourceReading | None = None
+    recorded_cache: frozenset[tuple[str, int, int]] | None = None
+
+    @classmethod
+    def start(cls, ctx: PlannerContext) -> Filing:
+        page = ctx.source.page
+        cat = catalogue(ctx.root, page.layer)
+        units, headings = split_units(page.text.split("\n"), page.body_start_line)
+        return cls(
+            ctx=ctx,
+            src=ctx.source,
+            page=page,
+            layer=page.layer,
+            cid=page.id,
+            date=page.occurred_at[:10],
+            cat=cat,
+            names=NameIndex(cat.names()),
+            heads={e.path: e for e in cat.entities()},
+            all_stems={stem_of(p).casefold(): p for paths in cat.pages.values() for p in paths},
+            units=units,
+            headings=headings,
+        )
+
+
+# -- reading pages the plan will touch ------------------------------------------------------------
+
+def existing(st: Filing, path: str) -> tuple[dict[str, Any], str] | None:
+    """(front matter, body) of a page on disk: from the context when it was selected, else read
+    directly — an update is never written blind."""
+    if path not in st.pages_read:
+        cand = st.ctx.candidate(path)
+        if cand is not None:
+            st.pages_read[path] = (cand.meta, cand.body)
+        else:
+            try:
+                text = (st.ctx.root / path).read_text(encoding="utf-8")
+                meta, body, _ = split_front_matter(text)
+                st.pages_read[path] = (meta, body)
+            except (OSError, UnicodeDecodeError, ContractError):
+                st.pages_read[path] = None
+    return st.pages_read[path]
+
+
+def already_cites(st: Filing, path: str) -> bool:
+    got = existing(st, path)
+    return got is not None and st.cid in (got[0].get("sources") or [])
