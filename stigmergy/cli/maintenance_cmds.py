@@ -52,13 +52,17 @@ def garden_cmd(
     ctx: typer.Context,
     check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 4 when a repair is pending.")] = False,
     dry_run: DryRunOption = False,
+    as_reader: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Lint the wiki and repair what can be repaired deterministically, as one gated operation."""
+    """Lint the wiki and repair what can be repaired deterministically, as one gated operation. What it
+    repairs does not depend on the reader; what it names of layers the reader cannot read is a count."""
+    from stigmergy.layers import readable_layers
     from stigmergy.write.maintenance import garden
 
-    app_ctx = reading(ctx, None, json_out)
-    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run))
+    app_ctx = reading(ctx, as_reader, json_out)
+    readable = frozenset(readable_layers(app_ctx.settings, app_ctx.reader))
+    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run, readable=readable))
     if not app_ctx.json:
         rep = outcome.report
         for m in rep.get("merge_proposals", []):
@@ -67,6 +71,9 @@ def garden_cmd(
             typer.echo(f"  left: [{left['finding']}] {left['path']}: {left['why']}")
         for f in (rep.get("findings_left") or [])[:20]:
             typer.echo(f"  lint: [{f['rule']}] {f['path']}: {f['message']}")
+        hidden = sum(rep.get("hidden", {}).values())
+        if hidden:
+            typer.echo(f"  {hidden} repairs, findings or proposals in layers you cannot read")
     _render(app_ctx, outcome)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from stigmergy.garden.aliases import LearnedAlias, MergeProposal, duplicate_entities, learn_aliases
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.repairs import FoldedNames, repair_page
+from stigmergy.garden.scope import plan_records
 from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.gates.lint import LintReport, lint_repository
@@ -96,9 +97,7 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -
         elif finding.rule == "contract" and finding.path not in changes:
             left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
     op = OperationInfo(op_id=op_id, kind="garden", timestamp=timestamp)
-    records = tuple(f"{d['repair']} {d['path']}: {d['detail']}" for d in done) + tuple(
-        f"alias learned: {a.alias!r} -> {a.entity} (seen at {a.evidence})" for a in learned
-    ) + tuple(f"map of content written: {m}" for m in maps)
+    records = plan_records(done, learned, maps)
     proposal = Proposal(op, "repair the wiki", changes, records=records,
                         nothing=None if changes else "nothing to repair")
     return GardenPlan(proposal, lint, tuple(done), tuple(left), tuple(learned), tuple(duplicate_entities(post)), tuple(maps))

@@ -116,8 +116,17 @@ def delete(repo: Repository, target: str, rationale: str, *, reader: str, dry_ru
 # -- garden ------------------------------------------------------------------------------------------
 
 
-def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, index: bool = True) -> Outcome:
-    """Repair what lint finds, as one operation; with `check`, change nothing and report what is pending."""
+def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, index: bool = True,
+           readable: frozenset[str] | None = None) -> Outcome:
+    """Repair what lint finds, as one operation; with `check`, change nothing and report what is pending.
+    What is repaired never depends on the reader; what the outcome names is scoped to `readable` (None: all)."""
+    from stigmergy.garden.scope import scope_garden
+
+    plan, outcome = _garden(repo, check=check, dry_run=dry_run, index=index)
+    return scope_garden(outcome, plan, readable)
+
+
+def _garden(repo: Repository, *, check: bool, dry_run: bool, index: bool) -> tuple[Any, Outcome]:
     from stigmergy.garden.plan import plan_garden, without
     from stigmergy.gates.history import audit_since_last_check
     from stigmergy.gates.lint import lint_repository
@@ -146,8 +155,8 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
         message = _garden_message(plan, index_behind, pending)
         if dry_run:
             message = f"dry run, nothing written; {message}"
-        return Outcome("garden", status, message, paths=_paths(repo, plan.proposal.changes), report=report,
-                       records=plan.proposal.records, findings_left=len(plan.left) if check else 0)
+        return plan, Outcome("garden", status, message, paths=_paths(repo, plan.proposal.changes), report=report,
+                             records=plan.proposal.records, findings_left=len(plan.left) if check else 0)
     outcome = run_proposal(repo, replace(plan.proposal, report=report), summary=_garden_message(plan, False, True))
     if index and (index_behind or (outcome.status == "committed" and _index_present(repo))):
         report["index"] = _update_index(repo)
@@ -159,8 +168,8 @@ def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, inde
     history = audit_since_last_check(repo.root, repo.settings)
     left += [{"rule": f"history:{h.rule}", "path": h.path, "line": None, "message": h.render()} for h in history.findings]
     report["findings_left"] = left
-    return replace(outcome, report=report, findings_left=len(left),
-                   message=outcome.message if outcome.status != "nothing" else _garden_message(plan, False, False))
+    return plan, replace(outcome, report=report, findings_left=len(left),
+                         message=outcome.message if outcome.status != "nothing" else _garden_message(plan, False, False))
 
 
 def _garden_message(plan: Any, index_behind: bool, pending: bool) -> str:
