@@ -23,7 +23,7 @@ step "stigmergy capture sample_corpus/ (each document: evidence store -> source 
 stigmergy -C "$wiki" capture "$here/sample_corpus" --exclude README.md --exclude '_restricted/*' --by "Demo User <demo@example.com>"
 if [ -d "$here/sample_corpus/_restricted/board" ]; then
   step "stigmergy capture --layer board (restricted)"
-  stigmergy -C "$wiki" capture "$here/sample_corpus/_restricted/board" --layer board --by "Demo User <demo@example.com>"
+  stigmergy -C "$wiki" --as ceo@lanternfish.example capture "$here/sample_corpus/_restricted/board" --layer board --by "CEO <ceo@lanternfish.example>"
 fi
 
 step "what the wiki learned: stigmergy overview"
@@ -63,6 +63,12 @@ stigmergy -C "$wiki" search "what does Tomek work on" --explain
 step "scope: the board layer's canary is invisible to a public reader, visible to the CEO"
 stigmergy -C "$wiki" --as someone@example.com search "CANARY-BOARD-7731 acquisition" -k 3 || true
 stigmergy -C "$wiki" --as ceo@lanternfish.example search "CANARY-BOARD-7731 acquisition" -k 3 || true
+
+step "ask: an answer built from cited lines (the deterministic answerer; no network)"
+stigmergy -C "$wiki" ask "What was revenue in Q2 2026?"
+
+step "ask what the wiki cannot answer: an honest refusal"
+stigmergy -C "$wiki" ask "What is the office dress code?" || true
 
 step "read with evidence: every cited line followed by the source lines it cites"
 stigmergy -C "$wiki" read "wiki/entities/Harbor API.md" --evidence | sed -n 1,60p
