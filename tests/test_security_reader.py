@@ -128,3 +128,28 @@ def test_erase_leaves_no_title_in_the_map_of_content(wiki: Path, tmp_path: Path)
     code, out, err = run_cli(["erase", "--audit", "Zanzibar Quokka"], cwd=wiki)
     assert code == 0, out + err
     assert run_cli(["lint"], cwd=wiki)[0] == 0
+
+
+def test_a_restricted_delete_or_rename_commit_names_no_restricted_path(wiki: Path) -> None:
+    """Anyone with a clone reads commit messages: a maintenance commit in a restricted layer carries no path
+    of it in its trailers either (the history audit infers targets and moves from the diff instead)."""
+    _with_board(wiki)
+    code, out, err = run_cli(["--as", CEO, "capture", "--layer", "board", "--text",
+                              "Board note: Maya Okafor proposed the Heronsgate budget of $2M on 2 September 2026."],
+                             cwd=wiki)
+    assert code == 0, out + err
+    page = next((wiki / "layers/board/wiki/notes").glob("*.md")).relative_to(wiki).as_posix()
+    code, out, err = run_cli(["--as", CEO, "rename", page, "Heronsgate secret plan"], cwd=wiki)
+    assert code == 0, out + err
+    renamed = git(wiki, "log", "-1", "--format=%B")
+    assert "Stigmergy-Kind: rename" in renamed
+    assert "Heronsgate" not in renamed and "layers/board" not in renamed, renamed
+    moved = next((wiki / "layers/board/wiki/notes").glob("Heronsgate*.md")).relative_to(wiki).as_posix()
+    code, out, err = run_cli(["--as", CEO, "delete", moved, "--rationale", "not needed"], cwd=wiki)
+    assert code == 0, out + err
+    deleted = git(wiki, "log", "-1", "--format=%B")
+    assert "Stigmergy-Kind: delete" in deleted
+    assert "Heronsgate" not in deleted and "layers/board" not in deleted, deleted
+    # The audit still judges both commits without the path trailers: lint stays clean.
+    code, out, err = run_cli(["--as", CEO, "lint"], cwd=wiki)
+    assert code == 0, out + err

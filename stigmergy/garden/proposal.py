@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stigmergy.gates.engine import OperationInfo
+from stigmergy.repo.trailers import TRAILER_MOVE, TRAILER_TARGET
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Proposal:
         """What the commit claims besides its kind, so the history audit can verify it (gates/history.py)."""
         out = {}
         if self.op.kind == "delete" and self.op.targets:
-            out["Stigmergy-Target"] = self.op.targets[0]
+            out[TRAILER_TARGET] = self.op.targets[0]
         if self.op.moves:
-            out["Stigmergy-Move"] = f"{self.op.moves[0][0]} -> {self.op.moves[0][1]}"
+            out[TRAILER_MOVE] = f"{self.op.moves[0][0]} -> {self.op.moves[0][1]}"
         return out

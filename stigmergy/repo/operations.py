@@ -24,7 +24,14 @@ from stigmergy.repo.layout import Layout, classify
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.patch import FileChange, git_patch
 from stigmergy.repo.state import OperationRow, StateDB
-from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_KIND, TRAILER_OP, commit_message
+from stigmergy.repo.trailers import (
+    PATH_TRAILERS,
+    TRAILER_CAPTURE,
+    TRAILER_FILING,
+    TRAILER_KIND,
+    TRAILER_OP,
+    commit_message,
+)
 from stigmergy.settings import PUBLIC_LAYER, Settings
 
 # Told after each commit stigmergy makes: (root, parent commit or None, the new commit, paths it touched).
@@ -175,7 +182,9 @@ def apply_and_commit(
             if restricted:
                 # Anyone with a clone reads commit messages: a restricted layer's title and summary stay in
                 # its files (and in the change record, which `show` scopes by reader). Trailers name only ids.
-                message = commit_message(kind, f"an operation in layer {', '.join(restricted)}", op_id, "", trailers)
+                # Path trailers go too; the history audit infers targets and moves from the diff instead.
+                ids_only = {k: v for k, v in (trailers or {}).items() if k not in PATH_TRAILERS}
+                message = commit_message(kind, f"an operation in layer {', '.join(restricted)}", op_id, "", ids_only)
             commit = repo.git.commit_paths(
                 written, message, identity.name, identity.email,
                 removed=removed, after_stage=lambda: repo.pause("staged"),

@@ -11,6 +11,10 @@ TRAILER_KIND = "Stigmergy-Kind"
 TRAILER_CAPTURE = "Stigmergy-Capture"  # the capture a capture or file operation is about
 TRAILER_FILING = "Stigmergy-Filing"  # how its filing ended: filed | refused | archived | failed | waiting
 TRAILERS = (TRAILER_OP, TRAILER_KIND, TRAILER_CAPTURE, TRAILER_FILING)
+# Maintenance trailers that name page paths (gates/history.py verifies them, else infers from the diff).
+TRAILER_TARGET = "Stigmergy-Target"
+TRAILER_MOVE = "Stigmergy-Move"
+PATH_TRAILERS = (TRAILER_TARGET, TRAILER_MOVE)
 
 
 def trailer_format(key: str) -> str:
