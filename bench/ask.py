@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# bench/mcp.py would shadow the `mcp` SDK: this folder stays off the path; bench modules load by file.
+# This folder stays off the path (bench modules load by file), so `import mcp` always finds the SDK.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
@@ -101,7 +101,7 @@ def quality(root: Path) -> dict:
 def latency(out: Path, runs: int) -> dict:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_mcp", HERE / "mcp.py")
+    spec = importlib.util.spec_from_file_location("bench_mcp", HERE / "mcp_latency.py")
     bench_mcp = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(bench_mcp)  # type: ignore[union-attr]
     bench_search = bench_mcp.bench_search  # bench/search.py: the same 10k-fragment repository and queries

@@ -1,8 +1,8 @@
 """MCP `search` round trip on a warm server at 10k fragments, with the SDK's own client, beside the same
 queries through a warm in-process `Searcher` and the CLI's new-process `stigmergy search`, in one run.
 
-    .venv/bin/python bench/mcp.py                    # stdio and HTTP, 50 queries each
-    .venv/bin/python bench/mcp.py --queries 30 --cli-runs 5
+    .venv/bin/python bench/mcp_latency.py                    # stdio and HTTP, 50 queries each
+    .venv/bin/python bench/mcp_latency.py --queries 30 --cli-runs 5
 
 The repository is bench/search.py's 10k-fragment one (random stored vectors; the query path is real: the
 ONNX model embeds every query and all four arms run).
@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# This file is called mcp.py: its folder must not be on the path, or `import mcp` would find it, not the SDK.
+# Named mcp_latency.py (not mcp.py) so that `import mcp` always finds the SDK, whatever the bench modules
+# it loads put on the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
