@@ -1,0 +1,143 @@
+"""The held-out `ask` question sets of issue #19, and the public corpus one of them is written over.
+
+    bench/ask_user_questions.json    users' questions over sample_corpus/ (public reader + board reader)
+    bench/ask_public_questions.json  users' questions over pip 25.1.1's documentation (docs/html of the sdist)
+
+Both were written before the answerer was changed and are frozen. This module loads them, fetches the
+public corpus (the ordinary package client, into bench/out/, git-ignored) and checks the sets against
+their documents: every `source` exists and every `expect` string of an answerable question is in the
+readable text of at least one of its sources (the text `stigmergy capture` keeps, so PDF, DOCX and HTML
+count as captured), under the sets' own matching rule (case-insensitive, whitespace collapsed,
+thousands separators ignored).
+
+    .venv/bin/python bench/ask_sets.py            # fetch the pip docs if needed, verify both sets
+    .venv/bin/python bench/ask_sets.py --fetch    # only fetch; prints the docs folder
+
+Capturing the public corpus for a bench run:
+    stigmergy capture bench/out/ask-public/pip-25.1.1/docs/html --include '*.md' --include '*.rst' --no-file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+USER_SET = HERE / "ask_user_questions.json"
+PUBLIC_SET = HERE / "ask_public_questions.json"
+SAMPLE_CORPUS = REPO / "sample_corpus"
+PUBLIC_PACKAGE = "pip==25.1.1"
+PUBLIC_SDIST = "pip-25.1.1.tar.gz"
+PUBLIC_DOCS = "pip-25.1.1/docs/html/"
+PUBLIC_READER = "someone@example.com"
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def items(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """Every question with the reader who asks it: `questions` as the public reader, `restricted` as `as`."""
+    return [(q, PUBLIC_READER) for q in spec["questions"]] + [(q, q["as"]) for q in spec.get("restricted", [])]
+
+
+def norm(text: str) -> str:
+    """The sets' matching rule: case-insensitive, whitespace collapsed, thousands separators ignored."""
+    return re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(text.casefold().split()))
+
+
+def fetch_public(out: Path = HERE / "out" / "ask-public") -> Path:
+    """pip's sdist via pip, its docs/html/**/*.md and *.rst unpacked under `out` (tarfile's data filter)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sdist = out / PUBLIC_SDIST
+    if not sdist.is_file():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                        PUBLIC_PACKAGE, "-d", str(out)], check=True, capture_output=True)
+    docs = out / PUBLIC_DOCS
+    if not docs.is_dir():
+        with tarfile.open(sdist) as tar:
+            members = [m for m in tar.getmembers()
+                       if m.name.startswith(PUBLIC_DOCS) and m.name.endswith((".md", ".rst"))]
+            tar.extractall(out, members=members, filter="data")
+    return docs
+
+
+def readable(path: Path) -> str:
+    """The text capture keeps of one file (PDF, DOCX and HTML through the capture extractors)."""
+    from stigmergy.capture.extract import extract
+    from stigmergy.settings import CaptureSettings
+
+    return extract(path.read_bytes(), path.name, CaptureSettings()).text
+
+
+def verify(spec: dict[str, Any], root: Path) -> list[str]:
+    """Problems with one set over its corpus folder `root` (empty when every source and expect checks)."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    texts: dict[str, str] = {}
+    for q, _reader in items(spec):
+        qid = q["id"]
+        if qid in seen:
+            problems.append(f"{qid}: duplicate id")
+        seen.add(qid)
+        if not q.get("answerable"):
+            if q.get("expect") is not None or not q.get("why"):
+                problems.append(f"{qid}: an unanswerable question needs expect: null and a why")
+            continue
+        if not q.get("expect") or not q.get("source") or not q.get("kind"):
+            problems.append(f"{qid}: an answerable question needs expect, source and kind")
+            continue
+        for src in q["source"]:
+            path = root / src
+            if not path.is_file():
+                problems.append(f"{qid}: source {src} does not exist")
+            elif src not in texts:
+                texts[src] = norm(readable(path))
+        for e in q["expect"]:
+            if not any(norm(e) in texts.get(src, "") for src in q["source"]):
+                problems.append(f"{qid}: {e!r} is in none of its sources")
+        parts = q.get("parts")
+        if parts is not None:
+            covered = [e for p in parts if p["covered"] for e in p["expect"]]
+            if covered != q["expect"]:
+                problems.append(f"{qid}: expect must be the covered parts' strings")
+    return problems
+
+
+def counts(spec: dict[str, Any]) -> dict[str, Any]:
+    qs = [q for q, _ in items(spec)]
+    by_kind: dict[str, dict[str, int]] = {}
+    for q in qs:
+        slot = by_kind.setdefault(q["kind"], {"answerable": 0, "unanswerable": 0})
+        slot["answerable" if q["answerable"] else "unanswerable"] += 1
+    return {"questions": len(qs), "answerable": sum(q["answerable"] for q in qs),
+            "unanswerable": sum(not q["answerable"] for q in qs), "by_kind": by_kind}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fetch", action="store_true", help="only fetch the public corpus")
+    args = ap.parse_args()
+    docs = fetch_public()
+    if args.fetch:
+        print(docs)
+        return
+    sys.path.insert(0, str(REPO))
+    bad = 0
+    for path, root in ((USER_SET, SAMPLE_CORPUS), (PUBLIC_SET, docs)):
+        spec = load(path)
+        problems = verify(spec, root)
+        bad += len(problems)
+        print(json.dumps({"set": path.name, **counts(spec), "problems": problems}, indent=1))
+    raise SystemExit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The held-out ask question sets (bench/ask_user_questions.json, bench/ask_public_questions.json) stay
+well-formed and true to their documents: every expected string of the sample-corpus set is in the text
+capture keeps of a source it names. The public set's documents need a download, so here only its shape
+is checked; `bench/ask_sets.py` verifies it against pip's docs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _ask_sets():  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location("ask_sets", REPO / "bench" / "ask_sets.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["ask_sets"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_user_set_expectations_are_in_their_sources() -> None:
+    s = _ask_sets()
+    spec = s.load(s.USER_SET)
+    assert s.verify(spec, s.SAMPLE_CORPUS) == []
+    c = s.counts(spec)
+    assert c["questions"] >= 40 and c["unanswerable"] >= 16
+    # Every board-reader question is asked again by a public reader, who must be refused.
+    public_twins = {q.get("same_as") for q in spec["questions"] if q["kind"] == "restricted"}
+    assert public_twins == {q["id"] for q in spec["restricted"]}
+    assert all(src.startswith("_restricted/") for q in spec["restricted"] for src in q["source"])
+
+
+def test_verify_catches_a_wrong_expectation_and_a_missing_source() -> None:
+    s = _ask_sets()
+    spec = s.load(s.USER_SET)
+    first = next(q for q in spec["questions"] if q["answerable"])
+    bad = json.loads(json.dumps(spec))
+    bad["questions"][0] = {**first, "expect": ["£999.9M"], "source": [*first["source"], "docs/nowhere.md"]}
+    problems = s.verify(bad, s.SAMPLE_CORPUS)
+    assert any("'£999.9M' is in none of its sources" in p for p in problems)
+    assert any("docs/nowhere.md does not exist" in p for p in problems)
+
+
+def test_public_set_shape() -> None:
+    s = _ask_sets()
+    spec = s.load(s.PUBLIC_SET)
+    c = s.counts(spec)
+    assert c["questions"] >= 60 and c["unanswerable"] >= 20
+    assert "pip==25.1.1" in spec["corpus"] and "frozen" in spec["written"]
+    ids = [q["id"] for q in spec["questions"]]
+    assert len(ids) == len(set(ids))
+    for q in spec["questions"]:
+        if q["answerable"]:
+            assert q["expect"] and q["source"] and q["kind"], q["id"]
+            assert all(src.endswith((".md", ".rst")) for src in q["source"]), q["id"]
+        else:
+            assert q["expect"] is None and q["why"], q["id"]
