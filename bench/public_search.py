@@ -147,11 +147,11 @@ def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: li
         "embedded": rep.fragments_embedded, "embed_s": rep.embed_seconds, "wall_s": round(time.perf_counter() - t, 1)}}
     s = Searcher(root, settings)
     try:
-        out["types"] = dict(s.conn.execute("SELECT type, count(*) FROM pages GROUP BY type").fetchall())
-        out["fragments"] = overflow(s.conn, root)
-        judge = Judge(s.conn, hit)
+        out["types"] = dict(s.store.conn.execute("SELECT type, count(*) FROM pages GROUP BY type").fetchall())
+        out["fragments"] = overflow(s.store.conn, root)
+        judge = Judge(s.store.conn, hit)
         out.update(score_configs(s, questions, READER, judge, configs))
-        out["baseline_texts"] = source_texts(s.conn, root)
+        out["baseline_texts"] = source_texts(s.store.conn, root)
     finally:
         s.close()
     return out

@@ -13,7 +13,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from stigmergy.index.arms import _fts_query, query_terms
+from stigmergy.index.arms import query_terms
+from stigmergy.index.store.sqlite import fts_query as _fts_query
 
 CONFIGS = {
     "lexical": ("lexical",),

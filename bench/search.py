@@ -140,7 +140,7 @@ def worker(root: Path, n_queries: int) -> dict:
                       "parts_p50_ms": {k: round(statistics.median(v), 2) for k, v in parts.items()}}
     out["rss_mb_after_search"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     # numpy brute force over the same stored vectors, same query embeddings
-    rows = s.conn.execute("SELECT v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash").fetchall()
+    rows = s.store.conn.execute("SELECT v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash").fetchall()
     mat = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     times = []
     for q in qs:
@@ -196,12 +196,12 @@ def _quality(root: Path, overrides: dict) -> dict:
         return any(loc.endswith("sample_corpus/" + e) for e in expected)
 
     reader = "reader@lanternfish.example"
-    report: dict = {"questions": len(questions), "pages": s.conn.execute("SELECT count(*) FROM pages").fetchone()[0],
-                    "fragments": s.conn.execute("SELECT count(*) FROM fragments").fetchone()[0],
+    report: dict = {"questions": len(questions), "pages": s.store.conn.execute("SELECT count(*) FROM pages").fetchone()[0],
+                    "fragments": s.store.conn.execute("SELECT count(*) FROM fragments").fetchone()[0],
                     "overrides": overrides or {}}
-    report["fragment_sizes"] = overflow(s.conn, root)
-    report.update(score_configs(s, questions, reader, Judge(s.conn, hit)))
-    texts = {loc: t for loc, t in source_texts(s.conn, root).items()
+    report["fragment_sizes"] = overflow(s.store.conn, root)
+    report.update(score_configs(s, questions, reader, Judge(s.store.conn, hit)))
+    texts = {loc: t for loc, t in source_texts(s.store.conn, root).items()
              if "_restricted" not in loc}  # the public reader's sources only
     report["plain_bm25_1000_char_chunks"] = bm25_baseline(texts, questions, hit)
     canary = s.search("CANARY-BOARD-7731 acquisition approach", reader, k=20)

@@ -97,3 +97,57 @@ def test_the_graph_script_sees_a_forbidden_import(tmp_path: Path) -> None:
     imports = graph.module_imports(pkg)
     assert imports["stigmergy.repo.operations"] == {"stigmergy.gates.authorship"}
     assert "gates" not in MAY_IMPORT["repo"]
+
+
+# Every SQL statement lives in a store module: one per backend of each store (docs/architecture.md).
+STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/repo/state.py"}
+_SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
+                  r"REPLACE|WITH)\b")
+_SQLITE_IMPORT = re.compile(r"^\s*(?:import|from)\s+(sqlite3|pysqlite3|sqlite_vec)\b", re.M)
+
+
+def sql_outside_stores(package_dir: Path) -> list[str]:
+    """`path:line` of each string that starts an SQL statement, and of each SQLite import, outside the
+    store modules (f-strings count by their first literal part)."""
+    import ast
+
+    found = []
+    for path in sorted(package_dir.rglob("*.py")):
+        rel = path.relative_to(package_dir.parent).as_posix()
+        if rel in STORE_MODULES:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+                node = node.values[0]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.match(node.value):
+                found.append(f"{rel}:{node.lineno}: {node.value.strip()[:60]}")
+        for m in _SQLITE_IMPORT.finditer(text):
+            found.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: import {m.group(1)}")
+    return sorted(set(found))
+
+
+def test_sql_lives_only_in_store_modules() -> None:
+    assert sql_outside_stores(PACKAGE_DIR) == []
+
+
+def test_the_sql_check_sees_a_statement_outside_a_store(tmp_path: Path) -> None:
+    pkg = tmp_path / "stigmergy"
+    (pkg / "index" / "store").mkdir(parents=True)
+    (pkg / "index" / "store" / "sqlite.py").write_text('Q = "SELECT 1"\n')
+    (pkg / "index" / "reads.py").write_text(
+        'import sqlite3\n\ndef f(conn, t):\n    return conn.execute(f"SELECT * FROM {t} WHERE x")\n')
+    assert sql_outside_stores(pkg) == ["stigmergy/index/reads.py:1: import sqlite3",
+                                       "stigmergy/index/reads.py:4: SELECT * FROM"]
+
+
+# The read side of the index asks freshness.py what the builder and it both need; it never loads the builder.
+INDEX_READ_SIDE = ("stigmergy.index.search", "stigmergy.index.session", "stigmergy.index.reads",
+                   "stigmergy.index.arms", "stigmergy.index.page_lookup", "stigmergy.index.freshness",
+                   "stigmergy.index.overview")
+
+
+def test_the_read_side_never_imports_the_index_builder() -> None:
+    imports = _graph().module_imports(PACKAGE_DIR)
+    assert {m for m in INDEX_READ_SIDE if "stigmergy.index.build" in imports[m]} == set()
+    assert all(m in imports for m in INDEX_READ_SIDE)  # each module exists: the check can fail

@@ -10,10 +10,11 @@ import pytest
 from test_index_support import HashEmbedder, RepoBuilder, cite, git
 
 from stigmergy.errors import CheckFailedError, IndexMissingExtensionError
-from stigmergy.index import store
 from stigmergy.index.build import build_index, check_index, freshness
 from stigmergy.index.fragments import split_page
 from stigmergy.index.search import Searcher
+from stigmergy.index.store import open_index
+from stigmergy.index.store import sqlite as store
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import IndexSettings
@@ -129,9 +130,9 @@ def test_working_tree_edits_are_indexed_and_reported(repo: RepoBuilder) -> None:
     emb = HashEmbedder()
     build_index(repo.root, repo.settings, embedder=emb)
     repo.wiki("note", "Fresh idea", "Quantum gardening is new.\n")
-    conn = store.connect(Layout(repo.root).index_db)
-    fresh = freshness(conn, Git(repo.root), ("public",))
-    conn.close()
+    index = open_index(Layout(repo.root).index_db)
+    fresh = freshness(index, Git(repo.root), ("public",))
+    index.close()
     assert fresh.stale and fresh.changed == ("wiki/notes/Fresh idea.md",)
     build_index(repo.root, repo.settings, embedder=emb)
     (repo.root / "wiki/notes/Fresh idea.md").unlink()  # never committed, now gone

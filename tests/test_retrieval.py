@@ -126,7 +126,7 @@ def test_a_text_capture_gets_text_conventions(tmp_path: Path) -> None:
     build_index(b.root, b.settings, embedder=HashEmbedder())
     s = Searcher(b.root, b.settings, HashEmbedder())
     try:
-        trails = {r[0] for r in s.conn.execute("SELECT trail FROM fragments")}
+        trails = {r[0] for r in s.store.conn.execute("SELECT trail FROM fragments")}
     finally:
         s.close()
     assert '["Usage"]' in trails and '["Options"]' in trails

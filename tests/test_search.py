@@ -152,28 +152,27 @@ def test_arms_are_plain_functions_of_a_scope_and_keep_to_its_layers(scoped: Repo
     fragments or pages, whichever arm asks; the boss's do; `run_search` answers what `Searcher` does."""
     from stigmergy.index import arms
     from stigmergy.index.scope import readable_layers
-    from stigmergy.index.search import filter_sql, run_search
+    from stigmergy.index.search import run_search
     from stigmergy.index.session import open_scope, scope_embedder
 
     scope = open_scope(scoped.root, scoped.settings, HashEmbedder())
     try:
-        secret = {r[0] for r in scope.conn.execute("SELECT id FROM pages WHERE layer = 'secret'")}
+        secret = {p.id for p in scope.store.indexed_pages().values() if p.layer == "secret"}
         assert secret
         found = {}
         for reader in (OUTSIDER, BOSS):
-            layers = readable_layers(scoped.settings, reader)
-            where, params = filter_sql(scope.conn, Filters(), layers)
+            sel = scope.store.select(readable_layers(scoped.settings, reader), Filters())
             qvec = scope_embedder(scope).embed([f"{CANARY} Acme"])[0]
-            pages = {p for _, p in arms.lexical(scope, [CANARY.lower(), "acme"], where, params, layers, False)}
-            pages |= {p for _, p in arms.vector(scope, qvec, where, params, layers, False)}
-            pages |= set(arms.entity(scope, f"{CANARY} Labs Acme", where, params, layers)[0])
-            pages |= set(arms.graph(scope, sorted(pages), where, params))
+            pages = {p for _, p in arms.lexical(scope, [CANARY.lower(), "acme"], sel)}
+            pages |= {p for _, p in arms.vector(scope, qvec, sel)}
+            pages |= set(arms.entity(scope, f"{CANARY} Labs Acme", sel)[0])
+            pages |= set(arms.graph(scope, sorted(pages), sel))
             found[reader] = pages
         assert found[OUTSIDER] and not found[OUTSIDER] & secret
         assert found[BOSS] & secret
         warm = run_search(scope, "Aurora ARR", OUTSIDER, check_freshness=False).to_dict()
     finally:
-        scope.conn.close()
+        scope.store.close()
     assert warm["hits"] == _search(scoped, "Aurora ARR", OUTSIDER, check_freshness=False).to_dict()["hits"]
     with pytest.raises(NotFoundError):
         open_scope(scoped.root / "nowhere", scoped.settings)

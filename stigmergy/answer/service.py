@@ -42,7 +42,7 @@ def ask(
     s = searcher or Searcher(root, settings)
     try:
         found = s.search(question, reader, k=settings.answer.k)
-        terms = weigh(s.conn, question_terms(question), readable_layers(settings, reader))
+        terms = weigh(s.store, question_terms(question), readable_layers(settings, reader))
     finally:
         if own:
             s.close()

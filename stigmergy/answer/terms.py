@@ -7,9 +7,10 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from stigmergy.index.scope import marks
+if TYPE_CHECKING:
+    from stigmergy.index.store import IndexStore
 
 # Words that shape a question but say nothing about what it asks for.
 STOPWORDS = frozenset(
@@ -83,7 +84,7 @@ def question_terms(question: str) -> list[Term]:
     return out
 
 
-def weigh(conn: Any, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
+def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
     """Each term weighted by its inverse document frequency over the fragments of the reader's layers (a
     term in every fragment tells nothing; a term the reader's wiki never uses gets the highest weight, so
     that a question about it cannot be answered by its other words)."""
@@ -91,16 +92,9 @@ def weigh(conn: Any, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
         return []
     if not layers:
         return [Term(t.word, t.stem, t.name, t.figure, 1.0) for t in terms]
-    lay = marks(layers)
-    n = conn.execute(
-        f"SELECT count(*) FROM fragments f JOIN pages p ON p.id = f.page WHERE p.layer IN ({lay})", layers
-    ).fetchone()[0] or 1
+    n = store.fragment_count(layers) or 1
     out = []
     for t in terms:
-        query = '"' + t.word.replace('"', '""') + '"'
-        # A quoted FTS5 string is always valid syntax: tokens hold only word characters, '.' and '-'.
-        df = conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? AND layer IN ({lay}) LIMIT ?)",
-            (query, *layers, _DF_PROBE)).fetchone()[0]
+        df = store.term_frequency(t.word, _DF_PROBE, layers)
         out.append(Term(t.word, t.stem, t.name, t.figure, math.log(1 + n / (df + 0.5)), df >= COMMON_SHARE * n))
     return out

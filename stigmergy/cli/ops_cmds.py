@@ -102,10 +102,11 @@ def show_cmd(
 
 def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Pending work, the last operation, and the repository's health."""
+    from stigmergy.index.store import index_state
     from stigmergy.repo.health import status
 
     repo, app_ctx = _repo(ctx, as_reader, json_out)
-    data = status(repo, readable_layers(app_ctx.settings, app_ctx.reader))
+    data = status(repo, index_state(repo.layout.index_db), readable_layers(app_ctx.settings, app_ctx.reader))
     from stigmergy.write.recompile import planner_state
 
     data["planner"] = planner_state(repo)

@@ -40,11 +40,6 @@ def _blank_ids(text: str, erased: Collection[str]) -> str:
     return text
 
 
-def _vacuum(conn: Any) -> None:
-    conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
 def purge_state(
     repo: Repository, erased: Collection[str], erased_ops: Collection[str], mapping: Mapping[str, str | None],
     gone_pages: Collection[str] = (),
@@ -53,17 +48,10 @@ def purge_state(
     commit; redact manifests and regenerate patches that named an erased capture."""
     ids = tuple(erased)
     erased = (*ids, *gone_pages)  # what a change record must not name: the ids, and pages only they made
-    conn = repo.state.conn
-    marks_c = ",".join("?" * len(ids)) or "NULL"
-    ops = tuple(erased_ops)
-    marks_o = ",".join("?" * len(ops)) or "NULL"
+    state = repo.state
     old_patches: set[str] = set()
-    with repo.state.tx() as c:
-        c.execute(f"DELETE FROM captures WHERE capture_id IN ({marks_c})", ids)
-        c.execute(f"DELETE FROM queue WHERE capture_id IN ({marks_c})", ids)
-        c.execute(f"DELETE FROM operations WHERE id IN ({marks_o})", ops)
-        c.execute(f"DELETE FROM inflight WHERE op_id IN ({marks_o})", ops)
-    rows = conn.execute("SELECT id, commit_sha, manifest, patch_sha, summary FROM operations").fetchall()
+    state.drop_erased(ids, tuple(erased_ops))
+    rows = state.operation_records()
     # A patch that wrote a map of content names a gone page by its map link (its title on the same line).
     patch_needles = [*erased, *(map_link(map_relpath(layer_of(p)), p) for p in gone_pages)]
     for op_id, commit, manifest_text, patch_sha, summary in rows:
@@ -90,19 +78,14 @@ def purge_state(
             if new_commit:
                 patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", new_commit)
                 new_patch = repo.evidence.put(patch) if patch else None
-        with repo.state.tx() as c:
-            c.execute(
-                "UPDATE operations SET commit_sha=?, manifest=?, patch_sha=?, summary=? WHERE id=?",
-                (new_commit, json.dumps(manifest, sort_keys=True, default=str), new_patch,
-                 _blank_ids(summary, erased), op_id),
-            )
-    still = {r[0] for r in conn.execute("SELECT patch_sha FROM operations WHERE patch_sha IS NOT NULL")}
+        state.rewrite_operation(op_id, new_commit, manifest, new_patch, _blank_ids(summary, erased))
+    still = {patch for _op, patch in state.patches()}
     for obj in old_patches - still:
         repo.evidence.delete(obj)
     head = repo.git.head()
     if head:
         repo.state.set_meta("last_commit", head)
-    _vacuum(conn)
+    state.compact()
 
 
 def purge_index(repo: Repository, touched: Collection[str], layer: str | None, new_commit: str | None) -> None:
@@ -111,43 +94,33 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
     `stigmergy index` (marked dirty), which re-embeds only what changed."""
     if not repo.layout.index_db.exists():
         return
-    from stigmergy.index import store
-    from stigmergy.index.build import _remove_page, index_lock  # the index's own row removal
+    from stigmergy.index.freshness import index_lock
+    from stigmergy.index.store import open_index
 
     with index_lock(repo.layout, repo.settings.lock.timeout_seconds):
-        conn = store.connect(repo.layout.index_db)
+        store = open_index(repo.layout.index_db)
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                paths = sorted(touched)
+            with store.transaction():
                 prefix = layer_prefix(layer) if layer else None
-                rows = conn.execute("SELECT id, path, layer, blob_sha FROM pages").fetchall()
-                gone = [(pid, path, lay) for pid, path, lay, sha in rows
-                        if path in touched or (prefix and path.startswith(prefix)) or _stale(repo, path, sha)]
-                for pid, _path, lay in gone:
-                    _remove_page(conn, pid, lay)
-                paths = sorted({*paths, *(path for _pid, path, _lay in gone)})
+                gone = [page for path, page in store.indexed_pages().items()
+                        if path in touched or (prefix and path.startswith(prefix)) or _stale(repo, path, page.blob_sha)]
+                for page in gone:
+                    store.remove_page(page)
+                paths = sorted({*touched, *(page.path for page in gone)})
                 if layer:
-                    table = store.vec_table(conn, layer)
-                    if table:
-                        conn.execute(f"DROP TABLE IF EXISTS {table}")
-                        conn.execute("DELETE FROM vec_tables WHERE layer = ?", (layer,))
-                conn.execute("DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM fragments f WHERE f.hash = vectors.hash)")
-                conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-                # Planner statistics (sqlite_stat4) keep sample keys of indexed columns: page ids and paths.
-                conn.execute("ANALYZE")
-                dirty = set(json.loads(store.get_meta(conn, "dirty") or "[]"))
+                    store.drop_layer_vectors(layer)
+                store.prune_vectors()
+                store.optimize_fulltext()
+                # Planner statistics keep sample keys of indexed columns (page ids and paths): rebuilt in full.
+                store.analyze(full=True)
+                dirty = set(json.loads(store.meta("dirty") or "[]"))
                 dirty |= {p for p in paths if (repo.root / p).is_file()}
-                store.set_meta(conn, "dirty", json.dumps(sorted(dirty)))
+                store.set_meta("dirty", json.dumps(sorted(dirty)))
                 if new_commit:
-                    store.set_meta(conn, "commit", new_commit)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            _vacuum(conn)
+                    store.set_meta("commit", new_commit)
+            store.compact()
         finally:
-            conn.close()
+            store.close()
 
 
 def _stale(repo: Repository, path: str, sha: str) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stigmergy.errors import UsageError
-from stigmergy.index.build import try_index_lock
+from stigmergy.index.freshness import try_index_lock
 from stigmergy.repo.layout import Layout
 
 BEGIN = "# >>> stigmergy index hook (added by `stigmergy hooks install`; remove with `stigmergy hooks uninstall`) >>>"

@@ -9,9 +9,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from stigmergy.index import store
-from stigmergy.index.arms import _WORD_RE, LEXICAL_DEPTH, STOPWORDS, _fts_query
-from stigmergy.index.build import current_fingerprint
+from stigmergy.index.arms import _WORD_RE, LEXICAL_DEPTH, STOPWORDS
+from stigmergy.index.freshness import current_fingerprint
+from stigmergy.index.store import IndexStore, open_index, peek_index
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
 
@@ -39,33 +39,21 @@ def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str
             counts[w] = counts.get(w, 0) + 1
     if not counts:
         return []
-    try:
-        import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - pysqlite3 is a dependency; the stdlib build may still have FTS5
-        import sqlite3
-    try:
-        # Read-only, no extension and no migration: a capture must never write to (or wait on) the index.
-        conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=0.5, check_same_thread=False)
-    except (sqlite3.Error, ValueError, OSError):
+    store = peek_index(db)
+    if store is None:
         return []
     try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] != len(store.MIGRATIONS):
-            return []
-        terms = list(counts) if len(counts) <= 3 else _rarest_terms(conn, counts)
+        terms = list(counts) if len(counts) <= 3 else _rarest_terms(store, counts)
         if not terms:
             return []
-        w1, w2, w3 = settings.search.title_weight, settings.search.headings_weight, 1.0
-        rows = conn.execute(
-            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, 0.0) AS s FROM fts WHERE fts MATCH ? "
-            f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "
-            f"CROSS JOIN pages p ON p.id = f.page WHERE p.type != 'source' ORDER BY h.s",
-            (_fts_query(terms), layer, max(4 * k, LEXICAL_DEPTH))).fetchall()
-    except sqlite3.Error:
+        weights = (settings.search.title_weight, settings.search.headings_weight, 1.0)
+        rows = store.page_matches(terms, layer, weights, max(4 * k, LEXICAL_DEPTH))
+    except store.errors:
         return []
     finally:
-        conn.close()
+        store.close()
     out: list[str] = []
-    for (path,) in rows:
+    for path in rows:
         if path not in out and (Path(root) / path).is_file():  # an index behind the tree may name gone pages
             out.append(path)
             if len(out) == k:
@@ -73,17 +61,16 @@ def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str
     return out
 
 
-def _rarest_terms(conn: Any, counts: dict[str, int]) -> list[str]:
+def _rarest_terms(store: IndexStore, counts: dict[str, int]) -> list[str]:
     """The query's most specific terms: idf over the index's fragments times (capped) repetitions in the
     text, as many as fit in `PAGE_QUERY_POSTINGS` matching fragments (bm25 scores every match, so the common
     terms of a long text would cost far more than they tell). Terms the index has never seen are dropped."""
     # Longer and more repeated terms first when there are very many (a whole document), so probing stays cheap.
     cand = sorted(counts, key=lambda t: (-min(counts[t], 3), -len(t), t))[: 4 * PAGE_QUERY_TERMS]
-    n = conn.execute("SELECT max(rowid) FROM fragments").fetchone()[0] or 1  # ~ the fragments df counts over
+    n = store.fragment_count() or 1  # ~ the fragments df counts over
     scored = []
     for t in cand:
-        df = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (_fts_query([t]), _DF_PROBE)).fetchone()[0]
+        df = store.term_frequency(t, _DF_PROBE)
         if df:
             scored.append((math.log(1 + n / df) * (1 + math.log(min(counts[t], 3))), df, t))
     scored.sort(key=lambda x: (-x[0], x[2]))
@@ -99,11 +86,11 @@ def _rarest_terms(conn: Any, counts: dict[str, int]) -> list[str]:
 
 def index_info(root: Path, settings: Settings) -> dict[str, Any]:
     layout = Layout(root)
-    conn = store.connect(layout.index_db)
+    store = open_index(layout.index_db)
     try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta: dict[str, Any] = dict(store.all_meta())
         meta["fingerprint_current"] = current_fingerprint(settings, layout)
         meta["dirty"] = json.loads(meta.get("dirty", "[]"))
         return meta
     finally:
-        conn.close()
+        store.close()

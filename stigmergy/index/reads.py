@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import NotFoundError, UsageError
-from stigmergy.index import store
-from stigmergy.index.build import freshness
 from stigmergy.index.embedder import fragment_tokens
+from stigmergy.index.freshness import freshness, index_building
 from stigmergy.index.pagedoc import PageDoc, parse_page
-from stigmergy.index.scope import marks, readable_layers
-from stigmergy.index.search import Filters, filter_sql
+from stigmergy.index.scope import readable_layers
+from stigmergy.index.store import Filters, IndexStore, open_index
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
@@ -39,26 +38,24 @@ class _Ctx:
     settings: Settings
     reader: str
     layers: tuple[str, ...]
-    conn: Any
+    store: IndexStore
     git: Git
 
     def close(self) -> None:
-        self.conn.close()
+        self.store.close()
 
 
 def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
     layout = Layout(root)
     if not layout.index_db.is_file():
         raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    conn = store.connect(layout.index_db)
-    if store.get_meta(conn, "fingerprint") is None:
-        conn.close()
-        from stigmergy.index.build import index_building
-
+    store = open_index(layout.index_db)
+    if store.meta("fingerprint") is None:
+        store.close()
         if index_building(layout):
             raise NotFoundError("the index is being built (`stigmergy index` is running)", hint="try again when it finishes")
         raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
-    return _Ctx(root, settings, reader, readable_layers(settings, reader), conn, Git(root))
+    return _Ctx(root, settings, reader, readable_layers(settings, reader), store, Git(root))
 
 
 def _not_found(path: str) -> NotFoundError:
@@ -106,18 +103,8 @@ def _resolve_link(ctx: _Ctx, target: str, from_layer: str = "public") -> tuple[s
     """(path, title) of the readable page a wikilink target names, by stem, sanitised stem, or alias;
     when several layers hold it, the linking page's own layer first, then public (pages.wikilinks)."""
     keys = sorted({link_key(target), link_key(sanitise_stem(target))})
-    lay = ctx.layers
-    row = ctx.conn.execute(
-        f"SELECT path, title FROM pages WHERE stem IN ({marks(keys)}) AND type != 'source' "
-        f"AND layer IN ({marks(lay)}) ORDER BY layer = ? DESC, layer = 'public' DESC, path LIMIT 1",
-        (*keys, *lay, from_layer)).fetchone()
-    if row is None:
-        row = ctx.conn.execute(
-            f"SELECT p.path, p.title FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE en.name IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) "
-            f"ORDER BY p.layer = ? DESC, p.layer = 'public' DESC, p.path LIMIT 1",
-            (*keys, *lay, from_layer)).fetchone()
-    return (row[0], row[1]) if row else None
+    ref = ctx.store.resolve_link(keys, ctx.layers, from_layer)
+    return (ref.path, ref.title) if ref else None
 
 
 def _links(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
@@ -141,12 +128,8 @@ def _names(doc: PageDoc) -> list[str]:
 
 
 def _backlinks(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
-    names = _names(doc)
-    rows = ctx.conn.execute(
-        f"SELECT p.path, p.title, min(l.line) FROM links l JOIN pages p ON p.id = l.src "
-        f"WHERE l.target IN ({marks(names)}) AND +p.layer IN ({marks(ctx.layers)}) AND p.path != ? "
-        f"GROUP BY p.path ORDER BY p.path LIMIT ?", (*names, *ctx.layers, doc.path, MAX_LINKS)).fetchall()
-    return [{"path": p, "title": t, "line": ln} for p, t, ln in rows]
+    return [{"path": b.path, "title": b.title, "line": b.line}
+            for b in ctx.store.backlinks(_names(doc), ctx.layers, doc.path, MAX_LINKS)]
 
 
 def _source_lines(ctx: _Ctx, path: str, start: int, end: int) -> str | None:
@@ -229,7 +212,7 @@ def read_pages(
             if evidence:
                 page["evidence"] = _evidence(ctx, doc, first_line, last_line)
             pages.append(page)
-        return {"index": freshness(ctx.conn, ctx.git, ctx.layers).to_dict(), "reader": reader, "pages": pages}
+        return {"index": freshness(ctx.store, ctx.git, ctx.layers).to_dict(), "reader": reader, "pages": pages}
     finally:
         ctx.close()
 
@@ -240,14 +223,11 @@ def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | N
     ctx = _open(root, settings, reader)
     try:
         layers = ctx.layers if not filters.layer or filters.layer in ctx.layers else ()
-        where, params = filter_sql(ctx.conn, filters, layers)
-        total = ctx.conn.execute(f"SELECT count(*) FROM pages p WHERE {where}", params).fetchone()[0]
-        rows = ctx.conn.execute(
-            f"SELECT p.path, p.title, p.type, p.layer, p.status, coalesce(p.updated, p.occurred_at), p.n_fragments "
-            f"FROM pages p WHERE {where} ORDER BY p.type, p.path LIMIT ?", (*params, limit)).fetchall()
-        pages = [{"path": r[0], "title": r[1], "type": r[2], "layer": r[3], "status": r[4], "date": r[5],
-                  "fragments": r[6]} for r in rows]
-        return {"index": freshness(ctx.conn, ctx.git, ctx.layers).to_dict(), "reader": reader, "total": total,
+        sel = ctx.store.select(layers, filters)
+        total = ctx.store.count_pages(sel)
+        pages = [{"path": r.path, "title": r.title, "type": r.type, "layer": r.layer, "status": r.status,
+                  "date": r.date, "fragments": r.fragments} for r in ctx.store.list_pages(sel, limit)]
+        return {"index": freshness(ctx.store, ctx.git, ctx.layers).to_dict(), "reader": reader, "total": total,
                 "pages": pages}
     finally:
         ctx.close()
@@ -264,26 +244,17 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
     try:
         lay = ctx.layers
         key = link_key(name)
-        row = ctx.conn.execute(
-            f"SELECT p.id, p.path, p.title, p.meta FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE en.name = ? AND +p.layer IN ({marks(lay)}) ORDER BY en.kind DESC, p.path LIMIT 1",
-            (key, *lay)).fetchone()
-        if row is None:
+        found = ctx.store.entity(key, lay)
+        if found is None:
             raise NotFoundError(f"no entity called {name!r}", hint="`stigmergy list --type entity` shows the entities")
-        eid, epath, etitle, emeta = row
-        meta = json.loads(emeta)
-        keys = sorted({r[0] for r in ctx.conn.execute("SELECT name FROM entity_names WHERE page = ?", (eid,))})
-        about = ctx.conn.execute(
-            f"SELECT DISTINCT p.id, p.path, p.title, p.type, p.status FROM page_entities pe "
-            f"JOIN pages p ON p.id = pe.page WHERE pe.entity IN ({marks(keys)}) AND +p.layer IN ({marks(lay)}) "
-            f"AND p.id != ? ORDER BY p.type, p.path", (*keys, *lay, eid)).fetchall()
-        page_ids = [eid, *(r[0] for r in about)]
-        paths = {eid: epath, **{r[0]: r[1] for r in about}}
-        facts = ctx.conn.execute(
-            f"SELECT c.src, c.line, c.source_path, c.start_line, c.end_line, s.occurred_at, s.title "
-            f"FROM citations c JOIN pages s ON s.path = c.source_path AND s.type = 'source' "
-            f"WHERE c.src IN ({marks(page_ids)}) AND s.layer IN ({marks(lay)}) "
-            f"ORDER BY s.occurred_at, c.src, c.line", (*page_ids, *lay)).fetchall()
+        eid, epath, etitle = found.id, found.path, found.title
+        meta = json.loads(found.meta_json)
+        keys = sorted({n for n, _ in ctx.store.names_of([eid])})
+        about = ctx.store.about_entity(keys, lay, eid)
+        page_ids = [eid, *(r.id for r in about)]
+        paths = {eid: epath, **{r.id: r.path for r in about}}
+        facts = [(f.src, f.line, f.source_path, f.start_line, f.end_line, f.occurred_at, f.source_title)
+                 for f in ctx.store.facts(page_ids, lay)]
         texts: dict[int, list[str]] = {}
         timeline = []
         seen: set[tuple[int, int]] = set()
@@ -307,14 +278,12 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
                              "source": spath, "source_title": stitle, "source_lines": [a, b]})
             if len(timeline) >= limit:
                 break
-        cons = ctx.conn.execute(
-            f"SELECT c.page, c.data FROM contradictions c WHERE c.page IN ({marks(page_ids)}) "
-            f"ORDER BY c.status = 'resolved', c.con_id", page_ids).fetchall()
+        cons = [(c.page, c.data_json) for c in ctx.store.contradictions_on(page_ids)]
         return {
-            "index": freshness(ctx.conn, ctx.git, lay).to_dict(), "reader": reader,
+            "index": freshness(ctx.store, ctx.git, lay).to_dict(), "reader": reader,
             "entity": {"path": epath, "title": etitle, "entity_type": meta.get("entity_type"),
                        "aliases": list(meta.get("aliases") or []), "status": meta.get("status")},
-            "pages": [{"path": r[1], "title": r[2], "type": r[3], "status": r[4]} for r in about],
+            "pages": [{"path": r.path, "title": r.title, "type": r.type, "status": r.status} for r in about],
             "timeline": timeline,
             "contradictions": [{"page": paths[p], **json.loads(d)} for p, d in cons],
         }

@@ -4,9 +4,4 @@ from __future__ import annotations
 
 from stigmergy.layers import readable_layers
 
-__all__ = ["marks", "readable_layers"]
-
-
-def marks(values: tuple[str, ...] | list[str]) -> str:
-    """`?, ?, ?` for an SQL IN list (an empty list matches nothing)."""
-    return ",".join("?" * len(values)) if values else "NULL"
+__all__ = ["readable_layers"]

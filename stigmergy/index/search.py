@@ -26,19 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.index import arms as arms_q
-from stigmergy.index import store
-from stigmergy.index.arms import ARM_DEPTH, mention_query, query_terms
-from stigmergy.index.build import Freshness
+from stigmergy.index.arms import ARM_DEPTH, query_terms
 from stigmergy.index.embedder import Embedder
+from stigmergy.index.freshness import Freshness
 from stigmergy.index.page_lookup import index_info, page_paths
-from stigmergy.index.scope import marks, readable_layers
+from stigmergy.index.scope import readable_layers
 from stigmergy.index.session import SearchScope, open_scope, scope_embedder, scope_freshness
-from stigmergy.pages.wikilinks import link_key
+from stigmergy.index.store import CitationRow, Filters, IndexStore, Selection
 from stigmergy.settings import Settings
 
 # `page_paths` and `index_info` live in `page_lookup`; callers have always imported them from here.
-__all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "filter_sql", "index_info", "make_snippet",
-           "page_paths", "run_search", "search"]
+__all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "index_info", "make_snippet", "page_paths",
+           "run_search", "search"]
 
 ARMS = ("lexical", "vector", "entity", "graph")
 # Factors are gentle on purpose: RRF scores of neighbouring ranks differ by a few percent, and a factor
@@ -68,15 +67,6 @@ NAMED_ANSWER_COVERAGE = 0.0  # a named entity page covering more than this share
 FOCUS_FLOOR = 0.85
 ENTITY_MIN_WEIGHT = 0.5
 _CITATION_RE = re.compile(r" ?\(\[source\]\([^()\s]*\)(?:, \[source\]\([^()\s]*\))*\)")
-
-
-@dataclass(frozen=True)
-class Filters:
-    type: str | None = None
-    entity: str | None = None
-    status: str | None = None
-    layer: str | None = None
-    since: str | None = None  # ISO date: pages updated (wiki) or occurred (source) on or after
 
 
 @dataclass(frozen=True)
@@ -129,49 +119,6 @@ def _rank_pages(rows: list[tuple[int, int]]) -> tuple[dict[int, int], dict[int, 
     return ranks, best
 
 
-def entity_keys(conn: Any, name: str, layers: tuple[str, ...]) -> tuple[list[int], list[str]]:
-    """Readable entity pages called `name` (title or alias) and every name they go by."""
-    key = link_key(name)
-    pages = [r[0] for r in conn.execute(
-        f"SELECT DISTINCT en.page FROM entity_names en JOIN pages p ON p.id = en.page "
-        f"WHERE en.name = ? AND +p.layer IN ({marks(layers)})", (key, *layers))]
-    keys = {key}
-    if pages:
-        keys.update(r[0] for r in conn.execute(
-            f"SELECT name FROM entity_names WHERE page IN ({marks(pages)})", pages))
-    return pages, sorted(keys)
-
-def filter_sql(conn: Any, filters: Filters, layers: tuple[str, ...]) -> tuple[str, list[Any]]:
-    """SQL condition on pages `p`: the reader's layers and the filters."""
-    conds = [f"+p.layer IN ({marks(layers)})"]
-    params: list[Any] = list(layers)
-    if filters.type:
-        conds.append("p.type = ?")
-        params.append(filters.type)
-    if filters.status:
-        conds.append("p.status = ?")
-        params.append(filters.status)
-    if filters.layer:
-        conds.append("p.layer = ?")
-        params.append(filters.layer)
-    if filters.since:
-        conds.append("coalesce(p.updated, p.occurred_at, p.captured_at, '') >= ?")
-        params.append(filters.since)
-    if filters.entity:
-        pages, keys = entity_keys(conn, filters.entity, layers)
-        # Sources carry no `entities` list: the ones whose text names the entity (a phrase match) belong.
-        mention = mention_query(keys)
-        conds.append(f"(p.id IN (SELECT page FROM page_entities WHERE entity IN ({marks(keys)})) "
-                     f"OR p.id IN ({marks(pages)})"
-                     + (" OR (p.type = 'source' AND p.id IN (SELECT f.page FROM fts CROSS JOIN fragments f "
-                        "ON f.id = fts.rowid WHERE fts MATCH ?))" if mention else "") + ")")
-        params.extend(keys)
-        params.extend(pages)
-        if mention:
-            params.append(mention)
-    return " AND ".join(conds), params
-
-
 def run_search(
     scope: SearchScope,
     query: str,
@@ -189,8 +136,7 @@ def run_search(
     layers = readable_layers(scope.settings, reader)
     if filters.layer and filters.layer not in layers:
         layers = ()  # a layer the reader cannot see answers exactly like an empty one
-    where, params = filter_sql(scope.conn, filters, layers)
-    filtered = any(getattr(filters, f) for f in ("type", "entity", "status", "since"))
+    sel = scope.store.select(layers, filters)
     terms = query_terms(query)
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
@@ -209,14 +155,14 @@ def run_search(
                 frag_page[fid] = pid
 
     if layers and "lexical" in arms:
-        take("lexical", arms_q.lexical(scope, terms, where, params, layers, filtered, arms_q.bm25_weights(scope.settings)))
+        take("lexical", arms_q.lexical(scope, terms, sel, arms_q.bm25_weights(scope.settings)))
         timings["lexical"] = (time.perf_counter() - t0) * 1000
     if layers and "vector" in arms and query.strip():
         t1 = time.perf_counter()
         qvec = scope_embedder(scope).embed([query])[0]
         timings["embed"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
-        take("vector", arms_q.vector(scope, qvec, where, params, layers, filtered))
+        take("vector", arms_q.vector(scope, qvec, sel))
         timings["vector"] = (time.perf_counter() - t1) * 1000
     # Page level: each text arm ranks pages by their best fragment.
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
@@ -226,7 +172,7 @@ def run_search(
 
     if layers and "entity" in arms:
         t1 = time.perf_counter()
-        ranked, n_named, coverage = arms_q.entity(scope, query, where, params, layers, terms, text_rrf)
+        ranked, n_named, coverage = arms_q.entity(scope, query, sel, terms, text_rrf)
         # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
         # Tomek decide during the SMS incident" the name is one term in five.
         entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
@@ -256,24 +202,23 @@ def run_search(
         # The graph arm adds what the other arms missed; re-boosting pages they already found would let
         # every hub linked from the top hits overtake the hits themselves (measured: bench/search.py).
         found = set(fused_now)
-        neighbours = [pid for pid in arms_q.graph(scope, seeds, where, params) if pid not in found]
+        neighbours = [pid for pid in arms_q.graph(scope, seeds, sel) if pid not in found]
         page_ranks["graph"] = {pid: i + 1 for i, pid in enumerate(neighbours)}
         timings["graph"] = (time.perf_counter() - t1) * 1000
     fused = fuse()
     top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
-    hits = _hits(scope, top, page_ranks, frag_scores, frag_page, terms, arms, k, named_entities, (where, params))
+    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, terms, arms, k, sel, named_entities)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
-        store.get_meta(scope.conn, "commit") or None, None, False)
+        scope.store.meta("commit") or None, None, False)
     timings["freshness"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
     return SearchResult(query, reader, tuple(hits), fresh, tuple(a for a in ARMS if a in arms), timings)
 
 
-def _hits(scope: SearchScope, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
+def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
           frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
-          arms: tuple[str, ...], k: int, named: dict[int, float] | None = None,
-          condition: tuple[str, list[Any]] = ("1", [])) -> list[Hit]:
+          arms: tuple[str, ...], k: int, sel: Selection, named: dict[int, float] | None = None) -> list[Hit]:
     if not top:
         return []
     pids = [pid for pid, _ in top]
@@ -282,41 +227,37 @@ def _hits(scope: SearchScope, top: list[tuple[int, float]], page_ranks: dict[str
         best_frag.setdefault(frag_page[fid], fid)
     # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
     # best fragment cites.
-    cited: dict[int, list[tuple[int, str, str | None, int]]] = {}
-    for src, line, cap, occurred, at in scope.conn.execute(
-            f"SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
-            f"LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
-            f"WHERE c.src IN ({marks(pids)})", pids):
-        cited.setdefault(src, []).append((line, cap, occurred, at))
+    cited: dict[int, list[CitationRow]] = {}
+    for c in store.citations_of(pids):
+        cited.setdefault(c.src, []).append(c)
     frag_ids = [best_frag[pid] for pid in pids if pid in best_frag]
-    frag_lines = {r[0]: (r[1], r[2]) for r in scope.conn.execute(
-        f"SELECT id, start_line, end_line FROM fragments WHERE id IN ({marks(frag_ids)})", frag_ids)}
+    frag_lines = {f.id: (f.start_line, f.end_line) for f in store.fragment_rows(frag_ids).values()}
     rrfs = dict(top)
     # An entity page whose name is the whole query is the answer itself ("who is Tomek?"); asked for
     # more than the name ("Harbor API launch date"), the source its matching line quotes is.
     answers = {pid for pid, coverage in (named or {}).items() if coverage > NAMED_ANSWER_COVERAGE}
-    quoted = _quoted_sources(scope, [t for t in top if t[0] not in answers], cited, best_frag, frag_lines, condition, terms)
+    quoted = _quoted_sources(store, [t for t in top if t[0] not in answers], cited, best_frag, frag_lines, sel, terms)
     if not QUOTED_PULL_IN:
         quoted = {hub: q for hub, q in quoted.items() if q[0] in rrfs}
     for spid, _, at in quoted.values():
         if spid not in rrfs:
             rrfs[spid] = 0.0
-            row = scope.conn.execute("SELECT id FROM fragments WHERE page = ? AND start_line <= ? ORDER BY seq DESC "
-                                    "LIMIT 1", (spid, at)).fetchone()
-            if row:
-                best_frag[spid] = row[0]
-    info = {r[0]: r for r in scope.conn.execute(
-        f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
-        f"WHERE id IN ({marks(list(rrfs))})", list(rrfs))}
+            fid = store.fragment_at(spid, at)
+            if fid is not None:
+                best_frag[spid] = fid
+    info = store.page_infos(list(rrfs))
     now = datetime.now(UTC)
     scores: dict[int, tuple[float, dict[str, float]]] = {}
     for pid, rrf in rrfs.items():
-        _, path, title, ptype, layer, status, occurred, n_claims, n_cited = info[pid]
-        factors = {"status": STATUS_FACTOR.get(status or "", 1.0) if ptype != "source" else 1.0}
-        focus, date = _focus([c[:3] for c in cited.get(pid, [])], frag_lines.get(best_frag.get(pid, -1)))
-        date = occurred if ptype == "source" else date
+        page = info[pid]
+        ptype = page.type
+        factors = {"status": STATUS_FACTOR.get(page.status or "", 1.0) if ptype != "source" else 1.0}
+        focus, date = _focus([(c.line, c.capture_id, c.occurred_at) for c in cited.get(pid, [])],
+                             frag_lines.get(best_frag.get(pid, -1)))
+        date = page.occurred_at if ptype == "source" else date
         factors["freshness"] = _freshness_factor(date, now)
-        factors["support"] = 1.0 if ptype == "source" or not n_claims else 0.97 + 0.05 * min(1.0, n_cited / n_claims)
+        factors["support"] = (1.0 if ptype == "source" or not page.n_claims
+                              else 0.97 + 0.05 * min(1.0, page.n_cited / page.n_claims))
         if ptype == "source" or focus is None:
             factors["focus"] = 1.0
         else:
@@ -332,53 +273,47 @@ def _hits(scope: SearchScope, top: list[tuple[int, float]], page_ranks: dict[str
         if scores[spid][0] < lifted:
             scores[spid] = (lifted, scores[spid][1])
     scored = [(sc, pid, rrfs[pid], factors) for pid, (sc, factors) in scores.items()]
-    scored.sort(key=lambda t: (-t[0], info[t[1]][1]))
+    scored.sort(key=lambda t: (-t[0], info[t[1]].path))
     hits = []
     for score, pid, rrf, factors in scored[:k]:
-        _, path, title, ptype, layer, status, *_ = info[pid]
+        page = info[pid]
         fid = best_frag.get(pid)
         if fid is None:
-            row = scope.conn.execute("SELECT id FROM fragments WHERE page = ? ORDER BY seq LIMIT 1", (pid,)).fetchone()
-            fid = row[0] if row else None
+            fid = store.first_fragment(pid)
         seq, lines, snippet = 1, (1, 1), ""
         if fid is not None:
-            seq, a, b = scope.conn.execute(
-                "SELECT seq, start_line, end_line FROM fragments WHERE id = ?", (fid,)).fetchone()
-            lines = (a, b)
-            body = scope.conn.execute("SELECT body FROM fts WHERE rowid = ?", (fid,)).fetchone()[0]
-            snippet = make_snippet(body, terms)
+            row = store.fragment_rows([fid])[fid]
+            seq, lines = row.seq, (row.start_line, row.end_line)
+            snippet = make_snippet(store.fragment_text(fid), terms)
         hits.append(Hit(
-            path=path, title=title, type=ptype, layer=layer, status=status, score=score, fragment=seq,
-            lines=lines, snippet=snippet, rrf=rrf, factors=factors,
+            path=page.path, title=page.title, type=page.type, layer=page.layer, status=page.status, score=score,
+            fragment=seq, lines=lines, snippet=snippet, rrf=rrf, factors=factors,
             arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
         ))
     return hits
 
 
-def _quoted_sources(scope: SearchScope, top: list[tuple[int, float]], cited: dict[int, list[tuple[int, str, str | None, int]]],
+def _quoted_sources(store: IndexStore, top: list[tuple[int, float]], cited: dict[int, list[CitationRow]],
                     best_frag: dict[int, int], frag_lines: dict[int, tuple[int, int]],
-                    condition: tuple[str, list[Any]], terms: list[str]) -> dict[int, tuple[int, str, int]]:
+                    sel: Selection, terms: list[str]) -> dict[int, tuple[int, str, int]]:
     """Hub -> (the source page its best fragment quotes, capture id, the quoted line): entity, concept
     and project pages whose best fragment quotes a source that holds less than half of the page's
     citations. Notes keep their place (a note is about its captures: as specific as they are, and a
     note weighing two sources that disagree is a better answer than either). Only sources the reader
     may see under the same filters."""
     want: dict[int, tuple[str, int]] = {}
-    hubs = {r[0] for r in scope.conn.execute(
-        f"SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project') AND id IN ({marks([p for p, _ in top])})",
-        [p for p, _ in top])}
+    hubs = store.hubs([p for p, _ in top])
     for pid, _ in top:
         if pid not in hubs:  # a note is about its captures: as specific as they are, it keeps its place
             continue
         cites, lines = cited.get(pid), frag_lines.get(best_frag.get(pid, -1))
         if not cites or not lines:
             continue
-        here = [(line, cap, at) for line, cap, _, at in cites if lines[0] <= line <= lines[1]]
+        here = [(c.line, c.capture_id, c.start_line) for c in cites if lines[0] <= c.line <= lines[1]]
         if not here:
             continue
         # The quoted source is the one cited on the fragment's line that holds most query terms.
-        body = scope.conn.execute("SELECT body FROM fts WHERE rowid = ?", (best_frag[pid],)).fetchone()[0]
-        text = body.split("\n")
+        text = store.fragment_text(best_frag[pid]).split("\n")
         pattern = _terms_pattern(terms)
 
         def weight(item: tuple[int, str, int], text: list[str] = text, pattern: Any = pattern,
@@ -387,15 +322,11 @@ def _quoted_sources(scope: SearchScope, top: list[tuple[int, float]], cited: dic
             return len(set(pattern.findall(text[i].casefold()))) if pattern and 0 <= i < len(text) else 0
 
         line, main, at = max(here, key=weight)
-        if weight((line, main, at)) and sum(c[1] == main for c in cites) * 2 < len(cites):
+        if weight((line, main, at)) and sum(c.capture_id == main for c in cites) * 2 < len(cites):
             want[pid] = (main, at)
     if not want:
         return {}
-    caps = sorted({cap for cap, _ in want.values()})
-    where, params = condition
-    found = dict(scope.conn.execute(
-        f"SELECT p.page_id, p.id FROM pages p WHERE p.page_id IN ({marks(caps)}) AND p.type = 'source' AND {where}",
-        (*caps, *params)).fetchall())
+    found = store.sources_of_captures(sorted({cap for cap, _ in want.values()}), sel)
     return {pid: (found[cap], cap, at) for pid, (cap, at) in want.items() if cap in found}
 
 
@@ -408,10 +339,10 @@ class Searcher:
         """`freshness_ttl`: a warm session re-reads HEAD and the git index on every query but re-scans the
         working tree for uncommitted page edits at most this often (0: on every query)."""
         self.scope = open_scope(root, settings, embedder, freshness_ttl)
-        self.root, self.settings, self.conn = self.scope.root, settings, self.scope.conn
+        self.root, self.settings, self.store = self.scope.root, settings, self.scope.store
 
     def close(self) -> None:
-        self.conn.close()
+        self.store.close()
 
     @property
     def embedder(self) -> Embedder:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import NotFoundError
-from stigmergy.index import store
-from stigmergy.index.build import Freshness, current_fingerprint, fast_head, freshness, index_building
 from stigmergy.index.embedder import Embedder, make_embedder
+from stigmergy.index.freshness import Freshness, current_fingerprint, fast_head, freshness, index_building
+from stigmergy.index.store import IndexStore, open_index
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
@@ -22,12 +22,11 @@ from stigmergy.settings import Settings
 @dataclass
 class _Memo:
     """What a warm scope remembers between queries (the scope itself never changes): the embedder, loaded
-    on the first vector query; the index's fingerprint; vec0 row counts per layer, valid for one SQLite
-    data_version; the last freshness answer, with its key and when it was taken."""
+    on the first vector query; the index's fingerprint; the last freshness answer, with its key and when it
+    was taken. (The store keeps what it knows of its own tables.)"""
 
     embedder: Embedder | None = None
     fingerprint: str | None = None
-    counts: tuple[int, dict[str, int]] | None = None
     fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
 
 
@@ -40,7 +39,7 @@ class SearchScope:
     settings: Settings
     layout: Layout
     git: Git
-    conn: Any
+    store: IndexStore
     freshness_ttl: float = 2.0
     memo: _Memo = field(default_factory=_Memo, compare=False, repr=False)
 
@@ -53,10 +52,10 @@ def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
     layout = Layout(root)
     if not layout.index_db.is_file():
         raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    conn = store.connect(layout.index_db)
-    built = store.get_meta(conn, "fingerprint")
+    store = open_index(layout.index_db)
+    built = store.meta("fingerprint")
     if built != current_fingerprint(settings, layout):
-        conn.close()
+        store.close()
         # A half-built index is never an error a reader must decode: say that a build is under way.
         if index_building(layout):
             raise NotFoundError(
@@ -70,7 +69,7 @@ def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
             "the index was built with another embedding model or chunking than stigmergy.toml sets",
             hint="run `stigmergy index` (it re-embeds everything once)",
         )
-    return SearchScope(root, settings, layout, Git(root), conn, freshness_ttl, _Memo(embedder=embedder))
+    return SearchScope(root, settings, layout, Git(root), store, freshness_ttl, _Memo(embedder=embedder))
 
 
 def scope_embedder(scope: SearchScope) -> Embedder:
@@ -87,12 +86,12 @@ def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
         git_index = (scope.root / ".git" / "index").stat().st_mtime_ns
     except OSError:
         git_index = None
-    key = (fast_head(scope.git), git_index, scope.conn.execute("PRAGMA data_version").fetchone()[0], layers)
+    key = (fast_head(scope.git), git_index, scope.store.version(), layers)
     now = time.monotonic()
     cached = scope.memo.fresh
     if cached is not None and cached[0] == key and now - cached[1] < scope.freshness_ttl:
         return cached[2]
-    fresh = freshness(scope.conn, scope.git, layers)
+    fresh = freshness(scope.store, scope.git, layers)
     scope.memo.fresh = (key, now, fresh)
     return fresh
 
@@ -100,16 +99,6 @@ def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
 def index_fingerprint(scope: SearchScope) -> str:
     """The fingerprint the index's vectors were built with (read once per scope)."""
     if scope.memo.fingerprint is None:
-        scope.memo.fingerprint = store.get_meta(scope.conn, "fingerprint") or ""
+        scope.memo.fingerprint = scope.store.meta("fingerprint") or ""
     return scope.memo.fingerprint
 
-
-def vec_rows(scope: SearchScope, layer: str, table: str) -> int:
-    """Rows in `layer`'s vec0 table, counted once per database version."""
-    version = scope.conn.execute("PRAGMA data_version").fetchone()[0]
-    if scope.memo.counts is None or scope.memo.counts[0] != version:
-        scope.memo.counts = (version, {})
-    counts = scope.memo.counts[1]
-    if layer not in counts:
-        counts[layer] = scope.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
-    return counts[layer]

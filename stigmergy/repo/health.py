@@ -3,15 +3,17 @@ changes). The evidence and source-page check (`fsck`) is `stigmergy.capture.fsck
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stigmergy.repo.operations import Repository
 
 
-def status(repo: Repository, readable: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Pending work, the last operation and the index state, as a reader of the layers `readable`
-    (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py). Without `readable` (an
-    internal caller that wants only the index state, e.g. garden), no layer's content is shown."""
+def status(repo: Repository, index: Mapping[str, Any], readable: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Pending work, the last operation and `index` (what `stigmergy.index.store.index_state` says of the
+    index: the ground cannot read it itself), as a reader of the layers `readable`
+    (`stigmergy.layers.readable_layers`) may see them (see repo/oplog.py). Without `readable` (an internal
+    caller), no layer's content is shown."""
     from stigmergy.repo.oplog import operation_layers, visible
 
     state = repo.reader_state()
@@ -39,27 +41,7 @@ def status(repo: Repository, readable: tuple[str, ...] = ()) -> dict[str, Any]:
     tracked_state = repo.git.ls_files(".stigmergy")
     head = repo.git.head()
     dirty = [line for line in repo.git.status_porcelain("sources", "wiki", "layers") if line]
-    index: dict[str, Any] = {
-        "present": repo.layout.index_db.is_file(), "readable": None, "commit": None, "behind_head": None,
-        "building": False, "error": None,
-    }
-    if index["present"]:
-        import sqlite3
-
-        try:
-            conn = sqlite3.connect(f"file:{repo.layout.index_db}?mode=ro", uri=True)
-            try:
-                row = conn.execute("SELECT value FROM meta WHERE key='commit'").fetchone()
-            finally:
-                conn.close()
-            index["readable"] = True
-            index["commit"] = row[0] if row else None
-            index["building"] = row is None
-            index["behind_head"] = index["commit"] != head
-        except sqlite3.Error as exc:
-            # Derived state: say so and how to get it back, never a traceback.
-            index["readable"] = False
-            index["error"] = f"the index is unreadable ({exc}); run `stigmergy index --rebuild`"
+    index = {**index, "behind_head": index["commit"] != head if index["readable"] else None}
     absent = sum(1 for r in state.captures() if r["rebuilt"] and not repo.evidence.has(r["content_sha"]))
     last = visible(ops[0], repo.settings, state, readable) if ops else None
     state.close()

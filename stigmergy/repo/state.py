@@ -188,6 +188,11 @@ class StateDB:
     def captures(self) -> list[sqlite3.Row]:
         return self.conn.execute("SELECT * FROM captures ORDER BY capture_id").fetchall()
 
+    def captures_of_content(self, content_sha: str, layer: str) -> list[str]:
+        """Capture ids holding these bytes in this layer, oldest first."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT capture_id FROM captures WHERE content_sha=? AND layer=? ORDER BY capture_id", (content_sha, layer))]
+
     def forget_capture(self, capture_id: str) -> None:
         """Drop a capture from the catalogue (its source page was deleted): the same bytes may be captured anew."""
         with self.tx() as c:
@@ -249,6 +254,41 @@ class StateDB:
         else:
             rows = self.conn.execute("SELECT * FROM operations ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_op(r) for r in rows]
+
+    def operation_records(self) -> list[tuple[str, str | None, str, str | None, str]]:
+        """(id, commit, manifest as stored JSON, patch object, summary) of every operation: what an erase
+        searches for erased ids, in the very text the database holds."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT id, commit_sha, manifest, patch_sha, summary FROM operations").fetchall()]
+
+    def patches(self) -> list[tuple[str, str]]:
+        """(operation id, patch object) of every operation that has a patch."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT id, patch_sha FROM operations WHERE patch_sha IS NOT NULL")]
+
+    def rewrite_operation(self, op_id: str, commit_sha: str | None, manifest: dict[str, Any], patch_sha: str | None,
+                          summary: str) -> None:
+        """Point an operation at its rewritten commit with a redacted record (erase)."""
+        with self.tx() as c:
+            c.execute(
+                "UPDATE operations SET commit_sha=?, manifest=?, patch_sha=?, summary=? WHERE id=?",
+                (commit_sha, json.dumps(manifest, sort_keys=True, default=str), patch_sha, summary, op_id),
+            )
+
+    def drop_erased(self, capture_ids: tuple[str, ...], op_ids: tuple[str, ...]) -> None:
+        """Every row of erased captures and their operations, in one transaction."""
+        caps = ",".join("?" * len(capture_ids)) or "NULL"
+        ops = ",".join("?" * len(op_ids)) or "NULL"
+        with self.tx() as c:
+            c.execute(f"DELETE FROM captures WHERE capture_id IN ({caps})", capture_ids)
+            c.execute(f"DELETE FROM queue WHERE capture_id IN ({caps})", capture_ids)
+            c.execute(f"DELETE FROM operations WHERE id IN ({ops})", op_ids)
+            c.execute(f"DELETE FROM inflight WHERE op_id IN ({ops})", op_ids)
+
+    def compact(self) -> None:
+        """Rewrite the file: deleted rows stay readable in free pages and the WAL until then (erase)."""
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def counts(self) -> dict[str, int]:
         q = self.conn.execute

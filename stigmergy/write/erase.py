@@ -167,13 +167,13 @@ def _operations_of(repo: Repository, targets: Sequence[tuple[str, str, str]]) ->
         out = repo.git.run("log", "--all", "--diff-filter=A", "--format=%(trailers:key=Stigmergy-Operation,valueonly)",
                            "--", path, check=False)
         ops[cid] += [op for op in out.split() if op.startswith("op_") and op not in ops[cid]]
-    for row in repo.state.conn.execute("SELECT capture_id, op_id FROM captures").fetchall():
-        if row[0] in ops:
-            ops[row[0]].append(row[1])
-    for row in repo.state.conn.execute("SELECT id, manifest FROM operations").fetchall():
-        capture = json.loads(row[1]).get("capture")
-        if capture in ops and row[0] not in ops[capture]:
-            ops[capture].append(row[0])
+    for row in repo.state.captures():
+        if row["capture_id"] in ops:
+            ops[row["capture_id"]].append(row["op_id"])
+    for op_id, _commit, manifest, _patch, _summary in repo.state.operation_records():
+        capture = json.loads(manifest).get("capture")
+        if capture in ops and op_id not in ops[capture]:
+            ops[capture].append(op_id)
     return ops
 
 
@@ -240,7 +240,7 @@ def _shared_objects(repo: Repository, objects: set[str], erased_paths: set[str])
 def _patch_mentions(repo: Repository, erased: set[str], erased_ops: set[str]) -> tuple[list[str], list[str]]:
     """(patch objects of the erased operations, other operations whose patch names an erased capture)."""
     own, others = [], []
-    for op_id, patch_sha in repo.state.conn.execute("SELECT id, patch_sha FROM operations WHERE patch_sha IS NOT NULL"):
+    for op_id, patch_sha in repo.state.patches():
         if op_id in erased_ops:
             own.append(patch_sha)
             continue
@@ -414,13 +414,13 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
 def _index_commit(repo: Repository) -> str | None:
     if not repo.layout.index_db.exists():
         return None
-    from stigmergy.index import store
+    from stigmergy.index.store import open_index
 
-    conn = store.connect(repo.layout.index_db)
+    store = open_index(repo.layout.index_db)
     try:
-        return store.get_meta(conn, "commit")
+        return store.meta("commit")
     finally:
-        conn.close()
+        store.close()
 
 
 def _record(repo: Repository, plan: ErasePlan) -> None:

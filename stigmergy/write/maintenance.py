@@ -190,9 +190,10 @@ def _index_behind(repo: Repository) -> bool:
     """An index that exists and reflects another commit than HEAD (no index: nothing to bring up to date)."""
     if not _index_present(repo):
         return False
-    from stigmergy.repo.health import status
+    from stigmergy.index.store import index_state
 
-    return bool(status(repo)["index"]["behind_head"])
+    state = index_state(repo.layout.index_db)
+    return bool(state["readable"] and state["commit"] != repo.git.head())
 
 
 def _update_index(repo: Repository) -> dict[str, Any]:

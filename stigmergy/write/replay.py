@@ -99,11 +99,9 @@ def import_bundle(
     for entry in bundle.entries:
         key = (entry.sha256, entry.layer)
         seen[key] += 1
-        have = repo.state.conn.execute(
-            "SELECT capture_id FROM captures WHERE content_sha=? AND layer=? ORDER BY capture_id", key
-        ).fetchall()
+        have = repo.state.captures_of_content(*key)
         if len(have) >= seen[key]:
-            ids[entry.capture_id] = have[seen[key] - 1][0]
+            ids[entry.capture_id] = have[seen[key] - 1]
             outcome = CaptureOutcome(locator=entry.locator, status="exists", capture_id=ids[entry.capture_id],
                                      message="already imported")
             report.outcomes.append(outcome)

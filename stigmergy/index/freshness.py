@@ -1,0 +1,127 @@
+"""Is the index current? Which commit it reflects, which pages changed since (as a reader sees them),
+whether it was built for the configured model, and whether a build is running now. The read side (search,
+reads, the warm session) and the builder both ask here; the read side never imports the builder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stigmergy.errors import LockTimeoutError
+from stigmergy.index.embedder import fingerprint, model_key, quantize_mode, resolve_model
+from stigmergy.index.store import IndexStore
+from stigmergy.repo.containment import contained_file
+from stigmergy.repo.git import Git, blob_sha
+from stigmergy.repo.layout import Layout, classify
+from stigmergy.repo.lock import WriterLock
+from stigmergy.settings import Settings
+
+PAGE_PATHSPEC = ("sources", "wiki", "layers")
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """Which commit the index reflects, and whether the repository (as this reader sees it) is ahead."""
+
+    commit: str | None
+    head: str | None
+    stale: bool
+    changed: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commit": self.commit, "head": self.head, "stale": self.stale, "changed": list(self.changed)}
+
+
+# ---------------------------------------------------------------- repository listing
+
+
+def _split_z(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def page_files(git: Git) -> set[str]:
+    """Every page file of the working tree (tracked or not), reached without a symlink."""
+    tracked = _split_z(git.run_bytes("ls-files", "-z", "--", *PAGE_PATHSPEC))
+    untracked = _split_z(git.run_bytes("ls-files", "-z", "--others", "--exclude-standard", "--", *PAGE_PATHSPEC))
+    return {p for p in (*tracked, *untracked) if classify(p) is not None and contained_file(git.root, p) is not None}
+
+
+def commit_exists(git: Git, commit: str) -> bool:
+    return bool(git.run("cat-file", "-t", commit, check=False).strip() == "commit")
+
+
+def changed_since(git: Git, commit: str) -> set[str]:
+    """Pages that differ between `commit` and the working tree, plus untracked pages."""
+    changed = _split_z(git.run_bytes("diff", "--name-only", "--no-renames", "-z", commit, "--", *PAGE_PATHSPEC))
+    untracked = _split_z(git.run_bytes("ls-files", "-z", "--others", "--exclude-standard", "--", *PAGE_PATHSPEC))
+    return {p for p in (*changed, *untracked) if classify(p) is not None}
+
+
+def dirty_pages(git: Git, head: str | None) -> set[str]:
+    """Pages whose working-tree content is not HEAD's."""
+    if head is None:
+        return page_files(git)
+    return changed_since(git, head)
+
+
+def fast_head(git: Git) -> str | None:
+    """HEAD's commit id without a subprocess (see Git.fast_head)."""
+    return git.fast_head()
+
+
+def freshness(store: IndexStore, git: Git, readable: Iterable[str]) -> Freshness:
+    """The indexed commit and, restricted to layers the reader can see, the pages that changed since."""
+    layers = set(readable)
+    indexed = store.meta("commit") or None
+    head = fast_head(git)
+    candidates: set[str] = set()
+    if indexed is None:
+        candidates = page_files(git) if head else set()
+    elif indexed == head or commit_exists(git, indexed):
+        candidates = changed_since(git, indexed) | set(json.loads(store.meta("dirty") or "[]"))
+    else:
+        candidates = page_files(git)
+    known = store.page_shas() if candidates else {}
+    changed = []
+    for path in sorted(candidates):
+        kind = classify(path)
+        if kind is None or kind[1] not in layers:
+            continue
+        file = contained_file(git.root, path)
+        sha = blob_sha(file.read_bytes()) if file is not None else None
+        if sha != known.get(path):
+            changed.append(path)
+    return Freshness(commit=indexed, head=head, stale=bool(changed), changed=tuple(changed))
+
+
+# ---------------------------------------------------------------- built for these settings, being built
+
+
+def current_fingerprint(settings: Settings, layout: Layout) -> str:
+    """What the configured model and chunking would build: an index of another fingerprint is not current."""
+    info = resolve_model(settings.embedder)
+    return fingerprint(info, model_key(info.path, layout.cache_dir), settings.index, quantize_mode(settings.embedder))
+
+
+def index_lock(layout: Layout, timeout: float) -> WriterLock:
+    return WriterLock(layout.state_dir / "index.lock", timeout)
+
+
+def try_index_lock(layout: Layout) -> WriterLock | None:
+    lock = index_lock(layout, 0.0)
+    try:
+        lock.acquire()
+    except LockTimeoutError:
+        return None
+    return lock
+
+
+def index_building(layout: Layout) -> bool:
+    """Is an index build running now (someone holds the index lock)?"""
+    lock = try_index_lock(layout)
+    if lock is None:
+        return True
+    lock.release()
+    return False
