@@ -45,6 +45,9 @@ class CaptureOptions:
     # callers that are not a person (tests of the pipeline, replays); every interface passes it.
     reader: str | None = None
     redact: bool = False  # store a redacted copy instead of refusing an input that holds a credential
+    # (capture id, operation id, captured_at) to keep: an import replaying another repository's capture
+    # (write/replay.py checks they are well-formed and free here).
+    replay_ids: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -277,7 +280,7 @@ def acknowledge(
              or _title_from_locator(item.locator))
     title = " ".join(title.split())[:200] or "Untitled"
     metadata = _jsonable(extraction.metadata or {})
-    captured_at = utc_now()
+    captured_at = options.replay_ids[2] if options.replay_ids else utc_now()
     readable = _strip_leading_h1(extraction.text, title)
     if not readable.strip():
         readable = extraction.text
@@ -298,8 +301,8 @@ def acknowledge(
         artifact = replace(artifact, media_type="text/plain", extractor="redacted",
                            extractor_version=f"{extraction.extractor} {extraction.extractor_version}")
     queued = QueuedCapture(
-        capture_id=new_id("cap"),
-        op_id=new_id("op"),
+        capture_id=options.replay_ids[0] if options.replay_ids else new_id("cap"),
+        op_id=options.replay_ids[1] if options.replay_ids else new_id("op"),
         title=title,
         captured_at=captured_at,
         occurred_at=options.occurred_at or _metadata_date(metadata) or _date_from_locator(item.locator)

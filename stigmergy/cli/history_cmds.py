@@ -138,6 +138,9 @@ def export_cmd(
         print_json(report.to_dict())
         return
     typer.echo(f"exported {report.captures} capture(s) ({report.bytes} bytes) of {', '.join(report.layers)} to {report.path}")
+    typer.echo(f"curation record: {report.curation} entries, {report.human_lines} line(s) people wrote"
+               + (f"; {report.curation_unreadable} curation commit(s) Git does not describe (not carried)"
+                  if report.curation_unreadable else ""))
     if report.skipped_layers:
         typer.echo(f"not exported (not readable by you): {', '.join(report.skipped_layers)}")
 
@@ -164,6 +167,8 @@ def import_cmd(
     else:
         counts = report.to_dict()["counts"]
         typer.echo(f"{len(report.outcomes)} capture(s): " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        if report.curation:
+            typer.echo("curation: " + ", ".join(f"{n} {k}" for k, n in sorted(report.curation.items())))
         for note in report.notes:
             typer.echo(f"note: {note}")
     raise typer.Exit(report.exit_code)

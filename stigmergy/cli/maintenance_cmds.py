@@ -169,6 +169,15 @@ def recompile_cmd(
                 f"{len(rep.get('contradictions_gained_list', []))} gained, {rep['contradictions_lost']} lost; "
                 f"human lines: {rep['human_reapplied']} re-applied, {rep['human_listed']} listed"
             )
+        cur = rep.get("curation")
+        if cur:
+            typer.echo(f"curation: {cur['entries']} entries, {cur['replayed']} replayed, {cur['in_effect']} already in effect, "
+                       f"{len(cur['not_replayed'])} not replayed, {len(cur['brought_back'])} deleted page(s) brought back, "
+                       f"{cur.get('resolutions', 0)} resolution(s) filed again")
+            for m in cur["not_replayed"][:50]:
+                typer.echo(f"  not replayed: {m['what']} ({m['commit'][:10]}): {m['why']}")
+            for b in cur["brought_back"][:50]:
+                typer.echo(f"  brought back: {b}")
     _render(app_ctx, outcome)
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import ContractError
+from stigmergy.gates.authorship import Authorship
 from stigmergy.gates.maintenance import visible
 from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.contradictions import Block, scan_blocks
@@ -155,23 +157,68 @@ def _carry_blocks(rel: str, old: WikiPage, new: WikiPage, report: CarryReport,
 
 def _reapply_human(rel: str, old_text: str, old: WikiPage, body: str, lines: list[tuple[int, str]],
                    report: CarryReport) -> str:
-    """Each human-written body line of the old page put back: after the old line that preceded it when
-    that line is still there, else at the end."""
+    """Each run of human-written body lines of the old page put back: after the old line that preceded it
+    when that line is still there, else at the end. A run keeps its blank lines (a person's paragraph
+    break is theirs too); lines already present are not repeated."""
     if not lines:
         return body
     old_lines = old_text.split("\n")
+    out, put_back = reapply_lines(body, human_blocks(old_lines, lines))
+    report.human_reapplied += [f"{rel}: {line}" for line in put_back if line.strip()]
+    return out
+
+
+def human_blocks(old_lines: list[str], lines: list[tuple[int, str]]) -> list[tuple[str | None, list[str]]]:
+    """[(anchor: the line before the run, or None at the top; the run's lines)] for runs of consecutive
+    human line numbers that hold a line other than a blank or a heading."""
+    blocks: list[tuple[str | None, list[str]]] = []
+    run: list[tuple[int, str]] = []
+    for n, line in sorted(lines) + [(-1, "")]:
+        if run and n != run[-1][0] + 1:
+            if any(t.strip() and not t.startswith("#") for _, t in run):
+                first = run[0][0]
+                anchor = old_lines[first - 2] if first >= 2 else None
+                blocks.append((anchor, [t for _, t in run]))
+            run = []
+        if n > 0:
+            run.append((n, line))
+    return blocks
+
+
+def reapply_lines(body: str, blocks: list[tuple[str | None, list[str]]]) -> tuple[str, list[str]]:
+    """(`body` with each block of lines put back after its anchor line (else at the end), unless every
+    non-blank line of it is there already (as a reader sees it); the lines put back)."""
     out = body.rstrip("\n").split("\n")
     present = Counter(visible(ln) for ln in out)
-    for n, line in sorted(lines):
-        if not line.strip() or line.startswith("#"):
+    put_back: list[str] = []
+    for anchor, block in blocks:
+        wanted = [t for t in block if t.strip()]
+        if all(present[visible(t)] > 0 for t in wanted):
+            for t in wanted:
+                present[visible(t)] -= 1
             continue
-        if present[visible(line)] > 0:
-            present[visible(line)] -= 1
-            continue
-        anchor = old_lines[n - 2] if n >= 2 else None
         at = len(out)
         if anchor is not None and anchor.strip() and anchor in out:
             at = out.index(anchor) + 1
-        out.insert(at, line)
-        report.human_reapplied.append(f"{rel}: {line}")
-    return "\n".join(out) + "\n"
+        out[at:at] = block
+        put_back += block
+    return "\n".join(out) + "\n", put_back
+
+
+def human_lines(root: Path, texts: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
+    """{page: [(line, text)]} of the body lines a person wrote (git blame), for pages `texts` of the
+    committed wiki at `root`."""
+    authorship = Authorship(root)
+    authorship.prefetch(list(texts))
+    out: dict[str, list[tuple[int, str]]] = {}
+    for rel, text in texts.items():
+        lines = authorship.human_lines(rel)
+        if not lines:
+            continue
+        all_lines = text.split("\n")
+        end = text.find("\n---\n", 3)
+        body_first = text.count("\n", 0, end + 5) + 1 if text.startswith("---\n") and end >= 0 else 1
+        picked = [(n, all_lines[n - 1]) for n in sorted(lines) if body_first < n <= len(all_lines)]
+        if picked:
+            out[rel] = picked
+    return out

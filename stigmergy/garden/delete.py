@@ -92,17 +92,19 @@ def refresh_maps(root: Path, post: Snapshot, changes: dict[str, str | None], lay
 
 
 def plan_delete(
-    root: Path, settings: Settings, target: str, rationale: str, *, reader: str, op_id: str, timestamp: str
+    root: Path, settings: Settings, target: str, rationale: str, *, reader: str | None, op_id: str, timestamp: str,
+    snapshot: Snapshot | None = None,
 ) -> Proposal:
+    """`reader` None: no reader check (a replay of the curation record, already allowed as a whole)."""
     rationale = " ".join(rationale.split())
     if not rationale:
         raise UsageError("--rationale must say why (it is kept in the change record)")
     if len(rationale) > MAX_RATIONALE:
         raise UsageError(f"--rationale is longer than {MAX_RATIONALE} characters")
-    snapshot = Snapshot.load(root, settings)
+    snapshot = snapshot or Snapshot.load(root, settings)
     rel = resolve_target(root, settings, target, snapshot, reader)
     layer = layer_of(rel)
-    if not readable(settings, reader, layer):
+    if reader is not None and not readable(settings, reader, layer):
         raise UsageError(
             f"{rel} belongs to layer {layer!r}, which {reader or 'this reader'} may not read",
             hint="deleting a restricted page needs a reader of its layer (--as EMAIL)",
@@ -128,4 +130,6 @@ def plan_delete(
         "lines_removed": removed_lines,
         "evidence_kept": is_source,
     }
-    return Proposal(op, f"delete {what}", changes, report, records=sweep.records)
+    page = None if is_source else snapshot.page(rel)
+    return Proposal(op, f"delete {what}", changes, report, records=sweep.records,
+                    page_ids=(page.id,) if page is not None else ())

@@ -26,14 +26,15 @@ _SECTION_RE = re.compile(r"^## ")
 _DATE_RE = re.compile(r"^## (\d{4}-\d{2}-\d{2})")
 
 
-def _page_at(snap: Snapshot, root: Path, settings: Settings, name: str, reader: str, what: str) -> tuple[str, WikiPage]:
+def _page_at(snap: Snapshot, root: Path, settings: Settings, name: str, reader: str | None,
+             what: str) -> tuple[str, WikiPage]:
     rel = resolve_target(root, settings, name, snap, reader)
     if (classify(rel) or ("", ""))[0] == "source":
         raise UsageError(f"{what} {name!r} is a source page; {what}s are wiki pages")
     page = snap.page(rel)
     if page is None:
         raise UsageError(f"{rel} is not canonical; run `stigmergy garden` first")
-    if not readable(settings, reader, layer_of(rel)):
+    if reader is not None and not readable(settings, reader, layer_of(rel)):
         raise UsageError(f"{rel} belongs to layer {layer_of(rel)!r}, which {reader or 'this reader'} may not read",
                          hint="changing a restricted page needs a reader of its layer (--as EMAIL)")
     return rel, page
@@ -138,9 +139,10 @@ def merged_body(into: WikiPage, other: WikiPage) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: str, op_id: str,
-               timestamp: str) -> Proposal:
-    snap = Snapshot.load(root, settings)
+def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: str | None, op_id: str,
+               timestamp: str, snapshot: Snapshot | None = None) -> Proposal:
+    """`reader` None: no reader check (a replay of the curation record, already allowed as a whole)."""
+    snap = snapshot or Snapshot.load(root, settings)
     a_rel, a = _page_at(snap, root, settings, page, reader, "merge")
     b_rel, b = _page_at(snap, root, settings, into, reader, "merge")
     if a_rel == b_rel:
@@ -169,12 +171,13 @@ def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: 
     report = {"page": a_rel, "into": b_rel, "aliases_added": [x for x in aliases if x not in b.aliases],
               "pages_relinked": sorted(p for p in changes if p not in (a_rel, b_rel) and classify(p))}
     return Proposal(op, f"merge {a.title} into {b.title}", changes, report,
-                    records=(f"merged {a_rel} into {b_rel}",) + tuple(f"links rewritten on {p}" for p in report["pages_relinked"]))
+                    records=(f"merged {a_rel} into {b_rel}",) + tuple(f"links rewritten on {p}" for p in report["pages_relinked"]),
+                    page_ids=(a.id, b.id))
 
 
-def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, reader: str, op_id: str,
-                timestamp: str) -> Proposal:
-    snap = Snapshot.load(root, settings)
+def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, reader: str | None, op_id: str,
+                timestamp: str, snapshot: Snapshot | None = None) -> Proposal:
+    snap = snapshot or Snapshot.load(root, settings)
     rel, old = _page_at(snap, root, settings, page, reader, "rename")
     title = normalise_title(new_title)
     if not title:
@@ -205,4 +208,5 @@ def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, re
     report = {"page": rel, "path": new_rel, "old_title": old.title, "title": title,
               "pages_relinked": sorted(relinked)}
     return Proposal(op, f"rename {old.title} to {title}", changes, report,
-                    records=(f"renamed {rel} to {new_rel}",) + tuple(f"links rewritten on {p}" for p in sorted(relinked)))
+                    records=(f"renamed {rel} to {new_rel}",) + tuple(f"links rewritten on {p}" for p in sorted(relinked)),
+                    page_ids=(old.id,))

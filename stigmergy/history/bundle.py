@@ -19,6 +19,7 @@ the manifest's own naming rule, and sizes and counts have limits.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -29,13 +30,20 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import InputError, StigmergyError, UsageError
+from stigmergy.garden.carry import human_blocks, human_lines
+from stigmergy.history.curation import ENTRY_KINDS, CurationEntry, read_curation
 from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.pages.paths import unsafe_relpath_reason
 from stigmergy.pages.source import SourcePage, parse_source_page
+from stigmergy.repo.ids import id_ms
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository, utc_now
 
 FORMAT = "stigmergy-export"
-VERSION = 1
+VERSION = 2  # 2: the curation record and human lines travel too (version 1 bundles still import)
+READABLE_VERSIONS = (1, 2)
+MAX_CURATION = 100_000
+MAX_HUMAN_BLOCKS = 100_000
 MANIFEST = "manifest.json"
 SUMS = "SHA256SUMS"
 MAX_CAPTURES = 100_000
@@ -65,6 +73,16 @@ class BundleEntry:
     capture_id: str  # in the exporting repository (an import makes a new one)
     captured_at: str
     resolution: dict[str, Any] | None = None  # {resolves, rationale, contradiction: {subject, claims}}
+    op_id: str | None = None  # the capture's operation (an import keeps both ids when they are free there)
+
+
+@dataclass(frozen=True)
+class HumanBlock:
+    """Lines a person wrote on a page, one run of them, and the line that preceded the run (None: top)."""
+
+    page: str
+    anchor: str | None
+    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,8 @@ class Bundle:
     root: Path
     manifest: dict[str, Any]
     entries: tuple[BundleEntry, ...]
+    curation: tuple[tuple[int, CurationEntry], ...] = ()  # (replayed after this many captures, entry)
+    human: tuple[HumanBlock, ...] = ()
 
     def read(self, entry: BundleEntry) -> bytes:
         data = (self.root / entry.file).read_bytes()
@@ -87,6 +107,9 @@ class ExportReport:
     layers: tuple[str, ...]
     bytes: int
     skipped_layers: tuple[str, ...]
+    curation: int = 0  # entries of the curation record carried
+    human_lines: int = 0
+    curation_unreadable: int = 0  # curation commits whose pages Git does not tell (not carried; see recompile)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,6 +154,7 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
     skipped = tuple(sorted({s.layer for _, s in pages} - set(layers)))
     contradictions = _contradictions(repo, layers) if any(s.resolution for _, s in chosen) else {}
     (dest / "captures").mkdir(parents=True, exist_ok=True)
+    op_ids = {row["capture_id"]: row["op_id"] for row in repo.state.captures()}
     entries: list[dict[str, Any]] = []
     sums: list[str] = []
     total = 0
@@ -153,12 +177,14 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
                 "rationale": page.resolution.rationale,
                 "contradiction": contradictions.get(page.resolution.resolves),
             }
-        entries.append(asdict(BundleEntry(
+        entries.append(asdict(BundleEntry(op_id=op_ids.get(page.id),
             seq=seq, file=rel, sha256=artifact.sha256, bytes=len(data), media_type=artifact.media_type,
             title=page.title, occurred_at=page.occurred_at, submitted_by=page.submitted_by, layer=page.layer,
             project=page.project, locator=page.locator, origin=page.origin, capture_id=page.id,
             captured_at=page.captured_at, resolution=resolution,
         )))
+    curation, unreadable = _curation(repo, layers, [page.id for _, page in chosen])
+    human = _human(repo, layers)
     manifest = {
         "format": FORMAT,
         "version": VERSION,
@@ -166,13 +192,42 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
         "source": {"head": repo.git.head()},
         "layers": [{"name": n, "readers": list(repo.settings.layer(n).readers)} for n in sorted(layers)],
         "captures": entries,
+        "curation": curation,
+        "human_lines": human,
     }
     raw = (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     _write(dest / MANIFEST, raw)
     sums.append(f"{hashlib.sha256(raw).hexdigest()}  {MANIFEST}")
     # Written last: a bundle without its checksums is an interrupted export, and import refuses it.
     _write(dest / SUMS, ("\n".join(sums) + "\n").encode())
-    return ExportReport(str(dest), len(entries), tuple(sorted(layers)), total, skipped)
+    return ExportReport(str(dest), len(entries), tuple(sorted(layers)), total, skipped, len(curation),
+                        sum(len(h["lines"]) for h in human), unreadable)
+
+
+def _curation(repo: Repository, layers: Collection[str], capture_ids: list[str]) -> tuple[list[dict[str, Any]], int]:
+    """The curation record of `layers`, each entry with `after`: how many of the bundle's captures (in
+    capture order) came before it, which is where an import replays it."""
+    record = read_curation(repo.git)
+    times = [id_ms(c) or 0 for c in capture_ids]
+    out = []
+    for e in record.entries:
+        if e.layer in layers:
+            out.append({**e.to_dict(), "after": bisect.bisect_right(times, e.at)})
+    return out, sum(1 for _ in record.unreadable)
+
+
+def _human(repo: Repository, layers: Collection[str]) -> list[dict[str, Any]]:
+    """Every run of lines people wrote on the exported layers' pages, with the line before it."""
+    texts = {}
+    for path in repo.git.ls_files("wiki", "layers"):
+        kind = classify(path)
+        if kind and kind[0] != "source" and kind[1] in layers:
+            texts[path] = (repo.root / path).read_text(encoding="utf-8")
+    out = []
+    for rel, lines in sorted(human_lines(repo.root, texts).items()):
+        for anchor, block in human_blocks(texts[rel].split("\n"), lines):
+            out.append({"page": rel, "anchor": anchor, "lines": block})
+    return out
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -210,8 +265,9 @@ def read_bundle(src: Path) -> Bundle:
         raise BundleError(f"{manifest_path}: not JSON ({exc})") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BundleError(f"{manifest_path}: not a {FORMAT} manifest")
-    if manifest.get("version") != VERSION:
-        raise BundleError(f"{manifest_path}: version {manifest.get('version')!r}; this stigmergy reads version {VERSION}")
+    if manifest.get("version") not in READABLE_VERSIONS:
+        raise BundleError(f"{manifest_path}: version {manifest.get('version')!r}; this stigmergy reads versions "
+                          f"{', '.join(map(str, READABLE_VERSIONS))}")
     captures = manifest.get("captures")
     if not isinstance(captures, list) or len(captures) > MAX_CAPTURES:
         raise BundleError(f"{manifest_path}: `captures` must be a list of at most {MAX_CAPTURES} entries")
@@ -233,7 +289,77 @@ def read_bundle(src: Path) -> Bundle:
             if hashlib.file_digest(fh, "sha256").hexdigest() != entry.sha256:
                 raise BundleError(f"{src}/{entry.file}: content does not match its checksum")
         entries.append(entry)
-    return Bundle(src, manifest, tuple(entries))
+    layers = {str(m.get("name")) for m in manifest.get("layers") or [] if isinstance(m, dict)} | {e.layer for e in entries}
+    curation = _read_curation(manifest.get("curation"), layers, len(entries), f"{manifest_path}: curation")
+    human = _read_human(manifest.get("human_lines"), layers, f"{manifest_path}: human_lines")
+    return Bundle(src, manifest, tuple(entries), curation, human)
+
+
+_OP_RE = re.compile(r"^op_[0-9A-Z]{26}$")
+_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_MAX_TEXT = 10_000
+
+
+def _page_ok(value: Any, layers: set[str]) -> bool:
+    """A wiki page path (never a source page, never outside the wiki) in one of the bundle's layers."""
+    if not isinstance(value, str) or len(value) > 1000 or unsafe_relpath_reason(value) is not None:
+        return False
+    kind = classify(value)
+    return kind is not None and kind[0] != "source" and kind[1] in layers
+
+
+def _names_ok(value: Any) -> bool:
+    return isinstance(value, list) and len(value) <= 100 and all(isinstance(a, str) and 0 < len(a) <= 200 for a in value)
+
+
+def _read_curation(items: Any, layers: set[str], captures: int, where: str) -> tuple[tuple[int, CurationEntry], ...]:
+    """The bundle's curation record, every field checked: it is replayed as operations, so a hostile
+    entry must be refused before anything is imported, never half-applied."""
+    if items is None:
+        return ()
+    if not isinstance(items, list) or len(items) > MAX_CURATION:
+        raise BundleError(f"{where} must be a list of at most {MAX_CURATION} entries")
+    out = []
+    for i, item in enumerate(items, start=1):
+        bad = not isinstance(item, dict)
+        if not bad:
+            to = item.get("to")
+            bad = (item.get("kind") not in ENTRY_KINDS or not _page_ok(item.get("page"), layers)
+                   or not isinstance(item.get("at"), int) or not isinstance(item.get("after"), int)
+                   or not 0 <= item["after"] <= captures
+                   or not isinstance(item.get("timestamp"), str) or not _TS_RE.match(item["timestamp"])
+                   or not (item.get("op_id") is None or (isinstance(item["op_id"], str) and _OP_RE.match(item["op_id"])))
+                   or not isinstance(item.get("commit"), str) or not re.fullmatch(r"[0-9a-f]{7,64}", item["commit"])
+                   or not isinstance(item.get("author"), str) or len(item["author"]) > 300
+                   or item.get("by", "person") not in ("person", "garden")
+                   or not _names_ok(item.get("added", [])) or not _names_ok(item.get("removed", [])))
+            if not bad and item["kind"] in ("rename", "merge"):
+                bad = not _page_ok(to, layers) or classify(to) != classify(item["page"])
+            if not bad and item["kind"] == "rename":
+                bad = not isinstance(item.get("title"), str) or not 0 < len(item["title"]) <= 200
+        if bad:
+            raise BundleError(f"{where}: entry {i} is not a curation entry of this bundle's layers")
+        out.append((item["after"], CurationEntry.from_dict(item)))
+    return tuple(out)
+
+
+def _read_human(items: Any, layers: set[str], where: str) -> tuple[HumanBlock, ...]:
+    if items is None:
+        return ()
+    if not isinstance(items, list) or len(items) > MAX_HUMAN_BLOCKS:
+        raise BundleError(f"{where} must be a list of at most {MAX_HUMAN_BLOCKS} entries")
+    out = []
+    for i, item in enumerate(items, start=1):
+        ok = isinstance(item, dict) and _page_ok(item.get("page"), layers)
+        anchor = item.get("anchor") if ok else None
+        lines = item.get("lines") if ok else None
+        ok = ok and (anchor is None or (isinstance(anchor, str) and len(anchor) <= _MAX_TEXT and "\n" not in anchor))
+        ok = ok and isinstance(lines, list) and 0 < len(lines) <= 1000 and all(
+            isinstance(t, str) and len(t) <= _MAX_TEXT and "\n" not in t and t.strip() != "---" for t in lines)
+        if not ok:
+            raise BundleError(f"{where}: entry {i} is not a run of lines on a page of this bundle's layers")
+        out.append(HumanBlock(item["page"], anchor, tuple(lines)))
+    return tuple(out)
 
 
 _TEXT_FIELDS = ("file", "sha256", "media_type", "title", "occurred_at", "submitted_by", "layer", "locator", "origin",

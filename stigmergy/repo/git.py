@@ -104,14 +104,18 @@ class Git:
         author_email: str,
         removed: Sequence[str] = (),
         after_stage: Callable[[], None] | None = None,
+        when: int | None = None,
     ) -> str:
-        """Commit exactly `paths` (added or modified) and `removed`, leaving anything else the user staged alone."""
+        """Commit exactly `paths` (added or modified) and `removed`, leaving anything else the user staged alone.
+        `when` (seconds since the epoch) dates the commit: an import replaying a person's commit keeps its time."""
         env = {
             "GIT_AUTHOR_NAME": author_name,
             "GIT_AUTHOR_EMAIL": author_email,
             "GIT_COMMITTER_NAME": author_name,
             "GIT_COMMITTER_EMAIL": author_email,
         }
+        if when is not None:
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
         all_paths = [*paths, *removed]
         # The whole message (trailers included) is on disk before git starts: a message piped through
         # stdin can be cut short by a kill, leaving a commit without its operation trailer.

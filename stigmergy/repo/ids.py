@@ -37,3 +37,19 @@ def ulid(ms: int | None = None) -> str:
 
 def new_id(prefix: str, ms: int | None = None) -> str:
     return f"{prefix}_{ulid(ms)}"
+
+
+def id_ms(value: str) -> int | None:
+    """The milliseconds a ULID-based id (`prefix_<ulid>`) was made at; None when it is not one."""
+    tail = value.rsplit("_", 1)[-1]
+    if len(tail) != 26 or any(c not in _ALPHABET for c in tail):
+        return None
+    ms = 0
+    for c in tail[:10]:
+        ms = ms * 32 + _ALPHABET.index(c)
+    return ms
+
+
+def iso_of_ms(ms: int) -> str:
+    """`YYYY-MM-DDTHH:MM:SSZ` (UTC) of a millisecond timestamp, as operation timestamps are written."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))

@@ -15,6 +15,11 @@ TRAILERS = (TRAILER_OP, TRAILER_KIND, TRAILER_CAPTURE, TRAILER_FILING)
 TRAILER_TARGET = "Stigmergy-Target"
 TRAILER_MOVE = "Stigmergy-Move"
 PATH_TRAILERS = (TRAILER_TARGET, TRAILER_MOVE)
+# Page ids (never names, so a restricted layer's commits carry them too): the page a rename, merge or
+# delete acted on, and the page a merge kept. With the diff they make the curation record readable from
+# a fresh clone (history/curation.py).
+TRAILER_PAGE = "Stigmergy-Page"
+TRAILER_INTO = "Stigmergy-Into"
 
 
 def trailer_format(key: str) -> str:

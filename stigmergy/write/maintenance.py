@@ -11,7 +11,7 @@ from typing import Any
 from stigmergy.errors import EXIT_CHECK, EXIT_OK, EXIT_REFUSED
 from stigmergy.garden.proposal import Proposal
 from stigmergy.gates.engine import Verdict
-from stigmergy.repo.ids import new_id
+from stigmergy.repo.ids import id_ms, iso_of_ms, new_id
 from stigmergy.repo.operations import Repository, utc_now
 from stigmergy.write.operation import Operation, commit_verdict, judge_changes
 
@@ -67,8 +67,11 @@ def _violations(verdict: Verdict) -> tuple[dict[str, Any], ...]:
 
 
 def new_operation(kind: str) -> tuple[str, str]:
-    """(op id, timestamp) for a maintenance operation about to be planned."""
-    return new_id("op"), utc_now()
+    """(op id, timestamp) for a maintenance operation about to be planned. The timestamp is the id's own
+    time, so a fresh clone recovers it from the commit's trailer (the curation record replays it)."""
+    op_id = new_id("op")
+    ms = id_ms(op_id)
+    return op_id, (iso_of_ms(ms) if ms is not None else utc_now())
 
 
 def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False, summary: str = "") -> Outcome:
@@ -99,10 +102,12 @@ def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False,
 # -- delete ------------------------------------------------------------------------------------------
 
 
-def delete(repo: Repository, target: str, rationale: str, *, reader: str, dry_run: bool = False) -> Outcome:
+def delete(repo: Repository, target: str, rationale: str, *, reader: str | None, dry_run: bool = False,
+           op: tuple[str, str] | None = None) -> Outcome:
+    """`op`: the (id, timestamp) to use, when an import replays an operation of the curation record."""
     from stigmergy.garden.delete import plan_delete
 
-    op_id, ts = new_operation("delete")
+    op_id, ts = op or new_operation("delete")
     proposal = plan_delete(repo.root, repo.settings, target, rationale, reader=reader, op_id=op_id, timestamp=ts)
     report = proposal.report
     summary = f"{proposal.title}: {rationale}" if rationale else proposal.title
@@ -207,17 +212,19 @@ def _update_index(repo: Repository) -> dict[str, Any]:
 # -- merge and rename --------------------------------------------------------------------------------
 
 
-def merge(repo: Repository, page: str, into: str, *, reader: str, dry_run: bool = False) -> Outcome:
+def merge(repo: Repository, page: str, into: str, *, reader: str | None, dry_run: bool = False,
+          op: tuple[str, str] | None = None) -> Outcome:
     from stigmergy.garden.identity import plan_merge
 
-    op_id, ts = new_operation("merge")
+    op_id, ts = op or new_operation("merge")
     proposal = plan_merge(repo.root, repo.settings, page, into, reader=reader, op_id=op_id, timestamp=ts)
     return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)
 
 
-def rename(repo: Repository, page: str, title: str, *, reader: str, dry_run: bool = False) -> Outcome:
+def rename(repo: Repository, page: str, title: str, *, reader: str | None, dry_run: bool = False,
+           op: tuple[str, str] | None = None) -> Outcome:
     from stigmergy.garden.identity import plan_rename
 
-    op_id, ts = new_operation("rename")
+    op_id, ts = op or new_operation("rename")
     proposal = plan_rename(repo.root, repo.settings, page, title, reader=reader, op_id=op_id, timestamp=ts)
     return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)

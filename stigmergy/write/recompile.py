@@ -19,14 +19,17 @@ from typing import Any
 
 from stigmergy.capture.fsck import source_paths
 from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
-from stigmergy.garden.carry import carry_over
+from stigmergy.garden.carry import carry_over, human_lines
 from stigmergy.garden.delete import refresh_maps
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, wiki_paths
-from stigmergy.gates.authorship import Authorship, MachineWritten
+from stigmergy.gates.authorship import MachineWritten
 from stigmergy.gates.engine import OperationInfo
+from stigmergy.history.curation import CurationEntry, read_curation
 from stigmergy.pages.source import parse_source_page
+from stigmergy.repo.ids import id_ms
 from stigmergy.repo.operations import Repository, restore
+from stigmergy.write.curation import replay_entry
 from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
 
 WORK_DIR = "recompile"
@@ -49,6 +52,13 @@ class Progress:
     order: list[str]
     done: int = 0
     refused: list[dict[str, str]] = field(default_factory=list)
+    # Sources and curation entries in the order they are replayed: a source path, or `curation:N` for
+    # entry N of `curation` (the record read from Git when the recompile started).
+    steps: list[str] = field(default_factory=list)
+    curation: list[dict[str, Any]] = field(default_factory=list)
+    unreadable: list[dict[str, str]] = field(default_factory=list)
+    replayed: list[dict[str, str]] = field(default_factory=list)  # {step, status, why}
+    by_occurred: bool = False
 
 
 def work_root(repo: Repository) -> Path:
@@ -167,7 +177,10 @@ def recompile(
                          "and discarded; starting afresh (`--resume` continues one)")
         op_id, ts = new_operation("recompile")
         order, _kept = _order(repo, from_date, by_occurred)
-        progress = Progress(op_id, ts, head, from_date, order)
+        record = read_curation(repo.git)
+        progress = Progress(op_id, ts, head, from_date, order, curation=[e.to_dict() for e in record.entries],
+                            unreadable=record.unreadable, by_occurred=by_occurred)
+        progress.steps = _steps(order, record.entries, by_occurred)
         shutil.rmtree(work_root(repo), ignore_errors=True)
         work_root(repo).mkdir(parents=True)
         _setup(repo, progress)
@@ -180,9 +193,28 @@ def recompile(
     planner = make_planner(repo.settings, env_vars or {})
     authorship = MachineWritten()
     ops = _capture_ops(repo)
-    total = len(progress.order)
+    steps = progress.steps or progress.order
+    total = len(steps)
+    entries = [CurationEntry.from_dict(d) for d in progress.curation]
+    snap: Snapshot | None = None  # the work tree, kept across consecutive curation steps
     while progress.done < total:
-        rel = progress.order[progress.done]
+        rel = steps[progress.done]
+        if rel.startswith(_CURATION):
+            entry = entries[int(rel[len(_CURATION):])]
+            snap = snap or Snapshot.load(work, repo.settings)
+            later = _later_sources(progress, entry) if progress.by_occurred else ()
+            done = replay_entry(work, repo.settings, entry, snap, later)
+            _write_json(step, {p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None)
+                               for p in done.changes})
+            repo.pause("recompile-step")
+            _apply(work, done.changes)
+            snap = snap.with_changes(done.changes) if done.changes else snap
+            progress.replayed.append({"step": rel, "status": done.status, "why": done.why})
+            progress.done += 1
+            _write_json(_progress_path(repo), asdict(progress))
+            step.unlink(missing_ok=True)
+            continue
+        snap = None
         page = parse_source_page((work / rel).read_text(encoding="utf-8"), rel)
         op = OperationInfo(
             op_id=ops.get(page.id, "op_" + page.id[4:]), kind="file", timestamp=page.captured_at,
@@ -196,12 +228,7 @@ def recompile(
             pre = {p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None) for p in changes}
             _write_json(step, pre)
             repo.pause("recompile-step")
-            for p, text in changes.items():
-                if text is None:
-                    (work / p).unlink(missing_ok=True)
-                else:
-                    (work / p).parent.mkdir(parents=True, exist_ok=True)
-                    (work / p).write_text(text, encoding="utf-8")
+            _apply(work, changes)
         else:
             v = result.verdict.violations[0]
             progress.refused.append({"source": rel, "rule": v.rule, "message": v.message})
@@ -211,7 +238,11 @@ def recompile(
         if on_step is not None:
             on_step(progress.done, total, rel)
     proposal = _swap(repo, progress, work)
-    summary = (f"recompile{' from ' + from_date if from_date else ''}: {total} sources; "
+    proposal.report["curation"] = _curation_report(progress, work)
+    # Resolutions are the curation a source page carries itself: each was filed again with its intent.
+    proposal.report["curation"]["resolutions"] = sum(
+        1 for rel in progress.order if "\nresolution:" in (work / rel).read_text(encoding="utf-8").split("\n---\n", 1)[0])
+    summary = (f"recompile{' from ' + from_date if from_date else ''}: {len(progress.order)} sources; "
                f"{proposal.report['pages_changed']} changed, {proposal.report['pages_added']} added, "
                f"{proposal.report['pages_removed']} removed")
     proposal.report["notes"] = notes
@@ -229,12 +260,74 @@ def recompile(
     return outcome
 
 
+_CURATION = "curation:"
+
+
+def _steps(order: list[str], entries: list[CurationEntry], by_occurred: bool) -> list[str]:
+    """Sources and curation entries in replay order: in capture order each entry goes between the sources
+    captured before and after it (so a later source finds the renamed page, as it did); filed by
+    occurred_at, the sources have no such place, and every entry follows them, in history order."""
+    curation = [f"{_CURATION}{i}" for i in range(len(entries))]
+    if by_occurred:
+        return [*order, *curation]
+    out: list[str] = []
+    i = 0
+    for rel in order:
+        ms = id_ms(rel.rsplit("/", 1)[-1].removesuffix(".md"))
+        while i < len(entries) and ms is not None and entries[i].at < ms:
+            out.append(curation[i])
+            i += 1
+        out.append(rel)
+    return out + curation[i:]
+
+
+def _later_sources(progress: Progress, entry: CurationEntry) -> set[str]:
+    """Capture ids of the sources captured after `entry` (filed before it when filing by occurred_at)."""
+    out = set()
+    for rel in progress.order:
+        cid = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        ms = id_ms(cid)
+        if ms is not None and ms > entry.at:
+            out.add(cid)
+    return out
+
+
+def _apply(work: Path, changes: Mapping[str, str | None]) -> None:
+    for p, text in changes.items():
+        if text is None:
+            (work / p).unlink(missing_ok=True)
+        else:
+            (work / p).parent.mkdir(parents=True, exist_ok=True)
+            (work / p).write_text(text, encoding="utf-8")
+
+
+def _curation_report(progress: Progress, work: Path) -> dict[str, Any]:
+    """What became of each entry of the curation record: counts, and every entry not replayed with why."""
+    entries = [CurationEntry.from_dict(d) for d in progress.curation]
+    counts: dict[str, int] = {}
+    missed: list[dict[str, Any]] = []
+    back: list[str] = []
+    for done in progress.replayed:
+        e = entries[int(done["step"][len(_CURATION):])]
+        counts[done["status"]] = counts.get(done["status"], 0) + 1
+        if done["status"] == "not-replayed":
+            missed.append({"kind": e.kind, "page": e.page, "to": e.to, "commit": e.commit, "what": e.describe(),
+                           "why": done["why"]})
+        elif done["status"] == "brought-back" or (e.kind == "delete" and done["status"] == "replayed"
+                                                  and (work / e.page).is_file()):
+            back.append(f"{e.page}: {done['why'] or 'written again by a source captured after the delete'}")
+    missed += [{"kind": u["kind"], "page": "", "to": None, "commit": u["commit"], "what": f"{u['kind']} in {u['commit'][:12]}",
+                "why": u["why"]} for u in progress.unreadable]
+    return {"entries": len(entries), "replayed": counts.get("replayed", 0), "in_effect": counts.get("in-effect", 0),
+            "brought_back": back, "not_replayed": missed}
+
+
 def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
     """The changes that turn the committed wiki into the recompiled one, with everything carried over."""
     layers = repo.settings.layer_names()
     old_texts = {rel: (repo.root / rel).read_text(encoding="utf-8") for rel in wiki_paths(repo.root, layers)}
     new_texts = {rel: (work / rel).read_text(encoding="utf-8") for rel in wiki_paths(work, layers)}
-    human = _human_lines(repo, old_texts)
+    human = human_lines(repo.root, old_texts)
     texts, report = carry_over(old_texts, new_texts, human, progress.timestamp)
     changes: dict[str, str | None] = {rel: None for rel in old_texts if rel not in texts}
     changes.update({rel: t for rel, t in texts.items() if old_texts.get(rel) != t})
@@ -246,24 +339,6 @@ def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
     records = tuple(f"filed source-only (refused: [{r['rule']}] {r['message']}): {r['source']}" for r in progress.refused)
     return Proposal(op, "rebuild the wiki from its sources", changes, data, records=records,
                     nothing=None if changes else "the wiki is already what its sources compile to")
-
-
-def _human_lines(repo: Repository, texts: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
-    """{page: [(line, text)]} of body lines a person wrote, for every page of the committed wiki."""
-    authorship = Authorship(repo.root)
-    authorship.prefetch(list(texts))
-    out: dict[str, list[tuple[int, str]]] = {}
-    for rel, text in texts.items():
-        lines = authorship.human_lines(rel)
-        if not lines:
-            continue
-        all_lines = text.split("\n")
-        end = text.find("\n---\n", 3)
-        body_first = text.count("\n", 0, end + 5) + 1 if text.startswith("---\n") and end >= 0 else 1
-        picked = [(n, all_lines[n - 1]) for n in sorted(lines) if body_first < n <= len(all_lines)]
-        if picked:
-            out[rel] = picked
-    return out
 
 
 def planner_state(repo: Repository) -> dict[str, Any]:

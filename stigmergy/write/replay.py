@@ -11,6 +11,7 @@ same (replayed) captures, and dropped, with a note, when there is none.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository
 from stigmergy.write.capture import CaptureOutcome, capture, outcomes_exit_code
+from stigmergy.write.curation import replay_curation, replay_human_lines
 
 
 class ImportRefusedError(StigmergyError):
@@ -36,6 +38,7 @@ class ImportRefusedError(StigmergyError):
 class ImportReport:
     outcomes: list[CaptureOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    curation: dict[str, int] = field(default_factory=dict)  # replayed | in-effect | not-replayed | human-lines
 
     @property
     def exit_code(self) -> int:
@@ -43,7 +46,8 @@ class ImportReport:
 
     def to_dict(self) -> dict[str, Any]:
         counts = Counter(o.status for o in self.outcomes)
-        return {"captures": [o.to_dict() for o in self.outcomes], "counts": dict(counts), "notes": self.notes}
+        return {"captures": [o.to_dict() for o in self.outcomes], "counts": dict(counts), "notes": self.notes,
+                "curation": self.curation}
 
 
 def _contradiction_id(repo: Repository, described: Mapping[str, Any] | None, ids: Mapping[str, str]) -> str | None:
@@ -96,7 +100,11 @@ def import_bundle(
     report = ImportReport()
     ids: dict[str, str] = {}  # exporting capture id -> capture id here
     seen: Counter[tuple[str, str]] = Counter()
+    taken = {row["capture_id"] for row in repo.state.captures()}
+    curation = list(bundle.curation)
     for entry in bundle.entries:
+        while curation and curation[0][0] < entry.seq:
+            replay_curation(repo, curation.pop(0)[1], report)
         key = (entry.sha256, entry.layer)
         seen[key] += 1
         have = repo.state.captures_of_content(*key)
@@ -108,22 +116,46 @@ def import_bundle(
             if on_event:
                 on_event("exists", outcome)
             continue
-        outcome = _replay(repo, bundle, entry, ids, seen[key] > 1, report, env_vars, on_event)
+        keep = _free_ids(repo, entry, taken)
+        outcome = _replay(repo, bundle, entry, ids, seen[key] > 1, report, env_vars, on_event, keep)
         if outcome.capture_id:
             ids[entry.capture_id] = outcome.capture_id
+            taken.add(outcome.capture_id)
+    for _after, curated in curation:
+        replay_curation(repo, curated, report)
+    replay_human_lines(repo, bundle.human, report)
     return report
 
 
-def _options(entry: BundleEntry, resolves: str | None, rationale: str | None, force: bool) -> CaptureOptions:
+_CAP_RE = re.compile(r"^cap_[0-9A-Z]{26}$")
+_OP_RE = re.compile(r"^op_[0-9A-Z]{26}$")
+_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def _free_ids(repo: Repository, entry: BundleEntry, taken: set[str]) -> tuple[str, str, str] | None:
+    """The exporting repository's (capture id, operation id, captured_at), kept when they are well-formed
+    and unused here: the replayed wiki then cites the same source pages, byte for byte. Else new ones."""
+    if not (entry.op_id and _CAP_RE.match(entry.capture_id) and _OP_RE.match(entry.op_id)
+            and _TS_RE.match(entry.captured_at)):
+        return None
+    if entry.capture_id in taken or repo.state.has_operation(entry.op_id):
+        return None
+    return entry.capture_id, entry.op_id, entry.captured_at
+
+
+def _options(entry: BundleEntry, resolves: str | None, rationale: str | None, force: bool,
+             keep: tuple[str, str, str] | None = None) -> CaptureOptions:
     return CaptureOptions(
         title=entry.title, occurred_at=entry.occurred_at, submitted_by=entry.submitted_by, layer=entry.layer,
         project=entry.project, resolves=resolves, rationale=rationale, force=force, file=True, origin="import",
+        replay_ids=keep,
     )
 
 
 def _replay(
     repo: Repository, bundle: Bundle, entry: BundleEntry, ids: dict[str, str], force: bool, report: ImportReport,
     env_vars: Mapping[str, str] | None, on_event: Callable[[str, CaptureOutcome], None] | None,
+    keep: tuple[str, str, str] | None = None,
 ) -> CaptureOutcome:
     data = bundle.read(entry)
     if sha256_hex(data) != entry.sha256:
@@ -138,7 +170,7 @@ def _replay(
             )
         else:
             rationale = str(entry.resolution.get("rationale") or "")
-    options = _options(entry, resolves, rationale, force)
+    options = _options(entry, resolves, rationale, force, keep)
     # Detected again from the name, as the first capture did (stdin and --text had a `.txt` name).
     name = f"{entry.locator}.txt" if entry.locator in ("stdin", "text") else None
     item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name)
