@@ -109,6 +109,17 @@ class LayerSettings:
 
 
 @dataclass(frozen=True)
+class RoleSettings:
+    """`[roles]`: who maintains each layer (default: its readers), and the identity `maintain` runs as."""
+
+    maintainers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (layer, identities) for layers that name theirs
+    service: str = ""  # `maintain` from cron acts as this identity when set (else as the reader)
+
+    def of(self, layer: str) -> tuple[str, ...] | None:
+        return next((who for name, who in self.maintainers if name == layer), None)
+
+
+@dataclass(frozen=True)
 class Settings:
     identity: IdentitySettings = field(default_factory=IdentitySettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
@@ -120,6 +131,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
     layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
+    roles: RoleSettings = field(default_factory=RoleSettings)
 
     def layer(self, name: str) -> LayerSettings:
         for layer in self.layers:
@@ -192,6 +204,9 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
                     layers.append(LayerSettings(name, readers))
             settings = replace(settings, layers=tuple(layers))
             continue
+        if section == "roles":
+            settings = replace(settings, roles=_roles(values))
+            continue
         cls = _SECTIONS.get(section)
         if cls is None:
             raise ConfigError(f"unknown section [{section}] in {CONFIG_FILE}")
@@ -199,6 +214,36 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
             raise ConfigError(f"[{section}] must be a table")
         settings = replace(settings, **{section: _coerce(cls, section, values, getattr(settings, section))})
     return settings
+
+
+def _roles(values: Any) -> RoleSettings:
+    """`[roles]`: `service = "identity"` and `[roles.maintainers]` `layer = ["identity", ...]`."""
+    if not isinstance(values, Mapping):
+        raise ConfigError("[roles] must be a table")
+    unknown = sorted(set(values) - {"service", "maintainers"})
+    if unknown:
+        raise ConfigError(f"unknown setting roles.{unknown[0]}", hint="[roles] takes `service` and [roles.maintainers]")
+    service = values.get("service", "")
+    if not isinstance(service, str):
+        raise ConfigError("roles.service must be one identity (a Git e-mail)")
+    table = values.get("maintainers", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError("[roles.maintainers] must be a table of layer = [identities]")
+    maintainers = []
+    for layer, who in table.items():
+        if not isinstance(who, list) or not all(isinstance(w, str) and w.strip() for w in who):
+            raise ConfigError(f"roles.maintainers.{layer} must be a list of identities (Git e-mails)")
+        maintainers.append((str(layer), tuple(who)))
+    return RoleSettings(tuple(maintainers), service.strip())
+
+
+def _check_roles(settings: Settings) -> None:
+    """Maintainers named for a layer that stigmergy.toml does not declare: a typo would leave that layer
+    to its readers while the file seems to restrict it."""
+    names = set(settings.layer_names())
+    for layer, _who in settings.roles.maintainers:
+        if layer not in names:
+            raise ConfigError(f"roles.maintainers.{layer}: no such layer", hint=f"declare [layers.{layer}] first")
 
 
 # Where a secret goes is the user's choice, never the repository's: anyone who can push may change
@@ -249,8 +294,9 @@ def load_settings(
     user = user_config_path(env or {})
     if user is not None and user.is_file():
         data = _read_toml(user, str(user))
-        if "layers" in data:
-            raise ConfigError(f"{user}: layers are declared by the repository, not by a user's configuration")
+        for section in ("layers", "roles"):
+            if section in data:
+                raise ConfigError(f"{user}: {section} are declared by the repository, not by a user's configuration")
         settings = settings_from_mapping(data, settings)
     if root is not None and (root / CONFIG_FILE).is_file():
         data = _read_toml(root / CONFIG_FILE, CONFIG_FILE)
@@ -267,6 +313,7 @@ def load_settings(
         settings = settings_from_mapping(env_data, settings)
     if overrides:
         settings = settings_from_mapping(overrides, settings)
+    _check_roles(settings)
     return settings
 
 

@@ -57,12 +57,14 @@ def garden_cmd(
 ) -> None:
     """Lint the wiki and repair what can be repaired deterministically, as one gated operation. What it
     repairs does not depend on the reader; what it names of layers the reader cannot read is a count."""
-    from stigmergy.layers import readable_layers
+    from stigmergy.layers import readable_layers, writable_layers
     from stigmergy.write.maintenance import garden
 
     app_ctx = reading(ctx, as_reader, json_out)
     readable = frozenset(readable_layers(app_ctx.settings, app_ctx.reader))
-    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run, readable=readable))
+    writable = frozenset(writable_layers(app_ctx.settings, app_ctx.reader))
+    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run, readable=readable,
+                                                   writable=writable))
     if not app_ctx.json:
         rep = outcome.report
         for m in rep.get("merge_proposals", []):
@@ -74,6 +76,8 @@ def garden_cmd(
         hidden = sum(rep.get("hidden", {}).values())
         if hidden:
             typer.echo(f"  {hidden} repairs, findings or proposals in layers you cannot read")
+        if rep.get("unwritten"):
+            typer.echo(f"  {rep['unwritten']} repairs not made in layers you cannot read or write (left to their readers)")
     _render(app_ctx, outcome)
 
 
@@ -137,15 +141,20 @@ def recompile_cmd(
     by_occurred: Annotated[bool, typer.Option("--by-occurred", help="File sources in occurred_at order (default: capture order).")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a recompile that was interrupted.")] = False,
     dry_run: DryRunOption = False,
+    as_reader: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Rebuild every derived page from the source pages (capture order, or --by-occurred) and swap the result in as one
     commit, keeping page ids, human lines and contradiction records. Refuses while captures are pending."""
     from stigmergy.write.recompile import recompile
 
-    app_ctx = reading(ctx, None, json_out)
+    app_ctx = reading(ctx, as_reader, json_out)
     repo = app_ctx.repository()
     out = console(stderr=True)
+    from stigmergy.layers import check_recompile
+    from stigmergy.write.recompile import content_layers
+
+    check_recompile(app_ctx.settings, app_ctx.reader, content_layers(repo))  # before the lock: refused at once
 
     def on_step(done: int, total: int, rel: str) -> None:
         if not app_ctx.json and (done == total or done % 25 == 0):
@@ -157,7 +166,7 @@ def recompile_cmd(
 
             finish_interrupted(repo, app_ctx.env)  # bookkeeping only: nothing is pending
         outcome = recompile(repo, from_date=from_date, by_occurred=by_occurred, resume=resume, dry_run=dry_run, env_vars=app_ctx.env,
-                            on_step=on_step)
+                            on_step=on_step, reader=app_ctx.reader)
     if not app_ctx.json:
         rep = outcome.report
         for note in rep.get("notes", []):
@@ -184,14 +193,19 @@ def recompile_cmd(
 def maintain_cmd(
     ctx: typer.Context,
     no_index: Annotated[bool, typer.Option("--no-index", help="Skip bringing the search index up to date.")] = False,
+    as_reader: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """For cron: resume, file what is pending, garden, index, pack Git; one summary line. Exit 0 ok (or
-    another run holds the lock), 4 something needs a person, 1 a step failed."""
+    another run holds the lock), 4 something needs a person, 1 a step failed. Acts as `--as`, else as the
+    `[roles] service` identity, else as the reader: garden writes only in the layers that identity may write."""
+    from stigmergy.layers import service_identity
     from stigmergy.write.maintain import maintain
 
-    app_ctx = reading(ctx, None, json_out)
-    report = maintain(app_ctx.repository(), app_ctx.env, index=not no_index)
+    app_ctx = reading(ctx, as_reader, json_out)
+    service = service_identity(app_ctx.settings)
+    identity = app_ctx.reader if app_ctx.reader_override is not None or not service else service
+    report = maintain(app_ctx.repository(), app_ctx.env, index=not no_index, identity=identity)
     if app_ctx.json:
         print_json(report.to_dict())
     else:

@@ -34,6 +34,7 @@ class GardenPlan:
     learned: tuple[LearnedAlias, ...]
     merges: tuple[MergeProposal, ...]
     maps: tuple[str, ...] = field(default=())  # maps of content written anew
+    unwritten: int = 0  # repairs (and aliases, maps) in layers the identity may not write: counted, not made
 
     def report(self) -> dict[str, Any]:
         counts: dict[str, int] = {}
@@ -51,11 +52,20 @@ class GardenPlan:
             "maps": list(self.maps),
             "left": list(self.left),
             "merge_proposals": [m.to_dict() for m in self.merges],
+            "unwritten": self.unwritten,
         }
 
 
-def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -> GardenPlan:
+def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str,
+                writable: frozenset[str] | None = None) -> GardenPlan:
+    """`writable`: the layers the identity running garden may write (None: every layer); repairs in the
+    others are counted (`unwritten`), never made: garden cannot be a way to write where one may not."""
     root = Path(root)
+    unwritten = 0
+
+    def may(rel: str) -> bool:
+        return writable is None or layer_of(rel) in writable
+
     lint = lint_repository(root, settings)
     snap = Snapshot.load(root, settings)
     folded = FoldedNames(snap)
@@ -64,12 +74,17 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -
     left: list[dict[str, str]] = []
     for rel, text in snap.texts.items():
         fix = repair_page(rel, text, snap, folded, timestamp)
+        if not may(rel):
+            unwritten += len(fix.done)
+            continue
         done += fix.done
         left += fix.left
         if fix.text != text:
             changes[rel] = fix.text
     post = snap.with_changes(changes)
     learned = learn_aliases(post)
+    unwritten += sum(1 for a in learned if not may(a.entity))
+    learned = [a for a in learned if may(a.entity)]
     for alias in learned:
         page = post.page(alias.entity)
         if page is None:
@@ -86,7 +101,9 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -
             current = (root / rel).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             current = None
-        if current != text:
+        if current != text and not may(rel):
+            unwritten += 1
+        elif current != text:
             changes[rel] = text
             maps.append(rel)
     for finding in lint.findings:
@@ -100,7 +117,8 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str) -
     records = plan_records(done, learned, maps)
     proposal = Proposal(op, "repair the wiki", changes, records=records,
                         nothing=None if changes else "nothing to repair")
-    return GardenPlan(proposal, lint, tuple(done), tuple(left), tuple(learned), tuple(duplicate_entities(post)), tuple(maps))
+    return GardenPlan(proposal, lint, tuple(done), tuple(left), tuple(learned), tuple(duplicate_entities(post)), tuple(maps),
+                      unwritten)
 
 
 def without(plan: GardenPlan, paths: set[str], why: dict[str, str]) -> GardenPlan:

@@ -258,6 +258,10 @@ def _check_resolves(repo: Repository, options: CaptureOptions) -> None:
                          hint="`stigmergy contradictions --status open` lists the open ones")
     if all(c.get("status") != "open" for c in found):
         raise UsageError(f"--resolves {options.resolves}: that contradiction is already resolved")
+    if options.reader is not None:
+        from stigmergy.layers import check_resolve
+
+        check_resolve(repo.settings, options.reader, {str(c["layer"]) for c in found})
 
 
 def read_inputs(

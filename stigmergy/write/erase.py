@@ -298,6 +298,11 @@ def plan_erase(
     own_patches, others = _patch_mentions(repo, ids, erased_ops)
     touching = _touching_commits(repo, sorted(ids), layer) if (ids or layer) else []
     changed, deleted = _page_effects(repo, [c.source_path for c in erased_caps], layer)
+    if reader is not None:
+        from stigmergy.layers import check_erase, path_layer
+
+        check_erase(repo.settings, reader, {lay for _, lay, _ in targets} | ({layer} if layer else set())
+                    | {path_layer(p) for p in (*changed, *deleted)})
     return ErasePlan(
         op_id=new_id("op"),
         rationale=rationale.strip(),

@@ -39,7 +39,10 @@ class MaintainReport:
         return {"steps": self.steps, "locked_out": self.locked_out, "summary": self.summary(), "exit_code": self.exit_code}
 
 
-def maintain(repo: Repository, env_vars: Mapping[str, str] | None = None, *, index: bool = True) -> MaintainReport:
+def maintain(repo: Repository, env_vars: Mapping[str, str] | None = None, *, index: bool = True,
+             identity: str | None = None) -> MaintainReport:
+    """`identity`: who the run acts as (the CLI passes `--as`, else `[roles] service`, else the reader):
+    garden writes only in the layers it may write, and reports the rest as counts. None: every layer."""
     report = MaintainReport()
     lock = WriterLock(repo.layout.lock_file, 0, after_acquire=lambda: repo.git.clear_stale_locks(lambda _m: None))
     try:
@@ -51,7 +54,7 @@ def maintain(repo: Repository, env_vars: Mapping[str, str] | None = None, *, ind
         if not _step(report, "resume", lambda: _resume(repo, env_vars)):
             return report  # nothing else is safe on a repository a crash left half-written
         _step(report, "file", lambda: _file(repo, env_vars))
-        _step(report, "garden", lambda: _garden(repo))
+        _step(report, "garden", lambda: _garden(repo, identity))
     finally:
         lock.release()
     if index:
@@ -101,10 +104,15 @@ def _file(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, st
     return ("attention" if counts.get("refused") else "ok"), message
 
 
-def _garden(repo: Repository) -> tuple[str, str]:
+def _garden(repo: Repository, identity: str | None) -> tuple[str, str]:
+    from stigmergy.layers import readable_layers, writable_layers
     from stigmergy.write.maintenance import garden
 
-    outcome = garden(repo, index=False)
+    if identity is None:
+        outcome = garden(repo, index=False)
+    else:
+        outcome = garden(repo, index=False, readable=frozenset(readable_layers(repo.settings, identity)),
+                         writable=frozenset(writable_layers(repo.settings, identity)))
     left = outcome.findings_left
     if outcome.status == "refused":
         return "failed", outcome.message

@@ -99,6 +99,23 @@ def run_proposal(repo: Repository, proposal: Proposal, *, dry_run: bool = False,
                    paths=paths, report=proposal.report, records=verdict.records)
 
 
+def touched_layers(proposal: Proposal) -> set[str]:
+    """Every layer an operation changes a file in, or names a page of."""
+    from stigmergy.layers import path_layer
+
+    return {path_layer(p) for p in (*proposal.changes, *proposal.op.targets, *(m[1] for m in proposal.op.moves))}
+
+
+def _check_role(repo: Repository, kind: str, who: str | None, proposal: Proposal) -> None:
+    """A maintainer of every layer the operation touches, or refused before anything is written (`who`
+    None: a replay of the curation record, allowed as a whole by whoever started it)."""
+    from stigmergy import layers
+
+    if who is not None:
+        {"delete": layers.check_delete, "merge": layers.check_merge, "rename": layers.check_rename}[kind](
+            repo.settings, who, touched_layers(proposal))
+
+
 # -- delete ------------------------------------------------------------------------------------------
 
 
@@ -109,6 +126,7 @@ def delete(repo: Repository, target: str, rationale: str, *, reader: str | None,
 
     op_id, ts = op or new_operation("delete")
     proposal = plan_delete(repo.root, repo.settings, target, rationale, reader=reader, op_id=op_id, timestamp=ts)
+    _check_role(repo, "delete", reader, proposal)
     report = proposal.report
     summary = f"{proposal.title}: {rationale}" if rationale else proposal.title
     outcome = run_proposal(repo, proposal, dry_run=dry_run, summary=summary)
@@ -122,22 +140,24 @@ def delete(repo: Repository, target: str, rationale: str, *, reader: str | None,
 
 
 def garden(repo: Repository, *, check: bool = False, dry_run: bool = False, index: bool = True,
-           readable: frozenset[str] | None = None) -> Outcome:
+           readable: frozenset[str] | None = None, writable: frozenset[str] | None = None) -> Outcome:
     """Repair what lint finds, as one operation; with `check`, change nothing and report what is pending.
-    What is repaired never depends on the reader; what the outcome names is scoped to `readable` (None: all)."""
+    Repairs are made only in `writable` layers (None: all; the rest are `report.unwritten`, a count);
+    `--check` judges every layer. What the outcome names is scoped to `readable` (None: all)."""
     from stigmergy.garden.scope import scope_garden
 
-    plan, outcome = _garden(repo, check=check, dry_run=dry_run, index=index)
+    plan, outcome = _garden(repo, check=check, dry_run=dry_run, index=index, writable=None if check else writable)
     return scope_garden(outcome, plan, readable)
 
 
-def _garden(repo: Repository, *, check: bool, dry_run: bool, index: bool) -> tuple[Any, Outcome]:
+def _garden(repo: Repository, *, check: bool, dry_run: bool, index: bool,
+            writable: frozenset[str] | None = None) -> tuple[Any, Outcome]:
     from stigmergy.garden.plan import plan_garden, without
     from stigmergy.gates.history import audit_since_last_check
     from stigmergy.gates.lint import lint_repository
 
     op_id, ts = new_operation("garden")
-    plan = plan_garden(repo.root, repo.settings, op_id=op_id, timestamp=ts)
+    plan = plan_garden(repo.root, repo.settings, op_id=op_id, timestamp=ts, writable=writable)
     index_behind = index and _index_behind(repo)
     # A repair that would break a gate is not stored: drop the refused pages' repairs and judge again.
     for _ in range(MAX_GATE_ROUNDS):
@@ -182,9 +202,12 @@ def _garden_message(plan: Any, index_behind: bool, pending: bool) -> str:
     parts = [f"{n} {k}" for k, n in sorted(counts.items())]
     if index_behind:
         parts.append("index behind HEAD")
+    tail = (f"; {len(plan.left)} finding(s) need a person" if plan.left else "") + (
+        f"; {plan.unwritten} repair(s) in layers this identity may not write, left to their writers"
+        if plan.unwritten else "")
     if not pending:
-        return "nothing to repair" + (f"; {len(plan.left)} finding(s) need a person" if plan.left else "")
-    return "repairs: " + ", ".join(parts) + (f"; {len(plan.left)} finding(s) need a person" if plan.left else "")
+        return "nothing to repair" + tail
+    return "repairs: " + ", ".join(parts) + tail
 
 
 def _index_present(repo: Repository) -> bool:
@@ -218,6 +241,7 @@ def merge(repo: Repository, page: str, into: str, *, reader: str | None, dry_run
 
     op_id, ts = op or new_operation("merge")
     proposal = plan_merge(repo.root, repo.settings, page, into, reader=reader, op_id=op_id, timestamp=ts)
+    _check_role(repo, "merge", reader, proposal)
     return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)
 
 
@@ -227,4 +251,5 @@ def rename(repo: Repository, page: str, title: str, *, reader: str | None, dry_r
 
     op_id, ts = op or new_operation("rename")
     proposal = plan_rename(repo.root, repo.settings, page, title, reader=reader, op_id=op_id, timestamp=ts)
+    _check_role(repo, "rename", reader, proposal)
     return run_proposal(repo, proposal, dry_run=dry_run, summary=proposal.title)

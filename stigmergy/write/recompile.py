@@ -135,6 +135,13 @@ def _setup(repo: Repository, progress: Progress) -> None:
                 (work / rel).write_text(new, encoding="utf-8")
 
 
+def content_layers(repo: Repository) -> list[str]:
+    """The declared layers that hold anything: the public one, and each whose folder exists."""
+    from stigmergy.repo.layout import layer_prefix
+
+    return [n for n in repo.settings.layer_names() if not layer_prefix(n) or (repo.root / layer_prefix(n)).is_dir()]
+
+
 def _capture_ops(repo: Repository) -> dict[str, str]:
     return {row["capture_id"]: row["op_id"] for row in repo.state.captures()}
 
@@ -148,10 +155,16 @@ def recompile(
     dry_run: bool = False,
     env_vars: Mapping[str, str] | None = None,
     on_step: Callable[[int, int, str], None] | None = None,
+    reader: str | None = None,
 ) -> Outcome:
-    """Rebuild the wiki from its sources and swap it in as one commit. Call with the writer lock held."""
+    """Rebuild the wiki from its sources and swap it in as one commit. Call with the writer lock held.
+    With `reader`: refused unless they maintain every layer the wiki has (a recompile rewrites them all)."""
     from stigmergy.write.filing import make_planner, propose
 
+    if reader is not None:
+        from stigmergy.layers import check_recompile
+
+        check_recompile(repo.settings, reader, content_layers(repo))
     if repo.state.pending():
         raise RecompileRefused("captures are pending; recompile refuses until they are filed",
                            hint="run `stigmergy resume` (or `stigmergy maintain`) first")
