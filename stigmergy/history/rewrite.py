@@ -1,7 +1,8 @@
 """Rewrite every commit of every ref without the erased captures, with git-filter-repo, then drop every
 object and reflog entry that still holds the old bytes.
 
-git-filter-repo is used as a library, in a child process (`python -m stigmergy.history.rewrite SPEC`):
+git-filter-repo is used as a library, in a child process (`python -I -m stigmergy.history.rewrite SPEC`,
+isolated so that the repository it runs in, anyone's to push to, is not on its module path):
 it works on the current directory, prints, and exits the process on error, none of which a library
 caller should inherit. Its `file_info_callback` sees each file change with its path and blob, so one
 callback drops the erased paths and scrubs every page version (`scrub.PageScrubber`), each distinct blob
@@ -24,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from stigmergy.repo.child import python_argv
 from stigmergy.repo.git import Git
 
 ERASED_MESSAGE = "erased: an operation of an erased capture"
@@ -72,7 +74,7 @@ def rewrite_history(
     # filter-repo refuses a second run in the same repository unless asked; a resumed erase is one.
     shutil.rmtree(git_dir / "filter-repo", ignore_errors=True)
     proc = subprocess.run(
-        [sys.executable, "-m", "stigmergy.history.rewrite", str(spec_file)],
+        python_argv("stigmergy.history.rewrite", str(spec_file)),
         cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL,
     )
     if proc.returncode != 0:

@@ -1,7 +1,9 @@
 """Git hooks that keep the index current.
 
-Client hooks (post-commit, post-merge, post-checkout, post-rewrite) start `python -m stigmergy index
---hook` in the background, with the very Python that installed them, and return at once. The runner
+Client hooks (post-commit, post-merge, post-checkout, post-rewrite) start `python -I -m stigmergy index
+--hook` in the background, with the very Python that installed them, and return at once. Every hook runs
+Python isolated (repo/child.py): it runs in a repository anyone can push to, and `-m` would otherwise
+import a pushed `stigmergy.py` (or `typer.py`, ...) from the working folder instead of the installed code. The runner
 never runs twice at once: a run that finds the index lock taken leaves a "dirty" mark, and the running
 one loops once more before it lets go. A server hook (post-receive, in a bare repository) fast-forwards
 a checkout and indexes it on every push.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from stigmergy.errors import UsageError
 from stigmergy.index.freshness import try_index_lock
+from stigmergy.repo.child import check_isolated_import, shell_python
 from stigmergy.repo.layout import Layout
 
 BEGIN = "# >>> stigmergy index hook (added by `stigmergy hooks install`; remove with `stigmergy hooks uninstall`) >>>"
@@ -49,7 +52,7 @@ def _hooks_dir(repo: Path) -> Path:
 
 
 def _client_block(python: str) -> str:
-    py = shlex.quote(python)
+    py = shell_python(python)
     return (
         f"{BEGIN}\n"
         'if stigmergy_root="$(git rev-parse --show-toplevel 2>/dev/null)" && [ -f "$stigmergy_root/stigmergy.toml" ]; then\n'
@@ -62,7 +65,7 @@ def _client_block(python: str) -> str:
 
 
 def _server_block(python: str, checkout: Path) -> str:
-    py, co = shlex.quote(python), shlex.quote(str(checkout))
+    py, co = shell_python(python), shlex.quote(str(checkout))
     return (
         f"{BEGIN}\n"
         f"stigmergy_checkout={co}\n"
@@ -87,7 +90,7 @@ def _server_block(python: str, checkout: Path) -> str:
 def _gate_block(python: str) -> str:
     # Keeps git's object environment (a push's objects wait in quarantine until this hook says yes). The
     # ref list is read once and handed on, so hook lines after ours still get it on stdin.
-    py = shlex.quote(python)
+    py = shell_python(python)
     return (
         f"{BEGIN}\n"
         'stigmergy_refs="$(mktemp)" && cat >"$stigmergy_refs"\n'
@@ -131,10 +134,18 @@ def _write_hook(path: Path, block: str) -> str:
     return action
 
 
+def _interpreter(python: str | None) -> str:
+    """The hooks' Python: the one running now, once it is known to import this stigmergy isolated."""
+    if python is not None:
+        return python
+    check_isolated_import(sys.executable)
+    return sys.executable
+
+
 def install(repo: Path, python: str | None = None) -> list[HookChange]:
     """Install the client hooks in `repo` (a working repository)."""
     hooks = _hooks_dir(repo)
-    block = _client_block(python or sys.executable)
+    block = _client_block(_interpreter(python))
     return [HookChange(h, str(hooks / h), _write_hook(hooks / h, block)) for h in CLIENT_HOOKS]
 
 
@@ -153,9 +164,9 @@ def install_server(bare: Path, checkout: Path | None, python: str | None = None)
             cloned = subprocess.run(["git", "clone", "-q", str(bare.resolve()), str(checkout)], capture_output=True, text=True)
             if cloned.returncode != 0:
                 raise UsageError(f"could not clone {bare} into {checkout}: {cloned.stderr.strip()}")
-        block = _server_block(python or sys.executable, checkout)
+        block = _server_block(_interpreter(python), checkout)
         changes = [HookChange(h, str(hooks / h), _write_hook(hooks / h, block)) for h in SERVER_HOOKS]
-    gate = _gate_block(python or sys.executable)
+    gate = _gate_block(_interpreter(python))
     return changes + [HookChange(h, str(hooks / h), _write_hook(hooks / h, gate)) for h in GATE_HOOKS]
 
 
