@@ -1,9 +1,13 @@
-"""Retrieval quality on a public corpus nobody here wrote: the Sphinx 8.1.3 documentation (149 .rst files
-of the PyPI sdist), with the 55 questions of bench/public_questions.json (written before any tuning).
+"""Retrieval quality on a public corpus nobody here wrote, with a question set written for it before any tuning
+(bench/corpora.py; `--set`): the Sphinx 8.1.3 documentation (149 .rst files of the PyPI sdist, the 55
+questions of bench/public_questions.json; the default), git 2.39.5's manual (`--set git`: 247 .txt files of
+Debian's git-doc, bench/public2_questions.json) or pytest 8.3.4's documentation (`--set pytest`: 247 .rst
+files of the PyPI sdist, bench/public3_questions.json).
 
-1. `pip download --no-deps --no-binary :all: sphinx==8.1.3` (the ordinary package client) into
-   bench/out/public/ (git-ignored; kept between runs), and unpack doc/**/*.rst from it.
-2. `stigmergy init` + `stigmergy capture DOC --include '*.rst' --no-file` into a temp folder: the source
+1. Fetch with the registry's ordinary client (`pip download --no-deps --no-binary :all: sphinx==8.1.3`;
+   `apt-get download git-doc=VERSION` after `apt-get update`) into bench/out/public[-SET]/ (git-ignored;
+   kept between runs), check the pinned SHA-256, and unpack the corpus's files from it.
+2. `stigmergy init` + `stigmergy capture DOC --include GLOB --no-file` into a temp folder: the source
    pages only, the file a person would open being the answer (strict = lenient here). Filing this corpus
    with the deterministic planner (`--file`) writes a 7 MB "Release" entity page (4,719 contradiction
    blocks between release dates: ~8,000 fragments, 4x the corpus) that this 2-core machine cannot embed
@@ -15,6 +19,7 @@ of the PyPI sdist), with the 55 questions of bench/public_questions.json (writte
     .venv/bin/python bench/public_search.py
     .venv/bin/python bench/public_search.py --variant fp32=embedder.quantize=none
     .venv/bin/python bench/public_search.py --variant w10=search.title_weight=10 --only lexical,fused
+    .venv/bin/python bench/public_search.py --set git
 
 Prints a JSON report (also bench/out/public/report.json) and one summary line per variant.
 """
@@ -26,7 +31,6 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
+from corpora import CORPORA, Corpus, default_out  # noqa: E402
 from retrieval import (  # noqa: E402
     CONFIGS,
     Judge,
@@ -51,27 +56,9 @@ from retrieval import (  # noqa: E402
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.settings import load_settings  # noqa: E402
 
-PACKAGE = "sphinx==8.1.3"
-SDIST = "sphinx-8.1.3.tar.gz"
-DOC_PREFIX = "sphinx-8.1.3/doc/"
 READER = "reader@example.com"
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
        "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
-
-
-def fetch(out: Path) -> Path:
-    """The sdist via pip, unpacked to out/sphinx-8.1.3/doc (only the .rst files; tarfile's data filter)."""
-    out.mkdir(parents=True, exist_ok=True)
-    sdist = out / SDIST
-    if not sdist.is_file():
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", PACKAGE,
-                        "-d", str(out)], check=True, capture_output=True)
-    doc = out / DOC_PREFIX
-    if not doc.is_dir():
-        with tarfile.open(sdist) as tar:
-            members = [m for m in tar.getmembers() if m.name.startswith(DOC_PREFIX) and m.name.endswith(".rst")]
-            tar.extractall(out, members=members, filter="data")
-    return doc
 
 
 def cli(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
@@ -82,17 +69,20 @@ def cli(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     return proc.stdout
 
 
-def capture(doc: Path, base: Path, file: bool) -> dict[str, Any]:
+def capture(doc: Path, base: Path, file: bool, include: str = "*.rst") -> dict[str, Any]:
     """Capture (and with `file`, file) the corpus once (kept in the temp folder between runs)."""
     if (base / ".git").is_dir() and (base / ".captured").is_file():
         return json.loads((base / ".captured").read_text())
     base.mkdir(parents=True, exist_ok=True)
     cli(base, "init")
     t = time.perf_counter()
-    # Exit 3: a gate refused some filing plans; those sources landed alone, as for any user.
-    out = cli(base, "capture", str(doc), "--include", "*.rst", *(() if file else ("--no-file",)), ok=(0, 3))
-    info = {"files": len(list(doc.rglob("*.rst"))), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
-            "refused_by_a_gate": out.count("refused ")}
+    # Exit 3: a gate refused some filing plans; those sources landed alone, as for any user. Exit 1: some
+    # inputs failed (a file refused as holding a credential: nothing of it stored); counted and named.
+    out = cli(base, "capture", str(doc), "--include", include, *(() if file else ("--no-file",)), ok=(0, 1, 3))
+    failed = next((line.removeprefix("failed: ").split(", ") for line in out.splitlines()
+                   if line.startswith("failed: ")), [])
+    info = {"files": len(list(doc.rglob(include))), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
+            "refused_by_a_gate": out.count("refused "), "failed": len(failed), "failed_files": failed}
     (base / ".captured").write_text(json.dumps(info))
     return info
 
@@ -128,15 +118,15 @@ def needs_own_index(overrides: dict[str, dict[str, Any]]) -> bool:
 
 
 def run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],
-                configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+                configs: dict[str, tuple[str, ...]], corpus: Corpus = CORPORA["sphinx"]) -> dict[str, Any]:
 
     overrides, patches = split_overrides(overrides)
     with patched(patches):
-        return _run_variant(root, overrides, questions, configs)
+        return _run_variant(root, overrides, questions, configs, corpus)
 
 
 def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: list[dict],
-                 configs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+                 configs: dict[str, tuple[str, ...]], corpus: Corpus) -> dict[str, Any]:
     from stigmergy.index.search import Searcher
 
     settings = load_settings(root, overrides=overrides)
@@ -149,7 +139,7 @@ def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: li
     try:
         out["types"] = dict(s.store.conn.execute("SELECT type, count(*) FROM pages GROUP BY type").fetchall())
         out["fragments"] = overflow(s.store.conn, root)
-        judge = Judge(s.store.conn, hit)
+        judge = Judge(s.store.conn, corpus.hit)
         out.update(score_configs(s, questions, READER, judge, configs))
         out["baseline_texts"] = source_texts(s.store.conn, root)
     finally:
@@ -157,16 +147,13 @@ def _run_variant(root: Path, overrides: dict[str, dict[str, Any]], questions: li
     return out
 
 
-def hit(loc: str, expected: list[str]) -> bool:
-    loc = "/" + loc.replace("\\", "/")
-    return any(loc.endswith("/doc/" + e) for e in expected)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=HERE / "out" / "public")
-    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-public",
-                    help="where the captured repository and the variants' clones live")
+    ap.add_argument("--set", default="sphinx", choices=sorted(CORPORA),
+                    help="the corpus and its question set (bench/corpora.py)")
+    ap.add_argument("--out", type=Path, help="where the corpus is fetched (default bench/out/public[-SET])")
+    ap.add_argument("--work", type=Path, help="where the captured repository and the variants' clones live "
+                    "(default TMP/stigmergy-bench-public[-SET])")
     ap.add_argument("--variant", action="append", default=[], help="NAME=section.key=value,... (repeatable)")
     ap.add_argument("--only", default="", help="comma-separated arm configurations to score (default: all)")
     ap.add_argument("--no-default", action="store_true", help="score only the --variant configurations")
@@ -175,25 +162,30 @@ def main() -> None:
                     help="the clone whose index the default and search-time variants share (another code "
                          "version's index stays in its own clone)")
     args = ap.parse_args()
-    questions = json.loads((HERE / "public_questions.json").read_text())["questions"]
+    corpus = CORPORA[args.set]
+    args.out = args.out or default_out(corpus.name)
+    suffix = "" if corpus.name == "sphinx" else f"-{corpus.name}"
+    args.work = args.work or Path(tempfile.gettempdir()) / f"stigmergy-bench-public{suffix}"
+    questions = corpus.load_questions()
     configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == "fused"}
-    doc = fetch(args.out)
+    doc = corpus.fetch(args.out)
     base = args.work / ("filed" if args.file else "sources") / "default"
-    report: dict[str, Any] = {"corpus": PACKAGE + " doc/**/*.rst", "questions": len(questions)}
-    report["capture"] = capture(doc, base, args.file)
+    report: dict[str, Any] = {"corpus": f"{corpus.package} {corpus.prefix}{corpus.include}", "questions": len(questions),
+                              "set": corpus.questions}
+    report["capture"] = capture(doc, base, args.file, corpus.include)
     cache = args.out.parent / "model-cache" / "onnx"
     variants = ([] if args.no_default else [("default", {})]) + [parse_variant(v) for v in args.variant]
     lines = []
     baseline = None
     for name, overrides in variants:
         root = variant_root(base, name if needs_own_index(overrides) else args.index_root, cache)
-        res = run_variant(root, overrides, questions, configs)
+        res = run_variant(root, overrides, questions, configs, corpus)
         texts = res.pop("baseline_texts")
         if baseline is None:
-            baseline = bm25_baseline(texts, questions, hit)
+            baseline = bm25_baseline(texts, questions, corpus.hit)
             report["plain_bm25_1000_char_chunks"] = baseline
         report[name] = res
-        lines.append(summary(f"public sphinx-8.1.3 [{name}]", res, baseline))
+        lines.append(summary(f"{corpus.label} [{name}]", res, baseline))
         print(json.dumps({name: {k: v for k, v in res.items() if k != "fused_strict_misses"}}, indent=1), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.json").write_text(json.dumps(report, indent=1))
