@@ -23,20 +23,61 @@ def package_of(module: str) -> str:
 def module_imports(package_dir: Path) -> dict[str, set[str]]:
     """module name -> the stigmergy modules it imports (anywhere in the file)."""
     found: dict[str, set[str]] = {}
-    for path in sorted(package_dir.rglob("*.py")):
-        rel = path.relative_to(package_dir.parent).with_suffix("")
-        name = ".".join(rel.parts).removesuffix(".__init__")
+    paths = sorted(package_dir.rglob("*.py"))
+    names = {path: ".".join(path.relative_to(package_dir.parent).with_suffix("").parts).removesuffix(".__init__")
+             for path in paths}
+    modules = set(names.values())
+    for path in paths:
         targets: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets.update(a.name for a in node.names if a.name.startswith("stigmergy."))
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if node.module.startswith("stigmergy."):
-                    targets.add(node.module)
-                elif node.module == "stigmergy":
-                    targets.update(f"stigmergy.{a.name}" for a in node.names)
-        found[name] = targets
+                if node.module == "stigmergy" or node.module.startswith("stigmergy."):
+                    # `from pkg import mod` imports the module `pkg.mod`; `from pkg import name` the package.
+                    subs = {f"{node.module}.{a.name}" for a in node.names} & modules
+                    targets |= subs
+                    if len(subs) < len(node.names) and node.module != "stigmergy":
+                        targets.add(node.module)
+        found[names[path]] = targets
     return found
+
+
+def module_cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or around a loop (Tarjan's strongly connected
+    components of more than one module), each sorted."""
+    graph = {m: {t for t in ts if t in imports and t != m} for m, ts in imports.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(cycles)
 
 
 def package_graph(package_dir: Path) -> dict[tuple[str, str], set[str]]:

@@ -14,7 +14,7 @@ from stigmergy.layers import readable_layers
 
 def _repo(ctx: typer.Context, as_reader: str | None, json_out: bool):  # noqa: ANN202
     from stigmergy.repo.operations import Repository
-    from stigmergy.repo.recovery import ensure_bookkeeping
+    from stigmergy.write.recovery import ensure_bookkeeping
 
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
     repo = Repository(app_ctx.require_root(), app_ctx.settings)

@@ -21,12 +21,12 @@ from typing import Any
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, OperationInfo, Violation
 from stigmergy.gates.rules import (
-    _v,
     attribution_lost,
     cited_line_lost,
     contradiction_altered,
     source_immutable,
 )
+from stigmergy.gates.view import _v
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.git import Git

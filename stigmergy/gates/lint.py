@@ -14,7 +14,8 @@ from typing import Any
 from stigmergy.errors import ContractError
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.filing_moves import lead_range
-from stigmergy.gates.rules import COPY_MIN_CHARS, PageView, view
+from stigmergy.gates.rules import COPY_MIN_CHARS
+from stigmergy.gates.view import PageView, view
 from stigmergy.layers import path_layer, readers_allow
 from stigmergy.pages.markdown import code_lines
 from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason

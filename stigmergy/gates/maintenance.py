@@ -22,6 +22,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from stigmergy.gates.context import GateContext, Violation, line_counter
+from stigmergy.gates.view import _v
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.contradictions import Block
 from stigmergy.pages.paths import stem_of
@@ -128,7 +129,6 @@ def page_removal_reason(ctx: GateContext, rel: str) -> str | None:
 
 def _only_heading_left(ctx: GateContext, rel: str) -> bool:
     """Whether the page on disk is a placeholder once the lines and blocks resting on removed sources go."""
-    from stigmergy.gates.rules import _v
     from stigmergy.pages.wiki import is_placeholder
 
     text = ctx.disk_text(rel)
@@ -151,7 +151,6 @@ def _only_heading_left(ctx: GateContext, rel: str) -> bool:
 
 def block_accounted(ctx: GateContext, rel: str, block: Block, new_blocks: dict[str, Block]) -> str | None:
     """Why the page `rel` may lose or change `block`; `new_blocks` are the page's blocks after the plan."""
-    from stigmergy.gates.rules import _v  # the shared view memo
 
     succ = successor(ctx, rel)
     if succ is not None:
@@ -181,7 +180,6 @@ def block_accounted(ctx: GateContext, rel: str, block: Block, new_blocks: dict[s
 
 def block_arrived(ctx: GateContext, rel: str, block: Block) -> bool:
     """Whether a block new to `rel` came, byte-identical, from a page this operation moves into `rel`."""
-    from stigmergy.gates.rules import _v
 
     if ctx.op.kind == "recompile":
         return True  # rendered by code from a planner's proposal, judged when the work tree filed it
@@ -200,7 +198,6 @@ def attribution_accounted(ctx: GateContext, rel: str, lost: list[str]) -> str | 
         return f"attribution retired (delete) {rel}: {', '.join(lost)}"
     succ = successor(ctx, rel)
     if succ is not None and ctx.changes.get(rel, "") is None:
-        from stigmergy.gates.rules import _v
 
         text = ctx.new_text(succ)
         if text is not None and set(lost) <= _v(ctx, succ, text).sources():

@@ -29,9 +29,9 @@ from stigmergy.pages.source import parse_source_page, render_source_page
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
-from stigmergy.repo.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 from stigmergy.settings import CaptureSettings
 from stigmergy.write.operation import Operation, authorship, commit, commit_verdict, refusal
+from stigmergy.write.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 
 __all__ = [
     "CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "read_inputs",

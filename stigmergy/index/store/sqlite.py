@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import IndexMissingExtensionError
-from stigmergy.index.store import (
+from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
     CitationRow,
@@ -819,6 +819,6 @@ class SqliteIndexStore:
 
 def _conforms(store: SqliteIndexStore) -> None:
     """The type checker proves here that this backend is an `IndexStore` (nothing calls it)."""
-    from stigmergy.index.store import IndexStore
+    from stigmergy.index.store.protocol import IndexStore
 
     _: IndexStore = store

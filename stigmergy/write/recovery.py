@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stigmergy.errors import ContractError, LockTimeoutError
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.evidence import sha256_hex
+from stigmergy.repo.git import blob_sha
 from stigmergy.repo.layout import classify
 from stigmergy.repo.lock import WriterLock
+from stigmergy.repo.operations import Repository, restore
 from stigmergy.repo.state import OperationRow
 from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_OP, TRAILERS, commit_message
 from stigmergy.repo.trailers import trailer_format as _trailer_fmt
-
-if TYPE_CHECKING:
-    from stigmergy.repo.operations import Repository
 
 _FS, _RS = "\x1f", "\x1e"
 _MARK = "\x1estigmergy-commit "
@@ -254,9 +253,6 @@ def undo_uncommitted(repo: Repository, preimages: dict[str, str | None]) -> list
     """Put back what an interrupted operation wrote, but never what a commit holds: a path whose working
     file is exactly HEAD's is committed work and stays. What was staged for the interrupted commit is
     unstaged, so the index agrees with the files again. Returns the paths put back."""
-    from stigmergy.repo.git import blob_sha
-    from stigmergy.repo.operations import restore
-
     in_head = _head_blobs(repo, sorted(preimages))
     undo = {}
     for rel, before in preimages.items():
