@@ -33,10 +33,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history"},
     # Answers from the wiki (ask): reads through index/, checks figures with the gates' normaliser.
     "answer": _FOUNDATION | {"layers", "repo", "pages", "gates", "index"},
-    # The agents' interface: the same library calls as the CLI, beside it at the top.
-    "mcp": _FOUNDATION | {"layers", "repo", "pages", "capture", "index", "write", "answer"},
-    "cli": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history",
-                          "write", "answer", "mcp"},
+    # The one front door (DESIGN §13): every operation, the writer lock and each one's recovery policy.
+    "service": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history",
+                              "write", "answer"},
+    # Front ends: they parse, call the service, render; nothing of the stages below it.
+    "mcp": _FOUNDATION | {"service"},
+    "cli": _FOUNDATION | {"service", "mcp"},
     "__main__": {"cli"},
     "__init__": set(),
 }
@@ -166,3 +168,19 @@ def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
 def test_the_allowlist_is_empty() -> None:
     # No upward arrow is excused any more (issue #25): a new one is fixed, not listed.
     assert ALLOWLIST == {}
+
+
+# A front end (the CLI, the MCP server, the web server to come) imports the service and the foundation,
+# never a stage's internals: a new front-end package goes here.
+FRONT_ENDS = ("cli", "mcp")
+
+
+def test_front_ends_reach_the_stages_only_through_the_service() -> None:
+    graph = _graph()
+    wrong = sorted(
+        f"{module} -> {target}" for module, targets in graph.module_imports(PACKAGE_DIR).items()
+        if graph.package_of(module) in FRONT_ENDS for target in targets
+        if graph.package_of(target) not in (*FRONT_ENDS, *_FOUNDATION, "service")
+    )
+    assert wrong == []
+    assert all(MAY_IMPORT[f] <= {*FRONT_ENDS, *_FOUNDATION, "service"} for f in FRONT_ENDS)

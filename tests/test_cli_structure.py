@@ -121,3 +121,11 @@ def test_an_exit_code_a_command_does_not_declare_fails_the_run(wiki: Path, monke
     monkeypatch.setattr(app_module, "EXTRA_EXIT_CODES", {})
     with pytest.raises(AssertionError, match="not declared in EXTRA_EXIT_CODES"):
         run_cli(["lint"], cwd=wiki)
+
+
+def test_importing_the_service_loads_no_model_runtime_or_mcp() -> None:
+    # Every front end builds a WikiService: importing it (and its whole module graph) must stay light.
+    code = ("import sys; import stigmergy.service; loaded = list(sys.modules); "
+            f"print('stigmergy.service.wiki' in loaded, sorted(m for m in loaded if m.split('.')[0] in {HEAVY!r}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True []"  # the service was imported (the check can fail), nothing heavy

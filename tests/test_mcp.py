@@ -19,9 +19,9 @@ from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
 from test_index_support import HashEmbedder, RepoBuilder, link_model_cache, shared_embedder
 
 from stigmergy.index.build import build_index
-from stigmergy.index.search import Searcher
 from stigmergy.mcp.server import build_server
 from stigmergy.mcp.tools import Session
+from stigmergy.service import Identity, WikiService
 
 READ_TOOLS = ["ask", "contradictions", "describe", "list", "read", "search", "status"]
 TOKEN = "t0k3n-for-the-tests-only-0123456789"
@@ -33,9 +33,7 @@ def repo(tmp_path: Path) -> RepoBuilder:
 
 
 def _session(b: RepoBuilder, reader: str, **kw: Any) -> Session:
-    s = Session(b.root, b.settings, reader, {}, **kw)
-    s._searcher = Searcher(b.root, b.settings, HashEmbedder())
-    return s
+    return Session(WikiService(b.root, b.settings, Identity(reader), {}, embedder=HashEmbedder()), **kw)
 
 
 def _calls(b: RepoBuilder, reader: str, calls: list[tuple[str, dict[str, Any]]], **kw: Any) -> list[Any]:
@@ -132,7 +130,7 @@ def test_capture_only_when_allowed_and_through_the_gates(repo: RepoBuilder) -> N
 
 def test_status_without_an_index_and_search_telling_to_build_one(tmp_path: Path) -> None:
     b = build_wiki(tmp_path / "w", index=False)
-    session = Session(b.root, b.settings, PUBLIC, {})
+    session = Session(WikiService(b.root, b.settings, Identity(PUBLIC), {}))
     from mcp import Client
 
     async def main() -> tuple[Any, Any]:

@@ -19,10 +19,8 @@ def ask_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Answer from the wiki only: cited sentences, contradictions that touch them, or an honest refusal."""
-    from stigmergy.answer.service import ask
-
     app_ctx = reading(ctx, as_reader, json_out)
-    result = ask(app_ctx.require_root(), app_ctx.settings, app_ctx.reader, question, evidence=evidence, env=app_ctx.env)
+    result = app_ctx.service.ask(question, evidence=evidence)
     if app_ctx.json:
         print_json(result)
         return
@@ -74,12 +72,14 @@ def mcp_cmd(
     from stigmergy.mcp.tools import Session
 
     app_ctx = reading(ctx, as_reader, False)
-    session = Session(app_ctx.require_root(), app_ctx.settings, app_ctx.reader, app_ctx.env, allow_capture=allow_capture)
+    service = app_ctx.service
+    service.require_root()
+    session = Session(service, allow_capture=allow_capture)
     try:
         if http:
             from stigmergy.mcp.http import serve_http
 
-            token = app_ctx.env.get(TOKEN_ENV, "")
+            token = service.env.get(TOKEN_ENV, "")
             if not token:
                 raise ConfigError(f"--http needs a bearer token in ${TOKEN_ENV}",
                                   hint=f"export {TOKEN_ENV}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')")

@@ -25,10 +25,10 @@ from stigmergy.cli import (
     read_cmds,
     wiki_cmds,
 )
-from stigmergy.cli.context import AppContext
+from stigmergy.cli.context import AppContext, identity
 from stigmergy.cli.shared import print_error
-from stigmergy.errors import EXIT_CHECK, EXIT_REFUSED, NotARepositoryError, StigmergyError
-from stigmergy.repo.layout import find_root
+from stigmergy.errors import EXIT_CHECK, EXIT_REFUSED, StigmergyError
+from stigmergy.service import WikiService, locate
 from stigmergy.settings import load_settings
 
 # Every command module, in `--help` order. Each exposes `register(app)`; importing one registers nothing.
@@ -81,14 +81,18 @@ def _root(
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output on reading commands.")] = False,
 ) -> None:
     env = dict(os.environ)
-    root: Path | None
-    start = repo if repo is not None else Path.cwd()
-    try:
-        root = find_root(start)
-    except NotARepositoryError:
-        root = None
+    root = locate(repo if repo is not None else Path.cwd())
     settings = load_settings(root, env=env)
-    ctx.obj = AppContext(root=root, settings=settings, json=json_out, env=env, reader_override=as_reader)
+    service = WikiService(root, settings, identity(as_reader, env, root), env, on_wait=_say)
+    ctx.call_on_close(service.close)
+    ctx.obj = AppContext(service=service, json=json_out, reader_given=as_reader is not None)
+
+
+def _say(message: str) -> None:
+    """Told while another writer holds the lock."""
+    from stigmergy.cli.shared import console
+
+    console(stderr=True).print(message, markup=False)
 
 
 for _module in COMMAND_MODULES:

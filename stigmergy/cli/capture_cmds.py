@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from stigmergy.cli.context import AppContext, git_config
+from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, console, print_json, reading
-from stigmergy.errors import UsageError
-
-
-def _submitter(cwd: Path) -> str:
-    name, email = git_config(cwd, "user.name"), git_config(cwd, "user.email")
-    if name and email:
-        return f"{name} <{email}>"
-    return name or email or "unknown"
 
 
 def init_cmd(
@@ -25,10 +17,10 @@ def init_cmd(
     path: Annotated[Path, typer.Argument(help="Folder of the knowledge repository (created if needed).")] = Path("."),
 ) -> None:
     """Create a knowledge repository: stigmergy.toml, librarian_skill.md, sources/, wiki/, first commit."""
-    from stigmergy.repo.init import init_repository
+    from stigmergy.service import init_repository
 
     app_ctx: AppContext = ctx.obj
-    result = init_repository(path, app_ctx.settings)
+    result = init_repository(path, app_ctx.service.settings)
     if app_ctx.json:
         print_json(
             {"root": str(result.root), "created": list(result.created), "commit": result.commit, "already": result.already}
@@ -61,57 +53,26 @@ def capture_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Capture artifacts: store the bytes, write an immutable source page, file it into the wiki."""
-    from stigmergy.capture.inputs import Skipped, gather
-    from stigmergy.write.capture import (
-        CaptureOptions,
-        CaptureOutcome,
-        CaptureReport,
-        capture,
-        read_inputs,
-        resume,
-        validate,
-    )
+    from stigmergy.service import CaptureRequest
 
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    root = app_ctx.require_root()
-    if not inputs and text is None:
-        raise UsageError("nothing to capture", hint="give files, directories, - for stdin, or --text")
-    settings = app_ctx.settings
-    options = CaptureOptions(
-        title=title,
-        occurred_at=occurred_at,
-        submitted_by=by or _submitter(root),
-        layer=layer,
-        project=project,
-        resolves=resolves,
-        rationale=rationale,
-        force=force,
-        file=not no_file,
-        reader=app_ctx.reader,
-        redact=redact,
-    )
-    repo = app_ctx.repository()
-    validate(repo, options)
-    skipped: list[Skipped] = []
-    items, errors = gather(
-        inputs or [],
-        tuple(include) if include else settings.capture.include,
-        (*settings.capture.exclude, *(exclude or ())),
-        stdin=sys.stdin.buffer.read,
-        text=text,
-        skipped=skipped,
-    )
+    service = app_ctx.service
+    gathered = service.gather(CaptureRequest(
+        inputs=tuple(inputs or ()), text=text, stdin=sys.stdin.buffer.read, include=tuple(include or ()),
+        exclude=tuple(exclude or ()), title=title, occurred_at=occurred_at, submitted_by=by, layer=layer,
+        project=project, resolves=resolves, rationale=rationale, force=force, file=not no_file, redact=redact,
+    ))
+    items, skipped = gathered.items, gathered.skipped
     out = console(stderr=True)
-    failed = [CaptureOutcome(locator=e.locator, status="failed", message=e.message, rule=e.rule) for e in errors]
     if not app_ctx.json:
-        for f in failed:
+        for f in gathered.failed:
             out.print(f"failed    {f.message}", markup=False, highlight=False)
         for s in skipped:
             out.print(f"skipped   {s.locator} ({s.reason}: only regular files are captured)", markup=False,
                       highlight=False)
     icons = {"filed": "filed", "captured": "captured", "exists": "exists", "refused": "refused", "failed": "failed"}
 
-    def on_event(kind: str, o: CaptureOutcome) -> None:
+    def on_event(kind: str, o: Any) -> None:
         if app_ctx.json or kind == "acknowledged":
             if kind == "acknowledged" and o.capture_id:
                 print(f"acknowledged {o.capture_id}", file=sys.stderr) if len(items) == 1 and not app_ctx.json else None
@@ -137,24 +98,20 @@ def capture_cmd(
         task = progress.add_task("capture", total=len(items))
         line_event = on_event
 
-        def on_event(kind: str, o: CaptureOutcome) -> None:  # noqa: F811 — wraps the line printer
+        def on_event(kind: str, o: Any) -> None:  # noqa: F811 — wraps the line printer
             line_event(kind, o)
             if kind != "acknowledged":
                 progress.advance(task)
 
-    # Reading and extraction happen before the writer lock: a slow or hostile input holds up nobody.
-    read = read_inputs(items, options, settings.capture)
-    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
-        resumed = resume(repo, app_ctx.env)
-        if progress is not None:
-            with progress:
-                outcomes = capture(repo, read, options, on_event=on_event, env_vars=app_ctx.env)
-        else:
-            outcomes = capture(repo, read, options, on_event=on_event, env_vars=app_ctx.env)
-    outcomes = failed + outcomes
-    report = CaptureReport(outcomes=outcomes, resumed=resumed)
+    if progress is not None:
+        with progress:
+            captured = service.capture(gathered, on_event=on_event)
+    else:
+        captured = service.capture(gathered, on_event=on_event)
+    report = captured.report
+    outcomes = report.outcomes
     if app_ctx.json:
-        print_json({**report.to_dict(), "skipped": [{"locator": s.locator, "reason": s.reason} for s in skipped]})
+        print_json(captured.to_dict())
     else:
         counts = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
@@ -167,12 +124,8 @@ def capture_cmd(
 
 def resume_cmd(ctx: typer.Context) -> None:
     """Finish captures a crash interrupted and rebuild bookkeeping for commits that landed."""
-    from stigmergy.write.capture import resume
-
     app_ctx: AppContext = ctx.obj
-    repo = app_ctx.repository()
-    with repo.lock():
-        outcomes = resume(repo, app_ctx.env)
+    outcomes = app_ctx.service.resume()
     if app_ctx.json:
         print_json({"resumed": [o.to_dict() for o in outcomes]})
     else:

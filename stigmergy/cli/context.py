@@ -1,64 +1,62 @@
-"""The context every command gets as `ctx.obj`: resolved once by the app's callback (the composition
-root in `cli/app.py`), frozen, and passed down. Nothing below the CLI reads the environment."""
+"""The context every command gets as `ctx.obj`: the service the app's callback (the composition root in
+`cli/app.py`) built once, and whether to print JSON. Resolving who calls (the reader, the submitter) from
+--as, the environment and the Git identity happens here, lazily; nothing below the CLI reads the
+environment."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from stigmergy.errors import NotARepositoryError, UsageError
-from stigmergy.settings import Settings
-
-if TYPE_CHECKING:
-    from stigmergy.repo.operations import Repository
+from stigmergy.errors import UsageError
+from stigmergy.service import Identity, WikiService
 
 
 @dataclass(frozen=True)
 class AppContext:
-    root: Path | None
-    settings: Settings
+    service: WikiService
     json: bool
-    env: dict[str, str]
-    reader_override: str | None = None
+    reader_given: bool = False  # --as was given (globally or to the command): `maintain` acts as that reader
 
-    @cached_property
-    def reader(self) -> str:
-        """Who reads (--as, else STIGMERGY_READER, else git user.email). Resolved on first use: only
-        reading commands need it, and a `git config` process per command start is not free.
+    def as_reader(self, reader: str | None) -> AppContext:
+        """This context with a command's own `--as` (validated like the global one)."""
+        if reader is None:
+            return self
+        svc = self.service
+        return dataclasses.replace(self, service=svc.with_identity(identity(reader, svc.env, svc.root)),
+                                   reader_given=True)
 
-        An identity given but empty is a usage error, never a fall-back to the Git e-mail: `--as ''` from a
-        script whose variable went unset must not read as whoever runs it."""
-        if self.reader_override is not None:
-            if not self.reader_override.strip():
-                raise UsageError("--as is empty: name the reader's identity (a Git e-mail)")
-            return self.reader_override.strip()
-        env = self.env.get("STIGMERGY_READER")
-        if env is not None:
-            if not env.strip():
-                raise UsageError("STIGMERGY_READER is set but empty: name the reader's identity, or unset it")
-            return env.strip()
-        return git_config(self.root or Path.cwd(), "user.email")
 
-    def require_root(self) -> Path:
-        if self.root is None:
-            raise NotARepositoryError(
-                "not inside a stigmergy repository", hint="run `stigmergy init` first, or pass --repo PATH"
-            )
-        return self.root
+def identity(reader_override: str | None, env: Mapping[str, str], root: Path | None) -> Identity:
+    """Who calls, resolved on first use: only reading commands need the reader, and a `git config` process
+    per command start is not free."""
+    return Identity(lambda: resolve_reader(reader_override, env, root), lambda: submitter(root or Path.cwd()))
 
-    @property
-    def pause_points(self) -> frozenset[str]:
-        """Crash-test stops named by STIGMERGY_PAUSE_AT (see `Repository.pause`)."""
-        raw = self.env.get("STIGMERGY_PAUSE_AT", "")
-        return frozenset(p.strip() for p in raw.split(",") if p.strip())
 
-    def repository(self) -> Repository:
-        from stigmergy.repo.operations import Repository
+def resolve_reader(reader_override: str | None, env: Mapping[str, str], root: Path | None) -> str:
+    """--as, else STIGMERGY_READER, else git user.email. An identity given but empty is a usage error,
+    never a fall-back to the Git e-mail: `--as ''` from a script whose variable went unset must not read as
+    whoever runs it."""
+    if reader_override is not None:
+        if not reader_override.strip():
+            raise UsageError("--as is empty: name the reader's identity (a Git e-mail)")
+        return reader_override.strip()
+    value = env.get("STIGMERGY_READER")
+    if value is not None:
+        if not value.strip():
+            raise UsageError("STIGMERGY_READER is set but empty: name the reader's identity, or unset it")
+        return value.strip()
+    return git_config(root or Path.cwd(), "user.email")
 
-        return Repository(self.require_root(), self.settings, pause_at=self.pause_points)
+
+def submitter(cwd: Path) -> str:
+    name, email = git_config(cwd, "user.name"), git_config(cwd, "user.email")
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email or "unknown"
 
 
 def git_config(cwd: Path, key: str) -> str:

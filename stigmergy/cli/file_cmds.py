@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,13 +17,10 @@ def file_cmd(
     ] = None,
 ) -> None:
     """File captures into the wiki with the configured planner, one operation each, through the gates."""
-    from stigmergy.write.capture import CaptureOutcome, CaptureReport, file_captures, resume
-
     app_ctx: AppContext = ctx.obj
-    repo = app_ctx.repository()
     out = console(stderr=True)
 
-    def on_event(kind: str, o: CaptureOutcome) -> None:
+    def on_event(kind: str, o: Any) -> None:
         if app_ctx.json:
             return
         line = f"{kind:9} {o.source_path or o.locator}"
@@ -33,11 +30,8 @@ def file_cmd(
             line += f" (+{len(o.pages)} wiki pages)"
         out.print(line, markup=False, highlight=False)
 
-    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
-        resumed = resume(repo, app_ctx.env)
-        outcomes = file_captures(repo, captures or None, env_vars=app_ctx.env, on_event=on_event,
-                                   reader=app_ctx.reader)
-    report = CaptureReport(outcomes=outcomes, resumed=resumed)
+    report = app_ctx.service.file(captures or None, on_event=on_event)
+    outcomes = report.outcomes
     if app_ctx.json:
         print_json(report.to_dict())
     else:

@@ -60,14 +60,12 @@ def erase_cmd(
 ) -> None:
     """Erase captures or a layer from the history, evidence, index and records (dry run unless --yes)."""
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    repo = app_ctx.repository()
+    service = app_ctx.service
+    service.require_root()
     if audit_needle is not None:
         if captures or layer or rationale or yes:
             raise UsageError("--audit takes only the text or sha256 to look for")
-        from stigmergy.history.audit import audit, require_every_layer
-
-        require_every_layer(repo.settings, app_ctx.reader)
-        report = audit(repo.root, audit_needle)
+        report = service.audit(audit_needle)
         if app_ctx.json:
             print_json(report.to_dict())
         else:
@@ -83,10 +81,7 @@ def erase_cmd(
         if not report.clean:
             raise CheckFailedError(f"found in {len(report.findings)} place(s)")
         return
-    from stigmergy.repo.lock import WriterLock
-    from stigmergy.write.erase import plan_erase, run_erase
-
-    plan = plan_erase(repo, captures or [], layer, rationale or "", reader=app_ctx.reader)
+    plan = service.plan_erase(captures or [], layer, rationale or "")
     if not yes:
         if app_ctx.json:
             print_json({"dry_run": True, **plan.to_dict()})
@@ -94,9 +89,7 @@ def erase_cmd(
             _print_plan(plan, done=False)
             typer.echo("dry run: nothing changed. Run again with --yes to erase (history is rewritten; no undo).")
         return
-    # An erase waits for nobody: it is refused at once while another writer holds the lock.
-    with WriterLock(repo.layout.lock_file, 0.0):
-        done = run_erase(repo, plan)
+    done = service.erase(plan)  # refused at once while another writer holds the lock
     if app_ctx.json:
         print_json({"dry_run": False, **done.to_dict()})
     else:
@@ -117,23 +110,9 @@ def export_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Write every capture's original bytes and metadata, in capture order, to a portable bundle."""
-    from stigmergy.history.bundle import export_bundle
-    from stigmergy.layers import readable_layers
-
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    repo = app_ctx.repository()
-    if layers:
-        for name in layers:
-            repo.settings.layer(name)  # an unknown layer is a usage error
-        # A bundle carries every capture's original bytes: naming a layer does not make its reader.
-        readable = set(readable_layers(repo.settings, app_ctx.reader))
-        if denied := [name for name in dict.fromkeys(layers) if name not in readable]:
-            raise UsageError(f"--layer {', '.join(denied)}: you ({app_ctx.reader or 'no identity'}) are not among its "
-                             "readers; only a reader of a layer may export it")
-        chosen = tuple(dict.fromkeys(layers))
-    else:
-        chosen = readable_layers(repo.settings, app_ctx.reader)
-    report = export_bundle(repo, dest, chosen)
+    app_ctx.service.require_root()
+    report = app_ctx.service.export(dest, layers)
     if app_ctx.json:
         print_json(report.to_dict())
         return
@@ -151,17 +130,13 @@ def import_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """File every capture of a bundle again, through the gates, in its order (a second import files nothing)."""
-    from stigmergy.write.replay import import_bundle
-
     app_ctx: AppContext = reading(ctx, None, json_out)
-    repo = app_ctx.repository()
 
     def on_event(kind: str, o: Any) -> None:
         if not app_ctx.json and kind != "acknowledged":
             typer.echo(f"{kind:9} {o.locator}" + (f"\n          {o.message}" if kind in ("failed", "refused") else ""))
 
-    with repo.lock():
-        report = import_bundle(repo, src, app_ctx.env, on_event)
+    report = app_ctx.service.import_bundle(src, on_event)
     if app_ctx.json:
         print_json(report.to_dict())
     else:

@@ -30,22 +30,19 @@ def index_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Bring the search index up to date with the repository (incremental)."""
-    from stigmergy.index.build import build_index, check_index
-    from stigmergy.index.build import prepare as prepare_model
-
     app_ctx = reading(ctx, None, json_out)
     as_json = app_ctx.json
-    root = app_ctx.require_root()
-    settings = app_ctx.settings
+    service = app_ctx.service
+    service.require_root()
     if prepare:
-        path = prepare_model(root, settings)
+        path = service.prepare_model()
         print_json({"onnx": str(path)}) if as_json else typer.echo(f"embedding model ready: {path}")
         return
     if check:
         from stigmergy.errors import CheckFailedError
 
         try:
-            report = check_index(root, settings)
+            report = service.check_index()
         except CheckFailedError as exc:
             rep = getattr(exc, "report", None)
             if rep is not None:
@@ -59,17 +56,9 @@ def index_cmd(
             f"index ok: {report.pages} pages, {report.fragments} fragments")
         return
     if hook:
-        from stigmergy.index.hooks import run_hook_index
-
-        run_hook_index(root, lambda: build_index(root, settings, lock=False))
+        service.index_hook()
         return
-    report = _build_with_progress(root, settings, rebuild, quiet=as_json, pause=_pauser(app_ctx))
-    from stigmergy.index.hooks import run_hook_index
-    from stigmergy.repo.layout import Layout
-
-    if (Layout(root).state_dir / "index.dirty").exists():
-        # A hook fired while we held the lock and left its request for us: serve it before returning.
-        run_hook_index(root, lambda: build_index(root, settings, lock=False))
+    report = _build_with_progress(service, rebuild, quiet=as_json)
     if as_json:
         print_json(asdict(report))
         return
@@ -81,26 +70,9 @@ def index_cmd(
     )
 
 
-def _pauser(app_ctx: AppContext) -> Any:
-    """Crash tests stop a build at a named point (STIGMERGY_PAUSE_AT) to kill it there."""
-    points = app_ctx.pause_points
-
-    def pause(point: str) -> None:
-        if point in points:
-            import time
-
-            print(f"paused at {point}", flush=True)
-            time.sleep(120)
-
-    return pause
-
-
-def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool, pause: Any = None) -> Any:
-    from stigmergy.index.build import build_index
-
-    pause = pause or (lambda point: None)
+def _build_with_progress(service: Any, rebuild: bool, quiet: bool) -> Any:
     if quiet or not sys.stderr.isatty():
-        return build_index(root, settings, rebuild=rebuild, pause=pause)
+        return service.index(rebuild=rebuild)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -114,7 +86,7 @@ def _build_with_progress(root: Path, settings: Any, rebuild: bool, quiet: bool, 
             elapsed = bar.tasks[0].elapsed or 0.0
             bar.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
 
-        return build_index(root, settings, rebuild=rebuild, progress=progress, pause=pause)
+        return service.index(rebuild=rebuild, progress=progress)
 
 
 def search_cmd(
@@ -131,13 +103,12 @@ def search_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Hybrid search (lexical + vector + entity + graph) over the pages you may read."""
-    from stigmergy.index.search import Filters, search
+    from stigmergy.service import filters
 
     check_search_filters(k, type_, status, since)
     app_ctx = reading(ctx, as_reader, json_out)
-    reader, as_json = app_ctx.reader, app_ctx.json
-    result = search(app_ctx.require_root(), app_ctx.settings, query, reader, k=k,
-                    filters=Filters(type=type_, entity=entity, status=status, layer=layer, since=since))
+    as_json = app_ctx.json
+    result = app_ctx.service.search(query, k=k, filters=filters(type_, entity, status, layer, since))
     if as_json:
         print_json(result.to_dict())
         return
@@ -170,16 +141,8 @@ def hooks_install(
 ) -> None:
     """Install post-commit/merge/checkout/rewrite hooks (or, with --server, a post-receive hook that indexes
     and a pre-receive hook that runs the preservation gates on every pushed commit)."""
-    from stigmergy.index.hooks import install, install_server
-
     app_ctx = reading(ctx, None, json_out)
-    as_json = app_ctx.json
-    if server is not None:
-        # Without --checkout the server gets the gate alone (pre-receive), no index.
-        changes = install_server(server, checkout)
-    else:
-        changes = install(app_ctx.require_root())
-    _print_changes(changes, as_json)
+    _print_changes(app_ctx.service.install_hooks(server, checkout), app_ctx.json)
 
 
 @hooks_app.command("uninstall")
@@ -189,23 +152,17 @@ def hooks_uninstall(
     json_out: JsonOption = False,
 ) -> None:
     """Remove exactly the lines `hooks install` added, keeping other hooks intact."""
-    from stigmergy.index.hooks import uninstall
-
     app_ctx = reading(ctx, None, json_out)
-    as_json = app_ctx.json
-    _print_changes(uninstall(server if server is not None else app_ctx.require_root()), as_json)
+    _print_changes(app_ctx.service.uninstall_hooks(server), app_ctx.json)
 
 
 @hooks_app.command("pre-receive", hidden=True)
 def hooks_pre_receive(ctx: typer.Context) -> None:
     """Run by the server's pre-receive hook: judge every pushed commit by the gates; exit 1 rejects the push."""
-    from stigmergy.gates.history import audit_push
-    from stigmergy.repo.git import Git
-
     app_ctx: AppContext = ctx.obj
     err = console(stderr=True)
     try:
-        commits, findings = audit_push(Git(Path.cwd()), sys.stdin.read().splitlines(), app_ctx.settings)
+        commits, findings = app_ctx.service.judge_push(Path.cwd(), sys.stdin.read().splitlines())
     except Exception as exc:  # noqa: BLE001 - the gate fails closed: a push it cannot judge is not taken
         err.print(f"stigmergy: push rejected: the gate could not judge it ({type(exc).__name__}: {exc})",
                   markup=False, highlight=False)

@@ -4,7 +4,6 @@ anything fails: an error finding, a commit since the last clean check that broke
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated
 
 import typer
@@ -24,24 +23,11 @@ def lint(
 ) -> None:
     """Check the whole repository against the page, citation and contradiction contracts, and the commits
     since the last clean check against the gates."""
-    from stigmergy.gates.history import audit_since_last_check, mark_checked
-    from stigmergy.gates.lint import lint_repository, scope_report
-    from stigmergy.layers import path_layer, readable_layers
-
     app_ctx = reading(ctx, as_reader, json_out)
-    root = app_ctx.require_root()
-    readable = set(readable_layers(app_ctx.settings, app_ctx.reader))
-    report = scope_report(lint_repository(root, app_ctx.settings, strict=strict), readable)
-    history = audit_since_last_check(root, app_ctx.settings)
-    # A commit's finding in a layer the reader cannot read is counted, never shown (its path names a page).
-    history_hidden = sum(1 for h in history.findings if path_layer(h.path) not in readable)
-    history_shown = dataclasses.replace(history, findings=tuple(h for h in history.findings if path_layer(h.path) in readable))
-    if accept_history and history.head:
-        mark_checked(root, history.head)
-    history_fails = not history.ok and not accept_history
+    result = app_ctx.service.lint(strict=strict, accept_history=accept_history)
+    report, history, history_shown, history_hidden = result.report, result.history, result.shown, result.history_hidden
     if app_ctx.json:
-        print_json({**report.to_dict(), "ok": report.ok and not history_fails,
-                    "history": {**history_shown.to_dict(), "ok": history.ok, "hidden": history_hidden}})
+        print_json(result.to_dict())
     else:
         for f in report.findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
@@ -58,7 +44,7 @@ def lint(
             verdict = "clean" if history.ok else f"{len(history.findings)} gate rule(s) broken"
             typer.echo(f"history: {history.commits} commit(s) since the last clean check: {verdict}"
                        + ("; accepted as reviewed" if accept_history and not history.ok else ""))
-    if not report.ok or history_fails:
+    if not result.ok:
         raise typer.Exit(EXIT_CHECK)
 
 

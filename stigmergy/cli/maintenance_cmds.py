@@ -1,5 +1,5 @@
-"""garden, delete, merge, rename, recompile, maintain: parse, take the writer lock, run `resume`, call the
-pipeline in `stigmergy.write`, render. Every command has --dry-run and --json."""
+"""garden, delete, merge, rename, recompile, maintain: parse, call the service (which takes the writer lock
+and finishes what a crash left first), render. Every command has --dry-run and --json."""
 
 from __future__ import annotations
 
@@ -13,17 +13,6 @@ from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, console, print_json, reading
 
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Show the plan and its report; change nothing.")]
-
-
-def _locked(app_ctx: AppContext, run: Any) -> Any:
-    """Run `run(repo)` with the writer lock held, after finishing what a crash interrupted."""
-    from stigmergy.write.capture import resume
-
-    repo = app_ctx.repository()
-    out = console(stderr=True)
-    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
-        resume(repo, app_ctx.env)
-        return run(repo)
 
 
 def _render(app_ctx: AppContext, outcome: Any, verbose: bool = False) -> None:
@@ -57,14 +46,8 @@ def garden_cmd(
 ) -> None:
     """Lint the wiki and repair what can be repaired deterministically, as one gated operation. What it
     repairs does not depend on the reader; what it names of layers the reader cannot read is a count."""
-    from stigmergy.layers import readable_layers, writable_layers
-    from stigmergy.write.maintenance import garden
-
     app_ctx = reading(ctx, as_reader, json_out)
-    readable = frozenset(readable_layers(app_ctx.settings, app_ctx.reader))
-    writable = frozenset(writable_layers(app_ctx.settings, app_ctx.reader))
-    outcome = _locked(app_ctx, lambda repo: garden(repo, check=check, dry_run=dry_run, readable=readable,
-                                                   writable=writable))
+    outcome = app_ctx.service.garden(check=check, dry_run=dry_run)
     if not app_ctx.json:
         rep = outcome.report
         for m in rep.get("merge_proposals", []):
@@ -90,11 +73,8 @@ def delete_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Delete a page or a capture's source page, sweeping the links, lines and claims that rest on it."""
-    from stigmergy.write.maintenance import delete
-
     app_ctx = reading(ctx, as_reader, json_out)
-    target = _repo_relative(app_ctx, target)
-    outcome = _locked(app_ctx, lambda repo: delete(repo, target, rationale, reader=app_ctx.reader, dry_run=dry_run))
+    outcome = app_ctx.service.delete(_repo_relative(app_ctx, target), rationale, dry_run=dry_run)
     _render(app_ctx, outcome)
 
 
@@ -108,13 +88,12 @@ def merge_cmd(
     """Merge one page into another: every section and cited line moves, the old title becomes an alias,
     links are rewritten. Both pages must be of one layer and one type."""
     from stigmergy.errors import UsageError
-    from stigmergy.write.maintenance import merge
 
     if len(words) != 3 or words[1].casefold() != "into":
         raise UsageError("usage: stigmergy merge PAGE INTO PAGE (e.g. merge \"Olly Brandt\" INTO \"Oliver Brandt\")")
     app_ctx = reading(ctx, as_reader, json_out)
     page, into = _repo_relative(app_ctx, words[0]), _repo_relative(app_ctx, words[2])
-    outcome = _locked(app_ctx, lambda repo: merge(repo, page, into, reader=app_ctx.reader, dry_run=dry_run))
+    outcome = app_ctx.service.merge(page, into, dry_run=dry_run)
     _render(app_ctx, outcome)
 
 
@@ -127,11 +106,8 @@ def rename_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Rename a page: new title and path, same id, the old title kept as an alias, links rewritten."""
-    from stigmergy.write.maintenance import rename
-
     app_ctx = reading(ctx, as_reader, json_out)
-    page = _repo_relative(app_ctx, page)
-    outcome = _locked(app_ctx, lambda repo: rename(repo, page, title, reader=app_ctx.reader, dry_run=dry_run))
+    outcome = app_ctx.service.rename(_repo_relative(app_ctx, page), title, dry_run=dry_run)
     _render(app_ctx, outcome)
 
 
@@ -146,27 +122,16 @@ def recompile_cmd(
 ) -> None:
     """Rebuild every derived page from the source pages (capture order, or --by-occurred) and swap the result in as one
     commit, keeping page ids, human lines and contradiction records. Refuses while captures are pending."""
-    from stigmergy.write.recompile import recompile
-
     app_ctx = reading(ctx, as_reader, json_out)
-    repo = app_ctx.repository()
+    app_ctx.service.require_root()
     out = console(stderr=True)
-    from stigmergy.layers import check_recompile
-    from stigmergy.write.recompile import content_layers
-
-    check_recompile(app_ctx.settings, app_ctx.reader, content_layers(repo))  # before the lock: refused at once
 
     def on_step(done: int, total: int, rel: str) -> None:
         if not app_ctx.json and (done == total or done % 25 == 0):
             out.print(f"recompile: {done}/{total} sources filed", markup=False, highlight=False)
 
-    with repo.lock(on_wait=lambda msg: out.print(msg, markup=False)):
-        if not repo.state.pending():
-            from stigmergy.write.capture import resume as finish_interrupted
-
-            finish_interrupted(repo, app_ctx.env)  # bookkeeping only: nothing is pending
-        outcome = recompile(repo, from_date=from_date, by_occurred=by_occurred, resume=resume, dry_run=dry_run, env_vars=app_ctx.env,
-                            on_step=on_step, reader=app_ctx.reader)
+    outcome = app_ctx.service.recompile(from_date=from_date, by_occurred=by_occurred, resume=resume, dry_run=dry_run,
+                                        on_step=on_step)
     if not app_ctx.json:
         rep = outcome.report
         for note in rep.get("notes", []):
@@ -199,13 +164,8 @@ def maintain_cmd(
     """For cron: resume, file what is pending, garden, index, pack Git; one summary line. Exit 0 ok (or
     another run holds the lock), 4 something needs a person, 1 a step failed. Acts as `--as`, else as the
     `[roles] service` identity, else as the reader: garden writes only in the layers that identity may write."""
-    from stigmergy.layers import service_identity
-    from stigmergy.write.maintain import maintain
-
     app_ctx = reading(ctx, as_reader, json_out)
-    service = service_identity(app_ctx.settings)
-    identity = app_ctx.reader if app_ctx.reader_override is not None or not service else service
-    report = maintain(app_ctx.repository(), app_ctx.env, index=not no_index, identity=identity)
+    report = app_ctx.service.maintain(index=not no_index, as_caller=app_ctx.reader_given)
     if app_ctx.json:
         print_json(report.to_dict())
     else:
@@ -215,7 +175,7 @@ def maintain_cmd(
 
 def _repo_relative(app_ctx: AppContext, target: str) -> str:
     """A path given on the command line (relative to the cwd, or absolute) as a repository-relative path."""
-    root = app_ctx.require_root().resolve()
+    root = app_ctx.service.require_root().resolve()
     candidate = Path(target)
     if candidate.exists() and (candidate.is_absolute() or os.sep in target):
         try:

@@ -6,21 +6,8 @@ from typing import Annotated
 
 import typer
 
-from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
-from stigmergy.errors import CheckFailedError, NotFoundError, UsageError
-from stigmergy.layers import readable_layers
-
-
-def _repo(ctx: typer.Context, as_reader: str | None, json_out: bool):  # noqa: ANN202
-    from stigmergy.repo.operations import Repository
-    from stigmergy.write.recovery import ensure_bookkeeping
-
-    app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    repo = Repository(app_ctx.require_root(), app_ctx.settings)
-    # The state database is a cache of what Git says: a clone or a lost `.stigmergy/` gets it back here.
-    ensure_bookkeeping(repo)
-    return repo, app_ctx
+from stigmergy.errors import CheckFailedError
 
 
 def log_cmd(
@@ -31,12 +18,8 @@ def log_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """List operations, newest first."""
-    from stigmergy.repo.oplog import operations_for
-
-    if limit < 1:
-        raise UsageError(f"--limit/-n {limit}: ask for at least one operation")
-    repo, app_ctx = _repo(ctx, as_reader, json_out)
-    ops = operations_for(repo, readable_layers(app_ctx.settings, app_ctx.reader), limit=limit, kind=kind)
+    app_ctx = reading(ctx, as_reader, json_out)
+    ops = app_ctx.service.log(limit=limit, kind=kind)
     if app_ctx.json:
         print_json({"operations": ops})
         return
@@ -57,12 +40,8 @@ def show_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Print an operation's manifest and its exact patch."""
-    from stigmergy.repo.oplog import operation_for
-
-    repo, app_ctx = _repo(ctx, as_reader, json_out)
-    row = operation_for(repo, readable_layers(app_ctx.settings, app_ctx.reader), op, patch=not no_patch)
-    if row is None:
-        raise NotFoundError(f"no operation {op!r}", hint="`stigmergy log` lists them")
+    app_ctx = reading(ctx, as_reader, json_out)
+    row = app_ctx.service.show(op, patch=not no_patch)
     patch = row["patch"]
     if app_ctx.json:
         print_json(row)
@@ -102,14 +81,8 @@ def show_cmd(
 
 def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Pending work, the last operation, and the repository's health."""
-    from stigmergy.index.store import index_state
-    from stigmergy.repo.health import status
-
-    repo, app_ctx = _repo(ctx, as_reader, json_out)
-    data = status(repo, index_state(repo.layout.index_db), readable_layers(app_ctx.settings, app_ctx.reader))
-    from stigmergy.write.recompile import planner_state
-
-    data["planner"] = planner_state(repo)
+    app_ctx = reading(ctx, as_reader, json_out)
+    data = app_ctx.service.status()
     if app_ctx.json:
         print_json(data)
         return
@@ -151,11 +124,8 @@ def status_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOpt
 
 def fsck_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """Re-hash every evidence object and check every source page's artifacts; exit 4 on any problem."""
-    from stigmergy.capture.fsck import fsck
-    from stigmergy.layers import readable_layers
-
-    repo, app_ctx = _repo(ctx, as_reader, json_out)
-    report = fsck(repo).scoped(set(readable_layers(app_ctx.settings, app_ctx.reader)))
+    app_ctx = reading(ctx, as_reader, json_out)
+    report = app_ctx.service.fsck()
     if app_ctx.json:
         print_json(report.to_dict())
     else:

@@ -27,11 +27,9 @@ def read_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """Read pages: head (or fragment), front matter, links, backlinks, open contradictions."""
-    from stigmergy.index.reads import read_pages
-
     app_ctx = reading(ctx, as_reader, json_out)
-    reader, as_json = app_ctx.reader, app_ctx.json
-    result = read_pages(app_ctx.require_root(), app_ctx.settings, reader, refs, evidence=evidence, head_chars=chars)
+    as_json = app_ctx.json
+    result = app_ctx.service.read(refs, evidence=evidence, chars=chars)
     if as_json:
         print_json(result)
         return
@@ -81,16 +79,14 @@ def list_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """List the pages you may read, with filters."""
-    from stigmergy.index.reads import list_pages
-    from stigmergy.index.search import Filters
+    from stigmergy.service import filters
 
     check_search_filters(None, type_, status, since)
     if limit < 1:
         raise UsageError(f"--limit {limit}: ask for at least one row")
     app_ctx = reading(ctx, as_reader, json_out)
-    reader, as_json = app_ctx.reader, app_ctx.json
-    result = list_pages(app_ctx.require_root(), app_ctx.settings, reader,
-                        Filters(type=type_, entity=entity, status=status, layer=layer, since=since), limit=limit)
+    as_json = app_ctx.json
+    result = app_ctx.service.list_pages(filters(type_, entity, status, layer, since), limit=limit)
     if as_json:
         print_json(result)
         return
@@ -108,11 +104,9 @@ def describe_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """An entity: aliases, pages about it, a dated timeline of cited facts, contradictions."""
-    from stigmergy.index.reads import describe_entity
-
     app_ctx = reading(ctx, as_reader, json_out)
-    reader, as_json = app_ctx.reader, app_ctx.json
-    result = describe_entity(app_ctx.require_root(), app_ctx.settings, reader, entity)
+    as_json = app_ctx.json
+    result = app_ctx.service.describe(entity)
     if as_json:
         print_json(result)
         return

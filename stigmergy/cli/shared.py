@@ -27,10 +27,7 @@ def reading(ctx: typer.Context, as_reader: str | None = None, json_out: bool = F
     app_ctx: AppContext = ctx.obj
     if as_reader is None and not json_out:
         return app_ctx
-    return dataclasses.replace(
-        app_ctx, json=json_out or app_ctx.json,
-        reader_override=as_reader if as_reader is not None else app_ctx.reader_override,
-    )
+    return dataclasses.replace(app_ctx.as_reader(as_reader), json=json_out or app_ctx.json)
 
 
 def print_freshness(index: dict[str, Any]) -> None:
@@ -66,8 +63,8 @@ def check_search_filters(k: int | None, type_: str | None, status: str | None, s
     """A filter that can match nothing is a typo: say so (exit 2) rather than "no matching pages"."""
     from datetime import date
 
-    from stigmergy.pages.wiki import STATUSES
-    from stigmergy.repo.layout import PAGE_TYPES
+    from stigmergy.service import PAGE_STATUSES as STATUSES
+    from stigmergy.service import PAGE_TYPES
 
     if k is not None and k < 1:
         raise UsageError(f"-k {k}: ask for at least one page")

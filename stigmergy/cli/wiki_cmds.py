@@ -17,10 +17,8 @@ def contradictions_cmd(
     json_out: JsonOption = False,
 ) -> None:
     """List contradiction blocks across the wiki (open and resolved)."""
-    from stigmergy.index.overview import contradictions
-
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    found = contradictions(app_ctx.require_root(), app_ctx.settings, app_ctx.reader, status)
+    found = app_ctx.service.contradictions(status)
     if app_ctx.json:
         print_json({"contradictions": found})
         return
@@ -40,10 +38,8 @@ def contradictions_cmd(
 
 def overview_cmd(ctx: typer.Context, as_reader: AsOption = None, json_out: JsonOption = False) -> None:
     """What the wiki learned: pages per type, entities with their aliases, contradictions."""
-    from stigmergy.index.overview import overview
-
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    data = overview(app_ctx.require_root(), app_ctx.settings, app_ctx.reader)
+    data = app_ctx.service.overview()
     if app_ctx.json:
         print_json(data)
         return

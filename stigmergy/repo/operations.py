@@ -72,11 +72,12 @@ class Repository:
     def reader_state(self) -> StateDB:
         return StateDB(self.layout.state_db, readonly=True)
 
-    def lock(self, on_wait: Callable[[str], None] | None = None) -> WriterLock:
-        """The writer lock; once held, git lock files a killed process left behind are cleared."""
+    def lock(self, on_wait: Callable[[str], None] | None = None, timeout: float | None = None) -> WriterLock:
+        """The writer lock (waiting `[lock] timeout_seconds`, or `timeout`: 0 refuses at once while another
+        writer holds it); once held, git lock files a killed process left behind are cleared."""
         say = on_wait or _stderr
         return WriterLock(
-            self.layout.lock_file, self.settings.lock.timeout_seconds, on_wait,
+            self.layout.lock_file, self.settings.lock.timeout_seconds if timeout is None else timeout, on_wait,
             after_acquire=lambda: self.git.clear_stale_locks(say),
         )
 

@@ -3,9 +3,9 @@ one commit. `resume` finishes captures a crash interrupted (every writing comman
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import (
@@ -32,6 +32,9 @@ from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repositor
 from stigmergy.settings import CaptureSettings
 from stigmergy.write.operation import Operation, authorship, commit, commit_verdict, refusal
 from stigmergy.write.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
+
+if TYPE_CHECKING:
+    from stigmergy.write.filing import PlannerFactory
 
 __all__ = [
     "CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "read_inputs",
@@ -96,17 +99,25 @@ class CaptureReport:
         }
 
 
-def _file(repo: Repository, queued: QueuedCapture, rel: str, env_vars: Mapping[str, str]):  # noqa: ANN202
-    from stigmergy.write.filing import make_planner, propose
+def _file(repo: Repository, queued: QueuedCapture, rel: str, planners: PlannerFactory):  # noqa: ANN202
+    from stigmergy.write.filing import propose
 
     op = Operation(queued.op_id, "capture", queued.captured_at).info(
         capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale,
         occurred_at=queued.occurred_at,
     )
-    return propose(repo.root, repo.settings, rel, op, make_planner(repo.settings, env_vars), authorship(repo))
+    return propose(repo.root, repo.settings, rel, op, planners(), authorship(repo))
 
 
-def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str] | None = None) -> CaptureOutcome:
+def _planners(repo: Repository, planners: PlannerFactory | None) -> PlannerFactory:
+    if planners is not None:
+        return planners
+    from stigmergy.write.filing import default_planners
+
+    return default_planners(repo.settings)
+
+
+def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | None = None) -> CaptureOutcome:
     """Render, file and commit one acknowledged capture (also the resume path)."""
     rel = queued.source_path
     text = render_source_page(queued.source_page(repo.evidence.get(queued.readable_sha).decode("utf-8")))
@@ -127,7 +138,7 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
         # The planner and gates read the new source page from disk, like every other page.
         restore(repo.root, {rel: text})
         try:
-            result = _file(repo, queued, rel, env_vars or {})
+            result = _file(repo, queued, rel, _planners(repo, planners))
         except StigmergyError as exc:
             manifest["reasons"].append(f"filing failed: {exc.message}")
             manifest["planner_error"] = exc.message
@@ -196,7 +207,7 @@ def process(repo: Repository, queued: QueuedCapture, env_vars: Mapping[str, str]
     )
 
 
-def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[CaptureOutcome]:
+def resume(repo: Repository, planners: PlannerFactory | None = None) -> list[CaptureOutcome]:
     """Finish what a crash interrupted. Call with the writer lock held. Never takes back committed work."""
     from stigmergy.write.erase import resume_erase
 
@@ -218,7 +229,7 @@ def resume(repo: Repository, env_vars: Mapping[str, str] | None = None) -> list[
             undo_uncommitted(repo, inflight)
         # Bookkeeping was rebuilt above, so a pending capture never committed: its page is a leftover.
         undo_uncommitted(repo, {rel: None})
-        outcomes.append(process(repo, queued, env_vars))
+        outcomes.append(process(repo, queued, planners))
     return outcomes
 
 
@@ -288,12 +299,11 @@ def capture(
     items: Iterable[InputItem | ReadInput | CaptureOutcome],
     options: CaptureOptions,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
-    env_vars: Mapping[str, str] | None = None,
+    planners: PlannerFactory | None = None,
 ) -> list[CaptureOutcome]:
-    """Capture each item as its own operation. Call with the writer lock held, ideally with inputs that
-    `read_inputs` already read (an InputItem is read here, under the lock). Bad inputs are reported as
-    failed outcomes and change nothing; the others still land."""
-    validate(repo, options)
+    """Capture each item as its own operation. Call with the writer lock held, after `validate(repo,
+    options)`, ideally with inputs that `read_inputs` already read (an InputItem is read here, under the
+    lock). Bad inputs are reported as failed outcomes and change nothing; the others still land."""
     items = list(items)
     outcomes: list[CaptureOutcome] = []
 
@@ -327,7 +337,7 @@ def capture(
                                    op_id=queued.op_id)
             on_event("acknowledged", acked)
         repo.pause("ack")
-        outcome = process(repo, queued, env_vars)
+        outcome = process(repo, queued, planners)
         report(outcome.status, outcome)
     return outcomes
 
@@ -335,7 +345,7 @@ def capture(
 def file_captures(
     repo: Repository,
     capture_ids: Iterable[str] | None = None,
-    env_vars: Mapping[str, str] | None = None,
+    planners: PlannerFactory | None = None,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
     reader: str | None = None,
 ) -> list[CaptureOutcome]:
@@ -344,7 +354,7 @@ def file_captures(
     writing into a layer is reading it, so a named capture of a layer the reader cannot read is a usage
     error (nothing filed), and the default set holds only the reader's layers."""
     from stigmergy.layers import readable_layers
-    from stigmergy.write.filing import make_planner, propose
+    from stigmergy.write.filing import propose
 
     rows = repo.state.captures()
     readable = None if reader is None else set(readable_layers(repo.settings, reader))
@@ -366,7 +376,7 @@ def file_captures(
                     hint="file it as one of the layer's readers (--as)",
                 )
         chosen.sort(key=lambda r: r["capture_id"])
-    planner = make_planner(repo.settings, env_vars or {})
+    planner = _planners(repo, planners)()
     outcomes = []
 
     def report(outcome: CaptureOutcome) -> None:

@@ -4,7 +4,7 @@ from a refusal. The pipelines in `stigmergy.write.capture` commit `verdict.chang
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +24,28 @@ class FilingResult:
     plan: Plan
     verdict: Verdict  # final verdict (after at most one repair round for LLM planners)
     record: dict  # planner kind, model, prompt sha256, reply, tokens, context sizes, repair round
+
+
+# What the write pipelines take instead of the environment: a planner when they need one (the service
+# builds the planner once and hands out the same one; a missing API key is an error only when filing).
+PlannerFactory = Callable[[], Planner]
+
+
+def planner_factory(settings: Settings, env: Mapping[str, str]) -> PlannerFactory:
+    """The planner `settings` name, made on first use and kept (a failed attempt is tried again)."""
+    made: list[Planner] = []
+
+    def planner() -> Planner:
+        if not made:
+            made.append(make_planner(settings, env))
+        return made[0]
+
+    return planner
+
+
+def default_planners(settings: Settings) -> PlannerFactory:
+    """For callers that have no environment to give (tests, benches): the planner without an API key."""
+    return planner_factory(settings, {})
 
 
 def make_planner(settings: Settings, env: Mapping[str, str]) -> Planner:

@@ -7,13 +7,16 @@ a person (garden left findings, a filing was refused), 1 a step failed."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import EXIT_CHECK, EXIT_FAILURE, EXIT_OK, LockTimeoutError, StigmergyError
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.operations import Repository
+
+if TYPE_CHECKING:
+    from stigmergy.write.filing import PlannerFactory
 
 
 @dataclass
@@ -39,21 +42,24 @@ class MaintainReport:
         return {"steps": self.steps, "locked_out": self.locked_out, "summary": self.summary(), "exit_code": self.exit_code}
 
 
-def maintain(repo: Repository, env_vars: Mapping[str, str] | None = None, *, index: bool = True,
-             identity: str | None = None) -> MaintainReport:
-    """`identity`: who the run acts as (the CLI passes `--as`, else `[roles] service`, else the reader):
-    garden writes only in the layers it may write, and reports the rest as counts. None: every layer."""
+def maintain(repo: Repository, planners: PlannerFactory | None = None, *, index: bool = True,
+             lock: WriterLock | None = None, identity: str | None = None) -> MaintainReport:
+    """Run the steps. `lock`: the writer lock, not yet held, that a scheduler's run never waits for (by
+    default one with no timeout that clears the git lock files a killed process left). `identity`: who the
+    run acts as (the service passes `--as`, else `[roles] service`, else the reader): garden writes only in
+    the layers it may write, and reports the rest as counts. None: every layer."""
     report = MaintainReport()
-    lock = WriterLock(repo.layout.lock_file, 0, after_acquire=lambda: repo.git.clear_stale_locks(lambda _m: None))
+    if lock is None:
+        lock = WriterLock(repo.layout.lock_file, 0, after_acquire=lambda: repo.git.clear_stale_locks(lambda _m: None))
     try:
         lock.acquire()
     except LockTimeoutError:
         report.locked_out = f"another stigmergy writer (pid {lock.owner()}) holds the lock"
         return report
     try:
-        if not _step(report, "resume", lambda: _resume(repo, env_vars)):
+        if not _step(report, "resume", lambda: _resume(repo, planners)):
             return report  # nothing else is safe on a repository a crash left half-written
-        _step(report, "file", lambda: _file(repo, env_vars))
+        _step(report, "file", lambda: _file(repo, planners))
         _step(report, "garden", lambda: _garden(repo, identity))
     finally:
         lock.release()
@@ -74,16 +80,16 @@ def _step(report: MaintainReport, name: str, run: Callable[[], tuple[str, str]])
     return status != "failed"
 
 
-def _resume(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, str]:
+def _resume(repo: Repository, planners: PlannerFactory | None) -> tuple[str, str]:
     from stigmergy.write.capture import resume
 
-    outcomes = resume(repo, env_vars)
+    outcomes = resume(repo, planners)
     refused = sum(1 for o in outcomes if o.status == "refused")
     return ("attention" if refused else "ok"), (f"{len(outcomes)} finished" + (f", {refused} refused" if refused else "")
                                                 if outcomes else "")
 
 
-def _file(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, str]:
+def _file(repo: Repository, planners: PlannerFactory | None) -> tuple[str, str]:
     from stigmergy.write.capture import file_captures
 
     # A capture whose filing the gates refused stays refused until someone changes something: filing it
@@ -94,7 +100,7 @@ def _file(repo: Repository, env_vars: Mapping[str, str] | None) -> tuple[str, st
     }
     pending = [r["capture_id"] for r in repo.state.captures() if not r["filed"] and r["capture_id"] not in refused]
     skipped = sum(1 for r in repo.state.captures() if not r["filed"] and r["capture_id"] in refused)
-    outcomes = file_captures(repo, pending, env_vars=env_vars) if pending else []
+    outcomes = file_captures(repo, pending, planners=planners) if pending else []
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1

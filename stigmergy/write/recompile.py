@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.fsck import source_paths
 from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
@@ -31,6 +31,9 @@ from stigmergy.repo.ids import id_ms
 from stigmergy.repo.operations import Repository, restore
 from stigmergy.write.curation import replay_entry
 from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
+
+if TYPE_CHECKING:
+    from stigmergy.write.filing import PlannerFactory
 
 WORK_DIR = "recompile"
 WIKI_PLANNER = "wiki_planner"  # state meta: the planner version of the last whole recompile, and its commit
@@ -153,13 +156,13 @@ def recompile(
     by_occurred: bool = False,
     resume: bool = False,
     dry_run: bool = False,
-    env_vars: Mapping[str, str] | None = None,
+    planners: PlannerFactory | None = None,
     on_step: Callable[[int, int, str], None] | None = None,
     reader: str | None = None,
 ) -> Outcome:
     """Rebuild the wiki from its sources and swap it in as one commit. Call with the writer lock held.
     With `reader`: refused unless they maintain every layer the wiki has (a recompile rewrites them all)."""
-    from stigmergy.write.filing import make_planner, propose
+    from stigmergy.write.filing import default_planners, propose
 
     if reader is not None:
         from stigmergy.layers import check_recompile
@@ -203,7 +206,7 @@ def recompile(
     if step.exists():  # a kill in the middle of writing a step: take it back, then file that source again
         restore(work, json.loads(step.read_text(encoding="utf-8")))
         step.unlink()
-    planner = make_planner(repo.settings, env_vars or {})
+    planner = (planners or default_planners(repo.settings))()
     authorship = MachineWritten()
     ops = _capture_ops(repo)
     steps = progress.steps or progress.order

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stigmergy.errors import ContractError, LockTimeoutError
+from stigmergy.errors import EXIT_REFUSED, ContractError, LockTimeoutError, StigmergyError
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.git import blob_sha
@@ -210,6 +210,25 @@ def _capture_row(
         "capture_id": page.id, "content_sha": art.sha256, "layer": page.layer, "source_path": source["path"],
         "op_id": c.op_id, "captured_at": page.captured_at, "locator": page.locator, "filed": filed, "rebuilt": 1,
     }
+
+
+class WorkPendingError(StigmergyError):
+    """An operation that starts only on a repository at rest found work a crash left (exit 3)."""
+
+    exit_code = EXIT_REFUSED
+
+
+def refuse_while_pending(repo: Repository) -> None:
+    """The recovery policy of an operation that finishes nothing itself (import): refuse while a capture or
+    an erase is waiting for `stigmergy resume`."""
+    from stigmergy.write.erase import pending_erase
+
+    pending = repo.state.pending()
+    if pending or pending_erase(repo):
+        raise WorkPendingError(
+            f"this repository has pending work ({len(pending)} capture(s){', an erase' if pending_erase(repo) else ''})",
+            hint="run `stigmergy resume` first",
+        )
 
 
 def ensure_bookkeeping(repo: Repository) -> list[str]:

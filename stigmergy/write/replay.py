@@ -16,22 +16,21 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import CaptureOptions, validate_options
-from stigmergy.errors import EXIT_REFUSED, ConfigError, StigmergyError
+from stigmergy.errors import ConfigError, StigmergyError
 from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository
-from stigmergy.write.capture import CaptureOutcome, capture, outcomes_exit_code
+from stigmergy.write.capture import CaptureOutcome, capture, outcomes_exit_code, validate
 from stigmergy.write.curation import replay_curation, replay_human_lines
 
-
-class ImportRefusedError(StigmergyError):
-    exit_code = EXIT_REFUSED
+if TYPE_CHECKING:
+    from stigmergy.write.filing import PlannerFactory
 
 
 @dataclass
@@ -72,19 +71,11 @@ def _contradiction_id(repo: Repository, described: Mapping[str, Any] | None, ids
 def import_bundle(
     repo: Repository,
     src: Path,
-    env_vars: Mapping[str, str] | None = None,
+    planners: PlannerFactory | None = None,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
 ) -> ImportReport:
-    """Replay the bundle at `src`. Call with the writer lock held; refused while work is pending here."""
-    from stigmergy.write.erase import pending_erase
-
+    """Replay the bundle at `src`. Call with the writer lock held, after `write.recovery.refuse_while_pending`."""
     bundle: Bundle = read_bundle(src)
-    pending = repo.state.pending()
-    if pending or pending_erase(repo):
-        raise ImportRefusedError(
-            f"this repository has pending work ({len(pending)} capture(s){', an erase' if pending_erase(repo) else ''})",
-            hint="run `stigmergy resume` first",
-        )
     missing = sorted({e.layer for e in bundle.entries} - set(repo.settings.layer_names()))
     if missing:
         lines = "; ".join(
@@ -117,7 +108,7 @@ def import_bundle(
                 on_event("exists", outcome)
             continue
         keep = _free_ids(repo, entry, taken)
-        outcome = _replay(repo, bundle, entry, ids, seen[key] > 1, report, env_vars, on_event, keep)
+        outcome = _replay(repo, bundle, entry, ids, seen[key] > 1, report, planners, on_event, keep)
         if outcome.capture_id:
             ids[entry.capture_id] = outcome.capture_id
             taken.add(outcome.capture_id)
@@ -154,7 +145,7 @@ def _options(entry: BundleEntry, resolves: str | None, rationale: str | None, fo
 
 def _replay(
     repo: Repository, bundle: Bundle, entry: BundleEntry, ids: dict[str, str], force: bool, report: ImportReport,
-    env_vars: Mapping[str, str] | None, on_event: Callable[[str, CaptureOutcome], None] | None,
+    planners: PlannerFactory | None, on_event: Callable[[str, CaptureOutcome], None] | None,
     keep: tuple[str, str, str] | None = None,
 ) -> CaptureOutcome:
     data = bundle.read(entry)
@@ -174,6 +165,7 @@ def _replay(
     # Detected again from the name, as the first capture did (stdin and --text had a `.txt` name).
     name = f"{entry.locator}.txt" if entry.locator in ("stdin", "text") else None
     item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name)
-    outcomes = capture(repo, [item], options, on_event=on_event, env_vars=env_vars)
+    validate(repo, options)
+    outcomes = capture(repo, [item], options, on_event=on_event, planners=planners)
     report.outcomes.extend(outcomes)
     return outcomes[-1]

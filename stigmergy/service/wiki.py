@@ -1,0 +1,511 @@
+"""`WikiService`: every operation of the product, for one repository, one caller and one environment.
+
+Built once per entry point (a CLI command, an MCP server, the web server to come) from the repository
+root, the resolved settings, the caller's `Identity` and the environment. It holds the `Repository`, the
+planner (made on first use and kept), and the warm search session (the connection and the embedding model
+stay loaded for as long as the service lives). Each operation that writes takes the writer lock and applies
+its recovery policy (`policy.WRITE_POLICIES`, declared once per operation); every read is scoped by the
+caller's layers. Front ends parse, call one method, render what it returns.
+
+Nothing here imports a heavy library at module level: importing the service loads no torch, onnxruntime
+or mcp (tests/test_cli_structure.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stigmergy.errors import NotARepositoryError, NotFoundError, UsageError
+from stigmergy.service.identity import Identity
+from stigmergy.service.policy import BOOKKEEPING_READS, WRITE_POLICIES, Recovery
+from stigmergy.service.values import Captured, CaptureRequest, Gathered, LintResult
+from stigmergy.settings import Settings
+
+if TYPE_CHECKING:
+    from stigmergy.index.embedder import Embedder
+    from stigmergy.index.search import Searcher, SearchResult
+    from stigmergy.index.store import Filters
+    from stigmergy.plan.planner import Planner
+    from stigmergy.repo.operations import Repository
+    from stigmergy.write.capture import CaptureOutcome, CaptureReport
+    from stigmergy.write.maintain import MaintainReport
+    from stigmergy.write.maintenance import Outcome
+
+OnEvent = Callable[[str, Any], None]
+
+
+class WikiService:
+    def __init__(
+        self,
+        root: Path | None,
+        settings: Settings,
+        identity: Identity,
+        env: Mapping[str, str] | None = None,
+        *,
+        embedder: Embedder | None = None,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> None:
+        """`embedder`: the model a warm search uses (default: the one settings name, loaded on first use);
+        `on_wait`: told while the writer lock is held by someone else (default: stderr)."""
+        self.root = root
+        self.settings = settings
+        self.identity = identity
+        self.env: Mapping[str, str] = dict(env or {})
+        self._embedder = embedder
+        self._on_wait = on_wait
+        self._repo: Repository | None = None
+        self._planner: Planner | None = None
+        self._searcher: Searcher | None = None
+        self._search_lock = threading.Lock()
+
+    def with_identity(self, identity: Identity) -> WikiService:
+        """The same service for another caller (`--as`), sharing nothing warm."""
+        return WikiService(self.root, self.settings, identity, self.env, embedder=self._embedder,
+                           on_wait=self._on_wait)
+
+    @property
+    def reader(self) -> str:
+        return self.identity.reader
+
+    def readable(self) -> tuple[str, ...]:
+        from stigmergy.layers import readable_layers
+
+        return readable_layers(self.settings, self.reader)
+
+    def require_root(self) -> Path:
+        if self.root is None:
+            raise NotARepositoryError(
+                "not inside a stigmergy repository", hint="run `stigmergy init` first, or pass --repo PATH"
+            )
+        return self.root
+
+    @property
+    def pause_points(self) -> frozenset[str]:
+        """Crash-test stops named by STIGMERGY_PAUSE_AT (see `Repository.pause`)."""
+        raw = self.env.get("STIGMERGY_PAUSE_AT", "")
+        return frozenset(p.strip() for p in raw.split(",") if p.strip())
+
+    def repository(self) -> Repository:
+        if self._repo is None:
+            from stigmergy.repo.operations import Repository
+
+            self._repo = Repository(self.require_root(), self.settings, pause_at=self.pause_points)
+        return self._repo
+
+    def planner(self) -> Planner:
+        """The configured planner, made once (a missing API key fails here, when a filing needs it)."""
+        if self._planner is None:
+            from stigmergy.write.filing import make_planner
+
+            self._planner = make_planner(self.settings, self.env)
+        return self._planner
+
+    def close(self) -> None:
+        with self._search_lock:
+            self._close_searcher()
+
+    # ------------------------------------------------------------ the lock and the recovery policies
+
+    @contextmanager
+    def _writing(self, operation: str) -> Iterator[tuple[Repository, list[CaptureOutcome]]]:
+        """Hold the writer lock as `operation`'s policy says, after its recovery; yields what `resume`
+        finished (captures a crash had interrupted)."""
+        policy = WRITE_POLICIES[operation]
+        repo = self.repository()
+        with repo.lock(on_wait=self._on_wait, timeout=None if policy.wait else 0.0):
+            yield repo, self._recover(repo, policy.recovery)
+
+    def _recover(self, repo: Repository, recovery: Recovery) -> list[CaptureOutcome]:
+        from stigmergy.write.capture import resume
+        from stigmergy.write.recovery import refuse_while_pending
+
+        if recovery is Recovery.RESUME or (recovery is Recovery.RESUME_IF_IDLE and not repo.state.pending()):
+            return resume(repo, self.planner)
+        if recovery is Recovery.REFUSE_PENDING:
+            refuse_while_pending(repo)
+        return []
+
+    def _reading_state(self, operation: str) -> Repository:
+        """The repository for a read of the state database, brought up to date from Git first."""
+        from stigmergy.repo.operations import Repository
+        from stigmergy.write.recovery import ensure_bookkeeping
+
+        assert operation in BOOKKEEPING_READS
+        # A clone or a lost `.stigmergy/` gets its bookkeeping back here; never waits for a writer.
+        repo = Repository(self.require_root(), self.settings)
+        ensure_bookkeeping(repo)
+        return repo
+
+    # ------------------------------------------------------------ capture, file, resume
+
+    def _options(self, request: CaptureRequest) -> Any:
+        """The capture options of `request`, checked: every usage error of a capture (exit 2), before
+        anything is read or stored (the pipeline does not check them again)."""
+        from stigmergy.capture.queue import CaptureOptions
+        from stigmergy.write.capture import validate
+
+        options = CaptureOptions(
+            title=request.title, occurred_at=request.occurred_at,
+            submitted_by=request.submitted_by or self.identity.submitter, layer=request.layer,
+            project=request.project, resolves=request.resolves, rationale=request.rationale, force=request.force,
+            file=request.file, origin=request.origin, reader=self.reader, redact=request.redact,
+        )
+        validate(self.repository(), options)
+        return options
+
+    def gather(self, request: CaptureRequest) -> Gathered:
+        """Check a capture request and expand its inputs (nothing read yet)."""
+        from stigmergy.capture.inputs import Skipped, gather
+        from stigmergy.write.capture import CaptureOutcome
+
+        self.require_root()
+        if not request.inputs and request.text is None:
+            raise UsageError("nothing to capture", hint="give files, directories, - for stdin, or --text")
+        options = self._options(request)
+        skipped: list[Skipped] = []
+        capture = self.settings.capture
+        items, errors = gather(
+            request.inputs, request.include or capture.include, (*capture.exclude, *request.exclude),
+            stdin=request.stdin, text=request.text, skipped=skipped,
+        )
+        failed = tuple(CaptureOutcome(locator=e.locator, status="failed", message=e.message, rule=e.rule)
+                       for e in errors)
+        return Gathered(request, options, tuple(items), failed, tuple(skipped))
+
+    def capture(self, gathered: Gathered, on_event: OnEvent | None = None) -> Captured:
+        """Capture what `gather` found: read and extract every input before the lock (a slow or hostile
+        input holds up nobody), then file each one as its own operation."""
+        from stigmergy.write.capture import CaptureReport, capture, read_inputs
+
+        read = read_inputs(gathered.items, gathered.options, self.settings.capture)
+        with self._writing("capture") as (repo, resumed):
+            outcomes = capture(repo, read, gathered.options, on_event=on_event, planners=self.planner)
+        return Captured(CaptureReport(outcomes=[*gathered.failed, *outcomes], resumed=resumed), gathered.skipped)
+
+    def capture_text(self, text: str, *, title: str | None = None, occurred_at: str | None = None,
+                     layer: str = "public", project: str | None = None, resolves: str | None = None,
+                     rationale: str | None = None, origin: str = "mcp") -> CaptureOutcome:
+        """Capture one text (an agent's, a chat message) as the caller, into a layer they may read."""
+        from stigmergy.capture.inputs import InputItem
+
+        if layer not in self.readable():
+            # The same answer as an undeclared layer: a reader cannot learn which restricted layers exist.
+            raise UsageError(f"no layer {layer!r} that {self.reader or 'this reader'} may write to")
+        data = text.encode("utf-8")
+        request = CaptureRequest(text=text, title=title, occurred_at=occurred_at, layer=layer, project=project,
+                                 resolves=resolves, rationale=rationale, origin=origin,
+                                 submitted_by=self.reader or "unknown")
+        options = self._options(request)  # also: `resolves` names an open contradiction this reader can see
+        item = InputItem(locator=origin, read=lambda: data, size=len(data), origin_name=f"{origin}.md")
+        done = self.capture(Gathered(request, options, (item,), (), ()))
+        return done.report.outcomes[0]
+
+    def file(self, captures: Sequence[str] | None = None, on_event: OnEvent | None = None) -> CaptureReport:
+        from stigmergy.write.capture import CaptureReport, file_captures
+
+        with self._writing("file") as (repo, resumed):
+            outcomes = file_captures(repo, captures or None, planners=self.planner, on_event=on_event,
+                                     reader=self.reader)
+        return CaptureReport(outcomes=outcomes, resumed=resumed)
+
+    def resume(self) -> list[CaptureOutcome]:
+        with self._writing("resume") as (_repo, resumed):
+            return resumed
+
+    # ------------------------------------------------------------ maintenance
+
+    def garden(self, *, check: bool = False, dry_run: bool = False) -> Outcome:
+        """What it repairs does not depend on the reader, but it repairs only in the layers the caller may
+        write; what it names of layers they cannot read is a count."""
+        from stigmergy.layers import writable_layers
+        from stigmergy.write.maintenance import garden
+
+        readable = frozenset(self.readable())
+        writable = frozenset(writable_layers(self.settings, self.reader))
+        with self._writing("garden") as (repo, _):
+            return garden(repo, check=check, dry_run=dry_run, readable=readable, writable=writable)
+
+    def delete(self, target: str, rationale: str, *, dry_run: bool = False) -> Outcome:
+        from stigmergy.write.maintenance import delete
+
+        with self._writing("delete") as (repo, _):
+            return delete(repo, target, rationale, reader=self.reader, dry_run=dry_run)
+
+    def merge(self, page: str, into: str, *, dry_run: bool = False) -> Outcome:
+        from stigmergy.write.maintenance import merge
+
+        with self._writing("merge") as (repo, _):
+            return merge(repo, page, into, reader=self.reader, dry_run=dry_run)
+
+    def rename(self, page: str, title: str, *, dry_run: bool = False) -> Outcome:
+        from stigmergy.write.maintenance import rename
+
+        with self._writing("rename") as (repo, _):
+            return rename(repo, page, title, reader=self.reader, dry_run=dry_run)
+
+    def recompile(self, *, from_date: str | None = None, by_occurred: bool = False, resume: bool = False,
+                  dry_run: bool = False, on_step: Callable[[int, int, str], None] | None = None) -> Outcome:
+        from stigmergy.layers import check_recompile
+        from stigmergy.write.recompile import content_layers, recompile
+
+        # A maintainer of every layer the wiki has, or refused at once, before the lock.
+        check_recompile(self.settings, self.reader, content_layers(self.repository()))
+        with self._writing("recompile") as (repo, _):
+            return recompile(repo, from_date=from_date, by_occurred=by_occurred, resume=resume, dry_run=dry_run,
+                             planners=self.planner, on_step=on_step, reader=self.reader)
+
+    def maintain(self, *, index: bool = True, as_caller: bool = False) -> MaintainReport:
+        """A scheduler's run. It acts as the caller when `as_caller` (they named themselves, `--as`), else as
+        the `[roles] service` identity, else as the caller: garden writes only where that identity may."""
+        from stigmergy.layers import service_identity
+        from stigmergy.write.maintain import maintain
+
+        assert WRITE_POLICIES["maintain"].recovery is Recovery.OWN_STEP
+        repo = self.repository()
+        service = service_identity(self.settings)
+        identity = self.reader if as_caller or not service else service
+        quiet = repo.lock(on_wait=lambda _m: None, timeout=0.0)  # a scheduler's run: nothing to say
+        return maintain(repo, self.planner, index=index, lock=quiet, identity=identity)
+
+    # ------------------------------------------------------------ erase, export, import
+
+    def plan_erase(self, captures: Sequence[str], layer: str | None, rationale: str) -> Any:
+        """What an erase would do (the dry run); changes nothing."""
+        from stigmergy.write.erase import plan_erase
+
+        return plan_erase(self.repository(), captures, layer, rationale, reader=self.reader)
+
+    def erase(self, plan: Any) -> Any:
+        from stigmergy.write.erase import run_erase
+
+        with self._writing("erase") as (repo, _):
+            return run_erase(repo, plan)
+
+    def audit(self, needle: str) -> Any:
+        """Where `needle` (text or a sha256) is still found; only a reader of every layer may ask."""
+        from stigmergy.history.audit import audit, require_every_layer
+
+        require_every_layer(self.settings, self.reader)
+        return audit(self.require_root(), needle)
+
+    def export(self, dest: Path, layers: Sequence[str] | None = None) -> Any:
+        from stigmergy.history.bundle import export_bundle
+
+        readable = self.readable()
+        if layers:
+            for name in layers:
+                self.settings.layer(name)  # an unknown layer is a usage error
+            # A bundle carries every capture's original bytes: naming a layer does not make its reader.
+            if denied := [name for name in dict.fromkeys(layers) if name not in readable]:
+                raise UsageError(f"--layer {', '.join(denied)}: you ({self.reader or 'no identity'}) are not "
+                                 "among its readers; only a reader of a layer may export it")
+            chosen = tuple(dict.fromkeys(layers))
+        else:
+            chosen = readable
+        return export_bundle(self.repository(), dest, chosen)
+
+    def import_bundle(self, src: Path, on_event: OnEvent | None = None) -> Any:
+        from stigmergy.write.replay import import_bundle
+
+        with self._writing("import") as (repo, _):
+            return import_bundle(repo, src, self.planner, on_event)
+
+    # ------------------------------------------------------------ the index
+
+    def index(self, *, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> Any:
+        """Bring the index up to date (incremental), then serve a hook's request left while we built."""
+        from stigmergy.index.build import build_index
+        from stigmergy.index.hooks import run_hook_index
+
+        root = self.require_root()
+        report = build_index(root, self.settings, rebuild=rebuild, progress=progress, pause=self.repository().pause)
+        if (self.repository().layout.state_dir / "index.dirty").exists():
+            # A hook fired while we held the lock and left its request for us: serve it before returning.
+            run_hook_index(root, lambda: build_index(root, self.settings, lock=False))
+        return report
+
+    def index_hook(self) -> int:
+        """As the git hooks run it: take the index lock or leave a dirty mark, loop while marks appear."""
+        from stigmergy.index.build import build_index
+        from stigmergy.index.hooks import run_hook_index
+
+        root = self.require_root()
+        return run_hook_index(root, lambda: build_index(root, self.settings, lock=False))
+
+    def check_index(self) -> Any:
+        from stigmergy.index.build import check_index
+
+        return check_index(self.require_root(), self.settings)
+
+    def prepare_model(self) -> Path:
+        from stigmergy.index.build import prepare
+
+        return prepare(self.require_root(), self.settings)
+
+    def install_hooks(self, server: Path | None = None, checkout: Path | None = None) -> list[Any]:
+        from stigmergy.index.hooks import install, install_server
+
+        if server is not None:
+            # Without a checkout the server gets the gate alone (pre-receive), no index.
+            return install_server(server, checkout)
+        return install(self.require_root())
+
+    def uninstall_hooks(self, server: Path | None = None) -> list[Any]:
+        from stigmergy.index.hooks import uninstall
+
+        return uninstall(server if server is not None else self.require_root())
+
+    def judge_push(self, git_dir: Path, updates: Sequence[str]) -> tuple[int, list[Any]]:
+        """The pre-receive gate: every commit a push brings, judged by the preservation gates."""
+        from stigmergy.gates.history import audit_push
+        from stigmergy.repo.git import Git
+
+        return audit_push(Git(git_dir), updates, self.settings)
+
+    # ------------------------------------------------------------ reads of the index
+
+    def _warm(self) -> Searcher:
+        if self._searcher is None:
+            from stigmergy.index.search import Searcher
+
+            self._searcher = Searcher(self.require_root(), self.settings, self._embedder)
+        return self._searcher
+
+    def _close_searcher(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+            self._searcher = None
+
+    @contextmanager
+    def searching(self) -> Iterator[Searcher]:
+        """The warm search session, one caller at a time; a session that failed (the index rebuilt under
+        it) is closed and reopened on the next call."""
+        with self._search_lock:
+            try:
+                yield self._warm()
+            except Exception:
+                self._close_searcher()
+                raise
+
+    def search(self, query: str, *, k: int | None = None, filters: Filters | None = None) -> SearchResult:
+        with self.searching() as searcher:
+            return searcher.search(query, self.reader, k=k, filters=filters)
+
+    def ask(self, question: str, *, evidence: bool = False) -> dict[str, Any]:
+        from stigmergy.answer import llm
+        from stigmergy.answer.service import ask
+
+        llm.endpoint(self.settings, self.env)  # a misconfigured answerer fails before the index is opened
+        with self.searching() as searcher:
+            return ask(self.require_root(), self.settings, self.reader, question, evidence=evidence,
+                       searcher=searcher, env=self.env)
+
+    def read(self, refs: Sequence[str], *, evidence: bool = False, chars: int | None = None) -> dict[str, Any]:
+        from stigmergy.index.reads import read_pages
+
+        return read_pages(self.require_root(), self.settings, self.reader, list(refs), evidence=evidence,
+                          head_chars=chars)
+
+    def list_pages(self, filters: Filters | None = None, limit: int = 200) -> dict[str, Any]:
+        from stigmergy.index.reads import list_pages
+
+        return list_pages(self.require_root(), self.settings, self.reader, filters, limit=limit)
+
+    def describe(self, entity: str) -> dict[str, Any]:
+        from stigmergy.index.reads import describe_entity
+
+        return describe_entity(self.require_root(), self.settings, self.reader, entity)
+
+    def freshness(self) -> dict[str, Any] | None:
+        """The index's freshness over the caller's layers, None when there is no complete index."""
+        try:
+            return self.list_pages(limit=1)["index"]
+        except NotFoundError:
+            return None
+
+    # ------------------------------------------------------------ reads of the working tree
+
+    def contradictions(self, status: str | None = None) -> list[dict[str, Any]]:
+        from stigmergy.index.overview import contradictions
+
+        return contradictions(self.require_root(), self.settings, self.reader, status)
+
+    def overview(self) -> dict[str, Any]:
+        from stigmergy.index.overview import overview
+
+        return overview(self.require_root(), self.settings, self.reader)
+
+    def lint(self, *, strict: bool = False, accept_history: bool = False) -> LintResult:
+        """The page, citation and contradiction contracts over the reader's layers, and the commits since
+        the last clean check against the gates (findings elsewhere are counts)."""
+        from stigmergy.gates.history import audit_since_last_check, mark_checked
+        from stigmergy.gates.lint import lint_repository, scope_report
+        from stigmergy.layers import path_layer
+        from stigmergy.service.values import replace_findings
+
+        root = self.require_root()
+        readable = set(self.readable())
+        report = scope_report(lint_repository(root, self.settings, strict=strict), readable)
+        history = audit_since_last_check(root, self.settings)
+        # A commit's finding in a layer the reader cannot read is counted, never shown (its path names a page).
+        hidden = sum(1 for h in history.findings if path_layer(h.path) not in readable)
+        shown = replace_findings(history, [h for h in history.findings if path_layer(h.path) in readable])
+        if accept_history and history.head:
+            mark_checked(root, history.head)
+        return LintResult(report, history, shown, hidden, accept_history)
+
+    # ------------------------------------------------------------ reads of the state database
+
+    def log(self, *, limit: int = 20, kind: str | None = None) -> list[dict[str, Any]]:
+        from stigmergy.repo.oplog import operations_for
+
+        if limit < 1:
+            raise UsageError(f"--limit/-n {limit}: ask for at least one operation")
+        return operations_for(self._reading_state("log"), self.readable(), limit=limit, kind=kind)
+
+    def show(self, op: str, *, patch: bool = True) -> dict[str, Any]:
+        from stigmergy.repo.oplog import operation_for
+
+        row = operation_for(self._reading_state("show"), self.readable(), op, patch=patch)
+        if row is None:
+            raise NotFoundError(f"no operation {op!r}", hint="`stigmergy log` lists them")
+        return row
+
+    def status(self) -> dict[str, Any]:
+        """Pending work, the last operation, the index's state and the repository's health, as the caller
+        may see them; and whether a recompile would change the wiki."""
+        from stigmergy.index.store import index_state
+        from stigmergy.repo.health import status
+        from stigmergy.write.recompile import planner_state
+
+        repo = self._reading_state("status")
+        data = status(repo, index_state(repo.layout.index_db), self.readable())
+        data["planner"] = planner_state(repo)
+        return data
+
+    def fsck(self) -> Any:
+        from stigmergy.capture.fsck import fsck
+
+        return fsck(self._reading_state("fsck")).scoped(set(self.readable()))
+
+
+def init_repository(path: Path, settings: Settings) -> Any:
+    """`stigmergy init`: a knowledge repository at `path` (stigmergy.toml, the librarian skill, folders,
+    first commit); nothing to do when it is one already."""
+    from stigmergy.repo.init import init_repository as init
+
+    return init(path, settings)
+
+
+def locate(start: Path) -> Path | None:
+    """The knowledge repository at or above `start`, or None."""
+    from stigmergy.repo.layout import find_root
+
+    try:
+        return find_root(start)
+    except NotARepositoryError:
+        return None
