@@ -215,7 +215,7 @@ def schema_md() -> str:
         "",
         "## State (`.stigmergy/state.sqlite`, a cache of what the commits say: rebuilt from Git)",
         "",
-        f"{len(state._MIGRATIONS)} migration(s), from `stigmergy/repo/state.py`.",
+        f"{len(state._MIGRATIONS)} migration(s), from `stigmergy/repo/state/sqlite.py`.",
         "",
         *_schema(list(state._MIGRATIONS)),
         "",

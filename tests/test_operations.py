@@ -10,13 +10,15 @@ from conftest import git
 
 from stigmergy.repo.git import GitError
 from stigmergy.repo.ids import new_id
-from stigmergy.repo.operations import Repository, apply_and_commit, utc_now
+from stigmergy.repo.operations import CommitRequest, Repository, apply_and_commit, utc_now
 from stigmergy.repo.patch import FileChange, git_patch, quote_path
 from stigmergy.settings import load_settings
 
 
 def _op(repo: Repository, changes: dict[str, str | None], **kw):
-    return apply_and_commit(repo, op_id=new_id("op"), kind="test", title="t", changes=changes, started_at=utc_now(), **kw)
+    listeners = kw.pop("listeners", ())
+    return apply_and_commit(repo, CommitRequest(op_id=new_id("op"), kind="test", title="t", changes=changes,
+                                                started_at=utc_now(), **kw), listeners)
 
 
 def test_stored_patch_reproduces_the_commit(wiki: Path) -> None:

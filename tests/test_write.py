@@ -30,7 +30,7 @@ def test_queued_capture_round_trips_through_its_queue_row(wiki: Path) -> None:
     finally:
         db.close()
     queued = QueuedCapture(
-        capture_id=row["capture_id"], op_id=row["op_id"], title="T", captured_at=row["captured_at"],
+        capture_id=row.capture_id, op_id=row.op_id, title="T", captured_at=row.captured_at,
         occurred_at="2026-03-01", submitted_by="a", layer="public", origin="cli", locator="text", project=None,
         metadata={"k": "v"}, resolves=None, rationale=None, content_sha="0" * 64, readable_sha="1" * 64,
         artifacts=(), file=True, force=False,
@@ -38,6 +38,6 @@ def test_queued_capture_round_trips_through_its_queue_row(wiki: Path) -> None:
     record = queued.to_record()
     assert set(record) == ROW_KEYS
     assert QueuedCapture.from_record(record) == queued
-    assert queued.source_path == row["source_path"]
+    assert queued.source_path == row.source_path
     with pytest.raises(dataclasses.FrozenInstanceError):
         queued.title = "changed"  # type: ignore[misc]

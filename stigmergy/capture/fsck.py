@@ -78,15 +78,15 @@ def fsck(repo: Repository) -> FsckReport:
     report.objects = sum(1 for _ in store.iter_ids())
     bad = {p["object"] for p in report.problems}
     state = repo.reader_state()
-    captures = {r["capture_id"]: r for r in state.captures()}
-    pending = {cid for cid, _op, _env, _ in state.pending()}
+    captures = {r.capture_id: r for r in state.captures()}
+    pending = {p.capture_id for p in state.pending()}
     for op in state.operations(limit=1_000_000):
         if op.patch_sha and _object_state(store, op.patch_sha, bad) == "missing":
             report.problems.append({"operation": op.id, "object": op.patch_sha, "problem": "patch object is missing"})
     for row in captures.values():
-        if _object_state(store, row["content_sha"], bad) == "missing":
-            entry = {"path": row["source_path"], "object": row["content_sha"]}
-            if row["rebuilt"]:
+        if _object_state(store, row.content_sha, bad) == "missing":
+            entry = {"path": row.source_path, "object": row.content_sha}
+            if row.rebuilt:
                 report.absent.append({**entry, "problem": ABSENT})
             else:
                 report.problems.append({**entry, "problem": "original object is missing; re-capture the file to restore it"})
@@ -99,11 +99,11 @@ def fsck(repo: Repository) -> FsckReport:
             report.problems.append({"path": rel, "problem": getattr(exc, "message", str(exc))})
             continue
         row = captures.get(page.id)
-        if row is None or row["source_path"] != rel:
+        if row is None or row.source_path != rel:
             if page.id not in pending:
                 report.problems.append({"path": rel, "problem": "no capture wrote this source page (it has no capture record)"})
         else:
-            committed = _committed_blob(state, row["op_id"], rel)
+            committed = _committed_blob(state, row.op_id, rel)
             if committed is not None and committed != blob_sha(data):
                 report.problems.append(
                     {"path": rel, "problem": "source page differs from what its capture committed (front matter or body changed)"}

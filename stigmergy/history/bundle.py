@@ -154,7 +154,7 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
     skipped = tuple(sorted({s.layer for _, s in pages} - set(layers)))
     contradictions = _contradictions(repo, layers) if any(s.resolution for _, s in chosen) else {}
     (dest / "captures").mkdir(parents=True, exist_ok=True)
-    op_ids = {row["capture_id"]: row["op_id"] for row in repo.state.captures()}
+    op_ids = {row.capture_id: row.op_id for row in repo.state.captures()}
     entries: list[dict[str, Any]] = []
     sums: list[str] = []
     total = 0

@@ -54,7 +54,9 @@ def purge_state(
     rows = state.operation_records()
     # A patch that wrote a map of content names a gone page by its map link (its title on the same line).
     patch_needles = [*erased, *(map_link(map_relpath(layer_of(p)), p) for p in gone_pages)]
-    for op_id, commit, manifest_text, patch_sha, summary in rows:
+    for record in rows:
+        op_id, commit, manifest_text, patch_sha, summary = (
+            record.id, record.commit_sha, record.manifest_json, record.patch_sha, record.summary)
         new_commit = mapping.get(commit, commit) if commit else commit
         manifest = json.loads(manifest_text)
         named = any(cid in manifest_text or cid in summary for cid in erased)

@@ -22,18 +22,19 @@ def status(repo: Repository, index: Mapping[str, Any], readable: tuple[str, ...]
     ops_all = state.operations(limit=-1)
     ops_seen = [r for r in ops_all if operation_layers(r, state) <= set(readable)]
     caps_all = state.captures()
-    caps_seen = [r for r in caps_all if r["layer"] in readable]
+    caps_seen = [r for r in caps_all if r.layer in readable]
     queued = state.pending()
     pending = [
-        {"capture_id": cid, "op_id": op, "layer": env.get("layer"), "locator": env.get("locator")}
-        for cid, op, env, _ in queued if env.get("layer", "public") in readable
+        {"capture_id": p.capture_id, "op_id": p.op_id, "layer": p.envelope.get("layer"),
+         "locator": p.envelope.get("locator")}
+        for p in queued if p.envelope.get("layer", "public") in readable
     ]
     counts = {
         "operations": len(ops_seen),
         "refused": sum(1 for r in ops_seen if r.status == "refused"),
         "captures": len(caps_seen),
         "pending": len(pending),
-        "unfiled": sum(1 for r in caps_seen if not r["filed"]),
+        "unfiled": sum(1 for r in caps_seen if not r.filed),
         "in_layers_you_cannot_read": (len(ops_all) - len(ops_seen)) + (len(caps_all) - len(caps_seen))
         + (len(queued) - len(pending)),
     }
@@ -42,7 +43,7 @@ def status(repo: Repository, index: Mapping[str, Any], readable: tuple[str, ...]
     head = repo.git.head()
     dirty = [line for line in repo.git.status_porcelain("sources", "wiki", "layers") if line]
     index = {**index, "behind_head": index["commit"] != head if index["readable"] else None}
-    absent = sum(1 for r in state.captures() if r["rebuilt"] and not repo.evidence.has(r["content_sha"]))
+    absent = sum(1 for r in state.captures() if r.rebuilt and not repo.evidence.has(r.content_sha))
     last = visible(ops[0], repo.settings, state, readable) if ops else None
     state.close()
     return {

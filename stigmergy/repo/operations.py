@@ -23,7 +23,7 @@ from stigmergy.repo.git import Git, GitError, blob_sha
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.patch import FileChange, git_patch
-from stigmergy.repo.state import OperationRow, StateDB
+from stigmergy.repo.state import CaptureRow, OperationRow, StateDB, StateStore
 from stigmergy.repo.trailers import (
     PATH_TRAILERS,
     TRAILER_CAPTURE,
@@ -66,10 +66,10 @@ class Repository:
         return LocalEvidenceStore(self.layout.objects_dir)
 
     @cached_property
-    def state(self) -> StateDB:
+    def state(self) -> StateStore:
         return StateDB(self.layout.state_db)
 
-    def reader_state(self) -> StateDB:
+    def reader_state(self) -> StateStore:
         return StateDB(self.layout.state_db, readonly=True)
 
     def lock(self, on_wait: Callable[[str], None] | None = None, timeout: float | None = None) -> WriterLock:
@@ -113,28 +113,38 @@ def restore(root: Path, preimages: Mapping[str, str | None]) -> None:
             _write_atomic(target, text.encode("utf-8"))
 
 
-def apply_and_commit(
-    repo: Repository,
-    *,
-    op_id: str,
-    kind: str,
-    title: str,
-    changes: Mapping[str, str | None],
-    started_at: str,
-    summary: str = "",
-    manifest: dict[str, Any] | None = None,
-    status: str = "committed",
-    capture: dict[str, Any] | None = None,
-    queue_capture_id: str | None = None,
-    track_inflight: bool = False,
-    new_paths: frozenset[str] = frozenset(),
-    trailers: Mapping[str, str] | None = None,
-    listeners: Sequence[CommitListener] = (),
-) -> OperationRow:
-    """Write `changes` (path -> text, None = delete), commit them as one operation, record it.
+@dataclass(frozen=True)
+class CommitRequest:
+    """One operation's commit: what it writes (`changes`: path -> text, None = delete), the operation it
+    is (id, kind, title, start time, summary, trailers), what its change record says (`manifest`, `status`),
+    and its bookkeeping: the capture's catalogue row, the queue row it completes, whether its pre-images
+    are kept while it writes (so a crash can be undone), and paths it already wrote ahead of the commit."""
+
+    op_id: str
+    kind: str
+    title: str
+    changes: Mapping[str, str | None]
+    started_at: str
+    summary: str = ""
+    manifest: Mapping[str, Any] | None = None
+    status: str = "committed"
+    capture: CaptureRow | None = None
+    queue_capture_id: str | None = None
+    track_inflight: bool = False
+    new_paths: frozenset[str] = frozenset()
+    trailers: Mapping[str, str] | None = None
+
+
+def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequence[CommitListener] = ()) -> OperationRow:
+    """Write the request's changes, commit them as one operation, record it.
 
     On any failure before the commit lands, the files are put back as they were.
     """
+    op_id, kind, title, changes, started_at = (request.op_id, request.kind, request.title, request.changes,
+                                               request.started_at)
+    summary, manifest, status, capture = request.summary, request.manifest, request.status, request.capture
+    queue_capture_id, track_inflight, new_paths, trailers = (request.queue_capture_id, request.track_inflight,
+                                                             request.new_paths, request.trailers)
     root = repo.root
     preimages: dict[str, str | None] = {}
     entries = []
@@ -236,6 +246,7 @@ def _restricted(settings: Settings, layer: str) -> bool:
 
 
 __all__ = [
-    "TRAILER_CAPTURE", "TRAILER_FILING", "TRAILER_KIND", "TRAILER_OP", "CommitListener", "GitError", "Repository",
+    "TRAILER_CAPTURE", "TRAILER_FILING", "TRAILER_KIND", "TRAILER_OP", "CommitListener", "CommitRequest", "GitError",
+    "Repository",
     "apply_and_commit", "commit_message", "restore", "utc_now",
 ]

@@ -11,11 +11,11 @@ from typing import Any
 
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository
-from stigmergy.repo.state import OperationRow, StateDB
+from stigmergy.repo.state import OperationRow, StateStore
 from stigmergy.settings import PUBLIC_LAYER, Settings
 
 
-def operation_layers(row: OperationRow, state: StateDB) -> set[str]:
+def operation_layers(row: OperationRow, state: StateStore) -> set[str]:
     m = row.manifest
     paths = [e.get("path") for e in m.get("paths", [])] + [v.get("path") for v in m.get("violations", [])]
     layers = {kind[1] for p in paths if isinstance(p, str) and (kind := classify(p)) is not None}
@@ -23,7 +23,7 @@ def operation_layers(row: OperationRow, state: StateDB) -> set[str]:
     if isinstance(cid, str):
         cap = state.capture(cid)
         if cap is not None:
-            layers.add(cap["layer"])
+            layers.add(cap.layer)
     return layers or {PUBLIC_LAYER}
 
 
@@ -44,7 +44,7 @@ def withheld(row: OperationRow, layers: set[str]) -> dict[str, Any]:
     }
 
 
-def visible(row: OperationRow, settings: Settings, state: StateDB, readable: tuple[str, ...]) -> dict[str, Any]:
+def visible(row: OperationRow, settings: Settings, state: StateStore, readable: tuple[str, ...]) -> dict[str, Any]:
     layers = operation_layers(row, state)
     if not layers <= set(readable):
         return withheld(row, layers)

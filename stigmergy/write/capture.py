@@ -3,6 +3,7 @@ one commit. `resume` finishes captures a crash interrupted (every writing comman
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from stigmergy.pages.source import parse_source_page, render_source_page
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
+from stigmergy.repo.state import CaptureRow
 from stigmergy.settings import CaptureSettings
 from stigmergy.write.operation import Operation, authorship, commit, commit_verdict, refusal
 from stigmergy.write.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
@@ -129,10 +131,10 @@ def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | 
     violations: tuple[dict[str, Any], ...] = ()
     pages: tuple[str, ...] = ()
     twin = repo.state.find_capture(queued.content_sha, queued.layer) if queued.force else None
-    if queued.file and twin is not None and twin["filed"] and twin["capture_id"] != queued.capture_id:
+    if queued.file and twin is not None and twin.filed and twin.capture_id != queued.capture_id:
         # The same bytes were filed already: filing them again would only repeat their lines.
         status = "duplicate"
-        message = f"same bytes as {twin['capture_id']}, already filed: the source page lands, no wiki page changes"
+        message = f"same bytes as {twin.capture_id}, already filed: the source page lands, no wiki page changes"
         manifest["reasons"].append(message)
     elif queued.file:
         # The planner and gates read the new source page from disk, like every other page.
@@ -166,16 +168,11 @@ def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | 
                 manifest["violations"] = list(violations)
                 status, op_status = "refused", "refused"
                 message += "; the source page landed alone"
-    capture_row = {
-        "capture_id": queued.capture_id,
-        "content_sha": queued.content_sha,
-        "layer": queued.layer,
-        "source_path": rel,
-        "op_id": queued.op_id,
-        "captured_at": queued.captured_at,
-        "locator": queued.locator,
-        "filed": 1 if status in ("filed", "duplicate") else 0,
-    }
+    capture_row = CaptureRow(
+        capture_id=queued.capture_id, content_sha=queued.content_sha, layer=queued.layer, source_path=rel,
+        op_id=queued.op_id, captured_at=queued.captured_at, locator=queued.locator,
+        filed=status in ("filed", "duplicate"),
+    )
     row = commit(
         repo,
         Operation(queued.op_id, "capture", queued.captured_at),
@@ -220,7 +217,8 @@ def resume(repo: Repository, planners: PlannerFactory | None = None) -> list[Cap
             undo_uncommitted(repo, preimages)
         repo.state.end_inflight(op_id)
     outcomes = []
-    for _capture_id, _op_id, record, inflight in repo.state.pending():
+    for pending in repo.state.pending():
+        record, inflight = pending.envelope, pending.inflight
         queued = QueuedCapture.from_record(record)
         rel = source_relpath(queued.layer, queued.captured_at, queued.capture_id)
         if adopt_landed_capture(repo, record, rel):
@@ -321,13 +319,13 @@ def capture(
         if not options.force:
             existing = repo.state.find_capture(sha256_hex(read.data), options.layer)
             if existing is not None:
-                restored = restore_evidence(repo, existing["source_path"], existing["content_sha"], read.data)
+                restored = restore_evidence(repo, existing.source_path, existing.content_sha, read.data)
                 report("exists", CaptureOutcome(
                     locator=item.locator,
                     status="exists",
-                    capture_id=existing["capture_id"],
-                    source_path=existing["source_path"],
-                    op_id=existing["op_id"],
+                    capture_id=existing.capture_id,
+                    source_path=existing.source_path,
+                    op_id=existing.op_id,
                     message="already captured" + (f"; restored its {' and '.join(restored)} bytes" if restored else ""),
                 ))
                 continue
@@ -359,9 +357,9 @@ def file_captures(
     rows = repo.state.captures()
     readable = None if reader is None else set(readable_layers(repo.settings, reader))
     if capture_ids is None:
-        chosen = [r for r in rows if not r["filed"] and (readable is None or r["layer"] in readable)]
+        chosen = [r for r in rows if not r.filed and (readable is None or r.layer in readable)]
     else:
-        by_id = {r["capture_id"]: r for r in rows}
+        by_id = {r.capture_id: r for r in rows}
         chosen = []
         for cid in capture_ids:
             matches = [r for k, r in by_id.items() if k == cid or k.startswith(cid)]
@@ -369,13 +367,13 @@ def file_captures(
                 raise NotFoundError(f"no single capture matches {cid!r}", hint="`stigmergy log --kind capture` lists them")
             chosen.append(matches[0])
         for row in chosen:
-            if readable is not None and row["layer"] not in readable:
+            if readable is not None and row.layer not in readable:
                 raise UsageError(
-                    f"{row['capture_id']}: {reader or 'an unnamed reader'} is not a reader of layer {row['layer']!r}, "
+                    f"{row.capture_id}: {reader or 'an unnamed reader'} is not a reader of layer {row.layer!r}, "
                     "so cannot file its captures",
                     hint="file it as one of the layer's readers (--as)",
                 )
-        chosen.sort(key=lambda r: r["capture_id"])
+        chosen.sort(key=lambda r: r.capture_id)
     planner = _planners(repo, planners)()
     outcomes = []
 
@@ -385,12 +383,12 @@ def file_captures(
             on_event(outcome.status, outcome)
 
     for row in chosen:
-        rel = row["source_path"]
+        rel = row.source_path
         page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
-        if row["filed"]:
+        if row.filed:
             # Filing is idempotent: an already-filed capture is never planned (or committed) again.
             report(CaptureOutcome(locator=page.locator, status="unchanged", capture_id=page.id, source_path=rel,
-                                  op_id=row["op_id"], message="already filed; nothing to do"))
+                                  op_id=row.op_id, message="already filed; nothing to do"))
             continue
         op = Operation.start("file")
         info = op.info(
@@ -412,7 +410,7 @@ def file_captures(
         done = commit_verdict(
             repo, op, page.title, result.verdict, summary=result.plan.summary,
             manifest={"capture": page.id, "planner": result.record, "plan_summary": result.plan.summary},
-            capture={**dict(row), "filed": 1},
+            capture=dataclasses.replace(row, filed=True),
             trailers={TRAILER_CAPTURE: page.id, TRAILER_FILING: "filed"},
         )
         if done.refused is None:

@@ -137,7 +137,7 @@ def _artifact_objects(repo: Repository, path: str) -> tuple[str, ...]:
 def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | None) -> list[tuple[str, str, str]]:
     """(capture id, layer, source path) for each capture named, or for every capture of `layer`."""
     on_disk = _scan_sources(repo)
-    known = {r["capture_id"]: (r["layer"], r["source_path"]) for r in repo.state.captures()}
+    known = {r.capture_id: (r.layer, r.source_path) for r in repo.state.captures()}
     for cid, path in on_disk.items():
         known.setdefault(cid, ((classify(path) or ("", PUBLIC_LAYER))[1], path))
     if layer is not None:
@@ -168,12 +168,12 @@ def _operations_of(repo: Repository, targets: Sequence[tuple[str, str, str]]) ->
                            "--", path, check=False)
         ops[cid] += [op for op in out.split() if op.startswith("op_") and op not in ops[cid]]
     for row in repo.state.captures():
-        if row["capture_id"] in ops:
-            ops[row["capture_id"]].append(row["op_id"])
-    for op_id, _commit, manifest, _patch, _summary in repo.state.operation_records():
-        capture = json.loads(manifest).get("capture")
-        if capture in ops and op_id not in ops[capture]:
-            ops[capture].append(op_id)
+        if row.capture_id in ops:
+            ops[row.capture_id].append(row.op_id)
+    for record in repo.state.operation_records():
+        capture = json.loads(record.manifest_json).get("capture")
+        if capture in ops and record.id not in ops[capture]:
+            ops[capture].append(record.id)
     return ops
 
 

@@ -98,8 +98,8 @@ def _file(repo: Repository, planners: PlannerFactory | None) -> tuple[str, str]:
         str(op.manifest.get("capture")) for op in repo.state.operations(limit=1_000_000)
         if op.kind in ("capture", "file") and op.status == "refused"
     }
-    pending = [r["capture_id"] for r in repo.state.captures() if not r["filed"] and r["capture_id"] not in refused]
-    skipped = sum(1 for r in repo.state.captures() if not r["filed"] and r["capture_id"] in refused)
+    pending = [r.capture_id for r in repo.state.captures() if not r.filed and r.capture_id not in refused]
+    skipped = sum(1 for r in repo.state.captures() if not r.filed and r.capture_id in refused)
     outcomes = file_captures(repo, pending, planners=planners) if pending else []
     counts: dict[str, int] = {}
     for o in outcomes:

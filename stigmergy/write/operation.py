@@ -26,8 +26,8 @@ from stigmergy.gates.engine import Verdict, evaluate
 from stigmergy.gates.engine import judge as judge_rendered
 from stigmergy.plan.schema import Plan
 from stigmergy.repo.ids import new_id
-from stigmergy.repo.operations import Repository, apply_and_commit, utc_now
-from stigmergy.repo.state import OperationRow
+from stigmergy.repo.operations import CommitRequest, Repository, apply_and_commit, utc_now
+from stigmergy.repo.state import CaptureRow, OperationRow
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def commit(
     summary: str = "",
     manifest: dict[str, Any] | None = None,
     status: str = "committed",
-    capture: dict[str, Any] | None = None,
+    capture: CaptureRow | None = None,
     queue_capture_id: str | None = None,
     track_inflight: bool = True,
     new_paths: frozenset[str] = frozenset(),
@@ -107,21 +107,14 @@ def commit(
 ) -> OperationRow:
     """Write `changes`, commit them with the operation's trailers, and record the operation."""
     history = commit_history(repo)
+    request = CommitRequest(
+        op_id=op.op_id, kind=op.kind, title=title, changes=changes, started_at=op.started_at, summary=summary,
+        manifest=manifest, status=status, capture=capture, queue_capture_id=queue_capture_id,
+        track_inflight=track_inflight, new_paths=new_paths, trailers=trailers,
+    )
     return apply_and_commit(
         repo,
-        op_id=op.op_id,
-        kind=op.kind,
-        title=title,
-        changes=changes,
-        started_at=op.started_at,
-        summary=summary,
-        manifest=manifest,
-        status=status,
-        capture=capture,
-        queue_capture_id=queue_capture_id,
-        track_inflight=track_inflight,
-        new_paths=new_paths,
-        trailers=trailers,
+        request,
         # The human-line gate keeps the history it has read; tell it of our commit so the next plan
         # need not run `git log`.
         listeners=(lambda _root, parent, sha, paths: history.record_commit(parent, sha, paths),),
@@ -144,7 +137,7 @@ def commit_verdict(
     *,
     summary: str,
     manifest: dict[str, Any],
-    capture: dict[str, Any] | None = None,
+    capture: CaptureRow | None = None,
     trailers: Mapping[str, str] | None = None,
 ) -> Committed:
     """Commit an accepted verdict's changes (with `capture`'s row, if any), or record the refused

@@ -146,7 +146,7 @@ def content_layers(repo: Repository) -> list[str]:
 
 
 def _capture_ops(repo: Repository) -> dict[str, str]:
-    return {row["capture_id"]: row["op_id"] for row in repo.state.captures()}
+    return {row.capture_id: row.op_id for row in repo.state.captures()}
 
 
 def recompile(

@@ -13,6 +13,7 @@ finished by `write.capture.resume`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from stigmergy.repo.git import blob_sha
 from stigmergy.repo.layout import classify
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.operations import Repository, restore
-from stigmergy.repo.state import OperationRow
+from stigmergy.repo.state import CaptureRow, OperationRow
 from stigmergy.repo.trailers import TRAILER_CAPTURE, TRAILER_FILING, TRAILER_OP, TRAILERS, commit_message
 from stigmergy.repo.trailers import trailer_format as _trailer_fmt
 
@@ -124,7 +125,7 @@ def rebuild_bookkeeping(repo: Repository) -> list[str]:
     if not commits:
         state.set_meta("last_commit", head)
         return []
-    pending = {op_id: env for _cid, op_id, env, _ in state.pending()}
+    pending = {p.op_id: p.envelope for p in state.pending()}
     shas = [c.sha for c in commits]
     changes = _changes(repo, shas)
     patches = _patches(repo, shas)
@@ -138,13 +139,13 @@ def rebuild_bookkeeping(repo: Repository) -> list[str]:
         entries = changes.get(c.sha, [])
         env = pending.get(c.op_id)
         filing = _filing(c, entries)
-        capture: dict[str, Any] | None = None
+        capture: CaptureRow | None = None
         if c.kind == "capture":
             capture = _capture_row(repo, c, entries, blobs, env, filing)
         elif c.kind == "file" and c.capture_id and filing == "filed":
             existing = state.capture(c.capture_id)
             if existing is not None:
-                capture = {**dict(existing), "filed": 1}
+                capture = dataclasses.replace(existing, filed=True)
         counts: dict[str, int] = {}
         for e in entries:
             counts[e["action"]] = counts.get(e["action"], 0) + 1
@@ -154,7 +155,7 @@ def rebuild_bookkeeping(repo: Repository) -> list[str]:
         )
         manifest: dict[str, Any] = {"paths": entries, "counts": counts, "reasons": [reason], "rebuilt": True}
         if c.capture_id or (capture is not None):
-            manifest["capture"] = c.capture_id or (capture or {}).get("capture_id")
+            manifest["capture"] = c.capture_id or (capture.capture_id if capture is not None else None)
         patch = patches.get(c.sha)
         row = OperationRow(
             id=c.op_id,
@@ -177,7 +178,7 @@ def rebuild_bookkeeping(repo: Repository) -> list[str]:
 def _capture_row(
     repo: Repository, c: OpCommit, entries: list[dict[str, Any]], blobs: dict[str, bytes],
     env: dict[str, Any] | None, filing: str,
-) -> dict[str, Any] | None:
+) -> CaptureRow | None:
     source = next(
         (e for e in entries if e["action"] == "add" and (classify(e["path"]) or ("", ""))[0] == "source"
          and (not c.capture_id or e["path"].endswith(f"/{c.capture_id}.md"))),
@@ -185,13 +186,13 @@ def _capture_row(
     )
     if source is None:
         return None
-    filed = 1 if filing in ("filed", "duplicate") else 0
+    filed = filing in ("filed", "duplicate")
     if env is not None:
-        return {
-            "capture_id": env["capture_id"], "content_sha": env["content_sha"], "layer": env["layer"],
-            "source_path": source["path"], "op_id": c.op_id, "captured_at": env["captured_at"],
-            "locator": env["locator"], "filed": filed, "rebuilt": 0,
-        }
+        return CaptureRow(
+            capture_id=env["capture_id"], content_sha=env["content_sha"], layer=env["layer"],
+            source_path=source["path"], op_id=c.op_id, captured_at=env["captured_at"], locator=env["locator"],
+            filed=filed,
+        )
     data = blobs.get(source["after"])
     if data is None:
         return None
@@ -206,10 +207,10 @@ def _capture_row(
     readable = page.text.encode("utf-8")
     if sha256_hex(readable) == art.readable_sha256 and not repo.evidence.has(art.readable_sha256):
         repo.evidence.put(readable)
-    return {
-        "capture_id": page.id, "content_sha": art.sha256, "layer": page.layer, "source_path": source["path"],
-        "op_id": c.op_id, "captured_at": page.captured_at, "locator": page.locator, "filed": filed, "rebuilt": 1,
-    }
+    return CaptureRow(
+        capture_id=page.id, content_sha=art.sha256, layer=page.layer, source_path=source["path"], op_id=c.op_id,
+        captured_at=page.captured_at, locator=page.locator, filed=filed, rebuilt=True,
+    )
 
 
 class WorkPendingError(StigmergyError):
@@ -311,11 +312,11 @@ def adopt_landed_capture(repo: Repository, env: dict[str, Any], source_path: str
         manifest={"paths": entries, "reasons": ["adopted a commit that lacked its operation trailer"]},
         patch_sha=None,
     )
-    capture = {
-        "capture_id": env["capture_id"], "content_sha": env["content_sha"], "layer": env["layer"],
-        "source_path": source_path, "op_id": env["op_id"], "captured_at": env["captured_at"],
-        "locator": env["locator"], "filed": 1 if len(entries) > 1 else 0,
-    }
+    capture = CaptureRow(
+        capture_id=env["capture_id"], content_sha=env["content_sha"], layer=env["layer"],
+        source_path=source_path, op_id=env["op_id"], captured_at=env["captured_at"], locator=env["locator"],
+        filed=len(entries) > 1,
+    )
     repo.state.record_operation(row, capture=capture, done_capture_id=env["capture_id"])
     return True
 

@@ -91,7 +91,7 @@ def import_bundle(
     report = ImportReport()
     ids: dict[str, str] = {}  # exporting capture id -> capture id here
     seen: Counter[tuple[str, str]] = Counter()
-    taken = {row["capture_id"] for row in repo.state.captures()}
+    taken = {row.capture_id for row in repo.state.captures()}
     curation = list(bundle.curation)
     for entry in bundle.entries:
         while curation and curation[0][0] < entry.seq:

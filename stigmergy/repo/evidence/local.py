@@ -1,47 +1,26 @@
-"""Content-addressed evidence store: original bytes and readable text, keyed by sha256.
+"""The evidence store on the local disk: `.stigmergy/objects/`, content-addressed by sha256. Every file
+operation on evidence objects is in this module (an S3-compatible backend is a module beside it).
 
-Objects live in fan-out folders (`ab/cdef…`), are written to a temp file, fsynced and renamed into
-place, and made read-only. The `EvidenceStore` protocol is the seam for an S3-compatible store: the
-rest of the code (the `Repository`, fsck, capture) sees only the protocol.
+Objects live in fan-out folders (`ab/cdef…`), are written to a temp file, fsynced and renamed into place,
+and made read-only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from stigmergy.errors import StigmergyError
+from stigmergy.repo.evidence.protocol import HASH_NAME, EvidenceError, object_id
 from stigmergy.repo.files import write_atomic
 
 
-class EvidenceError(StigmergyError):
-    pass
-
-
-class EvidenceStore(Protocol):
-    def put(self, data: bytes) -> str: ...
-    def get(self, sha256: str, verify: bool = True) -> bytes: ...
-    def has(self, sha256: str) -> bool: ...
-    def delete(self, sha256: str) -> bool: ...
-    def iter_ids(self) -> Iterator[str]: ...
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-@dataclass(frozen=True)
-class FsckProblem:
-    sha256: str
-    problem: str
-
-
 class LocalEvidenceStore:
+    """`EvidenceStore` over a folder of fan-out object files."""
+
+    hash_name = HASH_NAME
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
@@ -54,7 +33,7 @@ class LocalEvidenceStore:
         return self.path(sha256).is_file()
 
     def put(self, data: bytes) -> str:
-        digest = sha256_hex(data)
+        digest = object_id(data)
         target = self.path(digest)
         if target.is_file():
             if self.intact(digest):
@@ -66,7 +45,7 @@ class LocalEvidenceStore:
     def intact(self, sha256: str) -> bool:
         """The object is here and its bytes hash to its name."""
         try:
-            return sha256_hex(self.path(sha256).read_bytes()) == sha256
+            return object_id(self.path(sha256).read_bytes()) == sha256
         except OSError:
             return False
 
@@ -76,7 +55,7 @@ class LocalEvidenceStore:
             data = target.read_bytes()
         except FileNotFoundError as exc:
             raise EvidenceError(f"evidence object {sha256} is missing", hint="run `stigmergy fsck`") from exc
-        if verify and sha256_hex(data) != sha256:
+        if verify and object_id(data) != sha256:
             raise EvidenceError(f"evidence object {sha256} is corrupt", hint="run `stigmergy fsck`")
         return data
 
@@ -99,16 +78,8 @@ class LocalEvidenceStore:
                     yield fan.name + obj.name
 
 
+def _conforms(store: LocalEvidenceStore) -> None:
+    """The type checker proves here that this backend is an `EvidenceStore` (nothing calls it)."""
+    from stigmergy.repo.evidence.protocol import EvidenceStore
 
-def verify_objects(store: EvidenceStore) -> list[FsckProblem]:
-    """Re-hash every object of any store."""
-    problems = []
-    for oid in store.iter_ids():
-        try:
-            data = store.get(oid, verify=False)
-        except (OSError, EvidenceError) as exc:
-            problems.append(FsckProblem(oid, f"unreadable: {exc}"))
-            continue
-        if sha256_hex(data) != oid:
-            problems.append(FsckProblem(oid, "content does not match its sha256"))
-    return problems
+    _: EvidenceStore = store

@@ -1,6 +1,6 @@
-"""The state database (`.stigmergy/state.sqlite`, WAL): operations and their change records, the capture
-queue, and the capture catalogue. It is bookkeeping; Git and the evidence store stay canonical, and
-`recovery` rebuilds what a crash lost from commit trailers."""
+"""The SQLite state store (`.stigmergy/state.sqlite`, WAL): every statement the bookkeeping runs is in
+this module (the `StateStore` protocol says what each one answers). It is bookkeeping; Git and the
+evidence store stay canonical, and `write/recovery.py` rebuilds what a crash lost from commit trailers."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import StigmergyError
+from stigmergy.repo.state.protocol import CaptureRow, OperationRecord, OperationRow, PendingCapture
 
 _MIGRATIONS = [
     """
@@ -61,33 +61,9 @@ _MIGRATIONS = [
 ]
 
 
-@dataclass(frozen=True)
-class OperationRow:
-    id: str
-    kind: str
-    status: str
-    commit_sha: str | None
-    started_at: str
-    finished_at: str | None
-    summary: str
-    manifest: dict[str, Any]
-    patch_sha: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "status": self.status,
-            "commit": self.commit_sha,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "summary": self.summary,
-            "manifest": self.manifest,
-            "patch_sha256": self.patch_sha,
-        }
-
-
 class StateDB:
+    """`StateStore` over one SQLite connection (read-only when `readonly`: a reader never writes it)."""
+
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
         try:
@@ -145,11 +121,11 @@ class StateDB:
                 (capture_id, op_id, "pending", created_at, json.dumps(envelope, sort_keys=True)),
             )
 
-    def pending(self) -> list[tuple[str, str, dict[str, Any], dict[str, Any] | None]]:
+    def pending(self) -> list[PendingCapture]:
         rows = self.conn.execute(
             "SELECT capture_id, op_id, envelope, inflight FROM queue WHERE status='pending' ORDER BY capture_id"
         ).fetchall()
-        return [(r[0], r[1], json.loads(r[2]), json.loads(r[3]) if r[3] else None) for r in rows]
+        return [PendingCapture(r[0], r[1], json.loads(r[2]), json.loads(r[3]) if r[3] else None) for r in rows]
 
     def set_inflight(self, capture_id: str, inflight: dict[str, Any] | None) -> None:
         with self.tx() as c:
@@ -171,22 +147,23 @@ class StateDB:
             c.execute("DELETE FROM inflight WHERE op_id=?", (op_id,))
 
     # --- captures ----------------------------------------------------------------------------------
-    def find_capture(self, content_sha: str, layer: str) -> sqlite3.Row | None:
-        return self.conn.execute(
+    def find_capture(self, content_sha: str, layer: str) -> CaptureRow | None:
+        return _capture(self.conn.execute(
             "SELECT * FROM captures WHERE content_sha=? AND layer=? ORDER BY capture_id LIMIT 1", (content_sha, layer)
-        ).fetchone()
+        ).fetchone())
 
     def find_pending_content(self, content_sha: str, layer: str) -> str | None:
-        for capture_id, _op, env, _ in self.pending():
+        for p in self.pending():
+            env = p.envelope
             if env.get("content_sha") == content_sha and env.get("layer") == layer and not env.get("force"):
-                return capture_id
+                return p.capture_id
         return None
 
-    def capture(self, capture_id: str) -> sqlite3.Row | None:
-        return self.conn.execute("SELECT * FROM captures WHERE capture_id=?", (capture_id,)).fetchone()
+    def capture(self, capture_id: str) -> CaptureRow | None:
+        return _capture(self.conn.execute("SELECT * FROM captures WHERE capture_id=?", (capture_id,)).fetchone())
 
-    def captures(self) -> list[sqlite3.Row]:
-        return self.conn.execute("SELECT * FROM captures ORDER BY capture_id").fetchall()
+    def captures(self) -> list[CaptureRow]:
+        return [c for c in map(_capture, self.conn.execute("SELECT * FROM captures ORDER BY capture_id")) if c]
 
     def captures_of_content(self, content_sha: str, layer: str) -> list[str]:
         """Capture ids holding these bytes in this layer, oldest first."""
@@ -202,7 +179,7 @@ class StateDB:
     def record_operation(
         self,
         row: OperationRow,
-        capture: dict[str, Any] | None = None,
+        capture: CaptureRow | None = None,
         done_capture_id: str | None = None,
     ) -> None:
         with self.tx() as c:
@@ -218,7 +195,7 @@ class StateDB:
                     "INSERT OR REPLACE INTO captures(capture_id, content_sha, layer, source_path, op_id, captured_at,"
                     " locator, filed, rebuilt) VALUES (:capture_id,:content_sha,:layer,:source_path,"
                     ":op_id,:captured_at,:locator,:filed,:rebuilt)",
-                    {"rebuilt": 0, **capture},
+                    {**capture.to_dict(), "filed": int(capture.filed), "rebuilt": int(capture.rebuilt)},
                 )
             if done_capture_id is not None:
                 c.execute("UPDATE queue SET status='done', inflight=NULL WHERE capture_id=?", (done_capture_id,))
@@ -255,10 +232,8 @@ class StateDB:
             rows = self.conn.execute("SELECT * FROM operations ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_op(r) for r in rows]
 
-    def operation_records(self) -> list[tuple[str, str | None, str, str | None, str]]:
-        """(id, commit, manifest as stored JSON, patch object, summary) of every operation: what an erase
-        searches for erased ids, in the very text the database holds."""
-        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+    def operation_records(self) -> list[OperationRecord]:
+        return [OperationRecord(*r) for r in self.conn.execute(
             "SELECT id, commit_sha, manifest, patch_sha, summary FROM operations").fetchall()]
 
     def patches(self) -> list[tuple[str, str]]:
@@ -299,6 +274,23 @@ class StateDB:
             "pending": q("SELECT count(*) FROM queue WHERE status='pending'").fetchone()[0],
             "unfiled": q("SELECT count(*) FROM captures WHERE filed=0").fetchone()[0],
         }
+
+
+def _capture(row: sqlite3.Row | None) -> CaptureRow | None:
+    if row is None:
+        return None
+    return CaptureRow(
+        capture_id=row["capture_id"], content_sha=row["content_sha"], layer=row["layer"],
+        source_path=row["source_path"], op_id=row["op_id"], captured_at=row["captured_at"], locator=row["locator"],
+        filed=bool(row["filed"]), rebuilt=bool(row["rebuilt"]),
+    )
+
+
+def _conforms(store: StateDB) -> None:
+    """The type checker proves here that this backend is a `StateStore` (nothing calls it)."""
+    from stigmergy.repo.state.protocol import StateStore
+
+    _: StateStore = store
 
 
 def _op(row: sqlite3.Row) -> OperationRow:
