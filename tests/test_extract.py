@@ -406,3 +406,32 @@ def test_generated_documents_match_the_committed_ones() -> None:
     for rel, data in built.items():
         committed = (CORPUS / rel).read_bytes()
         assert extract(data, rel, LIMITS) == extract(committed, rel, LIMITS), rel
+
+
+def test_a_new_format_is_one_new_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Registry of extractors: a module of capture/extractors/ that declares FORMAT is detected by its
+    # extension and dispatched to, with no edit anywhere else.
+    import stigmergy.capture.extract as extract_mod
+    import stigmergy.capture.extractors as extractors
+
+    (tmp_path / "zz_tsv_text.py").write_text(
+        "from stigmergy.capture.extractors import Format, Reading\n"
+        "def _read(text, budget):\n"
+        "    rows = [line.split('\\t') for line in text.splitlines() if line]\n"
+        "    return Reading('\\n'.join(' | '.join(r) for r in rows), rows[0][0], 'tsv-1')\n"
+        "FORMAT = Format(media_type='text/tab-separated-values', extractor='tsv', extensions=('.tsv',), read=_read)\n"
+    )
+    monkeypatch.setattr(extractors, "__path__", [*extractors.__path__, str(tmp_path)])
+    extractors.formats.cache_clear()
+    extract_mod._registry.cache_clear()
+    try:
+        assert [f.extractor for f in extractors.formats()] == ["python-docx", "html", "pypdf", "tsv"]
+        got = extract(b"name\tarr\nAurora\t1.3M\n", "figures.tsv", CaptureSettings())
+        assert (got.media_type, got.extractor, got.extractor_version) == ("text/tab-separated-values", "tsv", "tsv-1")
+        assert got.text == "name | arr\nAurora | 1.3M\n" and got.title == "name"
+    finally:
+        monkeypatch.undo()
+        extractors.formats.cache_clear()
+        extract_mod._registry.cache_clear()
+    with pytest.raises(InputError):
+        extract(b"\x00\x01binary", "figures.tsv", CaptureSettings())  # gone again: unknown and not text

@@ -2,7 +2,8 @@
 
 One entry point, `extract`. It picks a format from the media type (when the caller knows it), the
 file extension and the magic bytes, enforces the capture limits, and hands the bytes to one
-extractor (plain text, Markdown, HTML, PDF, DOCX). Every result is normalised the same way, so the
+extractor: plain text and Markdown here, every other format a module of `capture/extractors/` that
+declares its `Format` (HTML, PDF, DOCX; a new format is one new module there). Every result is normalised the same way, so the
 readable text of a source page is stable: `\\n` newlines, no control characters but tab, no trailing
 whitespace, at most one blank line in a row, exactly one trailing newline.
 
@@ -14,21 +15,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
-from stigmergy.capture.extractors import Budget
-from stigmergy.capture.extractors.html_text import read_html
+from stigmergy.capture.extractors import EXTRACTOR_REVISION, Budget, Format, formats
 from stigmergy.errors import ContractError, InputError
 from stigmergy.pages.frontmatter import FrontMatterLimitError, LimitedYAMLHandler
 from stigmergy.settings import CaptureSettings
-
-# Bumped whenever a change to this package can change the readable text of the same bytes.
-EXTRACTOR_REVISION = "2"  # 2: markup in extracted text is escaped (escape_markup)
 
 TEXT = "text/plain"
 MARKDOWN = "text/markdown"
@@ -36,27 +33,18 @@ HTML = "text/html"
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
-_BY_EXTENSION = {
-    ".txt": TEXT,
-    ".text": TEXT,
-    ".md": MARKDOWN,
-    ".markdown": MARKDOWN,
-    ".html": HTML,
-    ".htm": HTML,
-    ".xhtml": HTML,
-    ".pdf": PDF,
-    ".docx": DOCX,
-}
+# The built-in text formats; every other one comes from its module in capture/extractors/.
+_BUILTIN_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
+_BUILTIN_MEDIA = {"text/plain": TEXT, "text/markdown": MARKDOWN, "text/x-markdown": MARKDOWN}
 
-_MEDIA_ALIASES = {
-    "text/plain": TEXT,
-    "text/markdown": MARKDOWN,
-    "text/x-markdown": MARKDOWN,
-    "text/html": HTML,
-    "application/xhtml+xml": HTML,
-    "application/pdf": PDF,
-    DOCX: DOCX,
-}
+
+@lru_cache(maxsize=1)
+def _registry() -> tuple[dict[str, Format], dict[str, str], dict[str, str]]:
+    """(media type -> format, extension -> media type, declared media type -> media type)."""
+    by_type = {f.media_type: f for f in formats()}
+    by_extension = {**_BUILTIN_EXTENSIONS, **{e: f.media_type for f in formats() for e in f.extensions}}
+    media = {**_BUILTIN_MEDIA, **{a: f.media_type for f in formats() for a in (f.media_type, *f.media_aliases)}}
+    return by_type, by_extension, media
 
 # Signatures that no text file starts with. Order matters only for readability.
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -111,22 +99,12 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
         raise InputError(name, "empty", "the input is empty (0 bytes)")
     budget = Budget(name, limits)
     kind = _detect(data, name, media_type)
-    if kind == PDF:
-        from stigmergy.capture.extractors.pdf_text import pdf_to_text
-
-        body, title, pages, version = pdf_to_text(data, budget)
-        return _finish(name, limits, body, PDF, "pypdf", version, title, {}, pages)
-    if kind == DOCX:
-        from stigmergy.capture.extractors.docx_text import docx_to_text
-
-        body, title, version = docx_to_text(data, budget)
-        return _finish(name, limits, body, DOCX, "python-docx", version, title, {}, None)
-
-    text = _decode(data, name, kind)
-    if kind == HTML:
-        body, title, meta = read_html(text, budget)
-        python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
-        return _finish(name, limits, body, HTML, "html", f"{EXTRACTOR_REVISION}+{python}", title, meta, None)
+    fmt = _registry()[0].get(kind)
+    if fmt is not None:
+        reading = fmt.read(data if fmt.binary else _decode(data, name, fmt), budget)
+        return _finish(name, limits, reading.body, kind, fmt.extractor, reading.version, reading.title,
+                       reading.metadata, reading.pages, fmt.empty_hint)
+    text = _decode(data, name, None)
     if kind == MARKDOWN:
         metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text), name)
         title = _clean_title(metadata.get("title")) or _first_h1(body)
@@ -168,32 +146,21 @@ def _magic(data: bytes) -> str | None:
     return None
 
 
-def _is_docx_zip(data: bytes) -> bool:
-    import io
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return "word/document.xml" in archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return False
-
-
 def _detect(data: bytes, name: str, media_type: str | None) -> str:
+    by_type, by_extension, media = _registry()
     declared = None
     if media_type:
-        declared = _MEDIA_ALIASES.get(media_type.split(";", 1)[0].strip().lower())
+        declared = media.get(media_type.split(";", 1)[0].strip().lower())
     suffix = PurePosixPath(name.replace("\\", "/")).suffix.lower()
-    kind = declared or _BY_EXTENSION.get(suffix)
+    kind = declared or by_extension.get(suffix)
     what = f"media type {media_type}" if declared else f"extension {suffix}"
     magic = _magic(data)
 
     if kind is None:
         # Unknown extension: recognise the binary formats we can read, accept text, refuse the rest.
-        if magic == "a PDF document":
-            return PDF
-        if magic == "a ZIP archive" and _is_docx_zip(data):
-            return DOCX
+        for fmt in formats():
+            if fmt.claims is not None and fmt.claims(data):
+                return fmt.media_type
         if magic is not None:
             raise InputError(name, "unsupported-type", f"content is {magic}, which stigmergy cannot read")
         # NUL bytes are valid UTF-8 but no text file has them; without an extension to vouch for
@@ -206,20 +173,10 @@ def _detect(data: bytes, name: str, media_type: str | None) -> str:
             f"unknown file type {suffix or '(no extension)'} and the content is not UTF-8 text",
             hint="capture text, Markdown, HTML, PDF or DOCX files",
         )
-    if kind == PDF:
-        if b"%PDF-" in data[:1024]:
-            return PDF
-        if magic is not None:
-            raise InputError(name, "unsupported-type", f"{what} says PDF but the content is {magic}")
-        raise InputError(name, "malformed", "not a PDF: no %PDF- header in the first 1024 bytes")
-    if kind == DOCX:
-        if magic == "a ZIP archive":
-            if _is_docx_zip(data):
-                return DOCX
-            raise InputError(name, "malformed", "not a DOCX: the ZIP archive has no word/document.xml")
-        if magic is not None:
-            raise InputError(name, "unsupported-type", f"{what} says DOCX but the content is {magic}")
-        raise InputError(name, "malformed", "not a DOCX: the content is not a ZIP archive")
+    fmt = by_type.get(kind)
+    if fmt is not None and fmt.verify is not None:
+        fmt.verify(data, name, what, magic)
+        return kind
     # A text format: binary content behind a text extension is refused, never decoded.
     if magic is not None:
         raise InputError(name, "unsupported-type", f"{what} says text but the content is {magic}")
@@ -250,11 +207,11 @@ def _decodes(data: bytes) -> bool:
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 
-def _decode(data: bytes, name: str, kind: str) -> str:
+def _decode(data: bytes, name: str, fmt: Format | None) -> str:
     text = _decode_or_none(data)
     if text is not None:
         return text
-    if kind == HTML:
+    if fmt is not None and fmt.charset_meta:
         # An HTML page may declare its own charset; honouring a declaration is not guessing.
         import codecs
 
@@ -387,11 +344,12 @@ def _finish(
     title: str | None,
     metadata: dict[str, Any],
     pages: int | None,
+    empty_hint: str | None = None,
 ) -> Extraction:
     text = escape_markup(normalize_text(body), markdown=media_type == MARKDOWN)
     title = _escape_prose(title) if isinstance(title, str) else title
     if not text.strip():
-        hint = "scanned PDFs need OCR first, which stigmergy does not do" if media_type == PDF else None
+        hint = empty_hint
         raise InputError(name, "empty", "no readable text after extraction", hint=hint)
     if len(text) > limits.max_readable_chars:
         raise InputError(

@@ -1,13 +1,70 @@
-"""Format extractors behind `stigmergy.capture.extract.extract`: HTML (stdlib), PDF (pypdf), DOCX
-(python-docx). pypdf and python-docx are imported inside their functions so that `stigmergy --help`
-never loads them."""
+"""Format extractors behind `stigmergy.capture.extract.extract`, one module per format: HTML (stdlib),
+PDF (pypdf), DOCX (python-docx). Plain text and Markdown, the normal form every extractor's output takes,
+are `extract.py`'s own.
+
+A new capture format is one new module here that declares `FORMAT = Format(...)`: its media type, file
+extensions, how its content is recognised, and `read`. `formats()` finds every module that declares one
+(no import side effects beyond reading `FORMAT`); `extract.py` detects and dispatches through it. Heavy
+parsers (pypdf, python-docx, an OCR engine) are imported inside `read`, so that `stigmergy --help` and a
+capture of Markdown never load them.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from stigmergy.errors import InputError
 from stigmergy.settings import CaptureSettings
+
+# Bumped whenever a change to this package can change the readable text of the same bytes.
+EXTRACTOR_REVISION = "2"  # 2: markup in extracted text is escaped (escape_markup)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a format's `read` found: the body (any text; `extract` normalises it), the document's own title,
+    the extractor's version, metadata it carries (HTML meta), and a page count when the format has pages."""
+
+    body: str
+    title: str | None
+    version: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    pages: int | None = None
+
+
+@dataclass(frozen=True)
+class Format:
+    media_type: str
+    extractor: str  # recorded in the source page's artifacts
+    extensions: tuple[str, ...]
+    read: Callable[[Any, Budget], Reading]  # the bytes (binary) or the decoded text, and the limits
+    media_aliases: tuple[str, ...] = ()  # declared media types that mean this format
+    binary: bool = False  # `read` gets the bytes; else the text, decoded as a text file is
+    # Recognises its own bytes behind an unknown extension (a PDF named `report`).
+    claims: Callable[[bytes], bool] | None = None
+    # Raises InputError when bytes behind this format's extension or media type are not of it:
+    # (data, name, what was declared, the magic-bytes label or None).
+    verify: Callable[[bytes, str, str, str | None], None] | None = None
+    charset_meta: bool = False  # a text format whose content may declare its own charset (HTML)
+    empty_hint: str | None = None  # said when nothing readable came out
+
+
+@lru_cache(maxsize=1)
+def formats() -> tuple[Format, ...]:
+    """Every format a module of this package declares, in module-name order."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        declared = getattr(module, "FORMAT", None)
+        if isinstance(declared, Format):
+            found.append(declared)
+    return tuple(found)
 
 
 class Budget:

@@ -14,10 +14,12 @@ import re
 import zipfile
 from typing import Any
 
-from stigmergy.capture.extractors import Budget
+from stigmergy.capture.extractors import Budget, Format, Reading
 from stigmergy.errors import InputError
 
 REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
+MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+_ZIP = b"PK\x03\x04"
 
 _HEADING = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list (bullet|number)(?:\s*([2-9]))?$", re.IGNORECASE)
@@ -124,3 +126,32 @@ def _rows(table: Any) -> list[str]:
         if any(cells):
             rows.append(" | ".join(cells))
     return rows
+
+
+def is_docx_zip(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return "word/document.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+
+
+def _read(data: bytes, budget: Budget) -> Reading:
+    body, title, version = docx_to_text(data, budget)
+    return Reading(body, title, version)
+
+
+def _verify(data: bytes, name: str, what: str, magic: str | None) -> None:
+    if magic == "a ZIP archive":
+        if is_docx_zip(data):
+            return
+        raise InputError(name, "malformed", "not a DOCX: the ZIP archive has no word/document.xml")
+    if magic is not None:
+        raise InputError(name, "unsupported-type", f"{what} says DOCX but the content is {magic}")
+    raise InputError(name, "malformed", "not a DOCX: the content is not a ZIP archive")
+
+
+FORMAT = Format(
+    media_type=MEDIA_TYPE, extractor="python-docx", extensions=(".docx",), read=_read, binary=True,
+    media_aliases=(MEDIA_TYPE,), claims=lambda data: data.startswith(_ZIP) and is_docx_zip(data), verify=_verify,
+)

@@ -9,9 +9,10 @@ whitespace is collapsed. The title is `<title>`, else the first `<h1>`.
 from __future__ import annotations
 
 import re
+import sys
 from html.parser import HTMLParser
 
-from stigmergy.capture.extractors import Budget
+from stigmergy.capture.extractors import EXTRACTOR_REVISION, Budget, Format, Reading
 
 _DROP = {"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"}
 _VOID = {
@@ -236,3 +237,15 @@ def read_html(html: str, budget: Budget | None = None) -> tuple[str, str | None,
         out.append(text)
         previous = kind
     return "".join(out), reader.title or reader.first_h1, dict(reader.meta)
+
+
+def _read(text: str, budget: Budget) -> Reading:
+    body, title, meta = read_html(text, budget)
+    python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
+    return Reading(body, title, f"{EXTRACTOR_REVISION}+{python}", metadata=meta)
+
+
+FORMAT = Format(
+    media_type="text/html", extractor="html", extensions=(".html", ".htm", ".xhtml"), read=_read,
+    media_aliases=("text/html", "application/xhtml+xml"), charset_meta=True,
+)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import io
 import logging
 
-from stigmergy.capture.extractors import Budget
+from stigmergy.capture.extractors import Budget, Format, Reading
 from stigmergy.errors import InputError
 
 REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
+MEDIA_TYPE = "application/pdf"
 
 
 def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]:
@@ -78,3 +79,23 @@ def _title(reader: object) -> str | None:
 def _reason(exc: BaseException) -> str:
     text = " ".join(str(exc).split())[:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _read(data: bytes, budget: Budget) -> Reading:
+    body, title, pages, version = pdf_to_text(data, budget)
+    return Reading(body, title, version, pages=pages)
+
+
+def _verify(data: bytes, name: str, what: str, magic: str | None) -> None:
+    if b"%PDF-" in data[:1024]:
+        return
+    if magic is not None:
+        raise InputError(name, "unsupported-type", f"{what} says PDF but the content is {magic}")
+    raise InputError(name, "malformed", "not a PDF: no %PDF- header in the first 1024 bytes")
+
+
+FORMAT = Format(
+    media_type=MEDIA_TYPE, extractor="pypdf", extensions=(".pdf",), read=_read, binary=True,
+    claims=lambda data: data.startswith(b"%PDF-"), verify=_verify,
+    empty_hint="scanned PDFs need OCR first, which stigmergy does not do",
+)
