@@ -19,7 +19,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
+# The type checker (mypy, configured in pyproject.toml) over stigmergy/, then the whole suite.
 test: $(STAMP)
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 test-fast: $(STAMP)

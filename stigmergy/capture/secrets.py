@@ -10,7 +10,7 @@ so that `password: …` and `db_password=…` count as assignments, not just quo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -45,8 +45,8 @@ def _detector() -> tuple[Any, list[dict[str, str]], Any, Any, Any]:
     from detect_secrets.settings import get_plugins, transient_settings
     from detect_secrets.util.code_snippet import get_code_snippet
 
-    plugins = [{"name": cls.__name__} for kind, cls in get_mapping_from_secret_type_to_class().items()
-               if kind not in NOT_CREDENTIALS]
+    mapping: dict[str, Any] = get_mapping_from_secret_type_to_class()
+    plugins = [{"name": cls.__name__} for kind, cls in mapping.items() if kind not in NOT_CREDENTIALS]
     return scan, plugins, transient_settings, get_plugins, get_code_snippet
 
 
@@ -101,5 +101,10 @@ def redact(text: str, findings: Iterable[SecretFinding]) -> str:
             end = next((j for j in range(i, len(lines)) if _END_KEY.search(lines[j])), len(lines) - 1)
             lines[i : end + 1] = [marker] + [""] * (end - i)
         elif f.value:
-            lines[i] = re.sub(r"\S*" + re.escape(f.value) + r"\S*", lambda _m, marker=marker: marker, lines[i])
+            lines[i] = re.sub(r"\S*" + re.escape(f.value) + r"\S*", _constant(marker), lines[i])
     return "\n".join(lines)
+
+
+def _constant(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement that is `text` itself (never read for backslash escapes, as a string would be)."""
+    return lambda _m: text

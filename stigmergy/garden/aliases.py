@@ -45,6 +45,10 @@ class MergeProposal:
                 "command": f'stigmergy merge "{self.page}" INTO "{self.into}"'}
 
 
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
 def _name_like(text: str) -> bool:
     words = text.split()
     return (
@@ -142,21 +146,21 @@ def duplicate_entities(snap: Snapshot) -> list[MergeProposal]:
         layer = layer_of(rel)
         for other in by_name[(layer, titles[rel])]:
             if other != rel:
-                pairs.setdefault(tuple(sorted((rel, other))), "the same name up to case, accents or punctuation")
+                pairs.setdefault(_pair(rel, other), "the same name up to case, accents or punctuation")
         for alias in page.aliases:
             for other in by_name.get((layer, fold_name(alias)), []):
                 if other != rel:
-                    pairs.setdefault(tuple(sorted((rel, other))), "one's title is the other's alias")
+                    pairs.setdefault(_pair(rel, other), "one's title is the other's alias")
     for group in by_last.values():
         for i, a in enumerate(group):
             for b in group[i + 1:]:
                 if _initials_match(titles[a], titles[b]):
-                    pairs.setdefault(tuple(sorted((a, b))), "initials of the same name")
+                    pairs.setdefault(_pair(a, b), "initials of the same name")
     pages = dict(entities)
     out = []
     for (ra, rb), why in sorted(pairs.items()):
-        a, b = pages[ra], pages[rb]
+        a_page, b_page = pages[ra], pages[rb]
         # Keep the page more cited; the other one merges into it.
-        keep, drop = (ra, rb) if (len(a.sources), rb) >= (len(b.sources), ra) else (rb, ra)
+        keep, drop = (ra, rb) if (len(a_page.sources), rb) >= (len(b_page.sources), ra) else (rb, ra)
         out.append(MergeProposal(drop, keep, why))
     return out

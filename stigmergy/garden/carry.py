@@ -113,7 +113,8 @@ def carry_over(
             report.contradictions_lost.append(f"{b.record.id} on {rel}: {b.record.subject} (its page is gone)")
         for _n, line in human.get(rel, []):
             report.human_listed.append(f"{rel}: {line}")
-    before, after = Counter(), Counter()
+    before: Counter[str] = Counter()
+    after: Counter[str] = Counter()
     for rel, text in old_texts.items():
         before.update(_cited(rel, text))
     for rel, text in out.items():

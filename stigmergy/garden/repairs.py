@@ -76,7 +76,7 @@ def recanonicalise(rel: str, text: str) -> tuple[str | None, str]:
         body = _canonical_blocks(rel, body.rstrip("\n") + "\n")
         entity = meta.get("type") == "entity"
         page = WikiPage(
-            **{k: scalar(meta[k]) for k in ("id", "type", "title", "status", "created", "updated", "layer")},
+            **{k: scalar(meta[k]) for k in ("id", "type", "title", "status", "created", "updated", "layer")},  # type: ignore[arg-type]
             body=body,
             entities=tuple(meta.get("entities") or ()),
             entity_type=meta.get("entity_type") if entity else None,

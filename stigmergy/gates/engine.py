@@ -271,6 +271,7 @@ class _Materialiser:
         self.ctx.resolved_blocks[cid] = page_rel
         for cl in block.record.claims:
             self.ctx.resolved_claims.append((cid, Citation(cl.source, cl.path, cl.start, cl.end)))
+        assert resolved.resolution is not None  # resolve_contradiction returns a resolved record
         self.ctx.records.append(f"contradiction {cid} resolved by {source}: {resolved.resolution.rationale}")
 
     # -- rendering ---------------------------------------------------------------------------------
@@ -341,8 +342,7 @@ def evaluate(
     violations = list(mat.violations)
     for _, gate in GATES:
         violations.extend(gate(ctx))
-    seen: set[Violation] = set()
-    unique = [v for v in violations if not (v in seen or seen.add(v))]
+    unique = list(dict.fromkeys(violations))
     # A page that would leak a narrower layer's content: no reason about it may quote its lines, since the
     # refusal is shown to the submitter, who may not read that layer (layer-flow's own reasons never quote).
     leaking = {v.path for v in unique if v.rule == "layer-flow"}
@@ -370,8 +370,7 @@ def judge(
     violations: list[Violation] = []
     for _, gate in GATES:
         violations.extend(gate(ctx))
-    seen: set[Violation] = set()
-    unique = [v for v in violations if not (v in seen or seen.add(v))]
+    unique = list(dict.fromkeys(violations))
     return Verdict(
         changes=MappingProxyType(dict(ctx.changes)),
         violations=tuple(unique),

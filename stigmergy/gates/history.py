@@ -167,7 +167,7 @@ def _judge(
     deleted = [e["path"] for e in entries if e["action"] == "delete"]
     new_texts = {e["path"]: _text(blobs.get(e["after"])) if e["after"] else None for e in entries}
     old_texts = {e["path"]: _text(blobs.get(e["before"])) if e["before"] else None for e in entries}
-    capture_id = (c.trailers.get("Stigmergy-Capture") or [None])[0]
+    capture_id = (c.trailers.get("Stigmergy-Capture") or [None])[0]  # type: ignore[list-item]
     source_path = None
     if kind == "capture" and added_sources:
         source_path = next((e["path"] for e in added_sources if capture_id and e["path"].endswith(f"/{capture_id}.md")),
@@ -205,10 +205,9 @@ def _judge(
             violations.extend(gate(ctx))
         except ContractError as exc:  # a page so broken the gate cannot read it: that is the finding
             violations.append(Violation("contract", exc.message.split(":", 1)[0], exc.message))
-    seen: set[Violation] = set()
     return [
         HistoryFinding(c.sha, c.author, kind, v.path, v.rule, v.message, v.lines)
-        for v in violations if not (v in seen or seen.add(v))
+        for v in dict.fromkeys(violations)
     ]
 
 

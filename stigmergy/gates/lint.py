@@ -112,7 +112,7 @@ class _Linter:
     # -- discovery ---------------------------------------------------------------------------------
 
     def _walk(self, rel_dir: str) -> list[str]:
-        out = []
+        out: list[str] = []
         base = self.root / rel_dir
         # A linked folder (or a linked `layers/<l>/`) would be walked as if its files lived here.
         link = next((p for p in _prefixes(rel_dir) if (self.root / p).is_symlink()), None)

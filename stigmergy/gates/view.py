@@ -57,7 +57,7 @@ def _v(ctx: GateContext, relpath: str, text: str) -> PageView:
     cached = ctx.views.get(key)
     if cached is None:
         cached = ctx.views[key] = _shared_view(relpath, text)
-    return cached  # type: ignore[no-any-return]
+    return cached  # type: ignore[no-any-return,return-value]
 
 
 def _shared_view(relpath: str, text: str) -> PageView:

@@ -358,7 +358,7 @@ def _read_human(items: Any, layers: set[str], where: str) -> tuple[HumanBlock, .
             isinstance(t, str) and len(t) <= _MAX_TEXT and "\n" not in t and t.strip() != "---" for t in lines)
         if not ok:
             raise BundleError(f"{where}: entry {i} is not a run of lines on a page of this bundle's layers")
-        out.append(HumanBlock(item["page"], anchor, tuple(lines)))
+        out.append(HumanBlock(item["page"], anchor, tuple(lines or ())))
     return tuple(out)
 
 

@@ -74,7 +74,7 @@ def purge_state(
         if commit and new_commit is None:
             manifest.setdefault("reasons", []).append("its commit held only erased content and was removed by an erase")
         new_patch = patch_sha
-        if patch_named:
+        if patch_named and patch_sha:
             old_patches.add(patch_sha)
             new_patch = None
             if new_commit:

@@ -13,7 +13,7 @@ import json
 import os
 import posixpath
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -441,7 +441,7 @@ def _evidence(
     """The cited lines of the sources the candidates cite, ranked by how many candidates cite them
     (higher-ranked candidates weigh more) and by term overlap with the new source."""
     wanted: dict[str, dict[int, None]] = {}
-    weight: Counter[str] = Counter()
+    weight: dict[str, float] = defaultdict(float)
     for rank, c in enumerate(candidates):
         for cites in citations_by_line(c.body, c.path, errors=[]).values():
             for ci in cites:

@@ -19,7 +19,7 @@ class WriterLock:
         path: Path,
         timeout: float,
         on_wait: Callable[[str], None] | None = None,
-        after_acquire: Callable[[], None] | None = None,
+        after_acquire: Callable[[], object] | None = None,
     ) -> None:
         self.path = path
         self.timeout = timeout

@@ -147,7 +147,7 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
                                                              request.new_paths, request.trailers)
     root = repo.root
     preimages: dict[str, str | None] = {}
-    entries = []
+    entries: list[dict[str, Any]] = []
     for rel in sorted(changes):
         # A path in `new_paths` was written ahead of the commit by this operation (a source page the
         # planner had to read from disk): it is new to Git whatever the working tree holds now.
@@ -211,8 +211,8 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
     patch_sha = None
     if commit is not None:
         patch = git_patch(
-            FileChange(rel, None if preimages[rel] is None else preimages[rel].encode("utf-8", "surrogateescape"),
-                       None if changes[rel] is None else changes[rel].encode("utf-8"))
+            FileChange(rel, None if (pre := preimages[rel]) is None else pre.encode("utf-8", "surrogateescape"),
+                       None if (post := changes[rel]) is None else post.encode("utf-8"))
             for rel in (e["path"] for e in entries)
         )
         if patch is None:  # binary content: let git write the binary patch

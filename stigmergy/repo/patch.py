@@ -128,7 +128,7 @@ def _backtrack(trace: list[list[int]], v_end: list[int], a: list[str], b: list[s
 def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
     ops = _myers(a, b)
     if ops is None:  # a rewrite of most of a long page: difflib copes better with many edits
-        ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        ops = [(str(t), i1, i2, j1, j2) for t, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()]
     return ops or [("equal", 0, 0, 0, 0)]
 
 

@@ -339,7 +339,8 @@ def _plan_from_journal(data: dict[str, Any]) -> ErasePlan:
     data = dict(data)
     data.pop("erased_hashes", None)
     data["captures"] = tuple(
-        ErasedCapture(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()}) for c in data["captures"]
+        ErasedCapture(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})  # type: ignore[arg-type]
+        for c in data["captures"]
     )
     data["remotes"] = tuple(Remote(r["name"], r["url"], tuple(r["refs"])) for r in data["remotes"])
     data["residue"] = ()

@@ -57,7 +57,7 @@ class Refusal:
 
 def refusal(verdict: Verdict) -> Refusal:
     """The violations as records for the change record, the first rule, and a one-line message."""
-    violations = tuple(
+    violations: tuple[dict[str, Any], ...] = tuple(
         {"rule": v.rule, "path": v.path, "message": v.message, "lines": list(v.lines)} for v in verdict.violations
     )
     rule = violations[0]["rule"]

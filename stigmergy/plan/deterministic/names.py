@@ -189,7 +189,7 @@ _ROLE = (
 
 
 def guess_entity_type(
-    name: str, contexts: Iterable[str], participants: set[str], organisations: set[str] = frozenset()
+    name: str, contexts: Iterable[str], participants: set[str], organisations: set[str] | frozenset[str] = frozenset()
 ) -> str:
     words = name.split()
     if name in participants:

@@ -419,7 +419,13 @@ def _unique_lines(body: list[str]) -> list[str]:
     """No line twice on a page: a key point that is also a differing figure is written once, and a section
     left with no line goes."""
     once: set[str] = set()
-    kept = [line for line in body if not line.startswith("- ") or not (line in once or once.add(line))]
+    kept = []
+    for line in body:
+        if line.startswith("- "):
+            if line in once:
+                continue
+            once.add(line)
+        kept.append(line)
     out: list[str] = []
     for n, line in enumerate(kept):
         if line.startswith("## "):
