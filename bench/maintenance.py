@@ -3,7 +3,10 @@
 - `garden --check` on a generated 1,000-page wiki (baseline: `lint` on the same wiki);
 - `garden` making 50 repairs (50 dead links in cited lines) on that wiki (baseline: `lint`);
 - `delete` of a source cited by 20 pages on that wiki (baseline: `lint`);
-- `recompile` of sample_corpus against capturing sample_corpus afresh into a new repository.
+- `recompile` of sample_corpus against capturing sample_corpus afresh into a new repository;
+- `recompile` of sample_corpus with a 200-operation curation record (20 renames, 10 merges, 10 deletions
+  of wiki pages, 160 alias edits by a person) against a recompile of the same corpus with none (`--curation`
+  measures only this pair).
 
     .venv/bin/python bench/maintenance.py [--pages 1000] [--json out.json]
 """
@@ -108,12 +111,78 @@ def break_links(wiki: Path, n: int) -> None:
     commit_ours(wiki, "dead links")
 
 
+def curate(wiki: Path, renames: int = 20, merges: int = 10, deletes: int = 10, aliases: int = 160) -> int:
+    """Make a curation record of renames, merges, deletions and a person's alias edits; its length."""
+    entities = sorted(p.stem for p in (wiki / "wiki/entities").glob("*.md"))
+    notes = sorted(p.relative_to(wiki).as_posix() for p in (wiki / "wiki/notes").glob("*.md"))
+    made = 0
+    for title in entities[:renames]:
+        cli(wiki, "rename", title, f"{title} (renamed)")
+        made += 1
+    rest = entities[renames:]
+    for a, b in zip(rest[0:2 * merges:2], rest[1:2 * merges:2], strict=False):
+        cli(wiki, "merge", a, "INTO", b, ok=(0, 2))
+        made += 1
+    for rel in notes[:deletes]:
+        cli(wiki, "delete", rel, "--rationale", "bench", ok=(0, 2))
+        made += 1
+    pages = sorted((wiki / "wiki/entities").glob("*.md"))
+    for n in range(aliases):
+        page = pages[n % len(pages)]
+        text = page.read_text(encoding="utf-8")
+        head, _, body = text.partition("\n---\n")
+        if "\naliases: []" in head:
+            head = head.replace("\naliases: []", f"\naliases:\n- Bench alias {n}")
+        elif "\naliases:" in head:
+            head = head.replace("\naliases:", f"\naliases:\n- Bench alias {n}", 1)
+        else:
+            head += f"\naliases:\n- Bench alias {n}"
+        page.write_text(head + "\n---\n" + body, encoding="utf-8")
+        subprocess.run(["git", "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-qam",
+                        f"alias {n}"], cwd=wiki, env=git_env(), check=True, capture_output=True)
+        made += 1
+    return made
+
+
+def curation_pair(tmp: Path, out: dict[str, object]) -> None:
+    plain, curated = tmp / "plain", tmp / "curated"
+    for wiki in (plain, curated):
+        cli(tmp, "init", str(wiki))
+        cli(wiki, "capture", str(ROOT / "sample_corpus"))
+    out["curation_ops"] = curate(curated)
+    cli(plain, "recompile")  # both start from a wiki a recompile has settled
+    cli(curated, "recompile")
+    # Alternated, best of three each: the machine is shared and its load moves between runs.
+    t_plain = t_curated = float("inf")
+    report = "{}"
+    for _ in range(3):
+        t, _out = cli(plain, "--json", "recompile")
+        t_plain = min(t_plain, t)
+        t, report = cli(curated, "--json", "recompile")
+        t_curated = min(t_curated, t)
+    data = json.loads(report)
+    out["recompile_no_curation_s"], out["recompile_curation_s"] = round(t_plain, 2), round(t_curated, 2)
+    out["recompile_curation_status"] = data["status"]
+    cur = data["report"].get("curation", {})
+    out["curation_entries"] = cur.get("entries")
+    out["curation_not_replayed"] = len(cur.get("not_replayed", []))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=1000)
+    ap.add_argument("--curation", action="store_true", help="measure only recompile with and without a curation record")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    out: dict[str, object] = {"pages": args.pages}
+    out: dict[str, object] = {"pages": args.pages, "load": Path("/proc/loadavg").read_text().split()[:3]}
+    if args.curation:
+        with tempfile.TemporaryDirectory() as tmp:
+            curation_pair(Path(tmp), out)
+        out["ratios"] = {"recompile_curation_vs_none": round(out["recompile_curation_s"] / out["recompile_no_curation_s"], 2)}  # type: ignore[operator]
+        print(json.dumps(out, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         wiki = Path(tmp) / "wiki"
         cli(Path(tmp), "init", str(wiki))
@@ -139,7 +208,9 @@ def main() -> None:
         t_recompile, report = cli(sample, "--json", "recompile")
         out["capture_sample_s"], out["recompile_sample_s"] = round(t_capture, 2), round(t_recompile, 2)
         out["recompile_status"] = json.loads(report)["status"]
+        curation_pair(Path(tmp), out)
     out["ratios"] = {
+        "recompile_curation_vs_none": round(out["recompile_curation_s"] / out["recompile_no_curation_s"], 2),  # type: ignore[operator]
         "garden_check_vs_lint": round(out["garden_check_s"] / out["lint_s"], 2),  # type: ignore[operator]
         "recompile_vs_capture": round(out["recompile_sample_s"] / out["capture_sample_s"], 2),  # type: ignore[operator]
     }

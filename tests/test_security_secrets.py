@@ -158,3 +158,47 @@ def test_no_false_refusal_on_the_sample_corpus(wiki: Path) -> None:
     data = json.loads(out)
     assert data["counts"].get("failed", 0) == 0, [c for c in data["captures"] if c["status"] == "failed"]
     assert data["counts"]["captured"] >= 30
+
+
+# Secrets given in a sentence (#26): the detector's keyword rule is made for assignments; the words around
+# a value decide here. And the other side: documentation that shows how to set a password is no leak.
+IN_PROSE = [
+    "Use aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "The db password is Tr0ub4dor-3-horse",
+    "the staging password is now Gr33n-Lantern-77, please don't share it",
+    "API key for the maps service: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+]
+PLACEHOLDERS = [
+    "password=secret",
+    "Set the token to <token> in the config.",
+    "export API_KEY=xxxx",
+    "For example, set password: hT7!rQ2zW9 in the sample config.",
+    ">>> conn.login('user', 'Tr0ub4dor-3-horse')",
+    "Wi-Fi | LanternfishStaff (password in 1Password) | #it-help",
+    "The password is stored in the keyring; call getpass.getpass() to prompt for it.",
+    "git config credential.helper 'cache --timeout=3600'",
+]
+
+
+def test_a_secret_in_a_sentence_is_found() -> None:
+    for line in IN_PROSE:
+        found = find_secrets(f"Notes.\n{line}\nThanks.")
+        assert [f.line for f in found] == [2], line
+        assert "[REDACTED" in redact(line, find_secrets(line)) and found[0].value not in redact(line, find_secrets(line))
+
+
+def test_placeholders_and_documentation_examples_are_not_secrets() -> None:
+    for line in PLACEHOLDERS:
+        assert find_secrets(line) == [], line
+
+
+def test_a_secret_in_a_sentence_refuses_the_capture_and_redact_keeps_the_rest(wiki: Path) -> None:
+    head = git(wiki, "rev-parse", "HEAD")
+    code, out, err = run_cli(["capture", "--text", "Ops notes.\nThe db password is Tr0ub4dor-3-horse\n"], cwd=wiki)
+    assert code == 1 and "line 2 holds a credential (Secret Keyword)" in out + err and "Tr0ub4dor" not in out + err
+    assert git(wiki, "rev-parse", "HEAD") == head
+    code, out, err = run_cli(["--json", "capture", "--redact", "--text", "Ops notes.\nThe db password is Tr0ub4dor-3-horse\n"],
+                             cwd=wiki)
+    assert code == 0, out + err
+    page = (wiki / json.loads(out)["captures"][0]["source_path"]).read_text()
+    assert "Tr0ub4dor" not in page and "The db password is [REDACTED Secret Keyword]" in page

@@ -5,6 +5,22 @@ Every plugin the detector ships is used, with its own false-positive filters (te
 sequential strings, UUIDs, indirect references …). Lines are scanned as a configuration file would be,
 so that `password: …` and `db_password=…` count as assignments, not just quoted ones. A finding is
 (line, kind); the secret's value stays in memory only for redaction and is never printed.
+
+The detector's generic rules (its keyword detector, the high-entropy strings and basic-auth URLs) are
+judged by the words around the value, since prose is not configuration: documentation that shows how to
+set a password is not a leak, and a person's note that gives one in a sentence is.
+
+- A value counts only when it is shaped like a secret (`secret_shaped`: at least 8 characters mixing
+  letters with digits or symbols, or a long high-entropy run; not a placeholder such as `secret`,
+  `<token>`, `xxxx`, `${VAR}`, `changeme`, not a code reference, option, path or URL, and not one of the
+  detector's own filtered shapes: templated, sequential, UUID, no letters).
+- A high-entropy string counts only when a credential word (the keyword detector's deny list, plus
+  `token`, `passphrase`, `api key` …) stands within a few words before it on its line.
+- The same keyword context catches secrets given in a sentence, which the keyword detector (made for
+  assignments) does not see: "the db password is Tr0ub4dor-3-horse", "use aws secret wJalr…".
+- A line that says it is an example (`example`, `e.g.`, `sample`, `placeholder`, `dummy`, `fake`, `for
+  instance`), or an interpreter prompt (`>>>`), holds examples, not credentials: generic findings there do not
+  count. The format-specific rules (AWS, GitHub, Slack, Stripe, private keys, JWT …) count everywhere.
 """
 
 from __future__ import annotations
@@ -57,6 +73,121 @@ def known_kinds() -> list[str]:
     return sorted(k for k in get_mapping_from_secret_type_to_class() if k not in NOT_CREDENTIALS)
 
 
+# The detector's generic rules: their findings are judged by their context (see the module's docstring).
+GENERIC_KINDS = frozenset({"Secret Keyword", "Base64 High Entropy String", "Hex High Entropy String",
+                           "Basic Auth Credentials"})
+PROSE_KIND = "Secret Keyword"
+
+
+@lru_cache(maxsize=1)
+def _keyword_re() -> re.Pattern[str]:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    words = [*DENYLIST, "passphrase", "pass ?code", "token", "api[ _-]key", "access[ _-]key", "secret[ _-]key",
+             "auth[ _-]token", "access[ _-]token", "client[ _-]secret", "credentials?"]
+    return re.compile(r"(?i)(?<![a-z])(?:" + "|".join(words) + r")(?![a-z])")
+
+
+# Words that say a line shows an example (not inside a host name: `git.example.com` is no such word).
+_EXAMPLE_RE = re.compile(r"(?i)(?<![\w.@/-])(?:examples?|e\.g\.|eg\.|for instance|samples?|placeholders?|dummy|fake)"
+                         r"(?![\w@/-]|\.\w)|^\s*(?:>>>|\.\.\.)\s")
+_PLACEHOLDERS = frozenset({
+    "secret", "secrets", "password", "passwd", "changeme", "change_me", "changeit", "example", "sample", "token",
+    "mypassword", "yourpassword", "your_password", "password1", "password123", "letmein", "hunter2", "qwerty",
+    "admin", "root", "test", "testing", "dummy", "foobar", "foo", "bar", "baz", "none", "null", "true", "false",
+    "redacted", "hidden", "masked", "default", "value", "secret_key", "api_key", "apikey",
+})
+_TRIM = "\"'`.,;:!?)([]{}*"
+_CODE_RE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(\))?$|^[A-Za-z_]\w*\(.*\)$")
+_SYMBOLS = set("!#$%&+/=?@^~|\\-")
+
+
+def secret_shaped(value: str) -> bool:
+    """Whether a value found in a credential's context reads as a secret rather than a placeholder, a
+    word, a code reference, an option, a path or a URL."""
+    from detect_secrets.filters.heuristic import (
+        is_not_alphanumeric_string,
+        is_potential_uuid,
+        is_sequential_string,
+        is_templated_secret,
+    )
+
+    v = value.strip(_TRIM)
+    if len(v) < 8 or len(v) > 400:
+        return False
+    low = v.casefold()
+    if (low in _PLACEHOLDERS or set(low) <= {"x", "*", ".", "-", "#", "•"} or "<" in v or ">" in v
+            or v.startswith(("-", "$", "/", "~", "%", "&")) or "://" in v or "(" in v or _CODE_RE.match(v)
+            or is_templated_secret(v) or is_sequential_string(v) or is_potential_uuid(v) or is_not_alphanumeric_string(v)
+            or re.fullmatch(r"(?i)(?:your|my|the|some)[-_]?\w+|x{3,}\w*|\w*x{4,}", v)):
+        return False
+    classes = sum((any(c.islower() for c in v), any(c.isupper() for c in v), any(c.isdigit() for c in v),
+                   any(c in _SYMBOLS for c in v)))
+    if classes >= 3 and any(c.isalpha() for c in v) and (any(c.isdigit() for c in v) or any(c in _SYMBOLS for c in v)):
+        return True
+    # Two kinds of character (hex, lower-case and digits): only a long, high-entropy run.
+    return classes == 2 and len(v) >= 16 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v) \
+        and _entropy(v) >= 3.0
+
+
+def _entropy(value: str) -> float:
+    import math
+    from collections import Counter
+
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in Counter(value).values())
+
+
+# A value after these names where a secret is kept ("the password is in 1Password", "from Vault"), not it.
+_WHERE = frozenset({"in", "from", "via", "with", "using", "on", "at", "into", "by", "inside", "through", "see"})
+
+
+def _in_context(line: str, start: int, value: str) -> bool:
+    """A credential word within the six words before `value` (at `start`) on its line, and no sign that
+    the line shows an example."""
+    before = line[:start]
+    previous = before.split()[-1].strip(_TRIM).casefold() if before.split() else ""
+    if previous in _WHERE:
+        return False
+    window = " ".join(before.split()[-6:]) if before.strip() else ""
+    rest = before + " " + line[start + len(value):]
+    return bool(_keyword_re().search(window) or _keyword_re().search(value.split("=")[0] if "=" in value else "")) \
+        and not _EXAMPLE_RE.search(rest)
+
+
+def _judged(line: str, kind: str, value: str) -> bool:
+    """Whether a generic rule's finding is a credential, judged by its shape and the words around it."""
+    if kind not in GENERIC_KINDS:
+        return True
+    if not value:
+        return False
+    at = line.find(value)
+    if _EXAMPLE_RE.search(line[:max(at, 0)] + " " + line[at + len(value):] if at >= 0 else line):
+        return False
+    if kind == "Basic Auth Credentials":
+        return secret_shaped(value)
+    if kind == "Secret Keyword":
+        return secret_shaped(value)
+    # A high-entropy string: only where a credential word stands before it.
+    return at >= 0 and _in_context(line, at, value)
+
+
+def _prose(line: str) -> list[str]:
+    """Values a sentence gives as a credential: a secret-shaped word within six words after a credential
+    word ("the db password is Tr0ub4dor-3-horse")."""
+    if not _keyword_re().search(line):
+        return []
+    out = []
+    for m in re.finditer(r"\S+", line):
+        word = m.group(0)
+        value = word.strip(_TRIM)
+        if "=" in value or ":" in value.rstrip(":"):
+            value = re.split(r"[=:]", value, maxsplit=1)[-1].strip(_TRIM)
+        if value and secret_shaped(value) and _in_context(line, m.start(), word):
+            out.append(value)
+    return out
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """Credentials in `text`, in line order (one finding per line and kind)."""
     if len(text.strip()) < 8:  # shorter than any rule's match: skip the detector's per-call setup
@@ -81,9 +212,13 @@ def find_secrets(text: str) -> list[SecretFinding]:
                                              secret=found.secret_value, plugin=plugin, line=line, context=context):
                         continue
                     key = (found.type, found.secret_value or "")
-                    if key not in seen:
+                    if key not in seen and _judged(line, found.type, found.secret_value or ""):
                         seen.add(key)
                         out.append(SecretFinding(n, found.type, found.secret_value or ""))
+            for value in _prose(line):
+                if not any(value == v or value in v or v in value for _, v in seen if v):
+                    seen.add((PROSE_KIND, value))
+                    out.append(SecretFinding(n, PROSE_KIND, value))
     return out
 
 
