@@ -99,7 +99,8 @@ _PLACEHOLDERS = frozenset({
 })
 _TRIM = "\"'`.,;:!?)([]{}*"
 _CODE_RE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(\))?$|^[A-Za-z_]\w*\(.*\)$")
-_SYMBOLS = set("!#$%&+/=?@^~|\\-")
+_SYMBOLS = set("!#$%&+/=?@^~|\\*")  # not '-', '_' or '.': hyphenated words and identifiers are no mix
+_MARKUP_RE = re.compile(r"<[A-Za-z/!][^>]*>")
 
 
 def secret_shaped(value: str) -> bool:
@@ -117,7 +118,9 @@ def secret_shaped(value: str) -> bool:
         return False
     low = v.casefold()
     if (low in _PLACEHOLDERS or set(low) <= {"x", "*", ".", "-", "#", "•"} or "<" in v or ">" in v
-            or v.startswith(("-", "$", "/", "~", "%", "&")) or "://" in v or "(" in v or _CODE_RE.match(v)
+            or v.startswith(("-", "$", "/", "~", "%", "&", "#")) or "://" in v or _CODE_RE.match(v)
+            or any(c.isspace() or c in "'\"()[]{}¶`," for c in v) or re.search(r"&#?\w+;", v)
+            or _path_like(v)
             or is_templated_secret(v) or is_sequential_string(v) or is_potential_uuid(v) or is_not_alphanumeric_string(v)
             or re.fullmatch(r"(?i)(?:your|my|the|some)[-_]?\w+|x{3,}\w*|\w*x{4,}", v)):
         return False
@@ -128,6 +131,13 @@ def secret_shaped(value: str) -> bool:
     # Two kinds of character (hex, lower-case and digits): only a long, high-entropy run.
     return classes == 2 and len(v) >= 16 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v) \
         and _entropy(v) >= 3.0
+
+
+def _path_like(v: str) -> bool:
+    """A file path or a relative reference (`path123/bar.c`, `docs/setup`), not a key with slashes in it."""
+    if not re.fullmatch(r"[\w.-]+(?:/[\w.-]+)+/?", v):
+        return False
+    return bool(re.search(r"\.[A-Za-z]{1,5}$", v)) or all(seg == seg.lower() for seg in v.split("/"))
 
 
 def _entropy(value: str) -> float:
@@ -175,8 +185,8 @@ def _judged(line: str, kind: str, value: str) -> bool:
 def _prose(line: str) -> list[str]:
     """Values a sentence gives as a credential: a secret-shaped word within six words after a credential
     word ("the db password is Tr0ub4dor-3-horse")."""
-    if not _keyword_re().search(line):
-        return []
+    if not _keyword_re().search(line) or _MARKUP_RE.search(line):
+        return []  # markup is read as its readable text, which is scanned too
     out = []
     for m in re.finditer(r"\S+", line):
         word = m.group(0)

@@ -40,14 +40,20 @@ def _page_at(snap: Snapshot, root: Path, settings: Settings, name: str, reader: 
     return rel, page
 
 
-def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: str) -> str:
-    """`body` with each wikilink that resolved to `old` (in `snap`) pointing at `new_target`, words kept."""
+def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: str,
+                 cache: dict[tuple[str, str], bool] | None = None) -> str:
+    """`body` with each wikilink that resolved to `old` (in `snap`) pointing at `new_target`, words kept.
+    `cache`: (target, layer) -> resolves to `old`, shared across the pages of one operation."""
     if "[[" not in body:
         return body
+    known = cache if cache is not None else {}
 
     def sub(m: re.Match[str]) -> str:
         target = m.group(1).strip()
-        if old not in snap.resolver.resolve(target, from_layer=layer):
+        hit = known.get((target, layer))
+        if hit is None:
+            hit = known[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
+        if not hit:
             return m.group(0)
         shown = m.group(3) if m.group(3) else target
         heading = f"#{m.group(2)}" if m.group(2) is not None else ""
@@ -60,11 +66,12 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
             skip: set[str]) -> dict[str, str]:
     """Every page (but `skip`) whose links or `entities:` name `old`, rewritten to name the new page."""
     out: dict[str, str] = {}
+    cache: dict[tuple[str, str], bool] = {}
     for rel, page in snap.pages().items():
         if rel in skip:
             continue
         layer = layer_of(rel)
-        body = _relink_text(snap, old, new_target, page.body, layer)
+        body = _relink_text(snap, old, new_target, page.body, layer, cache)
         entities = page.entities
         if any(old in snap.resolver.resolve(t, from_layer=layer) for t in page.entities):
             entities = tuple(dict.fromkeys(

@@ -206,6 +206,7 @@ def recompile(
     if step.exists():  # a kill in the middle of writing a step: take it back, then file that source again
         restore(work, json.loads(step.read_text(encoding="utf-8")))
         step.unlink()
+    _undo_journal(repo, progress, work)
     planner = (planners or default_planners(repo.settings))()
     authorship = MachineWritten()
     ops = _capture_ops(repo)
@@ -216,19 +217,32 @@ def recompile(
     while progress.done < total:
         rel = steps[progress.done]
         if rel.startswith(_CURATION):
-            entry = entries[int(rel[len(_CURATION):])]
+            # A run of curation entries is one step: each entry's pre-images are journaled (one line, written
+            # before the entry writes: a kill leaves both or neither in the page cache) and progress is saved,
+            # fsynced, once at the end of the run. Not fsynced per entry: after a power cut a run is replayed
+            # again on what the disk kept, and a replay finds what is already in effect.
+            start, journal = progress.done, _journal_path(repo)
             snap = snap or Snapshot.load(work, repo.settings)
-            later = _later_sources(progress, entry) if progress.by_occurred else ()
-            done = replay_entry(work, repo.settings, entry, snap, later)
-            _write_json(step, {p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None)
-                               for p in done.changes})
-            repo.pause("recompile-step")
-            _apply(work, done.changes)
-            snap = snap.with_changes(done.changes) if done.changes else snap
-            progress.replayed.append({"step": rel, "status": done.status, "why": done.why})
-            progress.done += 1
+            with open(journal, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"start": start}) + "\n")
+                while progress.done < total and steps[progress.done].startswith(_CURATION):
+                    rel = steps[progress.done]
+                    entry = entries[int(rel[len(_CURATION):])]
+                    later = _later_sources(progress, entry) if progress.by_occurred else ()
+                    done = replay_entry(work, repo.settings, entry, snap, later)
+                    if done.changes:
+                        fh.write(json.dumps({p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None)
+                                             for p in done.changes}) + "\n")
+                        fh.flush()
+                    repo.pause("recompile-step")
+                    _apply(work, done.changes)
+                    snap = snap.with_changes(done.changes) if done.changes else snap
+                    progress.replayed.append({"step": rel, "status": done.status, "why": done.why})
+                    progress.done += 1
+                    if on_step is not None:
+                        on_step(progress.done, total, rel)
             _write_json(_progress_path(repo), asdict(progress))
-            step.unlink(missing_ok=True)
+            journal.unlink(missing_ok=True)
             continue
         snap = None
         page = parse_source_page((work / rel).read_text(encoding="utf-8"), rel)
@@ -306,6 +320,26 @@ def _later_sources(progress: Progress, entry: CurationEntry) -> set[str]:
         if ms is not None and ms > entry.at:
             out.add(cid)
     return out
+
+
+def _journal_path(repo: Repository) -> Path:
+    return work_root(repo) / "curation-step.jsonl"
+
+
+def _undo_journal(repo: Repository, progress: Progress, work: Path) -> None:
+    """A kill during a run of curation entries: take back what the run wrote (the first pre-image of each
+    path), unless its progress was saved (then the run finished and only the journal is left)."""
+    journal = _journal_path(repo)
+    if not journal.exists():
+        return
+    lines = [json.loads(ln) for ln in journal.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    if lines and progress.done <= int(lines[0].get("start", 0)):
+        first: dict[str, str | None] = {}
+        for pre in lines[1:]:
+            for path, text in pre.items():
+                first.setdefault(path, text)
+        restore(work, first)
+    journal.unlink()
 
 
 def _apply(work: Path, changes: Mapping[str, str | None]) -> None:
