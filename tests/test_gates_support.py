@@ -30,11 +30,13 @@ def make_source(
 ) -> tuple[str, SourcePage]:
     """Write a source page; returns (relpath, page). `page.line_of(i)` is the file line of lines[i]."""
     cid = capture_id(n)
+    text = "\n".join(lines) + "\n"
+    readable = hashlib.sha256(text.encode("utf-8")).hexdigest()  # as a capture records it (the history gate checks)
     page = SourcePage(
         id=cid, title=title or f"Source {n}", captured_at=TS, occurred_at=occurred_at, submitted_by="test@example.com",
         layer=layer, origin="cli", locator=f"s{n}.md",
-        artifacts=(Artifact("0" * 64, 10, "text/markdown", "0" * 64, "markdown", "1"),),
-        text="\n".join(lines) + "\n",
+        artifacts=(Artifact("0" * 64, 10, "text/markdown", readable, "markdown", "1"),),
+        text=text,
     )
     rel = source_relpath(layer, TS, cid)
     (root / rel).parent.mkdir(parents=True, exist_ok=True)

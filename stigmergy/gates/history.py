@@ -4,14 +4,23 @@ a plan passes, so an edit that bypassed stigmergy (a hand commit, a push) cannot
 A commit without an operation trailer is a person's: it may add or edit uncited lines, and nothing the
 gates protect (a source page, a cited line, an attribution, a contradiction block). A commit with a
 trailer is judged by the rules of the kind it claims (gates/maintenance.py): the trailer is a claim to
-verify, never a pass. Rules checked: source-immutable, cited-line-lost, attribution-lost,
-contradiction-altered. `lint` (and `garden --check`) audit the commits since the last clean check; the
-`pre-receive` hook (index/hooks.py) audits every pushed commit. Merge commits are not judged themselves:
-the commits they bring in are.
+verify, never a pass. What each kind may do is re-checked on the commit itself (`_claims`): a `capture`
+adds one source page, whose text is the text its artifact records; a `delete` removes a source page only
+with every line that cites it; a `recompile` retires cited lines only where its retirements can be
+verified (this repository's operation log made that commit, or a server that trusts recompiles). Rules
+checked: source-immutable, cited-line-lost, attribution-lost, contradiction-altered, and zone for a
+symbolic link or submodule under `wiki/`, `sources/` or `layers/`.
+
+A merge commit is judged by its own changes: against the tree Git's automatic merge of its parents
+writes, and, for a file Git cannot merge, against each parent (a finding stands when it holds against
+every one). `lint` (and `garden --check`) audit the commits since the last clean check; the `pre-receive`
+hook (gates/push.py) audits every pushed commit and every branch tip a push replaces.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,11 +30,13 @@ from typing import Any
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, OperationInfo, Violation
 from stigmergy.gates.rules import (
+    MAX_LINES_SHOWN,
     attribution_lost,
     cited_line_lost,
     contradiction_altered,
     source_immutable,
 )
+from stigmergy.gates.trees import LINK_MODES, auto_merge, tree_changes
 from stigmergy.gates.view import _v
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.source import parse_source_page
@@ -33,11 +44,19 @@ from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.settings import Settings
 
-AUDITED_RULES = ("source-immutable", "cited-line-lost", "attribution-lost", "contradiction-altered")
+AUDITED_RULES = ("source-immutable", "cited-line-lost", "attribution-lost", "contradiction-altered", "zone")
 _GATES = (source_immutable, cited_line_lost, attribution_lost, contradiction_altered)
 _FS, _RS = "\x1f", "\x1e"
 _TRAILERS = ("Stigmergy-Operation", "Stigmergy-Kind", "Stigmergy-Capture", "Stigmergy-Target", "Stigmergy-Move")
 WRITING_KINDS = ("capture", "file")  # may add contradiction blocks and resolve them
+# Kinds whose allowances the history gates cannot re-check on the commit alone: granted only to commits
+# the caller trusts (this repository's operation log made them; a server configured to trust them).
+UNVERIFIABLE_KINDS = ("recompile",)
+_UNVERIFIED_RECORDS = (  # the records gates/maintenance.py writes for what only a recompile may retire
+    (re.compile(r"^retired cited line \(recompile\) (.+?): (.*)$", re.S), "cited-line-lost"),
+    (re.compile(r"^listed, not re-applied \(recompile no longer derives (.+?)\): (.*)$", re.S), "cited-line-lost"),
+    (re.compile(r"^attribution retired \(recompile\) (.+?): (.*)$", re.S), "attribution-lost"),
+)
 CHECKED_MARK = "history.checked"  # under .stigmergy/: the HEAD of the last clean audit
 
 
@@ -129,9 +148,14 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
-def audit_commits(git: Git, shas: Iterable[str], settings: Settings) -> list[HistoryFinding]:
-    """Judge each commit (oldest first is best: findings read in history order) against its first parent."""
-    commits = [c for c in _commits(git, list(shas)) if len(c.parents) <= 1]
+def audit_commits(
+    git: Git, shas: Iterable[str], settings: Settings, trusted: Callable[[_Commit], bool] | None = None
+) -> list[HistoryFinding]:
+    """Judge each commit (oldest first is best: findings read in history order) against its first parent;
+    a merge by its own changes. `trusted(commit)` says whether an unverifiable kind's claim (recompile) is
+    taken; by default it is not."""
+    all_commits = _commits(git, list(shas))
+    commits = [c for c in all_commits if len(c.parents) <= 1]
     changes = git.raw_changes([c.sha for c in commits])
     wanted: list[str] = []
     for c in commits:
@@ -140,12 +164,99 @@ def audit_commits(git: Git, shas: Iterable[str], settings: Settings) -> list[His
                 wanted.extend(str(oid) for oid in (e["before"], e["after"]) if oid)
     blobs = git.blobs(sorted(set(wanted)))
     findings: list[HistoryFinding] = []
+    trust = trusted or (lambda _c: False)
     with tempfile.TemporaryDirectory(prefix="stigmergy-audit-") as empty:
-        for c in commits:
-            entries = [e for e in changes.get(c.sha, []) if _watched(str(e["path"]))]
+        for c in all_commits:
+            if len(c.parents) > 1:
+                findings.extend(judge_merge(git, c, settings, Path(empty), trust(c)))
+                continue
+            entries = changes.get(c.sha, [])
+            findings.extend(_links(c, entries))
+            entries = [e for e in entries if _watched(str(e["path"])) and not _is_link(e)]
             if entries:
-                findings.extend(_judge(git, c, entries, blobs, settings, Path(empty)))
+                findings.extend(_judge(git, c, entries, blobs, settings, Path(empty),
+                                       base=c.parents[0] if c.parents else None, trusted=trust(c)))
     return findings
+
+
+def _judge_tree(
+    git: Git, c: _Commit, entries: list[dict[str, Any]], settings: Settings, empty: Path, base: str | None,
+    trusted: bool, label: str = "",
+) -> list[HistoryFinding]:
+    """Judge `entries` (changes from `base` to `c`) with their blobs read now; links are zone findings."""
+    found = _links(c, entries, label)
+    entries = [e for e in entries if _watched(str(e["path"])) and not _is_link(e)]
+    if not entries:
+        return found
+    blobs = git.blobs(sorted({str(oid) for e in entries for oid in (e["before"], e["after"]) if oid}))
+    return found + _judge(git, c, entries, blobs, settings, empty, base=base, trusted=trusted, label=label)
+
+
+def judge_merge(git: Git, c: _Commit, settings: Settings, empty: Path, trusted: bool) -> list[HistoryFinding]:
+    """A merge's own changes: against Git's automatic merge of its two parents where that merge is clean,
+    and against each parent for a file Git cannot merge (or for an octopus merge)."""
+    auto = auto_merge(git, c.parents[0], c.parents[1]) if len(c.parents) == 2 else None
+    found: list[HistoryFinding] = []
+    conflicted: frozenset[str] | None = None
+    if auto is not None:
+        own = [e for e in tree_changes(git, auto.tree, c.sha) if e["path"] not in auto.conflicted]
+        found += _judge_tree(git, c, own, settings, empty, auto.tree, trusted, "the merge's own change")
+        conflicted = auto.conflicted
+        if not conflicted:
+            return found
+    per_parent = []
+    for parent in c.parents:
+        entries = [e for e in tree_changes(git, parent, c.sha) if conflicted is None or e["path"] in conflicted]
+        per_parent.append(_judge_tree(git, c, entries, settings, empty, parent, trusted, "the merge's own change"))
+    return found + common_findings(per_parent)
+
+
+def common_findings(per_side: list[list[HistoryFinding]]) -> list[HistoryFinding]:
+    """The findings of the first side that hold against every other side too: same rule and path, and a
+    line in common (or the same message, for findings without lines). A side whose lines were cut at
+    MAX_LINES_SHOWN counts as holding every line."""
+    if not per_side:
+        return []
+    out = []
+    for f in per_side[0]:
+        lines = set(f.lines)
+        holds = True
+        for other in per_side[1:]:
+            same = [g for g in other if (g.rule, g.path) == (f.rule, f.path)]
+            if not f.lines:
+                holds = any(g.message == f.message for g in same)
+            else:
+                if any(len(g.lines) >= MAX_LINES_SHOWN for g in same):
+                    continue
+                lines &= {line for g in same for line in g.lines}
+                holds = bool(lines)
+            if not holds:
+                break
+        if holds:
+            kept = tuple(line for line in f.lines if line in lines) if f.lines else ()
+            out.append(HistoryFinding(f.commit, f.author, f.kind, f.path, f.rule, f.message, kept))
+    return out
+
+
+def _is_link(e: dict[str, Any]) -> bool:
+    return e.get("mode") in LINK_MODES
+
+
+def _links(c: _Commit, entries: list[dict[str, Any]], label: str = "") -> list[HistoryFinding]:
+    """A symbolic link or submodule added under wiki/, sources/ or layers/: never served, never taken."""
+    out = []
+    for e in entries:
+        path = str(e["path"])
+        if _is_link(e) and path.split("/", 1)[0] in ("wiki", "sources", "layers") and e["action"] != "delete":
+            what = "a symbolic link" if e.get("mode") == "120000" else "a submodule"
+            out.append(HistoryFinding(c.sha, c.author, c.kind, path, "zone",
+                                      _labelled(label, f"{what} inside the wiki is refused (pages are files; a link could "
+                                                       "show one layer's pages in another)")))
+    return out
+
+
+def _labelled(label: str, message: str) -> str:
+    return f"{label}: {message}" if label else message
 
 
 def _watched(path: str) -> bool:
@@ -159,9 +270,12 @@ def _watched(path: str) -> bool:
 
 
 def _judge(
-    git: Git, c: _Commit, entries: list[dict[str, Any]], blobs: dict[str, bytes], settings: Settings, empty: Path
+    git: Git, c: _Commit, entries: list[dict[str, Any]], blobs: dict[str, bytes], settings: Settings, empty: Path,
+    *, base: str | None, trusted: bool = False, label: str = "",
 ) -> list[HistoryFinding]:
-    parent = c.parents[0] if c.parents else None
+    """Judge `entries`, the changes from `base` (a commit or tree; None: nothing) to `c`, by the rules of
+    the kind `c` claims."""
+    parent = base
     kind = c.kind
     added_sources = [e for e in entries if e["action"] == "add" and (classify(e["path"]) or ("", ""))[0] == "source"]
     deleted = [e["path"] for e in entries if e["action"] == "delete"]
@@ -205,10 +319,77 @@ def _judge(
             violations.extend(gate(ctx))
         except ContractError as exc:  # a page so broken the gate cannot read it: that is the finding
             violations.append(Violation("contract", exc.message.split(":", 1)[0], exc.message))
+    violations.extend(_claims(git, c, kind, entries, new_texts, ctx, trusted))
     return [
-        HistoryFinding(c.sha, c.author, kind, v.path, v.rule, v.message, v.lines)
+        HistoryFinding(c.sha, c.author, kind, v.path, v.rule, _labelled(label, v.message), v.lines)
         for v in dict.fromkeys(violations)
     ]
+
+
+def _claims(
+    git: Git, c: _Commit, kind: str | None, entries: list[dict[str, Any]], new_texts: dict[str, str | None],
+    ctx: _TreeContext, trusted: bool,
+) -> list[Violation]:
+    """What the claimed kind may do, re-checked on the commit: a trailer is a claim, never a pass."""
+    out: list[Violation] = []
+    if kind in UNVERIFIABLE_KINDS and not trusted:
+        # The gates allowed what a recompile may retire; nothing here can re-run the recompile to see
+        # that it would, so each retirement is a finding.
+        why = (f"a {kind} claim cannot be verified here (no operation log here made this commit): what it retires "
+               "is judged as a person's edit")
+        for record in ctx.records:
+            for pattern, rule in _UNVERIFIED_RECORDS:
+                m = pattern.match(record)
+                if m:
+                    out.append(Violation(rule, m.group(1), why, (m.group(2),)))
+    if kind == "delete":
+        out.extend(_dangling(git, c, entries))
+    if kind == "capture":
+        for e in entries:
+            if e["action"] == "add" and (classify(str(e["path"])) or ("", ""))[0] == "source":
+                why = _capture_claim(str(e["path"]), new_texts.get(str(e["path"])), c)
+                if why:
+                    out.append(Violation("source-immutable", str(e["path"]), why))
+    return out
+
+
+def _dangling(git: Git, c: _Commit, entries: list[dict[str, Any]]) -> list[Violation]:
+    """A delete removes a source page with every line that cites it (the reference sweep): a page of the
+    commit's tree still naming the removed capture means it was not a delete."""
+    removed = [str(e["path"]) for e in entries
+               if e["action"] == "delete" and (classify(str(e["path"])) or ("", ""))[0] == "source"]
+    out = []
+    for rel in removed:
+        capture_id = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        hits = git.run("grep", "-l", "-F", "-e", capture_id, c.sha, "--", "wiki", ":(glob)layers/*/wiki/**",
+                       check=False).split("\n")
+        pages = sorted({h.partition(":")[2] for h in hits if h.strip()})
+        if pages:
+            out.append(Violation(
+                "source-immutable", rel,
+                f"a delete removes a source page only with the lines that cite it; {len(pages)} page(s) still cite "
+                f"{capture_id}",
+            ))
+    return out
+
+
+def _capture_claim(rel: str, text: str | None, c: _Commit) -> str | None:
+    """Why the source page a `capture` commit adds is not what a capture writes, or None."""
+    if text is None:
+        return None
+    try:
+        page = parse_source_page(text, rel)
+    except ContractError as exc:
+        return f"not a source page a capture writes: {exc.message}"
+    stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    claimed = (c.trailers.get("Stigmergy-Capture") or [stem])[0]
+    if page.id != stem or claimed != stem:
+        return f"the source page's id ({page.id}) is not its file name or the capture the commit names ({claimed})"
+    body = page.text.encode("utf-8")
+    digests = {hashlib.sha256(body).hexdigest(), hashlib.sha256(body.removesuffix(b"\n")).hexdigest()}
+    if page.artifacts and not any(a.readable_sha256 in digests for a in page.artifacts):
+        return "its readable text is not the text its capture recorded (artifact readable_sha256)"
+    return None
 
 
 def _moves(
@@ -289,8 +470,29 @@ def audit_range(root: Path, settings: Settings, since: str | None, until: str = 
     if since and not git.ok("merge-base", "--is-ancestor", since, head):
         since = None  # rewritten history: check it all again
     rng = f"{since}..{head}" if since else head
-    shas = [s for s in git.run("rev-list", "--reverse", "--no-merges", rng).split() if s]
-    return HistoryAudit(since, head, len(shas), tuple(audit_commits(git, shas, settings)))
+    shas = [s for s in git.run("rev-list", "--reverse", rng).split() if s]
+    return HistoryAudit(since, head, len(shas), tuple(audit_commits(git, shas, settings, _ran_here(root))))
+
+
+def _ran_here(root: Path) -> Callable[[_Commit], bool]:
+    """Trust an unverifiable kind's commit when this repository's operation log says it made it."""
+    from stigmergy.repo.state import StateDB
+
+    made: set[str] = set()
+    path = Layout(root).state_dir / "state.sqlite"
+    if path.is_file():
+        try:
+            db = StateDB(path, readonly=True)
+        except Exception:  # noqa: BLE001 - no readable log: nothing is trusted
+            db = None
+        if db is not None:
+            try:
+                for kind in UNVERIFIABLE_KINDS:
+                    made |= {op.commit_sha for op in db.operations(limit=1_000_000, kind=kind)
+                             if op.commit_sha and op.status == "committed"}
+            finally:
+                db.close()
+    return lambda c: c.sha in made
 
 
 def last_checked(root: Path) -> str | None:
@@ -318,23 +520,7 @@ def audit_since_last_check(root: Path, settings: Settings, *, record: bool = Tru
     return audit
 
 
-_ZERO = "0" * 40
-
-
-def audit_push(git: Git, updates: Iterable[str], settings: Settings) -> tuple[int, list[HistoryFinding]]:
-    """For a `pre-receive` hook: every commit a push brings that the repository does not have yet, judged
-    by the gates. `updates` are the hook's stdin lines (`old new ref`). Returns (commits, findings)."""
-    shas: list[str] = []
-    for line in updates:
-        parts = line.split()
-        if len(parts) != 3 or parts[1] == _ZERO:
-            continue  # a ref deletion changes no page
-        new = git.run("rev-list", "--reverse", "--no-merges", parts[1], "--not", "--all").split()
-        shas.extend(s for s in new if s not in shas)
-    return len(shas), audit_commits(git, shas, settings)
-
-
 __all__ = [
-    "AUDITED_RULES", "HistoryAudit", "HistoryFinding", "audit_commits", "audit_push", "audit_range", "audit_since_last_check",
-    "last_checked", "mark_checked",
+    "AUDITED_RULES", "UNVERIFIABLE_KINDS", "HistoryAudit", "HistoryFinding", "audit_commits", "audit_range",
+    "audit_since_last_check", "common_findings", "judge_merge", "last_checked", "mark_checked",
 ]

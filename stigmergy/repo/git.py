@@ -167,6 +167,7 @@ class Git:
                         "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
                         "before": None if set(before) == {"0"} else before,
                         "after": None if set(after) == {"0"} else after,
+                        "mode": None if set(fields[1]) == {"0"} else fields[1],  # 120000: a symbolic link
                     })
                 out[sha.strip("\0\n ")] = entries
         return out

@@ -361,7 +361,7 @@ class WikiService:
 
     def judge_push(self, git_dir: Path, updates: Sequence[str]) -> tuple[int, list[Any]]:
         """The pre-receive gate: every commit a push brings, judged by the preservation gates."""
-        from stigmergy.gates.history import audit_push
+        from stigmergy.gates.push import audit_push
         from stigmergy.repo.git import Git
 
         return audit_push(Git(git_dir), updates, self.settings)
