@@ -14,15 +14,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from stigmergy.index.arms import query_terms
+from stigmergy.index.search import ARMS
 from stigmergy.index.store.sqlite import fts_query as _fts_query
 
 CONFIGS = {
     "lexical": ("lexical",),
     "vector": ("vector",),
+    "literal": ("literal",),
     "entity": ("entity",),
     "lexical+graph": ("lexical", "graph"),
-    "fused-no-graph": ("lexical", "vector", "entity"),
-    "fused": ("lexical", "vector", "entity", "graph"),
+    "fused-no-graph": ("lexical", "vector", "literal", "entity"),
+    "fused": ARMS,
 }
 CHUNK_CHARS = 1000
 

@@ -78,6 +78,9 @@ class IndexSettings:
     fragment_chars: int = 1200  # only for a model without a tokenizer.json
     overlap_chars: int = 200
     min_fragment_chars: int = 200
+    # Stemmers besides English for pages that declare no `language:` (ISO 639-1 codes or Snowball names;
+    # index/analysis.py). CJK needs no setting: its bigrams are always indexed.
+    languages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -163,8 +163,8 @@ def test_arms_are_plain_functions_of_a_scope_and_keep_to_its_layers(scoped: Repo
         for reader in (OUTSIDER, BOSS):
             sel = scope.store.select(readable_layers(scoped.settings, reader), Filters())
             qvec = scope_embedder(scope).embed([f"{CANARY} Acme"])[0]
-            pages = {p for _, p in arms.lexical(scope, [CANARY.lower(), "acme"], sel)}
-            pages |= {p for _, p in arms.vector(scope, qvec, sel)}
+            pages = {p for _, p, _ in arms.lexical(scope, [CANARY.lower(), "acme"], sel)}
+            pages |= {p for _, p, _ in arms.vector(scope, qvec, sel)}
             pages |= set(arms.entity(scope, f"{CANARY} Labs Acme", sel)[0])
             pages |= set(arms.graph(scope, sorted(pages), sel))
             found[reader] = pages

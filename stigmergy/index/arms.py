@@ -32,6 +32,10 @@ ENTITY_ABOUT_DEPTH = 500
 # docs/index.md), and neither question set moved with depth.
 LEXICAL_DEPTH = 100
 VECTOR_DEPTH = 150
+# At most PAGE_CAP fragments of one page among a text arm's candidates, from FETCH_FACTOR times as many.
+PAGE_CAP = 3
+FETCH_FACTOR = 4
+VECTOR_CAP = False
 SOURCE_MENTIONS = True  # the entity arm lists sources that name the entity (ablation switch, docs/index.md)
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
@@ -55,16 +59,36 @@ def bm25_weights(settings: Settings) -> tuple[float, float, float]:
     search = settings.search
     return (search.title_weight, search.headings_weight, 1.0)
 
-def lexical(scope: SearchScope, terms: list[str], sel: Selection,
-            weights: tuple[float, float, float] = BM25_WEIGHTS) -> list[tuple[int, int]]:
-    """(fragment, page) of the best full-text matches, best first."""
-    return scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH)
+def per_page(rows: list[tuple[int, int, float]], cap: int, depth: int) -> list[tuple[int, int, float]]:
+    """The first `depth` rows, at most `cap` of them from one page (a 900-fragment changelog would
+    otherwise fill an arm's candidates by itself and hide the short page that answers)."""
+    seen: dict[int, int] = {}
+    out = []
+    for row in rows:
+        n = seen.get(row[1], 0)
+        if n < cap:
+            seen[row[1]] = n + 1
+            out.append(row)
+            if len(out) == depth:
+                break
+    return out
 
-def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[int, int]]:
-    """(fragment, page) nearest the query's vector, nearest first."""
+
+def lexical(scope: SearchScope, terms: list[str], sel: Selection,
+            weights: tuple[float, float, float] = BM25_WEIGHTS) -> list[tuple[int, int, float]]:
+    """(fragment, page, bm25 negated) of the best full-text matches, best first."""
+    if not PAGE_CAP:
+        return scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH)
+    return per_page(scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH * FETCH_FACTOR), PAGE_CAP, LEXICAL_DEPTH)
+
+def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[int, int, float]]:
+    """(fragment, page, cosine similarity) nearest the query's vector, nearest first."""
     want = VECTOR_DEPTH * (3 if sel.filtered else 1)
     prefilter = ARM_DEPTH * (6 if sel.filtered else 1) * 2
-    return scope.store.nearest(qvec, sel, want, prefilter, index_fingerprint(scope))
+    if not PAGE_CAP or not VECTOR_CAP:
+        return scope.store.nearest(qvec, sel, want, prefilter, index_fingerprint(scope))
+    return per_page(scope.store.nearest(qvec, sel, want * FETCH_FACTOR, prefilter, index_fingerprint(scope)),
+                    PAGE_CAP, want)
 
 def entity(scope: SearchScope, query: str, sel: Selection, terms: list[str] | None = None,
            relevance: dict[int, float] | None = None) -> tuple[list[int], int, float]:

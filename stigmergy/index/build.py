@@ -29,6 +29,7 @@ from stigmergy.index.freshness import (
     changed_since,
     commit_exists,
     current_fingerprint,
+    current_lexicon,
     dirty_pages,
     freshness,
     index_building,
@@ -117,6 +118,7 @@ def build_index(
     layout = Layout(root)
     git = Git(root)
     fp = current_fingerprint(settings, layout)
+    lexicon = current_lexicon(settings)
     tokens, window = fragment_tokens(settings.embedder)
     if embedder is None:
         def factory() -> Embedder:
@@ -132,7 +134,8 @@ def build_index(
         try:
             head = git.head()
             indexed = store.meta("commit")
-            full = rebuild or store.meta("fingerprint") != fp or not indexed or not commit_exists(git, indexed)
+            full = (rebuild or store.meta("fingerprint") != fp or store.meta("lexicon") != lexicon or not indexed
+                    or not commit_exists(git, indexed))
             # 1. Read the pages that changed (no transaction: readers keep the last complete index).
             if full:
                 candidates = page_files(git)
@@ -183,6 +186,11 @@ def build_index(
                 store.set_meta("commit", head or "")
                 store.set_meta("dirty", json.dumps(sorted(dirty_pages(git, head))))
                 store.set_meta("fingerprint", fp)
+                store.set_meta("lexicon", lexicon)
+                # Every stemmer some page's text went through: a query is stemmed with each of them.
+                known_languages = set(json.loads(store.meta("languages") or "[]")) if not full else set()
+                known_languages.update(lang for doc, _, _ in docs for lang in doc.languages)
+                store.set_meta("languages", json.dumps(sorted(known_languages)))
                 store.set_meta("model", settings.embedder.model)
                 store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
                 pause("index-swap")
@@ -215,6 +223,8 @@ def check_index(root: Path, settings: Settings) -> CheckReport:
         fp = current_fingerprint(settings, layout)
         if store.meta("fingerprint") != fp:
             problems.append("embedding fingerprint differs from the configured model/chunking")
+        if store.meta("lexicon") != current_lexicon(settings):
+            problems.append("full-text rows were analysed with other [index] languages or an older analysis")
         indexed = store.page_shas()
         files = page_files(git)
         for path in sorted(files - set(indexed)):

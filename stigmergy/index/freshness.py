@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stigmergy.errors import LockTimeoutError
+from stigmergy.index.analysis import configured_languages, lexicon_key
 from stigmergy.index.embedder import fingerprint, model_key, quantize_mode, resolve_model
 from stigmergy.index.store import IndexStore
 from stigmergy.repo.containment import contained_file
@@ -103,6 +104,11 @@ def current_fingerprint(settings: Settings, layout: Layout) -> str:
     """What the configured model and chunking would build: an index of another fingerprint is not current."""
     info = resolve_model(settings.embedder)
     return fingerprint(info, model_key(info.path, layout.cache_dir), settings.index, quantize_mode(settings.embedder))
+
+
+def current_lexicon(settings: Settings) -> str:
+    """What the configured text analysis would write into the full-text rows (index/analysis.py)."""
+    return lexicon_key(configured_languages(settings.index.languages))
 
 
 def index_lock(layout: Layout, timeout: float) -> WriterLock:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stigmergy.errors import ContractError
+from stigmergy.index.analysis import configured_languages, page_languages
 from stigmergy.index.fragments import Fragment, Tokens, split_page
 from stigmergy.pages.citations import Citation, citations_by_line
 from stigmergy.pages.contradictions import Contradiction, scan_blocks
@@ -36,6 +37,7 @@ class PageDoc:
     citations: dict[int, tuple[Citation, ...]]  # file line -> citations
     contradictions: tuple[Contradiction, ...]
     claim_lines: int  # body lines that state something (wiki pages)
+    languages: tuple[str, ...] = ()  # Snowball stemmers besides English's for its text (index/analysis.py)
 
     @property
     def status(self) -> str | None:
@@ -109,4 +111,5 @@ def parse_page(path: str, text: str, params: IndexSettings, tokens: Tokens | Non
         fragments=tuple(split_page(text, body_start, title, params, tokens=tokens, window=window,
                                    syntax=_syntax(ptype, meta))),
         citations=cites, contradictions=tuple(b.record for b in blocks), claim_lines=claims,
+        languages=page_languages(meta, configured_languages(params.languages)),
     )

@@ -26,12 +26,22 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.index import arms as arms_q
+from stigmergy.index import fusion
+from stigmergy.index.analysis import has_cjk, query_extra
 from stigmergy.index.arms import ARM_DEPTH, query_terms
 from stigmergy.index.embedder import Embedder
 from stigmergy.index.freshness import Freshness
+from stigmergy.index.literals import literal_pages, query_literals
 from stigmergy.index.page_lookup import index_info, page_paths
 from stigmergy.index.scope import readable_layers
-from stigmergy.index.session import SearchScope, open_scope, scope_embedder, scope_freshness
+from stigmergy.index.session import (
+    SearchScope,
+    index_fingerprint,
+    open_scope,
+    scope_embedder,
+    scope_freshness,
+    scope_languages,
+)
 from stigmergy.index.store import CitationRow, Filters, IndexStore, Selection
 from stigmergy.settings import Settings
 
@@ -39,14 +49,15 @@ from stigmergy.settings import Settings
 __all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "index_info", "make_snippet", "page_paths",
            "run_search", "search"]
 
-ARMS = ("lexical", "vector", "entity", "graph")
+ARMS = ("lexical", "vector", "literal", "entity", "graph")
 # Factors are gentle on purpose: RRF scores of neighbouring ranks differ by a few percent, and a factor
 # should reorder near-ties, not lift a page that only one weak arm found over one that every arm found.
 STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1.03}
 # The graph arm only echoes the other arms' best hits, and the entity arm ranks whole pages by a name
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
-ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "entity": 0.5, "graph": 0.5}
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
+LITERALS = True  # ablation switch: the literal arm (literals.py)
 GRAPH_SEEDS = 5
 # Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is the
 # mean of two rules: page level (Σ 1/(k + the page's rank in each arm): a long page whose lexical and vector
@@ -57,6 +68,11 @@ GRAPH_SEEDS = 5
 # the three are within 0.002 (strict MRR).
 FRAGMENT_ARMS = ("lexical", "vector")
 # Ablation switches, measured by bench/public_search.py and bench/search.py --quality (docs/index.md).
+# How the text arms fuse: "blend", by their scores (fusion.py); "rrf", by their ranks (the rules below);
+# "both": the ranks plus BLEND_WEIGHT times the blend.
+FUSION = "both"
+BLEND_WEIGHT = 1.0
+NAMED_SCALE = True
 PAGE_LEVEL_FUSION = 2  # 2: both averaged; 1: page ranks only; 0: a page's best fragment only
 QUOTED_SOURCE_FIRST = True
 QUOTED_PULL_IN = True  # a quoted source no arm found is added
@@ -138,6 +154,8 @@ def run_search(
         layers = ()  # a layer the reader cannot see answers exactly like an empty one
     sel = scope.store.select(layers, filters)
     terms = query_terms(query)
+    # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
+    lex_terms = terms + [t for t in query_extra(query, scope_languages(scope)) if t not in terms]
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
@@ -145,18 +163,41 @@ def run_search(
     frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
     frag_page: dict[int, int] = {}
 
-    def take(name: str, rows: list[tuple[int, int]]) -> None:
-        ranks, _ = _rank_pages(rows)
+    rows: dict[str, list[tuple[int, int, float]]] = {}
+    by_rank = FUSION in ("rrf", "both")
+
+    def take(name: str, found: list[tuple[int, int, float]]) -> None:
+        rows[name] = found
+        ranks, _ = _rank_pages([(fid, pid) for fid, pid, _ in found])
         page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
+        if not by_rank:
+            return
         # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
-        for i, (fid, pid) in enumerate(rows):
+        for i, (fid, pid, _) in enumerate(found):
             if pid in page_ranks[name]:
                 frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
                 frag_page[fid] = pid
 
+    qvec = None
     if layers and "lexical" in arms:
-        take("lexical", arms_q.lexical(scope, terms, sel, arms_q.bm25_weights(scope.settings)))
+        take("lexical", arms_q.lexical(scope, lex_terms, sel, arms_q.bm25_weights(scope.settings)))
         timings["lexical"] = (time.perf_counter() - t0) * 1000
+    literal_rows: list[tuple[int, int, float]] = []
+    literal_lift: dict[int, float] = {}
+    if layers and "literal" in arms and LITERALS:
+        t1 = time.perf_counter()
+        wanted = query_literals(query)
+        if wanted:
+            literal_rows = literal_pages(scope.store, wanted, sel, arms_q.bm25_weights(scope.settings))[:ARM_DEPTH]
+            page_ranks["literal"] = {pid: i + 1 for i, (_, pid, _) in enumerate(literal_rows)}
+            # Every page holding a literal gets the same lift (what the others made of it orders them;
+            # the phrase's bm25 among three pages that name `--allow-empty` says little), as much as the
+            # share of the query's literals it holds; the fragment that holds them is the one shown.
+            for fid, pid, held in literal_rows:
+                literal_lift[pid] = ARM_WEIGHTS["literal"] * held / len(wanted) / (rrf_k + 1)
+                frag_scores[fid] = frag_scores.get(fid, 0.0) + literal_lift[pid]
+                frag_page[fid] = pid
+        timings["literal"] = (time.perf_counter() - t1) * 1000
     if layers and "vector" in arms and query.strip():
         t1 = time.perf_counter()
         qvec = scope_embedder(scope).embed([query])[0]
@@ -164,15 +205,41 @@ def run_search(
         t1 = time.perf_counter()
         take("vector", arms_q.vector(scope, qvec, sel))
         timings["vector"] = (time.perf_counter() - t1) * 1000
-    # Page level: each text arm ranks pages by their best fragment.
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
-    for arm in FRAGMENT_ARMS:
-        for pid, r in page_ranks.get(arm, {}).items():
-            text_rrf[pid] = text_rrf.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
+    if by_rank:
+        # Page level: each text arm ranks pages by their best fragment.
+        for arm in FRAGMENT_ARMS:
+            for pid, r in page_ranks.get(arm, {}).items():
+                text_rrf[pid] = text_rrf.get(pid, 0.0) + ARM_WEIGHTS[arm] / (rrf_k + r)
+    blended: dict[int, float] = {}
+    blend_frags: dict[int, float] = {}
+    if FUSION != "rrf" and rows:
+        t1 = time.perf_counter()
+        extra: dict[int, float] = {}
+        if qvec is not None and rows.get("lexical"):
+            have = {fid for fid, _, _ in rows.get("vector", ())}
+            missing = [fid for fid, _, _ in rows["lexical"] if fid not in have]
+            got = scope.store.fragment_vectors(missing, index_fingerprint(scope))
+            extra = {fid: float(v @ qvec) for fid, v in got.items()}
+        weight = BLEND_WEIGHT if by_rank else 1.0
+        scale = weight * sum(ARM_WEIGHTS[a] for a in rows) / (rrf_k + 1)
+        page_cos: dict[int, tuple[float, float]] = {}
+        if qvec is not None and (fusion.CENTROID or fusion.LEAD):
+            cand = list(dict.fromkeys(pid for arm_rows in rows.values() for _, pid, _ in arm_rows))
+            page_cos = {pid: (float(c @ qvec), float(lead @ qvec))
+                        for pid, (c, lead) in scope.store.page_vectors(cand, fusion.DESCRIBE_MIN_FRAGMENTS).items()}
+        mixed = fusion.blend(rows.get("lexical"), rows.get("vector"), extra, ARM_DEPTH, scale,
+                             page_cosines=page_cos)
+        blended = mixed.pages
+        blend_frags = mixed.fragments
+        frag_page.update(mixed.fragment_page)
+        timings["blend"] = (time.perf_counter() - t1) * 1000
+    # The entity arm orders the pages about a name by what the text arms made of them.
+    relevance = {pid: text_rrf.get(pid, 0.0) + blended.get(pid, 0.0) for pid in set(text_rrf) | set(blended)}
 
     if layers and "entity" in arms:
         t1 = time.perf_counter()
-        ranked, n_named, coverage = arms_q.entity(scope, query, sel, terms, text_rrf)
+        ranked, n_named, coverage = arms_q.entity(scope, query, sel, terms, relevance)
         # The arm counts as much as the names are the query: "Tomek" is all about Tomasz; in "what did
         # Tomek decide during the SMS incident" the name is one term in five.
         entity_weight = ENTITY_MIN_WEIGHT + (1.0 - ENTITY_MIN_WEIGHT) * coverage
@@ -181,18 +248,34 @@ def run_search(
         timings["entity"] = (time.perf_counter() - t1) * 1000
 
     def fuse() -> dict[int, float]:
-        fused: dict[int, float] = {}
+        if not by_rank:
+            fused = dict(blended)
+            for arm in ("entity", "graph"):
+                weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
+                for pid, r in page_ranks.get(arm, {}).items():
+                    fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
+            for pid, lift in literal_lift.items():
+                fused[pid] = fused.get(pid, 0.0) + lift
+            return fused
+        fused = {}
         if PAGE_LEVEL_FUSION != 1:  # a page's best fragment's fused score (the earlier rule), measurable
             for fid, sc in frag_scores.items():
                 fused[frag_page[fid]] = max(fused.get(frag_page[fid], 0.0), sc)
         if PAGE_LEVEL_FUSION == 2:  # both rules, averaged
             fused = {pid: (fused.get(pid, 0.0) + text_rrf.get(pid, 0.0)) / 2 for pid in set(fused) | set(text_rrf)}
+        for pid, lift in literal_lift.items():
+            fused[pid] = fused.get(pid, 0.0) + lift
         for arm, ranks in page_ranks.items():
-            if arm in FRAGMENT_ARMS and PAGE_LEVEL_FUSION != 1:
+            if arm == "literal" or (arm in FRAGMENT_ARMS and PAGE_LEVEL_FUSION != 1):
                 continue
             weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
             for pid, r in ranks.items():
                 fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
+        for pid, sc in blended.items():
+            # An entity page the query names matches its own name in both arms: that match is the answer
+            # as much as the name is the query ("who is Tomek?": all of it; "what did Tomek decide during
+            # the SMS incident": a fifth), as the entity arm weighs it.
+            fused[pid] = fused.get(pid, 0.0) + sc * (named_entities.get(pid, 1.0) if NAMED_SCALE else 1.0)
         return fused
 
     if layers and "graph" in arms:
@@ -207,7 +290,9 @@ def run_search(
         timings["graph"] = (time.perf_counter() - t1) * 1000
     fused = fuse()
     top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
-    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, terms, arms, k, sel, named_entities)
+    for fid, sc in blend_frags.items():  # each page's best fragment: both rules' view of it
+        frag_scores[fid] = frag_scores.get(fid, 0.0) + sc
+    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, lex_terms, arms, k, sel, named_entities)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
         scope.store.meta("commit") or None, None, False)
@@ -385,29 +470,35 @@ def _freshness_factor(date: str | None, now: datetime) -> float:
     return 0.98 + 0.04 * 0.5 ** (age_days / 365)
 
 
+def _term_regex(terms: list[str], suffix: str) -> str:
+    """Alternation of `terms`, longest first: a word's prefix (porter stems match their inflections:
+    "price" -> "prices"), or anywhere for a CJK term (no spaces delimit CJK words)."""
+    return "|".join(re.escape(t) if has_cjk(t) else rf"\b{re.escape(t)}{suffix}"
+                    for t in sorted(terms, key=len, reverse=True))
+
+
 def _terms_pattern(terms: list[str]) -> re.Pattern[str] | None:
-    """Query terms as word prefixes (porter stems match their inflections: "price" -> "prices")."""
-    if not terms:
-        return None
-    return re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")", re.I)
+    return re.compile(f"({_term_regex(terms, '')})", re.I) if terms else None
 
 
 def make_snippet(text: str, terms: list[str], width: int = 240) -> str:
     """About `width` characters of `text` around the first query term, terms marked **like this**."""
     flat = " ".join(_CITATION_RE.sub("", text).split())
-    pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\w*",
-                         re.I) if terms else None
+    pattern = re.compile("(" + _term_regex(terms, r"\w*") + ")", re.I) if terms else None
     m = pattern.search(flat) if pattern else None
     start = 0
     if m and m.start() > width // 3:
-        start = flat.rfind(" ", 0, m.start() - width // 3) + 1
+        space = flat.rfind(" ", 0, m.start() - width // 3)
+        # Text without spaces (Chinese, Japanese) starts a third of the width before the match.
+        start = space + 1 if space >= 0 and m.start() - space < width else m.start() - width // 3
     piece = flat[start : start + width]
     if start + width < len(flat):
         cut = piece.rfind(" ")
         piece = (piece[:cut] if cut > width // 2 else piece) + " …"
     if start > 0:
         piece = "… " + piece
-    return pattern.sub(lambda mm: f"**{mm.group(0)}**", piece) if pattern else piece
+    # Adjacent marks (a CJK word's overlapping bigrams) read as one.
+    return pattern.sub(lambda mm: f"**{mm.group(0)}**", piece).replace("****", "") if pattern else piece
 
 
 def search(root: Path, settings: Settings, query: str, reader: str, *, k: int | None = None,

@@ -5,14 +5,23 @@ queries (`arms`) and the fusion (`search`) are plain functions of a scope.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import NotFoundError
+from stigmergy.index.analysis import configured_languages
 from stigmergy.index.embedder import Embedder, make_embedder
-from stigmergy.index.freshness import Freshness, current_fingerprint, fast_head, freshness, index_building
+from stigmergy.index.freshness import (
+    Freshness,
+    current_fingerprint,
+    current_lexicon,
+    fast_head,
+    freshness,
+    index_building,
+)
 from stigmergy.index.store import IndexStore, open_index
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
@@ -28,6 +37,7 @@ class _Memo:
     embedder: Embedder | None = None
     fingerprint: str | None = None
     fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
+    languages: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,11 @@ def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
             "the index was built with another embedding model or chunking than stigmergy.toml sets",
             hint="run `stigmergy index` (it re-embeds everything once)",
         )
+    if store.meta("lexicon") != current_lexicon(settings):
+        store.close()
+        raise NotFoundError(
+            "the index's full text was analysed with other [index] languages (or by an older stigmergy) than "
+            "stigmergy.toml sets", hint="run `stigmergy index` (it re-reads every page; nothing is re-embedded)")
     return SearchScope(root, settings, layout, Git(root), store, freshness_ttl, _Memo(embedder=embedder))
 
 
@@ -94,6 +109,19 @@ def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
     fresh = freshness(scope.store, scope.git, layers)
     scope.memo.fresh = (key, now, fresh)
     return fresh
+
+
+def scope_languages(scope: SearchScope) -> tuple[str, ...]:
+    """The stemmers a query goes through: the configured `[index] languages` and every language a page of
+    the index declared (read once per scope)."""
+    if scope.memo.languages is None:
+        try:
+            declared = [str(x) for x in json.loads(scope.store.meta("languages") or "[]")]
+        except ValueError:
+            declared = []
+        configured = configured_languages(scope.settings.index.languages)
+        scope.memo.languages = tuple(dict.fromkeys([*configured, *declared]))
+    return scope.memo.languages
 
 
 def index_fingerprint(scope: SearchScope) -> str:

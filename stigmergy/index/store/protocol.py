@@ -217,7 +217,10 @@ class IndexStore(Protocol):
         """Add vectors to the content-addressed cache in a transaction of their own (a batch a killed
         build keeps)."""
         ...
-    def attach_vectors(self, fragments: Sequence[NewFragment], fingerprint: str, dimension: int | None) -> None: ...
+    def attach_vectors(self, fragments: Sequence[NewFragment], fingerprint: str, dimension: int | None) -> None:
+        """The vectors of new fragments into their layers' vector tables, and their pages' descriptor
+        vectors (`page_vectors`), from the cache."""
+        ...
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         """Drop cached vectors no fragment uses (and, given `keep_fingerprint`, those of other fingerprints)."""
         ...
@@ -237,13 +240,21 @@ class IndexStore(Protocol):
 
     # -- the search arms
     def lexical(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
-                depth: int) -> list[tuple[int, int]]:
-        """(fragment, page) of the best full-text matches of any of `terms`, best first."""
+                depth: int) -> list[tuple[int, int, float]]:
+        """(fragment, page, score) of the best full-text matches of any of `terms`, best first; the score is
+        bm25 negated (higher is better). A term with spaces is a phrase; a term given twice counts twice."""
         ...
     def nearest(self, query: np.ndarray, sel: Selection, want: int, prefilter: int,
-                fingerprint: str) -> list[tuple[int, int]]:
-        """(fragment, page) nearest `query` by cosine distance, nearest first, at most `want`; layers past
+                fingerprint: str) -> list[tuple[int, int, float]]:
+        """(fragment, page, cosine similarity) nearest `query`, nearest first, at most `want`; layers past
         the exact-scan size are prefiltered on `prefilter` 1-bit candidates and reranked in float."""
+        ...
+    def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
+        """The stored vectors of `fragments` (ids the caller already has under a reader's scope)."""
+        ...
+    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Page -> (the mean of its fragment vectors, its first fragment's vector), for those of `pages` (ids
+        the caller already has under a reader's scope) with at least `min_fragments` fragments."""
         ...
     def entity_names_in(self, names: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, int]]:
         """(name, entity page) for each of `names` that is an entity's title or alias in `layers`."""
@@ -275,6 +286,9 @@ class IndexStore(Protocol):
         ...
     def first_fragment(self, page: int) -> int | None: ...
     def fragment_text(self, fragment: int) -> str: ...
+    def fragment_texts(self, fragments: Sequence[int]) -> dict[int, str]:
+        """The text of each of `fragments` (ids the caller already has under a reader's scope)."""
+        ...
     def page_infos(self, pages: Sequence[int]) -> dict[int, PageInfo]: ...
     def hubs(self, pages: Sequence[int]) -> set[int]:
         """Those of `pages` that are entity, concept or project pages."""

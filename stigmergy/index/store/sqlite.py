@@ -129,11 +129,28 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX contradictions_page ON contradictions(page);
     """,
+    # 2: the full-text table gains `extra` (CJK bigrams, other languages' stems: index/analysis.py), and each
+    # page its two descriptor vectors (fusion.py). An FTS5 table cannot add a column, so it is made anew,
+    # empty, and the index is marked unbuilt (no fingerprint, no commit): searches say "run `stigmergy
+    # index`", which re-reads every page and reuses every cached vector (nothing is embedded again).
+    """
+    DROP TABLE fts;
+    CREATE VIRTUAL TABLE fts USING fts5(title, headings, body, extra, layer UNINDEXED, tokenize='porter unicode61');
+    CREATE TABLE page_vectors(
+        page INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+        centroid BLOB NOT NULL,        -- mean of the page's fragment vectors, L2-normalised
+        lead BLOB NOT NULL,            -- its first fragment's vector
+        fragments INTEGER NOT NULL     -- how many fragments it has
+    );
+    DELETE FROM meta WHERE key IN ('commit', 'fingerprint', 'dirty');
+    """,
 )
 
 # Above this many rows a layer's vector search prefilters on 1-bit quantised vectors and reranks in
 # float: the exact float scan costs ~30 ms per 100k rows here, the bit scan ~8 ms (measured, bench/search.py).
 EXACT_SCAN_MAX_ROWS = 20_000
+# bm25 weight of the `extra` column (CJK bigrams, other languages' stems), beside title, headings and body.
+EXTRA_WEIGHT = 1.0
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -376,6 +393,7 @@ class SqliteIndexStore:
         self.conn.execute("DELETE FROM pages WHERE id = ?", (page.id,))
 
     def insert_page(self, doc: PageDoc, blob_sha: str) -> list[NewFragment]:
+        from stigmergy.index.analysis import extra_text, has_cjk
         from stigmergy.index.pagedoc import meta_str
         from stigmergy.pages.wikilinks import link_key
 
@@ -395,6 +413,8 @@ class SqliteIndexStore:
         )
         pid = cur.lastrowid
         title_col = " ".join((doc.title, *doc.aliases))
+        # Only a page that holds CJK text or has a stemmer besides English's gets an `extra` column.
+        analysed = bool(doc.languages) or has_cjk(doc.text)
         out = []
         for f in doc.fragments:
             h = f.content_hash(doc.title)
@@ -404,9 +424,11 @@ class SqliteIndexStore:
                 (pid, f.seq, doc.layer, json.dumps(list(f.trail), ensure_ascii=False), f.start_char, f.end_char,
                  f.start_line, f.end_line, h),
             ).lastrowid
+            heads = " ".join(f.trail)
+            extra = extra_text(f"{title_col}\n{heads}\n{f.text}", doc.languages) if analysed else ""
             conn.execute(
-                "INSERT INTO fts(rowid, title, headings, body, layer) VALUES (?, ?, ?, ?, ?)",
-                (fid, title_col, " ".join(f.trail), f.text, doc.layer),
+                "INSERT INTO fts(rowid, title, headings, body, extra, layer) VALUES (?, ?, ?, ?, ?, ?)",
+                (fid, title_col, heads, f.text, extra, doc.layer),
             )
             out.append(NewFragment(fid, doc.layer, h))
         if doc.type == "entity":
@@ -462,6 +484,39 @@ class SqliteIndexStore:
                 "FROM vectors WHERE hash = ? AND fingerprint = ?",
                 [(fid, h, fingerprint) for fid, h in rows],
             )
+        self._page_vectors([f.id for f in fragments], fingerprint)
+
+    def _page_vectors(self, fragments: Sequence[int], fingerprint: str) -> None:
+        """Each page of `fragments` (all of a page's fragments are new together): the mean of its fragment
+        vectors and its first fragment's vector."""
+        import numpy as np
+
+        pages: dict[int, list[tuple[int, bytes]]] = {}
+        for i in range(0, len(fragments), 500):
+            chunk = fragments[i : i + 500]
+            for pid, seq, blob in self.conn.execute(
+                    f"SELECT f.page, f.seq, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash "
+                    f"AND v.fingerprint = ? WHERE f.id IN ({marks(chunk)})", (fingerprint, *chunk)):
+                pages.setdefault(pid, []).append((seq, blob))
+        rows = []
+        for pid, got in pages.items():
+            got.sort()
+            mat = np.frombuffer(b"".join(b for _, b in got), dtype=np.float32).reshape(len(got), -1)
+            mean = mat.mean(axis=0)
+            mean /= max(float(np.linalg.norm(mean)), 1e-12)
+            rows.append((pid, mean.astype(np.float32).tobytes(), mat[0].tobytes(), len(got)))
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO page_vectors(page, centroid, lead, fragments) VALUES (?, ?, ?, ?)", rows)
+
+    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        import numpy as np
+
+        if not pages:
+            return {}
+        return {pid: (np.frombuffer(c, dtype=np.float32), np.frombuffer(lead, dtype=np.float32))
+                for pid, c, lead in self.conn.execute(
+                    f"SELECT page, centroid, lead FROM page_vectors WHERE page IN ({marks(pages)}) AND fragments >= ?",
+                    (*pages, min_fragments))}
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:
@@ -554,17 +609,17 @@ class SqliteIndexStore:
     # ------------------------------------------------------------ the search arms
 
     def lexical(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
-                depth: int) -> list[tuple[int, int]]:
+                depth: int) -> list[tuple[int, int, float]]:
         if not terms:
             return []
         where, params = sel.condition
         layers = sel.layers
         w1, w2, w3 = weights
-        rank = f"bm25(fts, {w1}, {w2}, {w3}, 0.0)"
+        rank = f"bm25(fts, {w1}, {w2}, {w3}, {EXTRA_WEIGHT}, 0.0)"
         if not sel.filtered:
             # Scope is inside the full-text query itself (the layer column); the best rows are then joined.
             sql = (
-                f"SELECT f.id, f.page FROM (SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? "
+                f"SELECT f.id, f.page, -h.s FROM (SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? "
                 f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
                 f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
             )
@@ -572,8 +627,8 @@ class SqliteIndexStore:
         # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
         # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key.
         sql = (
-            f"SELECT f.id, f.page FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
-            f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY {rank} LIMIT ?"
+            f"SELECT f.id, f.page, -{rank} AS s FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+            f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY s DESC LIMIT ?"
         )
         return self.conn.execute(sql, (fts_query(terms), *layers, *params, depth)).fetchall()
 
@@ -588,7 +643,7 @@ class SqliteIndexStore:
         return counts[layer]
 
     def nearest(self, query: np.ndarray, sel: Selection, want: int, prefilter: int,
-                fingerprint: str) -> list[tuple[int, int]]:
+                fingerprint: str) -> list[tuple[int, int, float]]:
         import numpy as np
 
         blob = np.ascontiguousarray(query, dtype=np.float32).tobytes()
@@ -618,14 +673,25 @@ class SqliteIndexStore:
                     dist = 1.0 - mat @ np.asarray(query, dtype=np.float32)
                     scored.extend((float(d), fid) for (fid, _), d in zip(got, dist, strict=True))
         scored.sort()
-        ids = [fid for _, fid in scored[:want]]
-        if not ids:
+        best = scored[:want]
+        if not best:
             return []
+        ids = [fid for _, fid in best]
         where, params = sel.condition
         ok = dict(self.conn.execute(
             f"SELECT f.id, f.page FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id IN ({marks(ids)}) AND {where}",
             (*ids, *params)).fetchall())
-        return [(fid, ok[fid]) for fid in ids if fid in ok]
+        return [(fid, ok[fid], 1.0 - d) for d, fid in best if fid in ok]
+
+    def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
+        import numpy as np
+
+        if not fragments:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT f.id, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash AND v.fingerprint = ? "
+            f"WHERE f.id IN ({marks(fragments)})", (fingerprint, *fragments)).fetchall()
+        return {fid: np.frombuffer(blob, dtype=np.float32) for fid, blob in rows}
 
     def entity_names_in(self, names: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, int]]:
         return self.conn.execute(
@@ -717,6 +783,12 @@ class SqliteIndexStore:
 
     def fragment_text(self, fragment: int) -> str:
         return str(self.conn.execute("SELECT body FROM fts WHERE rowid = ?", (fragment,)).fetchone()[0])
+
+    def fragment_texts(self, fragments: Sequence[int]) -> dict[int, str]:
+        if not fragments:
+            return {}
+        return dict(self.conn.execute(f"SELECT rowid, body FROM fts WHERE rowid IN ({marks(fragments)})",
+                                      list(fragments)).fetchall())
 
     def page_infos(self, pages: Sequence[int]) -> dict[int, PageInfo]:
         return {r[0]: PageInfo(*r) for r in self.conn.execute(
@@ -811,7 +883,7 @@ class SqliteIndexStore:
                      depth: int) -> list[str]:
         w1, w2, w3 = weights
         return [r[0] for r in self.conn.execute(
-            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, 0.0) AS s FROM fts WHERE fts MATCH ? "
+            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, {EXTRA_WEIGHT}, 0.0) AS s FROM fts WHERE fts MATCH ? "
             f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "
             f"CROSS JOIN pages p ON p.id = f.page WHERE p.type != 'source' ORDER BY h.s",
             (fts_query(terms), layer, depth)).fetchall()]
