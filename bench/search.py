@@ -124,6 +124,22 @@ def worker(root: Path, n_queries: int) -> dict:
         s.search(q, "bench@example.com")
     out: dict = {}
     fresh_every_query = Searcher(root, settings, s.embedder, freshness_ttl=0.0)
+    # The same queries through the earlier rank-only fusion (no blend, no page descriptors, no literal arm,
+    # no per-page cap), interleaved query by query with today's, so load hits both alike.
+    from retrieval import patched
+
+    from stigmergy.index import arms as arms_mod
+    from stigmergy.index import search as search_mod
+    earlier = [(search_mod, "FUSION", "rrf"), (search_mod, "LITERALS", False), (arms_mod, "PAGE_CAP", 0)]
+    pair: dict[str, list[float]] = {"now": [], "earlier": []}
+    for q in qs:
+        for label, patches in (("now", []), ("earlier", earlier)):
+            with patched(patches):
+                t = time.perf_counter()
+                s.search(q, "bench@example.com", check_freshness=False)
+                pair[label].append((time.perf_counter() - t) * 1000)
+    out["hybrid_now_vs_earlier_fusion"] = {k: {"p50_ms": round(pct(v, 50), 2), "p95_ms": round(pct(v, 95), 2)}
+                                          for k, v in pair.items()}
     for label, kw in (("hybrid", {}), ("hybrid_full_freshness_scan_every_query", {"searcher": fresh_every_query}),
                       ("hybrid_no_freshness", {"check_freshness": False}),
                       ("fts5_only", {"arms": ("lexical",), "check_freshness": False}),
