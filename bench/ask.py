@@ -1,143 +1,595 @@
-"""`stigmergy ask`: answer quality on bench/ask_questions.json (written before the answerer) and the
-latency of `ask` as a new process at 10k fragments, beside `stigmergy search` as a new process.
+"""`stigmergy ask`: answer quality on question sets written before the answerer was tuned, each beside the
+answerer as it landed (a baseline checkout) in the same run; `--latency` for the timings (bench/ask_latency.py).
 
-    .venv/bin/python bench/ask.py                 # quality on sample_corpus/ (built once in a temp folder)
-    .venv/bin/python bench/ask.py --latency       # new-process ask vs search at 10k fragments
+    .venv/bin/python bench/ask.py                                   # every set, this checkout only
+    .venv/bin/python bench/ask.py --baseline /work/wt/ask-base      # ... beside a baseline checkout
+    .venv/bin/python bench/ask.py --sets user,public --show wrong   # some sets; list the misses
+    .venv/bin/python bench/ask.py --latency --baseline /work/wt/ask-base
 
-Quality counts, per question: answered correctly (an answer, and every expected string is in its
-sentences), refused correctly (an unanswerable question refused), wrong (an answer to an unanswerable
-question, or an answer missing an expected string), missed (an answerable question refused), and figures
-not traceable to a cited line: every figure of every sentence checked against the source lines that
-sentence cites (the verifier's rule; must be 0).
+Sets (bench/ask_*.json, frozen once committed): `bench` = ask_questions.json (sample_corpus/, written with the
+first answerer), `user` = ask_user_questions.json (sample_corpus/, questions in users' own words), `public` =
+ask_public_questions.json (a public corpus from a package registry). A set that is not committed yet is
+skipped with a note.
+
+One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
+(this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
+
+Per set and side, under the sets' own matching rule: answered correctly (every expected string in the answer's
+sentences, at least one citation of one of the question's `source` files where the set names them, and each
+part the corpus does not cover said to be uncovered), answered wrongly,
+refused correctly, refused wrongly, and answered an unanswerable question; as shares: correct of the
+answerable, refusals right (refused correctly of all refusals), unanswerable "answered" of the unanswerable;
+and figures not traceable to a cited source line (the verifier's rule; must be 0).
+
+Calibration split: a question is in the calibration half when sha256(set/id) is even (`split()`); the
+answerer's thresholds were tuned on that half only. Figures are reported on the whole set and on the
+held-out half alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
+CODE = HERE.parent
 # This folder stays off the path (bench modules load by file), so `import mcp` always finds the SDK.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
-
-from stigmergy.gates.figures import missing_figures  # noqa: E402
-from stigmergy.settings import load_settings  # noqa: E402
 
 PUBLIC = "someone@example.com"
+BOARD_READER = "ceo@lanternfish.example"
+SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.json", "sample"),
+        "public": ("ask_public_questions.json", "public")}
+GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
-def build_sample_wiki(root: Path) -> None:
-    corpus = HERE.parent / "sample_corpus"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
-           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b", "PYTHONPATH": str(HERE.parent)}
+def _env(code: Path) -> dict[str, str]:
+    return {**os.environ, **GIT_ENV, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(code)}
 
-    def cli(*args: str) -> None:
-        subprocess.run([sys.executable, "-m", "stigmergy", *args], cwd=root, check=True, env=env, capture_output=True)
 
+def python_of(code: Path) -> str:
+    venv = code / ".venv" / "bin" / "python"
+    return str(venv) if venv.is_file() else sys.executable
+
+
+def stigmergy(root: Path, code: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+    proc = subprocess.run([python_of(code), "-m", "stigmergy", *args], cwd=root, env=_env(code), capture_output=True,
+                          text=True)
+    if proc.returncode not in ok:
+        raise SystemExit(f"stigmergy {' '.join(args)} ({code}) failed: {proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def link_model_cache(root: Path, out: Path) -> None:
+    """One ONNX export for every wiki of the bench (the export imports torch: slow, once)."""
+    cache = out / "model-cache" / "onnx"
+    target = root / ".stigmergy" / "cache"
+    target.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (target / "onnx").exists():
+        (target / "onnx").symlink_to(cache.resolve(), target_is_directory=True)
+
+
+# ---------------------------------------------------------------- corpora (captured once, by this checkout)
+
+
+def capture_sample(root: Path) -> None:
+    """sample_corpus/ as its README says: the public documents, and _restricted/board into the board layer,
+    captured as the board's reader."""
+    corpus = CODE / "sample_corpus"
     root.mkdir(parents=True, exist_ok=True)
-    cli("init")
+    stigmergy(root, CODE, "init")
     with (root / "stigmergy.toml").open("a") as fh:
-        fh.write('\n[layers.board]\nreaders = ["ceo@lanternfish.example"]\n')
-    subprocess.run(["git", "commit", "-qm", "board layer", "stigmergy.toml"], cwd=root, check=True, env=env)
-    cli("capture", str(corpus), "--exclude", "README.md", "--exclude", "_restricted/*")
-    cli("capture", str(corpus / "_restricted" / "board"), "--layer", "board")
-    cli("index")
+        fh.write(f'\n[layers.board]\nreaders = ["{BOARD_READER}"]\n')
+    subprocess.run(["git", "commit", "-qm", "board layer", "stigmergy.toml"], cwd=root, check=True, env=_env(CODE))
+    stigmergy(root, CODE, "capture", str(corpus), "--exclude", "README.md", "--exclude", "_restricted/*")
+    stigmergy(root, CODE, "--as", BOARD_READER, "capture", str(corpus / "_restricted" / "board"), "--layer", "board")
+
+
+def capture_public(root: Path) -> None:
+    """pip 25.1.1's docs/html (.md and .rst), fetched by bench/ask_sets.py, captured as the set says: the
+    source pages only (`--no-file`)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_ask_sets", HERE / "ask_sets.py")
+    sets = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(sets)  # type: ignore[union-attr]
+    docs = sets.fetch_public(HERE / "out" / "ask-public")
+    root.mkdir(parents=True, exist_ok=True)
+    stigmergy(root, CODE, "init")
+    # Exit 1: capture's secret gate refuses two files (an example credential in each: installation-report.md,
+    # topics/authentication.md); the rest land, as for any user.
+    out = stigmergy(root, CODE, "capture", str(docs), "--include", "*.md", "--include", "*.rst", "--no-file",
+                    ok=(0, 1))
+    (root / ".refused").write_text("\n".join(line for line in out.splitlines() if line.startswith("failed")))
+
+
+def wiki_for(corpus: str, spec: dict[str, Any], work: Path, out: Path) -> Path:
+    root = work / corpus
+    if not (root / ".captured").is_file():
+        if root.exists():
+            shutil.rmtree(root)
+        t = time.perf_counter()
+        capture_sample(root) if corpus == "sample" else capture_public(root)
+        (root / ".captured").write_text(json.dumps({"capture_s": round(time.perf_counter() - t, 1)}))
+    return root
+
+
+def side_root(wiki: Path, side: str, code: Path, out: Path, warm_from: Path | None) -> Path:
+    """A clone of the captured wiki indexed by `code`; the index of `warm_from` (same pages) is copied in
+    first so that its stored vectors are reused when both sides embed alike."""
+    root = wiki.parent / f"{wiki.name}-{side}"
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wiki, capture_output=True, text=True).stdout.strip()
+    stamp = root / ".stigmergy" / "bench-side.json"
+    want = {"head": head, "code": _code_id(code, INDEX_CODE)}
+    if stamp.is_file() and json.loads(stamp.read_text()) == want:
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    subprocess.run(["git", "clone", "-q", "--local", str(wiki), str(root)], check=True, env=_env(code))
+    link_model_cache(root, out)
+    db = root / ".stigmergy" / "index.sqlite"
+    if warm_from is not None and (warm_from / ".stigmergy" / "index.sqlite").is_file():
+        shutil.copy2(warm_from / ".stigmergy" / "index.sqlite", db)
+    for args in (("index",), ("index", "--rebuild")):
+        proc = subprocess.run([python_of(code), "-m", "stigmergy", *args], cwd=root, env=_env(code),
+                              capture_output=True, text=True)
+        if proc.returncode == 0:
+            break
+    else:
+        db.unlink(missing_ok=True)
+        stigmergy(root, code, "index")
+    stamp.write_text(json.dumps(want))
+    return root
+
+
+def _code_id(code: Path, paths: tuple[str, ...] = ("stigmergy",)) -> str:
+    """The commit's trees of `paths` in a checkout plus a hash of their uncommitted changes."""
+    trees = [subprocess.run(["git", "rev-parse", f"HEAD:{p}"], cwd=code, capture_output=True, text=True).stdout.strip()
+             for p in paths]
+    diff = subprocess.run(["git", "diff", "HEAD", "--", *paths], cwd=code, capture_output=True).stdout
+    return hashlib.sha256(("/".join(trees)).encode() + diff).hexdigest()[:16]
+
+
+# What an index depends on: a change elsewhere (the answerer) reuses the side's index.
+INDEX_CODE = ("stigmergy/index", "stigmergy/pages", "stigmergy/settings.py")
+
+
+# ---------------------------------------------------------------- the worker (runs under one side's code)
+
+
+def items_of(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    return [(q, q.get("as", PUBLIC)) for q in spec["questions"]] + [(q, q["as"]) for q in spec.get("restricted", [])]
+
+
+def worker(spec_path: Path, root: Path, rows_out: Path, threshold: float | None) -> None:
+    """Ask every question of the set with the `stigmergy` on the path; write what each answer said. With
+    `threshold` (calibration), the answerer's threshold is overridden (0: every part answered, with its best
+    score kept, so that any threshold can be judged afterwards)."""
+    from stigmergy.answer.service import ask
+    from stigmergy.index.search import Searcher
+    from stigmergy.settings import load_settings
+
+    settings = load_settings(root, overrides={"answer": {"threshold": threshold}} if threshold is not None else None)
+    spec = json.loads(spec_path.read_text())
+    searcher = Searcher(root, settings)
+    rows = []
+    t0 = time.perf_counter()
+    for q, reader in items_of(spec):
+        t = time.perf_counter()
+        a = ask(root, settings, reader, q["q"], evidence=True, searcher=searcher)
+        rows.append({
+            "id": q["id"], "answered": a["answered"], "best": a["evidence"]["best"],
+            "ms": round((time.perf_counter() - t) * 1000, 1),
+            "sentences": [{"text": s["text"], "citations": s["citations"]} for s in a["sentences"]],
+            "superseded": a.get("superseded", []), "uncovered": a.get("uncovered", []),
+            "parts": [{"question": p["question"], "best": p.get("best", 0.0), "sentences": p["sentences"]}
+                      for p in a.get("parts", [])],
+        })
+    searcher.close()
+    rows_out.write_text(json.dumps({"rows": rows, "seconds": round(time.perf_counter() - t0, 2)}))
+
+
+def dump(spec_path: Path, root: Path, out: Path) -> None:
+    """Each question's 20 best-scored lines per part with their features (meaning, words, fill, topic):
+    what `--fit` reads to weigh them (the calibration half only)."""
+    from stigmergy.answer.compose import readable
+    from stigmergy.answer.service import analyse
+    from stigmergy.index.search import Searcher
+    from stigmergy.settings import load_settings
+
+    settings = load_settings(root)
+    spec = json.loads(spec_path.read_text())
+    searcher = Searcher(root, settings)
+    got = []
+    for q, reader in items_of(spec):
+        an = analyse(root, settings, reader, " ".join(q["q"].split()), searcher)
+        got.append({"id": q["id"], "parts": [{"question": p.text, "slot": p.slot.kind, "lines": [
+            {"text": readable(sc.line), "meaning": round(sc.meaning, 4), "words": round(sc.words, 4),
+             "fill": sc.fill, "via_context": sc.via_context, "on_topic": sc.on_topic, "rank": sc.line.rank,
+             "said_topic": sc.said_topic,
+             "type": sc.line.type, "cites": [c.path for c in sc.line.cites] + [sc.line.page]}
+            for sc in scored[:20]]} for p, _, scored in an.parts]})
+    searcher.close()
+    out.write_text(json.dumps(got))
+
+
+def run_side(code: Path, spec_path: Path, root: Path, rows_out: Path, threshold: float | None = None) -> dict[str, Any]:
+    extra = ["--threshold", str(threshold)] if threshold is not None else []
+    proc = subprocess.run([python_of(code), str(Path(__file__).resolve()), "--worker", "--code", str(code),
+                           "--spec", str(spec_path), "--wiki", str(root), "--rows", str(rows_out), *extra],
+                          env=_env(code), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"the worker for {code} failed: {proc.stderr[-3000:]}")
+    return dict(json.loads(rows_out.read_text()))
+
+
+# ---------------------------------------------------------------- judging (the same code for both sides)
+
+
+def split(set_name: str, qid: str) -> str:
+    return "calibrate" if int(hashlib.sha256(f"{set_name}/{qid}".encode()).hexdigest(), 16) % 2 == 0 else "held_out"
 
 
 def _norm(text: str) -> str:
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("\u00a0", " ").replace("–", "-").replace("—", "-")
     return re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(text.casefold().split()))
 
 
-def untraceable(answer: dict) -> list[str]:
+def expected(q: dict[str, Any]) -> list[str] | None:
+    if q.get("answerable") is False:
+        return None
+    got = q.get("expect")
+    return None if got is None else ([got] if isinstance(got, str) else list(got))
+
+
+def expected_sources(q: dict[str, Any]) -> list[str]:
+    got = q.get("source")
+    return [] if not got else ([got] if isinstance(got, str) else list(got))
+
+
+def uncovered_parts(q: dict[str, Any]) -> int:
+    return sum(1 for p in q.get("parts", []) if not p.get("covered", True))
+
+
+class Locators:
+    """A source page's `locator` (the file it was captured from), read from its front matter once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.memo: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        if path not in self.memo:
+            loc = ""
+            try:
+                head = (self.root / path).read_text(encoding="utf-8", errors="replace")[:4000]
+                m = re.search(r"^locator: *'?(.*?)'?$", head, re.M)
+                loc = m.group(1) if m else ""
+            except OSError:
+                pass
+            self.memo[path] = loc
+        return self.memo[path]
+
+
+def _is_source(path: str) -> bool:
+    return path.startswith("sources/") or "/sources/" in path
+
+
+def _cites_source(sentence: dict[str, Any], sources: list[str], loc: Locators) -> bool:
+    return any(_is_source(c["path"]) and any(loc(c["path"]).endswith(s) for s in sources)
+               for c in sentence["citations"])
+
+
+def verdict(q: dict[str, Any], row: dict[str, Any], loc: Locators) -> str:
+    """The sets' matching rule: every expected string in the answer's sentences, at least one citation of
+    one of the question's `source` files, and each part the corpus does not cover said to be uncovered."""
+    facts = expected(q)
+    if facts is None:
+        return "refused_correctly" if not row["answered"] else "answered_unanswerable"
+    if not row["answered"]:
+        return "refused_wrongly"
+    said = _norm(" ".join(s["text"] for s in row["sentences"]))
+    if not all(_norm(fact) in said for fact in facts):
+        return "answered_wrongly"
+    sources = expected_sources(q)
+    if sources and not any(_cites_source(s, sources, loc) for s in row["sentences"]):
+        return "answered_wrongly"
+    if len(row.get("uncovered") or []) < uncovered_parts(q):
+        return "answered_wrongly"
+    return "answered_correctly"
+
+
+def untraceable(row: dict[str, Any]) -> list[str]:
     """Figures of the answer's sentences that are not in the source lines each sentence cites."""
+    from stigmergy.gates.figures import missing_figures
+
     bad = []
-    for s in answer["sentences"]:
-        source_text = "\n".join(c.get("text") or "" for c in s["citations"] if c["path"].startswith(("sources/", "layers/"))
-                                and "/sources/" in "/" + c["path"])
-        for raw in missing_figures(s["text"], source_text):
-            bad.append(f"{raw} in {s['text'][:80]!r}")
+    for s in row["sentences"]:
+        source_text = "\n".join(c.get("text") or "" for c in s["citations"] if _is_source(c["path"]))
+        bad.extend(f"{raw} in {s['text'][:80]!r}" for raw in missing_figures(s["text"], source_text))
     return bad
 
 
-def quality(root: Path) -> dict:
-    from stigmergy.answer.service import ask
-    from stigmergy.index.search import Searcher
+KINDS = ("answered_correctly", "answered_wrongly", "refused_correctly", "refused_wrongly", "answered_unanswerable")
 
-    settings = load_settings(root)
-    spec = json.loads((HERE / "ask_questions.json").read_text())
-    searcher = Searcher(root, settings)
-    counts = {"answered_correctly": 0, "refused_correctly": 0, "wrong": 0, "missed": 0}
+
+def tally(set_name: str, spec: dict[str, Any], got: dict[str, Any], loc: Locators, part: str | None) -> dict[str, Any]:
+    by_id = {r["id"]: r for r in got["rows"]}
+    counts = dict.fromkeys(KINDS, 0)
     untraced: list[str] = []
     rows = []
-    items = [(q, PUBLIC) for q in spec["questions"]] + [(q, q["as"]) for q in spec.get("restricted", [])]
-    t0 = time.perf_counter()
-    for q, reader in items:
-        a = ask(root, settings, reader, q["q"], evidence=True, searcher=searcher)
-        text = _norm(" ".join(s["text"] for s in a["sentences"]))
-        if q["expect"] is None:
-            verdict = "refused_correctly" if not a["answered"] else "wrong"
-        elif not a["answered"]:
-            verdict = "missed"
-        else:
-            verdict = "answered_correctly" if all(_norm(e) in text for e in q["expect"]) else "wrong"
-        counts[verdict] += 1
-        bad = untraceable(a)
-        untraced.extend(f"{q['id']}: {b}" for b in bad)
-        rows.append({"id": q["id"], "verdict": verdict, "best": a["evidence"]["best"],
-                     "sentences": len(a["sentences"]), "contradictions": len(a["contradictions"])})
-    return {"questions": len(items), **counts, "figures_not_traceable": len(untraced), "untraceable": untraced,
-            "seconds_per_question_warm": round((time.perf_counter() - t0) / len(items), 3), "rows": rows}
+    for q, _ in items_of(spec):
+        if part and split(set_name, q["id"]) != part:
+            continue
+        row = by_id[q["id"]]
+        v = verdict(q, row, loc)
+        counts[v] += 1
+        untraced.extend(f"{q['id']}: {b}" for b in untraceable(row))
+        rows.append({"id": q["id"], "verdict": v, "best": row["best"], "q": q["q"],
+                     "answer": " ".join(s["text"] for s in row["sentences"])[:300]})
+    answerable = counts["answered_correctly"] + counts["answered_wrongly"] + counts["refused_wrongly"]
+    unanswerable = counts["refused_correctly"] + counts["answered_unanswerable"]
+    refusals = counts["refused_correctly"] + counts["refused_wrongly"]
+    return {
+        "questions": answerable + unanswerable, "answerable": answerable, "unanswerable": unanswerable, **counts,
+        "correct_of_answerable": round(counts["answered_correctly"] / answerable, 3) if answerable else None,
+        "refusals_right": round(counts["refused_correctly"] / refusals, 3) if refusals else None,
+        "unanswerable_answered": round(counts["answered_unanswerable"] / unanswerable, 3) if unanswerable else None,
+        "figures_not_traceable": len(untraced), "untraceable": untraced[:10], "rows": rows,
+    }
 
 
-def latency(out: Path, runs: int) -> dict:
-    import importlib.util
+# ---------------------------------------------------------------- main
 
-    spec = importlib.util.spec_from_file_location("bench_mcp", HERE / "mcp_latency.py")
-    bench_mcp = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(bench_mcp)  # type: ignore[union-attr]
-    bench_search = bench_mcp.bench_search  # bench/search.py: the same 10k-fragment repository and queries
-    root = bench_mcp.ten_k_repo(out)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(HERE.parent)}
-    qs = bench_search.queries(runs, seed=11)
-    walls: dict[str, list[float]] = {"search": [], "ask": []}
-    for q in qs:  # interleaved, so that load on the machine hits both alike
-        for cmd in ("search", "ask"):
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "stigmergy", cmd, q, "--json"], cwd=root, env=env,
-                           capture_output=True, check=True)
-            walls[cmd].append(time.perf_counter() - t)
-    med = {k: round(statistics.median(v), 3) for k, v in walls.items()}
-    return {"fragments": 10_000, "runs": runs, "new_process_median_s": med,
-            "max_s": {k: round(max(v), 3) for k, v in walls.items()}, "ask_over_search": round(med["ask"] / med["search"], 2)}
+
+def quality(args: argparse.Namespace) -> dict[str, Any]:
+    out: Path = args.out
+    work = args.work
+    sides = [("this", CODE)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    report: dict[str, Any] = {"load_before": _load(), "sides": {name: _code_id(code) for name, code in sides}, "sets": {}}
+    for set_name in args.sets.split(","):
+        file, corpus = SETS[set_name]
+        spec_path = HERE / file
+        if not spec_path.is_file():
+            report["sets"][set_name] = {"skipped": f"{file} is not committed yet"}
+            continue
+        spec = json.loads(spec_path.read_text())
+        wiki = wiki_for(corpus, spec, work, out)
+        loc = Locators(wiki)
+        entry: dict[str, Any] = {}
+        warm: Path | None = None
+        for side, code in sides:
+            root = side_root(wiki, side, code, out, warm)
+            warm = warm or root
+            rows_out = out / "ask" / f"{set_name}-{side}.json"
+            rows_out.parent.mkdir(parents=True, exist_ok=True)
+            got = run_side(code, spec_path, root, rows_out)
+            entry[side] = {"all": tally(set_name, spec, got, loc, None),
+                           "held_out": tally(set_name, spec, got, loc, "held_out"),
+                           "seconds_per_question_warm": round(got["seconds"] / max(1, len(got["rows"])), 3)}
+        report["sets"][set_name] = entry
+    report["load_after"] = _load()
+    return report
+
+
+def at_threshold(row: dict[str, Any], threshold: float) -> dict[str, Any]:
+    """What the answer computed with threshold 0 would have said at `threshold`: a part is answered when
+    its best score reaches it."""
+    kept = [p for p in row["parts"] if p["best"] >= threshold and p["sentences"]]
+    idx = sorted({i for p in kept for i in p["sentences"]})
+    return {**row, "answered": bool(idx), "sentences": [row["sentences"][i] for i in idx],
+            "uncovered": [p["question"] for p in row["parts"] if p not in kept]}
+
+
+GRID = [round(0.30 + 0.01 * i, 2) for i in range(51)]
+
+
+def calibrate(args: argparse.Namespace) -> dict[str, Any]:
+    """The threshold that does best on the calibration half of the held-out sets (user, public): the most
+    answers right, with each set's unanswerable questions "answered" weighing twice an answerable one
+    refused. Reports that threshold's figures on the calibration half and, for reference, on all."""
+    out: Path = args.out
+    per_set: dict[str, tuple[dict[str, Any], dict[str, Any], Locators]] = {}
+    for set_name in ("user", "public"):
+        file, corpus = SETS[set_name]
+        spec = json.loads((HERE / file).read_text())
+        wiki = wiki_for(corpus, spec, args.work, out)
+        root = side_root(wiki, "this", CODE, out, None)
+        rows_out = out / "ask" / f"{set_name}-calibrate.json"
+        rows_out.parent.mkdir(parents=True, exist_ok=True)
+        per_set[set_name] = (spec, run_side(CODE, HERE / file, root, rows_out, threshold=0.0), Locators(wiki))
+    table = []
+    for t in GRID:
+        score = 0.0
+        figures: dict[str, Any] = {}
+        for set_name, (spec, got, loc) in per_set.items():
+            rows = {"rows": [at_threshold(r, t) for r in got["rows"]]}
+            tal = tally(set_name, spec, rows, loc, "calibrate")
+            score += (tal["correct_of_answerable"] or 0) - 2 * (tal["unanswerable_answered"] or 0)
+            figures[set_name] = {k: tal[k] for k in ("correct_of_answerable", "refusals_right", "unanswerable_answered")}
+        table.append({"threshold": t, "objective": round(score, 3), **figures})
+    chosen = max(table, key=lambda r: (r["objective"], -abs(r["threshold"] - 0.5)))
+    return {"load": _load(), "chosen": chosen, "grid": table[::5]}
+
+
+def _right(line: dict[str, Any], facts: list[str], sources: list[str], loc: Locators) -> bool:
+    said = _norm(line["text"])
+    return all(_norm(f) in said for f in facts) and (not sources or any(
+        _is_source(p) and any(loc(p).endswith(src) for src in sources) for p in line["cites"]))
+
+
+def _refill(fill: float, weak: float) -> float:
+    """A line's fill with the answerer's WEAK factor replaced by `weak` (a fill is a product of WEAK, the
+    context factor and 1)."""
+    import math
+
+    from stigmergy.answer.slots import CONTEXT, WEAK
+
+    for ctx in (1.0, CONTEXT):
+        k = math.log(fill / ctx) / math.log(WEAK) if fill < ctx - 1e-9 else 0.0
+        if abs(k - round(k)) < 1e-6:
+            return ctx * weak ** round(k)
+    return fill
+
+
+def fit(args: argparse.Namespace) -> dict[str, Any]:
+    """Weigh meaning against words, the weak-fill factor and the threshold, on the calibration half of the
+    held-out sets only (from `--features`): each part's best eligible line decides; the objective is the
+    sets' correct share of the answerable less twice their unanswerable-answered share. Supersession is not
+    simulated (the top line stands for the answer), so the figures are the fit's, not the bench's."""
+    from stigmergy.answer.select import combine
+
+    data = []
+    for set_name in ("user", "public"):
+        file, corpus = SETS[set_name]
+        spec = json.loads((HERE / file).read_text())
+        feats = {f["id"]: f for f in json.loads((args.out / "ask" / f"{set_name}-features.json").read_text())}
+        loc = Locators(args.work / corpus)
+        for q, _ in items_of(spec):
+            if split(set_name, q["id"]) == "calibrate":
+                data.append((set_name, q, feats[q["id"]], loc))
+    table = []
+    for weak in (0.85, 0.75, 0.65, 0.6, 0.55):
+        for weight in (0.4, 0.5, 0.6, 0.7, 0.8):
+            picks = []
+            for set_name, q, f, loc in data:
+                tops = []
+                for part in f["parts"]:
+                    ok = [(combine(ln["meaning"], ln["words"], _refill(ln["fill"], weak), weight), ln)
+                          for ln in part["lines"] if ln["fill"] > 0 and ln["on_topic"]]
+                    tops.append(max(ok, key=lambda pair: pair[0], default=(0.0, None)))
+                picks.append((set_name, q, tops, loc))
+            for t in GRID:
+                counts: dict[str, dict[str, int]] = {}
+                for set_name, q, tops, loc in picks:
+                    c = counts.setdefault(set_name, {"right": 0, "answerable": 0, "answered_un": 0, "un": 0})
+                    kept = [ln for sc, ln in tops if ln is not None and sc >= t]
+                    facts = expected(q)
+                    if facts is None:
+                        c["un"] += 1
+                        c["answered_un"] += bool(kept)
+                        continue
+                    c["answerable"] += 1
+                    joined = {"text": " ".join(ln["text"] for ln in kept), "cites": [p for ln in kept for p in ln["cites"]]}
+                    c["right"] += bool(kept) and _right(joined, facts, expected_sources(q), loc) and \
+                        len(tops) - len(kept) >= uncovered_parts(q)
+                objective = sum(c["right"] / max(1, c["answerable"]) - 2 * c["answered_un"] / max(1, c["un"])
+                                for c in counts.values())
+                table.append({"weak": weak, "weight": weight, "threshold": t, "objective": round(objective, 3),
+                              **{k: {"correct": round(c["right"] / max(1, c["answerable"]), 3),
+                                     "unanswerable_answered": round(c["answered_un"] / max(1, c["un"]), 3)}
+                                 for k, c in counts.items()}})
+    # Ties go to the middle of the best run of thresholds (the least sensitive choice).
+    top = max(r["objective"] for r in table)
+    best = [r for r in table if r["objective"] == top]
+    return {"questions": len(data), "chosen": best[len(best) // 2], "ties": len(best),
+            "next": sorted(table, key=lambda r: -r["objective"])[len(best) : len(best) + 5]}
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+FIGURES = ("correct_of_answerable", "refusals_right", "unanswerable_answered", "figures_not_traceable")
+
+
+def print_report(report: dict[str, Any], show: str, show_part: str = "calibrate") -> None:
+    print(f"load before {report['load_before']}, after {report['load_after']}; sides {report['sides']}")
+    for set_name, entry in report["sets"].items():
+        if "skipped" in entry:
+            print(f"{set_name}: skipped ({entry['skipped']})")
+            continue
+        for part in ("all", "held_out"):
+            for side, got in entry.items():
+                t = got[part]
+                print(f"{set_name:6} {part:8} {side:8} n={t['questions']:3} " + " ".join(
+                    f"{k}={t[k]}" for k in (*KINDS, *FIGURES)))
+        for side, got in entry.items():
+            if show:
+                for r in got["all"]["rows"]:
+                    if set_name != "bench" and show_part != "all" and split(set_name, r["id"]) != show_part:
+                        continue
+                    if r["verdict"] in show.split(","):
+                        print(f"  [{side}] {r['id']} {r['verdict']} (best {r['best']}): {r['q']}\n      -> {r['answer'][:200]}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--wiki", type=Path, help="an indexed sample-corpus wiki (default: built once in a temp folder)")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--baseline", type=Path, help="a checkout of the answerer as it landed (with its .venv)")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-ask")
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--show", default="", help="verdicts to list, e.g. answered_wrongly,refused_wrongly")
+    ap.add_argument("--show-part", default="calibrate", choices=("calibrate", "held_out", "all"),
+                    help="which half of the held-out sets --show lists (tuning looks at the calibration half only)")
     ap.add_argument("--latency", action="store_true")
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--mcp-queries", type=int, default=30)
+    # the worker, run under one side's code
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--code", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--spec", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--wiki", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--rows", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--threshold", type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--dump", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--features", action="store_true", help="write each question's scored lines (for tuning)")
+    ap.add_argument("--fit", action="store_true", help="weigh meaning and words on the calibration half (--features)")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="sweep the refusal threshold on the calibration half of the held-out sets")
     args = ap.parse_args()
-    if args.latency:
-        print(json.dumps(latency(args.out, args.runs), indent=1))
+    if args.worker:
+        sys.path.insert(0, str(args.code))
+        if args.dump:
+            dump(args.spec, args.wiki, args.dump)
+        else:
+            worker(args.spec, args.wiki, args.rows, args.threshold)
         return
-    root = args.wiki or Path(tempfile.gettempdir()) / "stigmergy-bench-ask"
-    if not (root / ".stigmergy" / "index.sqlite").exists():
-        build_sample_wiki(root)
-    report = quality(root)
-    print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=1))
-    for r in report["rows"]:
-        if r["verdict"] in ("wrong", "missed"):
-            print(f"  {r['id']}: {r['verdict']} (best {r['best']})")
+    sys.path.insert(0, str(CODE))
+    if args.latency:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("bench_ask_latency", HERE / "ask_latency.py")
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        print(json.dumps(module.latency(args.out, args.runs, args.mcp_queries, args.baseline), indent=1))
+        return
+    if args.calibrate:
+        print(json.dumps(calibrate(args), indent=1))
+        return
+    if args.fit:
+        print(json.dumps(fit(args), indent=1))
+        return
+    if args.features:
+        for set_name in args.sets.split(","):
+            file, corpus = SETS[set_name]
+            spec = json.loads((HERE / file).read_text())
+            root = side_root(wiki_for(corpus, spec, args.work, args.out), "this", CODE, args.out, None)
+            target = args.out / "ask" / f"{set_name}-features.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([python_of(CODE), str(Path(__file__).resolve()), "--worker", "--code", str(CODE), "--spec",
+                            str(HERE / file), "--wiki", str(root), "--dump", str(target)], env=_env(CODE), check=True)
+            print(target)
+        return
+    report = quality(args)
+    (args.out / "ask").mkdir(parents=True, exist_ok=True)
+    (args.out / "ask" / "report.json").write_text(json.dumps(report, indent=1))
+    print_report(report, args.show, args.show_part)
 
 
 if __name__ == "__main__":

@@ -239,6 +239,32 @@ class AnswerEvidence(TypedDict):
     threshold: float
     best: float
     lines_considered: int
+    lines_embedded: int  # candidate lines embedded for this answer (0 when the line cache held them all)
+
+
+class AnswerPart(TypedDict):
+    question: str  # the part as answered ("who led the Series A" for "…and who led it?")
+    asks: str  # the slot: person | org | place | project | product | thing | date | quantity | reason |
+    #            definition | procedure | yesno | value
+    answered: bool
+    best: float  # the part's best eligible line score (answered when at least `evidence.threshold`)
+    sentences: list[int]  # indexes into `sentences`
+
+
+class Superseded(TypedDict):
+    text: str
+    date: str
+    why: str  # "a draft; the final version says otherwise", "a later source (2026-07-21) says otherwise: …"
+    by: NotRequired[int | None]  # the sentence that supersedes it (deterministic answerer)
+    citations: list[Citation]
+
+
+class NearestLine(TypedDict):
+    text: str
+    page: str
+    line: int
+    why: str  # why it does not answer: "names no person or organisation the question does not", …
+    citations: list[Citation]
 
 
 class AskResult(TypedDict):
@@ -249,10 +275,14 @@ class AskResult(TypedDict):
     evidence: AnswerEvidence
     answered: bool
     refusal: NotRequired[Literal["the wiki does not say"]]  # only when not answered
+    parts: list[AnswerPart]
     sentences: list[Sentence]
+    superseded: list[Superseded]  # earlier or draft claims the answer's later or final ones replace
+    uncovered: list[str]  # the parts of the question the wiki does not answer
     withheld: list[Withheld]
     contradictions: list[AnswerContradiction]
     nearest: list[Nearest]  # empty when answered
+    nearest_lines: list[NearestLine]  # empty when answered
 
 
 # ---------------------------------------------------------------- status

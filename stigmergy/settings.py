@@ -103,6 +103,9 @@ class AnswerSettings:
     timeout_seconds: float = 60.0
     max_tokens: int = 1024
     k: int = 8  # pages retrieved for an answer
+    # The deterministic answerer's refusal threshold on a line's score (docs/agents.md: calibrated on the
+    # calibration half of bench/ask_*_questions.json; lower answers more and refuses less).
+    threshold: float = 0.45
 
 
 @dataclass(frozen=True)

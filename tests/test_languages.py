@@ -157,6 +157,7 @@ def test_an_index_of_the_old_schema_is_upgraded_never_silently_wrong(tmp_path: P
     conn = connect(db)
     try:  # back to schema 1, as an older stigmergy left it
         conn.execute("DROP TABLE page_vectors")
+        conn.execute("DROP TABLE line_vectors")  # migration 3 (ask's line cache)
         conn.execute("DROP TABLE fts")
         conn.execute("CREATE VIRTUAL TABLE fts USING fts5(title, headings, body, layer UNINDEXED, "
                      "tokenize='porter unicode61')")

@@ -4,6 +4,7 @@ source line citing itself."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from stigmergy.errors import NotFoundError
 from stigmergy.gates.figures import claim_text
 from stigmergy.index.reads import MAX_READS, read_pages
+from stigmergy.layers import readable_layers
 from stigmergy.settings import Settings
 
 
@@ -45,6 +47,10 @@ class Line:
     cites: tuple[Cite, ...]  # the source lines it rests on (a source line: itself)
     rank: int  # the search rank of its page (1 = best)
     before: str = ""  # a source sentence's previous sentence in its paragraph, or a table row's header row
+    before_cite: Cite | None = None  # the lines of `before`
+    date: str = ""  # when what it rests on was said: its source's occurred_at (a wiki line: its latest source's)
+    sources: tuple[str, ...] = ()  # the titles of the sources it rests on
+    title_cite: Cite | None = None  # a source line: its page's title line (an answer may lean on the title)
 
     @property
     def wiki_cite(self) -> Cite:
@@ -60,6 +66,7 @@ class Evidence:
     lines: tuple[Line, ...]
     pages: tuple[dict[str, Any], ...]  # read_pages' page objects, in search order
     index: dict[str, Any] | None
+    contradictions: tuple[dict[str, Any], ...] = ()  # every block (open and resolved) on the pages read, with "page"
 
 
 def _fragment_refs(hits: list[dict[str, Any]]) -> list[str]:
@@ -72,14 +79,14 @@ def _read(root: Path, settings: Settings, reader: str, refs: list[str]) -> tuple
     for i in range(0, len(refs), MAX_READS):
         batch = refs[i : i + MAX_READS]
         try:
-            got = read_pages(root, settings, reader, batch, evidence=True)
+            got = read_pages(root, settings, reader, batch, evidence=True, check_freshness=False)
             pages.extend(got["pages"])
             index = got["index"]
         except NotFoundError:
             # A page the index still lists may be gone from the working tree (a stale index): read the others.
             for ref in batch:
                 try:
-                    got = read_pages(root, settings, reader, [ref], evidence=True)
+                    got = read_pages(root, settings, reader, [ref], evidence=True, check_freshness=False)
                 except NotFoundError:
                     continue
                 pages.extend(got["pages"])
@@ -101,38 +108,68 @@ def _is_claim(raw: str) -> bool:
 
 
 _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# A line that opens a turn of its own: a chat message or log entry ("[08:02] Sam: …", "07:44 The queue …"),
+# or a labelled line ("Venue: …"): hard-wrapped prose never starts a line like this.
+_TURN_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]|\d{1,2}:\d{2}\s|[A-Z][\w .'’()-]{0,40}:\s)")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"”')]?\s+(?=[A-Z0-9£$€\"“(])")
 
 
 def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[int, int, str, str]]:
+    return [u[:4] for u in source_units(content, first, body_from)]
+
+
+# A reStructuredText section underline (or overline): the line above it is a heading, not a statement.
+_UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
+# Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::".
+_MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$)|lorem ipsum", re.I)
+_ALPHA_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+
+
+def statement(text: str) -> bool:
+    """A source sentence that states something: not markup, and at least two words."""
+    return not _MARKUP_RE.search(text) and len(_ALPHA_WORD_RE.findall(text)) >= 2
+
+
+def source_units(content: list[str], first: int, body_from: int
+                 ) -> list[tuple[int, int, str, str, tuple[int, int] | None, str]]:
     """A source's text as (first line, last line, sentence, its context): hard-wrapped paragraphs and list
     items are joined, then split into sentences, each citing exactly the lines it spans; a sentence's
     context is the previous sentence of its paragraph. A table row stands alone, with the table's header
     row as its context (the row says "| Revenue | £1.88M |", the header says which quarter)."""
-    blocks: list[tuple[list[tuple[int, str]], str]] = []  # (lines, the table header for a table row)
-    header = ""
+    blocks: list[tuple[list[tuple[int, str]], str, int]] = []  # (lines, a table row's header, its line)
+    header, header_at = "", 0
     in_table = False
+    heading_at: dict[int, str] = {}  # block index -> the reStructuredText heading above it
+    heading = ""
     for offset, raw in enumerate(content):
         n = first + offset
+        if offset >= body_from and _UNDERLINE_RE.match(raw):
+            if blocks and len(blocks[-1][0]) == 1 and offset and content[offset - 1].strip():
+                heading = blocks.pop()[0][0][1].strip()  # the title line above its underline
+            blocks.append(([], "", 0))
+            heading_at[len(blocks)] = heading
+            continue
         row = raw.lstrip().startswith("|")
         if offset < body_from or not _is_claim(raw):
             in_table = in_table and row  # a separator row (|---|) keeps the table going
-            blocks.append(([], ""))
+            blocks.append(([], "", 0))
             continue
         if row:
             if not in_table:
-                header, in_table = raw.strip(), True
-                blocks.append(([(n, raw.strip())], ""))
+                header, header_at, in_table = raw.strip(), n, True
+                blocks.append(([(n, raw.strip())], "", 0))
             else:
-                blocks.append(([(n, raw.strip())], header))
-            blocks.append(([], ""))
+                blocks.append(([(n, raw.strip())], header, header_at))
+            blocks.append(([], "", 0))
             continue
         in_table = False
-        if not blocks or not blocks[-1][0] or _MARKER_RE.match(raw):
-            blocks.append(([], ""))
+        if not blocks or not blocks[-1][0] or _MARKER_RE.match(raw) or _TURN_RE.match(raw) or _MARKUP_RE.match(raw):
+            blocks.append(([], "", 0))
         blocks[-1][0].append((n, raw.strip()))
-    units: list[tuple[int, int, str, str]] = []
-    for block, table_header in blocks:
+    units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
+    current = ""
+    for i, (block, table_header, header_line) in enumerate(blocks):
+        current = heading_at.get(i, current)
         if not block:
             continue
         text, starts = "", []
@@ -141,35 +178,76 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
             text += part + " "
         pos = 0
         previous = table_header
+        previous_at: tuple[int, int] | None = (header_line, header_line) if table_header else None
         for piece in _SENTENCE_END_RE.split(text.rstrip()):
             at = text.index(piece, pos)
             end = at + len(piece)
             pos = end
             a = max(n for off, n in starts if off <= at)
             b = max(n for off, n in starts if off < end)
-            units.append((a, b, piece.strip(), previous))
-            previous = piece.strip()
+            units.append((a, b, piece.strip(), previous, previous_at, current))
+            previous, previous_at = piece.strip(), (a, b)
     return units
 
 
-def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any]]) -> Evidence:
+def _facts(store: Any, layers: tuple[str, ...], paths: set[str]) -> dict[str, tuple[str, str]]:
+    """path -> (title, occurred_at) of the readable source pages among `paths`."""
+    if store is None or not layers or not paths:
+        return {}
+    return {r.path: (r.title, str(r.occurred_at)[:10]) for r in store.sources_at(sorted(paths), layers)}
+
+
+def _blocks(store: Any, layers: tuple[str, ...], paths: list[str]) -> tuple[dict[str, Any], ...]:
+    """Every contradiction block (open and resolved) the index holds for the readable pages `paths`."""
+    if store is None or not layers or not paths:
+        return ()
+    out = []
+    for path, data in store.contradictions_at(paths, layers):
+        try:
+            record = json.loads(data)
+        except ValueError:
+            continue
+        out.append({"page": path, **record})
+    return tuple(out)
+
+
+def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any]], store: Any = None) -> Evidence:
+    """The evidence lines of the hits' fragments; with `store` (the search session's), each line also carries
+    the titles and dates of the sources it rests on, and the pages' resolved contradictions come too."""
     pages, index = _read(root, settings, reader, _fragment_refs(hits))
+    layers = readable_layers(settings, reader)
     lines: list[Line] = []
     seen: set[tuple[str, int, str]] = set()
+    cited_paths = {p["path"] for p in pages if p["type"] == "source"}
+    for page in pages:
+        for ev in page.get("evidence", []):
+            cited_paths.update(c["path"] for c in ev["cites"] if c["path"])
+    facts = _facts(store, layers, cited_paths)
     for rank, page in enumerate(pages, 1):
         first = page["lines"][0]
         content = page["content"].split("\n")
         if page["type"] == "source":
             # The H1 is the title, not a statement of the source.
             body_from = next((i + 1 for i, t in enumerate(content) if t.startswith("# ")), 0)
-            for a, b, sentence, before in _source_units(content, first, body_from):
+            title_cite = Cite(page["path"], first + body_from - 1, first + body_from - 1,
+                              content[body_from - 1]) if body_from else None
+            title, date = facts.get(page["path"], (page["title"], ""))
+            date = date or str(page["front_matter"].get("occurred_at") or "")[:10]
+            for a, b, sentence, before, before_at, rst_heading in source_units(content, first, body_from):
                 text = claim_text(sentence).strip()
-                if not text or (page["path"], a, text) in seen:
+                if not text or not statement(text) or (page["path"], a, text) in seen:
                     continue
                 seen.add((page["path"], a, text))
                 cited = "\n".join(content[a - first : b - first + 1])
+                bcite = (Cite(page["path"], before_at[0], before_at[1],
+                              "\n".join(content[before_at[0] - first : before_at[1] - first + 1]))
+                         if before_at else None)
+                trail = _headings(page, a)
+                if rst_heading and rst_heading not in trail:
+                    trail = (*trail, rst_heading)
                 lines.append(Line(page["path"], page["title"], page["type"], page["layer"], a, sentence, text,
-                                  _headings(page, a), (Cite(page["path"], a, b, cited),), rank, before))
+                                  trail, (Cite(page["path"], a, b, cited),), rank, before, bcite,
+                                  date, (title,), title_cite))
             continue
         evidence = {e["line"]: e for e in page.get("evidence", [])}
         for offset, raw in enumerate(content):
@@ -183,6 +261,8 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
             seen.add((page["path"], n, text))
             cites = tuple(Cite(c["path"], c["lines"][0], c["lines"][1], c["text"])
                           for c in ev["cites"] if c["text"] is not None)
+            known = [facts[c.path] for c in cites if c.path in facts]
             lines.append(Line(page["path"], page["title"], page["type"], page["layer"], n, raw, text,
-                              _headings(page, n), cites, rank))
-    return Evidence(tuple(lines), tuple(pages), index)
+                              _headings(page, n), cites, rank, date=max((d for _, d in known), default=""),
+                              sources=tuple(dict.fromkeys(t for t, _ in known))))
+    return Evidence(tuple(lines), tuple(pages), index, _blocks(store, layers, [p["path"] for p in pages]))

@@ -1,131 +1,180 @@
-"""The deterministic answerer: score the evidence lines against the question, refuse below the evidence
-threshold, otherwise keep the best lines, grouped by page (best page first, lines in page order).
+"""The deterministic answerer's scoring: which evidence line answers a part of the question, and how well.
 
-A line's score is the share of the question's weight (idf over the reader's fragments) that the line
-supports, where a term counts in full when the line itself says it and at `CONTEXT_CREDIT` when only its
-context does: the page title, the heading trail, for a source sentence the sentence before it, and for a
-table row its header row ("Revenue — Q1 2026: £1.88M" under "Quarterly report — Q1 2026"). The question's figures (Q1, 2026, 4.0)
-are constraints, not weight: each must be in the line or its context, exactly. A name the line does not
-say counts half when it is one of the wiki's recurring subjects (in at least 5% of the reader's
-fragments: "Lanternfish Labs' revenue" in a company wiki), since those are mostly implied, never said.
-A line is eligible only when
-- it says at least one of the question's words that is neither a name nor a figure itself (a line that
-  merely shares the names answers nothing about them),
-- every figure of the question is in the line or its context,
-- it holds the kind of thing the question asks for: a date for `when`, a number for `how many/much/long`.
-The answer is given when the best eligible line scores at least `ANSWER_THRESHOLD`; other lines join it
-when they score at least `KEEP_RATIO` of the best. Documented in docs/agents.md.
+A line's score is `(MEANING_WEIGHT · meaning + (1 − MEANING_WEIGHT) · words) · fill`, where
+- **meaning** is the cosine between the question part and the line (with its page title and heading),
+  both through the packaged embedder (`meaning.LineVectors`);
+- **words** is the share of the question's weight (idf over the reader's fragments) the line supports: in
+  full when the line says the word, or any name of the entity the word names ("Tomek" is Tomasz
+  Wieczorek), at `CONTEXT_CREDIT` when only its context does (page title, heading trail, for a source
+  sentence the sentence before it, for a table row its header row); a name the line does not say counts
+  half when it is one of the wiki's recurring subjects (in ≥ 5% of the reader's fragments);
+- **fill** is how well the line fills the part's slot (`slots.fill`): 0 for a line that only shares the
+  question's topic.
+A line is eligible when it fills the slot, holds every figure of the question (Q1, 2026, 4.0: constraints,
+not weight) in itself or its context, and is on topic: it says a question word that is neither a name nor
+a figure, or its meaning is at least `MEANING_ON_TOPIC` close. The part is answered when the best eligible
+line scores at least the threshold (`[answer] threshold`), a value calibrated on the calibration half of the held-out
+question sets (bench/ask.py; docs/agents.md).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from stigmergy.answer.evidence import Line
-from stigmergy.answer.terms import Term, stems
-from stigmergy.gates.figures import figures
+from stigmergy.answer.names import Names, words
+from stigmergy.answer.question import Part
+from stigmergy.answer.slots import Asked, fill
+from stigmergy.answer.terms import Term, fold, stem, stems
 
-ANSWER_THRESHOLD = 0.6
-KEEP_RATIO = 0.85
+MEANING_WEIGHT = 0.5
+MEANING_ON_TOPIC = 0.45
 CONTEXT_CREDIT = 0.7
-MAX_LINES = 6
-
-_WHEN = re.compile(r"^\s*(when|what (date|day|year|month)|on what (date|day)|since when|by when)\b", re.I)
-_NUMBER = re.compile(r"\bhow (many|much|long|large|big|often|old|far)\b|\bwhat (percentage|share|number|amount)\b", re.I)
-_DATE_WORD = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
-                        r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|q[1-4]|monday|tuesday|wednesday|"
-                        r"thursday|friday|saturday|sunday|today|yesterday|week)\b", re.I)
+MAX_EMBED = 64  # candidate lines embedded per part (the best by words first): bounds a cold answer's cost
+POOL_RATIO = 0.5  # the LLM answerer's pool: eligible lines scoring at least this share of the best
+# The planner's section headings say where a line sits, not what it is about.
+_GENERIC_HEADINGS = frozenset((
+    "key points", "figures", "decisions", "mentioned", "summary", "timeline", "related", "notes", "details",
+    "figures that differ from earlier sources", "open questions", "action items"))
 
 
 @dataclass(frozen=True)
 class Scored:
     line: Line
     score: float
+    words: float
+    meaning: float
+    fill: float
+    via_context: bool  # the slot's value is in the line's context, not in the line
+    on_topic: bool
     matched: tuple[str, ...]
+    said_topic: bool = False  # on topic by words alone
+
+    @property
+    def eligible(self) -> bool:
+        return self.fill > 0 and self.on_topic
 
 
-def expects(question: str) -> str | None:
-    if _WHEN.search(question):
-        return "date"
-    if _NUMBER.search(question):
-        return "number"
-    return None
+def combine(meaning: float, words: float, fill: float, weight: float = MEANING_WEIGHT) -> float:
+    """A line's score from its features (bench/ask.py --fit calibrates `weight` and the threshold with it)."""
+    return (weight * max(meaning, 0.0) + (1 - weight) * words) * fill
 
 
-def _has_kind(text: str, kind: str | None) -> bool:
-    if kind is None:
-        return True
-    found = figures(text)
-    if kind == "number":
-        return bool(found)
-    return any(any(f.startswith(("d:", "m:", "md:")) for f in forms) for _, forms in found) or bool(
-        _DATE_WORD.search(text)) or bool(re.search(r"(?<!\d)(19|20)\d\d(?!\d)", text))
+def context_text(line: Line) -> str:
+    return " ".join([line.title, *line.headings, line.before])
 
 
-def score_line(line: Line, terms: list[Term], kind: str | None) -> Scored | None:
+def embed_text(line: Line) -> str:
+    """What the embedder reads for a line: its page title, its last heading unless it is a planner
+    section, a table row's header or a short sentence's predecessor, then the line."""
+    parts = [line.title]
+    if line.headings and line.headings[-1].casefold() not in _GENERIC_HEADINGS:
+        parts.append(line.headings[-1])
+    head = " — ".join(p for p in parts if p)
+    before = line.before if line.before and (line.before.startswith("|") or len(line.text.split()) < 8) else ""
+    return f"{head}: {before + ' ' if before else ''}{line.text}"
+
+
+def aliases(terms: list[Term], part_text: str, names: Names) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the stem sets of every name of the entity that term is a word of."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for _, _, ent in names.found(part_text):
+        forms = [frozenset(stem(w) for w in n.split()) for n in ent.names]
+        if ent.kind == "person":
+            forms.append(frozenset({stem(words(ent.title)[0])}))
+        for n in ent.names:
+            for w in n.split():
+                for t in terms:
+                    if t.stem == stem(w):
+                        out[t.stem] = tuple(dict.fromkeys([*out.get(t.stem, ()), *forms]))
+    return out
+
+
+def _says(term: Term, said: set[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
+    if " " in term.stem:  # a figure of two words ("q4 2026"): said together
+        return term.stem in " ".join(fold(text).replace("-", " ").split())
+    return term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
+
+
+def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]]
+               ) -> tuple[float, bool, bool, tuple[str, ...]]:
+    """(the share of the question's weight the line supports, on topic by words, every figure held, matched)."""
     own = stems(line.text)
-    context = stems(" ".join([line.title, *line.headings, line.before]))
-    weighed = [t for t in terms if not t.figure]
-    total = sum(t.weight for t in weighed)
+    ctx_text = context_text(line)
+    context = stems(ctx_text)
+    total = sum(t.weight for t in terms if not t.figure)
     got = 0.0
     matched: list[str] = []
-    said_topic = False
+    topic = False
     for t in terms:
-        if t.stem in own:
+        if _says(t, own, alts, line.text):
             matched.append(t.word)
             if not t.figure:
                 got += t.weight
-                said_topic = said_topic or not t.name
-        elif t.stem in context:
+                topic = topic or not t.name
+        elif _says(t, context, alts, ctx_text):
             matched.append(t.word)
             if not t.figure:
                 got += CONTEXT_CREDIT * t.weight
-        elif t.figure:
-            return None  # a figure the question names (Q1, 2026) is a constraint, not a hint
+        elif t.figure or (t.proper and not t.common):
+            # A figure the question names (Q1, 2026) or a rare proper name (Hull, Asia) is a constraint, not
+            # a hint: a line that does not say it is about something else.
+            return 0.0, False, False, ()
         elif t.name and t.common:
             total -= t.weight / 2
-    if not said_topic and any(not (t.name or t.figure) for t in terms):
-        return None
-    if not _has_kind(line.text, kind):
-        return None
-    return Scored(line, got / total if total else 1.0, tuple(matched))
+    if not any(not (t.name or t.figure) for t in terms):
+        topic = bool(matched)  # a question of names only ("Who is Tomek?"): saying one is on topic
+    return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
-def select(lines: tuple[Line, ...], terms: list[Term], question: str, *, keep_ratio: float = KEEP_RATIO,
-           max_lines: int = MAX_LINES) -> tuple[list[Scored], float]:
-    """(the kept lines, best first; the best score seen, 0 when no line is eligible)."""
-    if not terms:
-        return [], 0.0
-    kind = expects(question)
-    scored = [s for s in (score_line(ln, terms, kind) for ln in lines) if s is not None]
-    if not scored:
-        return [], 0.0
+def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
+               vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
+    """Every line that holds the question's figures, scored for `part`, best first."""
+    from stigmergy.answer.meaning import cosine
+
+    alts = aliases(terms, part.text, names)
+    pre = []
+    for line in lines:
+        w, topic, figures_ok, matched = word_score(line, terms, alts)
+        if not figures_ok:
+            continue
+        f, via = fill(part.slot, line.text, context_text(line), names, q)
+        pre.append((line, w, topic, f, via, matched))
+    # The lines worth a vector: those that fill the slot first, then by words and search rank.
+    order = sorted(range(len(pre)), key=lambda i: (-(pre[i][3] > 0), -pre[i][1], pre[i][0].rank, pre[i][0].line))
+    chosen = order[:MAX_EMBED]
+    meaning = np.zeros(len(pre), dtype=np.float32)
+    if chosen and question_vector is not None and vectors is not None:
+        vecs = vectors.vectors([embed_text(pre[i][0]) for i in chosen])  # type: ignore[attr-defined]
+        meaning[chosen] = cosine(question_vector, vecs)
+    out = []
+    for i, (line, w, topic, f, via, matched) in enumerate(pre):
+        m = float(meaning[i])
+        score = combine(m, w, f)
+        out.append(Scored(line, score, w, m, f, via, topic or m >= MEANING_ON_TOPIC, matched, topic))
     # Ties go to the better search rank, then to page order: deterministic for the same index.
-    scored.sort(key=lambda s: (-round(s.score, 6), s.line.rank, s.line.page, s.line.line))
-    best = scored[0].score
-    if best < ANSWER_THRESHOLD:
-        return [], best
-    kept: list[Scored] = []
+    out.sort(key=lambda s: (-s.eligible, -round(s.score, 6), s.line.rank, s.line.page, s.line.line))
+    return out
+
+
+def best(scored: list[Scored]) -> float:
+    return next((s.score for s in scored if s.eligible), 0.0)
+
+
+def pool(scored: list[Scored], limit: int, threshold: float) -> list[Scored]:
+    """The eligible lines near the best (the LLM answerer's numbered lines), one of each text."""
+    top = best(scored)
+    if top < threshold:
+        return []
+    out: list[Scored] = []
     said: set[str] = set()
     for s in scored:
-        if s.score < keep_ratio * best or len(kept) >= max_lines:
+        if not s.eligible or s.score < POOL_RATIO * top or len(out) >= limit:
             break
         key = " ".join(s.line.text.casefold().split())
-        if key in said:
-            continue  # the note and the entity page often carry the same cited line
-        said.add(key)
-        kept.append(s)
-    return kept, best
-
-
-def group(kept: list[Scored]) -> list[list[Scored]]:
-    """By page, pages in the order of their best line, lines in page order."""
-    order: list[str] = []
-    by_page: dict[str, list[Scored]] = {}
-    for s in kept:
-        if s.line.page not in by_page:
-            order.append(s.line.page)
-            by_page[s.line.page] = []
-        by_page[s.line.page].append(s)
-    return [sorted(by_page[p], key=lambda s: s.line.line) for p in order]
+        if key not in said:
+            said.add(key)
+            out.append(s)
+    return out

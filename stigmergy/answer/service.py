@@ -2,21 +2,34 @@
 
 Scope is the reader's, through the same search and `read_pages` the CLI uses: an answer can only rest on
 lines the reader could read themselves.
+
+question -> parts, each with its slot (question.py) -> hybrid search -> evidence lines (evidence.py) ->
+each line scored per part by meaning and words and checked for the slot (select.py, slots.py) -> later
+and final beat earlier and draft (supersede.py) -> sentences with citations (compose.py), or, with an LLM
+answerer, the same slot-filling lines numbered for the model and its sentences verified (llm.py, verify.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from stigmergy.answer import llm
+from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.evidence import Cite, Evidence, Line, gather
-from stigmergy.answer.select import ANSWER_THRESHOLD, Scored, group, select
-from stigmergy.answer.terms import Term, question_terms, stems, weigh
+from stigmergy.answer.meaning import LineVectors
+from stigmergy.answer.names import Names, load
+from stigmergy.answer.question import Part, parts
+from stigmergy.answer.select import Scored, best, pool, score_part
+from stigmergy.answer.slots import asked
+from stigmergy.answer.supersede import decide
+from stigmergy.answer.terms import Term, question_terms, stem, stems, weigh
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.errors import UsageError
 from stigmergy.index.search import Searcher
+from stigmergy.index.session import index_fingerprint
 from stigmergy.layers import readable_layers
 from stigmergy.settings import Settings
 
@@ -25,6 +38,53 @@ NEAREST = 3
 REFUSAL = "the wiki does not say"
 LLM_POOL = 12  # evidence lines a model may cite
 NOT_IN_WIKI = "NOT IN THE WIKI"
+_WHY_NOT = {
+    "person": "names no person or organisation the question does not", "org": "names no organisation",
+    "place": "names no place", "project": "names no project", "product": "names no product",
+    "thing": "does not say which", "date": "holds no date the question does not", "reason": "gives no reason",
+    "quantity": "holds no figure of the asked kind", "definition": "does not say what it is",
+    "procedure": "does not say how", "value": "adds nothing to the question", "yesno": "",
+}
+
+
+@dataclass
+class Analysis:
+    """Everything the answerers decide from: the search, the evidence, the names, and each part's lines
+    scored (best first)."""
+
+    found: Any
+    hits: list[dict[str, Any]]
+    ev: Evidence
+    names: Names
+    parts: list[tuple[Part, list[Term], list[Scored]]]
+    embedded: int
+
+
+def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searcher) -> Analysis:
+    """Search, gather the evidence and score every line for every part of `question` (the bench's view of
+    an answer, too)."""
+    layers = readable_layers(settings, reader)
+    found = s.search(question, reader, k=settings.answer.k)
+    hits = [h.to_dict() for h in found.hits]
+    ev = gather(root, settings, reader, hits, store=s.store)
+    names = load(s.store, layers)
+    asked_parts = parts(question)
+    vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
+    qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
+    scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
+    for i, part in enumerate(asked_parts):
+        terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
+        scored = score_part(ev.lines, part, terms, names, asked(part.text, names), vectors,
+                            qvecs[i] if qvecs is not None else None) if terms else []
+        scored_parts.append((part, terms, scored))
+    return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+def _named(terms: list[Term], text: str, names: Names) -> list[Term]:
+    """A question word that is a word of an entity's name the question says ("leeds", "norrland") is a
+    proper name however it is typed."""
+    said = {stem(w) for _, _, e in names.found(text) for n in e.names for w in n.split()}
+    return [replace(t, name=True, proper=True) if t.stem in said and not t.figure else t for t in terms]
 
 
 def ask(
@@ -40,52 +100,102 @@ def ask(
     ep = llm.endpoint(settings, env or {})  # a misconfigured answerer fails before any work
     own = searcher is None
     s = searcher or Searcher(root, settings)
+    layers = readable_layers(settings, reader)
     try:
-        found = s.search(question, reader, k=settings.answer.k)
-        terms = weigh(s.store, question_terms(question), readable_layers(settings, reader))
+        an = analyse(root, settings, reader, question, s)
     finally:
         if own:
             s.close()
-    hits = [h.to_dict() for h in found.hits]
-    ev = gather(root, settings, reader, hits)
+    ev, names, scored_parts, hits = an.ev, an.names, an.parts, an.hits
     out: dict[str, Any] = {
-        "question": question, "reader": reader, "index": found.index.to_dict(),
+        "question": question, "reader": reader, "index": an.found.index.to_dict(),
         "answerer": "deterministic" if ep is None else f"{ep.kind}:{ep.model}",
     }
+    top = max((best(sc) for _, _, sc in scored_parts), default=0.0)
+    threshold = settings.answer.threshold
+    out["evidence"] = {"threshold": threshold, "best": round(top, 4), "lines_considered": len(ev.lines),
+                       "lines_embedded": an.embedded}
+    all_terms = [t for _, terms, _ in scored_parts for t in terms]
     if ep is None:
-        kept, best = select(ev.lines, terms, question)
-        sentences = [_sentence(sc.line, sc.line.text, [sc.line], evidence) for grp in group(kept) for sc in grp]
+        sentences, superseded, report = _deterministic(scored_parts, ev, names, root, layers, evidence, threshold)
         withheld: list[dict[str, Any]] = []
     else:
-        pool, best = select(ev.lines, terms, question, keep_ratio=0.5, max_lines=LLM_POOL)
-        sentences, withheld = _llm_sentences(ep, question, pool, evidence) if pool else ([], [])
-    out["evidence"] = {"threshold": ANSWER_THRESHOLD, "best": round(best, 4), "lines_considered": len(ev.lines)}
+        sentences, superseded, withheld, report = _llm_answer(ep, question, scored_parts, ev, root, layers, evidence,
+                                                              threshold)
+    uncovered = [r["question"] for r in report if not r["answered"]]
+    out["parts"] = report
     if not sentences:
         out.update(answered=False, refusal=REFUSAL, sentences=[], contradictions=[], withheld=withheld,
-                   nearest=[_nearest(h) for h in hits[:NEAREST]])
+                   superseded=[], uncovered=uncovered, nearest=[_nearest(h) for h in hits[:NEAREST]],
+                   nearest_lines=_nearest_lines(scored_parts, evidence))
         return out
-    out.update(answered=True, sentences=sentences, withheld=withheld,
-               contradictions=_contradictions(ev, sentences, terms), nearest=[])
+    out.update(answered=True, sentences=sentences, withheld=withheld, superseded=superseded, uncovered=uncovered,
+               contradictions=_contradictions(ev, sentences, all_terms), nearest=[], nearest_lines=[])
     return out
 
 
-def _sentence(line: Line, text: str, rests_on: list[Line], with_text: bool) -> dict[str, Any]:
-    cites: list[Cite] = []
-    for ln in rests_on:
-        if ln.type != "source":
-            cites.append(ln.wiki_cite)
-        cites.extend(ln.cites)
-    unique = list(dict.fromkeys(cites))
-    return {"text": text, "page": line.page, "title": line.title, "type": line.type, "line": line.line,
-            "citations": [c.to_dict(with_text) for c in unique]}
+def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, names: Names,
+                   root: Path, layers: tuple[str, ...], with_text: bool, threshold: float
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    sentences: list[dict[str, Any]] = []
+    superseded: list[dict[str, Any]] = []
+    report: list[dict[str, Any]] = []
+    said: set[str] = set()
+    for part, _, scored in scored_parts:
+        top = next((sc for sc in scored if sc.eligible), None)
+        entry: dict[str, Any] = {"question": part.text, "asks": part.slot.kind, "answered": False, "sentences": [],
+                                 "best": round(top.score, 4) if top else 0.0}
+        report.append(entry)
+        if top is None or top.score < threshold:
+            continue
+        decision = decide(top, scored, ev.lines, ev.contradictions, root, layers, part.slot.kind)
+        q = asked(part.text, names)
+        for line in decision.lines:
+            via = top.via_context if line is top.line else False
+            made = sentence(line, part.slot, via, names, q, root, layers, with_text)
+            key = " ".join(made["text"].casefold().split())
+            if key in said:
+                entry["sentences"].append(next(i for i, s in enumerate(sentences)
+                                               if " ".join(s["text"].casefold().split()) == key))
+                continue
+            said.add(key)
+            entry["sentences"].append(len(sentences))
+            sentences.append(made)
+        for sup in decision.superseded:
+            sup["by"] = entry["sentences"][0] if entry["sentences"] else None
+            if not with_text:
+                for c in sup["citations"]:
+                    c.pop("text", None)
+            superseded.append(sup)
+        entry["answered"] = bool(entry["sentences"])
+    return sentences, superseded, report
 
 
-def _llm_sentences(ep: llm.Endpoint, question: str, pool: list[Scored], with_text: bool
-                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    lines = [sc.line for sc in pool]
-    prose = llm.complete(ep, question, [ln.text for ln in lines])
+def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, list[Term], list[Scored]]],
+                ev: Evidence, root: Path, layers: tuple[str, ...], with_text: bool, threshold: float
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The model writes over the lines that fill each part's slot (the deterministic answerer's pool, with
+    later and final claims in place of the ones they supersede); the verifier keeps what they support."""
+    lines: list[Line] = []
+    superseded: list[dict[str, Any]] = []
+    report = []
+    for part, _, scored in scored_parts:
+        got = pool(scored, LLM_POOL, threshold)
+        report.append({"question": part.text, "asks": part.slot.kind, "answered": bool(got), "sentences": [],
+                       "best": round(best(scored), 4)})
+        if got:
+            decision = decide(got[0], scored, ev.lines, ev.contradictions, root, layers, part.slot.kind)
+            superseded.extend(decision.superseded)
+            lost = {" ".join(s["text"].casefold().split()) for s in decision.superseded}
+            for ln in [*decision.lines, *(sc.line for sc in got[1:])]:
+                if ln not in lines and " ".join(ln.text.casefold().split()) not in lost:
+                    lines.append(ln)
+    lines = lines[:LLM_POOL]
+    if not lines:
+        return [], [], [], report
+    prose = llm.complete(ep, question, [readable(ln) for ln in lines])
     if prose.strip().upper().startswith(NOT_IN_WIKI):
-        return [], []
+        return [], [], [], [{**r, "answered": False} for r in report]
     kept: list[dict[str, Any]] = []
     withheld: list[dict[str, Any]] = []
     for text, nums in split_cited(prose):
@@ -97,8 +207,43 @@ def _llm_sentences(ep: llm.Endpoint, question: str, pool: list[Scored], with_tex
         if problems:
             withheld.append({"text": text, "reasons": problems})
             continue
-        kept.append(_sentence(cited[0], text, cited, with_text))
-    return kept, withheld
+        kept.append(_llm_sentence(cited[0], text, cited, with_text))
+    if not with_text:
+        for sup in superseded:
+            for c in sup["citations"]:
+                c.pop("text", None)
+    return kept, (superseded if kept else []), withheld, report
+
+
+def _llm_sentence(line: Line, text: str, rests_on: list[Line], with_text: bool) -> dict[str, Any]:
+    cites: list[Cite] = []
+    for ln in rests_on:
+        if ln.type != "source":
+            cites.append(ln.wiki_cite)
+        cites.extend(ln.cites)
+    unique = list(dict.fromkeys(cites))
+    return {"text": text, "page": line.page, "title": line.title, "type": line.type, "line": line.line,
+            "citations": [c.to_dict(with_text) for c in unique]}
+
+
+def _nearest_lines(scored_parts: list[tuple[Part, list[Term], list[Scored]]], with_text: bool
+                   ) -> list[dict[str, Any]]:
+    """The lines that came closest, and why each does not answer: the refusal's reading list."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    for part, _, scored in scored_parts:
+        ranked = sorted(scored, key=lambda sc: (-(0.5 * max(sc.meaning, 0.0) + 0.5 * sc.words), sc.line.rank))
+        for sc in ranked[:NEAREST]:
+            if (sc.line.page, sc.line.line) in seen:
+                continue
+            seen.add((sc.line.page, sc.line.line))
+            why = (_WHY_NOT.get(part.slot.kind, "") if sc.fill == 0 else
+                   "off the question's topic" if not sc.on_topic else "too far from the question")
+            cites = [sc.line.wiki_cite] if sc.line.type != "source" else []
+            cites.extend(sc.line.cites)
+            out.append({"text": readable(sc.line), "page": sc.line.page, "line": sc.line.line, "why": why,
+                        "citations": [c.to_dict(with_text) for c in dict.fromkeys(cites)]})
+    return out[:NEAREST * max(1, len(scored_parts))]
 
 
 def _overlaps(claim: dict[str, Any], cites: set[tuple[str, int, int]]) -> bool:
@@ -111,7 +256,7 @@ def _contradictions(ev: Evidence, sentences: list[dict[str, Any]], terms: list[T
     that is not a name or a figure is in its subject or claims). Both claims, both citations, which is later."""
     topic = {t.stem for t in terms if not (t.name or t.figure)}
     cites = {(c["path"], c["lines"][0], c["lines"][1]) for s in sentences for c in s["citations"]}
-    said = {" ".join(s["text"].casefold().split()) for s in sentences}
+    said = {" ".join(s["text"].casefold().rstrip(".").split()) for s in sentences}
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for page in ev.pages:
@@ -120,7 +265,7 @@ def _contradictions(ev: Evidence, sentences: list[dict[str, Any]], terms: list[T
                 continue
             claims = con["claims"]
             about = bool(topic & stems(" ".join([con["subject"], *(c["text"] for c in claims)])))
-            if not any(" ".join(c["text"].casefold().split()) in said or (about and _overlaps(c, cites))
+            if not any(" ".join(c["text"].casefold().rstrip(".").split()) in said or (about and _overlaps(c, cites))
                        for c in claims):
                 continue
             seen.add(con["id"])

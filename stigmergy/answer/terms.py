@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ STOPWORDS = frozenset(
     "wiki go goes going went gone get gets got become becomes became come comes came make makes made take "
     "takes took".split()
 )
+HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05
@@ -33,9 +35,17 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("porter")
 
 
+def fold(text: str) -> str:
+    """Casefolded, accents dropped (the index's unicode61 tokenizer does the same): "Inês" is "ines"."""
+    text = text.replace("’", "'").replace("‘", "'")
+    if text.isascii():
+        return text.casefold()
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)).casefold()
+
+
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    w = word.casefold()
+    w = fold(word)
     if w.endswith("'s") or w.endswith("’s"):
         w = w[:-2]
     return _stemmer().stemWord(w)
@@ -64,23 +74,46 @@ class Term:
     figure: bool  # holds a digit (Q1, 2026, 4.0): must be matched exactly
     weight: float = 1.0
     common: bool = False  # in at least COMMON_SHARE of the reader's fragments: the wiki's recurring subject
+    proper: bool = False  # a proper name (Hull, Asia, ResolutionTooDeep, a known entity): a constraint when rare
+
+
+CALENDAR = frozenset("january february march april may june july august september october november december "
+                     "monday tuesday wednesday thursday friday saturday sunday".split())
+_PERIOD_RE = re.compile(r"^(?:q[1-4]|h[12]|fy\d{2}|" + "|".join(sorted(CALENDAR)) + r")$", re.I)
+_YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+
+
+def _periods(toks: list[str]) -> list[str]:
+    """A period and its year are one figure: "Q4 2026" must be said together, not "Q4" of 2025 beside 2026."""
+    out: list[str] = []
+    for tok in toks:
+        if out and _YEAR_RE.match(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
+            out[-1] = f"{out[-1]} {tok}"
+        else:
+            out.append(tok)
+    return out
 
 
 def question_terms(question: str) -> list[Term]:
     out: list[Term] = []
     seen: set[str] = set()
-    for i, tok in enumerate(tokens(question)):
+    toks = _periods(tokens(question))
+    for i, tok in enumerate(toks):
         low = tok.casefold()
         if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
             continue
-        s = stem(tok)
+        if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
+            continue  # "how long", "how late": the slot, not what the line must say
+        s = " ".join(fold(tok).split()) if " " in tok else stem(tok)
         if s in seen:
             continue
         seen.add(s)
         figure = any(ch.isdigit() for ch in tok)
         # The first word of a question is capitalised by grammar, not because it names something.
         name = not figure and tok[:1].isupper() and i > 0
-        out.append(Term(tok, s, name, figure))
+        # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
+        proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
+        out.append(Term(tok, s, name, figure, proper=proper))
     return out
 
 
@@ -91,10 +124,10 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
     if not terms:
         return []
     if not layers:
-        return [Term(t.word, t.stem, t.name, t.figure, 1.0) for t in terms]
+        return [replace(t, weight=1.0) for t in terms]
     n = store.fragment_count(layers) or 1
     out = []
     for t in terms:
         df = store.term_frequency(t.word, _DF_PROBE, layers)
-        out.append(Term(t.word, t.stem, t.name, t.figure, math.log(1 + n / (df + 0.5)), df >= COMMON_SHARE * n))
+        out.append(replace(t, weight=math.log(1 + n / (df + 0.5)), common=df >= COMMON_SHARE * n))
     return out

@@ -28,10 +28,25 @@ def ask_cmd(
     render_answer(result)
 
 
+def _cited(out: Any, citations: list[dict[str, Any]], indent: str) -> None:
+    for c in citations:
+        a, b = c["lines"]
+        out.print(f"{indent}{c['path']}#L{a}" + (f"-L{b}" if b != a else ""), markup=False)
+        for line in (c.get("text") or "").split("\n") if "text" in c else []:
+            out.print(f"{indent}  > {line}", markup=False)
+
+
 def render_answer(result: dict[str, Any]) -> None:
+    """The answer's sentences (each with its citations), then what it supersedes, the parts it cannot
+    answer, the contradictions that touch it; a refusal lists the nearest lines and why each falls short."""
     out = console()
     if not result["answered"]:
         out.print(f"{result['refusal']}.", markup=False)
+        if result.get("nearest_lines"):
+            out.print("nearest lines:", markup=False)
+            for n in result["nearest_lines"]:
+                out.print(f"  - {n['text']}" + (f"  ({n['why']})" if n["why"] else ""), markup=False)
+                _cited(out, n["citations"], "      ")
         if result["nearest"]:
             out.print("nearest pages:", markup=False)
             for n in result["nearest"]:
@@ -39,17 +54,16 @@ def render_answer(result: dict[str, Any]) -> None:
         for w in result["withheld"]:
             out.print(f"withheld: {w['text']}  ({'; '.join(w['reasons'])})", markup=False)
         return
-    page = None
-    for s in result["sentences"]:
-        if s["page"] != page:
-            page = s["page"]
-            out.print(f"{s['title']}  [{s['type']}]", markup=False)
-        out.print(f"  - {s['text']}", markup=False)
-        for c in s["citations"]:
-            a, b = c["lines"]
-            out.print(f"      {c['path']}#L{a}" + (f"-L{b}" if b != a else ""), markup=False)
-            for line in (c.get("text") or "").split("\n") if "text" in c else []:
-                out.print(f"        > {line}", markup=False)
+    out.print(" ".join(s["text"] for s in result["sentences"]), markup=False)
+    for part in result.get("uncovered", []):
+        out.print(f"The wiki does not say: {part}.", markup=False)
+    out.print("", markup=False)
+    for i, s in enumerate(result["sentences"], 1):
+        out.print(f"[{i}] {s['title']}  [{s['type']}]", markup=False)
+        _cited(out, s["citations"], "    ")
+    for sup in result.get("superseded", []):
+        out.print(f"superseded: {sup['text']}  ({sup['why']})", markup=False)
+        _cited(out, sup["citations"], "    ")
     for con in result["contradictions"]:
         out.print(f"sources disagree ({con['id']}): {con['subject']}", markup=False)
         for i, claim in enumerate(con["claims"]):

@@ -164,9 +164,11 @@ def _line_of(text: str, offset: int) -> int:
 
 def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
-    head_chars: int | None = None,
+    head_chars: int | None = None, check_freshness: bool = True,
 ) -> dict[str, Any]:
-    """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape)."""
+    """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
+    `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
+    runs git twice, most of a warm read's time."""
     if not refs:
         raise UsageError("name at least one page to read")
     if len(refs) > MAX_READS:
@@ -212,7 +214,8 @@ def read_pages(
             if evidence:
                 page["evidence"] = _evidence(ctx, doc, first_line, last_line)
             pages.append(page)
-        return {"index": freshness(ctx.store, ctx.git, ctx.layers).to_dict(), "reader": reader, "pages": pages}
+        fresh = freshness(ctx.store, ctx.git, ctx.layers).to_dict() if check_freshness else None
+        return {"index": fresh, "reader": reader, "pages": pages}
     finally:
         ctx.close()
 

@@ -114,10 +114,12 @@ def build_server(session: Session) -> MCPServer:
         return _result(lambda: tools.contradictions(session, status, limit))
 
     @server.tool(annotations=READ_ONLY, description=(
-        "Answer a question from the wiki only: each sentence carries the citations it rests on (wiki line and "
-        "source lines); open contradictions touching the answer are reported with both claims and which is "
-        "later. When the evidence is below the threshold the answer is a refusal ('the wiki does not say') "
-        "with the nearest pages."))
+        "Answer a question from the wiki only: one sentence per part of the question, each with the citations "
+        "it rests on (wiki line and source lines); a line answers only when it holds what the question asks "
+        "for (a name for who, a date for when, a figure for how many…); later and final claims beat earlier "
+        "and draft ones, which are listed as superseded; a part the wiki does not cover is listed as "
+        "uncovered. When nothing answers, the answer is a refusal ('the wiki does not say') with the "
+        "nearest lines and why each falls short."))
     def ask(
         question: Annotated[str, Field(description="The question.", max_length=1000)],
         evidence: Annotated[bool, Field(description="Include the text of every cited line.")] = False,

@@ -35,10 +35,12 @@ from stigmergy.index.store.protocol import (
     Integrity,
     LayerVectors,
     ListedPage,
+    NameRow,
     NewFragment,
     PageInfo,
     PageRef,
     Selection,
+    SourceRow,
 )
 
 
@@ -91,7 +93,8 @@ def schema_migrations() -> tuple[str, ...]:
 
 __all__ = [
     "AboutPage", "Backlink", "CitationRow", "ContradictionRow", "EntityPage", "Fact", "Filters", "FragmentRow",
-    "IndexStore", "IndexUnreadableError", "IndexedPage", "Integrity", "LayerVectors", "ListedPage", "NewFragment",
-    "PageInfo", "PageRef", "Selection", "index_state", "open_index", "peek_index", "peek_meta", "schema_migrations",
+    "IndexStore", "IndexUnreadableError", "IndexedPage", "Integrity", "LayerVectors", "ListedPage", "NameRow",
+    "NewFragment",
+    "PageInfo", "PageRef", "Selection", "SourceRow", "index_state", "open_index", "peek_index", "peek_meta", "schema_migrations",
 ]
 

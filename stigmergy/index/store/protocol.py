@@ -169,6 +169,23 @@ class ContradictionRow:
 
 
 @dataclass(frozen=True)
+class NameRow:
+    """A title or alias of an entity page (or a project page's title), and what kind of thing it names."""
+
+    name: str
+    page: int
+    title: str
+    kind: str  # the entity page's entity_type ("person", "organisation", …), "project", or ""
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    path: str
+    title: str
+    occurred_at: str  # occurred_at, else captured_at ("" when neither)
+
+
+@dataclass(frozen=True)
 class LayerVectors:
     layer: str
     vectors: int
@@ -304,6 +321,23 @@ class IndexStore(Protocol):
     def about_entity(self, keys: Sequence[str], layers: tuple[str, ...], exclude: int) -> list[AboutPage]: ...
     def facts(self, pages: Sequence[int], layers: tuple[str, ...]) -> list[Fact]: ...
     def contradictions_on(self, pages: Sequence[int]) -> list[ContradictionRow]: ...
+
+    # -- ask
+    def name_rows(self, layers: tuple[str, ...]) -> list[NameRow]:
+        """Every title and alias of the entity pages in `layers`, and the titles of their project pages."""
+        ...
+    def sources_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[SourceRow]:
+        """The source pages among `paths` in `layers`."""
+        ...
+    def contradictions_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(page path, record JSON) of every contradiction block, open or resolved, on the pages `paths`."""
+        ...
+    def line_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        """Cached float32 vectors of ask's candidate lines, by text hash."""
+        ...
+    def put_line_vectors(self, fingerprint: str, rows: Sequence[tuple[str, bytes]], wait: float) -> bool:
+        """Cache line vectors, waiting at most `wait` seconds for the write lock (False: not cached)."""
+        ...
 
     # -- term statistics (ask weighs question terms; filing picks a text's rarest terms)
     def fragment_count(self, layers: tuple[str, ...] | None = None) -> int:

@@ -32,10 +32,12 @@ from stigmergy.index.store.protocol import (
     Integrity,
     LayerVectors,
     ListedPage,
+    NameRow,
     NewFragment,
     PageInfo,
     PageRef,
     Selection,
+    SourceRow,
 )
 
 if TYPE_CHECKING:
@@ -144,7 +146,19 @@ MIGRATIONS: tuple[str, ...] = (
     );
     DELETE FROM meta WHERE key IN ('commit', 'fingerprint', 'dirty');
     """,
+    # 3: ask's cache of candidate-line vectors, keyed like `vectors` by (text hash, fingerprint); kept by
+    # rebuilds (it is keyed by content, not by page)
+    """
+    CREATE TABLE line_vectors(
+        hash TEXT NOT NULL,            -- sha256 of the text embedded (a line with its title and heading)
+        fingerprint TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY(hash, fingerprint)
+    ) WITHOUT ROWID;
+    """,
 )
+# ask's line cache stays below this many rows (~0.5 GB at 384 dimensions): past it half goes.
+MAX_LINE_VECTORS = 300_000
 
 # Above this many rows a layer's vector search prefilters on 1-bit quantised vectors and reranks in
 # float: the exact float scan costs ~30 ms per 100k rows here, the bit scan ~8 ms (measured, bench/search.py).
@@ -521,6 +535,7 @@ class SqliteIndexStore:
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:
             self.conn.execute("DELETE FROM vectors WHERE fingerprint != ?", (keep_fingerprint,))
+            self.conn.execute("DELETE FROM line_vectors WHERE fingerprint NOT LIKE ? || ':%'", (keep_fingerprint,))
         self.conn.execute("DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM fragments f WHERE f.hash = vectors.hash)")
 
     def drop_layer_vectors(self, layer: str) -> None:
@@ -861,6 +876,67 @@ class SqliteIndexStore:
         return [ContradictionRow(*r) for r in self.conn.execute(
             f"SELECT c.page, c.data FROM contradictions c WHERE c.page IN ({marks(pages)}) "
             f"ORDER BY c.status = 'resolved', c.con_id", list(pages))]
+
+    # ------------------------------------------------------------ ask
+
+    def name_rows(self, layers: tuple[str, ...]) -> list[NameRow]:
+        if not layers:
+            return []
+        lay = marks(layers)
+        rows = [NameRow(n, pid, t, str(json.loads(m).get("entity_type") or "")) for n, pid, t, m in self.conn.execute(
+            f"SELECT en.name, p.id, p.title, p.meta FROM entity_names en JOIN pages p ON p.id = en.page "
+            f"WHERE +p.layer IN ({lay})", layers)]
+        rows += [NameRow(t, pid, t, "project") for pid, t in self.conn.execute(
+            f"SELECT id, title FROM pages WHERE type = 'project' AND layer IN ({lay})", layers)]
+        return rows
+
+    def sources_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[SourceRow]:
+        out: list[SourceRow] = []
+        listed = sorted(set(paths))
+        for i in range(0, len(listed), 500):
+            chunk = listed[i : i + 500]
+            out += [SourceRow(*r) for r in self.conn.execute(
+                f"SELECT path, title, coalesce(occurred_at, captured_at, '') FROM pages WHERE type = 'source' "
+                f"AND path IN ({marks(chunk)}) AND layer IN ({marks(layers)})", (*chunk, *layers))]
+        return out
+
+    def contradictions_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.conn.execute(
+            f"SELECT p.path, c.data FROM contradictions c JOIN pages p ON p.id = c.page "
+            f"WHERE p.path IN ({marks(paths)}) AND p.layer IN ({marks(layers)}) ORDER BY p.path, c.con_id",
+            (*paths, *layers))]
+
+    def line_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for i in range(0, len(hashes), 500):
+            chunk = list(hashes[i : i + 500])
+            out.update(self.conn.execute(
+                f"SELECT hash, vector FROM line_vectors WHERE fingerprint = ? AND hash IN ({marks(chunk)})",
+                (fingerprint, *chunk)).fetchall())
+        return out
+
+    def put_line_vectors(self, fingerprint: str, rows: Sequence[tuple[str, bytes]], wait: float) -> bool:
+        sqlite3 = _sqlite()
+        self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.executemany("INSERT OR REPLACE INTO line_vectors(hash, fingerprint, vector) VALUES (?, ?, ?)",
+                                      [(h, fingerprint, v) for h, v in rows])
+                n = self.conn.execute("SELECT count(*) FROM line_vectors").fetchone()[0]
+                if n > MAX_LINE_VECTORS:
+                    # No ages are kept: an arbitrary half goes (a line asked about again costs one embedding).
+                    self.conn.execute("DELETE FROM line_vectors WHERE hash IN (SELECT hash FROM line_vectors "
+                                      "LIMIT ?)", (n // 2,))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            return True
+        except sqlite3.OperationalError:
+            return False  # the index is being written: this answer keeps its vectors to itself
+        finally:
+            self.conn.execute("PRAGMA busy_timeout = 30000")
 
     # ------------------------------------------------------------ term statistics
 

@@ -1,0 +1,98 @@
+"""An answer that reads like one: each kept line becomes a sentence a person would write (a table row says
+its header: "Revenue — Q1 2026: £1.88M"; list markers, emphasis and link targets go), carrying its
+citations, the line of the context it leans on included ("Project Driftwood kickoff: … is the sponsor"
+cites the kickoff's title line too)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from stigmergy.answer.evidence import Cite, Line
+from stigmergy.answer.names import Names
+from stigmergy.answer.question import Slot
+from stigmergy.answer.slots import Asked, kind_fill
+from stigmergy.repo.containment import read_contained
+from stigmergy.repo.layout import classify
+
+_EMPHASIS_RE = re.compile(r"(\*\*|__|`)")
+_DATED_HEADING_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*·\s*")
+MAX_HEAD_LINES = 200
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def readable(line: Line) -> str:
+    """The line as a sentence."""
+    text = line.text.strip()
+    if text.startswith("|") and line.before.startswith("|"):
+        head, row = _cells(line.before), _cells(text)
+        if len(head) == len(row) and len(row) >= 2:
+            text = f"{row[0]} — " + "; ".join(f"{h}: {c}" for h, c in zip(head[1:], row[1:], strict=True) if c)
+        else:
+            text = ", ".join(c for c in row if c)
+    elif text.startswith("|"):
+        text = ", ".join(c for c in _cells(text) if c)
+    text = _EMPHASIS_RE.sub("", text)
+    text = " ".join(text.split())
+    if text and text[-1] not in ".!?:;)”\"'":
+        text += "."
+    return text[:1].upper() + text[1:]
+
+
+def _source_head(root: Path, layers: tuple[str, ...], path: str, want_date: str) -> list[Cite]:
+    """A readable source's title line, and its occurred_at line when that is the date the answer gives."""
+    kind = classify(path)
+    if kind is None or kind[0] != "source" or kind[1] not in layers:
+        return []
+    text = read_contained(root, path, errors="replace") or ""
+    out = []
+    for i, t in enumerate(text.split("\n")[:MAX_HEAD_LINES], 1):
+        if want_date and t.startswith("occurred_at:") and want_date in t:
+            out.append(Cite(path, i, i, t))
+        if t.startswith("# "):
+            out.append(Cite(path, i, i, t))
+            break
+    return out
+
+
+def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, root: Path,
+             layers: tuple[str, ...], with_text: bool) -> dict[str, Any]:
+    """One answer sentence for `line`, with the citations it rests on."""
+    text = readable(line)
+    cites: list[Cite] = [] if line.type == "source" else [line.wiki_cite]
+    cites.extend(line.cites)
+    if line.before_cite is not None and line.text.startswith("|"):
+        cites.append(line.before_cite)
+    if via_context:
+        label, extra = _context(line, slot, names, q, root, layers)
+        if label:
+            text = f"{label}: {text}" if not label.endswith((".", "!", "?")) else f"{label} {text}"
+            cites.extend(extra)
+    unique = list(dict.fromkeys(cites))
+    return {"text": text, "page": line.page, "title": line.title, "type": line.type, "line": line.line,
+            "citations": [c.to_dict(with_text) for c in unique]}
+
+
+def _context(line: Line, slot: Slot, names: Names, q: Asked, root: Path, layers: tuple[str, ...]
+             ) -> tuple[str, list[Cite]]:
+    """The piece of the line's context that holds the slot's value, and the lines that say it."""
+    if line.before and not line.text.startswith("|") and kind_fill(slot, line.before, names, q) > 0:
+        return line.before.rstrip(), [line.before_cite] if line.before_cite else []
+    for heading in reversed(line.headings):
+        if kind_fill(slot, heading, names, q) > 0:
+            m = _DATED_HEADING_RE.match(heading)
+            label = re.sub(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]", lambda mm: mm.group(2) or mm.group(1), heading)
+            date = m.group(1) if m else ""
+            label = _DATED_HEADING_RE.sub(lambda mm: f"{mm.group(1)}, ", label) if m else label
+            extra = [c for cite in line.cites for c in _source_head(root, layers, cite.path, date)]
+            return label, list(dict.fromkeys(extra))
+    if kind_fill(slot, line.title, names, q) > 0:
+        if line.title_cite is not None:
+            return line.title, [line.title_cite]
+        extra = [c for cite in line.cites for c in _source_head(root, layers, cite.path, "")]
+        return line.title, list(dict.fromkeys(extra))
+    return "", []

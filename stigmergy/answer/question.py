@@ -1,0 +1,266 @@
+"""What a question asks for: its parts ("How large was the Series A and who led it?" is two), and for each
+part the slot an answer must fill: a person for *who*, a date for *when*, a figure (with its unit) for *how
+many / much / long*, a place for *where*, a reason for *why*, a thing of the named kind for *which X*, what
+X is or does for *what is X / what does X do*; a statement for a yes/no question.
+
+Plain rules over the question's words (English): no model, so the same question always asks for the same
+thing, and each rule is a line to read when an answer surprises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
+_LEAD_RE = re.compile(
+    r"^\s*(?:(?:so|ok|okay|hey|hi|quick question|quick one|question|please|and|but|also|remind me|tell me|"
+    r"can you tell me|could you tell me|do you know|does anyone know|i want to know|i'd like to know|"
+    r"i wonder|any idea|anyone know|just checking)\b[\s,:;-]*)+", re.I)
+_AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "should", "has", "have",
+        "had", "must", "may", "might", "shall")
+_WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
+# A second question joined by "and": "…, and who led it?", "… and when did it ship?"
+_SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
+                       r"were|does|did|do|can|will|has|have)\b)", re.I)
+# "When and where is the offsite?": two slots over one predicate.
+_TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
+                        r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
+
+PERSON_HEADS = frozenset(
+    "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
+    "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
+    "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
+    "reviewers approver signatory".split())
+ORG_HEADS = frozenset(
+    "customer customers client clients company companies organisation organisations organization "
+    "organizations firm firms investor investors vendor vendors partner partners supplier suppliers carrier "
+    "carriers distributor distributors fund funds bank banks provider providers competitor competitors "
+    "team teams agency".split())
+PLACE_HEADS = frozenset(
+    "city cities country countries town place places location locations region regions office offices site "
+    "sites venue address building depot depots warehouse street".split())
+PROJECT_HEADS = frozenset("project projects initiative programme program".split())
+PRODUCT_HEADS = frozenset("product products".split())
+DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
+QUANTITY_HEADS = frozenset(
+    "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
+    "value version budget revenue headcount arr mrr fee fees salary capacity timeout interval duration threshold "
+    "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
+    "length weight height population age rent".split())
+_QUANTITY_OF_RE = re.compile(
+    r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
+    r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)
+_VERBISH = frozenset(_AUX) | frozenset(
+    "did does do has have had will would can could should shall may might must am 's got gets get goes went "
+    "came comes made makes took takes led leads ran runs".split())
+
+
+@dataclass(frozen=True)
+class Slot:
+    kind: str  # person | org | place | project | product | thing | date | quantity | reason | definition |
+    #            procedure | yesno | value
+    head: str = ""  # "which X" / "what X": X
+    unit: str = ""  # quantity: time | money | percent | count | "" (any figure)
+    subject: str = ""  # definition: the X of "what is X"
+
+    @property
+    def named(self) -> bool:
+        """The slot wants a name (of a person, organisation, place, project, product or thing)."""
+        return self.kind in ("person", "org", "place", "project", "product", "thing")
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str  # the part as asked (a second part carries the first one's subject: "who led the Series A")
+    slot: Slot
+
+
+_CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b", re.I)
+
+
+def _clean(question: str) -> str:
+    q = " ".join(question.replace("’", "'").split())
+    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1)} is", q)  # "where's pip's cache" -> "where is pip's cache"
+    return _LEAD_RE.sub("", q).strip() or q
+
+
+def parts(question: str) -> list[Part]:
+    """The question's parts, each with its slot; one part for most questions."""
+    q = _clean(question)
+    m = _TWO_WH_RE.match(q)
+    if m:
+        rest = m.group(3)
+        return [Part(f"{m.group(1)} {rest}", slot(f"{m.group(1)} {rest}")),
+                Part(f"{m.group(2)} {rest}", slot(f"{m.group(2)} {rest}"))]
+    pieces = [p.strip(" ,;?") for p in _SPLIT_RE.split(q)]
+    pieces = [p for p in pieces if len(p.split()) >= 2]
+    if len(pieces) <= 1:
+        return [Part(q.rstrip(" ?"), slot(q))]
+    out = [Part(pieces[0], slot(pieces[0]))]
+    subject = _subject_words(pieces[0])
+    for p in pieces[1:]:
+        # "…and who led it": the second part's pronoun is the first part's subject.
+        carried = re.sub(r"\b(it|its|they|them|their|this|that|he|she|him|her|there)\b",
+                         lambda mm: subject or mm.group(0), p, count=1, flags=re.I) if subject else p
+        out.append(Part(carried, slot(p)))
+    return out
+
+
+def _subject_words(text: str) -> str:
+    """The first part's subject: "How large was the Series A" -> "the Series A", "how many verbosity levels
+    does pip have" -> "verbosity levels" (the words after the question word, up to the next verb)."""
+    ws = text.split()
+    i = 0
+    while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
+        i += 1
+    while i < len(ws) and ws[i].lower() in _VERBISH:
+        i += 1
+    out = []
+    for w in ws[i:]:
+        if w.lower() in _VERBISH:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
+_HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
+
+
+VERSION_HEADS = frozenset("version versions release releases".split())
+_HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
+               | VERSION_HEADS)
+_PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
+_DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
+MONEY_HEADS = frozenset("price cost costs budget revenue fee fees salary valuation arr mrr rent spend".split())
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and word[:-1] in _HEAD_VOCAB else word
+
+
+def _head(after: list[str]) -> str:
+    """The head noun of "which X …": "which Beacon G2 component has" -> component, "which pip release added"
+    -> release, "which Greywater partner sits on" -> partner (a word the rules know as a kind of thing
+    wins over a word that may be the verb)."""
+    taken: list[str] = []
+    for w in after[:5]:
+        lw = w.lower().strip(",.?;:")
+        if lw in ("kind", "sort", "type") and not taken:
+            continue
+        if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw:
+            break
+        taken.append(lw)
+    known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
+    if known:
+        return _singular(known[-1])
+    if len(taken) >= 2 and taken[-1].endswith("s"):
+        return taken[-2]  # "which partner sits": most likely the verb
+    return taken[-1] if taken else ""
+
+
+def slot(text: str) -> Slot:
+    """The slot of one question part: decided by its first question word (the one a question starts
+    with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
+    ("is", "does", "should") asks yes or no."""
+    q = _clean(text)
+    low = q.lower().rstrip(" ?")
+    words = re.findall(r"[\w'-]+", low)
+    first = words[0] if words else ""
+    if first in _AUX:
+        if re.match(r"^(?:is|are) there (?:a|any) (?:way|option|setting|flag|command)\b", low):
+            return Slot("procedure")
+        return Slot("yesno")
+    wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
+    if wh is None:
+        return Slot("value")
+    w, rest = words[wh], words[wh + 1 :]
+    nxt = rest[0] if rest else ""
+    if w == "why" or (w == "how" and nxt == "come"):
+        return Slot("reason")
+    if w == "when":
+        return Slot("date")
+    if w == "where":
+        return Slot("place")
+    if w in ("who", "whom", "whose"):
+        return Slot("person")
+    if w == "how":
+        return _how(nxt, " ".join(rest))
+    return _what(w, rest, low)
+
+
+def _how(nxt: str, rest: str) -> Slot:
+    if nxt in ("late", "early", "soon", "quickly"):
+        return Slot("quantity", unit="time")
+    if nxt == "long":
+        return Slot("quantity", unit="extent")  # a duration or a length: a figure with its unit
+    if nxt == "much" and re.match(r"much (?:time|longer|later|earlier)\b", rest):
+        return Slot("quantity", unit="time")
+    if nxt == "much" and re.search(r"\b(?:cost|costs|worth|pay|paid|price|budget|spend|spent|raise|raised|charge|"
+                                   r"charged|fee|revenue|earn|bill|invoice|sell|sold|money|rent)\b", rest):
+        return Slot("quantity", unit="money")
+    if nxt in ("often", "frequently"):
+        return Slot("quantity", unit="frequency")
+    if nxt == "many":
+        return Slot("quantity", unit="count")
+    if nxt in ("much", "large", "big", "old", "far", "fast", "high", "low", "small", "heavy", "tall", "wide", "deep",
+               "expensive", "long", "strong", "bad"):
+        return Slot("quantity")
+    return Slot("procedure")
+
+
+def _what(w: str, rest: list[str], low: str) -> Slot:
+    nxt = rest[0] if rest else ""
+    tail = " ".join(rest)
+    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b", tail):
+        return Slot("reason")
+    if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
+        return Slot("quantity", unit="percent")
+    if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
+        return Slot("date")
+    # "what happened", "what changed", "what goes": a verb, not the kind of thing asked for.
+    if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
+                                                                             "matters", "breaks", "if"):
+        head = _head(rest)
+        kind = _kind_of_head(head)
+        if kind:
+            unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else ""
+            return Slot(kind, head=head, unit=unit)
+    m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
+    if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
+            m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
+        return Slot("definition", subject=m.group(2))
+    m = _QUANTITY_OF_RE.search(low)
+    if m:
+        head = m.group(1)
+        return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
+                    "percent" if head in ("percentage", "percent", "share") else "")
+    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
+        r"\bwhat (?:is|are) (.+?) (?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
+    if m:
+        return Slot("definition", subject=m.group(1))
+    if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low):
+        return Slot("procedure")
+    return Slot("value")
+
+
+def _kind_of_head(head: str) -> str:
+    if head in VERSION_HEADS:
+        return "quantity"
+    if head in PERSON_HEADS:
+        return "person"
+    if head in ORG_HEADS:
+        return "org"
+    if head in PLACE_HEADS:
+        return "place"
+    if head in PROJECT_HEADS:
+        return "project"
+    if head in PRODUCT_HEADS:
+        return "product"
+    if head in DATE_HEADS:
+        return "date"
+    if head in QUANTITY_HEADS:
+        return "quantity"
+    if head and head.isalpha() and len(head) > 2:
+        return "thing"
+    return ""

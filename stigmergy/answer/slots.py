@@ -1,0 +1,323 @@
+"""Does a line fill a question's slot? It does only when it holds a value of the asked kind that the
+question does not already hold: a person's or organisation's name for *who*, a date for *when*, a figure
+with the right unit for *how many / much / long*, a place for *where*, a reason for *why*, a name of the
+asked kind for *which X*; for *what is X*, a statement about X. Otherwise the line is context: it may be
+about the question's subject, it does not answer it ("one component has a 16-week lead time" does not say
+which component).
+
+`fill` returns how well the line fills the slot: 1.0 (a value of the asked kind), WEAK (a value the rules
+can only guess at: a "why" answered without a causal word, a capitalised word that may be a name), or 0.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stigmergy.answer.names import Names, words
+from stigmergy.answer.question import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS, Slot
+from stigmergy.answer.terms import STOPWORDS, fold, stem
+
+WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md)
+CONTEXT = 0.9  # the value is in the line's context (title, heading, previous sentence), not in the line
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
+    r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
+    r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
+    r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
+    r"\bend of (?:the )?(?:week|month|quarter|year)\b|\b(?:early|mid|late)[- ](?:" + _MONTH + r"|\d{4})\b", re.I)
+_TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
+              r"business days?|working days?|nights?|sprints?|quarters?)")
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
+    r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
+_FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|nightly|every|"
+                      r"each (?:day|week|month|quarter|year)|once|twice|per (?:day|week|month|hour|year|minute)|"
+                      r"a (?:day|week|month|year))\b", re.I)
+_CAUSE_RE = re.compile(
+    r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
+    r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
+    r"to ensure|to stop|so we|so it|reason|root cause|why|led to|leads to|meant that|means that|therefore|"
+    r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*)\b", re.I)
+_CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
+_CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
+                      r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+_CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
+_STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
+                        r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
+_PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+_PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
+_LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
+                             r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
+_CALENDAR = frozenset("january february march april may june july august september october november december "
+                      "monday tuesday wednesday thursday friday saturday sunday today".split())
+_VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w])|\b(?:version|release|pip|python|v)\s?\d+(?:\.\d+)*\b", re.I)
+# Words that stand for a thing without naming it: "one component", "another customer".
+VAGUE = frozenset(
+    "one ones some someone something another other others certain several various thing things part parts item "
+    "items stuff kind sort type each every both either neither few many lot lots new old same different "
+    "particular specific main key".split())
+_PERSONISH = ("person", "organisation", "organization", "team", "company", "")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question already holds, to tell a new value from an echo of the question."""
+
+    text: str  # folded question text
+    stems: frozenset[str]  # content stems of the question, with the stems of every name of its entities
+    entities: frozenset[int]  # pages of the entities the question names
+
+
+def asked(question: str, names: Names) -> Asked:
+    ents = names.entities(question)
+    st = {stem(w) for w in words(question) if w not in STOPWORDS}
+    for e in ents:
+        for n in e.names:
+            st.update(stem(w) for w in n.split())
+    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents))
+
+
+def _new(value: str, q: Asked) -> bool:
+    v = " ".join(words(value))
+    return bool(v) and v not in q.text
+
+
+def _new_name(name: str, q: Asked) -> bool:
+    """A name the question does not say, by any of its words (the question's "harbor" is "Harbor API")."""
+    return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
+
+
+def _dates(text: str, q: Asked) -> list[str]:
+    return [m.group(0) for m in _DATE_RE.finditer(text) if _new(m.group(0), q)]
+
+
+def _numbers(text: str, q: Asked, unit: str) -> list[str]:
+    """Figures of the asked unit that the question does not hold. Digits glued to letters name things
+    (Q1, G2, M2, v0), so they are no figures; a year, a day of a month or a clock time is a date."""
+    dates = [m.span() for m in _DATE_RE.finditer(text)]
+    out = []
+    for m in _NUMBER_RE.finditer(text):
+        a, b = m.span("n")
+        if a > 0 and (text[a - 1].isalpha() or (text[a - 1] in "-." and a > 1 and text[a - 2].isalpha())):
+            continue
+        if b < len(text) and text[b : b + 1].isalpha() and not m.group("scale") and not m.group("unit"):
+            continue
+        in_date = any(x <= a < y for x, y in dates)
+        u = (m.group("unit") or "").lower()
+        is_time = bool(u) and re.fullmatch(_TIME_UNIT, u) is not None
+        if unit == "time" and not is_time:
+            continue
+        if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
+            continue
+        if unit == "money" and not (m.group("cur") or m.group("scale")):
+            continue
+        if unit == "percent" and not m.group("pct"):
+            continue
+        if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
+            continue
+        value = m.group(0).strip()
+        if _new(value, q) and _new(m.group("n"), q):
+            out.append(value)
+    return out
+
+
+def _names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -> tuple[list[str], list[str]]:
+    """(known names of the asked kinds, unknown capitalised names), neither in the question."""
+    known, spans = [], []
+    for i, j, ent in names.found(text):
+        spans.append((i, j))
+        if ent.page in q.entities or not any(stem(w) not in q.stems for n in [ent.title] for w in words(n)):
+            continue
+        if kinds is None or ent.kind in kinds:
+            known.append(ent.title)
+    unknown = []
+    body = text[1:] if text[:1].isupper() else text  # the first word is capitalised by grammar
+    for m in _CAP_RE.finditer(body):
+        name = m.group(0)
+        ws = words(name)
+        if not ws or all(w in STOPWORDS or w in VAGUE or w in _CALENDAR for w in ws) or names.entity(name) is not None:
+            continue
+        if any(stem(w) in q.stems for w in ws) or not _new(name, q):
+            continue
+        unknown.append(name)
+    return known, unknown
+
+
+def _content(text: str, q: Asked) -> list[str]:
+    return [w for w in words(text) if w.isalpha() and len(w) > 2 and w not in STOPWORDS and w not in VAGUE
+            and stem(w) not in q.stems]
+
+
+def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
+    """How well `text` alone fills `slot`."""
+    k = slot.kind
+    if k == "date":
+        return 1.0 if _dates(text, q) else 0.0
+    if k == "quantity":
+        if slot.unit == "version":
+            return 1.0 if any(_new(m.group(0), q) for m in _VERSION_RE.finditer(text)) else 0.0
+        if slot.unit == "frequency":
+            return 1.0 if _FREQ_RE.search(text) or _numbers(text, q, "") else 0.0
+        if _numbers(text, q, slot.unit):
+            return 1.0
+        # "up to 3 hours" answers "how long", "600 requests" answers "what is the limit", a money figure
+        # without its sign ("£" on the header row) still counts, weakly.
+        return WEAK if slot.unit in ("money", "count") and _numbers(text, q, "") else 0.0
+    if k == "person":
+        known, unknown = _names_in(text, names, q, ("person", "organisation", "organization", ""))
+        if known:
+            return 1.0
+        return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
+    if slot.head and k in ("person", "org", "project", "product", "place") and _name_beside(slot.head, text, q):
+        return 1.0  # "the Simply Secure team", "partner Marcus Hale"
+    if k in ("org", "project", "product", "place"):
+        want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
+                "place": ("place",)}[k]
+        known, unknown = _names_in(text, names, q, want)
+        if known:
+            return 1.0
+        if k == "place" and (_STREET_RE.search(text) or any(
+                _new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
+            return 1.0 if _STREET_RE.search(text) else WEAK
+        if k == "place" and any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+            return WEAK  # "in conf.py", "under `[answer]`"
+        if k == "project" and any(_new(a or b, q) for a, b in _PROJECT_RE.findall(text)):
+            return 1.0
+        return WEAK if [n for n in unknown if names.entity(n) is None] else 0.0
+    if k == "thing":
+        return _thing_fill(slot.head, text, names, q)
+    if k == "reason":
+        if _CAUSE_RE.search(text) and len(_content(text, q)) >= 2:
+            return 1.0
+        return WEAK if len(_content(text, q)) >= 4 else 0.0
+    if k == "definition":
+        subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
+        own = {stem(w) for w in words(text)}
+        if subject and not set(subject) <= own:
+            return 0.0
+        return 1.0 if len(_content(text, q)) >= 2 else 0.0
+    if k == "procedure":
+        if any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+            return 1.0  # an option, a command, a file: what "how do I…" is usually after
+        return WEAK if len(_content(text, q)) >= 2 else 0.0
+    if k == "yesno":
+        return 1.0
+    # A plain "what…": any value the question does not hold.
+    if _numbers(text, q, "") or _dates(text, q) or any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        return 1.0
+    return 1.0 if _content(text, q) else 0.0
+
+
+# Nouns of the same kind as the asked one: "which logger company…" is not answered by "a logger hardware vendor".
+_KIN = {"org": ORG_HEADS, "person": PERSON_HEADS, "place": PLACE_HEADS, "project": PROJECT_HEADS,
+        "product": PRODUCT_HEADS}
+_INDEFINITE = frozenset("a an one some another any two three four five several few more other certain".split())
+
+
+def unnamed(slot: Slot, text: str) -> bool:
+    """The line speaks of the asked X without naming it: "a network provider outage", "one component",
+    "two more carriers" — it knows there is one, not which."""
+    if not slot.head or not slot.named:
+        return False
+    kin = {stem(slot.head)} | {stem(h) for h in _KIN.get(slot.kind, ())}
+    ws = words(text)
+    return any(stem(w) in kin and any(x in _INDEFINITE for x in ws[max(0, i - 3) : i]) and not _named_after(text, w)
+               for i, w in enumerate(ws))
+
+
+def _name_beside(head: str, text: str, q: Asked) -> bool:
+    """A capitalised name (not the question's) right before or after the head noun."""
+    hs = stem(head)
+    for m in re.finditer(r"[\w'’.-]+", text):
+        if stem(fold(m.group(0))) != hs:
+            continue
+        before = re.search(r"((?:[A-Z][\w'’.-]+\s+){1,3})$", text[: m.start()])
+        after = re.match(r"\s*[:(,—-]?\s*((?:[A-Z][\w'’.-]+\s*){1,3})", text[m.end() :])
+        for got in (before, after):
+            if got and _new_name(got.group(1), q) and not all(w in _CALENDAR or w in STOPWORDS
+                                                              for w in words(got.group(1))):
+                return True
+    return False
+
+
+def _named_after(text: str, word: str) -> bool:
+    """ "provider Twilio", "component: the LTE modem (…)": a name right after the noun."""
+    m = re.search(r"\b" + re.escape(word) + r"\w*\s*[:(,—-]?\s*(?:the\s+)?([A-Z`\"“][\w`\"”.-]*)", text, re.I)
+    return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper()))
+
+
+def _known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
+    want = {"person": ("person", "organisation", "organization"), "org": ("organisation", "organization"),
+            "project": ("project",), "product": ("product",), "place": ("place",)}.get(slot.kind)
+    if want is None:
+        return True
+    known, _ = _names_in(text, names, q, want)
+    return bool(known) or (slot.kind == "project" and any(_new(a or b, q) for a, b in _PROJECT_RE.findall(text)))
+
+
+# What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
+_SAME_AS = {"headcount": "people staff employees team hire hires", "revenue": "sales turnover income",
+            "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
+            "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
+            "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated"}
+
+
+def _says_head(head: str, text: str) -> bool:
+    said = {stem(w) for w in words(text)}
+    return stem(head) in said or any(stem(w) in said for w in _SAME_AS.get(head, "").split())
+
+
+def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
+    """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
+    that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
+    known, unknown = _names_in(text, names, q, None)
+    if known or any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        return 1.0
+    low = fold(text)
+    hs = stem(head)
+    ws = words(low)
+    for i, w in enumerate(ws):
+        if stem(w) != hs:
+            continue
+        near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
+                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems]
+        if near:
+            return 1.0
+    return WEAK if unknown else 0.0
+
+
+# A plan or a forecast is not what happened: it answers a question about plans, weakly any other.
+_PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|"
+                      r"aim\w*|goal|estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
+
+
+def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
+    """(how well the line fills the slot, whether the value is only in its context)."""
+    got, via = _fill(slot, text, context, names, q)
+    if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):
+        got *= WEAK
+    return got, via
+
+
+def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
+    if unnamed(slot, text):
+        return 0.0, False
+    if slot.kind == "quantity" and slot.head and slot.unit != "version" and not _says_head(slot.head, f"{text} {context}"):
+        return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
+    own = kind_fill(slot, text, names, q)
+    if own >= 1.0 or not context or slot.kind in ("definition", "yesno", "procedure", "value"):
+        return own, False
+    if slot.kind == "reason" and _CAUSE_HEAD_RE.search(context) and len(_content(text, q)) >= 2:
+        return 1.0, False
+    if slot.kind == "thing":
+        return own, False  # a title names what the page is about, not which X this line means
+    ctx = kind_fill(slot, context, names, q)
+    if slot.named and not _known_kind(slot, context, names, q):
+        return own, False  # only a name the wiki knows to be of the asked kind counts from the context
+    if ctx * CONTEXT > own:
+        return ctx * CONTEXT, True
+    return own, False

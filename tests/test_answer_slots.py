@@ -1,0 +1,106 @@
+"""What a question asks for, and whether a line fills it: parts, slots, names and aliases (no index)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.names import Entity, Names
+from stigmergy.answer.question import parts, slot
+from stigmergy.answer.slots import asked, fill
+from stigmergy.index.store import NameRow
+
+
+class _Rows:
+    def __init__(self, rows: list[NameRow]) -> None:
+        self.rows = rows
+
+    def name_rows(self, layers: tuple[str, ...]) -> list[NameRow]:
+        return self.rows
+
+
+def _names() -> Names:
+    from stigmergy.answer.names import load
+
+    return load(_Rows([
+        NameRow("tomasz wieczorek", 1, "Tomasz Wieczorek", "person"), NameRow("tomek", 1, "Tomasz Wieczorek", "person"),
+        NameRow("ines carvalho", 2, "Ines Carvalho", "person"), NameRow("inês carvalho", 2, "Ines Carvalho", "person"),
+        NameRow("ines", 2, "Ines Carvalho", "person"), NameRow("daniel ferreira", 3, "Daniel Ferreira", "person"),
+        NameRow("lodestar", 4, "Project Lodestar", "project"), NameRow("project lodestar", 4, "Project Lodestar", "project"),
+        NameRow("lisbon", 5, "Lisbon", "place"), NameRow("greywater ventures", 6, "Greywater Ventures", "organisation"),
+        NameRow("harbor api", 7, "Harbor API", "product"),
+        # A first name two people share names neither of them.
+        NameRow("sam", 8, "Sam One", "person"), NameRow("sam", 9, "Sam Two", "person"),
+    ]), ("public",))
+
+
+def _fills(question: str, line: str, context: str = "") -> float:
+    names = _names()
+    [part] = parts(question)
+    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+
+
+def test_slots_of_questions_people_ask() -> None:
+    kinds = {q: slot(q).kind for q in (
+        "Who took over as Harbor API lead after Ines moved?", "when is the next board meeting?",
+        "During the April backlog, how late did readings arrive at worst?", "Where is the offsite?",
+        "Why was ColdTrace renamed?", "Which project was Tomek the sponsor of?", "What is an excursion budget?",
+        "what does Lodestar do?", "How do I install from a local directory?", "Does pip cache wheels?",
+        "What is the default rate limit per key?", "What was our headcount at the end of June?",
+        "Which Beacon G2 component has the 16-week lead time?")}
+    assert list(kinds.values()) == ["person", "date", "quantity", "place", "reason", "project", "definition",
+                                    "definition", "procedure", "yesno", "quantity", "quantity", "thing"]
+    assert slot("how late did readings arrive").unit == "time"
+    assert slot("How much is the Enterprise contract worth per year?").unit == "money"
+
+
+def test_two_part_questions_split_and_carry_their_subject() -> None:
+    got = parts("How large was the Series A and who led it?")
+    assert [(p.text, p.slot.kind) for p in got] == [("How large was the Series A", "quantity"),
+                                                     ("who led the Series A", "person")]
+    assert [p.slot.kind for p in parts("When and where is the leadership offsite?")] == ["date", "place"]
+    assert len(parts("Who is the sponsor of Driftwood and Lodestar?")) == 1  # "and" inside one question
+
+
+def test_topic_is_not_an_answer() -> None:
+    # Each line is about the question and holds no value of the asked kind.
+    assert _fills("Which Beacon G2 component has the 16-week lead time?",
+                  "Beacon G2 supply: one component has a 16-week lead time.") == 0
+    assert _fills("Who took over as Harbor API lead after Ines moved?", "Inês moved to Lodestar in July.") == 0
+    assert _fills("Which project was Tomek the sponsor of?", "Tomasz Wieczorek is the sponsor.") == 0
+    assert _fills("When was the offsite planned?", "The offsite was planned by Daniel Ferreira.") == 0
+    assert _fills("How many customers were affected?", "Customers were affected in Q2 2026.") == 0
+
+
+def test_a_line_fills_the_slot_with_a_new_value() -> None:
+    assert _fills("Who took over as Harbor API lead after Ines moved?",
+                  "Daniel Ferreira took over as Harbor API lead.") == 1.0
+    assert _fills("Which component has the 16-week lead time?", "The LTE modem component has a 16-week lead time.") == 1.0
+    assert _fills("how late did readings arrive at worst?", "Readings were delayed by up to 3 hours 12 minutes.") == 1.0
+    assert _fills("when is the next board meeting?", "The next meeting is on 10 December.") == 1.0
+    assert _fills("Where is the Lisbon office moving to?", "The office moves to Rua do Alecrim 12 in May.") == 1.0
+    assert _fills("Why was ColdTrace renamed?", "It was renamed because the name collided with a trademark.") == 1.0
+    # The value may sit in the line's context (the page title): filled, a little less surely.
+    assert 0 < _fills("Which project was Tomek the sponsor of?", "Tomasz Wieczorek is the sponsor.",
+                      "Project Lodestar kickoff") < 1.0
+
+
+def test_a_value_the_question_already_holds_fills_nothing() -> None:
+    assert _fills("What happened on 22 April?", "On 22 April the poller fell behind.") == 1.0  # a value: words
+    assert _fills("When did the poller fall behind on 22 April?", "On 22 April the poller fell behind.") == 0
+    assert _fills("How many gateways in Q2 2026?", "Gateways — Q2 2026") == 0
+    assert _fills("Who is Tomek?", "Tomasz Wieczorek is the CTO.") == 0  # the same person, by another name
+
+
+def test_aliases_and_accents_name_the_same_entity() -> None:
+    names = _names()
+    assert names.entity("Tomek") == names.entity("Tomasz Wieczorek")
+    assert names.entity("Inês") == names.entity("Ines")
+    assert names.entity("Sam") is None  # shared by two people: says neither
+    assert [e.title for e in names.entities("Inês and Tomek met in Lisbon")] == ["Ines Carvalho", "Tomasz Wieczorek",
+                                                                                 "Lisbon"]
+    assert isinstance(names.by_name["tomek"], Entity)
+
+
+def test_a_plan_answers_a_question_about_what_happened_only_weakly() -> None:
+    actual = _fills("What was revenue in Q2 2026?", "Revenue — Q2 2026: £2.36M")
+    planned = _fills("What was revenue in Q2 2026?", "Expect revenue of about £2.3M at the end of Q2 2026.")
+    assert actual == 1.0 and 0 < planned < actual
+    assert _fills("What revenue did the plan expect for Q2 2026?", "Expect revenue of about £2.3M in Q2 2026.") == 1.0
