@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	# CPU build of PyTorch first: an unpinned install would pull a multi-GB CUDA build (see README).
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,team]'
 	touch $(STAMP)
 
 install: $(STAMP)

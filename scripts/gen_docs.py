@@ -192,6 +192,7 @@ def _json_shapes() -> list[str]:
 
 def schema_md() -> str:
     from stigmergy.index.build import CheckReport, IndexReport
+    from stigmergy.index.store.postgres import MIGRATIONS as PG_MIGRATIONS
     from stigmergy.index.store.sqlite import MIGRATIONS
     from stigmergy.repo import state
     from stigmergy.repo.state import OperationRow
@@ -212,6 +213,16 @@ def schema_md() -> str:
         "created on demand and listed in `vec_tables`.",
         "",
         *_schema(list(MIGRATIONS)),
+        "",
+        "## Shared index (PostgreSQL + pgvector, `[index] backend = \"postgres\"`; derived like the file)",
+        "",
+        f"{len(PG_MIGRATIONS)} migration(s), from `stigmergy/index/store/postgres.py`, in the schema `[index] schema`",
+        "names; `schema_version` holds the number, and per-layer HNSW indexes are created on demand (listed in",
+        "`vec_indexes`).",
+        "",
+        "```sql",
+        *[line.strip() for script in PG_MIGRATIONS for line in script.strip().splitlines() if line.strip()],
+        "```",
         "",
         "## State (`.stigmergy/state.sqlite`, a cache of what the commits say: rebuilt from Git)",
         "",

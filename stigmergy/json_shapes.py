@@ -20,6 +20,7 @@ class Freshness(TypedDict):
     head: str | None
     stale: bool
     changed: list[str]
+    ahead: bool  # a shared index reflecting commits this checkout lacks (`changed` are newer there)
 
 
 class ContradictionClaim(TypedDict):

@@ -81,6 +81,25 @@ class IndexSettings:
     # Stemmers besides English for pages that declare no `language:` (ISO 639-1 codes or Snowball names;
     # index/analysis.py). CJK needs no setting: its bigrams are always indexed.
     languages: tuple[str, ...] = ()
+    # Where the index lives: "sqlite" (.stigmergy/index.sqlite, the default) or "postgres" (a shared
+    # PostgreSQL + pgvector database). The repository may choose the backend; the connection string and
+    # the schema are the user's (USER_ONLY_KEYS): STIGMERGY_INDEX__URL or ~/.config/stigmergy/config.toml.
+    backend: str = "sqlite"
+    url: str = ""
+    schema: str = "stigmergy"
+
+
+@dataclass(frozen=True)
+class EvidenceSettings:
+    """`[evidence]`: where original bytes live. "local" (.stigmergy/objects/) or "s3" (an S3-compatible
+    bucket, boto3; credentials from the standard AWS chain). Bucket, prefix, endpoint and region are the
+    user's (USER_ONLY_KEYS)."""
+
+    backend: str = "local"
+    bucket: str = ""
+    prefix: str = "stigmergy/"
+    endpoint_url: str = ""
+    region: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,7 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
     layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
@@ -159,6 +179,7 @@ _SECTIONS = {
     "context": ContextSettings,
     "embedder": EmbedderSettings,
     "index": IndexSettings,
+    "evidence": EvidenceSettings,
     "search": SearchSettings,
     "answer": AnswerSettings,
 }
@@ -258,6 +279,10 @@ def _check_roles(settings: Settings) -> None:
 # These keys come only from the user's environment or user-level configuration file.
 USER_ONLY_KEYS = (
     ("planner", "base_url"), ("planner", "api_key_env"), ("answer", "base_url"), ("answer", "api_key_env"),
+    # Where the shared index and the evidence live: a repository that could name them could send every
+    # capture to a bucket of its choosing, or write its pages into another wiki's index.
+    ("index", "url"), ("index", "schema"),
+    ("evidence", "bucket"), ("evidence", "prefix"), ("evidence", "endpoint_url"), ("evidence", "region"),
 )
 USER_CONFIG = "stigmergy/config.toml"
 
@@ -320,7 +345,19 @@ def load_settings(
     if overrides:
         settings = settings_from_mapping(overrides, settings)
     _check_roles(settings)
+    _check_backends(settings)
     return settings
+
+
+def _check_backends(settings: Settings) -> None:
+    if settings.index.backend not in ("sqlite", "postgres"):
+        raise ConfigError(f"index.backend must be \"sqlite\" or \"postgres\", not {settings.index.backend!r}")
+    if settings.evidence.backend not in ("local", "s3"):
+        raise ConfigError(f"evidence.backend must be \"local\" or \"s3\", not {settings.evidence.backend!r}")
+    if not settings.index.schema.replace("_", "").isalnum() or not settings.index.schema[:1].isalpha() \
+            or len(settings.index.schema) > 48:
+        raise ConfigError(f"index.schema {settings.index.schema!r} must be a letter then letters, digits or '_' "
+                          "(48 at most)")
 
 
 def default_toml() -> str:

@@ -103,3 +103,33 @@ def load_script(name: str):  # noqa: ANN201
 
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+# ---------------------------------------------------------------- real servers, one of each per session
+
+@pytest.fixture(scope="session")
+def pg_server():  # noqa: ANN201
+    """A real PostgreSQL with pgvector on 127.0.0.1 for the whole session (tests/servers.py)."""
+    from servers import Postgres
+
+    server = Postgres.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_env(pg_server, request: pytest.FixtureRequest) -> dict[str, str]:  # noqa: ANN001
+    """Settings (as environment variables) that put the index in a schema of its own on `pg_server`."""
+    import hashlib
+
+    schema = "t_" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    return {"STIGMERGY_INDEX__BACKEND": "postgres", "STIGMERGY_INDEX__URL": pg_server.url,
+            "STIGMERGY_INDEX__SCHEMA": schema}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Each index backend in turn: {} (SQLite, the default) or a PostgreSQL schema of this test's own."""
+    if request.param == "sqlite":
+        return {}
+    return request.getfixturevalue("pg_env")

@@ -22,8 +22,8 @@ def line_of(root: Path, rel: str, needle: str) -> int:
     raise AssertionError(f"{needle!r} not in {rel}")
 
 
-def build_wiki(root: Path, *, index: bool = True) -> RepoBuilder:
-    b = RepoBuilder(root, layers={"board": [BOARD]})
+def build_wiki(root: Path, *, index: bool = True, env: dict[str, str] | None = None) -> RepoBuilder:
+    b = RepoBuilder(root, layers={"board": [BOARD]}, env=env)
     q1 = b.source("Q1 report", "Aurora revenue was $1.3M in Q1 2026.\nThe Lisbon office opened on 2 March 2026.\n"
                   "Headcount reached 12 people.\n", occurred_at="2026-04-02", key="q1")
     draft = b.source("Q1 report draft", "Aurora revenue was $1.1M in Q1 2026.\n", occurred_at="2026-03-28", key="draft")

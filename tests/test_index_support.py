@@ -29,8 +29,10 @@ def git(root: Path, *args: str) -> str:
 
 
 class RepoBuilder:
-    def __init__(self, root: Path, layers: dict[str, list[str]] | None = None) -> None:
+    def __init__(self, root: Path, layers: dict[str, list[str]] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.root = root
+        self.env = env or {}  # settings from the environment (the index backend under test)
         root.mkdir(parents=True, exist_ok=True)
         toml = '[layers.public]\nreaders = ["*"]\n'
         for name, readers in (layers or {}).items():
@@ -43,7 +45,7 @@ class RepoBuilder:
 
     @property
     def settings(self) -> Settings:
-        return load_settings(self.root)
+        return load_settings(self.root, self.env)
 
     def write(self, rel: str, text: str) -> str:
         path = self.root / rel

@@ -28,8 +28,8 @@ TOKEN = "t0k3n-for-the-tests-only-0123456789"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> RepoBuilder:
-    return build_wiki(tmp_path / "w")
+def repo(tmp_path: Path, index_env: dict[str, str]) -> RepoBuilder:
+    return build_wiki(tmp_path / "w", env=index_env)
 
 
 def _session(b: RepoBuilder, reader: str, **kw: Any) -> Session:
@@ -85,7 +85,7 @@ def test_read_fragment_and_errors_match_the_cli(repo: RepoBuilder) -> None:
     page = frag.structured_content["pages"][0]
     assert page["fragment"] == 1 and page["lines"][0] <= page["lines"][1] and page["evidence"]
     assert frag.structured_content["index"]["stale"] is False and frag.structured_content["index"]["commit"]
-    code, _, err = run_cli(["--as", PUBLIC, "read", restricted], repo.root)
+    code, _, err = run_cli(["--as", PUBLIC, "read", restricted], repo.root, env=repo.env)
     assert hidden.is_error and code == 1
     assert hidden.content[0].text.split("\n")[0] == err.split("\n")[0] == f"error: no page at {restricted}"
     assert hidden.structured_content["error"]["exit_code"] == 1
@@ -164,7 +164,7 @@ def test_http_transport_needs_the_bearer_token(repo: RepoBuilder) -> None:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, **repo.env, "PYTHONPATH": str(REPO_ROOT)}
     no_token = subprocess.run([sys.executable, "-m", "stigmergy", "mcp", "--http"], cwd=repo.root, env=env,
                               capture_output=True, text=True)
     assert no_token.returncode == 2 and no_token.stderr.startswith("error: --http needs a bearer token")

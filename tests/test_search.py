@@ -19,8 +19,8 @@ OUTSIDER = "intern@example.com"
 
 
 @pytest.fixture
-def scoped(tmp_path: Path) -> RepoBuilder:
-    b = RepoBuilder(tmp_path / "w", layers={"secret": [BOSS]})
+def scoped(tmp_path: Path, index_env: dict[str, str]) -> RepoBuilder:
+    b = RepoBuilder(tmp_path / "w", layers={"secret": [BOSS]}, env=index_env)
     s1 = b.source("Aurora metrics", "Aurora reached $1.3M ARR in Q1 2026.\nChurn fell to 2%.\n",
                   occurred_at="2026-03-01")
     old = b.source("Old memo", "Aurora started as a side project in 2019.\n", occurred_at="2019-05-01")
@@ -201,7 +201,7 @@ def test_cli_json_shapes_parse(tmp_path: Path, tmp_path_factory: pytest.TempPath
     assert json.loads(out)["pages_total"] == 4
     code, out, _ = cli(["search", "how much recurring revenue", "--json", "--as", OUTSIDER, "--explain"], b.root)
     data = json.loads(out)
-    assert code == 0 and data["hits"][0]["path"] in (note, s1) and set(data["index"]) == {"commit", "head", "stale", "changed"}
+    assert code == 0 and data["hits"][0]["path"] in (note, s1) and set(data["index"]) == {"commit", "head", "stale", "changed", "ahead"}
     assert not _leaks(data)
     code, out, _ = cli(["--as", BOSS, "search", CANARY, "--json"], b.root)
     assert CANARY in json.dumps(json.loads(out)["hits"])
@@ -259,6 +259,14 @@ def test_page_paths_lexical_scoped_and_never_failing(scoped: RepoBuilder) -> Non
     (b.root / "wiki/notes/Aurora revenue.md").unlink()
     assert "wiki/notes/Aurora revenue.md" not in page_paths(b.root, st, "Aurora ARR revenue", 5)
     # Unreadable or missing index: [] (the caller falls back), never an exception.
+    if b.env:  # the shared index: a database that cannot be reached, a schema that does not exist
+        import dataclasses
+
+        for index in (dataclasses.replace(st.index, url="postgresql://nobody@127.0.0.1:1/none"),
+                      dataclasses.replace(st.index, schema="absent_schema")):
+            gone = dataclasses.replace(st, index=index)
+            assert page_paths(b.root, gone, "Aurora", 3) == []
+        return
     db = b.root / ".stigmergy" / "index.sqlite"
     for extra in db.parent.glob("index.sqlite-*"):
         extra.unlink()
@@ -269,14 +277,16 @@ def test_page_paths_lexical_scoped_and_never_failing(scoped: RepoBuilder) -> Non
 
 
 def test_page_paths_imports_no_model(scoped: RepoBuilder) -> None:
+    import os
     import subprocess
     import sys
 
     code = (
-        "import sys; from pathlib import Path; from stigmergy.settings import load_settings; "
+        "import os, sys; from pathlib import Path; from stigmergy.settings import load_settings; "
         "from stigmergy.index.search import page_paths; "
-        f"r = Path({str(scoped.root)!r}); print(page_paths(r, load_settings(r), 'Aurora ARR', 2)); "
+        f"r = Path({str(scoped.root)!r}); print(page_paths(r, load_settings(r, dict(os.environ)), 'Aurora ARR', 2)); "
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'onnxruntime', 'tokenizers') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, **scoped.env}).stdout.splitlines()
     assert "Aurora revenue" in out[0] and out[1] == "[]"

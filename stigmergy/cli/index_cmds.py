@@ -27,6 +27,7 @@ def index_cmd(
     check: Annotated[bool, typer.Option("--check", help="Verify the index against the repository (exit 4 on drift).")] = False,
     prepare: Annotated[bool, typer.Option("--prepare", help="Export the embedding model to ONNX once, then stop.")] = False,
     hook: Annotated[bool, typer.Option("--hook", hidden=True, help="Run as the git hooks do (lock + dirty loop).")] = False,
+    push: Annotated[bool, typer.Option("--push", hidden=True, help="With --hook: the server's hook after a push.")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Bring the search index up to date with the repository (incremental)."""
@@ -56,11 +57,14 @@ def index_cmd(
             f"index ok: {report.pages} pages, {report.fragments} fragments")
         return
     if hook:
-        service.index_hook()
+        service.index_hook(from_push=push)
         return
     report = _build_with_progress(service, rebuild, quiet=as_json)
     if as_json:
         print_json(asdict(report))
+        return
+    if report.note:
+        typer.echo(report.note)
         return
     rate = report.fragments_embedded / report.embed_seconds if report.embed_seconds else 0.0
     typer.echo(

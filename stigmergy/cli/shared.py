@@ -33,7 +33,12 @@ def reading(ctx: typer.Context, as_reader: str | None = None, json_out: bool = F
 def print_freshness(index: dict[str, Any]) -> None:
     """One line on stderr: the commit the index is at, and whether pages changed since."""
     commit = (index.get("commit") or "nothing")[:10]
-    if index.get("stale"):
+    if index.get("ahead"):
+        changed = index.get("changed") or []
+        typer.echo(f"shared index at {commit}, ahead of this checkout: {len(changed)} pages differ here"
+                   + (f" ({', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''})" if changed else "")
+                   + " - run `git pull`", err=True)
+    elif index.get("stale"):
         changed = index.get("changed") or []
         more = f" (+{len(changed) - 5} more)" if len(changed) > 5 else ""
         typer.echo(f"index at {commit}; STALE: {len(changed)} pages changed since: {', '.join(changed[:5])}{more}"

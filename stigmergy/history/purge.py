@@ -94,13 +94,14 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
     """Remove every index row of a touched page (and of the erased layer), the vectors no fragment uses any
     more, and the full-text segments that held them. Touched pages that still exist are left for the next
     `stigmergy index` (marked dirty), which re-embeds only what changed."""
-    if not repo.layout.index_db.exists():
-        return
     from stigmergy.index.freshness import index_lock
-    from stigmergy.index.store import open_index
+    from stigmergy.index.store import index_location, open_index
 
+    where = index_location(repo.layout, repo.settings)
+    if not where.exists():
+        return
     with index_lock(repo.layout, repo.settings.lock.timeout_seconds):
-        store = open_index(repo.layout.index_db)
+        store = open_index(where)
         try:
             with store.transaction():
                 prefix = layer_prefix(layer) if layer else None

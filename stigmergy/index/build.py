@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from stigmergy.errors import CheckFailedError
+from stigmergy.errors import CheckFailedError, StigmergyError
 from stigmergy.index.embedder import (
     Embedder,
     export_onnx,
@@ -24,6 +24,7 @@ from stigmergy.index.embedder import (
     quantize_mode,
     resolve_model,
 )
+from stigmergy.index.fragments import Tokens
 from stigmergy.index.freshness import (
     Freshness,
     changed_since,
@@ -35,10 +36,13 @@ from stigmergy.index.freshness import (
     index_building,
     index_lock,
     page_files,
+    read_blobs,
+    relation,
+    tree_pages,
     try_index_lock,
 )
 from stigmergy.index.pagedoc import PageDoc, parse_page
-from stigmergy.index.store import IndexedPage, IndexStore, NewFragment, open_index
+from stigmergy.index.store import IndexedPage, IndexStore, NewFragment, index_location, open_index
 from stigmergy.repo.containment import contained_file
 from stigmergy.repo.git import Git, blob_sha
 from stigmergy.repo.layout import Layout
@@ -59,6 +63,11 @@ class IndexReport:
     fragments_reused: int
     embed_seconds: float
     seconds: float
+    note: str | None = None  # why nothing was written (a shared index ahead of this clone)
+
+
+class SharedIndexAheadError(StigmergyError):
+    """This clone lacks the commit the shared index reflects: writing would take it back."""
 
 
 def embed_missing(
@@ -110,10 +119,13 @@ def build_index(
     progress: Progress | None = None,
     lock: bool = True,
     pause: Callable[[str], None] = lambda point: None,
+    from_push: bool = False,
 ) -> IndexReport:
-    """Bring `.stigmergy/index.sqlite` up to date with the working tree. `embedder` may be an Embedder or a
-    factory; by default one is made from settings, and only when something needs embedding. `lock=False`
-    when the caller already holds the index lock (the hook runner)."""
+    """Bring the index up to date: `.stigmergy/index.sqlite` with the working tree, or a shared index with
+    HEAD's committed pages. `embedder` may be an Embedder or a factory; by default one is made from
+    settings, and only when something needs embedding. `lock=False` when the caller already holds the index
+    lock (the hook runner). `from_push`: the server's hook after a push, whose HEAD is the shared history
+    (it writes whatever the shared index held before)."""
     t_start = time.perf_counter()
     layout = Layout(root)
     git = Git(root)
@@ -129,72 +141,61 @@ def build_index(
         def factory() -> Embedder:
             return embedder  # type: ignore[return-value]
 
+    loc = index_location(layout, settings)
     with index_lock(layout, settings.lock.timeout_seconds) if lock else contextlib.nullcontext():
-        store = open_index(layout.index_db, rebuild=rebuild)
+        store = open_index(loc, rebuild=rebuild)
         try:
-            head = git.head()
-            indexed = store.meta("commit")
-            full = (rebuild or store.meta("fingerprint") != fp or store.meta("lexicon") != lexicon or not indexed
-                    or not commit_exists(git, indexed))
-            # 1. Read the pages that changed (no transaction: readers keep the last complete index).
-            if full:
-                candidates = page_files(git)
-                known: dict[str, IndexedPage] = {}
-            else:
-                assert indexed is not None
-                candidates = changed_since(git, indexed)
-                candidates |= set(json.loads(store.meta("dirty") or "[]"))
-                known = store.indexed_pages()
-            docs: list[tuple[PageDoc, str, IndexedPage | None]] = []
-            gone: list[IndexedPage] = []
-            for path in sorted(candidates):
-                # A page reached through a symlink is not indexed: its bytes may live in another layer.
-                file = contained_file(root, path)
-                old = known.get(path)
-                if file is None:
-                    if old:
-                        gone.append(old)
-                    continue
-                data = file.read_bytes()
-                sha = blob_sha(data)
-                if old and old.blob_sha == sha:
-                    continue
-                doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
-                if doc is not None:
-                    docs.append((doc, sha, old))
-            # 2. Embed what the vector cache lacks, a committed batch at a time (a killed run resumes here).
-            texts = {f.content_hash(doc.title): f.embed_text(doc.title) for doc, _, _ in docs for f in doc.fragments}
-            embedded, embed_s, dimension = embed_missing(store, texts, fp, factory, progress, pause)
-            # 3. Swap the page rows in one transaction: readers see the old index or the new one.
-            with store.transaction():
-                if full:
-                    store.clear()
-                for old_row in gone:
-                    store.remove_page(old_row)
-                need: list[NewFragment] = []
-                for doc, sha, old_row in docs:
-                    if old_row:
+            with store.writer_lock(settings.lock.timeout_seconds):
+                head = git.head()
+                indexed = store.meta("commit")
+                if store.shared:
+                    full, docs, gone, note = _shared_changes(store, git, head, indexed, fp, settings, tokens, window,
+                                                             rebuild=rebuild or store.meta("lexicon") != lexicon,
+                                                             from_push=from_push)
+                    if note is not None:
+                        pages_total, frags_total = store.totals()
+                        return IndexReport(commit=indexed, full=False, pages_indexed=0, pages_removed=0,
+                                           pages_total=pages_total, fragments_total=frags_total, fragments_embedded=0,
+                                           fragments_reused=0, embed_seconds=0.0,
+                                           seconds=round(time.perf_counter() - t_start, 3), note=note)
+                else:
+                    full = (rebuild or store.meta("fingerprint") != fp or store.meta("lexicon") != lexicon
+                            or not indexed or not commit_exists(git, indexed))
+                    docs, gone = _worktree_changes(store, git, root, indexed, full, settings, tokens, window)
+                # 2. Embed what the vector cache lacks, a committed batch at a time (a killed run resumes here).
+                texts = {f.content_hash(doc.title): f.embed_text(doc.title) for doc, _, _ in docs for f in doc.fragments}
+                embedded, embed_s, dimension = embed_missing(store, texts, fp, factory, progress, pause)
+                # 3. Swap the page rows in one transaction: readers see the old index or the new one.
+                with store.transaction():
+                    if full:
+                        store.clear()
+                    for old_row in gone:
                         store.remove_page(old_row)
-                    need.extend(store.insert_page(doc, sha))
-                store.attach_vectors(need, fp, dimension)
-                indexed_n, removed_n = len(docs), len(gone)
-                reused = len(need) - embedded
-                if full:
-                    # The cache keeps vectors of other fingerprints and of vanished text until a full build.
-                    store.prune_vectors(keep_fingerprint=fp)
-                store.analyze(full)
-                store.set_meta("commit", head or "")
-                store.set_meta("dirty", json.dumps(sorted(dirty_pages(git, head))))
-                store.set_meta("fingerprint", fp)
-                store.set_meta("lexicon", lexicon)
-                # Every stemmer some page's text went through: a query is stemmed with each of them.
-                known_languages = set(json.loads(store.meta("languages") or "[]")) if not full else set()
-                known_languages.update(lang for doc, _, _ in docs for lang in doc.languages)
-                store.set_meta("languages", json.dumps(sorted(known_languages)))
-                store.set_meta("model", settings.embedder.model)
-                store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-                pause("index-swap")
-            pages_total, frags_total = store.totals()
+                    need: list[NewFragment] = []
+                    for doc, sha, old_row in docs:
+                        if old_row:
+                            store.remove_page(old_row)
+                        need.extend(store.insert_page(doc, sha))
+                    store.attach_vectors(need, fp, dimension)
+                    indexed_n, removed_n = len(docs), len(gone)
+                    reused = len(need) - embedded
+                    if full:
+                        # The cache keeps vectors of other fingerprints and of vanished text until a full build.
+                        store.prune_vectors(keep_fingerprint=fp)
+                    store.analyze(full)
+                    store.set_meta("commit", head or "")
+                    # A shared index holds committed pages only: another clone's edits never reach it.
+                    store.set_meta("dirty", "[]" if store.shared else json.dumps(sorted(dirty_pages(git, head))))
+                    store.set_meta("fingerprint", fp)
+                    store.set_meta("lexicon", lexicon)
+                    # Every stemmer some page's text went through: a query is stemmed with each of them.
+                    known_languages = set(json.loads(store.meta("languages") or "[]")) if not full else set()
+                    known_languages.update(lang for doc, _, _ in docs for lang in doc.languages)
+                    store.set_meta("languages", json.dumps(sorted(known_languages)))
+                    store.set_meta("model", settings.embedder.model)
+                    store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                    pause("index-swap")
+                pages_total, frags_total = store.totals()
         finally:
             store.close()
     return IndexReport(
@@ -202,6 +203,77 @@ def build_index(
         fragments_total=frags_total, fragments_embedded=embedded, fragments_reused=max(0, reused),
         embed_seconds=round(embed_s, 3), seconds=round(time.perf_counter() - t_start, 3),
     )
+
+
+Changes = list[tuple[PageDoc, str, IndexedPage | None]]
+
+
+def _worktree_changes(store: IndexStore, git: Git, root: Path, indexed: str | None, full: bool, settings: Settings,
+                      tokens: Tokens | None, window: int) -> tuple[Changes, list[IndexedPage]]:
+    """1. Read the working-tree pages that changed since the indexed commit (no transaction: readers keep
+    the last complete index)."""
+    if full:
+        candidates = page_files(git)
+        known: dict[str, IndexedPage] = {}
+    else:
+        assert indexed is not None
+        candidates = changed_since(git, indexed)
+        candidates |= set(json.loads(store.meta("dirty") or "[]"))
+        known = store.indexed_pages()
+    docs: Changes = []
+    gone: list[IndexedPage] = []
+    for path in sorted(candidates):
+        # A page reached through a symlink is not indexed: its bytes may live in another layer.
+        file = contained_file(root, path)
+        old = known.get(path)
+        if file is None:
+            if old:
+                gone.append(old)
+            continue
+        data = file.read_bytes()
+        sha = blob_sha(data)
+        if old and old.blob_sha == sha:
+            continue
+        doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
+        if doc is not None:
+            docs.append((doc, sha, old))
+    return docs, gone
+
+
+def _shared_changes(store: IndexStore, git: Git, head: str | None, indexed: str | None, fp: str, settings: Settings,
+                    tokens: Tokens | None, window: int, *, rebuild: bool, from_push: bool
+                    ) -> tuple[bool, Changes, list[IndexedPage], str | None]:
+    """1. For a shared index: HEAD's committed pages whose blob differs from the indexed one (never the
+    working tree: an edit not committed and pushed is this clone's alone). A clone behind the shared index
+    writes nothing; one that lacks the indexed commit is refused unless it rebuilds on purpose."""
+    rel = relation(git, indexed, head)
+    full = rebuild or store.meta("fingerprint") != fp or rel == "none"
+    if not full and rel == "same":
+        return False, [], [], "the shared index already reflects this commit"
+    if not full and not from_push and rel in ("behind", "unknown"):
+        return False, [], [], (f"the shared index is ahead of this clone (at {str(indexed)[:10]}"
+                               + (", a commit this clone does not have" if rel == "unknown" else "")
+                               + "): nothing written; `git pull` brings its pages here")
+    if not full and not from_push and rel == "diverged":
+        raise SharedIndexAheadError(
+            f"the shared index reflects commit {str(indexed)[:10]}, which this clone has diverged from; nothing written",
+            hint="`git pull` first (or `stigmergy index --rebuild` to index this clone's HEAD anyway)")
+    tree = tree_pages(git, head)
+    known = {} if full else store.indexed_pages()
+    wanted = sorted(p for p, sha in tree.items() if full or p not in known or known[p].blob_sha != sha)
+    gone = [] if full else [row for p, row in sorted(known.items()) if p not in tree]
+    blobs = read_blobs(git, [tree[p] for p in wanted])
+    docs: Changes = []
+    for path in wanted:
+        data = blobs.get(tree[path])
+        if data is None:
+            continue
+        doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
+        if doc is not None:
+            docs.append((doc, tree[path], known.get(path)))
+        elif path in known:
+            gone.append(known[path])
+    return full, docs, gone, None
 
 
 @dataclass(frozen=True)
@@ -216,9 +288,10 @@ def check_index(root: Path, settings: Settings) -> CheckReport:
     layout = Layout(root)
     git = Git(root)
     problems: list[str] = []
-    if not layout.index_db.is_file():
+    loc = index_location(layout, settings)
+    if not loc.exists():
         raise CheckFailedError("there is no index yet", hint="run `stigmergy index`")
-    store = open_index(layout.index_db)
+    store = open_index(loc)
     try:
         fp = current_fingerprint(settings, layout)
         if store.meta("fingerprint") != fp:
@@ -226,13 +299,19 @@ def check_index(root: Path, settings: Settings) -> CheckReport:
         if store.meta("lexicon") != current_lexicon(settings):
             problems.append("full-text rows were analysed with other [index] languages or an older analysis")
         indexed = store.page_shas()
-        files = page_files(git)
+        # A shared index is checked against the commit it reflects, a local one against the working tree.
+        if store.shared:
+            shas = tree_pages(git, store.meta("commit") or None) if commit_exists(git, store.meta("commit") or "-") \
+                else tree_pages(git, git.head())
+        else:
+            shas = {p: blob_sha((root / p).read_bytes()) for p in page_files(git)}
+        files = set(shas)
         for path in sorted(files - set(indexed)):
             problems.append(f"not indexed: {path}")
         for path in sorted(set(indexed) - files):
             problems.append(f"indexed but gone: {path}")
         for path in sorted(files & set(indexed)):
-            if blob_sha((root / path).read_bytes()) != indexed[path]:
+            if shas[path] != indexed[path]:
                 problems.append(f"changed since indexed: {path}")
         counts = store.integrity(fp)
         n_frag = counts.fragments

@@ -30,9 +30,13 @@ class Freshness:
     head: str | None
     stale: bool
     changed: tuple[str, ...] = field(default=())
+    # The index reflects commits this checkout does not have (a clone behind a shared index): the pages
+    # in `changed` are newer in the index than here; `git pull` brings them.
+    ahead: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "head": self.head, "stale": self.stale, "changed": list(self.changed)}
+        return {"commit": self.commit, "head": self.head, "stale": self.stale, "changed": list(self.changed),
+                "ahead": self.ahead}
 
 
 # ---------------------------------------------------------------- repository listing
@@ -51,6 +55,65 @@ def page_files(git: Git) -> set[str]:
 
 def commit_exists(git: Git, commit: str) -> bool:
     return bool(git.run("cat-file", "-t", commit, check=False).strip() == "commit")
+
+
+def is_ancestor(git: Git, older: str, newer: str) -> bool:
+    """Every commit of `older` is reachable from `newer`."""
+    return git.run("rev-list", "-n", "1", older, "--not", newer, check=False).strip() == ""
+
+
+def relation(git: Git, indexed: str | None, head: str | None) -> str:
+    """How the indexed commit stands to HEAD: none (no index yet), same, ahead (HEAD has commits the index
+    lacks), behind (the index has commits HEAD lacks), unknown (this clone lacks the indexed commit),
+    diverged."""
+    if not indexed:
+        return "none"
+    if indexed == head:
+        return "same"
+    if head is None or not commit_exists(git, indexed):
+        return "unknown"
+    if is_ancestor(git, indexed, head):
+        return "ahead"
+    if is_ancestor(git, head, indexed):
+        return "behind"
+    return "diverged"
+
+
+def tree_pages(git: Git, commit: str | None) -> dict[str, str]:
+    """path -> blob id of every page file committed at `commit` (regular files only: a symbolic link or a
+    submodule entry is not a page)."""
+    if not commit:
+        return {}
+    out = git.run_bytes("ls-tree", "-r", "-z", "--full-tree", commit, "--", *PAGE_PATHSPEC)
+    pages = {}
+    for entry in out.split(b"\0"):
+        if not entry:
+            continue
+        info, _, name = entry.partition(b"\t")
+        mode, kind, sha = info.decode().split()
+        path = name.decode("utf-8", "surrogateescape")
+        if kind == "blob" and mode in ("100644", "100755") and classify(path) is not None:
+            pages[path] = sha
+    return pages
+
+
+def read_blobs(git: Git, shas: Iterable[str]) -> dict[str, bytes]:
+    """The bytes of each blob (one `git cat-file --batch`)."""
+    wanted = list(dict.fromkeys(shas))
+    if not wanted:
+        return {}
+    out = git.run_bytes("cat-file", "--batch", input=("\n".join(wanted) + "\n").encode())
+    blobs, pos = {}, 0
+    for sha in wanted:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        blobs[sha] = out[pos : pos + size]
+        pos += size + 1
+    return blobs
 
 
 def changed_since(git: Git, commit: str) -> set[str]:
@@ -94,7 +157,11 @@ def freshness(store: IndexStore, git: Git, readable: Iterable[str]) -> Freshness
         sha = blob_sha(file.read_bytes()) if file is not None else None
         if sha != known.get(path):
             changed.append(path)
-    return Freshness(commit=indexed, head=head, stale=bool(changed), changed=tuple(changed))
+    # A shared index other clones write may be ahead of this checkout: its pages are the newer ones.
+    ahead = bool(store.shared and indexed and indexed != head
+                 and relation(git, indexed, head) in ("behind", "unknown", "diverged"))
+    return Freshness(commit=indexed, head=head, stale=bool(changed) and not ahead, changed=tuple(changed),
+                     ahead=ahead)
 
 
 # ---------------------------------------------------------------- built for these settings, being built

@@ -81,7 +81,7 @@ def _server_block(python: str, checkout: Path) -> str:
         '    exit 0\n'
         '  fi\n'
         '  git merge -q --ff-only FETCH_HEAD && mkdir -p .stigmergy && '
-        f'{py} -m stigmergy index --hook >>.stigmergy/hook.log 2>&1\n'
+        f'{py} -m stigmergy index --hook --push >>.stigmergy/hook.log 2>&1\n'
         ") </dev/null\n"
         f"{END}\n"
     )

@@ -9,9 +9,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from stigmergy.errors import StigmergyError
 from stigmergy.index.arms import _WORD_RE, LEXICAL_DEPTH, STOPWORDS
 from stigmergy.index.freshness import current_fingerprint
-from stigmergy.index.store import IndexStore, open_index, peek_index
+from stigmergy.index.store import IndexStore, index_location, open_index, peek_index
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
 
@@ -30,8 +31,13 @@ def page_paths(root: Path, settings: Settings, query: str, k: int, *, layer: str
     query says what is specific about it. Scope: the pages of `layer` only, the layer a capture writes to
     (a public capture sees public pages). Never fails: a missing, old, locked or unreadable index answers
     [] and the caller falls back on what it finds without the index."""
-    db = Layout(root).index_db
-    if k <= 0 or not db.is_file() or layer not in settings.layer_names():
+    if k <= 0 or layer not in settings.layer_names():
+        return []
+    try:
+        db = index_location(Layout(root), settings)
+    except StigmergyError:
+        return []
+    if not db.shared and not db.path.is_file():
         return []
     counts: dict[str, int] = {}
     for w in _WORD_RE.findall(query.casefold()):
@@ -86,7 +92,7 @@ def _rarest_terms(store: IndexStore, counts: dict[str, int]) -> list[str]:
 
 def index_info(root: Path, settings: Settings) -> dict[str, Any]:
     layout = Layout(root)
-    store = open_index(layout.index_db)
+    store = open_index(index_location(layout, settings))
     try:
         meta: dict[str, Any] = dict(store.all_meta())
         meta["fingerprint_current"] = current_fingerprint(settings, layout)

@@ -19,7 +19,7 @@ from stigmergy.index.embedder import fragment_tokens
 from stigmergy.index.freshness import freshness, index_building
 from stigmergy.index.pagedoc import PageDoc, parse_page
 from stigmergy.index.scope import readable_layers
-from stigmergy.index.store import Filters, IndexStore, open_index
+from stigmergy.index.store import Filters, IndexStore, index_location, open_index
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
@@ -47,12 +47,14 @@ class _Ctx:
 
 def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
     layout = Layout(root)
-    if not layout.index_db.is_file():
+    loc = index_location(layout, settings)
+    if not loc.exists():
         raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    store = open_index(layout.index_db)
+    store = open_index(loc)
     if store.meta("fingerprint") is None:
+        busy = store.writer_busy()
         store.close()
-        if index_building(layout):
+        if busy or index_building(layout):
             raise NotFoundError("the index is being built (`stigmergy index` is running)", hint="try again when it finishes")
         raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
     return _Ctx(root, settings, reader, readable_layers(settings, reader), store, Git(root))

@@ -22,7 +22,7 @@ from stigmergy.index.freshness import (
     freshness,
     index_building,
 )
-from stigmergy.index.store import IndexStore, open_index
+from stigmergy.index.store import IndexStore, index_location, open_index
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
@@ -60,14 +60,16 @@ def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
     built for another model or chunking than `settings` name."""
     root = Path(root)
     layout = Layout(root)
-    if not layout.index_db.is_file():
+    loc = index_location(layout, settings)
+    if not loc.exists():
         raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    store = open_index(layout.index_db)
+    store = open_index(loc)
     built = store.meta("fingerprint")
     if built != current_fingerprint(settings, layout):
+        busy = store.writer_busy()
         store.close()
         # A half-built index is never an error a reader must decode: say that a build is under way.
-        if index_building(layout):
+        if busy or index_building(layout):
             raise NotFoundError(
                 "the index is being built" + (" for the configured embedding model" if built else "")
                 + " (`stigmergy index` is running)",

@@ -328,13 +328,17 @@ class WikiService:
             run_hook_index(root, lambda: build_index(root, self.settings, lock=False))
         return report
 
-    def index_hook(self) -> int:
-        """As the git hooks run it: take the index lock or leave a dirty mark, loop while marks appear."""
+    def index_hook(self, from_push: bool = False) -> int:
+        """As the git hooks run it: take the index lock or leave a dirty mark, loop while marks appear. A
+        shared index is written by the server's hook after a push (`from_push`), never by a clone's commit
+        hook: a commit not pushed is this clone's alone."""
         from stigmergy.index.build import build_index
         from stigmergy.index.hooks import run_hook_index
 
         root = self.require_root()
-        return run_hook_index(root, lambda: build_index(root, self.settings, lock=False))
+        if self.settings.index.backend == "postgres" and not from_push:
+            return 0
+        return run_hook_index(root, lambda: build_index(root, self.settings, lock=False, from_push=from_push))
 
     def check_index(self) -> Any:
         from stigmergy.index.build import check_index
@@ -478,12 +482,12 @@ class WikiService:
     def status(self) -> dict[str, Any]:
         """Pending work, the last operation, the index's state and the repository's health, as the caller
         may see them; and whether a recompile would change the wiki."""
-        from stigmergy.index.store import index_state
+        from stigmergy.index.store import index_location, index_state
         from stigmergy.repo.health import status
         from stigmergy.write.recompile import planner_state
 
         repo = self._reading_state("status")
-        data = status(repo, index_state(repo.layout.index_db), self.readable())
+        data = status(repo, index_state(index_location(repo.layout, self.settings)), self.readable())
         data["planner"] = planner_state(repo)
         return data
 

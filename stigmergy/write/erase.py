@@ -418,11 +418,12 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
 
 
 def _index_commit(repo: Repository) -> str | None:
-    if not repo.layout.index_db.exists():
-        return None
-    from stigmergy.index.store import open_index
+    from stigmergy.index.store import index_location, open_index
 
-    store = open_index(repo.layout.index_db)
+    where = index_location(repo.layout, repo.settings)
+    if not where.exists():
+        return None
+    store = open_index(where)
     try:
         return store.meta("commit")
     finally:

@@ -70,9 +70,15 @@ def _index_search(root: Path, settings: Settings):  # noqa: ANN202
     """The index's page search when `.stigmergy/index.sqlite` exists; None otherwise. Filing never requires
     the index and never loads the embedding model: `page_paths` is lexical, scoped to the source's own
     layer, and answers [] for an index it cannot read (derived state; `stigmergy index --check` reports it)."""
+    from stigmergy.errors import StigmergyError
+    from stigmergy.index.store import index_location
     from stigmergy.repo.layout import Layout
 
-    if not Layout(root).index_db.is_file():
+    try:
+        where = index_location(Layout(root), settings)
+    except StigmergyError:
+        return None
+    if not where.shared and not where.path.is_file():
         return None
 
     def search(query: str, k: int, layer: str) -> list[str]:

@@ -126,7 +126,9 @@ def _garden(repo: Repository, identity: str | None) -> tuple[str, str]:
 
 
 def _index(repo: Repository) -> tuple[str, str]:
-    if not repo.layout.index_db.is_file():
+    from stigmergy.index.store import index_location
+
+    if not index_location(repo.layout, repo.settings).exists():
         return "skipped", "no index yet (run `stigmergy index` once to create it)"
     from stigmergy.index.build import build_index
 

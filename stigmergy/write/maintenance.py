@@ -211,16 +211,18 @@ def _garden_message(plan: Any, index_behind: bool, pending: bool) -> str:
 
 
 def _index_present(repo: Repository) -> bool:
-    return repo.layout.index_db.is_file()
+    from stigmergy.index.store import index_location
+
+    return index_location(repo.layout, repo.settings).exists()
 
 
 def _index_behind(repo: Repository) -> bool:
     """An index that exists and reflects another commit than HEAD (no index: nothing to bring up to date)."""
     if not _index_present(repo):
         return False
-    from stigmergy.index.store import index_state
+    from stigmergy.index.store import index_location, index_state
 
-    state = index_state(repo.layout.index_db)
+    state = index_state(index_location(repo.layout, repo.settings))
     return bool(state["readable"] and state["commit"] != repo.git.head())
 
 

@@ -208,6 +208,8 @@ class IndexStore(Protocol):
 
     # What this backend raises when its database fails (a caller that must never fail catches these).
     errors: tuple[type[BaseException], ...]
+    # A shared index (many clones read and write it: PostgreSQL) rather than this clone's own file.
+    shared: bool
 
     # -- lifecycle, meta, transactions
     def close(self) -> None: ...
@@ -219,6 +221,13 @@ class IndexStore(Protocol):
         ...
     def transaction(self) -> AbstractContextManager[None]:
         """One atomic write: readers see everything before it or everything after it."""
+        ...
+    def writer_lock(self, timeout: float) -> AbstractContextManager[None]:
+        """Hold the index's writer lock for a build, across processes and machines (a shared index: builds
+        from every clone and the push hook queue on it; SQLite: nothing more than the caller's file lock)."""
+        ...
+    def writer_busy(self) -> bool:
+        """Does another writer hold `writer_lock` now (SQLite: False; its file lock says)?"""
         ...
 
     # -- the builder's writes (inside `transaction()` unless said otherwise)

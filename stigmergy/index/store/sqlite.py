@@ -10,6 +10,7 @@ reader's vector search only ever scans the layers they may read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -284,6 +285,8 @@ class SqliteIndexStore:
     """`IndexStore` over one SQLite connection. A warm store (a search session) keeps a few answers that
     only change when the database does: the per-layer vec0 tables and their row counts."""
 
+    shared = False
+
     def __init__(self, conn: Any, errors: tuple[type[BaseException], ...]) -> None:
         self.conn = conn
         self.errors = errors
@@ -364,6 +367,12 @@ class SqliteIndexStore:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def writer_lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # the builder holds `.stigmergy/index.lock` (index/freshness.py)
+
+    def writer_busy(self) -> bool:
+        return False
 
     # ------------------------------------------------------------ the builder's writes
 

@@ -1,0 +1,155 @@
+"""Full text for the PostgreSQL index, tokenised as the SQLite index's FTS5 `porter unicode61` does, and
+ranked by the same BM25 (FTS5's `bm25()`: k1 1.2, b 0.75, per-column weights, idf over every row).
+
+Why not PostgreSQL's own `to_tsvector('english')`: its parser and Snowball English stemmer split and stem
+differently from FTS5 (stop words dropped, e-mail addresses and versions kept whole), so the same question
+would match other fragments on each backend. Here the text is tokenised once, in Python, and PostgreSQL
+stores the lexemes as a `tsvector` literal (title positions weighted A, heading trail B, body D) that its
+GIN index serves; queries are `tsquery` literals of the same lexemes. `ts_rank` picks a deep first cut
+of the matches inside the database and `bm25` re-scores that cut exactly.
+
+No SQL here (the statements are in `postgres.py`); only text to lexemes and the scores.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+MAX_POSITION = 16383  # tsvector positions stop here (later tokens keep the last position)
+MAX_POSITIONS_PER_LEXEME = 255
+MAX_LEXEME_BYTES = 2000
+PORTER_MIN, PORTER_MAX = 3, 64  # FTS5's porter leaves shorter and longer tokens as they are
+K1, B = 1.2, 0.75
+COLUMN_LETTER = ("A", "B", "D", "C")  # title (+ aliases), heading trail, body, extra (index/analysis.py)
+EXTRA_WEIGHT = 1.0  # bm25 weight of the extra column, as on SQLite
+
+
+def _is_token_char(ch: str) -> bool:
+    # unicode61's default token characters: letters, numbers and private-use (categories L*, N*, Co).
+    cat = unicodedata.category(ch)
+    return cat[0] in "LN" or cat == "Co"
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=65536)
+def _fold(token: str) -> str:
+    """Lower case without diacritics (unicode61 `remove_diacritics 1`), then the Porter stem."""
+    low = token.lower()
+    if not low.isascii():
+        low = "".join(c for c in unicodedata.normalize("NFD", low) if not unicodedata.combining(c))
+        low = unicodedata.normalize("NFC", low)
+    if PORTER_MIN <= len(low.encode("utf-8")) <= PORTER_MAX:
+        return str(_stemmer().stemWord(low))
+    return low
+
+
+def tokenize(text: str) -> list[str]:
+    """The lexemes of `text`, in order."""
+    out: list[str] = []
+    start = -1
+    for i, ch in enumerate(text):
+        if _is_token_char(ch):
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out.append(_fold(text[start:i]))
+            start = -1
+    if start >= 0:
+        out.append(_fold(text[start:]))
+    return [t for t in out if t and len(t.encode("utf-8")) <= MAX_LEXEME_BYTES]
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def document(columns: Sequence[str]) -> tuple[str, int, list[str]]:
+    """(tsvector literal, token count, distinct lexemes) of a fragment's title, trail, body and extra."""
+    positions: dict[str, list[str]] = {}
+    pos = 0
+    for letter, text in zip(COLUMN_LETTER, columns, strict=True):
+        for lexeme in tokenize(text):
+            pos += 1
+            at = positions.setdefault(lexeme, [])
+            if len(at) < MAX_POSITIONS_PER_LEXEME:
+                p = min(pos, MAX_POSITION)
+                at.append(f"{p}{letter}" if letter != "D" else str(p))
+    literal = " ".join(f"{_quote(lx)}:{','.join(ps)}" for lx, ps in positions.items())
+    return literal, pos, list(positions)
+
+
+def phrases(terms: Iterable[str]) -> list[tuple[str, ...]]:
+    """Each query term as the phrase of lexemes FTS5 makes of it (a term of two words is a phrase; a term
+    given twice is kept twice and counts twice, as in an FTS5 OR query)."""
+    out: list[tuple[str, ...]] = []
+    for term in terms:
+        lexemes = tuple(tokenize(term))
+        if lexemes:
+            out.append(lexemes)
+    return out
+
+
+def tsquery(phrase_list: Sequence[tuple[str, ...]], column: str | None = None) -> str:
+    """A tsquery literal matching any of the phrases (in one column when `column` is its weight letter)."""
+    mark = f":{column}" if column else ""
+    parts = []
+    for phrase in dict.fromkeys(phrase_list):
+        words = [f"{_quote(w)}{mark}" for w in phrase]
+        parts.append(words[0] if len(words) == 1 else "(" + " <-> ".join(words) + ")")
+    return " | ".join(parts)
+
+
+def weights_array(weights: tuple[float, float, float]) -> list[float]:
+    """ts_rank's weights {D, C, B, A} for column weights (title, headings, body) and the extra column,
+    scaled into [0, 1]."""
+    title, headings, body = weights
+    top = max(title, headings, body, EXTRA_WEIGHT, 1e-9)
+    return [body / top, EXTRA_WEIGHT / top, headings / top, title / top]
+
+
+def parse_positions(positions: Sequence[int], weights: Sequence[str]) -> list[tuple[int, str]]:
+    return list(zip(positions, weights, strict=True))
+
+
+def phrase_hits(occurrences: dict[str, list[tuple[int, str]]], phrase: tuple[str, ...]) -> Counter[str]:
+    """How often `phrase` occurs in each column (weight letter), from its lexemes' (position, weight)."""
+    hits: Counter[str] = Counter()
+    first = occurrences.get(phrase[0], [])
+    if len(phrase) == 1:
+        hits.update(w for _, w in first)
+        return hits
+    later = [dict(occurrences.get(w, [])) for w in phrase[1:]]
+    for pos, letter in first:
+        if all(later[i].get(pos + i + 1) == letter for i in range(len(later))):
+            hits[letter] += 1
+    return hits
+
+
+def idf(rows: int, matching: int) -> float:
+    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), never below a small positive floor."""
+    value = math.log((rows - matching + 0.5) / (matching + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def bm25(per_phrase: Sequence[Counter[str]], idfs: Sequence[float], weights: tuple[float, float, float],
+         length: int, avg_length: float) -> float:
+    """FTS5's bm25 (positive: higher is better) of one row from each phrase's hits per column."""
+    by_letter = dict(zip(COLUMN_LETTER, (*weights, EXTRA_WEIGHT), strict=True))
+    score = 0.0
+    norm = K1 * (1 - B + B * length / (avg_length or 1.0))
+    for hits, w_idf in zip(per_phrase, idfs, strict=True):
+        freq = sum(by_letter.get(letter, 0.0) * n for letter, n in hits.items())
+        if freq:
+            score += w_idf * (freq * (K1 + 1)) / (freq + norm)
+    return score

@@ -1,0 +1,175 @@
+"""Real servers on loopback for the tests and the benches that need them: PostgreSQL with pgvector (the
+binaries the `pgserver` PyPI package bundles) and an S3-protocol server (moto's server mode).
+
+Not a test module: `tests/conftest.py` starts one of each per test session (each test gets its own schema
+or bucket), and `bench/team.py` starts its own. Both listen on 127.0.0.1 only and stop when asked (and at
+interpreter exit).
+
+PostgreSQL refuses to run as root, so as root the server runs as a dedicated system user (`stigmergy-pg`,
+made with `useradd` when missing) over a data folder it owns; the bundled binaries must be reachable by
+that user, so the folders above them gain the others' traverse bit (o+x) where they lack it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PG_USER = "stigmergy-pg"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pg_bin() -> Path:
+    """The bin folder of the PostgreSQL (16, with pgvector) that the `pgserver` package ships."""
+    import importlib.util
+
+    # Found, not imported: importing pgserver starts its own machinery (lock files, a runtime folder).
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the pgserver package is not installed (make install puts it in the venv)")
+    return Path(next(iter(spec.submodule_search_locations))).resolve() / "pginstall" / "bin"
+
+
+def _traversable(path: Path) -> None:
+    """Give the others' execute bit to `path` and each folder above it that lacks it (no read bit)."""
+    for p in (path, *path.parents):
+        mode = p.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            p.chmod(mode | stat.S_IXOTH)
+
+
+def _pg_user() -> tuple[int, int] | None:
+    """(uid, gid) to run the server as when we are root, else None."""
+    if os.geteuid() != 0:
+        return None
+    import pwd
+
+    try:
+        entry = pwd.getpwnam(PG_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER],
+                       check=True, capture_output=True)
+        entry = pwd.getpwnam(PG_USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+@dataclass
+class Postgres:
+    """One PostgreSQL server on 127.0.0.1:<port> over a fresh data folder (fsync off: test data)."""
+
+    base: Path
+    port: int
+    settings: dict[str, str] = field(default_factory=dict)
+    _user: tuple[int, int] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        kw: dict[str, object] = {}
+        if self._user is not None:
+            kw = {"user": self._user[0], "group": self._user[1], "extra_groups": []}
+        return subprocess.run([str(pg_bin() / args[0]), *args[1:]], capture_output=True, text=True,
+                              timeout=timeout, cwd=self.base, check=False, **kw)  # type: ignore[call-overload]
+
+    @classmethod
+    def start(cls, settings: dict[str, str] | None = None) -> Postgres:
+        base = Path(tempfile.mkdtemp(prefix="stigmergy-pg-"))
+        user = _pg_user()
+        if user is not None:
+            _traversable(pg_bin())
+            os.chown(base, *user)
+        server = cls(base, free_port(), dict(settings or {}), user)
+        done = server._run("initdb", "-D", str(server.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                           "--locale=C", "--no-sync")
+        if done.returncode != 0:
+            shutil.rmtree(base, ignore_errors=True)
+            raise RuntimeError(f"initdb failed: {done.stderr.strip()[-2000:]}")
+        opts = {"listen_addresses": "127.0.0.1", "port": str(server.port), "unix_socket_directories": str(base),
+                "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
+                **server.settings}
+        done = server._run("pg_ctl", "-D", str(server.data), "-l", str(base / "log"), "-w", "-t", "60",
+                           "-o", " ".join(f"-c {k}={v}" for k, v in opts.items()), "start")
+        if done.returncode != 0:
+            log = (base / "log").read_text(errors="replace")[-2000:] if (base / "log").exists() else ""
+            shutil.rmtree(base, ignore_errors=True)
+            raise RuntimeError(f"PostgreSQL did not start: {done.stderr.strip()} {log}")
+        atexit.register(server.stop)
+        return server
+
+    def stop(self) -> None:
+        if self.data.exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", timeout=60)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def rss_bytes(self) -> int:
+        """Resident memory of every process of the server (postmaster and backends), from /proc."""
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+        total = 0
+        for p in Path("/proc").iterdir():
+            if not p.name.isdigit():
+                continue
+            try:
+                fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(p.name) == pid or int(fields[1]) == pid:  # the postmaster and its children
+                    total += int((p / "statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, ValueError, IndexError):
+                continue
+        return total
+
+
+@dataclass
+class S3Server:
+    """moto's S3-protocol server on 127.0.0.1:<port> (a real HTTP server speaking the S3 protocol)."""
+
+    server: object
+    port: int
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @classmethod
+    def start(cls) -> S3Server:
+        from moto.server import ThreadedMotoServer  # type: ignore[import-untyped]
+
+        port = free_port()
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        server.start()
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        started = cls(server, port)
+        atexit.register(started.stop)
+        return started
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.server.stop()  # type: ignore[attr-defined]
+
+
+# Credentials for the loopback S3 server only (moto accepts any); the standard AWS chain reads them.
+S3_TEST_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}

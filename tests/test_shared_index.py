@@ -1,0 +1,236 @@
+"""The shared index on a real PostgreSQL with pgvector (tests/servers.py, one server per session): schema
+migrations and the refusal of a newer schema, the wiki it belongs to, many writers at once, a page's rows
+swapped in one transaction, a clone behind the shared index, and a fresh clone that answers at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, git, run_cli
+from test_index_support import HashEmbedder, RepoBuilder
+
+from stigmergy.errors import ConfigError, StigmergyError
+from stigmergy.index.build import SharedIndexAheadError, build_index
+from stigmergy.index.freshness import tree_pages
+from stigmergy.index.store import index_location, open_index
+from stigmergy.index.store.postgres import MIGRATIONS, IndexTooNewError
+from stigmergy.repo.git import Git
+from stigmergy.repo.layout import Layout
+from stigmergy.service import Identity, WikiService
+from stigmergy.settings import load_settings
+
+BOSS = "boss@example.com"
+OUTSIDER = "intern@example.com"
+CANARY = "PANGOLINQUASAR"
+
+
+def _wiki(root: Path, env: dict[str, str], pages: int = 3) -> RepoBuilder:
+    b = RepoBuilder(root, layers={"secret": [BOSS]}, env=env)
+    for i in range(pages):
+        b.wiki("note", f"Note {i}", f"Aurora shipped widget {i} to Acme in week {i}.\n")
+    b.wiki("note", "Secret plan", f"{CANARY} is the plan.\n", layer="secret")
+    b.commit("seed")
+    return b
+
+
+def _clone(src: Path, dest: Path, env: dict[str, str]) -> RepoBuilder:
+    git(src.parent, "clone", "-q", str(src), str(dest))
+    return RepoBuilder(dest, layers={"secret": [BOSS]}, env=env)
+
+
+def _psql(url: str, schema: str, statement: str) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{schema}", public')
+        cur = conn.execute(statement)
+        return cur.fetchall() if cur.description else []
+
+
+def _consistent(b: RepoBuilder, commit: str) -> None:
+    """The shared index holds exactly `commit`'s pages, each fragment once, with its full text and vector."""
+    store = open_index(index_location(Layout(b.root), b.settings))
+    try:
+        assert store.meta("commit") == commit
+        assert store.page_shas() == tree_pages(Git(b.root), commit)
+        counts = store.integrity(store.meta("fingerprint") or "")
+        assert counts.fragments == counts.fulltext_rows == sum(lv.vectors for lv in counts.layers)
+        assert counts.fragments_without_vector == 0
+    finally:
+        store.close()
+    url, schema = b.env["STIGMERGY_INDEX__URL"], b.env["STIGMERGY_INDEX__SCHEMA"]
+    assert _psql(url, schema, "SELECT p.path FROM pages p WHERE p.n_fragments != "
+                              "(SELECT count(*) FROM fragments f WHERE f.page = p.id)") == []
+    assert _psql(url, schema, "SELECT page, seq FROM fragments GROUP BY page, seq HAVING count(*) > 1") == []
+
+
+def test_the_schema_is_migrated_and_a_newer_one_refused_in_one_line(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    b = _wiki(tmp_path / "w", pg_env)
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
+    assert _psql(url, schema, "SELECT version FROM schema_version") == [(len(MIGRATIONS),)]
+    _psql(url, schema, f"UPDATE schema_version SET version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(IndexTooNewError, match="newer than this stigmergy"):
+        open_index(index_location(Layout(b.root), b.settings))
+    before = _psql(url, schema, "SELECT count(*) FROM pages")
+    for args in (["search", "Aurora"], ["index"], ["status", "--json"]):
+        code, out, err = run_cli(args, b.root, env=pg_env)
+        if args[0] == "status":
+            assert code == 0 and "newer than this stigmergy" in json.loads(out)["index"]["error"]
+        else:
+            assert code == 1 and err.startswith("error: the shared index (schema ") and "newer than" in err
+            assert len([line for line in err.splitlines() if line.startswith("error:")]) == 1
+    assert _psql(url, schema, "SELECT count(*) FROM pages") == before  # nothing written
+
+
+def test_the_connection_string_is_the_users_and_another_wiki_is_refused(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    b = _wiki(tmp_path / "w", pg_env)
+    (b.root / "stigmergy.toml").write_text((b.root / "stigmergy.toml").read_text()
+                                           + f'[index]\nbackend = "postgres"\nurl = "{pg_env["STIGMERGY_INDEX__URL"]}"\n')
+    with pytest.raises(ConfigError, match=r"index.url may not be set by the repository"):
+        load_settings(b.root)
+    git(b.root, "checkout", "-q", "stigmergy.toml")
+    # The repository may choose the backend; without the user's connection string it says what to set.
+    with pytest.raises(ConfigError, match="no connection string"):
+        index_location(Layout(b.root), load_settings(b.root, {"STIGMERGY_INDEX__BACKEND": "postgres"}))
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    other = _wiki(tmp_path / "other", pg_env, pages=4)  # another repository (another root commit), same schema
+    with pytest.raises(StigmergyError, match="holds another wiki"):
+        build_index(other.root, other.settings, embedder=HashEmbedder())
+    code, _, err = run_cli(["search", "Aurora"], other.root, env=pg_env)
+    assert code == 1 and "holds another wiki" in err and "set index.schema" in err
+
+
+def test_many_writers_at_once_lose_and_duplicate_nothing(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    origin = _wiki(tmp_path / "origin", pg_env, pages=12)
+    commits = [git(origin.root, "rev-parse", "HEAD").strip()]
+    for n in range(2):
+        origin.wiki("note", f"Note {n}", f"Aurora shipped widget {n} twice, revision {n}.\n")
+        origin.wiki("note", f"Added {n}", f"A page added in revision {n}.\n")
+        (origin.root / "wiki/notes/Note 11.md").unlink(missing_ok=True)
+        commits.append(origin.commit(f"revision {n}"))
+    clones = []
+    for i, commit in enumerate([commits[0], commits[1], commits[2], commits[2]]):
+        c = _clone(origin.root, tmp_path / f"clone{i}", pg_env)
+        git(c.root, "checkout", "-q", commit)
+        clones.append(c)
+    script = ("import sys; sys.path.insert(0, sys.argv[2]); from pathlib import Path; import os; "
+              "from test_index_support import HashEmbedder; from stigmergy.index.build import build_index; "
+              "from stigmergy.settings import load_settings; r = Path(sys.argv[1]); "
+              "print(build_index(r, load_settings(r, dict(os.environ)), embedder=HashEmbedder()))")
+    env = {**os.environ, **pg_env}
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(c.root), str(REPO_ROOT / "tests")], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in clones]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-800:] for o in outs]
+    # Whatever order the lock gave them: the newest commit wins, the clones behind it wrote nothing.
+    _consistent(clones[2], commits[2])
+    assert sum("ahead of this clone" in o[0] for o in outs) + sum("already reflects" in o[0] for o in outs) >= 1
+
+
+def test_a_page_swap_is_one_transaction(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    b = _wiki(tmp_path / "w", pg_env)
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    b.wiki("note", "Note 0", "Aurora shipped widget 0 again, a new text.\n")
+    b.wiki("note", "Fresh page", "Something new.\n")
+    b.commit("edit")
+    seen = {}
+
+    def pause(point: str) -> None:
+        if point == "index-swap":  # every row written, not yet committed: another reader sees the old index
+            other = open_index(index_location(Layout(b.root), b.settings))
+            try:
+                seen["pages"] = sorted(other.page_shas())
+            finally:
+                other.close()
+
+    report = build_index(b.root, b.settings, embedder=HashEmbedder(), pause=pause)
+    assert report.pages_indexed == 2 and "wiki/notes/Fresh page.md" not in seen["pages"]
+    _consistent(b, git(b.root, "rev-parse", "HEAD").strip())
+
+
+def test_a_clone_behind_is_told_which_pages_differ_and_writes_nothing(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    origin = _wiki(tmp_path / "origin", pg_env)
+    behind = _clone(origin.root, tmp_path / "behind", pg_env)
+    origin.wiki("note", "Note 1", "Aurora shipped widget 1 late.\n")
+    origin.wiki("note", "Secret plan", f"{CANARY} is the plan, version 2.\n", layer="secret")
+    head = origin.commit("ahead")
+    build_index(origin.root, origin.settings, embedder=HashEmbedder())
+    for reader, changed in ((OUTSIDER, ["wiki/notes/Note 1.md"]),
+                            (BOSS, ["layers/secret/wiki/notes/Secret plan.md", "wiki/notes/Note 1.md"])):
+        service = WikiService(behind.root, behind.settings, Identity(reader), {}, embedder=HashEmbedder())
+        try:
+            fresh = service.search("Aurora widget").index
+        finally:
+            service.close()
+        assert fresh.ahead and not fresh.stale and fresh.commit == head and list(fresh.changed) == changed
+    report = build_index(behind.root, behind.settings, embedder=HashEmbedder())
+    assert report.pages_indexed == 0 and "ahead of this clone" in (report.note or "")
+    code, out, err = run_cli(["index"], behind.root, env=pg_env)
+    assert code == 0 and "ahead of this clone" in out
+    _consistent(origin, head)
+    # A clone that has the indexed commit but went another way (diverged) is refused, unless it rebuilds.
+    behind.wiki("note", "Local only", "A page this clone never pushed.\n")
+    behind.commit("local")
+    git(behind.root, "fetch", "-q", "origin")
+    with pytest.raises(SharedIndexAheadError, match="has diverged from"):
+        build_index(behind.root, behind.settings, embedder=HashEmbedder())
+    # The server's hook after a push writes what it has: the pushed history is the shared one.
+    build_index(behind.root, behind.settings, embedder=HashEmbedder(), from_push=True)
+    _consistent(behind, git(behind.root, "rev-parse", "HEAD").strip())
+
+
+def test_a_fresh_clone_answers_at_once_without_embedding_the_wiki(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    from test_mcp import READ_TOOLS
+
+    origin = _wiki(tmp_path / "origin", pg_env)
+    build_index(origin.root, origin.settings, embedder=HashEmbedder())
+    fresh = _clone(origin.root, tmp_path / "fresh", pg_env)
+    assert not (fresh.root / ".stigmergy").exists()
+    embedder = HashEmbedder()
+    service = WikiService(fresh.root, fresh.settings, Identity(OUTSIDER), {}, embedder=embedder)
+    try:
+        hits = service.search("Aurora widget Acme").hits
+        page = service.read(["wiki/notes/Note 1.md"])["pages"][0]
+        answer = service.ask("What did Aurora ship to Acme?")
+        hidden = service.search(CANARY, k=20)
+    finally:
+        service.close()
+    assert hits and hits[0].path.startswith("wiki/notes/Note ") and "widget 1" in page["content"]
+    assert answer["index"]["stale"] is False and CANARY not in json.dumps(answer)
+    assert all(not h.path.startswith("layers/") for h in hidden.hits)
+    assert embedder.texts <= 3  # only the questions were embedded, never a page
+    assert not (fresh.root / ".stigmergy" / "index.sqlite").exists()
+    # The agents' interface, in process through the SDK's client.
+    import anyio
+    from mcp import Client
+
+    from stigmergy.mcp.server import build_server
+    from stigmergy.mcp.tools import Session
+
+    session = Session(WikiService(fresh.root, fresh.settings, Identity(OUTSIDER), {}, embedder=HashEmbedder()))
+
+    async def main() -> tuple:
+        async with Client(build_server(session)) as client:
+            return await client.list_tools(), await client.call_tool("search", {"query": "Aurora widget"})
+
+    try:
+        tools, found = anyio.run(main)
+    finally:
+        session.close()
+    assert sorted(t.name for t in tools.tools) == READ_TOOLS and found.structured_content["hits"]
+
+
+def test_a_clones_commit_hook_leaves_the_shared_index_to_the_push(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    b = _wiki(tmp_path / "w", pg_env)
+    service = WikiService(b.root, b.settings, Identity(OUTSIDER), {}, embedder=HashEmbedder())
+    try:
+        assert service.index_hook() == 0  # a clone's post-commit: nothing written
+    finally:
+        service.close()
+    assert not index_location(Layout(b.root), b.settings).exists()
