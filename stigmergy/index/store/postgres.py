@@ -46,10 +46,12 @@ from stigmergy.index.store.protocol import (
     Integrity,
     LayerVectors,
     ListedPage,
+    NameRow,
     NewFragment,
     PageInfo,
     PageRef,
     Selection,
+    SourceRow,
 )
 
 if TYPE_CHECKING:
@@ -160,6 +162,12 @@ MIGRATIONS: tuple[str, ...] = (
         data TEXT NOT NULL
     );
     CREATE INDEX contradictions_page ON contradictions(page);
+    CREATE TABLE line_vectors(
+        hash TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        vector BYTEA NOT NULL,
+        PRIMARY KEY(hash, fingerprint)
+    );
     CREATE TABLE page_vectors(
         page BIGINT PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
         centroid vector NOT NULL,
@@ -170,6 +178,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+MAX_LINE_VECTORS = 300_000  # ask's line cache, as on SQLite: past it half goes
 EXACT_SCAN_MAX_ROWS = 20_000  # as on SQLite: smaller layers are scanned exactly, larger ones through HNSW
 HNSW_M, HNSW_EF_CONSTRUCTION = 16, 64
 FIRST_CUT = 4  # ts_rank keeps this many times the arm's depth for the exact BM25 re-score
@@ -614,6 +623,7 @@ class PostgresIndexStore:
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:
             self.conn.execute("DELETE FROM vectors WHERE fingerprint != %s", (keep_fingerprint,))
+            self.conn.execute("DELETE FROM line_vectors WHERE fingerprint NOT LIKE %s || ':%%'", (keep_fingerprint,))
         self.conn.execute("DELETE FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM fragments f WHERE f.hash = v.hash)")
 
     def drop_layer_vectors(self, layer: str) -> None:
@@ -653,7 +663,7 @@ class PostgresIndexStore:
 
     def compact(self) -> None:
         # Deleted rows stay in the table files until they are rewritten (erase): VACUUM FULL rewrites them.
-        for table in ("pages", "fragments", "fts", "terms", "vectors", "vec", "page_vectors", "entity_names", "page_entities",
+        for table in ("pages", "fragments", "fts", "terms", "vectors", "vec", "page_vectors", "line_vectors", "entity_names", "page_entities",
                       "links", "citations", "contradictions", "meta"):
             from psycopg import sql
 
@@ -1002,6 +1012,50 @@ class PostgresIndexStore:
         return [ContradictionRow(*r) for r in self.conn.execute(
             "SELECT c.page, c.data FROM contradictions c WHERE c.page = ANY(%s::bigint[]) "
             f"ORDER BY c.status = 'resolved', c.con_id {C}", (list(pages),))]
+
+    # ------------------------------------------------------------ ask
+
+    def name_rows(self, layers: tuple[str, ...]) -> list[NameRow]:
+        if not layers:
+            return []
+        rows = [NameRow(n, pid, t, str(json.loads(m).get("entity_type") or "")) for n, pid, t, m in self.conn.execute(
+            "SELECT en.name, p.id, p.title, p.meta FROM entity_names en JOIN pages p ON p.id = en.page "
+            "WHERE p.layer = ANY(%s::text[])", (list(layers),))]
+        rows += [NameRow(t, pid, t, "project") for pid, t in self.conn.execute(
+            "SELECT id, title FROM pages WHERE type = 'project' AND layer = ANY(%s::text[])", (list(layers),))]
+        return rows
+
+    def sources_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[SourceRow]:
+        return [SourceRow(*r) for r in self.conn.execute(
+            "SELECT path, title, coalesce(occurred_at, captured_at, '') FROM pages WHERE type = 'source' "
+            "AND path = ANY(%s::text[]) AND layer = ANY(%s::text[])", (sorted(set(paths)), list(layers)))]
+
+    def contradictions_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT p.path, c.data FROM contradictions c JOIN pages p ON p.id = c.page "
+            f"WHERE p.path = ANY(%s::text[]) AND p.layer = ANY(%s::text[]) ORDER BY p.path {C}, c.con_id {C}",
+            (list(paths), list(layers)))]
+
+    def line_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        return {h: bytes(v) for h, v in self.conn.execute(
+            "SELECT hash, vector FROM line_vectors WHERE fingerprint = %s AND hash = ANY(%s::text[])",
+            (fingerprint, list(hashes)))}
+
+    def put_line_vectors(self, fingerprint: str, rows: Sequence[tuple[str, bytes]], wait: float) -> bool:
+        try:
+            with self.conn.transaction():
+                self.conn.execute(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+                with self.conn.cursor() as cur:
+                    cur.executemany("INSERT INTO line_vectors(hash, fingerprint, vector) VALUES (%s, %s, %s) "
+                                    "ON CONFLICT (hash, fingerprint) DO UPDATE SET vector = excluded.vector",
+                                    [(h, fingerprint, v) for h, v in rows])
+                n = self.conn.execute("SELECT count(*) FROM line_vectors").fetchone()[0]
+                if n > MAX_LINE_VECTORS:
+                    self.conn.execute("DELETE FROM line_vectors WHERE ctid IN (SELECT ctid FROM line_vectors LIMIT %s)",
+                                      (n // 2,))
+            return True
+        except self.errors:
+            return False  # a reader without write rights, or a lock held too long: this answer keeps its vectors
 
     # ------------------------------------------------------------ term statistics
 
