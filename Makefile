@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast install lint bench clean docs
+.PHONY: demo test test-fast install lint bench clean docs ocr-engine
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,16 @@ $(STAMP): pyproject.toml
 	# CPU build of PyTorch first: an unpinned install would pull a multi-GB CUDA build (see README).
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[dev,team]'
+	@$(MAKE) -s ocr-engine
 	touch $(STAMP)
+
+# Image capture (OCR) runs Debian's tesseract-ocr program: installed here when it is missing and this
+# user may (root with apt-get, as on CI); otherwise say so (the OCR tests fail on CI without it).
+ocr-engine:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null; \
+	  else echo "note: install tesseract-ocr (Debian: apt-get install tesseract-ocr) to capture images"; fi; }
 
 install: $(STAMP)
 

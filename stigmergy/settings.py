@@ -27,7 +27,13 @@ class CaptureSettings:
     max_pages: int = 500
     max_seconds: float = 60.0
     max_readable_chars: int = 2_000_000
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt", "*.html", "*.htm", "*.pdf", "*.docx")
+    # An image (or a scanned PDF page) is decoded only when its header declares at most this many pixels.
+    max_image_pixels: int = 40_000_000
+    # OCR lines below this mean word confidence (0-100) are marked unsure: shown, never cited as facts.
+    ocr_min_confidence: int = 60
+    max_mail_parts: int = 200  # MIME parts of one message (a nested-multipart bomb is refused)
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt", "*.html", "*.htm", "*.pdf", "*.docx", "*.eml",
+                                "*.mbox", "*.png", "*.jpg", "*.jpeg", "*.tif", "*.tiff")
     exclude: tuple[str, ...] = (".*", "*/.*", "node_modules/*")
 
 
@@ -158,6 +164,16 @@ class Settings:
     answer: AnswerSettings = field(default_factory=AnswerSettings)
     layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
     roles: RoleSettings = field(default_factory=RoleSettings)
+    # `[channels]`: a chat channel ("#board", or its id) -> the layer its pages go to.
+    channels: tuple[tuple[str, str], ...] = ()
+
+    def channel_layer(self, *keys: str) -> str | None:
+        """The layer `[channels]` maps the first of `keys` it names to ("#board", "board", "C0123")."""
+        table = dict(self.channels)
+        for key in keys:
+            if key in table:
+                return table[key]
+        return None
 
     def layer(self, name: str) -> LayerSettings:
         for layer in self.layers:
@@ -234,6 +250,9 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
         if section == "roles":
             settings = replace(settings, roles=_roles(values))
             continue
+        if section == "channels":
+            settings = replace(settings, channels=_channels(values))
+            continue
         cls = _SECTIONS.get(section)
         if cls is None:
             raise ConfigError(f"unknown section [{section}] in {CONFIG_FILE}")
@@ -264,6 +283,21 @@ def _roles(values: Any) -> RoleSettings:
     return RoleSettings(tuple(maintainers), service.strip())
 
 
+def _channels(values: Any) -> tuple[tuple[str, str], ...]:
+    """`[channels]`: `"#board" = "board"` (a channel's name with or without '#', or its id -> a layer)."""
+    if not isinstance(values, Mapping):
+        raise ConfigError("[channels] must be a table of \"#channel\" = \"layer\"")
+    out = []
+    for key, layer in values.items():
+        if not isinstance(layer, str) or not layer.strip():
+            raise ConfigError(f"channels.{key} must name a layer")
+        name = str(key).strip()
+        if not name.lstrip("#"):
+            raise ConfigError("[channels]: an empty channel name")
+        out.append((name, layer.strip()))
+    return tuple(out)
+
+
 def _check_roles(settings: Settings) -> None:
     """Maintainers named for a layer that stigmergy.toml does not declare: a typo would leave that layer
     to its readers while the file seems to restrict it."""
@@ -271,6 +305,11 @@ def _check_roles(settings: Settings) -> None:
     for layer, _who in settings.roles.maintainers:
         if layer not in names:
             raise ConfigError(f"roles.maintainers.{layer}: no such layer", hint=f"declare [layers.{layer}] first")
+    for channel, layer in settings.channels:
+        if layer not in names:
+            # A typo must not send a private channel's pages to a layer that does not exist (or to public).
+            raise ConfigError(f"channels.{channel!r} names layer {layer!r}, which is not declared",
+                              hint=f"declare [layers.{layer}] first")
 
 
 # Where a secret goes is the user's choice, never the repository's: anyone who can push may change
@@ -325,7 +364,7 @@ def load_settings(
     user = user_config_path(env or {})
     if user is not None and user.is_file():
         data = _read_toml(user, str(user))
-        for section in ("layers", "roles"):
+        for section in ("layers", "roles", "channels"):
             if section in data:
                 raise ConfigError(f"{user}: {section} are declared by the repository, not by a user's configuration")
         settings = settings_from_mapping(data, settings)

@@ -313,7 +313,9 @@ def test_unsupported_types(tmp_path: Path) -> None:
     assert err.rule == "unsupported-type" and "PNG" in err.message
     assert _refused(_file(tmp_path, "archive.md", b"PK\x03\x04rest")).rule == "unsupported-type"
     assert _refused(_file(tmp_path, "memo.html", _two_page_pdf())).rule == "unsupported-type"
-    assert _refused(_file(tmp_path, "image.bin", PNG)).rule == "unsupported-type"
+    assert _refused(_file(tmp_path, "image.bin", b"GIF89a\x01\x00\x01\x00")).rule == "unsupported-type"
+    # A PNG is read (through OCR) whatever its name; a truncated one is malformed, never decoded as text.
+    assert _refused(_file(tmp_path, "image.bin", PNG)).rule == "malformed"
     assert _refused(_file(tmp_path, "blob.dat", b"\x00\xff\xfe\x80binary")).rule == "unsupported-type"
     assert _refused(_file(tmp_path, "record.bin", b"HDR\x00\x00\x01ascii")).rule == "unsupported-type"
     assert _refused(_file(tmp_path, "photo.pdf", PNG)).rule == "unsupported-type"

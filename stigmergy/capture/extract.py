@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
-from stigmergy.capture.extractors import EXTRACTOR_REVISION, Budget, Format, formats
+from stigmergy.capture.extractors import EXTRACTOR_REVISION, Attachment, Budget, Format, formats
 from stigmergy.errors import ContractError, InputError
 from stigmergy.pages.frontmatter import FrontMatterLimitError, LimitedYAMLHandler
 from stigmergy.settings import CaptureSettings
@@ -32,6 +32,8 @@ MARKDOWN = "text/markdown"
 HTML = "text/html"
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+CHAT = "application/x-stigmergy-chat+json"  # one channel-day of a chat export (capture/chat/page.py)
+MAIL = "message/rfc822"
 
 # The built-in text formats; every other one comes from its module in capture/extractors/.
 _BUILTIN_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
@@ -63,6 +65,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"OggS", "an Ogg media file"),
     (b"fLaC", "a FLAC audio file"),
     (b"\x00\x00\x01\x00", "an icon file"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
 )
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -74,8 +78,10 @@ _TITLE_MAX = 200
 
 @dataclass(frozen=True)
 class Extraction:
-    """What one input reads as. `metadata` is a Markdown file's own front matter (else `{}`);
-    `pages` is a PDF's page count (else None). Field by field in docs/capture.md."""
+    """What one input reads as. `metadata` is a Markdown file's own front matter, a mail's headers, a
+    chat page's channel, OCR's confidences (else `{}`); `pages` is a PDF's page count (else None); `author`
+    is who wrote it when the input says and one person did (a mail's From, a chat page's only author);
+    `attachments` are the files it carries. Field by field in docs/capture.md."""
 
     text: str
     media_type: str
@@ -84,10 +90,21 @@ class Extraction:
     title: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     pages: int | None = None
+    author: str | None = None
+    attachments: tuple[Attachment, ...] = ()
+    # The readable text shows every free-text value of the original bytes (a chat page: stigmergy's own
+    # projection of an export), so the credential check need not scan the original as well.
+    covers_original: bool = False
 
 
 def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | None = None) -> Extraction:
     """Readable text of one input. Raises InputError(locator, rule, message) when it refuses."""
+    return _extract(data, name, limits, media_type, carry=True)
+
+
+def _extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | None, carry: bool) -> Extraction:
+    """`carry`: read the files the input carries (a mail's attachments) as sections of its text. A carried
+    file's own attachments are not read: there is no nesting to bomb."""
     if len(data) > limits.max_bytes:
         raise InputError(
             name,
@@ -102,8 +119,14 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
     fmt = _registry()[0].get(kind)
     if fmt is not None:
         reading = fmt.read(data if fmt.binary else _decode(data, name, fmt), budget)
-        return _finish(name, limits, reading.body, kind, fmt.extractor, reading.version, reading.title,
-                       reading.metadata, reading.pages, fmt.empty_hint)
+        if reading.attachments:
+            reading = _read_attachments(reading, limits, budget) if carry else replace(reading, attachments=())
+        found = _finish(name, limits, reading.body, reading.media_type or kind, fmt.extractor, reading.version,
+                        reading.title, reading.metadata, reading.pages, fmt.empty_hint)
+        if reading.author or reading.attachments or reading.covers_original:
+            found = replace(found, author=reading.author, attachments=reading.attachments,
+                            covers_original=reading.covers_original)
+        return found
     text = _decode(data, name, None)
     if kind == MARKDOWN:
         metadata, body = _split_front_matter(_LINE_BREAKS.sub("\n", text), name)
@@ -111,6 +134,30 @@ def extract(data: bytes, name: str, limits: CaptureSettings, media_type: str | N
         version = f"{EXTRACTOR_REVISION}+pyyaml-{yaml.__version__}"
         return _finish(name, limits, body, MARKDOWN, "markdown", version, title, metadata, None)
     return _finish(name, limits, text, TEXT, "text", EXTRACTOR_REVISION, _setext_title(text), {}, None)
+
+
+def _read_attachments(reading: Any, limits: CaptureSettings, budget: Budget) -> Any:
+    """Each carried file read like any input (text, PDF, DOCX, an image through OCR, an attached message
+    without its attachments) into a `## Attachment: NAME` section of the text, or why it has no text."""
+    sections, carried = [reading.body], []
+    for a in reading.attachments:
+        budget.check_time()
+        declared = a.media_type if a.media_type not in ("", "application/octet-stream") else None
+        try:
+            found = _extract(a.data, a.name, limits, declared, carry=False) if a.data else None
+        except InputError as exc:
+            found, note = None, exc.detail
+        else:
+            note = "" if found else "empty"
+        if found is not None:
+            carried.append(replace(a, media_type=found.media_type, text=found.text, extractor=found.extractor,
+                                   extractor_version=found.extractor_version))
+            sections.append(f"## Attachment: {a.name}\n\n{found.text.strip()}")
+        else:
+            carried.append(replace(a, text="", extractor="none", extractor_version=EXTRACTOR_REVISION, note=note))
+            sections.append(f"## Attachment: {a.name}\n\n({a.media_type}, {len(a.data):,} bytes: {note})")
+        budget.check_chars(sum(len(x) for x in sections))
+    return replace(reading, body="\n\n".join(sections), attachments=tuple(carried))
 
 
 _SETEXT_RULE = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")

@@ -24,7 +24,7 @@ from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import source_relpath
 from stigmergy.repo.operations import Repository, utc_now
-from stigmergy.settings import PUBLIC_LAYER, CaptureSettings
+from stigmergy.settings import PUBLIC_LAYER, CaptureSettings, Settings
 
 if TYPE_CHECKING:  # extraction pulls in the format readers; load them only when a capture runs
     from stigmergy.capture.extract import Extraction
@@ -59,6 +59,7 @@ class ReadInput:
     data: bytes
     extraction: Extraction
     redaction: Mapping[str, Any] | None = None
+    layer: str | None = None  # the layer it goes to when not the capture's --layer (a mapped chat channel)
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,28 @@ def read_input(item: InputItem, limits: CaptureSettings, redact: bool = False) -
     return _check_secrets(ReadInput(item, data, extraction), redact)
 
 
+def chat_layer(settings: Settings, extraction: Extraction, locator: str, default: str) -> str:
+    """The layer a chat page goes to: its channel's `[channels]` mapping, else `default` for a public
+    channel. A private channel, a group message or a direct message with no mapping is refused: it is
+    never filed into the capture's layer (which is public by default)."""
+    chat = extraction.metadata.get("chat") if isinstance(extraction.metadata, Mapping) else None
+    if not isinstance(chat, Mapping):
+        return default
+    label, cid, kind = str(chat.get("channel", "")), str(chat.get("channel_id", "")), str(chat.get("kind", ""))
+    mapped = settings.channel_layer(label, label.lstrip("#"), cid)
+    if mapped is not None:
+        return mapped
+    if kind != "public":
+        what = {"private": "a private channel", "mpim": "a group message", "dm": "a direct message"}.get(
+            kind, "a private conversation")
+        raise InputError(
+            locator, "private-channel",
+            f"{label} is {what} that [channels] in stigmergy.toml does not map to a layer; nothing was stored",
+            hint=f'map it to a restricted layer: [channels] "{label}" = "LAYER"',
+        )
+    return default
+
+
 def _looks_dated(value: str) -> bool:
     # `date: 2026-13-45` is an impossible date; `date: next week` is prose, not a date at all.
     return re.match(r"^\s*\d{4}-\d{1,2}-\d{1,2}", value) is not None
@@ -210,7 +233,7 @@ def _check_secrets(read: ReadInput, redact_them: bool) -> ReadInput:
     from stigmergy.capture.secrets import find_secrets, redact
 
     ex = read.extraction
-    original = _text_or_none(read.data)
+    original = None if ex.covers_original else _text_or_none(read.data)
     in_original = find_secrets(original) if original is not None else []
     if redact_them:
         in_readable = find_secrets(ex.text)
@@ -286,6 +309,7 @@ def acknowledge(
         readable = extraction.text
     content_sha = repo.evidence.put(data)
     readable_sha = repo.evidence.put(readable.encode("utf-8"))
+    carried = () if read.redaction else tuple(_attachment_artifact(repo, a) for a in extraction.attachments)
     project = options.project or (str(metadata["project"]) if isinstance(metadata.get("project"), str) else None)
     artifact = Artifact(
         sha256=content_sha,
@@ -307,7 +331,7 @@ def acknowledge(
         captured_at=captured_at,
         occurred_at=options.occurred_at or _metadata_date(metadata) or _date_from_locator(item.locator)
         or captured_at[:10],
-        submitted_by=options.submitted_by,
+        submitted_by=extraction.author or options.submitted_by,
         layer=options.layer,
         origin=options.origin,
         locator=item.locator,
@@ -317,13 +341,20 @@ def acknowledge(
         rationale=options.rationale,
         content_sha=content_sha,
         readable_sha=readable_sha,
-        artifacts=(artifact,),
+        artifacts=(artifact, *carried),
         file=options.file,
         force=options.force,
         redaction=read.redaction,
     )
     repo.state.enqueue(queued.capture_id, queued.op_id, captured_at, queued.to_record())
     return queued
+
+
+def _attachment_artifact(repo: Repository, attached: Any) -> Artifact:
+    # Each carried file is an artifact of its own: its bytes and its readable text in the evidence store.
+    return Artifact(sha256=repo.evidence.put(attached.data), bytes=len(attached.data), media_type=attached.media_type,
+                    readable_sha256=repo.evidence.put(attached.text.encode("utf-8")), extractor=attached.extractor,
+                    extractor_version=attached.extractor_version)
 
 
 def _jsonable(value: Any) -> Any:

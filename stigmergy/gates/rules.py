@@ -33,6 +33,7 @@ from stigmergy.layers import readers_allow
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import page_relpath, unsafe_relpath_reason
+from stigmergy.pages.source import is_unsure
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import parse_wikilinks
 from stigmergy.repo.containment import read_contained
@@ -249,6 +250,9 @@ def _check_citation(ctx: GateContext, c: Citation) -> str | None:
         return f"cited source {c.path} does not exist"
     if c.end > len(lines):
         return f"cited lines L{c.start}-L{c.end} are beyond the end of {c.path} ({len(lines)} lines)"
+    unsure = next((n for n in range(max(c.start, 1), c.end + 1) if is_unsure(lines[n - 1])), None)
+    if unsure is not None:
+        return f"{c.path} L{unsure} is an OCR line read below the confidence threshold (unsure), never a fact"
     return None
 
 

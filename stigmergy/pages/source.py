@@ -11,6 +11,18 @@ from stigmergy.errors import ContractError
 from stigmergy.pages.frontmatter import render_front_matter, split_front_matter
 
 CAPTURE_ID_RE = re.compile(r"^cap_[0-9A-HJKMNP-TV-Z]{26}$")
+
+# The end of a source line that OCR read below capture.ocr_min_confidence: shown and searchable, never a
+# fact (the deterministic planner skips it; the gates refuse a wiki line that cites it).
+UNSURE_RE = re.compile(r" ⟦unsure: OCR \d{1,3}%⟧$")
+
+
+def unsure_mark(confidence: int) -> str:
+    return f" ⟦unsure: OCR {max(0, min(100, int(confidence)))}%⟧"
+
+
+def is_unsure(line: str) -> bool:
+    return UNSURE_RE.search(line.rstrip()) is not None
 ORIGINS = ("cli", "hook", "mcp", "import")
 
 

@@ -181,7 +181,7 @@ class WikiService:
         input holds up nobody), then file each one as its own operation."""
         from stigmergy.write.capture import CaptureReport, capture, read_inputs
 
-        read = read_inputs(gathered.items, gathered.options, self.settings.capture)
+        read = read_inputs(gathered.items, gathered.options, self.settings.capture, self.settings)
         with self._writing("capture") as (repo, resumed):
             outcomes = capture(repo, read, gathered.options, on_event=on_event, planners=self.planner)
         return Captured(CaptureReport(outcomes=[*gathered.failed, *outcomes], resumed=resumed), gathered.skipped)

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.capture.expand import expand
 from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import (
     CaptureOptions,
     QueuedCapture,
     ReadInput,
     acknowledge,
+    chat_layer,
     read_input,
     validate_options,
 )
@@ -31,7 +33,7 @@ from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify, source_relpath
 from stigmergy.repo.operations import TRAILER_CAPTURE, TRAILER_FILING, Repository, restore
 from stigmergy.repo.state import CaptureRow
-from stigmergy.settings import CaptureSettings
+from stigmergy.settings import CaptureSettings, Settings
 from stigmergy.write.operation import Operation, authorship, commit, commit_verdict, refusal
 from stigmergy.write.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 
@@ -274,22 +276,43 @@ def _check_resolves(repo: Repository, options: CaptureOptions) -> None:
 
 
 def read_inputs(
-    items: Iterable[InputItem], options: CaptureOptions, limits: CaptureSettings,
+    items: Iterable[InputItem], options: CaptureOptions, limits: CaptureSettings, settings: Settings | None = None,
 ) -> list[ReadInput | CaptureOutcome]:
     """Read and extract every input (and check it for credentials) without the writer lock: extraction
-    may be slow or hostile and must never hold up other writers. A refused input is a failed outcome."""
+    may be slow or hostile and must never hold up other writers. An input that holds many (a chat export,
+    an mbox) becomes one entry per capture it holds; a chat page gets the layer its channel maps to
+    (`settings` [channels]). A refused input is a failed outcome."""
     out: list[ReadInput | CaptureOutcome] = []
+    settings = settings or Settings(capture=limits)
     for item in items:
         try:
-            out.append(read_input(item, limits, redact=options.redact))
+            if item.size is not None and item.size > limits.max_bytes:
+                read_input(item, limits)  # refuses it, unread, with the usual line
+            data = item.read()
+            parts = expand(item, data, limits) if len(data) <= limits.max_bytes else None
         except InputError as exc:
             out.append(CaptureOutcome(locator=item.locator, status="failed", message=exc.message, rule=exc.rule))
+            continue
         except OSError as exc:
-            out.append(CaptureOutcome(
-                locator=item.locator, status="failed", message=f"{item.locator}: cannot read ({exc.strerror})",
-                rule="unreadable",
-            ))
+            out.append(_unreadable(item, exc))
+            continue
+        for part in parts if parts is not None else [replace(item, read=lambda data=data: data)]:
+            try:
+                read = read_input(part, limits, redact=options.redact)
+                if options.replay_ids is None:  # an import keeps the layer its bundle names
+                    layer = chat_layer(settings, read.extraction, part.locator, options.layer)
+                    read = replace(read, layer=layer) if layer != options.layer else read
+                out.append(read)
+            except InputError as exc:
+                out.append(CaptureOutcome(locator=part.locator, status="failed", message=exc.message, rule=exc.rule))
+            except OSError as exc:
+                out.append(_unreadable(part, exc))
     return out
+
+
+def _unreadable(item: InputItem, exc: OSError) -> CaptureOutcome:
+    return CaptureOutcome(locator=item.locator, status="failed", message=f"{item.locator}: cannot read ({exc.strerror})",
+                          rule="unreadable")
 
 
 def capture(
@@ -310,14 +333,22 @@ def capture(
         if on_event:
             on_event(kind, outcome)
 
+    reads: list[ReadInput | CaptureOutcome] = []
     for entry in items:
-        read = read_inputs([entry], options, repo.settings.capture)[0] if isinstance(entry, InputItem) else entry
+        reads += read_inputs([entry], options, repo.settings.capture, repo.settings) if isinstance(entry, InputItem) else [entry]
+    single = len(reads) == 1
+    for read in reads:
         if isinstance(read, CaptureOutcome):
             report(read.status, read)
             continue
         item = read.item
+        layer = read.layer or options.layer
+        refused = _layer_refusal(repo, options, layer, item.locator) if layer != options.layer else None
+        if refused is not None:
+            report(refused.status, refused)
+            continue
         if not options.force:
-            existing = repo.state.find_capture(sha256_hex(read.data), options.layer)
+            existing = repo.state.find_capture(sha256_hex(read.data), layer)
             if existing is not None:
                 restored = restore_evidence(repo, existing.source_path, existing.content_sha, read.data)
                 report("exists", CaptureOutcome(
@@ -329,7 +360,8 @@ def capture(
                     message="already captured" + (f"; restored its {' and '.join(restored)} bytes" if restored else ""),
                 ))
                 continue
-        queued = acknowledge(repo, read, options, single=len(items) == 1)
+        queued = acknowledge(repo, read, options if layer == options.layer else replace(options, layer=layer),
+                             single=single)
         if on_event:
             acked = CaptureOutcome(locator=item.locator, status="acknowledged", capture_id=queued.capture_id,
                                    op_id=queued.op_id)
@@ -338,6 +370,24 @@ def capture(
         outcome = process(repo, queued, planners)
         report(outcome.status, outcome)
     return outcomes
+
+
+def _layer_refusal(repo: Repository, options: CaptureOptions, layer: str, locator: str) -> CaptureOutcome | None:
+    """A chat page mapped to another layer obeys the rule --layer does: the layer exists and the person
+    capturing is one of its readers (writing into a layer is reading it). Else one failed line."""
+    from stigmergy.layers import readable_layers
+
+    try:
+        repo.settings.layer(layer)
+    except StigmergyError as exc:
+        return CaptureOutcome(locator=locator, status="failed", message=f"{locator}: {exc.message}", rule="unknown-layer")
+    if options.reader is not None and layer not in readable_layers(repo.settings, options.reader):
+        return CaptureOutcome(
+            locator=locator, status="failed", rule="not-a-reader",
+            message=f"{locator}: {options.reader or 'an unnamed reader'} is not a reader of layer {layer!r}, which "
+                    "[channels] maps this channel to; nothing was stored",
+        )
+    return None
 
 
 def file_captures(

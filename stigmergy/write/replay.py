@@ -29,6 +29,9 @@ from stigmergy.repo.operations import Repository
 from stigmergy.write.capture import CaptureOutcome, capture, outcomes_exit_code, validate
 from stigmergy.write.curation import replay_curation, replay_human_lines
 
+# Media types an export's part was read as (a chat page, one mbox message): replayed by type, not by name.
+_PART_TYPES = ("application/x-stigmergy-chat+json", "message/rfc822")
+
 if TYPE_CHECKING:
     from stigmergy.write.filing import PlannerFactory
 
@@ -164,7 +167,10 @@ def _replay(
     options = _options(entry, resolves, rationale, force, keep)
     # Detected again from the name, as the first capture did (stdin and --text had a `.txt` name).
     name = f"{entry.locator}.txt" if entry.locator in ("stdin", "text") else None
-    item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name)
+    # The media type it was read as, so that a part of an export (a chat page, one mbox message, named
+    # `team.mbox:3`) reads back as it did, not by its locator's extension.
+    item = InputItem(locator=entry.locator, read=lambda: data, size=len(data), origin_name=name,
+                     media_type=entry.media_type if entry.media_type in _PART_TYPES else None)
     validate(repo, options)
     outcomes = capture(repo, [item], options, on_event=on_event, planners=planners)
     report.outcomes.extend(outcomes)

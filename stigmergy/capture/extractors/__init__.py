@@ -1,5 +1,6 @@
 """Format extractors behind `stigmergy.capture.extract.extract`, one module per format: HTML (stdlib),
-PDF (pypdf), DOCX (python-docx). Plain text and Markdown, the normal form every extractor's output takes,
+PDF (pypdf, with OCR for scanned pages), DOCX (python-docx), images (Tesseract OCR), mail (the standard
+library's email package), chat pages (capture/chat/). Plain text and Markdown, the normal form every extractor's output takes,
 are `extract.py`'s own.
 
 A new capture format is one new module here that declares `FORMAT = Format(...)`: its media type, file
@@ -27,6 +28,20 @@ EXTRACTOR_REVISION = "2"  # 2: markup in extracted text is escaped (escape_marku
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file carried inside an input (a mail's attachment): stored as its own artifact of the capture,
+    its readable text (when it has one) a section of the capture's source page."""
+
+    name: str
+    data: bytes
+    media_type: str
+    text: str  # readable text, "" when stigmergy cannot read it
+    extractor: str
+    extractor_version: str
+    note: str = ""  # why it has no text (its refusal), else ""
+
+
+@dataclass(frozen=True)
 class Reading:
     """What a format's `read` found: the body (any text; `extract` normalises it), the document's own title,
     the extractor's version, metadata it carries (HTML meta), and a page count when the format has pages."""
@@ -36,6 +51,10 @@ class Reading:
     version: str
     metadata: dict[str, Any] = field(default_factory=dict)
     pages: int | None = None
+    media_type: str | None = None  # what the bytes turned out to be, when the format has several (images)
+    author: str | None = None  # who wrote it, when the input says and one person did (a mail's From)
+    attachments: tuple[Attachment, ...] = ()  # files it carries (a mail's attachments)
+    covers_original: bool = False  # the body shows every free-text value of the bytes (extract.Extraction)
 
 
 @dataclass(frozen=True)
@@ -77,6 +96,9 @@ class Budget:
         self.locator = locator
         self.limits = limits
         self._start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._start
 
     def check_time(self) -> None:
         elapsed = time.monotonic() - self._start

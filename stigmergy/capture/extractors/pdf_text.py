@@ -1,8 +1,10 @@
 """PDF -> text with pypdf, page by page.
 
 A document of more than one page gets a `## Page N` heading before each page's text, so that a
-citation into the source page also tells a reader where to look in the original. Pages without a
-text layer contribute nothing; a PDF with no text at all is refused as `empty` by the caller.
+citation into the source page also tells a reader where to look in the original. A page without a text
+layer (a scan) is read through OCR from the images it shows (image_ocr.py: each image's declared size
+checked before it is decoded, lines below the confidence threshold marked unsure); a PDF with no text
+at all is refused as `empty` by the caller.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
 MEDIA_TYPE = "application/pdf"
 
 
-def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]:
-    """(readable text, metadata title, page count, extractor version)."""
+def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str, dict]:
+    """(readable text, metadata title, page count, extractor version, OCR metadata or {})."""
     import pypdf
     from pypdf.errors import PyPdfError
 
@@ -45,6 +47,8 @@ def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]
 
     parts: list[str] = []
     total = 0
+    confidence: list[int] = []
+    engine = ""
     for number in range(count):
         budget.check_time()
         try:
@@ -54,6 +58,9 @@ def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]
                 locator, "malformed", f"pypdf cannot read page {number + 1} ({_reason(exc)})"
             ) from exc
         text = text.strip()
+        if not text:
+            text, found, engine = _ocr_page(reader.pages[number], number + 1, budget, engine)
+            confidence += found
         if count > 1:
             parts.append(f"## Page {number + 1}\n\n{text}" if text else f"## Page {number + 1}")
         elif text:
@@ -64,7 +71,44 @@ def pdf_to_text(data: bytes, budget: Budget) -> tuple[str, str | None, int, str]
 
     # A multi-page PDF without any text layer is as empty as a one-page one.
     body = "\n\n".join(parts) if total else ""
-    return body, _title(reader), count, f"{REVISION}+pypdf-{pypdf.__version__}"
+    version = f"{REVISION}+pypdf-{pypdf.__version__}" + (f"+tesseract-{engine}" if engine else "")
+    meta: dict = {}
+    if engine:
+        threshold = budget.limits.ocr_min_confidence
+        meta = {"ocr": {"engine": f"tesseract {engine}", "min_confidence": threshold, "confidence": confidence,
+                        "unsure_lines": sum(1 for c in confidence if c < threshold)}}
+    return body, _title(reader), count, version, meta
+
+
+def _ocr_page(page: object, number: int, budget: Budget, engine: str) -> tuple[str, list[int], str]:
+    """The text OCR reads from the images of a page that has no text layer: (text, line confidences,
+    engine version). Each image's declared size is checked before pypdf decodes it."""
+    from stigmergy.capture.extractors.image_ocr import check_pixels, ocr_image, render_lines
+
+    try:
+        resources = page.get("/Resources") or {}  # type: ignore[attr-defined]
+        xobjects = resources.get_object().get("/XObject") or {}
+        declared = [x.get_object() for x in xobjects.get_object().values()]
+    except Exception:  # a page without readable resources has no image to read
+        return "", [], engine
+    images = [x for x in declared if x.get("/Subtype") == "/Image"]
+    if not images:
+        return "", [], engine
+    for x in images:
+        check_pixels(int(x.get("/Width", 0)), int(x.get("/Height", 0)), budget, f"an image on page {number}")
+    texts: list[str] = []
+    confidence: list[int] = []
+    try:
+        found = list(page.images)  # type: ignore[attr-defined]
+    except Exception as exc:
+        raise InputError(budget.locator, "malformed", f"pypdf cannot decode the images of page {number} "
+                         f"({_reason(exc)})") from exc
+    for image_file in found:
+        budget.check_time()
+        lines, starts, engine = ocr_image(image_file.image, budget)
+        texts.append(render_lines(lines, starts, budget.limits.ocr_min_confidence))
+        confidence += [c for _, c in lines]
+    return "\n\n".join(t for t in texts if t.strip()), confidence, engine
 
 
 def _title(reader: object) -> str | None:
@@ -82,8 +126,8 @@ def _reason(exc: BaseException) -> str:
 
 
 def _read(data: bytes, budget: Budget) -> Reading:
-    body, title, pages, version = pdf_to_text(data, budget)
-    return Reading(body, title, version, pages=pages)
+    body, title, pages, version, meta = pdf_to_text(data, budget)
+    return Reading(body, title, version, metadata=meta, pages=pages)
 
 
 def _verify(data: bytes, name: str, what: str, magic: str | None) -> None:
@@ -97,5 +141,5 @@ def _verify(data: bytes, name: str, what: str, magic: str | None) -> None:
 FORMAT = Format(
     media_type=MEDIA_TYPE, extractor="pypdf", extensions=(".pdf",), read=_read, binary=True,
     claims=lambda data: data.startswith(b"%PDF-"), verify=_verify,
-    empty_hint="scanned PDFs need OCR first, which stigmergy does not do",
+    empty_hint="the PDF has neither a text layer nor an image OCR can read",
 )

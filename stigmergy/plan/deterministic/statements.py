@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stigmergy.pages.markdown import code_lines
+from stigmergy.pages.source import is_unsure
 
 # ---------------------------------------------------------------------------------------------- units
 
@@ -153,8 +154,8 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
         if i in code:
             flush()
             continue
-        if not raw.strip():
-            flush()
+        if not raw.strip() or is_unsure(raw):
+            flush()  # an OCR line read below the confidence threshold is never a statement
             continue
         h = _HEADING.match(raw)
         if h:
