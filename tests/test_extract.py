@@ -427,7 +427,7 @@ def test_a_new_format_is_one_new_module(tmp_path: Path, monkeypatch: pytest.Monk
     extractors.formats.cache_clear()
     extract_mod._registry.cache_clear()
     try:
-        assert [f.extractor for f in extractors.formats()] == ["python-docx", "html", "pypdf", "tsv"]
+        assert [f.extractor for f in extractors.formats()] == ["chat", "python-docx", "html", "ocr", "email", "pypdf", "tsv"]
         got = extract(b"name\tarr\nAurora\t1.3M\n", "figures.tsv", CaptureSettings())
         assert (got.media_type, got.extractor, got.extractor_version) == ("text/tab-separated-values", "tsv", "tsv-1")
         assert got.text == "name | arr\nAurora | 1.3M\n" and got.title == "name"

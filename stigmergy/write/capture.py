@@ -296,7 +296,7 @@ def read_inputs(
         except OSError as exc:
             out.append(_unreadable(item, exc))
             continue
-        for part in parts if parts is not None else [replace(item, read=lambda data=data: data)]:
+        for part in parts if parts is not None else [_holding(item, data)]:
             try:
                 read = read_input(part, limits, redact=options.redact)
                 if options.replay_ids is None:  # an import keeps the layer its bundle names
@@ -308,6 +308,11 @@ def read_inputs(
             except OSError as exc:
                 out.append(_unreadable(part, exc))
     return out
+
+
+def _holding(item: InputItem, data: bytes) -> InputItem:
+    """The item with the bytes already read, so that reading it again reads nothing from disk."""
+    return replace(item, read=lambda: data)
 
 
 def _unreadable(item: InputItem, exc: OSError) -> CaptureOutcome:

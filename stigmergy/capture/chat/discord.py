@@ -76,7 +76,7 @@ def read_discord(data: bytes, locator: str, limits: CaptureSettings) -> list[tup
             users.setdefault(mid, {"name": mname})
         files = tuple(" ".join(str(a.get("fileName")).split())[:200] for a in m.get("attachments") or []
                       if isinstance(a, dict) and a.get("fileName"))
-        ref = m.get("reference") if isinstance(m.get("reference"), dict) else {}
+        ref: dict[str, Any] = m["reference"] if isinstance(m.get("reference"), dict) else {}
         mid = str(m["id"])
         if ref.get("messageId"):
             parent[mid] = str(ref["messageId"])

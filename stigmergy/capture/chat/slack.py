@@ -59,7 +59,7 @@ def _users(raw: Any) -> dict[str, dict[str, str]]:
     for u in raw if isinstance(raw, list) else []:
         if not isinstance(u, dict) or not isinstance(u.get("id"), str):
             continue
-        profile = u.get("profile") if isinstance(u.get("profile"), dict) else {}
+        profile: dict[str, Any] = u["profile"] if isinstance(u.get("profile"), dict) else {}
         name = next((str(v) for v in (profile.get("real_name"), u.get("real_name"), profile.get("display_name"),
                                        u.get("name")) if isinstance(v, str) and v.strip()), u["id"])
         entry = {"name": " ".join(name.split())[:120]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+from typing import Any
 
 from stigmergy.capture.extractors import Budget, Format, Reading
 from stigmergy.errors import InputError
@@ -86,9 +87,9 @@ def _ocr_page(page: object, number: int, budget: Budget, engine: str) -> tuple[s
     from stigmergy.capture.extractors.image_ocr import check_pixels, ocr_image, render_lines
 
     try:
-        resources = page.get("/Resources") or {}  # type: ignore[attr-defined]
-        xobjects = resources.get_object().get("/XObject") or {}
-        declared = [x.get_object() for x in xobjects.get_object().values()]
+        resources: Any = page.get("/Resources")  # type: ignore[attr-defined]
+        xobjects: Any = resources.get_object().get("/XObject") if resources is not None else None
+        declared = [x.get_object() for x in xobjects.get_object().values()] if xobjects is not None else []
     except Exception:  # a page without readable resources has no image to read
         return "", [], engine
     images = [x for x in declared if x.get("/Subtype") == "/Image"]

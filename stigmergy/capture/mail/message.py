@@ -198,7 +198,7 @@ def _attachment_name(part: Any, n: int) -> str:
 
 def attachments(msg: EmailMessage, body_part: Any) -> list[tuple[str, str, bytes]]:
     """(file name, declared media type, bytes) of every leaf part that is not the body."""
-    out = []
+    out: list[tuple[str, str, bytes]] = []
     for part in msg.walk():
         if part.is_multipart() or part is body_part or part is msg and not msg.is_multipart():
             continue
@@ -206,11 +206,13 @@ def attachments(msg: EmailMessage, body_part: Any) -> list[tuple[str, str, bytes
         disposition = part.get_content_disposition()
         if disposition != "attachment" and not part.get_filename() and ctype.startswith("text/"):
             continue  # an alternative body (the HTML twin of the text part), not a file
-        data = part.get_payload(decode=True)
+        raw = part.get_payload(decode=True)
+        data = raw if isinstance(raw, bytes) else b""
         if ctype == "message/rfc822" and not data:
             inner = part.get_payload()
-            data = inner[0].as_bytes() if isinstance(inner, list) and inner else b""
-        out.append((_attachment_name(part, len(out) + 1), ctype, data or b""))
+            if isinstance(inner, list) and inner and hasattr(inner[0], "as_bytes"):
+                data = inner[0].as_bytes()
+        out.append((_attachment_name(part, len(out) + 1), ctype, data))
     return out
 
 
