@@ -38,7 +38,9 @@ MAY_IMPORT: dict[str, set[str]] = {
                               "write", "answer"},
     # Front ends: they parse, call the service, render; nothing of the stages below it.
     "mcp": _FOUNDATION | {"service"},
-    "cli": _FOUNDATION | {"service", "mcp"},
+    # The team server (`stigmergy serve`): the MCP endpoint and the web view over one service per person.
+    "server": _FOUNDATION | {"service", "mcp"},
+    "cli": _FOUNDATION | {"service", "mcp", "server"},
     "__main__": {"cli"},
     "__init__": set(),
 }
@@ -172,7 +174,7 @@ def test_the_allowlist_is_empty() -> None:
 
 # A front end (the CLI, the MCP server, the web server to come) imports the service and the foundation,
 # never a stage's internals: a new front-end package goes here.
-FRONT_ENDS = ("cli", "mcp")
+FRONT_ENDS = ("cli", "mcp", "server")
 
 
 def test_front_ends_reach_the_stages_only_through_the_service() -> None:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -60,9 +60,23 @@ def _result(call: Callable[[], dict[str, Any]]) -> CallToolResult:
 Str = Annotated[str | None, Field(default=None)]
 
 
-def build_server(session: Session) -> MCPServer:
-    """An MCPServer whose tools are scoped by `session.reader`; `capture` only with `session.allow_capture`."""
-    server = MCPServer("stigmergy", instructions=INSTRUCTIONS.format(reader=session.reader or "(no identity)"))
+# Who a tool call reads as: the server's one session (stdio, `mcp --http`), or the session of the person
+# whose token the HTTP request carried (`stigmergy serve`), found from the request, never its arguments.
+Resolver = Callable[["Context | None"], Session]
+
+
+def build_server(session: Session | Resolver, *, allow_capture: bool | None = None,
+                 reader_label: str | None = None) -> MCPServer:
+    """An MCPServer whose tools are scoped by the session's reader; `capture` only with `allow_capture`
+    (default: the session's). `session` is one fixed session or a resolver from the call's context."""
+    if isinstance(session, Session):
+        fixed = session
+        resolve: Resolver = lambda _ctx: fixed  # noqa: E731
+        allow_capture = fixed.allow_capture if allow_capture is None else allow_capture
+        reader_label = reader_label or fixed.reader or "(no identity)"
+    else:
+        resolve = session
+    server = MCPServer("stigmergy", instructions=INSTRUCTIONS.format(reader=reader_label or "the holder of your token"))
 
     @server.tool(annotations=READ_ONLY, description=(
         "Hybrid search (lexical + vector + entity + graph) over the pages you may read. Each hit names a page, "
@@ -75,8 +89,9 @@ def build_server(session: Session) -> MCPServer:
         status: Annotated[str | None, Field(description="seed | developing | mature | evergreen")] = None,
         layer: Annotated[str | None, Field(description="Only this layer.")] = None,
         since: Annotated[str | None, Field(description="Only pages updated (or sources dated) on/after this ISO date.")] = None,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.search(session, query, k, type, entity, status, layer, since))
+        return _result(lambda: tools.search(resolve(ctx), query, k, type, entity, status, layer, since))
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read up to 5 pages: PATH gives the page head (6,000 characters by default), PATH#n fragment n with "
@@ -86,8 +101,9 @@ def build_server(session: Session) -> MCPServer:
         refs: Annotated[list[str], Field(description="PATH or PATH#n, at most 5.", min_length=1, max_length=5)],
         evidence: Annotated[bool, Field(description="Under each cited line, the source lines it cites.")] = False,
         chars: Annotated[int | None, Field(description="Head length (default 6000, at most 20000).")] = None,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.read(session, refs, evidence, chars))
+        return _result(lambda: tools.read(resolve(ctx), refs, evidence, chars))
 
     @server.tool(name="list", annotations=READ_ONLY, description="List the pages you may read, with filters.")
     def list_(
@@ -97,21 +113,24 @@ def build_server(session: Session) -> MCPServer:
         layer: Str = None,
         since: Annotated[str | None, Field(description="ISO date")] = None,
         limit: Annotated[int, Field(description="At most this many rows (1-200).")] = 200,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.list_(session, type, entity, status, layer, since, limit))
+        return _result(lambda: tools.list_(resolve(ctx), type, entity, status, layer, since, limit))
 
     @server.tool(annotations=READ_ONLY, description=(
         "An entity: aliases, the pages about it, a dated timeline of the facts they cite, contradictions."))
-    def describe(entity: Annotated[str, Field(description="Entity name or alias.", max_length=300)]) -> CallToolResult:
-        return _result(lambda: tools.describe(session, entity))
+    def describe(entity: Annotated[str, Field(description="Entity name or alias.", max_length=300)],
+                 ctx: Context | None = None) -> CallToolResult:
+        return _result(lambda: tools.describe(resolve(ctx), entity))
 
     @server.tool(annotations=READ_ONLY, description=(
         "Contradiction blocks on the pages you may read: both claims with their dates and cited sources."))
     def contradictions(
         status: Annotated[str | None, Field(description="open | resolved (default: both)")] = None,
         limit: Annotated[int, Field(description="At most this many (1-200).")] = 200,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.contradictions(session, status, limit))
+        return _result(lambda: tools.contradictions(resolve(ctx), status, limit))
 
     @server.tool(annotations=READ_ONLY, description=(
         "Answer a question from the wiki only: one sentence per part of the question, each with the citations "
@@ -123,15 +142,16 @@ def build_server(session: Session) -> MCPServer:
     def ask(
         question: Annotated[str, Field(description="The question.", max_length=1000)],
         evidence: Annotated[bool, Field(description="Include the text of every cited line.")] = False,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.ask(session, question, evidence))
+        return _result(lambda: tools.ask(resolve(ctx), question, evidence))
 
     @server.tool(annotations=READ_ONLY, description=(
         "Who you read as, your layers, the index's commit and whether it is stale, pages and contradictions."))
-    def status() -> CallToolResult:
-        return _result(lambda: tools.status(session))
+    def status(ctx: Context | None = None) -> CallToolResult:
+        return _result(lambda: tools.status(resolve(ctx)))
 
-    if session.allow_capture:
+    if allow_capture:
         @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
                      description=(
             "Capture text into the wiki through the normal path: evidence store, immutable source page, "
@@ -144,7 +164,8 @@ def build_server(session: Session) -> MCPServer:
             project: Str = None,
             resolves: Annotated[str | None, Field(description="A contradiction id (con_…) this capture resolves.")] = None,
             rationale: Annotated[str | None, Field(description="Why it resolves it (with resolves).")] = None,
+            ctx: Context | None = None,
         ) -> CallToolResult:
-            return _result(lambda: tools.capture(session, text, title, occurred_at, layer, project, resolves, rationale))
+            return _result(lambda: tools.capture(resolve(ctx), text, title, occurred_at, layer, project, resolves, rationale))
 
     return server

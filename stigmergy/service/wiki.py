@@ -38,6 +38,15 @@ if TYPE_CHECKING:
 OnEvent = Callable[[str, Any], None]
 
 
+class _Warm:
+    """The warm search session and its lock; services for several callers of one server share one (the
+    searcher takes the reader per call, so the model and the connection are loaded once)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.searcher: Searcher | None = None
+
+
 class WikiService:
     def __init__(
         self,
@@ -59,13 +68,19 @@ class WikiService:
         self._on_wait = on_wait
         self._repo: Repository | None = None
         self._planner: Planner | None = None
-        self._searcher: Searcher | None = None
-        self._search_lock = threading.Lock()
+        self._warm_state = _Warm()
 
     def with_identity(self, identity: Identity) -> WikiService:
         """The same service for another caller (`--as`), sharing nothing warm."""
         return WikiService(self.root, self.settings, identity, self.env, embedder=self._embedder,
                            on_wait=self._on_wait)
+
+    def for_caller(self, identity: Identity) -> WikiService:
+        """The same service for another caller of one server, sharing the warm search session (the
+        repository, planner and writer lock are per service; the lock file serialises writers)."""
+        other = self.with_identity(identity)
+        other._warm_state = self._warm_state
+        return other
 
     @property
     def reader(self) -> str:
@@ -105,7 +120,7 @@ class WikiService:
         return self._planner
 
     def close(self) -> None:
-        with self._search_lock:
+        with self._warm_state.lock:
             self._close_searcher()
 
     # ------------------------------------------------------------ the lock and the recovery policies
@@ -373,22 +388,24 @@ class WikiService:
     # ------------------------------------------------------------ reads of the index
 
     def _warm(self) -> Searcher:
-        if self._searcher is None:
+        warm = self._warm_state
+        if warm.searcher is None:
             from stigmergy.index.search import Searcher
 
-            self._searcher = Searcher(self.require_root(), self.settings, self._embedder)
-        return self._searcher
+            warm.searcher = Searcher(self.require_root(), self.settings, self._embedder)
+        return warm.searcher
 
     def _close_searcher(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-            self._searcher = None
+        warm = self._warm_state
+        if warm.searcher is not None:
+            warm.searcher.close()
+            warm.searcher = None
 
     @contextmanager
     def searching(self) -> Iterator[Searcher]:
         """The warm search session, one caller at a time; a session that failed (the index rebuilt under
         it) is closed and reopened on the next call."""
-        with self._search_lock:
+        with self._warm_state.lock:
             try:
                 yield self._warm()
             except Exception:

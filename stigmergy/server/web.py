@@ -1,0 +1,122 @@
+"""The web view's routes: sign-in and sign-out, and the read-only pages (each renders what one service
+method returns, through `render`). Every page needs a session; every repository string is escaped on
+its way into HTML (`render.e`); no page loads anything from another host (the CSP says so too)."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from stigmergy.errors import NotFoundError, StigmergyError
+from stigmergy.server import render
+from stigmergy.server.guard import WebSession, origin_allowed
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from stigmergy.server.config import ServeConfig
+
+COOKIE = "stigmergy_session"
+MAX_FORM_BYTES = 16_384
+
+
+def _cookie_header(value: str, max_age: int | None = None) -> str:
+    # HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Path=/: one cookie.
+    age = f"; Max-Age={max_age}" if max_age is not None else ""
+    return f"{COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/{age}"
+
+
+async def _form(request: Request) -> dict[str, str]:
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return {}
+    parsed = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {k: v[0] for k, v in parsed.items()}
+
+
+def _same_origin_post(request: Request, config: ServeConfig) -> bool:
+    """A form post must say where it comes from (every browser sends Origin on a POST), and be us."""
+    origin = request.headers.get("origin")
+    server = request.scope.get("server")
+    port = server[1] if server else None
+    return origin is not None and origin_allowed(origin, config.host_names, port)
+
+
+def routes(config: ServeConfig) -> list[Any]:
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import HTMLResponse, RedirectResponse, Response
+    from starlette.routing import Route
+
+    def html(body: str, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(body, status_code=status)
+
+    def current(request: Request) -> WebSession | None:
+        assert config.sessions is not None
+        return config.sessions.get(request.cookies.get(COOKIE))
+
+    def page(handler: Callable[[Request, Any], str]) -> Callable[[Request], Any]:
+        """A signed-in page: the handler gets the person's session and returns HTML (run in a worker
+        thread: the service's reads are blocking); a typed error becomes an error page."""
+        async def endpoint(request: Request) -> Response:
+            web = current(request)
+            if web is None:
+                return RedirectResponse("/signin", status_code=303)
+            session = config.session_for(web.email)
+            try:
+                return html(await run_in_threadpool(handler, request, session))
+            except NotFoundError as exc:
+                return html(render.error_page(session, exc, 404), 404)
+            except StigmergyError as exc:
+                return html(render.error_page(session, exc, 400), 400)
+        return endpoint
+
+    async def signin_form(request: Request) -> Response:
+        if current(request) is not None:
+            return RedirectResponse("/", status_code=303)
+        return html(render.signin_page())
+
+    async def signin(request: Request) -> Response:
+        if not _same_origin_post(request, config):
+            return html(render.signin_page("This form must be sent from this server's own page."), 403)
+        key = request.client.host if request.client else "unknown"
+        if config.limiter.blocked(key):
+            return html(render.signin_page("Too many failed sign-ins from this address. Wait a minute."), 429)
+        token = (await _form(request)).get("token", "").strip()
+        record = config.tokens.verify(token) if token else None
+        if record is None:
+            config.limiter.fail(key)
+            return html(render.signin_page("That token is not valid."), 401)
+        assert config.sessions is not None
+        web = config.sessions.start(record)
+        response = RedirectResponse("/", status_code=303)
+        response.headers["set-cookie"] = _cookie_header(web.id)
+        return response
+
+    async def signout(request: Request) -> Response:
+        if not _same_origin_post(request, config):
+            return html(render.signin_page("This form must be sent from this server's own page."), 403)
+        assert config.sessions is not None
+        config.sessions.end(request.cookies.get(COOKIE))
+        response = RedirectResponse("/signin", status_code=303)
+        response.headers["set-cookie"] = _cookie_header("", max_age=0)
+        return response
+
+    async def stylesheet(_request: Request) -> Response:
+        return Response(render.STYLESHEET, media_type="text/css")
+
+    def home(request: Request, session: Any) -> str:
+        return render.home_page(session)
+
+    return [
+        Route("/signin", signin_form, methods=["GET"]),
+        Route("/signin", signin, methods=["POST"]),
+        Route("/signout", signout, methods=["POST"]),
+        Route("/static/style.css", stylesheet, methods=["GET"]),
+        Route("/", page(home), methods=["GET"]),
+    ]
+
+
+__all__ = ["COOKIE", "hmac", "routes"]
