@@ -133,3 +133,31 @@ def index_env(request: pytest.FixtureRequest) -> dict[str, str]:
     if request.param == "sqlite":
         return {}
     return request.getfixturevalue("pg_env")
+
+
+@pytest.fixture(scope="session")
+def s3_server():  # noqa: ANN201
+    """moto's S3-protocol server on 127.0.0.1 for the whole session (tests/servers.py)."""
+    from servers import S3Server
+
+    server = S3Server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_env(s3_server, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:  # noqa: ANN001
+    """Settings (as environment variables) that put the evidence in a bucket of this test's own on
+    `s3_server`; the loopback server's credentials go where the standard AWS chain finds them."""
+    import hashlib
+
+    import boto3
+    from servers import S3_TEST_ENV
+
+    for key, value in S3_TEST_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    bucket = "t-" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:20]
+    boto3.client("s3", endpoint_url=s3_server.endpoint).create_bucket(Bucket=bucket)
+    return {"STIGMERGY_EVIDENCE__BACKEND": "s3", "STIGMERGY_EVIDENCE__BUCKET": bucket,
+            "STIGMERGY_EVIDENCE__ENDPOINT_URL": s3_server.endpoint, "STIGMERGY_EVIDENCE__PREFIX": "wiki/"}

@@ -153,8 +153,11 @@ class S3Server:
 
     @classmethod
     def start(cls) -> S3Server:
+        import logging
+
         from moto.server import ThreadedMotoServer  # type: ignore[import-untyped]
 
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
         port = free_port()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
@@ -173,3 +176,88 @@ class S3Server:
 
 # Credentials for the loopback S3 server only (moto accepts any); the standard AWS chain reads them.
 S3_TEST_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+class FaultyS3Proxy:
+    """A loopback HTTP proxy in front of `S3Server` that breaks object uploads on purpose: from the
+    `fail_from`-th PUT of an evidence object (counting from 0) on, `mode` "cut" drops the connection after
+    half the body arrived (a network failure mid-upload: the server never gets the request, as S3 stores
+    nothing of an incomplete PUT), and "flip" delivers the body with one byte changed (damage on the way
+    that the server does not catch). Everything else passes through. One request per connection."""
+
+    def __init__(self, upstream_port: int, mode: str = "cut", fail_from: int = 0) -> None:
+        import threading
+
+        self.upstream_port, self.mode, self.fail_from = upstream_port, mode, fail_from
+        self.object_puts = 0
+        self.faults = 0
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(32)
+        self.port = int(self._sock.getsockname()[1])
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _serve(self) -> None:
+        import threading
+
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _read_head(conn: socket.socket) -> tuple[bytes, bytes]:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return data, b""
+            data += chunk
+        head, _, rest = data.partition(b"\r\n\r\n")
+        return head, rest
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            head, body = self._read_head(conn)
+            if not head:
+                return
+            lines = head.split(b"\r\n")
+            method, target = lines[0].split(b" ")[:2]
+            headers = [h for h in lines[1:] if not h.lower().startswith(b"expect:")]
+            length = next((int(h.split(b":", 1)[1]) for h in headers if h.lower().startswith(b"content-length:")), 0)
+            if any(h.lower().startswith(b"expect:") for h in lines[1:]):
+                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            fault = False
+            if method == b"PUT" and b"/objects/" in target:
+                with self._lock:
+                    fault = self.object_puts >= self.fail_from
+                    self.object_puts += 1
+                    self.faults += fault
+            want = length // 2 if fault and self.mode == "cut" else length
+            while len(body) < want:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                body += chunk
+            if fault and self.mode == "cut":
+                conn.shutdown(socket.SHUT_RDWR)
+                return
+            if fault and self.mode == "flip" and body:
+                body = bytes([body[0] ^ 0x01]) + body[1:]
+            with socket.create_connection(("127.0.0.1", self.upstream_port)) as up:
+                up.sendall(b"\r\n".join([lines[0], *headers]) + b"\r\n\r\n" + body)
+                while chunk := up.recv(65536):
+                    conn.sendall(chunk)
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()

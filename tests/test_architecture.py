@@ -141,6 +141,31 @@ def test_the_sql_check_sees_a_statement_outside_a_store(tmp_path: Path) -> None:
                                        "stigmergy/index/reads.py:4: SELECT * FROM"]
 
 
+# Every object call on a bucket and every PostgreSQL connection lives in its backend module.
+CLIENT_HOMES = {"boto3": {"stigmergy/repo/evidence/s3.py"}, "botocore": {"stigmergy/repo/evidence/s3.py"},
+                "psycopg": {"stigmergy/index/store/postgres.py"}, "pgvector": {"stigmergy/index/store/postgres.py"}}
+_CLIENT_IMPORT = re.compile(r"^\s*(?:import|from)\s+(boto3|botocore|psycopg|pgvector)\b", re.M)
+
+
+def clients_outside_homes(package_dir: Path) -> list[str]:
+    found = []
+    for path in sorted(package_dir.rglob("*.py")):
+        rel = path.relative_to(package_dir.parent).as_posix()
+        text = path.read_text(encoding="utf-8")
+        for m in _CLIENT_IMPORT.finditer(text):
+            if rel not in CLIENT_HOMES[m.group(1)]:
+                found.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: import {m.group(1)}")
+    return found
+
+
+def test_storage_clients_live_only_in_their_backend_module(tmp_path: Path) -> None:
+    assert clients_outside_homes(PACKAGE_DIR) == []
+    pkg = tmp_path / "stigmergy"
+    (pkg / "capture").mkdir(parents=True)
+    (pkg / "capture" / "queue.py").write_text("def f():\n    import boto3\n")
+    assert clients_outside_homes(pkg) == ["stigmergy/capture/queue.py:2: import boto3"]
+
+
 # The read side of the index asks freshness.py what the builder and it both need; it never loads the builder.
 INDEX_READ_SIDE = ("stigmergy.index.search", "stigmergy.index.session", "stigmergy.index.reads",
                    "stigmergy.index.arms", "stigmergy.index.page_lookup", "stigmergy.index.freshness",

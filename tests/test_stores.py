@@ -1,5 +1,6 @@
-"""The storage contracts, run against every backend (one each today; an S3 evidence store or a PostgreSQL
-state store joins the lists below and must pass the same tests)."""
+"""The storage contracts, run against every backend: the evidence store on the local disk and in an S3
+bucket (moto's server on loopback, tests/servers.py); a PostgreSQL state store would join the lists below
+and pass the same tests."""
 
 from __future__ import annotations
 
@@ -9,11 +10,29 @@ from pathlib import Path
 
 import pytest
 
-from stigmergy.repo.evidence import HASH_NAME, EvidenceError, EvidenceStore, LocalEvidenceStore, object_id
+from stigmergy.repo.evidence import (
+    HASH_NAME,
+    EvidenceError,
+    EvidenceStore,
+    FsckProblem,
+    LocalEvidenceStore,
+    object_id,
+    verify_objects,
+)
+from stigmergy.repo.evidence.s3 import S3EvidenceStore, S3Location
 from stigmergy.repo.state import CaptureRow, OperationRow, PendingCapture, StateDB, StateStore
 
-EVIDENCE_BACKENDS: dict[str, Callable[[Path], EvidenceStore]] = {
-    "local": lambda tmp: LocalEvidenceStore(tmp / "objects"),
+
+def _s3(request: pytest.FixtureRequest) -> S3EvidenceStore:
+    env = request.getfixturevalue("s3_env")
+    where = S3Location(env["STIGMERGY_EVIDENCE__BUCKET"], env["STIGMERGY_EVIDENCE__PREFIX"],
+                       env["STIGMERGY_EVIDENCE__ENDPOINT_URL"], wiki="c" * 40)
+    return S3EvidenceStore(where)
+
+
+EVIDENCE_BACKENDS: dict[str, Callable[[pytest.FixtureRequest, Path], EvidenceStore]] = {
+    "local": lambda request, tmp: LocalEvidenceStore(tmp / "objects"),
+    "s3": lambda request, tmp: _s3(request),
 }
 STATE_BACKENDS: dict[str, Callable[[Path], StateStore]] = {
     "sqlite": lambda tmp: StateDB(tmp / "state.sqlite"),
@@ -22,7 +41,7 @@ STATE_BACKENDS: dict[str, Callable[[Path], StateStore]] = {
 
 @pytest.fixture(params=sorted(EVIDENCE_BACKENDS))
 def evidence(request: pytest.FixtureRequest, tmp_path: Path) -> EvidenceStore:
-    return EVIDENCE_BACKENDS[request.param](tmp_path)
+    return EVIDENCE_BACKENDS[request.param](request, tmp_path)
 
 
 @pytest.fixture(params=sorted(STATE_BACKENDS))
@@ -48,17 +67,32 @@ def test_evidence_put_get_intact_delete_iterate(evidence: EvidenceStore) -> None
         evidence.get("../../etc/passwd")  # an id is a digest, never a path
 
 
-def test_evidence_a_corrupt_object_is_told_and_replaced(tmp_path: Path) -> None:
-    store = LocalEvidenceStore(tmp_path / "objects")
-    oid = store.put(b"original")
-    path = store.path(oid)
-    path.chmod(0o600)
-    path.write_bytes(b"tampered")
-    assert store.has(oid) and not store.intact(oid)
+def _tamper(store: EvidenceStore, oid: str, data: bytes) -> None:
+    """Overwrite an object's bytes behind the store's back (a disk fault, someone with bucket access)."""
+    if isinstance(store, LocalEvidenceStore):
+        store.path(oid).chmod(0o600)
+        store.path(oid).write_bytes(data)
+    else:
+        assert isinstance(store, S3EvidenceStore)
+        store.client.put_object(Bucket=store.where.bucket, Key=store.key(oid), Body=data)
+
+
+def test_evidence_a_corrupt_object_is_told_and_replaced(evidence: EvidenceStore) -> None:
+    oid = evidence.put(b"original")
+    _tamper(evidence, oid, b"tampered")
+    assert evidence.has(oid) and not evidence.intact(oid)
     with pytest.raises(EvidenceError, match="corrupt"):
-        store.get(oid)
-    assert store.get(oid, verify=False) == b"tampered"
-    assert store.put(b"original") == oid and store.intact(oid)
+        evidence.get(oid)
+    assert evidence.get(oid, verify=False) == b"tampered"
+    assert [p for p in verify_objects(evidence)] == [FsckProblem(oid, "content does not match its sha256")]
+    assert evidence.put(b"original") == oid and evidence.intact(oid) and evidence.get(oid) == b"original"
+    assert verify_objects(evidence) == []
+
+
+def test_evidence_residue_names_what_is_left(evidence: EvidenceStore) -> None:
+    oid = evidence.put(b"to be erased")
+    assert [detail for _, detail in evidence.residue(oid)] == ["the evidence object is present"]
+    assert evidence.delete(oid) and evidence.residue(oid) == []
 
 
 def _op(op_id: str, commit: str | None = "c" * 40) -> OperationRow:

@@ -28,6 +28,7 @@ from typing import Any
 
 from stigmergy.errors import UsageError
 from stigmergy.layers import readable_layers
+from stigmergy.repo.evidence import EvidenceStore
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import STATE_DIR
 from stigmergy.settings import Settings
@@ -191,8 +192,11 @@ def require_every_layer(settings: Settings, reader: str) -> None:
         )
 
 
-def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True) -> AuditReport:
-    """Where `needle` (text, or a sha256 of content; or several, searched in one pass) is still found."""
+def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True,
+          evidence: EvidenceStore | None = None) -> AuditReport:
+    """Where `needle` (text, or a sha256 of content; or several, searched in one pass) is still found.
+    `evidence`: the repository's evidence store, asked for every sha256 needle (a bucket is searched by
+    object id, never for text); without it, the local folder is."""
     import time
 
     from stigmergy.errors import UsageError
@@ -230,6 +234,10 @@ def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True) 
     for digest in sorted(sha):
         if (state_dir / "objects" / digest[:2] / digest[2:]).is_file():
             findings.append(Finding("evidence", f"{STATE_DIR}/objects/{digest[:2]}/{digest[2:]}", "the evidence object is present"))
+        elif evidence is not None:
+            findings += [Finding("evidence", where, detail) for where, detail in evidence.residue(digest)]
+    if evidence is not None and sha:
+        searched["evidence store objects (by id)"] = len(sha)
     return AuditReport(
         kind="several" if len(needles) > 1 else ("sha256" if sha else "text"),
         findings=tuple(dict.fromkeys(findings)),

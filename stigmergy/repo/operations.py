@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import StigmergyError
-from stigmergy.repo.evidence import EvidenceStore, LocalEvidenceStore
+from stigmergy.repo.evidence import EvidenceStore, open_evidence
 from stigmergy.repo.files import write_atomic
 from stigmergy.repo.git import Git, GitError, blob_sha
 from stigmergy.repo.layout import Layout, classify
@@ -63,7 +63,11 @@ class Repository:
 
     @cached_property
     def evidence(self) -> EvidenceStore:
-        return LocalEvidenceStore(self.layout.objects_dir)
+        if self.settings.evidence.backend == "local":
+            return open_evidence(self.layout.objects_dir, self.settings.evidence)
+        # A shared bucket holds one wiki per prefix: the repository's root commit names it (every clone shares it).
+        roots = self.git.run("rev-list", "--max-parents=0", "HEAD", check=False).split()
+        return open_evidence(self.layout.objects_dir, self.settings.evidence, ",".join(sorted(roots)))
 
     @cached_property
     def state(self) -> StateStore:

@@ -305,7 +305,7 @@ class WikiService:
         from stigmergy.history.audit import audit, require_every_layer
 
         require_every_layer(self.settings, self.reader)
-        return audit(self.require_root(), needle)
+        return audit(self.require_root(), needle, evidence=self.repository().evidence)
 
     def export(self, dest: Path, layers: Sequence[str] | None = None) -> Any:
         from stigmergy.history.bundle import export_bundle

@@ -413,7 +413,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     _journal_path(repo).unlink(missing_ok=True)
     map_file.unlink(missing_ok=True)
     needles = sorted({*plan.erased_ids, *plan.evidence_objects})
-    residue = [f.to_dict() for f in audit(repo.root, needles).findings] if needles else []
+    residue = [f.to_dict() for f in audit(repo.root, needles, evidence=repo.evidence).findings] if needles else []
     return ErasePlan(**{**plan.__dict__, "residue": tuple(residue)})
 
 

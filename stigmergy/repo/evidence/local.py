@@ -67,6 +67,9 @@ class LocalEvidenceStore:
         target.unlink()
         return True
 
+    def residue(self, oid: str) -> list[tuple[str, str]]:
+        return [(str(self.path(oid)), "the evidence object is present")] if self.path(oid).is_file() else []
+
     def iter_ids(self) -> Iterator[str]:
         if not self.root.is_dir():
             return

@@ -52,6 +52,11 @@ class EvidenceStore(Protocol):
         """Every object id the store holds."""
         ...
 
+    def residue(self, oid: str) -> list[tuple[str, str]]:
+        """Where the store still holds `oid` (the object, old versions it keeps) as (where, detail) pairs:
+        the erase audit's findings in this store, empty when nothing of it is left."""
+        ...
+
 
 @dataclass(frozen=True)
 class FsckProblem:

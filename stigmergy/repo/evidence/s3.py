@@ -3,12 +3,15 @@ module. `[evidence] backend = "s3"`; bucket, prefix, endpoint and region from th
 credentials from the standard AWS chain (environment, shared files, instance roles).
 
 - Objects are keyed by their sha256 as on disk: `<prefix>objects/ab/cdef…`.
-- **put** is idempotent and verified: an object already there whose stored SHA-256 checksum matches is
-  left alone; otherwise it is uploaded with `ChecksumSHA256`, which the server checks against the bytes
-  it received (a body damaged on the way is refused), and the checksum it returns must be ours. One
-  PUT per object, so an interrupted upload leaves no object: it lands whole or not at all.
-- **get** re-hashes what came back; **intact** asks the server for the checksum it verified at upload
-  (cheap: no download); `fsck` downloads and re-hashes every object.
+- **put** is idempotent and verified: an object already there that is intact is left alone; otherwise it
+  is uploaded in one PUT with `ChecksumSHA256` (S3 checks it against the bytes it received and refuses a
+  body damaged on the way). What the server answers must confirm our bytes: its SHA-256 checksum must be
+  ours, and a plain single-part ETag (the MD5 of what it stored) must be the MD5 of our bytes; a server
+  that answers neither (some S3-compatible ones) has the object re-read and re-hashed. An object the
+  answer contradicts is deleted again and the put fails. One PUT per object, so an interrupted upload
+  leaves no object: it lands whole or not at all.
+- **get** re-hashes what came back; **intact** asks the server for the checksum it holds (cheap: no
+  download) and re-reads when it holds none; `fsck` downloads and re-hashes every object.
 - **delete** (erase) removes the object and, in a versioned bucket, every old version it may; versions the
   bucket keeps (Object Lock, a missing permission) are counted in `kept_versions` for the audit.
 - **Which wiki.** `<prefix>wiki` names the repository (root commit) the prefix belongs to; another
@@ -18,6 +21,7 @@ credentials from the standard AWS chain (environment, shared files, instance rol
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -137,17 +141,41 @@ class S3EvidenceStore:
     def put(self, data: bytes) -> str:
         self.claim()
         oid = object_id(data)
-        if self._stored_checksum(oid) == _b64(oid):
+        if self.intact(oid):
             return oid
+        key = self.key(oid)
         try:
-            done = self.client.put_object(Bucket=self.where.bucket, Key=self.key(oid), Body=data,
+            done = self.client.put_object(Bucket=self.where.bucket, Key=key, Body=data, ChecksumAlgorithm="SHA256",
                                           ChecksumSHA256=_b64(oid), ContentLength=len(data))
         except self._errors() as exc:
             raise self._fail(f"cannot store evidence object {oid}", exc) from None
-        if done.get("ChecksumSHA256") != _b64(oid):
-            raise EvidenceError(f"the evidence store {self.where} did not confirm object {oid} "
-                                f"(checksum {done.get('ChecksumSHA256')!r})", hint="run `stigmergy fsck`")
+        problem = self._unconfirmed(oid, data, done)
+        if problem:
+            # The key must never hold bytes other than its own: take back what the server stored.
+            with contextlib.suppress(*self._errors()):
+                self.client.delete_object(Bucket=self.where.bucket, Key=key)
+            raise EvidenceError(f"the evidence store {self.where} did not confirm object {oid} ({problem})",
+                                hint="the capture changed nothing; try again, then run `stigmergy fsck`")
         return oid
+
+    def _unconfirmed(self, oid: str, data: bytes, answer: dict[str, Any]) -> str:
+        """Why the server's answer to a PUT does not confirm `data` ("" when it does)."""
+        checksum = answer.get("ChecksumSHA256")
+        if checksum and checksum != _b64(oid):
+            return f"its SHA-256 checksum is {checksum!r}"
+        etag = str(answer.get("ETag") or "").strip('"')
+        if len(etag) == 32 and all(c in "0123456789abcdef" for c in etag):
+            if etag != hashlib.md5(data, usedforsecurity=False).hexdigest():
+                return "the bytes it stored are not the bytes sent"
+            if checksum:
+                return ""
+        elif checksum:
+            return ""
+        try:  # neither a checksum nor a plain ETag: read it back
+            stored = self.client.get_object(Bucket=self.where.bucket, Key=self.key(oid))["Body"].read()
+        except self._errors() as exc:
+            return f"it cannot be read back: {exc}"
+        return "" if object_id(stored) == oid else "the bytes read back are not the bytes sent"
 
     def get(self, oid: str, verify: bool = True) -> bytes:
         self.claim()
@@ -168,7 +196,15 @@ class S3EvidenceStore:
 
     def intact(self, oid: str) -> bool:
         self.claim()
-        return self._stored_checksum(oid) == _b64(oid)
+        held = self._stored_checksum(oid)
+        if held is None:
+            return False
+        if held:
+            return held == _b64(oid)
+        try:  # a server that keeps no checksum (or an object written without one): re-hash its bytes
+            return object_id(self.get(oid, verify=False)) == oid
+        except EvidenceError:
+            return False
 
     def delete(self, oid: str) -> bool:
         self.claim()
@@ -184,11 +220,13 @@ class S3EvidenceStore:
         return existed
 
     def _delete_versions(self, key: str) -> int:
-        """Remove every old version and delete marker of `key`; how many the bucket kept."""
+        """Remove every old version of `key`, then its delete markers; how many versions the bucket kept.
+        While a version is kept, the delete markers stay: removing them would bring that version back."""
         if not self.versioned():
             return 0
+        versions, markers = self.versions(key)
         kept = 0
-        for version in self.versions(key):
+        for version in versions:
             try:
                 self.client.delete_object(Bucket=self.where.bucket, Key=key, VersionId=version)
             except self._errors() as exc:
@@ -196,6 +234,8 @@ class S3EvidenceStore:
                     kept += 1
                     continue
                 raise
+        for marker in markers if not kept else ():
+            self.client.delete_object(Bucket=self.where.bucket, Key=key, VersionId=marker)
         return kept
 
     def versioned(self) -> bool:
@@ -206,27 +246,31 @@ class S3EvidenceStore:
             return False
         return status in ("Enabled", "Suspended")
 
-    def versions(self, key: str) -> list[str]:
-        """Version ids (old versions and delete markers) the bucket holds for exactly `key`."""
-        out: list[str] = []
+    def versions(self, key: str) -> tuple[list[str], list[str]]:
+        """(version ids of stored bytes, version ids of delete markers) the bucket holds for exactly `key`."""
+        versions: list[str] = []
+        markers: list[str] = []
         pages = self.client.get_paginator("list_object_versions").paginate(Bucket=self.where.bucket, Prefix=key)
         for page in pages:
-            for item in (*page.get("Versions", []), *page.get("DeleteMarkers", [])):
-                if item.get("Key") == key and item.get("VersionId") not in (None, "null"):
-                    out.append(str(item["VersionId"]))
-        return out
+            for into, items in ((versions, page.get("Versions", [])), (markers, page.get("DeleteMarkers", []))):
+                into += [str(i["VersionId"]) for i in items
+                         if i.get("Key") == key and i.get("VersionId") not in (None, "null")]
+        return versions, markers
 
-    def residue(self, oid: str) -> list[str]:
+    def residue(self, oid: str) -> list[tuple[str, str]]:
         """What of `oid` the bucket still holds (the object, old versions): the erase audit's findings."""
         self.claim()
-        found = []
-        if self._stored_checksum(oid) is not None:
-            found.append(f"{self.where}objects/{oid[:2]}/{oid[2:]} is present")
-        if self.versioned():
-            n = len([v for v in self.versions(self.key(oid))])
-            if n:
-                found.append(f"{self.where}objects/{oid[:2]}/{oid[2:]}: {n} old version(s) kept by the bucket's "
-                             "versioning")
+        where = f"{self.where}objects/{oid[:2]}/{oid[2:]}"
+        try:
+            present = self._stored_checksum(oid) is not None
+            versions = self.versions(self.key(oid))[0] if self.versioned() else []
+        except self._errors() as exc:
+            raise self._fail(f"cannot audit evidence object {oid}", exc) from None
+        found = [(where, "the evidence object is present")] if present else []
+        old = len(versions) - (1 if present else 0)
+        if old > 0:
+            found.append((where, f"{old} old version(s) kept by the bucket's versioning (Object Lock or a missing "
+                                 "s3:DeleteObjectVersion permission); the bucket's owner must remove them"))
         return found
 
     def iter_ids(self) -> Iterator[str]:
