@@ -11,7 +11,11 @@ Flat cost (`--team N`): N generated team documents (bench/team_docs.py: the same
 capture`, 200 at a time into one growing wiki; the captures/s of the first 200 against the 200 filed
 after the first N, the planner's context/plan/gates milliseconds for both, refusals, and the largest page.
 
-    .venv/bin/python bench/filing.py --team 2000 [--window 200] [--json out.json]
+    .venv/bin/python bench/filing.py --team 2000 [--window 200] [--generator team|varied] [--json out.json]
+
+`--generator varied` files bench/varied_docs.py's corpus instead (one busy customer, figures that disagree,
+documents of 300 B to 8 KB, repeated titles, technical notes). Each window prints the load average beside
+its rate; the result names the longest pages (archives included) and `.git` against a packed clone.
 """
 
 from __future__ import annotations
@@ -94,21 +98,49 @@ def add_entity_pages(wiki: Path, n: int) -> None:
     )
 
 
-def team(n: int, window: int) -> dict:
-    from team_docs import make_team_documents
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def git_sizes(wiki: Path, work: Path) -> dict:
+    """The repository's `.git` as filing left it, beside the same history packed by a fresh clone."""
+    clone = work / "packed.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-local", str(wiki), str(clone)], check=True, env=git_env())
+    git, packed = _dir_bytes(wiki / ".git"), _dir_bytes(clone)
+    loose = sum(1 for p in (wiki / ".git" / "objects").glob("[0-9a-f][0-9a-f]/*"))
+    return {"git_bytes": git, "packed_bytes": packed, "ratio_to_packed": round(git / max(packed, 1), 2),
+            "loose_objects": loose}
+
+
+def largest_pages(wiki: Path, k: int = 3) -> list[dict]:
+    """The k longest pages (any page, archives included), by lines."""
+    sized = []
+    for p in (wiki / "wiki").rglob("*.md"):
+        sized.append((p.read_text(encoding="utf-8").count("\n"), p.relative_to(wiki).as_posix()))
+    return [{"path": path, "lines": lines} for lines, path in sorted(sized, reverse=True)[:k]]
+
+
+def team(n: int, window: int, generator: str = "team") -> dict:
+    if generator == "varied":
+        from varied_docs import make_varied_documents as make
+    else:
+        from team_docs import make_team_documents as make
 
     with tempfile.TemporaryDirectory(prefix="stigmergy-bench-team-") as tmp:
         work = Path(tmp)
-        docs = make_team_documents(work / "docs", n + window)
+        made = make(work / "docs", n + window)
+        docs = [(d, d.relative_to(work / "docs")) for d in made]
         wiki = work / "wiki"
         subprocess.run([sys.executable, "-m", "stigmergy", "init", str(wiki)], check=True, env=git_env(), capture_output=True)
-        rates: list[tuple[int, float]] = []
+        windows: list[dict] = []
         refused = 0
         for start in range(0, n + window, window):
             batch = work / f"batch-{start:05d}"
             batch.mkdir()
-            for d in docs[start : start + window]:
-                d.rename(batch / d.name)
+            for d, rel in docs[start : start + window]:
+                (batch / rel).parent.mkdir(parents=True, exist_ok=True)
+                d.rename(batch / rel)
+            load_before = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
             started = time.perf_counter()
             proc = subprocess.run(
                 [sys.executable, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
@@ -117,9 +149,14 @@ def team(n: int, window: int) -> dict:
             if proc.returncode not in (0, 3):
                 raise SystemExit(f"capture failed ({proc.returncode}): {proc.stderr[-2000:]}")
             elapsed = time.perf_counter() - started
-            refused += json.loads(proc.stdout).get("counts", {}).get("refused", 0)
-            rates.append((start, len(docs[start : start + window]) / elapsed))
-            print(f"  captures {start:5d}-{start + window - 1:5d}: {rates[-1][1]:.2f}/s", file=sys.stderr, flush=True)
+            load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+            got = json.loads(proc.stdout).get("counts", {}).get("refused", 0)
+            refused += got
+            count = len(docs[start : start + window])
+            windows.append({"first": start, "last": start + count - 1, "captures_per_second": round(count / elapsed, 2),
+                            "refused": got, "load_before": load_before, "load_after": " ".join(load)})
+            print(f"  captures {start:5d}-{start + count - 1:5d}: {count / elapsed:.2f}/s (load {' '.join(load)}, "
+                  f"largest {largest_pages(wiki, 1)[0]['lines']} lines)", file=sys.stderr, flush=True)
         recs = records(wiki)
         first, last = recs[:window], recs[-window:]
 
@@ -127,23 +164,27 @@ def team(n: int, window: int) -> dict:
             return {k: dist([float(r["planner"][k]) for r in rs]) for k in ("context_ms", "plan_ms", "gates_ms", "ms")}
 
         pages = sorted((p.stat().st_size, p.relative_to(wiki).as_posix()) for p in (wiki / "wiki").rglob("*.md"))
-        largest = pages[-1]
         titles = {p.rsplit("/", 1)[1][:-3] for _, p in pages if "/notes/" not in p}
-        archives = [p for _, p in pages if "/notes/" not in p and p[-11:-9] == " (" and p.rsplit("/", 1)[1][:-10] in titles]
+        archives = [p for _, p in pages if "/notes/" not in p and " (" in p and p.rsplit("/", 1)[1].rsplit(" (", 1)[0] in titles]
+        top = largest_pages(wiki)
+        first_rate, last_rate = windows[0]["captures_per_second"], windows[-1]["captures_per_second"]
         return {
+            "generator": generator,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "documents": n + window,
             "window": window,
-            "captures_per_second_first": round(rates[0][1], 2),
-            f"captures_per_second_after_{n}": round(rates[-1][1], 2),
-            "ratio_after_to_first": round(rates[-1][1] / rates[0][1], 2),
-            "captures_per_second_by_window": [round(r, 2) for _, r in rates],
+            "captures_per_second_first": first_rate,
+            f"captures_per_second_after_{n}": last_rate,
+            "ratio_after_to_first": round(last_rate / first_rate, 2),
+            "windows": windows,
             "refused": refused,
             "filing_ms_first": split(first),
             f"filing_ms_after_{n}": split(last),
             "wiki_pages": len(pages),
             "archive_pages": len(archives),
-            "largest_page": {"path": largest[1], "bytes": largest[0],
-                             "lines": (wiki / largest[1]).read_text(encoding="utf-8").count("\n")},
+            "largest_page": top[0],
+            "largest_pages": top,
+            "git": git_sizes(wiki, work),
         }
 
 
@@ -151,13 +192,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--team", type=int, default=0, help="flat-cost run over this many generated team documents")
     ap.add_argument("--window", type=int, default=200)
+    ap.add_argument("--generator", choices=("team", "varied"), default="team",
+                    help="team: bench/team_docs.py; varied: bench/varied_docs.py (a busy customer, disagreeing figures)")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--extra-pages", type=int, default=1000)
     ap.add_argument("--after", type=int, default=20, help="captures filed after the extra pages are added")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.team:
-        text = json.dumps(team(args.team, args.window), indent=2)
+        text = json.dumps(team(args.team, args.window, args.generator), indent=2)
         print(text)
         if args.json:
             args.json.write_text(text + "\n")

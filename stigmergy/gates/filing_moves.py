@@ -3,9 +3,13 @@
 - A page's lead (the lines between `<!-- stigmergy:lead -->` and `<!-- /stigmergy:lead -->` right after
   its title) is regenerated on each filing. A cited line may leave the lead only when the same line, with
   the same citation, is still on the page outside the new lead.
-- A page past its size moves its oldest dated sections to its archive pages `<Title> (<year>).md` in the
-  same folder. A cited line may leave the page only when the same line arrives on one of its archive
-  pages in the same plan; a source the page stops citing must be cited by the lines that moved.
+- A page past its size moves its oldest dated sections to its archive pages `<Title> (<year>).md` (and
+  `<Title> (<year>, <part>).md` once a year's page is full) in the same folder. A cited line may leave
+  the page only when the same line arrives on one of its archive pages in the same plan; a source the
+  page stops citing must be cited by the lines that moved.
+- A contradiction block may leave the page only when the same block, byte for byte, arrives on one of
+  its archive pages in the same plan; a block new to an archive page must be one that left its page.
+  Whether a block was resolved or still open, it moves unchanged (the lead says where open ones went).
 
 Nothing else is relaxed: every allowance names the line it accounts for and is recorded.
 """
@@ -16,10 +20,12 @@ import re
 from collections import Counter
 
 from stigmergy.gates.context import GateContext, line_counter
+from stigmergy.gates.view import _v
 from stigmergy.pages.citations import parse_line
+from stigmergy.pages.contradictions import Block
 from stigmergy.pages.wiki import LEAD_END, LEAD_START
 
-_ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})\)$")
+_ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})(?:, (?P<part>[2-9]|[1-9]\d+))?\)$")
 
 
 def lead_range(lines: list[str]) -> range:
@@ -30,6 +36,36 @@ def lead_range(lines: list[str]) -> range:
     except ValueError:
         return range(0)
     return range(a, b + 1)
+
+
+def _base_of(rel: str) -> str | None:
+    """The page an archive page `rel` belongs to (same folder), else None."""
+    folder, name = rel.rsplit("/", 1)
+    m = _ARCHIVE.match(name[:-3])
+    return f"{folder}/{m.group('base')}.md" if m else None
+
+
+def _block_texts(ctx: GateContext, rel: str, text: str | None) -> set[str]:
+    if not text or "<!-- stigmergy:contradiction " not in text:
+        return set()
+    return {b.text for b in _v(ctx, rel, text).blocks}
+
+
+def block_moved(ctx: GateContext, rel: str, block: Block) -> str | None:
+    """Why `block` may leave the page `rel`: it arrives, byte for byte, on one of its archive pages in
+    this plan (it was not there before). None when it does not."""
+    for other in _archives_of(ctx, rel):
+        if block.text in _block_texts(ctx, other, ctx.changes[other]) and block.text not in _block_texts(ctx, other, ctx.disk_text(other)):
+            return f"contradiction {block.record.id} moved to the archive page {other}"
+    return None
+
+
+def block_from_base(ctx: GateContext, rel: str, block: Block) -> bool:
+    """Whether a block new to the archive page `rel` left its page in this plan, byte for byte."""
+    base = _base_of(rel)
+    if base is None or base not in ctx.changes:
+        return False
+    return block.text in _block_texts(ctx, base, ctx.disk_text(base)) and block.text not in _block_texts(ctx, base, ctx.changes[base])
 
 
 def _archives_of(ctx: GateContext, rel: str) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter
 from stigmergy.gates.figures import claim_text, missing_figures
-from stigmergy.gates.filing_moves import FilingMoves, moved_sources
+from stigmergy.gates.filing_moves import FilingMoves, block_from_base, block_moved, moved_sources
 from stigmergy.gates.maintenance import (
     LineLedger,
     alias_removal_accounted,
@@ -220,6 +220,11 @@ def contradiction_altered(ctx: GateContext) -> list[Violation]:
                 if why is not None:
                     ctx.records.append(why)
                     continue
+            if now is None and not is_maintenance(ctx):
+                why = block_moved(ctx, rel, block)
+                if why is not None:
+                    ctx.records.append(why)
+                    continue
             if now is None:
                 out.append(Violation("contradiction-altered", rel, f"contradiction block {cid} was dropped"))
             elif cid in ctx.resolved_blocks and ctx.resolved_blocks[cid] == rel:
@@ -231,7 +236,7 @@ def contradiction_altered(ctx: GateContext) -> list[Violation]:
         for cid in new_by_id:
             if cid not in old_ids and ctx.created_blocks.get(cid) != rel and not (
                 is_maintenance(ctx) and block_arrived(ctx, rel, new_by_id[cid])
-            ):
+            ) and not (not is_maintenance(ctx) and block_from_base(ctx, rel, new_by_id[cid])):
                 out.append(
                     Violation("contradiction-altered", rel, f"block {cid} was not rendered by code from a contradiction proposal")
                 )

@@ -11,6 +11,11 @@ page per year.
   `MAX_SECTIONS`, and hands the older ones, by year, to the archive pages `<Title> (<year>).md` beside
   the page. Only a section made entirely of lines filing writes (its heading, cited list lines, blank
   lines) moves: a line a person wrote is never moved.
+- `split_blocks` does the same for contradiction blocks: resolved ones always, and the oldest open ones
+  once more than `MAX_OPEN_BLOCKS` are open, down to `KEEP_OPEN_BLOCKS`; they move verbatim (a block's
+  links are relative to its folder, and an archive page is in the same folder).
+- An archive page holds at most about `MAX_ARCHIVE_LINES` lines: past that, the year continues on
+  `<Title> (<year>, 2).md`, then `, 3`, so no page of the wiki grows without bound.
 """
 
 from __future__ import annotations
@@ -18,25 +23,36 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stigmergy.pages.contradictions import START_PREFIX
+from stigmergy.errors import ContractError
+from stigmergy.pages.contradictions import START_PREFIX, Block, scan_blocks
 from stigmergy.pages.wiki import LEAD_END, LEAD_START
 
 MAX_SECTIONS = 24  # dated sections a page holds before its oldest move to the archive pages
 KEEP_SECTIONS = 12  # dated sections left on the page after a move (moves are batched, not per filing)
+MAX_OPEN_BLOCKS = 8  # open contradiction blocks a page holds before its oldest move to the archive pages
+KEEP_OPEN_BLOCKS = 4  # open blocks left on the page after a move
+MAX_ARCHIVE_LINES = 400  # body lines of an archive page before its year continues on the next part
 BLOCK_START = START_PREFIX
 _DATED = re.compile(r"^## (\d{4})-\d{2}-\d{2}\b")
 _FILED_HEADING = re.compile(r"^## \d{4}-\d{2}-\d{2} · ")
-_ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})\)$")
+ARCHIVE = re.compile(r"^(?P<base>.+) \((?P<year>\d{4})(?:, (?P<part>[2-9]|[1-9]\d+))?\)$")
 
 
-def archive_title(title: str, year: str) -> str:
-    return f"{title} ({year})"
+def archive_title(title: str, year: str, part: int = 1) -> str:
+    return f"{title} ({year})" if part <= 1 else f"{title} ({year}, {part})"
 
 
 def archive_base(title: str) -> str | None:
-    """The page an archive page belongs to ('Harbor API' for 'Harbor API (2026)'), else None."""
-    m = _ARCHIVE.match(title)
+    """The page an archive page belongs to ('Harbor API' for 'Harbor API (2026)' or 'Harbor API (2026,
+    2)'), else None."""
+    m = ARCHIVE.match(title)
     return m.group("base") if m else None
+
+
+def archive_key(title: str) -> tuple[str, int] | None:
+    """(year, part) of an archive page's title, else None."""
+    m = ARCHIVE.match(title)
+    return (m.group("year"), int(m.group("part") or 1)) if m else None
 
 
 def _section_end(lines: Sequence[str], start: int) -> int:
@@ -122,15 +138,59 @@ def split_archive(body: str) -> tuple[str, dict[str, list[list[str]]]]:
     return "\n".join(out).rstrip("\n") + "\n", moved
 
 
-def archive_body(title: str, base_stem: str, year: str, sections: list[list[str]], old_body: str | None) -> str:
-    """The archive page of `base_stem` for `year` with `sections` added in date order."""
-    body = old_body or "\n".join([
-        f"# {title}", "", LEAD_START,
-        f"Dated sections of [[{base_stem}]] from {year}, moved here to keep that page short.", LEAD_END, "",
-    ])
+def archive_body(
+    title: str, base_stem: str, year: str, sections: list[list[str]], old_body: str | None,
+    blocks: Sequence[str] = (), previous: str | None = None,
+) -> str:
+    """The archive page of `base_stem` for `year` with `sections` added in date order and `blocks` (exact
+    block texts) after them; `previous` is the archive part this one continues."""
+    lead = f"Dated sections and contradictions of [[{base_stem}]] from {year}, moved here to keep that page short."
+    if previous is not None:
+        lead += f" Earlier: [[{previous}]]."
+    body = old_body or "\n".join([f"# {title}", "", LEAD_START, lead, LEAD_END, ""])
     for section in sections:
         body = insert_section(body, section[0][3:13], section)
+    for block in blocks:
+        body = body.rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n"
     return body
+
+
+def split_blocks(body: str, path: str, planned_open: int, keep: frozenset[str] = frozenset()) -> tuple[str, list[Block]]:
+    """(the body left on the page, the blocks that leave it, oldest first): every resolved block, and the
+    oldest open ones when the page's open blocks with the `planned_open` this plan adds come to more than
+    MAX_OPEN_BLOCKS (down to KEEP_OPEN_BLOCKS). Blocks whose id is in `keep` stay (one this plan
+    resolves). A page whose blocks do not parse is left as it is: the gates report it."""
+    if START_PREFIX not in body:
+        return body, []
+    try:
+        blocks, errors = scan_blocks(body, path)
+    except ContractError:
+        return body, []
+    if errors:
+        return body, []
+    movable = [b for b in blocks if b.record.id not in keep]
+    leaving = [b for b in movable if b.record.status == "resolved"]
+    open_blocks = [b for b in movable if b.record.status == "open"]
+    total_open = sum(1 for b in blocks if b.record.status == "open") + planned_open
+    if total_open > MAX_OPEN_BLOCKS:
+        leaving += open_blocks[: total_open - KEEP_OPEN_BLOCKS]
+    if not leaving:
+        return body, []
+    leaving.sort(key=lambda b: b.start_line)
+    for b in leaving:
+        body = body.replace(b.text, "", 1)
+    out: list[str] = []
+    for line in body.rstrip("\n").split("\n"):  # no run of blank lines where blocks left
+        if not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+    return "\n".join(out).rstrip("\n") + "\n", leaving
+
+
+def block_year(block: Block, default: str) -> str:
+    """The year a block belongs to: its newest claim's."""
+    dates = [c.date[:4] for c in block.record.claims if c.date[:4].isdigit()]
+    return max(dates) if dates else default
 
 
 def split_lead(body: str) -> tuple[list[str], list[str], list[str]]:

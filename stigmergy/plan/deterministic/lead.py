@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from stigmergy.pages.paths import stem_of
 from stigmergy.plan.deterministic.figures import measures_in
@@ -18,6 +19,7 @@ from stigmergy.plan.deterministic.layout import archive_base, split_lead, with_l
 
 MAX_FIGURES = 5
 MAX_RELATED = 5
+MAX_ARCHIVE_LINKS = 6  # newest archive pages linked from the lead; each archive part links the one before
 _DATED = re.compile(r"^## (\d{4}-\d{2}-\d{2})\b")
 _LINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 _PRESENT = r"\s+(?:is|are|means|refers to)\s+(?:a|an|the|one of)\b"
@@ -25,9 +27,10 @@ _DEFINES = r"\s+(?:is|are|was|means|refers to)\s+(?:a|an|the|one of)\b"
 
 
 def lead_lines(
-    path: str, title: str, kind: str, aliases: list[str], body: str, archives: list[str], open_subjects: list[str]
+    path: str, title: str, kind: str, aliases: list[str], body: str, archives: list[str], open_subjects: list[str],
+    archived_open: Sequence[tuple[str, int]] = (),
 ) -> str:
-    """`body` with a fresh lead."""
+    """`body` with a fresh lead. `archives` newest first; `archived_open`: (archive page, open blocks on it)."""
     _, _, rest = split_lead(body)
     cited: list[tuple[str, str]] = []  # (section date, line) of the body's cited list lines
     date = ""
@@ -69,6 +72,9 @@ def lead_lines(
         lead.append(line)
     if open_subjects:
         lead.append("Open contradictions (recorded below): " + "; ".join(dict.fromkeys(open_subjects)) + ".")
+    if archived_open:
+        lead.append("Older open contradictions, on the archive pages: "
+                    + " · ".join(f"[[{a}]] ({n})" for a, n in archived_open) + ".")
     me = stem_of(path)
     links = Counter(
         m.group(1).strip() for line in rest if not line.startswith("#") for m in _LINK.finditer(line)
@@ -78,7 +84,9 @@ def lead_lines(
     if related:  # the entities, concepts and projects its lines link to (a heading links a dated note)
         lead.append("Related: " + " · ".join(f"[[{t}]]" for t in related))
     if archives:
-        lead.append("Archive: " + " · ".join(f"[[{a}]]" for a in archives))
+        older = len(archives) - MAX_ARCHIVE_LINKS
+        lead.append("Archive: " + " · ".join(f"[[{a}]]" for a in archives[:MAX_ARCHIVE_LINKS])
+                    + (f" · {older} older, each linked from the next" if older > 0 else ""))
     spaced: list[str] = []
     for line in lead:  # list lines stay together; every other line is a paragraph of its own
         if spaced and not (line.startswith("- ") and spaced[-1].startswith("- ")):

@@ -52,6 +52,20 @@ COMMON = set(
     Edited Joined Left Pinned Reply Replies Thread Channel Message Messages Welcome Congratulations
     """.split()
 ) | WEEKDAYS | MONTHS
+# Words of technical writing that open a sentence or stand for a value, never a name ("Return True",
+# "Raise OSError", "See PEP 8", "None"), and compass words that qualify one ("Eastern time").
+CODE_WORDS = set(
+    """
+    None True False Null Nil NaN Return Returns Returned Raise Raises Raised Yield Yields Throw Throws Await
+    Async Import Imports Def Self Args Kwargs Param Params Parameters Example Examples See Call Calls Set Sets
+    Eastern Western Northern Southern
+    """.split()
+)
+COMMON |= CODE_WORDS
+_CODE_SPAN = re.compile(r"`+[^`]*`+")
+# An identifier, a file name or an exception class is code, not a name: "README.txt", "sync_state",
+# "os.path", "OSError", "KeyboardInterrupt" stays a word of a run only when it reads as prose.
+_CODE_TOKEN = re.compile(r"^(?:.*_.*|[^.]+\.[a-z][\w.]*|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit))$")
 CONNECTORS = {"of", "de", "van", "von", "der", "den", "la", "le", "du", "da", "&", "and"}
 ORG_SUFFIX = {
     "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "Corp", "Corp.", "Corporation", "Systems", "Labs", "Lab", "Group",
@@ -110,7 +124,10 @@ class NameHit:
 
 
 def _is_cap(tok: str) -> bool:
-    return tok[0].isupper() and not tok.isdigit()
+    return tok[0].isupper() and not tok.isdigit() and not (_CODE_TOKEN.match(tok) and not tok.endswith(_ORG_DOTTED))
+
+
+_ORG_DOTTED = ("Inc.", "Ltd.", "Corp.", "Co.")
 
 
 def _strip_tok(tok: str) -> str:
@@ -123,6 +140,8 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
     """Runs of capitalised words (allowing 'of', 'de', '&' inside), each with whether it opens the
     text. Weekdays, months and common words at the start are shed; runs made only of common words vanish."""
     out: list[tuple[str, bool]] = []
+    if "`" in text:  # an inline code span is code: no name inside it
+        text = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
     toks = [(m.group(0), m.start()) for m in _TOKEN.finditer(text)]
     i = 0
     while i < len(toks):
@@ -151,10 +170,12 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
         initial = not prefix.strip() or bool(re.search(r"[.!?:;]\s*[\"'(]?$|^\W*$", prefix))
         words = [_strip_tok(t) for t, _ in run]
         # Shed leading and trailing words that are not part of a name.
-        while words and (words[0] in COMMON or words[0].lower() in CONNECTORS or _looks_figure(words[0])):
+        while words and (words[0] in COMMON or words[0].lower() in CONNECTORS or _looks_figure(words[0])
+                         or _lone_letter(words[0])):
             words.pop(0)
             initial = False if words else initial
-        while words and (words[-1] in COMMON or words[-1].lower() in CONNECTORS or _looks_figure(words[-1])):
+        while words and (words[-1] in COMMON or words[-1].lower() in CONNECTORS or _looks_figure(words[-1])
+                         or _lone_letter(words[-1])):
             words.pop()
         # Break at any inner weekday/month/common-only token group.
         if not words:
@@ -166,6 +187,13 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
             continue
         out.append((name, initial and words[0] == _strip_tok(run[0][0])))
     return out
+
+
+def _lone_letter(word: str) -> bool:
+    """A lone letter at the edge of a run is half of a split phrase ("I/O Completion Ports" read from "O",
+    "the Python C API" ending at "C"), not a word of a name: it is shed. An initial inside a name ("Harry
+    S Truman") is not at an edge."""
+    return len(word) == 1 and word.isalpha()
 
 
 def _looks_figure(tok: str) -> bool:

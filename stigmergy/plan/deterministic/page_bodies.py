@@ -28,13 +28,17 @@ from stigmergy.plan.deterministic.analysis import (
 )
 from stigmergy.plan.deterministic.contradictions import Conflict
 from stigmergy.plan.deterministic.layout import (
+    MAX_ARCHIVE_LINES,
     archive_base,
     archive_body,
+    archive_key,
     archive_title,
+    block_year,
     insert_section,
     split_archive,
+    split_blocks,
 )
-from stigmergy.plan.deterministic.lead import lead_lines
+from stigmergy.plan.deterministic.lead import MAX_ARCHIVE_LINKS, lead_lines
 from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
 from stigmergy.plan.schema import CreatePage, UpdatePage
 
@@ -181,52 +185,104 @@ def entity_page(st: Filing, e: Entity, heading: str) -> None:
 
 
 def _shaped(st: Filing, path: str, title: str, kind: str, aliases: list[str], body: str) -> str:
-    """A page body as filing leaves it: bounded (its oldest dated sections moved to the archive page of
-    their year, created or updated in this plan) and opening with a fresh lead."""
+    """A page body as filing leaves it: bounded (its oldest dated sections, its resolved contradiction
+    blocks and its oldest open ones past a bound moved to the archive pages of their year, created or
+    updated in this plan) and opening with a fresh lead."""
     body, moved = split_archive(body)
+    planned = [c.subject for c in st.contradictions if c.page == path]
+    resolving = st.page.resolution.resolves if st.page.resolution is not None else None
+    body, leaving = split_blocks(body, path, len(planned), frozenset({resolving} if resolving else ()))
+    blocks: dict[str, list[str]] = {}
+    for b in leaving:
+        blocks.setdefault(block_year(b, st.date[:4]), []).append(b.text)
     folder, stem = path.rsplit("/", 1)[0], path.rsplit("/", 1)[1][:-3]
-    for year, sections in sorted(moved.items()):
-        atitle = archive_title(title, year)
-        apath = f"{folder}/{archive_title(stem, year)}.md"
-        got = existing(st, apath) if st.all_stems.get(stem_of(apath).casefold()) == apath else None
+    archives = _archives(st, folder, stem)
+    for year in sorted(set(moved) | set(blocks)):
+        sections, texts = moved.get(year, []), blocks.get(year, [])
+        incoming = sum(len(sec) + 1 for sec in sections) + sum(t.count("\n") + 1 for t in texts)
+        parts = sorted(k for k in archives if k[0] == year)
+        part = parts[-1][1] if parts else 1
+        apath = archives.get((year, part))
+        got = existing(st, apath) if apath is not None else None
+        if got is not None and got[1].count("\n") + incoming > MAX_ARCHIVE_LINES:
+            part, got = part + 1, None  # this year's archive is full: the next part continues it
+        atitle = archive_title(title, year, part)
+        apath = f"{folder}/{archive_title(stem, year, part)}.md"
         pending = next((m for m in st.mutations if isinstance(m, CreatePage | UpdatePage)
                         and (getattr(m, "path", None) == apath or getattr(m, "title", None) == atitle)), None)
         if pending is not None:  # a second page of this plan moving into the same archive: never here
             continue
+        # Each archive page links the newest one before it, so the lead links only the newest few.
+        previous = stem_of(archives[max(archives)]) if archives and got is None else None
+        reason = f"oldest dated sections and contradictions of {stem} moved out of the page"
         if got is None:
             ptype = path.split("/")[-2]
             mtype = {"entities": "entity", "concepts": "concept", "projects": "project"}.get(ptype, "note")
             st.mutations.append(CreatePage(
-                type=mtype, title=atitle, body=archive_body(atitle, stem, year, sections, None), status="seed",
-                layer=st.layer, entity_type=kind if mtype == "entity" else None,
-                reason=f"oldest dated sections of {stem} moved out of the page",
+                type=mtype, title=atitle, body=archive_body(atitle, stem, year, sections, None, texts, previous),
+                status="seed", layer=st.layer, entity_type=kind if mtype == "entity" else None, reason=reason,
             ))
         else:
             st.mutations.append(UpdatePage(
-                path=apath, body=archive_body(atitle, stem, year, sections, got[1]),
-                reason=f"oldest dated sections of {stem} moved out of the page",
+                path=apath, body=archive_body(atitle, stem, year, sections, got[1], texts), reason=reason,
             ))
         st.all_stems.setdefault(stem_of(apath).casefold(), apath)
-    archives = sorted(
-        (p for p in st.all_stems.values() if p.startswith(folder + "/") and archive_base(stem_of(p)) == stem),
-        reverse=True,
-    )
-    return lead_lines(path, title, kind, aliases, body, [stem_of(p) for p in archives], _open_blocks(st, path))
+        archives[(year, part)] = apath
+    newest = [stem_of(p) for _, p in sorted(archives.items(), reverse=True)]
+    open_here = _open_subjects(body, path) + planned
+    return lead_lines(path, title, kind, aliases, body, newest, open_here, _archived_open(st, newest))
 
 
-def _open_blocks(st: Filing, path: str) -> list[str]:
-    """Subjects of the open contradictions on the page, with those this plan records on it."""
-    planned = [c.subject for c in st.contradictions if c.page == path]
-    got = existing(st, path)
-    if got is None or _BLOCK_START not in got[1]:
-        return planned
+def _archives(st: Filing, folder: str, stem: str) -> dict[tuple[str, int], str]:
+    """(year, part) -> path of the archive pages of the page `folder/stem.md`."""
+    out: dict[tuple[str, int], str] = {}
+    for p in st.all_stems.values():
+        if p.startswith(folder + "/") and p.count("/") == folder.count("/") + 1 and archive_base(stem_of(p)) == stem:
+            key = archive_key(stem_of(p))
+            if key is not None:
+                out[key] = p
+    return out
+
+
+def _open_subjects(body: str, path: str) -> list[str]:
+    """Subjects of the open contradictions on the page body."""
+    if _BLOCK_START not in body:
+        return []
     from stigmergy.pages.contradictions import scan_blocks
 
     try:
-        blocks, _ = scan_blocks(got[1], path)
+        blocks, _ = scan_blocks(body, path)
     except ContractError:
-        return planned
-    return [b.record.subject for b in blocks if b.record.status == "open"] + planned
+        return []
+    return [b.record.subject for b in blocks if b.record.status == "open"]
+
+
+_OPEN_MARK = "> **Contradiction (open):**"
+
+
+def _archived_open(st: Filing, archives: list[str]) -> list[tuple[str, int]]:
+    """(archive page, open blocks on it) for the newest archive pages (at most MAX_ARCHIVE_LINKS, so the
+    lead and its cost stay bounded), counted from the page text."""
+    out = []
+    for title in archives[:MAX_ARCHIVE_LINKS]:
+        path = st.all_stems.get(title.casefold())
+        body = ""
+        if path is not None and path in st.pages_read:
+            got = st.pages_read[path]
+            body = got[1] if got is not None else ""
+        elif path is not None:
+            try:  # only counted: no front matter parsed
+                body = (st.ctx.root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                body = ""
+        pending = next((m for m in st.mutations if isinstance(m, CreatePage | UpdatePage)
+                        and (getattr(m, "path", None) == path or getattr(m, "title", None) == title)), None)
+        if pending is not None:
+            body = pending.body
+        n = body.count(_OPEN_MARK)
+        if n:
+            out.append((title, n))
+    return out
 
 
 def concepts(st: Filing, entities: dict[str, Entity]) -> dict[str, tuple[str, list[int], int | None]]:

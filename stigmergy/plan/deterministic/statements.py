@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stigmergy.pages.markdown import code_lines
+from stigmergy.pages.markdown import code_lines, code_span_ranges
 from stigmergy.pages.source import is_unsure
 
 # ---------------------------------------------------------------------------------------------- units
@@ -87,7 +87,20 @@ def clean_inline(text: str) -> str:
 
 
 def source_links(text: str) -> list[Link]:
-    return [Link(m.group(1).strip(), (m.group(2) or "").strip() or None) for m in _WIKILINK.finditer(text)]
+    """The wikilinks the source writes as links: one inside a fence, an indented code block or an inline
+    code span is text (a syntax example, "`[[Entity|variant]]`", names no entity and no alias)."""
+    if "[[" not in text:
+        return []
+    code = code_lines(text) if "```" in text or "~~~" in text or "\n    " in text or "\n\t" in text else frozenset()
+    out: list[Link] = []
+    for n, line in enumerate(text.split("\n")):
+        if "[[" not in line or n in code:
+            continue
+        spans = code_span_ranges(line)
+        for m in _WIKILINK.finditer(line):
+            if not any(a <= m.start() < b for a, b in spans):
+                out.append(Link(m.group(1).strip(), (m.group(2) or "").strip() or None))
+    return out
 
 
 def _split_sentences(joined: str) -> list[tuple[int, int]]:

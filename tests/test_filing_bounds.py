@@ -1,0 +1,167 @@
+"""Filing cost that stays flat (issue 27): a repository's loose objects packed as filing goes, every part
+of a page bounded (dated sections, contradiction blocks, aliases, archive pages), and the words of
+technical writing that are not entities."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from stigmergy.repo.git import Git
+
+
+def _loose(root: Path) -> int:
+    out = subprocess.run(["git", "count-objects"], cwd=root, capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def test_commits_pack_loose_objects_past_a_threshold(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git = Git(tmp_path)
+    for i in range(6):
+        (tmp_path / "page.md").write_text("".join(f"line {k}\n" for k in range(i * 50)) or "x\n")
+        git.commit_paths(["page.md"], f"commit {i}", "T", "t@example.com")
+    assert _loose(tmp_path) >= 18  # a blob, a tree and a commit each time, below the threshold: loose
+    assert not git.pack_loose(threshold=10**9)
+    assert git.pack_loose(threshold=0)
+    assert _loose(tmp_path) == 0
+    assert git.run("log", "--format=%s").split("\n")[0] == "commit 5"  # history intact, now packed
+    assert (tmp_path / ".git" / "objects" / "pack").is_dir()
+
+
+# -- contradiction blocks and archive pages: bounded, moved verbatim, checked by the gates -------------
+
+import pytest  # noqa: E402
+from test_plan_support import file_and_commit, make_repo, op_for, write_source  # noqa: E402
+
+from stigmergy.gates.engine import evaluate  # noqa: E402
+from stigmergy.pages.contradictions import scan_blocks  # noqa: E402
+from stigmergy.pages.frontmatter import split_front_matter  # noqa: E402
+from stigmergy.plan.deterministic import layout, page_bodies  # noqa: E402
+from stigmergy.plan.schema import CreatePage, Plan, UpdatePage  # noqa: E402
+from stigmergy.settings import Settings  # noqa: E402
+
+ENTITY = "wiki/entities/Halden Logistics.md"
+
+
+def _text(root: Path, rel: str) -> str:
+    return (root / rel).read_text(encoding="utf-8")
+
+
+def _blocks(root: Path, rel: str) -> list:
+    return scan_blocks(split_front_matter(_text(root, rel))[1], rel)[0]
+
+
+def _disagreeing(root: Path, pairs: int, start: int = 1) -> None:
+    """Two documents per year that disagree on Halden Logistics' revenue of that fiscal year."""
+    n = start
+    for k in range(pairs):
+        year = 2010 + k
+        for value in (100 + k, 200 + k):
+            text = (f"Halden Logistics signed order {n} for the Atlas rollout, said Maria Chen.\n"
+                    f"Halden Logistics revenue in FY{year} was ${value}k according to finance.\n")
+            rel = write_source(root, n, text, title=f"Halden review {n}", metadata={"participants": ["Maria Chen"]},
+                               occurred_at=f"2024-{1 + n % 12:02d}-{1 + n % 27:02d}")
+            file_and_commit(root, rel, n)
+            n += 1
+
+
+def test_open_blocks_past_the_bound_move_verbatim_to_the_archive(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    pairs = layout.MAX_OPEN_BLOCKS + 2
+    _disagreeing(root, pairs)
+    on_page = _blocks(root, ENTITY)
+    archives = sorted(p.relative_to(root).as_posix() for p in (root / "wiki/entities").glob("Halden Logistics (*).md"))
+    archived = [b for rel in archives for b in _blocks(root, rel)]
+    assert archived, "no block left the page"
+    assert len(on_page) <= layout.MAX_OPEN_BLOCKS
+    ids = [b.record.id for b in on_page + archived]
+    assert len(ids) == len(set(ids)) == pairs  # every contradiction recorded once, none lost
+    assert all(b.record.status == "open" for b in on_page + archived)
+    body = split_front_matter(_text(root, ENTITY))[1]
+    assert "Older open contradictions, on the archive pages: [[Halden Logistics (" in body
+    # The archive page cites what the blocks that moved cite (the page's own dated sections still do too).
+    moved = {c.source for b in archived for c in b.record.claims}
+    assert moved <= {s for rel in archives for s in split_front_matter(_text(root, rel))[0]["sources"]}
+
+
+def _moving_plan(root: Path, body: str, block_text: str, archive_title: str, archive_block: str) -> Plan:
+    kept = body.replace(block_text, "", 1)
+    archive = CreatePage(type="entity", title=archive_title, body=f"# {archive_title}\n\n{archive_block}",
+                         entity_type="organisation", reason="test")
+    return Plan(mutations=(UpdatePage(path=ENTITY, body=kept, reason="test"), archive))
+
+
+def test_gates_accept_a_block_moved_only_verbatim_to_the_pages_own_archive(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    block = _blocks(root, ENTITY)[0]
+    body = split_front_matter(_text(root, ENTITY))[1]
+    rel = write_source(root, 90, "Nothing.\n", title="t")
+    op = op_for(root, rel, 90)
+    altered = block.text.replace("Sources disagree", "Sources differ")
+    for title, arriving, ok in (
+        ("Halden Logistics (2024)", block.text, True),
+        ("Halden Logistics (2024, 2)", block.text, True),
+        ("Other Logistics (2024)", block.text, False),  # not this page's archive
+        ("Halden Logistics (2024)", altered, False),  # changed on the way
+    ):
+        verdict = evaluate(_moving_plan(root, body, block.text, title, arriving), root, Settings(), op)
+        assert verdict.ok is ok, (title, verdict.violations)
+        if not ok:
+            assert "contradiction-altered" in {v.rule for v in verdict.violations}
+    # Dropped with nowhere to go: refused as before.
+    dropped = Plan(mutations=(UpdatePage(path=ENTITY, body=body.replace(block.text, "", 1), reason="test"),))
+    assert "contradiction-altered" in {v.rule for v in evaluate(dropped, root, Settings(), op).violations}
+
+
+def test_a_full_archive_year_continues_on_its_next_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layout, "MAX_SECTIONS", 4)
+    monkeypatch.setattr(layout, "KEEP_SECTIONS", 2)
+    monkeypatch.setattr(page_bodies, "MAX_ARCHIVE_LINES", 12)
+    root = make_repo(tmp_path)
+    for n in range(1, 13):
+        text = (f"Halden Logistics signed order {n} for the Atlas rollout, said Maria Chen.\n"
+                f"Halden Logistics ships it from the north yard in week {n}.\n")
+        rel = write_source(root, n, text, title=f"Halden call {n}", metadata={"participants": ["Maria Chen"]},
+                           occurred_at=f"2024-{n:02d}-10")
+        file_and_commit(root, rel, n)
+    names = sorted(p.name for p in (root / "wiki/entities").glob("Halden Logistics (*).md"))
+    assert "Halden Logistics (2024).md" in names and "Halden Logistics (2024, 2).md" in names
+    second = split_front_matter(_text(root, "wiki/entities/Halden Logistics (2024, 2).md"))[1]
+    assert "Earlier: [[Halden Logistics (2024)]]" in second
+    from stigmergy.plan.context import catalogue
+
+    assert all("(" not in n for n in catalogue(root, "public").names())  # archive parts are no identities
+
+
+def test_archive_titles() -> None:
+    assert layout.archive_title("Acme", "2025") == "Acme (2025)"
+    assert layout.archive_title("Acme", "2025", 3) == "Acme (2025, 3)"
+    assert layout.archive_key("Acme (2025, 3)") == ("2025", 3) and layout.archive_key("Acme (2025)") == ("2025", 1)
+    assert layout.archive_base("Acme (2025, 1)") is None  # part 1 is the plain year: one spelling per page
+    assert layout.archive_base("Acme (v2, 3)") is None
+
+
+# -- technical writing: code words, code spans, fences ----------------------------------------------
+
+def test_code_words_and_split_phrases_are_no_names() -> None:
+    from stigmergy.plan.deterministic.names import proper_name_runs
+
+    for text in (
+        "Return True when the cache is warm, otherwise None.",
+        "Raise OSError if the socket closes; False means the budget is spent.",
+        "See PEP for naming, and README.txt for the build steps.",
+        "It returns `Client(None)` from the `sync_state` call.",
+    ):
+        assert [n for n, _ in proper_name_runs(text) if n != "PEP"] == [], text
+    assert [n for n, _ in proper_name_runs("It needs the Python C extension.")] == ["Python"]
+    assert [n for n, _ in proper_name_runs("Harry S Truman met Acme Corp.")][0] == "Harry S Truman"
+
+
+def test_a_wikilink_in_code_is_text() -> None:
+    from stigmergy.plan.deterministic.statements import source_links
+
+    text = ("Use `[[Entity|variant]]` for an alias, or [[Acme Corp|Acme]].\n\n```markdown\n[[Entity|variant]]\n```\n\n"
+            "    [[Indented|code]]\n")
+    assert [(lk.target, lk.label) for lk in source_links(text)] == [("Acme Corp", "Acme")]
