@@ -144,3 +144,171 @@ def test_mcp_reads_as_the_tokens_person(server: Any) -> None:
         r = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                    headers={"authorization": "Bearer stg_not-a-token", "accept": "application/json, text/event-stream"})
         assert r.status_code == 401
+
+
+BOARD_NOTE = "layers/board/wiki/notes/Board minutes.md"
+Q1 = "wiki/notes/Q1 report.md"
+
+
+def _board_source(wiki_root: Path) -> str:
+    return next(p.relative_to(wiki_root).as_posix() for p in (wiki_root / "layers" / "board" / "sources").rglob("*.md"))
+
+
+def test_a_page_renders_citations_contradictions_and_freshness(server: Any) -> None:
+    import re
+
+    client = signed_in(server, PUBLIC)
+    r = client.get(f"/page/{Q1}")
+    assert r.status_code == 200
+    assert "id=fresh" in r.text and "(current)" in r.text
+    assert "<section class=contradiction" in r.text and "2026-03-28" in r.text and "2026-04-02" in r.text
+    assert "$1.1M" in r.text and "$1.3M" in r.text and "status <span class=status id=status>developing" in r.text
+    href = re.search(r'href="(/page/sources/[^"]+\?hl=(\d+)-\d+#L\d+)" class="citation"', r.text)
+    assert href is not None
+    source = client.get(href.group(1).replace("&amp;", "&"))
+    line = href.group(2)
+    assert source.status_code == 200
+    row = re.search(rf"<tr id=L{line} class=hl>.*?</tr>", source.text)
+    assert row is not None and "Aurora revenue was $1.3M" in row.group(0)
+    assert source.text.count("class=hl") == 1
+    assert "submitted by" in source.text and "test@example.com" in source.text and "sha256" in source.text
+
+
+def test_history_lists_the_pages_commits_and_withholds_what_touched_other_layers(server: Any) -> None:
+    # The fixture's one commit wrote the public note and the board's pages together.
+    board = signed_in(server, BOARD).get(f"/history/{Q1}")
+    assert board.status_code == 200 and "<td>pages</td>" in board.text
+    public = signed_in(server, PUBLIC).get(f"/history/{Q1}")
+    assert public.status_code == 200 and "<td>pages</td>" not in public.text
+    assert "also touched layers you do not read" in public.text
+
+
+def _not_found_body(client: httpx.Client, path: str) -> str:
+    r = client.get(path)
+    assert r.status_code == 404, (path, r.status_code)
+    return r.text
+
+
+def test_a_public_reader_never_reaches_the_board_layer(server: Any, wiki_root: Path) -> None:
+    client = signed_in(server, PUBLIC)
+    board_source = _board_source(wiki_root)
+    for kind in ("page", "history", "original"):
+        for path in (BOARD_NOTE, board_source):
+            body = _not_found_body(client, f"/{kind}/{path}")
+            absent = _not_found_body(client, f"/{kind}/{path.replace('Board', 'Bored').replace('cap_', 'cap_0')}")
+            # Not yours to read and absent are the same answer, to the byte (but for the path asked).
+            assert body.replace(path, "P") == absent.replace(path.replace("Board", "Bored").replace("cap_", "cap_0"), "P")
+            assert CANARY not in body and "Orbis" not in body
+    # Through a traversal, an encoded slash, a fragment reference.
+    for sneaky in ("/page/wiki/../layers/board/wiki/notes/Board%20minutes.md", "/page/layers%2Fboard%2Fwiki%2Fnotes%2FBoard%20minutes.md",
+                   f"/page/{BOARD_NOTE}%231"):
+        r = client.get(sneaky)
+        assert r.status_code == 404 and CANARY not in r.text and "Orbis" not in r.text, sneaky
+    for path in ("/search?q=" + CANARY + "+Orbis+acquire", "/search?q=board+minutes", "/ask?q=Who+offered+to+acquire+Aurora%3F",
+                 "/contradictions", "/", f"/page/{Q1}", "/entity/Aurora", f"/history/{Q1}"):
+        r = client.get(path)
+        text = r.text.replace(CANARY + " Orbis acquire", "")  # the query is echoed in its own box
+        assert "layers/board" not in text and "Orbis" not in text and "Board minutes" not in text, path
+    # The board reader sees it all, by the same doors.
+    board = signed_in(server, BOARD)
+    assert board.get(f"/page/{BOARD_NOTE}").status_code == 200
+    assert CANARY in board.get(f"/page/{BOARD_NOTE}").text
+    assert "layers/board" in board.get("/search?q=" + CANARY).text
+    assert board.get(f"/history/{BOARD_NOTE}").status_code == 200
+
+
+def test_no_identity_comes_from_the_request(server: Any) -> None:
+    client = signed_in(server, PUBLIC)
+    for extra in ({"as": BOARD}, {"reader": BOARD}):
+        r = client.get(f"/page/{BOARD_NOTE}", params=extra, headers={"x-stigmergy-reader": BOARD})
+        assert r.status_code == 404
+    client.cookies.set("reader", BOARD)
+    assert CANARY not in client.get("/search", params={"q": "Orbis acquire", "as": BOARD}).text
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+def test_every_repository_string_is_escaped(tmp_path: Path) -> None:
+    from test_answer_support import line_of
+    from test_index_support import HashEmbedder, RepoBuilder, cite
+
+    from stigmergy.index.build import build_index
+
+    b = RepoBuilder(tmp_path / "w")
+    src = b.source(f"Memo {HOSTILE}", f"Evil says {HOSTILE} and \"quotes\" & ampersands.\n", key="evil")
+    n = line_of(b.root, src, "Evil says")
+    title = "Memo \"onmouseover=alert(1) x='"
+    note = f"wiki/notes/{title}.md"
+    b.wiki("note", title, f"- Evil says {HOSTILE} [[{HOSTILE}|<b>label</b>]] [x](javascript:alert(1)) {cite(note, src, n)}\n")
+    b.wiki("entity", "Aurora", f"- Aurora appears with {HOSTILE}. {cite('wiki/entities/Aurora.md', src, n)}\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    with running_server(b.root, tmp_path / "tokens.json") as srv:
+        client = signed_in(srv, PUBLIC)
+        pages = [f"/page/{note}", f"/page/{src}", f"/page/{src}?hl=1-999", "/search?q=Evil+says+alert",
+                 f"/search?q={HOSTILE}", f"/ask?q={HOSTILE}", "/entity/Aurora", f"/history/{note}",
+                 f"/page/{HOSTILE}", f"/entity/{HOSTILE}", "/"]
+        for path in pages:
+            r = client.get(path)
+            assert r.status_code in (200, 400, 404), path
+            lowered = r.text.lower()
+            assert "<script" not in lowered and "<img" not in lowered and "<b>label" not in lowered, path
+            assert "href=\"javascript" not in lowered and "href=javascript" not in lowered, path
+            assert 'x="' not in r.text and "onmouseover=alert(1) x=" not in r.text.replace("&quot;onmouseover", ""), path
+        assert "&lt;script&gt;" in client.get(f"/page/{note}").text
+
+
+def _captured_wiki(wiki: Path) -> tuple[str, str]:
+    """The conftest wiki with a board layer, one public and one board capture, indexed."""
+    from conftest import git, run_cli
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+    from stigmergy.settings import load_settings
+
+    with (wiki / "stigmergy.toml").open("a") as fh:
+        fh.write(f'\n[layers.board]\nreaders = ["{BOARD}"]\n')
+    git(wiki, "commit", "-qam", "board layer")
+    assert run_cli(["capture", "--text", "Aurora opened a Lisbon office in March 2026.", "--title", "Lisbon"], wiki)[0] == 0
+    code, _out, err = run_cli(["--as", BOARD, "capture", "--layer", "board", "--title", "Offer",
+                               "--text", f"{CANARY}: Orbis offered $72M for Aurora."], wiki)
+    assert code == 0, err
+    build_index(wiki, load_settings(wiki, {}), embedder=HashEmbedder())
+    public = next(p for p in (wiki / "sources").rglob("cap_*.md")).relative_to(wiki).as_posix()
+    board = next(p for p in (wiki / "layers" / "board" / "sources").rglob("cap_*.md")).relative_to(wiki).as_posix()
+    return public, board
+
+
+def test_original_bytes_reach_only_readers_of_their_layer(wiki: Path, tmp_path: Path) -> None:
+    public_src, board_src = _captured_wiki(wiki)
+    with running_server(wiki, tmp_path / "tokens.json") as srv:
+        public = signed_in(srv, PUBLIC)
+        r = public.get(f"/original/{public_src}")
+        assert r.status_code == 200 and r.content == b"Aurora opened a Lisbon office in March 2026."
+        assert r.headers["content-type"] == "application/octet-stream"
+        assert r.headers["content-disposition"].startswith("attachment")
+        assert "Original bytes" in public.get(f"/page/{public_src}").text
+        assert public.get(f"/original/{board_src}").status_code == 404
+        board = signed_in(srv, BOARD)
+        assert CANARY.encode() in board.get(f"/original/{board_src}").content
+
+
+def test_capture_through_mcp_only_when_allowed_and_only_into_readable_layers(wiki: Path, tmp_path: Path) -> None:
+    _captured_wiki(wiki)
+    with running_server(wiki, tmp_path / "tokens.json") as srv:
+        _r, token = srv.tokens.add(PUBLIC)
+        (off,) = _mcp(srv, token, [("capture", {"text": "Nope."})])
+        assert off.is_error
+    with running_server(wiki, tmp_path / "tokens.json", allow_capture=True) as srv:
+        into_board, into_public = _mcp(srv, token, [
+            ("capture", {"text": "Orbis board note.", "layer": "board"}),
+            ("capture", {"text": "Aurora hired a CFO in May 2026.", "title": "CFO"})])
+        assert into_board.is_error and "may write to" in into_board.content[0].text
+        assert not into_public.is_error, into_public.content[0].text
+        assert into_public.structured_content["capture"]["status"] in ("filed", "captured")
+    from conftest import git
+
+    log = git(wiki, "log", "-1", "--format=%B")
+    assert "CFO" in log or "capture" in log
+    assert "board note" not in git(wiki, "log", "--format=%B")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import html
 from typing import Any
+from urllib.parse import quote
 
 from stigmergy.errors import StigmergyError
+from stigmergy.server.markdown import page_url, render_markdown
 
 STYLESHEET = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430;background:#fafafa}
@@ -86,11 +88,239 @@ def error_page(session: Any, exc: StigmergyError, status: int) -> str:
                   session, session.service.freshness())
 
 
-def home_page(session: Any) -> str:
-    from stigmergy.mcp import tools
+def _lines_label(start: int, end: int) -> str:
+    return f"L{start}" + (f"-L{end}" if end != start else "")
 
-    status = tools.status(session)
-    rows = "".join(f"<li>{e(t)}: {e(n)}</li>" for t, n in (status.get("pages_by_type") or {}).items())
-    body = (f"<h1>Wiki</h1><p>You read as <b>{e(status['reader'])}</b>, layers: "
-            f"{e(', '.join(status['layers']))}.</p><ul>{rows}</ul>")
+
+def cite_link(path: str, start: int, end: int, text: str | None = None) -> str:
+    label = text if text is not None else f"{path}#{_lines_label(start, end)}"
+    return f"<a class=citation href=\"{e(page_url(path, (start, end)))}\">{e(label)}</a>"
+
+
+def page_link(path: str, title: str | None = None) -> str:
+    return f"<a href=\"{e(page_url(path))}\">{e(title or path)}</a>"
+
+
+def home_page(session: Any, status: dict[str, Any], listed: dict[str, Any] | None) -> str:
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for p in (listed or {}).get("pages", []):
+        by_type.setdefault(p["type"], []).append(p)
+    sections = "".join(
+        f"<h2>{e(t)} ({len(ps)})</h2><ul>" + "".join(
+            f"<li>{page_link(p['path'], p['title'])} <span class=meta>{e(p.get('status') or '')} "
+            f"{e(p.get('date') or '')}</span></li>" for p in ps) + "</ul>"
+        for t, ps in sorted(by_type.items()) if t != "source")
+    total = (listed or {}).get("total")
+    body = (f"<h1>Wiki</h1><p>You read as <b>{e(status['reader'])}</b>; layers: "
+            f"{e(', '.join(status['layers']))}. Pages: {e(total if total is not None else 'no index')}; "
+            f"contradictions open: {e((status.get('contradictions') or {}).get('open', 0))} "
+            "(<a href='/contradictions'>list</a>).</p>" + sections)
     return layout("Home", body, session, status.get("index"))
+
+
+# ------------------------------------------------------------ a page
+
+
+def _contradiction(block: dict[str, Any]) -> str:
+    claims = "".join(
+        f"<div class=claim><div class=meta>{e(c['date'])}</div><p>{e(c['text'])}</p>"
+        f"{cite_link(c['path'], c['start'], c['end'])}</div>" for c in block["claims"])
+    resolution = ""
+    if block.get("resolution"):
+        r = block["resolution"]
+        resolution = (f"<p><b>Resolved {e(r['date'])}:</b> {e(r['rationale'])} "
+                      f"({page_link(r['path'], r['source'])})</p>")
+    return (f"<section class=contradiction id=\"{e(block['id'])}\"><h3>Contradiction "
+            f"<span class=status>{e(block['status'])}</span>: {e(block['subject'])}</h3>"
+            f"<p>{e(block['explanation'])}</p><div class=claims>{claims}</div>{resolution}</section>")
+
+
+def _body_lines(content: str) -> tuple[list[str], int]:
+    """The file's lines after its front matter, and the file line number of the first of them."""
+    lines = content.split("\n")
+    if lines and lines[0] == "---":
+        for i in range(1, len(lines)):
+            if lines[i] in ("---", "..."):
+                return lines[i + 1:], i + 2
+    return lines, 1
+
+
+def wiki_body(page: dict[str, Any]) -> str:
+    """The page's Markdown as HTML, each contradiction block drawn from its record instead of its text."""
+    links = {(link["target"] or "").casefold(): link["path"] for link in page["links"] if link.get("path")}
+    lines, first = _body_lines(page["content"])
+    by_start = {b["start"]: b for b in page.get("blocks", [])}
+    out: list[str] = []
+    chunk: list[str] = []
+    n = first
+    i = 0
+    while i < len(lines):
+        block = by_start.get(n)
+        if block is not None:
+            out.append(render_markdown("\n".join(chunk), page["path"], links))
+            chunk = []
+            out.append(_contradiction(block))
+            skip = block["end"] - block["start"] + 1
+            i += skip
+            n += skip
+            continue
+        chunk.append(lines[i])
+        i += 1
+        n += 1
+    out.append(render_markdown("\n".join(chunk), page["path"], links))
+    return "".join(out)
+
+
+def _source_body(page: dict[str, Any], highlight: tuple[int, int] | None) -> str:
+    fm = page["front_matter"]
+    arts = fm.get("artifacts") or []
+    rows = [("submitted by", fm.get("submitted_by")), ("occurred", fm.get("occurred_at")),
+            ("captured", fm.get("captured_at")), ("origin", fm.get("origin")), ("locator", fm.get("locator")),
+            ("layer", page["layer"])]
+    for a in arts if isinstance(arts, list) else []:
+        if isinstance(a, dict):
+            rows += [("sha256", a.get("sha256")), ("media type", a.get("media_type")), ("bytes", a.get("bytes")),
+                     ("extractor", f"{a.get('extractor')} {a.get('extractor_version')}")]
+    prov = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows)
+    original = (f"<p><a id=original href=\"/original/{e(quote(page['path']))}\">Original bytes</a> "
+                "(downloaded, never shown inline)</p>") if arts else ""
+    lo, hi = highlight or (0, -1)
+    table = "".join(
+        f"<tr id=L{n}{' class=hl' if lo <= n <= hi else ''}><td class=n><a href='#L{n}'>{n}</a></td>"
+        f"<td>{e(line)}</td></tr>" for n, line in enumerate(page["content"].split("\n"), 1))
+    return (f"<table class=prov id=provenance>{prov}</table>{original}"
+            f"<table class=src id=source>{table}</table>")
+
+
+def page_view(session: Any, result: dict[str, Any], highlight: tuple[int, int] | None) -> str:
+    page = result["pages"][0]
+    fm = page["front_matter"]
+    meta = [f"<span class=status>{e(page['type'])}</span>"]
+    if page["type"] != "source":
+        meta.append(f"status <span class=status id=status>{e(fm.get('status'))}</span>")
+        if "confidence" in fm:
+            meta.append(f"confidence {e(fm.get('confidence'))}")
+        meta.append(f"updated {e(fm.get('updated'))}")
+    meta.append(f"layer {e(page['layer'])}")
+    meta.append(f"<a href=\"/history/{e(quote(page['path']))}\">history</a>")
+    if page["type"] == "entity":
+        meta.append(f"<a href=\"/entity/{e(quote(page['title']))}\">neighbourhood</a>")
+    body = _source_body(page, highlight) if page["type"] == "source" else wiki_body(page)
+    links = "".join(f"<li>{page_link(x['path'], x['title'])}</li>" for x in page["links"] if x.get("path"))
+    backs = "".join(f"<li>{page_link(x['path'], x['title'])}</li>" for x in page["backlinks"])
+    side = (f"<nav class=side><h3>Links</h3><ul id=links>{links or '<li>none</li>'}</ul>"
+            f"<h3>Backlinks</h3><ul id=backlinks>{backs or '<li>none</li>'}</ul></nav>")
+    title = f"<h1>{e(page['title'])}</h1>" if page["type"] == "source" else ""
+    html_ = (f"{title}<p class=meta>{' · '.join(meta)}</p><p class=meta>{e(page['path'])}</p>"
+             f"<article id=page>{body}</article>{side}")
+    return layout(page["title"], html_, session, result.get("index"))
+
+
+def history_page(session: Any, path: str, commits: list[dict[str, Any]], index: dict[str, Any] | None) -> str:
+    rows = "".join(
+        f"<tr><td><code>{e(c['commit'][:10])}</code></td><td>{e(c['date'])}</td>"
+        + ("<td colspan=2 class=meta>(a change that also touched layers you do not read)</td>" if c["withheld"]
+           else f"<td>{e(c['author'])}</td><td>{e(c['subject'])}</td>") + "</tr>"
+        for c in commits)
+    body = (f"<h1>History of {page_link(path)}</h1><table id=history><tr><th>commit</th><th>date</th>"
+            f"<th>author</th><th>subject</th></tr>{rows}</table>")
+    return layout("History", body, session, index)
+
+
+# ------------------------------------------------------------ search, ask, contradictions, entity
+
+
+def search_page(session: Any, query: str, result: dict[str, Any] | None) -> str:
+    form = (f"<form action='/search' method=get><input type=text name=q value=\"{e(query)}\" id=q> "
+            "<button type=submit>Search</button></form>")
+    if result is None:
+        return layout("Search", "<h1>Search</h1>" + form, session, session.service.freshness())
+    hits = []
+    for h in result["hits"]:
+        arms = ", ".join(f"{e(k)} #{e(v)}" for k, v in h["arms"].items() if v is not None)
+        factors = ", ".join(f"{e(k)} {float(v):.3g}" for k, v in h["factors"].items())
+        a, b = h["lines"]
+        frag = f"fragment {h['fragment']}, lines {a}-{b}"
+        hits.append(
+            f"<div class=hit><div>{page_link(h['path'], h['title'])} <span class=meta>{e(h['type'])} · "
+            f"{e(h['layer'])} · {e(h.get('status') or '')}</span></div>"
+            f"<div class=snippet>{_marked(h['snippet'])}</div>"
+            f"<div class=meta>{cite_link(h['path'], a, b, frag)}</div>"
+            f"<details class=explain><summary>why this hit</summary><p>score {float(h['score']):.4g}, "
+            f"fused {float(h['rrf']):.4g}; arms: {arms or 'none'}; factors: {factors or 'none'}</p></details></div>")
+    body = (f"<h1>Search</h1>{form}<p class=meta>{len(result['hits'])} hits; arms: "
+            f"{e(', '.join(result['arms']))}</p><div id=hits>{''.join(hits) or '<p>No hits.</p>'}</div>")
+    return layout(f"Search: {query}", body, session, result.get("index"))
+
+
+def _marked(snippet: str) -> str:
+    """A snippet with its matched words (`**word**` in the index's snippet) marked, the rest escaped."""
+    import re
+
+    return re.sub(r"\*\*(.+?)\*\*", r"<mark>\1</mark>", e(snippet))
+
+
+def _citations(cites: list[dict[str, Any]]) -> str:
+    return " ".join(cite_link(c["path"], c["lines"][0], c["lines"][1]) for c in cites)
+
+
+def ask_page(session: Any, question: str, result: dict[str, Any] | None) -> str:
+    form = (f"<form action='/ask' method=get><input type=text name=q value=\"{e(question)}\" id=q> "
+            "<button type=submit>Ask</button></form>")
+    if result is None:
+        return layout("Ask", "<h1>Ask</h1>" + form, session, session.service.freshness())
+    parts: list[str] = []
+    if not result["answered"]:
+        parts.append(f"<p id=answer class=refusal>{e(result.get('refusal', 'the wiki does not say'))}.</p>")
+        near = "".join(f"<li>{e(n['text'])} <span class=meta>{e(n['why'])}</span> {_citations(n['citations'])}</li>"
+                       for n in result.get("nearest_lines", []))
+        if near:
+            parts.append(f"<h3>Nearest lines</h3><ul>{near}</ul>")
+    else:
+        sentences = "".join(
+            f"<li>{e(s['text'])} <span class=meta>({page_link(s['page'], s['title'])})</span> "
+            f"{_citations(s['citations'])}</li>" for s in result["sentences"])
+        parts.append(f"<ol id=answer>{sentences}</ol>")
+        for u in result.get("uncovered", []):
+            parts.append(f"<p class=meta>The wiki does not say: {e(u)}.</p>")
+        for sup in result.get("superseded", []):
+            parts.append(f"<p class=meta>Superseded: {e(sup['text'])} ({e(sup['why'])}) {_citations(sup['citations'])}</p>")
+    for con in result.get("contradictions", []):
+        claims = "".join(
+            f"<div class=claim><div class=meta>{e(c['date'])}</div><p>{e(c['text'])}</p>"
+            f"{cite_link(c['citation']['path'], c['citation']['lines'][0], c['citation']['lines'][1])}</div>"
+            for c in con["claims"])
+        parts.append(f"<section class=contradiction><h3>Sources disagree: {e(con['subject'])}</h3>"
+                     f"<div class=claims>{claims}</div></section>")
+    for w in result.get("withheld", []):
+        parts.append(f"<p class=meta>Withheld: {e(w['text'])} ({e('; '.join(w['reasons']))})</p>")
+    return layout(f"Ask: {question}", f"<h1>Ask</h1>{form}{''.join(parts)}", session, result.get("index"))
+
+
+def contradictions_page(session: Any, found: list[dict[str, Any]], status: str | None,
+                        index: dict[str, Any] | None) -> str:
+    items = []
+    for c in found:
+        if c.get("id") is None:
+            continue  # a malformed block: `stigmergy lint` reports it
+        items.append(f"<div>On {page_link(c['page'])} (line {e(c['line'])}):{_contradiction(c)}</div>")
+    tabs = " · ".join(f"<a href='/contradictions?status={s}'>{s}</a>" for s in ("open", "resolved"))
+    body = (f"<h1>Contradictions ({e(status or 'all')})</h1><p>{tabs} · <a href='/contradictions'>all</a></p>"
+            f"<div id=contradictions>{''.join(items) or '<p>None.</p>'}</div>")
+    return layout("Contradictions", body, session, index)
+
+
+def entity_page(session: Any, d: dict[str, Any]) -> str:
+    ent = d["entity"]
+    pages = "".join(f"<li>{page_link(p['path'], p['title'])} <span class=meta>{e(p['type'])}</span></li>"
+                    for p in d["pages"])
+    timeline = "".join(
+        f"<li><b>{e(t['date'])}</b> {e(t['fact'])} <span class=meta>({page_link(t['page'])})</span>"
+        + (f" {cite_link(t['source'], t['source_lines'][0], t['source_lines'][1], 'source')}"
+           if t.get("source") and t.get("source_lines") else "") + "</li>"
+        for t in d["timeline"])
+    cons = "".join(_contradiction(c) for c in d["contradictions"])
+    body = (f"<h1>{page_link(ent['path'], ent['title'])}</h1><p class=meta>{e(ent.get('entity_type') or '')}; "
+            f"aliases: {e(', '.join(ent['aliases']) or 'none')}</p><h2>Pages about it</h2><ul id=neighbours>"
+            f"{pages or '<li>none</li>'}</ul><h2>Timeline</h2><ul>{timeline or '<li>none</li>'}</ul>{cons}")
+    return layout(ent["title"], body, session, d.get("index"))

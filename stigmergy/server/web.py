@@ -4,7 +4,6 @@ its way into HTML (`render.e`); no page loads anything from another host (the CS
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
@@ -108,7 +107,55 @@ def routes(config: ServeConfig) -> list[Any]:
         return Response(render.STYLESHEET, media_type="text/css")
 
     def home(request: Request, session: Any) -> str:
-        return render.home_page(session)
+        from stigmergy.mcp import tools
+
+        status = tools.status(session)
+        try:
+            listed = session.service.list_pages(limit=200)
+        except NotFoundError:  # no index yet: the status line says so
+            listed = None
+        return render.home_page(session, status, listed)
+
+    def wiki_page(request: Request, session: Any) -> str:
+        return render.page_view(session, session.service.page(request.path_params["path"]),
+                                _lines(request.query_params.get("hl")))
+
+    def history(request: Request, session: Any) -> str:
+        path = request.path_params["path"]
+        commits = session.service.history(path)
+        return render.history_page(session, path, commits, session.service.freshness())
+
+    def search(request: Request, session: Any) -> str:
+        query = _text(request.query_params.get("q"))
+        result = session.service.search(query, k=20).to_dict() if query else None
+        return render.search_page(session, query, result)
+
+    def ask(request: Request, session: Any) -> str:
+        question = _text(request.query_params.get("q"))
+        return render.ask_page(session, question, session.service.ask(question) if question else None)
+
+    def contradictions(request: Request, session: Any) -> str:
+        status = request.query_params.get("status")
+        status = status if status in ("open", "resolved") else None
+        return render.contradictions_page(session, session.service.contradictions(status), status,
+                                          session.service.freshness())
+
+    def entity(request: Request, session: Any) -> str:
+        return render.entity_page(session, session.service.describe(_text(request.path_params["name"])))
+
+    async def original(request: Request) -> Response:
+        web = current(request)
+        if web is None:
+            return RedirectResponse("/signin", status_code=303)
+        session = config.session_for(web.email)
+        try:
+            data, _media, name = await run_in_threadpool(session.service.original, request.path_params["path"])
+        except NotFoundError as exc:
+            return html(render.error_page(session, exc, 404), 404)
+        # Always a download of opaque bytes: an HTML or SVG original must never run in this origin.
+        safe = "".join(c for c in name if c.isalnum() or c in "._- ")[:100].strip() or "original"
+        return Response(data, media_type="application/octet-stream",
+                        headers={"content-disposition": f'attachment; filename="{safe}"'})
 
     return [
         Route("/signin", signin_form, methods=["GET"]),
@@ -116,7 +163,35 @@ def routes(config: ServeConfig) -> list[Any]:
         Route("/signout", signout, methods=["POST"]),
         Route("/static/style.css", stylesheet, methods=["GET"]),
         Route("/", page(home), methods=["GET"]),
+        Route("/page/{path:path}", page(wiki_page), methods=["GET"]),
+        Route("/history/{path:path}", page(history), methods=["GET"]),
+        Route("/original/{path:path}", original, methods=["GET"]),
+        Route("/search", page(search), methods=["GET"]),
+        Route("/ask", page(ask), methods=["GET"]),
+        Route("/contradictions", page(contradictions), methods=["GET"]),
+        Route("/entity/{name:path}", page(entity), methods=["GET"]),
     ]
 
 
-__all__ = ["COOKIE", "hmac", "routes"]
+MAX_QUERY_CHARS = 1000
+
+
+def _text(value: str | None) -> str:
+    from stigmergy.errors import UsageError
+
+    text = (value or "").strip()
+    if len(text) > MAX_QUERY_CHARS:
+        raise UsageError(f"at most {MAX_QUERY_CHARS} characters, please")
+    return text
+
+
+def _lines(value: str | None) -> tuple[int, int] | None:
+    """`hl=31-32` (or `31`) as a line range; anything else highlights nothing."""
+    if not value:
+        return None
+    a, _, b = value.partition("-")
+    if not a.isdigit() or (b and not b.isdigit()) or len(value) > 20:
+        return None
+    start, end = int(a), int(b or a)
+    return (start, end) if start <= end else None
+

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 OnEvent = Callable[[str, Any], None]
 
+# A viewer shows a page whole: every page the gates admit is far below this.
+PAGE_VIEW_CHARS = 2_000_000
+
 
 class _Warm:
     """The warm search session and its lock; services for several callers of one server share one (the
@@ -447,6 +450,61 @@ class WikiService:
             return self.list_pages(limit=1)["index"]
         except NotFoundError:
             return None
+
+    # ------------------------------------------------------------ whole pages, for a viewer (the web view)
+
+    def _readable_page(self, path: str, kind: str | None = None) -> str:
+        """`path` normalised, when it names a page of a layer the caller may read that exists; else the
+        one "no page" answer `read` gives (absent and not yours to read are told apart by nothing)."""
+        import posixpath
+
+        from stigmergy.repo.containment import contained_file
+        from stigmergy.repo.layout import classify
+
+        norm = posixpath.normpath(path.strip().replace("\\", "/")) if path.strip() else ""
+        found = classify(norm) if norm and not norm.startswith(("/", "..")) else None
+        if (found is None or found[1] not in self.readable() or (kind is not None and found[0] != kind)
+                or contained_file(self.require_root(), norm) is None):
+            raise NotFoundError(f"no page at {path}", hint="`stigmergy list` shows the pages you can read")
+        return norm
+
+    def page(self, path: str) -> dict[str, Any]:
+        """One page whole (`read`'s answer for it, all of its text) and every contradiction block on it,
+        open and resolved, with the lines it spans."""
+        from stigmergy.pages.contradictions import scan_blocks
+
+        result = self.read([self._readable_page(path)], chars=PAGE_VIEW_CHARS)
+        page = result["pages"][0]
+        blocks, _errors = scan_blocks(page["content"], page["path"])
+        page["blocks"] = [{"start": b.start_line, "end": b.end_line, **b.record.to_dict()} for b in blocks]
+        return result
+
+    def history(self, path: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The commits that changed a page the caller may read, newest first (repo/pagelog.py)."""
+        from stigmergy.repo.git import Git
+        from stigmergy.repo.pagelog import page_history
+
+        norm = self._readable_page(path)
+        return page_history(Git(self.require_root()), norm, self.readable(), limit=limit)
+
+    def original(self, path: str) -> tuple[bytes, str, str]:
+        """(bytes, media type, file name) of the original a source page was extracted from, for a reader
+        of its layer; NotFoundError when the evidence store does not hold it (a clone without objects)."""
+        from stigmergy.pages.source import parse_source_page
+        from stigmergy.repo.containment import read_contained
+
+        norm = self._readable_page(path, kind="source")
+        text = read_contained(self.require_root(), norm, errors="replace") or ""
+        source = parse_source_page(text, norm)
+        if not source.artifacts:
+            raise NotFoundError(f"{path} keeps no original")
+        artifact = source.artifacts[0]
+        evidence = self.repository().evidence
+        if not evidence.has(artifact.sha256):
+            raise NotFoundError(f"the original of {path} is not in this server's evidence store",
+                                hint="`stigmergy fsck` lists missing originals")
+        name = source.locator.replace("\\", "/").rsplit("/", 1)[-1] or f"{source.id}.bin"
+        return evidence.get(artifact.sha256), artifact.media_type, name
 
     # ------------------------------------------------------------ reads of the working tree
 
