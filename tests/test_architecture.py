@@ -38,7 +38,8 @@ MAY_IMPORT: dict[str, set[str]] = {
                               "write", "answer"},
     # Front ends: they parse, call the service, render; nothing of the stages below it.
     "mcp": _FOUNDATION | {"service"},
-    # The team server (`stigmergy serve`): the MCP endpoint and the web view over one service per person.
+    # The team server (`stigmergy serve`): the MCP endpoint, the web view and the chat endpoints (server/slack.py)
+    # over one service per person.
     "server": _FOUNDATION | {"service", "mcp"},
     "cli": _FOUNDATION | {"service", "mcp", "server"},
     "__main__": {"cli"},

@@ -234,6 +234,55 @@ class WikiService:
         with self._writing("resume") as (_repo, resumed):
             return resumed
 
+    # ------------------------------------------------------------ live chat events (serve --slack)
+
+    def _events(self, source: str) -> Any:
+        from stigmergy.repo.layout import Layout
+        from stigmergy.repo.ledger import EventLedger
+
+        if source not in ("slack",):
+            raise UsageError(f"no chat endpoint {source!r}")
+        return EventLedger(Layout(self.require_root()).state_dir / "events" / source)
+
+    def claim_event(self, source: str, event_id: str, payload: Mapping[str, Any]) -> bool:
+        """Record a delivered event once (persisted: across retries, processes and restarts), holding its
+        payload until `capture_chat_message` settles it; False for a redelivery (nothing to do)."""
+        return bool(self._events(source).claim(event_id, payload))
+
+    def pending_events(self, source: str) -> list[tuple[str, dict[str, Any]]]:
+        """(event id, payload) of events claimed and never settled (the server stopped in between)."""
+        return list(self._events(source).pending())
+
+    def capture_chat_message(self, source: str, event_id: str, event: Mapping[str, Any], *, channel: str,
+                             channel_id: str, people: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        """Capture the message a claimed event carries as a chat page of its own, as this service's caller,
+        through the normal pipeline: `[channels]` maps its channel to a layer (an unmapped private one is
+        refused), the credential check, the gates, one commit. Settles the event; returns its outcome
+        ({"status": "ignored"} for an event that carries no message to capture)."""
+        from stigmergy.capture.chat.live import slack_message_page
+        from stigmergy.capture.extract import CHAT
+        from stigmergy.capture.inputs import InputItem
+
+        ledger = self._events(source)
+        page = slack_message_page(event, channel, channel_id, people)
+        if page is None:
+            outcome: dict[str, Any] = {"status": "ignored"}
+        else:
+            data = page.to_bytes()
+            item = InputItem(locator=f"slack:#{channel}/{page.messages[0].ts}", read=lambda: data, size=len(data),
+                             media_type=CHAT)
+            request = CaptureRequest(origin=source)
+            try:
+                done = self.capture(Gathered(request, self._options(request), (item,), (), ()))
+                outcome = done.report.outcomes[-1].to_dict()
+            except Exception as exc:  # settled either way: a redelivery must not capture it a second time
+                outcome = {"status": "failed", "message": str(getattr(exc, "message", exc))[:500],
+                           "rule": getattr(exc, "rule", None) or type(exc).__name__}
+                ledger.settle(event_id, outcome)
+                raise
+        ledger.settle(event_id, outcome)
+        return outcome
+
     # ------------------------------------------------------------ maintenance
 
     def garden(self, *, check: bool = False, dry_run: bool = False) -> Outcome:
