@@ -61,9 +61,9 @@ class Host:
 
 
 class Served:
-    """A Starlette app with the Slack routes under uvicorn on 127.0.0.1, in a thread."""
+    """An ASGI app (default: a plain Starlette app of `routes`) under uvicorn on 127.0.0.1, in a thread."""
 
-    def __init__(self, routes: list[Any]) -> None:
+    def __init__(self, routes: list[Any], app: Any = None) -> None:
         import uvicorn
         from starlette.applications import Starlette
 
@@ -71,7 +71,8 @@ class Served:
         sock.bind(("127.0.0.1", 0))
         sock.listen(16)
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(Starlette(routes=routes), log_level="warning", lifespan="off"))
+        app = app if app is not None else Starlette(routes=routes)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 30
@@ -348,14 +349,22 @@ def test_a_message_holding_a_credential_is_refused(repo: Path, live: tuple[slack
 
 @pytest.fixture
 def answering(tmp_path: Path) -> Iterator[tuple[slack.SlackEndpoint, SlackClient, Any]]:
+    """The endpoint mounted in `stigmergy serve`'s own application (its Host and Origin checks, its
+    security headers, one service per person sharing the warm search session)."""
+    from stigmergy.server.app import build_app
+    from stigmergy.server.config import ServeConfig
+    from stigmergy.server.tokens import TokenStore
+
     b = build_wiki(tmp_path / "w")
-    endpoint = slack.SlackEndpoint(Host(_service(b.root, HashEmbedder())), config(channels={}))
-    served = Served(endpoint.routes())
+    serve = ServeConfig(service=_service(b.root, HashEmbedder()), tokens=TokenStore(tmp_path / "tokens.json"))
+    endpoint = slack.SlackEndpoint(serve, config(channels={}))
+    served = Served([], app=build_app(serve, endpoint.routes()))
     try:
         yield endpoint, SlackClient(served.url), b
     finally:
         served.stop()
         endpoint.close()
+        serve.close()
 
 
 def test_wiki_answers_as_the_mapped_person_with_links_to_the_web_view(answering: Any) -> None:
@@ -370,7 +379,7 @@ def test_wiki_answers_as_the_mapped_person_with_links_to_the_web_view(answering:
     assert "does not say" in public["text"]
     assert CANARY not in public["text"] and "$72M" not in public["text"] and "board" not in public["text"]
     revenue = client.command("What was Aurora revenue in Q1 2026?", ANN).json()["text"]
-    assert "$1.3M" in revenue and "<https://wiki.example.com/page/sources/" in revenue and "#L" in revenue
+    assert "$1.3M" in revenue and "<https://wiki.example.com/page/sources/" in revenue and "?hl=" in revenue
     assert "|Q1 report L" in revenue  # a wiki page by its name
     assert ":warning: *Aurora Q1 revenue*: Aurora revenue was $1.1M in Q1 2026. (2026-03-28, <https://" in revenue
 
@@ -434,7 +443,7 @@ def test_repository_text_is_escaped_for_slack() -> None:
     text = slack.render_answer("who <!here>?", result, "https://wiki.example.com")["text"]
     assert "<!channel>" not in text and "<!here>" not in text and "<https://evil" not in text and "<@U0CEO" not in text
     assert "&lt;!channel&gt;" in text and "&amp; more" in text
-    assert "<https://wiki.example.com/page/sources/2026/01/cap_X.md#L3-L4|source L3-4>" in text
+    assert "<https://wiki.example.com/page/sources/2026/01/cap_X.md?hl=3-4#L3|source L3-4>" in text
 
 
 # ---------------------------------------------------------------- the server's configuration
@@ -465,3 +474,42 @@ def test_configuration_is_the_servers_and_never_the_repositorys(repo: Path, tmp_
     with pytest.raises(ConfigError, match="unknown setting"):
         path.write_text('signing_secret = "x"\nreaders = ["*"]\n')
         load_slack_config(env, repo)
+
+
+# ---------------------------------------------------------------- wired into `stigmergy serve --slack`
+
+
+def test_stigmergy_serve_slack_captures_a_signed_message(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "xdg" / "stigmergy" / "slack.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(f'team_id = "{TEAM}"\ncapture_as = "{BOT}"\n[channels]\n{GENERAL} = "general"\n'
+                   f'[users]\n{ANN} = "Ann Lee <ann@example.com>"\n')
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "STIGMERGY_SLACK_SIGNING_SECRET": SECRET}
+    proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "serve", "--slack", "--port", "0"], cwd=repo, env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = ""
+        while "listening on" not in line:
+            line = proc.stderr.readline()
+            assert line, "the server exited before listening"
+        client = SlackClient(line.split("listening on ", 1)[1].strip().rstrip("/"))
+        assert client.event("Ev0SERVE001", message("1767603240.002000", "Lisbon office opened today")).json()["queued"]
+        assert client.event("Ev0SERVE001", message("1767603240.002000", "Lisbon office opened today"),
+                            retry=1).json()["duplicate"]
+        assert client.event("Ev0SERVE002", message("1767603240.002100", "x"), secret="not-the-secret-0123456789"
+                            ).status_code == 401
+        deadline = time.monotonic() + 120
+        ledger = repo / ".stigmergy" / "events" / "slack" / "Ev0SERVE001.json"
+        while json.loads(ledger.read_text())["status"] == "queued":
+            assert time.monotonic() < deadline and proc.poll() is None, "the message was not captured"
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    [page] = _sources(repo)
+    assert page.text == "- [08:54] Ann Lee: Lisbon office opened today\n"
+    assert _ledger(repo, "Ev0SERVE001")["status"] == "filed"

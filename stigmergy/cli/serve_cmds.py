@@ -92,6 +92,10 @@ def serve_cmd(
     allow_capture: Annotated[bool, typer.Option("--allow-capture", help="Offer capture (MCP tool) into layers the person may write.")] = False,
     allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="Another Host name clients use (a proxy's); repeatable.")] = None,
     tokens_file: TokensFileOption = None,
+    slack: Annotated[bool, typer.Option("--slack", help="Also serve the Slack endpoint: /slack/events captures the "
+                                        "configured channels, /slack/commands answers /wiki (docs/serve.md).")] = False,
+    slack_config: Annotated[Path | None, typer.Option(
+        "--slack-config", help="The Slack endpoint's settings (default: ~/.config/stigmergy/slack.toml).")] = None,
 ) -> None:
     """Serve the wiki to a team: MCP for agents at /mcp and a read-only web view, each person by their token."""
     from stigmergy.server.app import serve
@@ -107,7 +111,19 @@ def serve_cmd(
     active = sum(1 for r in store.records() if r.active)
     if not active:
         typer.echo(f"note: no active token in {store.path}; issue one with `stigmergy tokens add EMAIL`", err=True)
-    serve(config, host, port)
+    if not slack:
+        serve(config, host, port)
+        return
+    from stigmergy.server.slack import endpoint
+
+    chat = endpoint(config, config_path=slack_config, web_url=f"http://{host}:{port}" if port else "")
+    if chat.capturer is None:
+        typer.echo("note: no channel to capture (or no capture_as / [roles] service): /slack/events captures nothing",
+                   err=True)
+    try:
+        serve(config, host, port, routes=chat.routes())
+    finally:
+        chat.close()
 
 
 def register(app: typer.Typer) -> None:

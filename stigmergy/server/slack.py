@@ -31,6 +31,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from stigmergy.errors import StigmergyError
@@ -84,12 +85,10 @@ def escape(text: str) -> str:
 
 
 def citation_url(web_url: str, path: str, lines: list[int]) -> str:
-    """The web view's page for a cited source, opened at the cited lines."""
-    anchor = ""
-    if lines:
-        a, b = lines[0], lines[-1]
-        anchor = f"#L{a}" if a == b else f"#L{a}-L{b}"
-    return f"{web_url}/page/{urllib.parse.quote(path)}{anchor}"
+    """The web view's page for a cited source, its cited lines highlighted (`/page/PATH?hl=A-B#LA`, the
+    web view's own form of a citation)."""
+    url = f"{web_url}/page/{urllib.parse.quote(path)}"
+    return url + (f"?hl={lines[0]}-{lines[-1]}#L{lines[0]}" if lines else "")
 
 
 def _link(web_url: str, citation: Mapping[str, Any]) -> str:
@@ -333,10 +332,11 @@ class SlackEndpoint:
                 Route(COMMANDS_PATH, self.commands, methods=["POST"])]
 
 
-def endpoint(host: Host, config: SlackConfig | None = None, **kw: Any) -> SlackEndpoint:
+def endpoint(host: Host, config: SlackConfig | None = None, *, config_path: Path | None = None,
+             **kw: Any) -> SlackEndpoint:
     """The endpoint, configured from the server's slack.toml and environment when `config` is None."""
     service = host.service
-    return SlackEndpoint(host, config or load_slack_config(service.env, service.root), **kw)
+    return SlackEndpoint(host, config or load_slack_config(service.env, service.root, config_path), **kw)
 
 
 def routes(host: Host, config: SlackConfig | None = None, **kw: Any) -> list[Any]:
