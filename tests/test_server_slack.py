@@ -359,6 +359,7 @@ def answering(tmp_path: Path) -> Iterator[tuple[slack.SlackEndpoint, SlackClient
     serve = ServeConfig(service=_service(b.root, HashEmbedder()), tokens=TokenStore(tmp_path / "tokens.json"))
     endpoint = slack.SlackEndpoint(serve, config(channels={}))
     served = Served([], app=build_app(serve, endpoint.routes()))
+    b.serve = serve  # type: ignore[attr-defined]
     try:
         yield endpoint, SlackClient(served.url), b
     finally:
@@ -375,6 +376,17 @@ def test_wiki_answers_as_the_mapped_person_with_links_to_the_web_view(answering:
     reply = ceo.json()
     assert reply["response_type"] == "ephemeral" and CANARY in reply["text"]
     assert "<https://wiki.example.com/page/layers/board/sources/" in reply["text"]
+    # The link opens the cited source in the web view, for a reader who signs in there.
+    import re
+
+    link = re.search(r"<https://wiki\.example\.com(/page/layers/board/[^|>]+)\|", reply["text"])
+    assert link is not None
+    _record, token = _b.serve.tokens.add(BOARD)
+    with httpx.Client(base_url=client.url, timeout=60) as web:
+        assert web.post("/signin", data={"token": token}, headers={"origin": client.url}).status_code == 303
+        page = web.get(link.group(1))
+        assert page.status_code == 200
+        assert re.search(r"<tr id=L\d+ class=hl>.*?" + CANARY, page.text)  # the cited line, highlighted
     public = client.command(question, ANN).json()
     assert "does not say" in public["text"]
     assert CANARY not in public["text"] and "$72M" not in public["text"] and "board" not in public["text"]

@@ -85,10 +85,10 @@ def escape(text: str) -> str:
 
 
 def citation_url(web_url: str, path: str, lines: list[int]) -> str:
-    """The web view's page for a cited source, its cited lines highlighted (`/page/PATH?hl=A-B#LA`, the
-    web view's own form of a citation)."""
-    url = f"{web_url}/page/{urllib.parse.quote(path)}"
-    return url + (f"?hl={lines[0]}-{lines[-1]}#L{lines[0]}" if lines else "")
+    """The web view's page for a cited source, its cited lines highlighted (the web view's own URL)."""
+    from stigmergy.server.markdown import page_url
+
+    return web_url + page_url(path, (lines[0], lines[-1]) if lines else None)
 
 
 def _link(web_url: str, citation: Mapping[str, Any]) -> str:
