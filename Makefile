@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast install lint bench clean docs ocr-engine
+.PHONY: demo test test-fast install lint bench clean docs ocr-engine browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[dev,team]'
 	@$(MAKE) -s ocr-engine
+	@$(MAKE) -s browser
 	touch $(STAMP)
 
 # Image capture (OCR) runs Debian's tesseract-ocr program: installed here when it is missing and this
@@ -22,6 +23,14 @@ ocr-engine:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null; \
 	  else echo "note: install tesseract-ocr (Debian: apt-get install tesseract-ocr) to capture images"; fi; }
+
+# The web view's tests drive Debian's headless Chromium through its chromedriver (Selenium): installed
+# here when missing and this user may (root with apt-get, as on CI); the browser tests fail on CI without it.
+browser:
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "note: install chromium and chromium-driver (Debian) for the web view's browser tests"; fi; }
 
 install: $(STAMP)
 

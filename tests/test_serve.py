@@ -312,3 +312,57 @@ def test_capture_through_mcp_only_when_allowed_and_only_into_readable_layers(wik
     log = git(wiki, "log", "-1", "--format=%B")
     assert "CFO" in log or "capture" in log
     assert "board note" not in git(wiki, "log", "--format=%B")
+
+
+def test_tokens_commands(wiki: Path, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    tokens = tmp_path / "cfg" / "tokens.json"
+    code, out, err = run_cli(["tokens", "add", "ann@example.com", "--tokens-file", str(tokens)], wiki)
+    token = out.strip()
+    assert code == 0 and token.startswith("stg_") and "shown once" in err
+    assert token not in tokens.read_text()
+    code, out, _ = run_cli(["tokens", "list", "--json", "--tokens-file", str(tokens)], wiki)
+    listed = json.loads(out)["tokens"]
+    assert code == 0 and [t["email"] for t in listed] == ["ann@example.com"] and "sha256" not in out
+    assert run_cli(["tokens", "add", "not an email", "--tokens-file", str(tokens)], wiki)[0] == 2
+    # A tokens file inside the repository could be committed with it.
+    code, _out, err = run_cli(["tokens", "add", "ann@example.com", "--tokens-file", str(wiki / "t.json")], wiki)
+    assert code == 2 and "outside the repository" in err
+    assert run_cli(["tokens", "revoke", listed[0]["id"], "--tokens-file", str(tokens)], wiki)[0] == 0
+    assert run_cli(["tokens", "revoke", listed[0]["id"], "--tokens-file", str(tokens)], wiki)[0] == 1
+    assert TokenStore(tokens).verify(token) is None
+
+
+def test_serve_as_a_real_process(wiki: Path, tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO_ROOT
+
+    tokens = tmp_path / "tokens.json"
+    _record, token = TokenStore(tokens).add(PUBLIC)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    refused = subprocess.run([sys.executable, "-m", "stigmergy", "serve", "--host", "0.0.0.0", "--tokens-file",
+                              str(tokens)], cwd=wiki, env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "not a loopback address" in refused.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "serve", "--port", "0", "--tokens-file", str(tokens)],
+                            cwd=wiki, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stderr is not None
+        url = None
+        deadline = time.monotonic() + 90
+        while url is None and time.monotonic() < deadline:
+            m = re.search(r"listening on (http://127\.0\.0\.1:\d+)/", proc.stderr.readline())
+            url = m.group(1) if m else None
+        assert url is not None
+        with httpx.Client(base_url=url, timeout=60) as c:
+            r = c.post("/signin", data={"token": token}, headers={"origin": url})
+            assert r.status_code == 303
+            assert PUBLIC in c.get("/").text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -26,7 +26,7 @@ table.src td.n{color:#8a92a0;text-align:right;user-select:none;width:4em}
 table.src td.n a{color:inherit;text-decoration:none}
 .contradiction{border:2px solid #d9822b;border-radius:6px;padding:.6em 1em;margin:1em 0;background:#fff8ef}
 .claims{display:grid;grid-template-columns:1fr 1fr;gap:1em}
-.claim{background:#fff;border:1px solid #e3c9a8;border-radius:4px;padding:.5em .8em}
+.claim{background:#fff;border:1px solid #e3c9a8;border-radius:4px;padding:.5em .8em;min-width:0;overflow-wrap:anywhere}
 .status{display:inline-block;padding:0 .5em;border-radius:3px;background:#e4e9f2;font-size:.85em}
 .hit{margin:.8em 0}.hit .snippet{color:#333}
 details{margin:.3em 0}.error{color:#a01818}
