@@ -137,6 +137,10 @@ class AnswerSettings:
 class LayerSettings:
     name: str
     readers: tuple[str, ...] = ("*",)
+    # The layer lives in a Git repository of its own (its URL or path: what to clone), checked out at
+    # `layers/<name>/` and ignored by this one, so the hosting's permissions decide who holds its bytes
+    # (docs/team.md). Empty: the layer's files are in this repository.
+    repository: str = ""
 
 
 @dataclass(frozen=True)
@@ -239,12 +243,18 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
             layers = [LayerSettings(PUBLIC_LAYER, ("*",))]
             for name, spec in values.items():
                 readers = tuple(str(r) for r in (spec or {}).get("readers", []))
+                repository = str((spec or {}).get("repository", "") or "")
                 if name == PUBLIC_LAYER:
+                    if repository:
+                        raise ConfigError("the public layer lives in this repository; only a restricted layer may "
+                                          "name a repository of its own")
                     layers[0] = LayerSettings(PUBLIC_LAYER, readers or ("*",))
                 else:
                     if not name.replace("-", "").replace("_", "").isalnum():
                         raise ConfigError(f"layer name {name!r} must be letters, digits, '-' or '_'")
-                    layers.append(LayerSettings(name, readers))
+                    if repository and ("\n" in repository or len(repository) > 500):
+                        raise ConfigError(f"layers.{name}.repository must be one line (a URL or path to clone)")
+                    layers.append(LayerSettings(name, readers, repository))
             settings = replace(settings, layers=tuple(layers))
             continue
         if section == "roles":

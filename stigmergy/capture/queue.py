@@ -159,6 +159,7 @@ class QueuedCapture:
 def validate_options(repo: Repository, options: CaptureOptions) -> None:
     """Usage errors (exit 2) before anything is read or stored."""
     repo.settings.layer(options.layer)  # unknown layer -> ConfigError
+    repo.require_layer_checkout(options.layer)  # a layer in its own repository needs its checkout here
     if options.reader is not None and options.layer not in readable_layers(repo.settings, options.reader):
         # Writing into a layer is reading it (the planner reads its pages), so only its readers may.
         raise UsageError(

@@ -172,6 +172,7 @@ def audit_commits(
                 continue
             entries = changes.get(c.sha, [])
             findings.extend(_links(c, entries))
+            findings.extend(_own_repository_files(c, entries, settings))
             entries = [e for e in entries if _watched(str(e["path"])) and not _is_link(e)]
             if entries:
                 findings.extend(_judge(git, c, entries, blobs, settings, Path(empty),
@@ -184,7 +185,7 @@ def _judge_tree(
     trusted: bool, label: str = "",
 ) -> list[HistoryFinding]:
     """Judge `entries` (changes from `base` to `c`) with their blobs read now; links are zone findings."""
-    found = _links(c, entries, label)
+    found = _links(c, entries, label) + _own_repository_files(c, entries, settings, label)
     entries = [e for e in entries if _watched(str(e["path"])) and not _is_link(e)]
     if not entries:
         return found
@@ -252,6 +253,20 @@ def _links(c: _Commit, entries: list[dict[str, Any]], label: str = "") -> list[H
             out.append(HistoryFinding(c.sha, c.author, c.kind, path, "zone",
                                       _labelled(label, f"{what} inside the wiki is refused (pages are files; a link could "
                                                        "show one layer's pages in another)")))
+    return out
+
+
+def _own_repository_files(c: _Commit, entries: list[dict[str, Any]], settings: Settings,
+                          label: str = "") -> list[HistoryFinding]:
+    """A file added or changed under `layers/<l>/` for a layer that lives in a repository of its own: its
+    bytes would reach everyone who can clone this one (the hosting's permissions guard only its own)."""
+    own = {layer.name for layer in settings.layers if layer.repository}
+    out = []
+    for e in entries:
+        parts = str(e["path"]).split("/")
+        if e["action"] != "delete" and len(parts) > 2 and parts[0] == "layers" and parts[1] in own:
+            out.append(HistoryFinding(c.sha, c.author, c.kind, str(e["path"]), "zone", _labelled(
+                label, f"layer {parts[1]} lives in its own repository; its files are never taken by this one")))
     return out
 
 

@@ -24,6 +24,7 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from stigmergy.gates.history import (
@@ -61,10 +62,30 @@ def audit_push(git: Git, updates: Iterable[str], settings: Settings) -> tuple[in
         if old != _ZERO and not git.ok("merge-base", "--is-ancestor", old, new):
             replaced.append((old, new))
     trust = git.run("config", "--bool", TRUST_RECOMPILE, check=False).strip() == "true"
+    settings = with_served_layer_repositories(git, settings)
     findings = audit_commits(git, shas, settings, (lambda _c: True) if trust else None)
     for old, new in replaced:
         findings.extend(judge_replacement(git, old, new, settings, trust))
     return len(shas) + len(replaced), findings
+
+
+def with_served_layer_repositories(git: Git, settings: Settings) -> Settings:
+    """`settings` plus the layers that the served branch's stigmergy.toml (what the server holds, never what
+    the push brings) puts in repositories of their own: their files are refused in this one. A bare
+    repository has no working tree, so its own settings do not know them."""
+    import tomllib
+
+    from stigmergy.errors import StigmergyError
+    from stigmergy.settings import settings_from_mapping
+
+    text = git.run("show", "HEAD:stigmergy.toml", check=False)
+    try:
+        served = settings_from_mapping({"layers": tomllib.loads(text).get("layers", {})}) if text else None
+    except (tomllib.TOMLDecodeError, StigmergyError):
+        return settings
+    known = set(settings.layer_names())
+    extra = tuple(layer for layer in (served.layers if served else ()) if layer.repository and layer.name not in known)
+    return replace(settings, layers=(*settings.layers, *extra)) if extra else settings
 
 
 def judge_replacement(git: Git, old: str, new: str, settings: Settings, trusted: bool = False) -> list[HistoryFinding]:

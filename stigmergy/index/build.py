@@ -28,6 +28,7 @@ from stigmergy.index.fragments import Tokens
 from stigmergy.index.freshness import (
     Freshness,
     changed_since,
+    checkout_page_files,
     commit_exists,
     current_fingerprint,
     current_lexicon,
@@ -35,6 +36,7 @@ from stigmergy.index.freshness import (
     freshness,
     index_building,
     index_lock,
+    layer_checkouts,
     page_files,
     read_blobs,
     relation,
@@ -220,6 +222,10 @@ def _worktree_changes(store: IndexStore, git: Git, root: Path, indexed: str | No
         candidates = changed_since(git, indexed)
         candidates |= set(json.loads(store.meta("dirty") or "[]"))
         known = store.indexed_pages()
+        # A layer in a repository of its own moves without this repository's commits: every page of its
+        # checkout is a candidate (unchanged blobs are skipped below), and every indexed one that went.
+        prefixes = tuple(layer_checkouts(root))
+        candidates |= checkout_page_files(git) | {p for p in known if prefixes and p.startswith(prefixes)}
     docs: Changes = []
     gone: list[IndexedPage] = []
     for path in sorted(candidates):

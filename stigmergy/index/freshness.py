@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import LockTimeoutError
@@ -47,10 +48,37 @@ def _split_z(out: bytes) -> list[str]:
 
 
 def page_files(git: Git) -> set[str]:
-    """Every page file of the working tree (tracked or not), reached without a symlink."""
+    """Every page file of the working tree (tracked or not), reached without a symlink, the pages of layers
+    checked out as repositories of their own included."""
     tracked = _split_z(git.run_bytes("ls-files", "-z", "--", *PAGE_PATHSPEC))
     untracked = _split_z(git.run_bytes("ls-files", "-z", "--others", "--exclude-standard", "--", *PAGE_PATHSPEC))
-    return {p for p in (*tracked, *untracked) if classify(p) is not None and contained_file(git.root, p) is not None}
+    return {p for p in (*tracked, *untracked) if classify(p) is not None
+            and contained_file(git.root, p) is not None} | checkout_page_files(git)
+
+
+def layer_checkouts(root: Path) -> dict[str, Path]:
+    """`layers/<l>/` -> its folder, for each layer checked out as a Git repository of its own (a layer with
+    `[layers.<l>] repository`; docs/team.md). Found on disk: Git never checks out a `.git`, so only the
+    person who cloned the layer there can have put one."""
+    base = Path(root) / "layers"
+    if not base.is_dir() or base.is_symlink():
+        return {}
+    return {f"layers/{d.name}/": d for d in sorted(base.iterdir())
+            if d.is_dir() and not d.is_symlink() and (d / ".git").exists()}
+
+
+def checkout_page_files(git: Git) -> set[str]:
+    """The page files (tracked or not) of the layers checked out as repositories of their own, by their
+    path in this working tree. This repository's Git never sees them (they are ignored here)."""
+    out: set[str] = set()
+    for prefix, checkout in layer_checkouts(git.root).items():
+        inner = Git(checkout)
+        files = [*_split_z(inner.run_bytes("ls-files", "-z", "--", "sources", "wiki", check=False)),
+                 *_split_z(inner.run_bytes("ls-files", "-z", "--others", "--exclude-standard", "--", "sources", "wiki",
+                                           check=False))]
+        out |= {prefix + p for p in files if classify(prefix + p) is not None
+                and contained_file(git.root, prefix + p) is not None}
+    return out
 
 
 def commit_exists(git: Git, commit: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,19 @@ class Layout:
 def layer_prefix(layer: str) -> str:
     """Repository-relative prefix of a layer ('' for public, 'layers/<l>/' otherwise)."""
     return "" if layer == PUBLIC_LAYER else f"layers/{layer}/"
+
+
+def layer_checkout(root: Path, layer: str) -> Path:
+    """Where a layer that lives in a repository of its own (`[layers.<l>] repository`) is checked out: the
+    folder `layers/<l>/` of this working tree, a Git repository of its own that this one ignores. A path
+    `layers/<l>/rest` of this tree is `rest` in that repository."""
+    return Path(root) / "layers" / layer
+
+
+def own_repository_layer(relpath: str, layers: Collection[str]) -> str | None:
+    """The layer among `layers` (those with a repository of their own) whose checkout holds `relpath`."""
+    parts = relpath.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "layers" and parts[1] in layers else None
 
 
 def source_relpath(layer: str, captured_at: str, capture_id: str) -> str:

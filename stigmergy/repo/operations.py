@@ -20,7 +20,7 @@ from stigmergy.errors import StigmergyError
 from stigmergy.repo.evidence import EvidenceStore, open_evidence
 from stigmergy.repo.files import write_atomic
 from stigmergy.repo.git import Git, GitError, blob_sha
-from stigmergy.repo.layout import Layout, classify
+from stigmergy.repo.layout import Layout, classify, layer_checkout, own_repository_layer
 from stigmergy.repo.lock import WriterLock
 from stigmergy.repo.patch import FileChange, git_patch
 from stigmergy.repo.state import CaptureRow, OperationRow, StateDB, StateStore
@@ -36,6 +36,12 @@ from stigmergy.settings import PUBLIC_LAYER, Settings
 
 # Told after each commit stigmergy makes: (root, parent commit or None, the new commit, paths it touched).
 CommitListener = Callable[[Path, str | None, str, Iterable[str]], None]
+
+
+class LayerCheckoutMissingError(StigmergyError):
+    """A write to a layer with a repository of its own, in a clone without its checkout."""
+
+    exit_code = 2
 
 
 def utc_now() -> str:
@@ -72,6 +78,34 @@ class Repository:
     @cached_property
     def state(self) -> StateStore:
         return StateDB(self.layout.state_db)
+
+    @cached_property
+    def own_repository_layers(self) -> frozenset[str]:
+        """Layers that live in a Git repository of their own (`[layers.<l>] repository`)."""
+        return frozenset(layer.name for layer in self.settings.layers if layer.repository)
+
+    def layer_git(self, layer: str) -> Git:
+        """The Git repository that holds a layer with a repository of its own, checked out at
+        `layers/<layer>/`; refused (nothing written) when this clone has no checkout of it."""
+        checkout = layer_checkout(self.root, layer)
+        if not (checkout / ".git").exists() or not checkout.is_dir() or checkout.is_symlink():
+            url = self.settings.layer(layer).repository
+            raise LayerCheckoutMissingError(
+                f"layer {layer} lives in its own repository, and this clone has no checkout of it at layers/{layer}/",
+                hint=f"if you may read it: git clone {url} layers/{layer}")
+        exclude = Path(self.git.run("rev-parse", "--git-path", "info/exclude").strip())
+        exclude = exclude if exclude.is_absolute() else self.root / exclude
+        line = f"/layers/{layer}/"
+        # This repository must never take the layer's files (a `git add -A` would embed its checkout).
+        if line not in (exclude.read_text().splitlines() if exclude.is_file() else []):
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a") as fh:
+                fh.write(f"{line}\n")
+        return Git(checkout)
+
+    def require_layer_checkout(self, layer: str) -> None:
+        if layer in self.own_repository_layers:
+            self.layer_git(layer)
 
     def reader_state(self) -> StateStore:
         return StateDB(self.layout.state_db, readonly=True)
@@ -188,7 +222,6 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
         repo.pause("commit")
         written = [e["path"] for e in entries if e["action"] != "delete"]
         removed = [e["path"] for e in entries if e["action"] == "delete"]
-        identity = repo.settings.identity
         if entries:
             parent = repo.git.fast_head()
             message = commit_message(kind, title, op_id, summary, trailers)
@@ -200,12 +233,12 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
                 # Path trailers go too; the history audit infers targets and moves from the diff instead.
                 ids_only = {k: v for k, v in (trailers or {}).items() if k not in PATH_TRAILERS}
                 message = commit_message(kind, f"an operation in layer {', '.join(restricted)}", op_id, "", ids_only)
-            commit = repo.git.commit_paths(
-                written, message, identity.name, identity.email,
-                removed=removed, after_stage=lambda: repo.pause("staged"),
-            )
-            for listener in listeners:
-                listener(repo.root, parent, commit, [e["path"] for e in entries])
+            commit, commit_git = _commit_routed(repo, written, removed, message, kind, title, op_id, summary,
+                                                trailers)
+            if commit_git is repo.git:
+                for listener in listeners:
+                    listener(repo.root, parent, commit,
+                             [e["path"] for e in entries if own_repository_layer(e["path"], repo.own_repository_layers) is None])
         else:
             commit = None
     except BaseException:
@@ -220,7 +253,7 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
             for rel in (e["path"] for e in entries)
         )
         if patch is None:  # binary content: let git write the binary patch
-            patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", commit)
+            patch = commit_git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", commit)
         patch_sha = repo.evidence.put(patch)
     counts: dict[str, int] = {}
     for e in entries:
@@ -241,6 +274,49 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
     return row
 
 
+def _commit_routed(repo: Repository, written: list[str], removed: list[str], message: str, kind: str, title: str,
+                   op_id: str, summary: str | None, trailers: Mapping[str, str] | None) -> tuple[str, Git]:
+    """Commit the written and removed paths: those of a layer with a repository of its own in its checkout
+    (paths relative to it, the full message: only the layer's readers hold that repository), the rest here.
+    Returns the commit this repository got, else the layer's, and the Git that holds it."""
+    identity = repo.settings.identity
+    own: dict[str, tuple[list[str], list[str]]] = {}
+    here_written: list[str] = []
+    here_removed: list[str] = []
+    for paths, target, mine in ((written, here_written, 0), (removed, here_removed, 1)):
+        for rel in paths:
+            layer = own_repository_layer(rel, repo.own_repository_layers)
+            if layer is None:
+                target.append(rel)
+            else:
+                own.setdefault(layer, ([], []))[mine].append(rel.removeprefix(f"layers/{layer}/"))
+    gits = {layer: repo.layer_git(layer) for layer in sorted(own)}  # every checkout present before any commit
+    done: tuple[str, Git] | None = None
+    landed: list[tuple[Git, str | None]] = []
+    try:
+        for layer, (w, r) in sorted(own.items()):
+            git = gits[layer]
+            parent = git.fast_head()
+            full = commit_message(kind, title, op_id, summary or "", trailers)
+            done = (git.commit_paths(w, full, identity.name, identity.email, removed=r,
+                                     after_stage=lambda: repo.pause("staged")), git)
+            landed.append((git, parent))
+        if here_written or here_removed or done is None:
+            done = (repo.git.commit_paths(here_written, message, identity.name, identity.email,
+                                          removed=here_removed, after_stage=lambda: repo.pause("staged")), repo.git)
+    except BaseException:
+        # One operation, several repositories: a later commit failed, so the earlier ones are taken back
+        # (the caller puts the files back as they were).
+        for git, parent in landed:
+            if parent is None:
+                git.run("update-ref", "-d", "HEAD", check=False)
+                git.run("read-tree", "--empty", check=False)
+            else:
+                git.run("reset", "-q", parent, check=False)
+        raise
+    return done
+
+
 def _restricted(settings: Settings, layer: str) -> bool:
     # Not stigmergy.layers (repo sits below it): a layer whose readers are not "*" (everyone).
     try:
@@ -251,6 +327,7 @@ def _restricted(settings: Settings, layer: str) -> bool:
 
 __all__ = [
     "TRAILER_CAPTURE", "TRAILER_FILING", "TRAILER_KIND", "TRAILER_OP", "CommitListener", "CommitRequest", "GitError",
+    "LayerCheckoutMissingError",
     "Repository",
     "apply_and_commit", "commit_message", "restore", "utc_now",
 ]

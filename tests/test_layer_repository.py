@@ -1,0 +1,166 @@
+"""A restricted layer in a Git repository of its own (`[layers.board] repository = ...`), checked out at
+`layers/board/` and ignored by the public repository: captures and filing commit the layer's files there,
+the public repository never holds a byte of them (its history, its objects, a clone of it), a public-only
+clone works for public readers and refuses writes to the layer, and the public server's pre-receive gate
+refuses the layer's files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, run_cli
+
+from stigmergy.errors import ConfigError
+from stigmergy.settings import load_settings
+
+BOSS = "boss@example.com"
+CANARY = "WOMBATCIRRUS"
+PUBLIC_DOC = "# Harbor launch\n\nAurora Systems launched Harbor Gateway in March 2026 with 40 customers.\n"
+BOARD_DOC = f"""# Board minutes {CANARY}
+
+- The board approved the {CANARY} acquisition of Norrland Fresh for £4.4M.
+- Aurora Systems launched Harbor Gateway in March 2026 with 40 customers.
+"""
+
+
+def _ok(root: Path, *args: str) -> dict:
+    code, out, err = run_cli(["--json", *args], cwd=root)
+    assert code == 0, err + out
+    return json.loads(out)
+
+
+def _all_bytes(repo: Path) -> bytes:
+    """Every object of a repository's database, reachable or not, plus every other file under .git."""
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True).stdout
+    git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir").strip())
+    files = b"".join(p.read_bytes() for p in git_dir.rglob("*") if p.is_file() and "objects" not in p.parts)
+    return out + files
+
+
+@pytest.fixture
+def split(wiki: Path, tmp_path: Path) -> dict[str, Path]:
+    """A wiki whose board layer lives in ../board.git (a bare repository standing for its host), checked out
+    at layers/board/; one public and one board capture."""
+    board_remote = tmp_path / "board.git"
+    git(tmp_path, "init", "-q", "--bare", str(board_remote))
+    with (wiki / "stigmergy.toml").open("a") as fh:
+        fh.write(f'\n[layers.board]\nreaders = ["{BOSS}"]\nrepository = "{board_remote}"\n')
+    git(wiki, "commit", "-qam", "board layer in its own repository")
+    git(wiki, "clone", "-q", str(board_remote), "layers/board")
+    (tmp_path / "public.md").write_text(PUBLIC_DOC)
+    (tmp_path / "board.md").write_text(BOARD_DOC)
+    _ok(wiki, "capture", str(tmp_path / "public.md"))
+    _ok(wiki, "capture", str(tmp_path / "board.md"), "--layer", "board", "--as", BOSS)
+    return {"root": wiki, "board": wiki / "layers" / "board", "board_remote": board_remote}
+
+
+def test_the_layers_files_are_committed_in_its_own_repository_only(split: dict[str, Path]) -> None:
+    root, board = split["root"], split["board"]
+    public_files = git(root, "ls-files").splitlines()
+    assert not [p for p in public_files if p.startswith("layers/")]
+    assert git(root, "status", "--porcelain") == ""  # the checkout is ignored, not an untracked folder
+    assert CANARY.encode() not in _all_bytes(root)
+    board_files = git(board, "ls-files", "-z").split("\0")
+    assert any(p.startswith("sources/") for p in board_files) and any(p.startswith("wiki/") for p in board_files)
+    log = git(board, "log", "--format=%B")
+    assert "Stigmergy-Operation:" in log or "op_" in log
+    # The layer's pages cite its source (and may cite public sources) by paths that resolve in the tree.
+    notes = [p for p in board_files if p.startswith("wiki/notes/")]
+    assert notes
+    text = (board / notes[0]).read_text()
+    assert "](../../sources/" in text and CANARY in text
+    assert _ok(root, "fsck")["ok"]
+
+
+def test_the_index_holds_both_repositories_and_scopes_each_reader(split: dict[str, Path]) -> None:
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+
+    root, board = split["root"], split["board"]
+    build_index(root, load_settings(root), embedder=HashEmbedder())
+    boss = _ok(root, "search", f"{CANARY} acquisition", "--as", BOSS)["hits"]
+    assert any(h["layer"] == "board" and CANARY in json.dumps(h) for h in boss)
+    public = _ok(root, "search", f"{CANARY} acquisition", "--as", "reader@example.com")["hits"]
+    assert all(h["layer"] == "public" for h in public) and CANARY not in json.dumps(public)
+    # A change committed in the layer's repository alone reaches the index on the next build.
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    (board / note).write_text((board / note).read_text() + "\nThe KOALAZENITH review follows in May.\n")
+    git(board, "commit", "-qam", "a person's line in the board repository")
+    build_index(root, load_settings(root), embedder=HashEmbedder())
+    assert any("KOALAZENITH" in json.dumps(h) for h in _ok(root, "search", "KOALAZENITH review", "--as", BOSS)["hits"])
+    assert _ok(root, "search", "KOALAZENITH review", "--as", "reader@example.com")["hits"] == [] or all(
+        h["layer"] == "public" for h in _ok(root, "search", "KOALAZENITH review", "--as", "reader@example.com")["hits"])
+    page = _ok(root, "read", f"layers/board/{note}", "--as", BOSS)["pages"][0]
+    assert "KOALAZENITH" in json.dumps(page)
+    code, _, _ = run_cli(["read", f"layers/board/{note}", "--as", "reader@example.com"], cwd=root)
+    assert code != 0
+
+
+def test_a_restricted_page_may_cite_a_public_source_across_the_repositories(split: dict[str, Path]) -> None:
+    """The board note about the launch line is filed next to the public capture of the same line: the gates
+    accept a board page citing a public source (the public page never cites the board one)."""
+    root, board = split["root"], split["board"]
+    public_sources = [p for p in git(root, "ls-files", "sources").splitlines()]
+    assert public_sources
+    for page in git(root, "ls-files", "-z", "wiki").split("\0"):
+        if page:
+            assert "layers/board" not in (root / page).read_text()
+    assert git(root, "log", "--format=%s").count("\n") >= 3
+    assert not [line for line in git(root, "log", "--format=%B").splitlines() if CANARY in line]
+    board_pages = git(board, "ls-files", "-z", "wiki").split("\0")
+    assert board_pages
+
+
+def test_a_clone_of_the_public_repository_alone_holds_no_byte_and_works_for_public_readers(
+        split: dict[str, Path], tmp_path: Path) -> None:
+    clone = tmp_path / "public-clone"
+    git(tmp_path, "clone", "-q", str(split["root"]), str(clone))
+    assert not (clone / "layers" / "board").exists()
+    assert CANARY.encode() not in _all_bytes(clone)
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+
+    build_index(clone, load_settings(clone), embedder=HashEmbedder())
+    hits = _ok(clone, "search", "Harbor Gateway launch", "--as", "reader@example.com")["hits"]
+    assert hits and all(h["layer"] == "public" for h in hits)
+    assert _ok(clone, "list")["pages"]
+    # A write to the layer is refused before anything is stored, with what to clone.
+    (tmp_path / "more.md").write_text(f"# More {CANARY}\n\nMore board news.\n")
+    head = git(clone, "rev-parse", "HEAD")
+    code, _, err = run_cli(["capture", str(tmp_path / "more.md"), "--layer", "board", "--as", BOSS], cwd=clone)
+    assert code == 2 and "lives in its own repository" in err and f"git clone {split['board_remote']}" in err
+    assert git(clone, "rev-parse", "HEAD") == head and git(clone, "status", "--porcelain") == ""
+    assert not (clone / ".stigmergy" / "objects").exists() or not any((clone / ".stigmergy" / "objects").rglob("*/*"))
+
+
+def test_the_public_server_refuses_the_layers_files(split: dict[str, Path], tmp_path: Path) -> None:
+    root = split["root"]
+    bare = tmp_path / "hub.git"
+    git(tmp_path, "clone", "-q", "--bare", str(root), str(bare))
+    proc = subprocess.run([sys.executable, "-m", "stigmergy", "hooks", "install", "--server", str(bare)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    dev = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(bare), str(dev))
+    leaked = dev / "layers" / "board" / "wiki" / "notes" / "Leak.md"
+    leaked.parent.mkdir(parents=True)
+    leaked.write_text(f"# Leak\n\n{CANARY} copied into the public repository.\n")
+    git(dev, "add", "-f", "layers/board/wiki/notes/Leak.md")
+    git(dev, "commit", "-qm", "copy a board page into the public repository")
+    push = subprocess.run(["git", "push", "origin", "HEAD:main"], cwd=dev, capture_output=True, text=True)
+    assert push.returncode != 0 and "lives in its own repository" in push.stderr, push.stderr
+    assert CANARY.encode() not in subprocess.run(["git", "log", "--all", "-p"], cwd=bare, capture_output=True).stdout
+
+
+def test_only_a_restricted_layer_may_name_a_repository(wiki: Path) -> None:
+    toml = (wiki / "stigmergy.toml").read_text()
+    assert "[layers.public]\n" in toml
+    (wiki / "stigmergy.toml").write_text(toml.replace("[layers.public]\n", '[layers.public]\nrepository = "../x.git"\n'))
+    with pytest.raises(ConfigError, match="only a restricted layer"):
+        load_settings(wiki)
