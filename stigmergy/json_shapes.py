@@ -40,6 +40,40 @@ class Contradiction(TypedDict):
     claims: list[ContradictionClaim]
 
 
+class Trust(TypedDict):
+    """A page's (or claim line's) confidence from use (docs/trust.md): the Beta posterior decayed to now,
+    its tier and lifecycle status."""
+
+    confidence: float  # the posterior mean alpha / (alpha + beta)
+    tier: Literal["HIGH", "MODERATE", "LOW", "EXPLORATORY", "STALE"]
+    status: Literal["candidate", "verified", "stale", "rejected"]
+    alpha: float
+    beta: float
+    interval: float  # 1.96 * sqrt(m (1 - m) / (alpha + beta + 1))
+    observations: float  # feedback, confirmations (supporting sources) and challenges (open contradictions)
+    feedback: int  # reader feedback records
+    decay: Literal["ephemeral", "stable", "permanent"]
+    reason: NotRequired[str]  # why it is verified, stale or rejected
+    status_by: NotRequired[str]
+    status_at: NotRequired[str]
+
+
+class TrustNote(TypedDict):
+    at: str
+    by: str
+    kind: str
+    note: str
+
+
+class ClaimTrust(Trust):
+    line: int  # a claim line with feedback of its own
+
+
+class PageTrust(Trust):
+    notes: list[TrustNote]  # the newest reader notes
+    claims: list[ClaimTrust]
+
+
 # ---------------------------------------------------------------- search
 
 
@@ -56,6 +90,8 @@ class SearchHit(TypedDict):
     rrf: float
     arms: dict[str, int | None]  # each arm's rank of this page (1-based); null when the arm missed it
     factors: dict[str, float]
+    trust: Trust
+    page_id: str | None  # the front matter id (feedback and access counts name pages by it)
 
 
 class SearchResult(TypedDict):
@@ -118,6 +154,7 @@ class ReadPage(TypedDict):
     links: list[Link]
     backlinks: list[Backlink]
     contradictions: list[Contradiction]
+    trust: PageTrust  # status rejected: `note` starts with REJECTED and the reason
     evidence: NotRequired[list[EvidenceLine]]  # only with --evidence
 
 
@@ -153,6 +190,8 @@ class DescribedEntity(TypedDict):
     entity_type: str | None
     aliases: list[str]
     status: str | None
+    trust: Trust
+    page_id: str | None
 
 
 class MentioningPage(TypedDict):
@@ -160,6 +199,8 @@ class MentioningPage(TypedDict):
     title: str
     type: str
     status: str | None
+    trust: Trust
+    page_id: str | None
 
 
 class TimelineFact(TypedDict):
@@ -234,6 +275,20 @@ class Nearest(TypedDict):
     type: str
     fragment: int
     lines: list[int]
+    tier: str | None
+
+
+class AnswerTrustPage(TypedDict):
+    path: str
+    page_id: str | None
+    tier: str
+    status: str
+    confidence: float
+
+
+class AnswerTrust(TypedDict):
+    pages: list[AnswerTrustPage]  # the pages the answer's sentences come from
+    caution: str | None  # set when one of them is LOW or STALE
 
 
 class AnswerEvidence(TypedDict):
@@ -284,6 +339,7 @@ class AskResult(TypedDict):
     contradictions: list[AnswerContradiction]
     nearest: list[Nearest]  # empty when answered
     nearest_lines: list[NearestLine]  # empty when answered
+    trust: AnswerTrust
 
 
 # ---------------------------------------------------------------- status

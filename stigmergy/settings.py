@@ -134,6 +134,35 @@ class AnswerSettings:
 
 
 @dataclass(frozen=True)
+class TrustSettings:
+    """`[trust]`: reader feedback, Beta confidence, decay classes and the lifecycle (docs/trust.md). Every
+    weight is documented there; the ranking factors are bounded by their own settings."""
+
+    prior_alpha: float = 5.0  # Beta(5, 5): prior strength 10, split evenly
+    prior_beta: float = 5.0
+    useful_weight: float = 1.0  # alpha += for --useful
+    wrong_weight: float = 1.0  # beta += for --wrong
+    outdated_weight: float = 0.5  # beta += for --outdated (the page was right once)
+    line_share: float = 0.5  # a claim line's feedback counts this much toward its page
+    confirmation_weight: float = 0.5  # alpha += per supporting source beyond the first
+    challenge_weight: float = 1.0  # beta += per open contradiction on the page
+    gap_bonus: float = 0.2  # stable/permanent pages re-confirmed after decaying below half their peak
+    decay_cap_days: float = 180.0  # gamma**min(days, cap): evidence never decays beyond recovery
+    confidence_weight: float = 0.25  # ranking factor within [1 - w, 1 + w]; 0 turns it off
+    exploration: float = 0.5  # UCB: mean + exploration * sd of the posterior
+    verified_factor: float = 1.03  # ranking factor of a verified page (a candidate is 1)
+    stale_factor: float = 0.90  # of a stale page (a rejected page is never ranked)
+    freshness_amplitude: float = 0.04  # the freshness factor spans [1 - a/2, 1 + a/2]
+    stale_confidence: float = 0.35  # maintain's sweep: decayed confidence below this -> stale
+    ephemeral_days: int = 90  # ... or every source older than this and never confirmed (ephemeral pages)
+    stable_days: int = 365  # (stable pages; permanent pages never go stale by age)
+    contradiction_days: int = 30  # open contradictions older than this are listed
+    popular_accesses: int = 5  # read this often ...
+    popular_confidence: float = 0.65  # ... with confidence below this: popular but unexamined
+    reset_errors: int = 4  # feedback against the posterior's prediction this often -> prior reset
+
+
+@dataclass(frozen=True)
 class LayerSettings:
     name: str
     readers: tuple[str, ...] = ("*",)
@@ -166,6 +195,7 @@ class Settings:
     evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     answer: AnswerSettings = field(default_factory=AnswerSettings)
+    trust: TrustSettings = field(default_factory=TrustSettings)
     layers: tuple[LayerSettings, ...] = (LayerSettings(PUBLIC_LAYER, ("*",)),)
     roles: RoleSettings = field(default_factory=RoleSettings)
     # `[channels]`: a chat channel ("#board", or its id) -> the layer its pages go to.
@@ -202,6 +232,7 @@ _SECTIONS = {
     "evidence": EvidenceSettings,
     "search": SearchSettings,
     "answer": AnswerSettings,
+    "trust": TrustSettings,
 }
 
 

@@ -24,18 +24,21 @@ MAY_IMPORT: dict[str, set[str]] = {
     "capture": _FOUNDATION | {"layers", "repo", "pages"},
     "plan": _FOUNDATION | {"layers", "repo", "pages"},
     "gates": _FOUNDATION | {"layers", "repo", "pages", "plan"},
-    "index": _FOUNDATION | {"layers", "repo", "pages"},
+    # Trust from use (docs/trust.md): feedback records, the Beta model, the fold, access counts, the sweep.
+    "trust": _FOUNDATION | {"layers", "repo", "pages"},
+    "index": _FOUNDATION | {"layers", "repo", "pages", "trust"},
     # Maintenance: builds the changes of garden, delete, merge, rename, recompile for the gates to judge.
     "garden": _FOUNDATION | {"layers", "repo", "pages", "plan", "gates", "index"},
     # History-wide work: the per-version scrub and filter-repo rewrite of an erase, purges, the residue
     # audit, the export bundle.
-    "history": _FOUNDATION | {"layers", "repo", "pages", "index", "garden"},
-    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history"},
+    "history": _FOUNDATION | {"layers", "repo", "pages", "index", "garden", "trust"},
+    "write": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history",
+                            "trust"},
     # Answers from the wiki (ask): reads through index/, checks figures with the gates' normaliser.
-    "answer": _FOUNDATION | {"layers", "repo", "pages", "gates", "index"},
+    "answer": _FOUNDATION | {"layers", "repo", "pages", "gates", "index", "trust"},
     # The one front door (DESIGN §13): every operation, the writer lock and each one's recovery policy.
     "service": _FOUNDATION | {"layers", "repo", "pages", "capture", "plan", "gates", "index", "garden", "history",
-                              "write", "answer"},
+                              "write", "answer", "trust"},
     # Front ends: they parse, call the service, render; nothing of the stages below it.
     "mcp": _FOUNDATION | {"service"},
     # The team server (`stigmergy serve`): the MCP endpoint, the web view and the chat endpoints (server/slack.py)

@@ -62,7 +62,7 @@ def test_maintain_runs_every_step_with_one_summary_line(wiki: Path, tmp_path: Pa
     assert "git ok" in out
     code, out, _ = run_cli(["--json", "maintain", "--no-index"], cwd=wiki)
     data = json.loads(out)
-    assert code == 0 and [s["step"] for s in data["steps"]] == ["resume", "file", "garden", "git"]
+    assert code == 0 and [s["step"] for s in data["steps"]] == ["resume", "file", "garden", "trust", "git"]
     assert (wiki / "wiki/index.md").is_file()
 
 

@@ -23,7 +23,8 @@ from stigmergy.mcp.server import build_server
 from stigmergy.mcp.tools import Session
 from stigmergy.service import Identity, WikiService
 
-READ_TOOLS = ["ask", "contradictions", "describe", "list", "read", "search", "status"]
+# Every server offers these; `feedback` records the reader's judgement (docs/trust.md), `capture` only when allowed.
+READ_TOOLS = ["ask", "contradictions", "describe", "feedback", "list", "read", "search", "status"]
 TOKEN = "t0k3n-for-the-tests-only-0123456789"
 
 

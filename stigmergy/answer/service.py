@@ -127,11 +127,27 @@ def ask(
     if not sentences:
         out.update(answered=False, refusal=REFUSAL, sentences=[], contradictions=[], withheld=withheld,
                    superseded=[], uncovered=uncovered, nearest=[_nearest(h) for h in hits[:NEAREST]],
-                   nearest_lines=_nearest_lines(scored_parts, evidence))
+                   nearest_lines=_nearest_lines(scored_parts, evidence), trust={"pages": [], "caution": None})
         return out
     out.update(answered=True, sentences=sentences, withheld=withheld, superseded=superseded, uncovered=uncovered,
                contradictions=_contradictions(ev, sentences, all_terms), nearest=[], nearest_lines=[])
+    out["trust"] = _trust(hits, {str(s.get("page")) for s in sentences})
     return out
+
+
+# Tiers an answer warns about: a reader should know when what they are told rests on a page that readers
+# judged wrong, or that has gone stale (docs/trust.md).
+CAUTION_TIERS = ("LOW", "STALE")
+
+
+def _trust(hits: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
+    """The tier of every page the answer's sentences come from, and a caution when one is LOW or STALE."""
+    pages = [{"path": h["path"], "page_id": h.get("page_id"), **{k: h["trust"][k] for k in ("tier", "status", "confidence")}}
+             for h in hits if h["path"] in used and h.get("trust")]
+    weak = [p["path"] for p in pages if p["tier"] in CAUTION_TIERS]
+    caution = (f"this answer rests on {len(weak)} page(s) of LOW or STALE confidence: {', '.join(weak)}"
+               if weak else None)
+    return {"pages": pages, "caution": caution}
 
 
 def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, names: Names,
@@ -282,4 +298,4 @@ def _contradictions(ev: Evidence, sentences: list[dict[str, Any]], terms: list[T
 
 def _nearest(hit: dict[str, Any]) -> dict[str, Any]:
     return {"path": hit["path"], "title": hit["title"], "type": hit["type"], "fragment": hit["fragment"],
-            "lines": hit["lines"]}
+            "lines": hit["lines"], "tier": (hit.get("trust") or {}).get("tier")}

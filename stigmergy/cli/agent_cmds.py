@@ -55,6 +55,8 @@ def render_answer(result: dict[str, Any]) -> None:
             out.print(f"withheld: {w['text']}  ({'; '.join(w['reasons'])})", markup=False)
         return
     out.print(" ".join(s["text"] for s in result["sentences"]), markup=False)
+    if result["trust"]["caution"]:
+        out.print(f"caution: {result['trust']['caution']}", markup=False)
     for part in result.get("uncovered", []):
         out.print(f"The wiki does not say: {part}.", markup=False)
     out.print("", markup=False)

@@ -24,6 +24,7 @@ from stigmergy.cli import (
     ops_cmds,
     read_cmds,
     serve_cmds,
+    trust_cmds,
     wiki_cmds,
 )
 from stigmergy.cli.context import AppContext, identity
@@ -35,7 +36,7 @@ from stigmergy.settings import load_settings
 # Every command module, in `--help` order. Each exposes `register(app)`; importing one registers nothing.
 COMMAND_MODULES = (
     capture_cmds, ops_cmds, lint_cmds, file_cmds, maintenance_cmds, index_cmds, read_cmds, wiki_cmds, agent_cmds,
-    history_cmds, serve_cmds,
+    history_cmds, serve_cmds, trust_cmds,
 )
 
 # Every command may end 0 (ok), 1 (failure) or 2 (usage); these also end 3 (a gate refused) or 4 (a check

@@ -121,14 +121,20 @@ def search_cmd(
     if not result.hits:
         typer.echo("no matching pages")
     for i, hit in enumerate(result.hits, 1):
-        out.print(f"{i}. {hit.title}  [{hit.type}{', ' + hit.status if hit.status else ''}]  score {hit.score:.4f}",
-                  markup=False)
+        tier = hit.trust.get("tier", "-") + ("" if hit.trust.get("status", "candidate") == "candidate"
+                                             else f" {hit.trust['status']}")
+        out.print(f"{i}. {hit.title}  [{hit.type}{', ' + hit.status if hit.status else ''}]  {tier}  "
+                  f"score {hit.score:.4f}", markup=False)
         out.print(f"   {hit.path}#{hit.fragment}  (lines {hit.lines[0]}-{hit.lines[1]})", markup=False)
         out.print(f"   {hit.snippet}", markup=False)
         if explain:
             arms = "  ".join(f"{a}={r if r is not None else '-'}" for a, r in hit.arms.items())
             factors = "  ".join(f"{f}={v:.3f}" for f, v in hit.factors.items())
             out.print(f"   arms: {arms}   rrf {hit.rrf:.5f}   factors: {factors}", markup=False)
+            t = hit.trust
+            if t:
+                out.print(f"   trust: confidence {t['confidence']:.3f} (Beta {t['alpha']:.2f}, {t['beta']:.2f}), "
+                          f"{t['feedback']} feedback, {t['decay']}, {t['status']}", markup=False)
 
 
 hooks_app = typer.Typer(help="Git hooks that keep the index current.", no_args_is_help=True)

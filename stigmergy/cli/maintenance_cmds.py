@@ -61,7 +61,29 @@ def garden_cmd(
             typer.echo(f"  {hidden} repairs, findings or proposals in layers you cannot read")
         if rep.get("unwritten"):
             typer.echo(f"  {rep['unwritten']} repairs not made in layers you cannot read or write (left to their readers)")
+        _print_trust(rep.get("trust"))
     _render(app_ctx, outcome)
+
+
+def _print_trust(trust: dict[str, Any] | None) -> None:
+    """garden --check: what maintain's trust step would mark, and what needs a person (docs/trust.md)."""
+    if not trust:
+        return
+    for item in trust["stale"][:20]:
+        typer.echo(f"  trust: would mark stale {item['path']}: {item['reason']}")
+    for item in trust["contradictions"][:20]:
+        typer.echo(f"  trust: contradiction {item['contradiction']} open {item['open_days']} days on {item['path']}")
+    for item in trust["popular"][:20]:
+        typer.echo(f"  trust: popular but unexamined {item['path']} ({item['accesses']} reads, "
+                   f"confidence {item['confidence']:.2f})")
+    for item in trust["resets"][:20]:
+        typer.echo(f"  trust: prior reset due {item['path']} ({item['errors']} of {item['feedback']} feedback "
+                   "against its posterior)")
+    if trust["hidden"]:
+        typer.echo(f"  trust: {trust['hidden']} more in layers you cannot read")
+    if trust["refused_records"]:
+        typer.echo(f"  trust: {trust['refused_records']} feedback record(s) refused (not canonical, or in another "
+                   "layer's folder)")
 
 
 def delete_cmd(

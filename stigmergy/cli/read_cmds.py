@@ -37,7 +37,13 @@ def read_cmd(
     print_freshness(result["index"])
     for page in result["pages"]:
         out.rule(f"{page['path']}  ({page['type']}, {page['layer']})", characters="=")
+        out.print(_trust_line(page["trust"]), markup=False)
         out.print(f"{page['note']}", markup=False)
+        for claim in page["trust"]["claims"]:
+            out.print(f"  line {claim['line']}: {claim['tier']} ({claim['confidence']:.2f}, {claim['feedback']} feedback)",
+                      markup=False)
+        for note in page["trust"]["notes"]:
+            out.print(f"  {note['at'][:10]} {note['kind']} by {note['by']}: {note['note']}", markup=False)
         cited = {e["line"]: e for e in page.get("evidence", [])}
         first = page["lines"][0]
         for offset, line in enumerate(page["content"].split("\n")):
@@ -58,6 +64,14 @@ def read_cmd(
         _print_refs(out, "backlinks", page["backlinks"], lambda x: f"{x['path']} (line {x['line']})")
         for con in page["contradictions"]:
             out.print(f"open contradiction {con['id']}: {con['subject']}", markup=False)
+
+
+def _trust_line(t: dict[str, Any]) -> str:
+    """`trust: MODERATE (0.62), verified, 4 feedback` (docs/trust.md)."""
+    if not t:
+        return "trust: -"
+    extra = f" - {t['reason']}" if t.get("reason") else ""
+    return f"trust: {t['tier']} ({t['confidence']:.2f}), {t['status']}, {t['feedback']} feedback, {t['decay']}{extra}"
 
 
 def _print_refs(out: Any, label: str, items: list[dict[str, Any]], fmt: Any) -> None:
@@ -114,9 +128,11 @@ def describe_cmd(
     out = console()
     e = result["entity"]
     out.print(f"{e['title']} ({e['entity_type'] or 'entity'})  {e['path']}", markup=False)
+    out.print(_trust_line(e["trust"]), markup=False)
     if e["aliases"]:
         out.print("aliases: " + ", ".join(e["aliases"]), markup=False)
-    _print_refs(out, "pages", result["pages"], lambda p: f"{p['path']} [{p['type']}]")
+    _print_refs(out, "pages", result["pages"],
+                lambda p: f"{p['path']} [{p['type']}] {(p['trust'] or {}).get('tier', '-')}")
     _print_refs(out, "timeline", result["timeline"], lambda t: f"{(t['date'] or '?')[:10]}  {t['fact']}  ({t['source']})")
     for con in result["contradictions"]:
         out.print(f"contradiction {con['id']} [{con['status']}]: {con['subject']}  ({con['page']})", markup=False)

@@ -22,11 +22,15 @@ from stigmergy.index.scope import readable_layers
 from stigmergy.index.store import Filters, IndexStore, index_location, open_index
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
+from stigmergy.pages.source import CAPTURE_ID_RE
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.settings import Settings
+from stigmergy.trust.book import PageFacts, TrustBook, load_book, trust_dict
+from stigmergy.trust.model import now_days
+from stigmergy.trust.records import line_sha
 
 MAX_READS = 5
 MAX_LINKS = 20
@@ -81,24 +85,55 @@ def _norm(path: str) -> str:
 
 
 def _load(ctx: _Ctx, path: str) -> PageDoc:
+    return load_doc(ctx.root, ctx.settings, ctx.layers, path)
+
+
+def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str) -> PageDoc:
+    """The page at `path` if one of `layers` holds it; else the one answer for absent and unreadable."""
     if path.startswith("/"):
         # An absolute path inside the repository is read by its repository-relative path.
         try:
-            path = Path(path).resolve().relative_to(ctx.root.resolve()).as_posix()
+            path = Path(path).resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             raise _not_found(path) from None
     kind = classify(path)
-    if kind is None or kind[1] not in ctx.layers or path.startswith(("/", "..")) or "/../" in path:
+    if kind is None or kind[1] not in layers or path.startswith(("/", "..")) or "/../" in path:
         raise _not_found(path)
     # Real-path containment: a symlink anywhere on the way (a folder linked into another layer, a link
     # out of the repository) would serve bytes of a layer other than the one the path names.
-    text = read_contained(ctx.root, path, errors="replace")
+    text = read_contained(root, path, errors="replace")
     if text is None:
         raise _not_found(path)
-    doc = parse_page(path, text, ctx.settings.index, *fragment_tokens(ctx.settings.embedder))
+    doc = parse_page(path, text, settings.index, *fragment_tokens(settings.embedder))
     if doc is None:
         raise _not_found(path)
     return doc
+
+
+def page_facts(doc: PageDoc) -> PageFacts:
+    """What a page's posterior needs, read from the page itself."""
+    sources = len(doc.strings("sources")) if doc.type != "source" else 1
+    open_blocks = sum(1 for c in doc.contradictions if c.status == "open")
+    return PageFacts(str(doc.meta.get("id") or ""), doc.type, doc.layer, doc.meta.get("decay"), sources, open_blocks)
+
+
+def page_trust(book: TrustBook, doc: PageDoc, settings: Settings, now: float) -> dict[str, Any]:
+    """A page's `trust` for `read`: its posterior and tier, its status (and why, when rejected or stale),
+    the newest reader notes, and each claim line with feedback of its own."""
+    facts = page_facts(doc)
+    out = trust_dict(book, facts, now, settings.trust)
+    entry = book.entry(facts.page_id, facts.layer)
+    out["notes"] = list(entry.notes) if entry else []
+    lines = book.line_posteriors(facts, now, settings.trust)
+    claims = []
+    if lines:
+        for n, text in enumerate(doc.text.split("\n"), 1):
+            if n >= doc.body_first_line and text.strip():
+                post = lines.get(line_sha(text))
+                if post is not None:
+                    claims.append({"line": n, **post.to_dict()})
+    out["claims"] = claims
+    return out
 
 
 def _resolve_link(ctx: _Ctx, target: str, from_layer: str = "public") -> tuple[str, str] | None:
@@ -166,7 +201,7 @@ def _line_of(text: str, offset: int) -> int:
 
 def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
-    head_chars: int | None = None, check_freshness: bool = True,
+    head_chars: int | None = None, check_freshness: bool = True, book: TrustBook | None = None,
 ) -> dict[str, Any]:
     """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
     `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
@@ -178,6 +213,8 @@ def read_pages(
     head_chars = head_chars or settings.search.read_head_chars
     parsed = [parse_ref(ref) for ref in refs]  # a malformed reference is a usage error before any index work
     ctx = _open(root, settings, reader)
+    book = book if book is not None else load_book(root, settings.trust)
+    now = now_days()
     try:
         pages = []
         for path, n in parsed:
@@ -212,7 +249,12 @@ def read_pages(
                 "lines": [first_line, last_line], "content": content, "truncated": truncated,
                 "chars": len(doc.text), "note": note, "links": _links(ctx, doc), "backlinks": _backlinks(ctx, doc),
                 "contradictions": [c.to_dict() for c in doc.contradictions if c.status == "open"],
+                "trust": page_trust(book, doc, settings, now),
             }
+            if page["trust"]["status"] == "rejected":
+                page["note"] = (f"REJECTED by {page['trust'].get('status_by') or 'a maintainer'}: "
+                                f"{page['trust'].get('reason') or 'no reason given'}; search and ask leave it out. "
+                                + page["note"])
             if evidence:
                 page["evidence"] = _evidence(ctx, doc, first_line, last_line)
             pages.append(page)
@@ -243,9 +285,12 @@ def _unlinked(text: str) -> str:
     return WIKILINK_RE.sub(lambda m: (m.group(3) or m.group(1)).strip(), text)
 
 
-def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50) -> dict[str, Any]:
-    """Aliases, pages about the entity, a dated timeline of the facts they cite, and contradictions."""
+def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50,
+                    book: TrustBook | None = None) -> dict[str, Any]:
+    """Aliases, pages about the entity (each with its confidence tier), a dated timeline of the facts they
+    cite, and contradictions."""
     ctx = _open(root, settings, reader)
+    book = book if book is not None else load_book(root, settings.trust)
     try:
         lay = ctx.layers
         key = link_key(name)
@@ -284,13 +329,75 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
             if len(timeline) >= limit:
                 break
         cons = [(c.page, c.data_json) for c in ctx.store.contradictions_on(page_ids)]
+        now = now_days()
+        infos = ctx.store.page_infos(page_ids)
+        trust = {pid: trust_dict(book, PageFacts(i.page_id or "", i.type, i.layer, i.decay, i.sources,
+                                                 i.open_contradictions), now, settings.trust)
+                 for pid, i in infos.items()}
         return {
             "index": freshness(ctx.store, ctx.git, lay).to_dict(), "reader": reader,
             "entity": {"path": epath, "title": etitle, "entity_type": meta.get("entity_type"),
-                       "aliases": list(meta.get("aliases") or []), "status": meta.get("status")},
-            "pages": [{"path": r.path, "title": r.title, "type": r.type, "status": r.status} for r in about],
+                       "aliases": list(meta.get("aliases") or []), "status": meta.get("status"),
+                       "trust": trust.get(eid, {}), "page_id": meta.get("id")},
+            "pages": [{"path": r.path, "title": r.title, "type": r.type, "status": r.status,
+                       "trust": trust.get(r.id, {}), "page_id": infos[r.id].page_id if r.id in infos else None}
+                      for r in about],
             "timeline": timeline,
             "contradictions": [{"page": paths[p], **json.loads(d)} for p, d in cons],
         }
     finally:
         ctx.close()
+
+
+@dataclass(frozen=True)
+class Target:
+    """What feedback names: a readable page, and maybe one of its fragments or claim lines."""
+
+    path: str
+    page_id: str
+    layer: str
+    type: str
+    title: str
+    captures: tuple[str, ...]
+    fragment: int | None = None
+    line: int | None = None
+    line_text: str | None = None
+    doc: PageDoc | None = None
+
+
+def parse_target(ref: str) -> tuple[str, int | None, int | None]:
+    """`PATH`, `PATH#n` (a fragment) or `PATH#Ln` (a line, as citations write it) -> (path, fragment, line)."""
+    path, sep, frag = ref.rpartition("#")
+    if not sep:
+        return _norm(ref), None, None
+    if frag[:1] == "L" and frag[1:].isascii() and frag[1:].isdigit():
+        return _norm(path), None, int(frag[1:])
+    if not (frag.isascii() and frag.isdigit()):
+        raise UsageError(f"{ref}: bad target {frag!r} (PATH#n for fragment n, PATH#Ln for line n)")
+    return _norm(path), int(frag), None
+
+
+def feedback_target(root: Path, settings: Settings, reader: str, ref: str) -> Target:
+    """Resolve `ref` for feedback as `reader` reads: a page they cannot read is absent."""
+    path, fragment, line = parse_target(ref)
+    doc = load_doc(root, settings, readable_layers(settings, reader), path)
+    page_id = str(doc.meta.get("id") or "")
+    if not page_id.startswith(("pg_", "cap_")):
+        raise UsageError(f"{doc.path} has no page id in its front matter; feedback needs one (`stigmergy lint`)")
+    captures: list[str] = [page_id] if doc.type == "source" else list(doc.strings("sources"))
+    line_text = None
+    if fragment is not None and not 1 <= fragment <= len(doc.fragments):
+        raise NotFoundError(f"{doc.path} has {len(doc.fragments)} fragments, not #{fragment}")
+    if line is not None:
+        lines = doc.text.split("\n")
+        if not doc.body_first_line < line <= len(lines) or not lines[line - 1].strip() \
+                or lines[line - 1].lstrip().startswith(("#", "<!--")):
+            raise UsageError(f"{doc.path}#L{line} is not a claim line of the page's body",
+                             hint=f"`stigmergy read {doc.path} --evidence` shows its cited lines")
+        line_text = lines[line - 1]
+        if doc.type != "source":
+            cited = [c.capture_id for c in doc.citations.get(line, ()) if c.capture_id]
+            captures = cited or captures
+    captures = [c for c in captures if CAPTURE_ID_RE.match(c)]
+    return Target(doc.path, page_id, doc.layer, doc.type, doc.title, tuple(sorted(set(captures))), fragment, line,
+                  line_text, doc)

@@ -41,9 +41,12 @@ from stigmergy.index.session import (
     scope_embedder,
     scope_freshness,
     scope_languages,
+    scope_trust,
 )
-from stigmergy.index.store import CitationRow, Filters, IndexStore, Selection
-from stigmergy.settings import Settings
+from stigmergy.index.store import CitationRow, Filters, IndexStore, PageInfo, Selection
+from stigmergy.settings import Settings, TrustSettings
+from stigmergy.trust.book import PageFacts, TrustBook
+from stigmergy.trust.model import confidence_factor, now_days, status_factor
 
 # `page_paths` and `index_info` live in `page_lookup`; callers have always imported them from here.
 __all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "index_info", "make_snippet", "page_paths",
@@ -99,6 +102,8 @@ class Hit:
     arms: dict[str, int | None]  # each arm's rank of this page (1-based), None when absent
     factors: dict[str, float]
     rrf: float
+    trust: dict[str, Any] = field(default_factory=dict)  # confidence, tier, lifecycle status (trust/)
+    page_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,7 @@ class Hit:
             "status": self.status, "score": round(self.score, 6), "fragment": self.fragment,
             "lines": list(self.lines), "snippet": self.snippet, "rrf": round(self.rrf, 6),
             "arms": self.arms, "factors": {k: round(v, 4) for k, v in self.factors.items()},
+            "trust": self.trust, "page_id": self.page_id,
         }
 
 
@@ -292,7 +298,11 @@ def run_search(
     top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
     for fid, sc in blend_frags.items():  # each page's best fragment: both rules' view of it
         frag_scores[fid] = frag_scores.get(fid, 0.0) + sc
-    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, lex_terms, arms, k, sel, named_entities)
+    t1 = time.perf_counter()
+    book = scope_trust(scope)
+    timings["trust"] = (time.perf_counter() - t1) * 1000
+    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, lex_terms, arms, k, sel, named_entities,
+                 book=book, trust=scope.settings.trust)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
         scope.store.meta("commit") or None, None, False)
@@ -303,7 +313,8 @@ def run_search(
 
 def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
           frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
-          arms: tuple[str, ...], k: int, sel: Selection, named: dict[int, float] | None = None) -> list[Hit]:
+          arms: tuple[str, ...], k: int, sel: Selection, named: dict[int, float] | None = None, *,
+          book: TrustBook | None = None, trust: TrustSettings | None = None) -> list[Hit]:
     if not top:
         return []
     pids = [pid for pid, _ in top]
@@ -332,6 +343,12 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
                 best_frag[spid] = fid
     info = store.page_infos(list(rrfs))
     now = datetime.now(UTC)
+    ts = trust or TrustSettings()
+    book = book or TrustBook()
+    today = now_days()
+    posteriors = {pid: book.posterior(_facts(page), today, ts) for pid, page in info.items()}
+    # A rejected page feeds no search and no answer (`read` still shows it, and says why).
+    rrfs = {pid: r for pid, r in rrfs.items() if posteriors[pid].status != "rejected"}
     scores: dict[int, tuple[float, dict[str, float]]] = {}
     for pid, rrf in rrfs.items():
         page = info[pid]
@@ -340,7 +357,7 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         focus, date = _focus([(c.line, c.capture_id, c.occurred_at) for c in cited.get(pid, [])],
                              frag_lines.get(best_frag.get(pid, -1)))
         date = page.occurred_at if ptype == "source" else date
-        factors["freshness"] = _freshness_factor(date, now)
+        factors["freshness"] = _freshness_factor(date, now, page.decay, ts.freshness_amplitude)
         factors["support"] = (1.0 if ptype == "source" or not page.n_claims
                               else 0.97 + 0.05 * min(1.0, page.n_cited / page.n_claims))
         if ptype == "source" or focus is None:
@@ -350,7 +367,11 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             # ("Tomek": all of it), however many sources it cites.
             floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
             factors["focus"] = floor + (1 - floor) * focus
-        scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"], factors)
+        post = posteriors[pid]
+        factors["confidence"] = confidence_factor(post, ts)
+        factors["lifecycle"] = status_factor(post.status, ts)
+        scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
+                       * factors["confidence"] * factors["lifecycle"], factors)
     # The most specific page first: a hub whose matching fragment quotes one source puts that source
     # right above itself (the hub stays one step below, the way to the other sources it cites).
     for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):
@@ -374,8 +395,21 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             path=page.path, title=page.title, type=page.type, layer=page.layer, status=page.status, score=score,
             fragment=seq, lines=lines, snippet=snippet, rrf=rrf, factors=factors,
             arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
+            trust=_trust_dict(book, posteriors[pid], page), page_id=page.page_id,
         ))
     return hits
+
+
+def _facts(page: PageInfo) -> PageFacts:
+    return PageFacts(page.page_id or "", page.type, page.layer, page.decay, page.sources, page.open_contradictions)
+
+
+def _trust_dict(book: TrustBook, post: Any, page: PageInfo) -> dict[str, Any]:
+    out = post.to_dict()
+    entry = book.entry(page.page_id, page.layer)
+    if entry is not None and entry.status != "candidate":
+        out["reason"] = entry.reason
+    return out
 
 
 def _quoted_sources(store: IndexStore, top: list[tuple[int, float]], cited: dict[int, list[CitationRow]],
@@ -457,9 +491,17 @@ def _focus(cites: list[tuple[int, str, str | None]], lines: tuple[int, int] | No
     return max(counts[c] for c in here) / len(cites), max(dates) if dates else None
 
 
-def _freshness_factor(date: str | None, now: datetime) -> float:
-    if not date:
-        return 1.0
+# The freshness factor's half-life by the decay class a page declares (`decay:` in its front matter); a
+# page that declares none keeps the one every page had before classes (a year), so a repository without
+# `decay:` ranks exactly as it did.
+FRESHNESS_HALF_LIFE = {None: 365.0, "ephemeral": 90.0, "stable": 4 * 365.0, "permanent": None}
+
+
+def _freshness_factor(date: str | None, now: datetime, declared: str | None = None,
+                      amplitude: float = 0.04) -> float:
+    half_life = FRESHNESS_HALF_LIFE.get(declared, 365.0) if declared is None or isinstance(declared, str) else 365.0
+    if not date or half_life is None:
+        return 1.0 if not date else 1 - amplitude / 2 + amplitude
     try:
         when = datetime.fromisoformat(str(date).replace("Z", "+00:00"))
     except ValueError:
@@ -467,7 +509,7 @@ def _freshness_factor(date: str | None, now: datetime) -> float:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     age_days = max(0.0, (now - when).total_seconds() / 86400)
-    return 0.98 + 0.04 * 0.5 ** (age_days / 365)
+    return 1 - amplitude / 2 + amplitude * 0.5 ** (age_days / half_life)
 
 
 def _term_regex(terms: list[str], suffix: str) -> str:

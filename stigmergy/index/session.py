@@ -26,6 +26,7 @@ from stigmergy.index.store import IndexStore, index_location, open_index
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
+from stigmergy.trust.book import BookCache, TrustBook, load_book
 
 
 @dataclass
@@ -38,6 +39,7 @@ class _Memo:
     fingerprint: str | None = None
     fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
     languages: tuple[str, ...] | None = None
+    trust: BookCache = field(default_factory=BookCache)
 
 
 @dataclass(frozen=True)
@@ -132,3 +134,9 @@ def index_fingerprint(scope: SearchScope) -> str:
         scope.memo.fingerprint = scope.store.meta("fingerprint") or ""
     return scope.memo.fingerprint
 
+
+
+def scope_trust(scope: SearchScope) -> TrustBook:
+    """The feedback records folded, re-read only when a batch file changed (a feedback just given shows in
+    the next search)."""
+    return load_book(scope.root, scope.settings.trust, scope.memo.trust)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -150,6 +150,18 @@ def build_server(session: Session | Resolver, *, allow_capture: bool | None = No
         "Who you read as, your layers, the index's commit and whether it is stale, pages and contradictions."))
     def status(ctx: Context | None = None) -> CallToolResult:
         return _result(lambda: tools.status(resolve(ctx)))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+                 description=(
+        "Say whether a page you read was useful, wrong or outdated (recorded as you; it changes the page's "
+        "confidence and ranking from the next search). `page`: PATH, PATH#n for a fragment, PATH#Ln for a line."))
+    def feedback(
+        page: Annotated[str, Field(description="PATH, PATH#n or PATH#Ln.", max_length=1000)],
+        verdict: Annotated[Literal["useful", "wrong", "outdated"], Field(description="useful | wrong | outdated")],
+        note: Annotated[str, Field(description="Why (at most 500 characters).", max_length=500)] = "",
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return _result(lambda: tools.feedback(resolve(ctx), page, verdict, note))
 
     if allow_capture:
         @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),

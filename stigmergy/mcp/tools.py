@@ -87,6 +87,11 @@ def ask(s: Session, question: str, evidence: bool = False) -> dict[str, Any]:
     return s.service.ask(question, evidence=evidence)
 
 
+def feedback(s: Session, page: str, verdict: str, note: str = "") -> dict[str, Any]:
+    """A reader's judgement of a page, fragment or claim line, as the session's reader (scoped like `read`)."""
+    return s.service.feedback(page, verdict, note)
+
+
 def status(s: Session) -> dict[str, Any]:
     """What this reader can see: the index's freshness over their layers, pages and contradictions. The
     operation log is not here: its summaries name pages of every layer."""

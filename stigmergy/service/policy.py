@@ -43,6 +43,9 @@ WRITE_POLICIES: dict[str, WritePolicy] = {
     "import": WritePolicy(wait=True, recovery=Recovery.REFUSE_PENDING),
     # An erase rewrites history: it waits for nobody and is refused at once while another writer works.
     "erase": WritePolicy(wait=False, recovery=Recovery.NONE),
+    # A maintainer's verify / invalidate / reinstate commits the open feedback batches: it waits for a
+    # writer like any judgement, and finishes nobody's captures (a click is not a filing run).
+    "trust": WritePolicy(wait=True, recovery=Recovery.NONE),
     # Overlapping scheduler runs are normal: the second one skips, it never queues.
     "maintain": WritePolicy(wait=False, recovery=Recovery.OWN_STEP),
 }

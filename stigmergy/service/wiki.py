@@ -48,6 +48,8 @@ class _Warm:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.searcher: Searcher | None = None
+        self.trust: Any = None  # the folded feedback records (trust/book.py), kept while no batch changes
+        self.access: Any = None  # access counts not yet appended (trust/access.py)
 
 
 class WikiService:
@@ -125,6 +127,8 @@ class WikiService:
     def close(self) -> None:
         with self._warm_state.lock:
             self._close_searcher()
+        if self._warm_state.access is not None:
+            self._warm_state.access.flush()
 
     # ------------------------------------------------------------ the lock and the recovery policies
 
@@ -294,7 +298,12 @@ class WikiService:
         readable = frozenset(self.readable())
         writable = frozenset(writable_layers(self.settings, self.reader))
         with self._writing("garden") as (repo, _):
-            return garden(repo, check=check, dry_run=dry_run, readable=readable, writable=writable)
+            outcome = garden(repo, check=check, dry_run=dry_run, readable=readable, writable=writable)
+        if check:
+            # What the trust sweep would mark and what it lists for a person (docs/trust.md); reported,
+            # never a reason to fail the check: none of it is a broken page.
+            outcome.report["trust"] = self.trust_report().to_dict()
+        return outcome
 
     def delete(self, target: str, rationale: str, *, dry_run: bool = False) -> Outcome:
         from stigmergy.write.maintenance import delete
@@ -466,7 +475,9 @@ class WikiService:
 
     def search(self, query: str, *, k: int | None = None, filters: Filters | None = None) -> SearchResult:
         with self.searching() as searcher:
-            return searcher.search(query, self.reader, k=k, filters=filters)
+            found = searcher.search(query, self.reader, k=k, filters=filters)
+        self._count(h.page_id for h in found.hits)
+        return found
 
     def ask(self, question: str, *, evidence: bool = False) -> dict[str, Any]:
         from stigmergy.answer import llm
@@ -474,14 +485,18 @@ class WikiService:
 
         llm.endpoint(self.settings, self.env)  # a misconfigured answerer fails before the index is opened
         with self.searching() as searcher:
-            return ask(self.require_root(), self.settings, self.reader, question, evidence=evidence,
-                       searcher=searcher, env=self.env)
+            out = ask(self.require_root(), self.settings, self.reader, question, evidence=evidence,
+                      searcher=searcher, env=self.env)
+        self._count(p.get("page_id") for p in out.get("trust", {}).get("pages", []))
+        return out
 
     def read(self, refs: Sequence[str], *, evidence: bool = False, chars: int | None = None) -> dict[str, Any]:
         from stigmergy.index.reads import read_pages
 
-        return read_pages(self.require_root(), self.settings, self.reader, list(refs), evidence=evidence,
-                          head_chars=chars)
+        out = read_pages(self.require_root(), self.settings, self.reader, list(refs), evidence=evidence,
+                         head_chars=chars, book=self.trust_book())
+        self._count(p["front_matter"].get("id") for p in out["pages"])
+        return out
 
     def list_pages(self, filters: Filters | None = None, limit: int = 200) -> dict[str, Any]:
         from stigmergy.index.reads import list_pages
@@ -491,7 +506,111 @@ class WikiService:
     def describe(self, entity: str) -> dict[str, Any]:
         from stigmergy.index.reads import describe_entity
 
-        return describe_entity(self.require_root(), self.settings, self.reader, entity)
+        out = describe_entity(self.require_root(), self.settings, self.reader, entity, book=self.trust_book())
+        self._count([out["entity"].get("page_id"), *(p.get("page_id") for p in out["pages"])])
+        return out
+
+    # ------------------------------------------------------------ trust from use (docs/trust.md)
+
+    def trust_book(self) -> Any:
+        """Every feedback record folded (kept while no batch file changes)."""
+        from stigmergy.trust.book import BookCache, load_book
+
+        warm = self._warm_state
+        if warm.trust is None:
+            warm.trust = BookCache()
+        return load_book(self.require_root(), self.settings.trust, warm.trust)
+
+    def _count(self, page_ids: Any) -> None:
+        """Accesses for the popular-but-unexamined list: counted in memory, appended in batches."""
+        from stigmergy.trust.access import AccessCounter
+
+        if self.root is None:
+            return
+        warm = self._warm_state
+        with warm.lock:
+            if warm.access is None:
+                warm.access = AccessCounter(self.repository().layout.state_dir)
+            warm.access.count(str(p) for p in page_ids if p)
+
+    def feedback(self, ref: str, kind: str, note: str = "") -> dict[str, Any]:
+        """A reader's judgement of a page (`PATH`), one of its fragments (`PATH#n`) or claim lines
+        (`PATH#Ln`): useful, wrong or outdated. Recorded as the caller; a page they cannot read is refused as
+        absent. The record is appended to its layer's open batch (`maintain` commits it) and counts in the
+        next search."""
+        from stigmergy.trust.records import FEEDBACK
+
+        if kind not in FEEDBACK:
+            raise UsageError(f"feedback is one of {', '.join(FEEDBACK)}, not {kind!r}")
+        return self._judge(kind, ref, note)
+
+    def verify(self, ref: str, reason: str = "") -> dict[str, Any]:
+        """candidate or stale -> verified (a maintainer of the page's layer)."""
+        return self._judge("verify", ref, reason)
+
+    def invalidate(self, ref: str, reason: str) -> dict[str, Any]:
+        """-> rejected, with the reason `read` shows: the page stops feeding search and ask."""
+        return self._judge("invalidate", ref, reason)
+
+    def reinstate(self, ref: str, reason: str) -> dict[str, Any]:
+        """rejected or stale -> candidate."""
+        return self._judge("reinstate", ref, reason)
+
+    def _judge(self, kind: str, ref: str, note: str) -> dict[str, Any]:
+        from stigmergy.index.reads import feedback_target, page_trust
+        from stigmergy.layers import require_maintainer
+        from stigmergy.trust.model import now_days
+        from stigmergy.trust.records import FEEDBACK, MAX_NOTE, line_sha
+        from stigmergy.write.trust import commit_batches, make_record, record
+
+        root = self.require_root()
+        note = " ".join((note or "").split())
+        if len(note) > MAX_NOTE:
+            raise UsageError(f"the note is {len(note)} characters; at most {MAX_NOTE}")
+        target = feedback_target(root, self.settings, self.reader, ref)  # scoped: absent and unreadable alike
+        if kind not in FEEDBACK:
+            if target.line is not None or target.fragment is not None:
+                raise UsageError(f"{kind} judges a whole page: name {target.path} without #")
+            require_maintainer(self.settings, self.reader, [target.layer], kind)
+            if kind in ("invalidate", "reinstate") and not note:
+                raise UsageError(f"{kind} needs a reason (--reason TEXT): it is what readers of the page are shown")
+            status = self.trust_book().status(target.page_id, target.layer)
+            allowed = {"verify": ("candidate", "stale"), "invalidate": ("candidate", "verified", "stale"),
+                       "reinstate": ("rejected", "stale")}[kind]
+            if status not in allowed:
+                raise UsageError(f"{target.path} is {status}; {kind} applies to a page that is "
+                                 f"{' or '.join(allowed)}")
+        rec = make_record(kind, self.reader, target.page_id, target.path, target.layer, target.captures,
+                          target.line, line_sha(target.line_text) if target.line_text is not None else None,
+                          target.fragment, note)
+        state_dir = self.repository().layout.state_dir
+        committed = None
+        if kind in FEEDBACK:
+            batch = record(root, state_dir, rec)
+        else:
+            with self._writing("trust") as (repo, _):
+                batch = record(root, state_dir, rec)
+                row = commit_batches(repo, "feedback", f"{kind} {target.page_id}",
+                                     summary=f"{kind} {target.page_id}: {note}" if target.layer == "public" else "",
+                                     manifest={"judgement": kind, "page": target.page_id})
+                committed = row.commit_sha if row is not None else None
+        assert target.doc is not None
+        return {"reader": self.reader, "record": rec.to_dict(), "batch": batch, "committed": committed,
+                "trust": page_trust(self.trust_book(), target.doc, self.settings, now_days())}
+
+    def trust_report(self) -> Any:
+        """What `maintain`'s trust step would act on and list, scoped to the caller's layers (the rest
+        counted): pages to mark stale, contradictions open too long, popular but unexamined, prior resets."""
+        from stigmergy.trust.access import access_counts
+        from stigmergy.trust.model import now_days
+        from stigmergy.trust.sweep import judge, scan_pages
+
+        repo = self.repository()
+        rows, dates = scan_pages(repo.root, repo.git.ls_files("wiki", "sources", "layers"))
+        if self._warm_state.access is not None:
+            self._warm_state.access.flush()
+        return judge(rows, dates, self.trust_book(), access_counts(repo.layout.state_dir), now_days(),
+                     self.settings.trust, readable=set(self.readable()))
 
     def freshness(self) -> dict[str, Any] | None:
         """The index's freshness over the caller's layers, None when there is no complete index."""

@@ -61,6 +61,7 @@ def maintain(repo: Repository, planners: PlannerFactory | None = None, *, index:
             return report  # nothing else is safe on a repository a crash left half-written
         _step(report, "file", lambda: _file(repo, planners))
         _step(report, "garden", lambda: _garden(repo, identity))
+        _step(report, "trust", lambda: _trust(repo, identity))
     finally:
         lock.release()
     if index:
@@ -123,6 +124,40 @@ def _garden(repo: Repository, identity: str | None) -> tuple[str, str]:
     if outcome.status == "refused":
         return "failed", outcome.message
     return ("attention" if left else "ok"), outcome.message + (f"; {left} finding(s) need a person" if left and "need a person" not in outcome.message else "")
+
+
+def _trust(repo: Repository, identity: str | None) -> tuple[str, str]:
+    """Mark stale what the sweep finds, reset the priors of pages whose feedback keeps contradicting
+    them, and commit every open feedback batch as one operation (docs/trust.md). Acts only in the layers
+    `identity` may write; the lists (contradictions open too long, popular but unexamined) need a person
+    and `garden --check` names them. Nothing is deleted."""
+    from stigmergy.layers import writable_layers
+    from stigmergy.trust.access import access_counts
+    from stigmergy.trust.book import load_book
+    from stigmergy.trust.model import now_days
+    from stigmergy.trust.sweep import judge, scan_pages
+    from stigmergy.write.trust import commit_batches, make_record, record
+
+    s = repo.settings.trust
+    book = load_book(repo.root, s)
+    rows, dates = scan_pages(repo.root, repo.git.ls_files("wiki", "sources", "layers"))
+    writable = None if identity is None else set(writable_layers(repo.settings, identity))
+    found = judge(rows, dates, book, access_counts(repo.layout.state_dir), now_days(), s, readable=writable)
+    by = identity or "stigmergy maintain"
+    for kind, items in (("stale", found.stale), ("reset", found.resets)):
+        for item in items:
+            row = next(r for r in rows if r.path == item["path"])
+            record(repo.root, repo.layout.state_dir, make_record(
+                kind, by, row.facts.page_id, row.path, row.facts.layer, row.sources,
+                note=item.get("reason") or f"{item.get('errors')} of {item.get('feedback')} feedback against the posterior"))
+    done = commit_batches(repo, "feedback", "feedback and trust upkeep",
+                          summary=f"{len(found.stale)} stale, {len(found.resets)} prior reset(s)",
+                          manifest={"stale": len(found.stale), "resets": len(found.resets)})
+    batches = len(done.manifest.get("batches", [])) if done is not None else 0
+    message = (f"{batches} feedback batch(es) committed, {len(found.stale)} marked stale, "
+               f"{len(found.resets)} prior reset(s); {len(found.contradictions)} contradiction(s) open too long, "
+               f"{len(found.popular)} popular but unexamined")
+    return "ok", message
 
 
 def _index(repo: Repository) -> tuple[str, str]:

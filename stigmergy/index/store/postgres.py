@@ -943,7 +943,10 @@ class PostgresIndexStore:
 
     def page_infos(self, pages: Sequence[int]) -> dict[int, PageInfo]:
         return {r[0]: PageInfo(*r) for r in self.conn.execute(
-            "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
+            "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
+            "meta::jsonb ->> 'decay', "
+            "(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
+            "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
             "WHERE id = ANY(%s::bigint[])", (list(pages),))}
 
     def hubs(self, pages: Sequence[int]) -> set[int]:

@@ -87,6 +87,12 @@ class PageInfo:
     occurred_at: str | None
     n_claims: int
     n_cited: int
+    # What a page's confidence needs (stigmergy/trust): its front matter id and `decay:`, the distinct
+    # sources it cites (confirmations) and its open contradictions (challenges).
+    page_id: str | None = None
+    decay: str | None = None
+    sources: int = 0
+    open_contradictions: int = 0
 
 
 @dataclass(frozen=True)

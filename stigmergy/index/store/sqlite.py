@@ -816,7 +816,10 @@ class SqliteIndexStore:
 
     def page_infos(self, pages: Sequence[int]) -> dict[int, PageInfo]:
         return {r[0]: PageInfo(*r) for r in self.conn.execute(
-            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited FROM pages "
+            f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
+            f"json_extract(meta, '$.decay'), "
+            f"(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
+            f"(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
             f"WHERE id IN ({marks(pages)})", list(pages))}
 
     def hubs(self, pages: Sequence[int]) -> set[int]:

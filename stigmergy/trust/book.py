@@ -1,0 +1,150 @@
+"""The fold of every feedback record in the working tree into per-page and per-line evidence, and the
+posterior of a page as the index describes it. Derived state: rebuilt from the batch files whenever one of
+them changes (a warm search checks their sizes and times, a few directory reads), never stored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stigmergy.settings import TrustSettings
+from stigmergy.trust.model import Event, Posterior, days, decay_class, posterior, prior
+from stigmergy.trust.records import FEEDBACK, ReadResult, Record, batch_files, read_batch
+
+# Lifecycle record -> the status it leaves. `reinstate` puts a rejected or stale page back to candidate.
+STATUS_OF = {"verify": "verified", "invalidate": "rejected", "reinstate": "candidate", "stale": "stale"}
+MAX_NOTES = 5
+
+
+@dataclass
+class Entry:
+    """What the records say of one page (or one claim line)."""
+
+    layer: str
+    path: str
+    events: list[Event] = field(default_factory=list)
+    status: str = "candidate"
+    reason: str = ""  # the note of the lifecycle record that set the status
+    status_by: str = ""
+    status_at: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    notes: list[dict[str, str]] = field(default_factory=list)  # the newest few, for `read`
+    last_feedback: str = ""
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What the index knows of a page that its posterior needs."""
+
+    page_id: str
+    type: str
+    layer: str
+    decay: object = None  # front matter `decay:` (None: the kind's class)
+    sources: int = 0  # distinct sources it cites
+    open_contradictions: int = 0
+
+
+@dataclass
+class TrustBook:
+    pages: dict[str, Entry] = field(default_factory=dict)
+    lines: dict[tuple[str, str], Entry] = field(default_factory=dict)
+    refused: int = 0
+    records: int = 0
+
+    @classmethod
+    def fold(cls, records: Iterable[Record], s: TrustSettings, refused: int = 0) -> TrustBook:
+        book = cls(refused=refused)
+        for r in sorted(records, key=lambda r: (r.at, r.id)):
+            book.records += 1
+            entry = book.pages.setdefault(r.page, Entry(r.layer, r.path))
+            if entry.layer != r.layer:
+                book.refused += 1  # a record naming the page in another layer than the first said: ignored
+                book.records -= 1
+                continue
+            entry.path = r.path
+            t = days(r.at)
+            if r.kind in FEEDBACK:
+                wa = s.useful_weight if r.kind == "useful" else 0.0
+                wb = s.wrong_weight if r.kind == "wrong" else s.outdated_weight if r.kind == "outdated" else 0.0
+                if r.line_sha is not None:
+                    line = book.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))
+                    _feedback(line, r, Event(t, r.kind, wa, wb))
+                    wa, wb = wa * s.line_share, wb * s.line_share
+                _feedback(entry, r, Event(t, r.kind, wa, wb))
+            elif r.kind == "reset":
+                entry.events.append(Event(t, "reset", 0.0, 0.0))
+                entry.reason = r.note
+            else:
+                entry.status, entry.reason, entry.status_by, entry.status_at = STATUS_OF[r.kind], r.note, r.by, r.at
+        return book
+
+    def entry(self, page_id: str | None, layer: str) -> Entry | None:
+        e = self.pages.get(page_id or "")
+        return e if e is not None and e.layer == layer else None
+
+    def status(self, page_id: str | None, layer: str) -> str:
+        e = self.entry(page_id, layer)
+        return e.status if e else "candidate"
+
+    def posterior(self, facts: PageFacts, now: float, s: TrustSettings) -> Posterior:
+        cls = decay_class(facts.type, facts.decay)
+        e = self.entry(facts.page_id, facts.layer)
+        confirmations = max(0, facts.sources - 1)
+        if e is None and not confirmations and not facts.open_contradictions:
+            return prior(cls, s)
+        return posterior(e.events if e else (), cls, now, s, status=e.status if e else "candidate",
+                         confirmations=confirmations, challenges=facts.open_contradictions)
+
+    def line_posteriors(self, facts: PageFacts, now: float, s: TrustSettings) -> dict[str, Posterior]:
+        """{line identity: posterior} for the page's claim lines that have feedback of their own."""
+        cls = decay_class(facts.type, facts.decay)
+        return {sha: posterior(e.events, cls, now, s) for (pid, sha), e in self.lines.items()
+                if pid == facts.page_id and e.layer == facts.layer}
+
+
+def _feedback(entry: Entry, r: Record, event: Event) -> None:
+    entry.events.append(event)
+    entry.counts[r.kind] = entry.counts.get(r.kind, 0) + 1
+    entry.last_feedback = r.at
+    if r.note:
+        entry.notes = [*entry.notes, {"at": r.at, "by": r.by, "kind": r.kind, "note": r.note}][-MAX_NOTES:]
+
+
+@dataclass
+class BookCache:
+    """A warm session's book, kept while no batch file changed (path, size, mtime)."""
+
+    key: tuple[object, ...] | None = None
+    book: TrustBook | None = None
+
+
+def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> TrustBook:
+    batches = batch_files(root)
+    key = (tuple((b.relpath, b.size, b.mtime_ns) for b in batches), s)
+    if cache is not None and cache.key == key and cache.book is not None:
+        return cache.book
+    result = ReadResult()
+    for batch in batches:
+        read_batch(root, batch, result)
+    book = TrustBook.fold(result.records, s, result.refused)
+    if cache is not None:
+        cache.key, cache.book = key, book
+    return book
+
+
+def trust_dict(book: TrustBook, facts: PageFacts, now: float, s: TrustSettings) -> dict[str, object]:
+    """The `trust` object every read surface shows for a page."""
+    p = book.posterior(facts, now, s)
+    out = p.to_dict()
+    e = book.entry(facts.page_id, facts.layer)
+    if e is not None and e.status != "candidate":
+        out["reason"] = e.reason
+        out["status_by"] = e.status_by
+        out["status_at"] = e.status_at
+    return out
+
+
+def facts_from_meta(page_type: str, layer: str, meta: Mapping[str, object], sources: int,
+                    open_contradictions: int) -> PageFacts:
+    return PageFacts(str(meta.get("id") or ""), page_type, layer, meta.get("decay"), sources, open_contradictions)

@@ -1,0 +1,223 @@
+"""Trust from use (docs/trust.md): feedback records kept in Git, the Beta posterior with decay classes and
+tiers, the lifecycle (verify, invalidate, reinstate), scoping, the maintain step, and a fresh clone
+rebuilding the same confidence from Git alone."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_index_support import HashEmbedder, RepoBuilder, cite, git
+
+from stigmergy.errors import ContractError, NotFoundError, UsageError
+from stigmergy.index.build import build_index
+from stigmergy.layers import RoleError
+from stigmergy.service import Identity, WikiService
+from stigmergy.settings import TrustSettings
+from stigmergy.trust.book import PageFacts, TrustBook, load_book
+from stigmergy.trust.model import Event, confidence_factor, posterior, prior
+from stigmergy.trust.records import Record, parse_record, render_record
+
+READER = "ann@example.com"
+BOARD = "board@example.com"
+NOTE = "wiki/notes/Aurora.md"
+SECRET = "layers/board/wiki/notes/Board secret.md"
+S = TrustSettings()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> RepoBuilder:
+    b = RepoBuilder(tmp_path / "w", layers={"board": [BOARD]})
+    s1 = b.source("Q1 report", "Aurora reached $1.3M ARR in Q1 2026.\nHeadcount is 12.\n", occurred_at="2026-04-02")
+    s2 = b.source("Board memo", "Orbis may acquire Aurora in 2027.\n", occurred_at="2026-04-09", layer="board")
+    b.wiki("note", "Aurora", f"- Aurora reached $1.3M ARR in Q1 2026. {cite(NOTE, s1, 22)}\n- Headcount is 12. "
+           f"{cite(NOTE, s1, 23)}\n")
+    b.wiki("note", "Aurora revenue", f"- Aurora revenue: $1.3M ARR in Q1 2026. {cite('wiki/notes/Aurora revenue.md', s1, 22)}\n")
+    b.wiki("note", "Board secret", f"- Orbis may acquire Aurora in 2027. {cite(SECRET, s2, 22)}\n", layer="board")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    return b
+
+
+def _service(b: RepoBuilder, reader: str = READER) -> WikiService:
+    return WikiService(b.root, b.settings, Identity(reader), {}, embedder=HashEmbedder())
+
+
+def _hit(service: WikiService, query: str, path: str) -> dict | None:
+    return next((h.to_dict() for h in service.search(query, k=10).hits if h.path == path), None)
+
+
+# ------------------------------------------------------------------ records
+
+
+def _record(**kw: object) -> Record:
+    base: dict = dict(id="fb_01J8" + "A" * 22, at="2026-05-01T10:00:00Z", by=READER, kind="wrong",
+                      page="pg_01J8" + "B" * 22, path=NOTE, layer="public")
+    return Record(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_a_record_round_trips_and_anything_else_is_refused() -> None:
+    r = _record(line=3, line_sha="0123456789abcdef", note="the figure is Q2's")
+    line = render_record(r)
+    assert parse_record(line) == r
+    for bad in (line.replace('"kind":"wrong"', '"kind":"delete"'),  # unknown kind
+                line.replace("{", "{ ", 1),  # not canonical
+                line[:-1] + ',"extra":1}',  # unknown key
+                json.dumps({**json.loads(line), "line": None}),  # line without its identity
+                render_record(_record(path=NOTE)).replace(READER, "x" * 400)):  # an identity 400 characters long
+        with pytest.raises(ContractError):
+            parse_record(bad)
+
+
+# ------------------------------------------------------------------ the model
+
+
+def test_prior_feedback_decay_cap_and_gap_bonus() -> None:
+    assert confidence_factor(prior("ephemeral", S), S) == 1.0  # no feedback: ranking unchanged
+    wrong = posterior([Event(0, "wrong", 0, 1)], "ephemeral", 0, S)
+    assert wrong.alpha == 5 and wrong.beta == 6 and confidence_factor(wrong, S) < 1.0
+    useful = posterior([Event(0, "useful", 1, 0)], "ephemeral", 0, S)
+    assert confidence_factor(useful, S) > 1.0
+    # Decay toward the prior: 0.98 per day for an ephemeral page, capped at 180 days; permanent never decays.
+    many = [Event(0, "useful", 1, 0)] * 10
+    after_90 = posterior(many, "ephemeral", 90, S)
+    assert after_90.alpha == pytest.approx(5 + 10 * 0.98 ** 90)
+    assert posterior(many, "ephemeral", 1000, S).alpha == pytest.approx(5 + 10 * 0.98 ** 180)
+    assert posterior(many, "permanent", 1000, S).alpha == 15
+    # Gap recovery: a stable page confirmed again after decaying below half its peak alpha gets 20 % more.
+    peak = [Event(0, "useful", 1, 0)] * 40
+    again = posterior([*peak, Event(400, "useful", 1, 0)], "stable", 400, S)
+    plain = posterior([*peak, Event(400, "useful", 1, 0)], "ephemeral", 400, S)
+    decayed = 5 + 40 * 0.995 ** 180
+    assert decayed < 45 * 0.5 and again.alpha == pytest.approx(decayed + 1.2)
+    assert plain.alpha == pytest.approx(5 + 40 * 0.98 ** 180 + 1)
+
+
+def test_tiers() -> None:
+    assert prior("stable", S).tier == "EXPLORATORY"
+    high = posterior([Event(0, "useful", 1, 0)] * 9, "permanent", 0, S)
+    assert high.mean >= 0.7 and high.width < 0.2 and high.tier == "HIGH"
+    assert posterior([Event(0, "useful", 1, 0)] * 3, "permanent", 0, S).tier == "MODERATE"
+    assert posterior([Event(0, "wrong", 0, 1)] * 3, "permanent", 0, S).tier == "LOW"
+    assert posterior([], "stable", 0, S, status="stale").tier == "STALE"
+    # Structural evidence counts as observations: supporting sources confirm, open contradictions challenge.
+    book = TrustBook()
+    assert book.posterior(PageFacts("pg_x", "note", "public", None, sources=4), 0, S).alpha == 5 + 3 * 0.5
+    assert book.posterior(PageFacts("pg_x", "note", "public", None, open_contradictions=2), 0, S).beta == 7
+
+
+# ------------------------------------------------------------------ feedback through the service
+
+
+def test_feedback_shows_in_the_next_search_and_read(repo: RepoBuilder) -> None:
+    service = _service(repo)
+    before = _hit(service, "Aurora ARR Q1", NOTE)
+    assert before is not None and before["trust"]["feedback"] == 0 and before["factors"]["confidence"] == 1.0
+    for _ in range(3):
+        out = service.feedback(NOTE, "wrong", "the ARR is Q2's")
+    assert out["record"]["by"] == READER and out["committed"] is None
+    batch = repo.root / out["batch"]
+    assert batch.is_file() and len(batch.read_text().splitlines()) == 3
+    after = _hit(service, "Aurora ARR Q1", NOTE)
+    assert after is not None and after["trust"]["feedback"] == 3 and after["factors"]["confidence"] < 1.0
+    assert after["score"] < before["score"]
+    page = service.read([NOTE])["pages"][0]
+    assert page["trust"]["notes"][-1]["note"] == "the ARR is Q2's"
+    # A claim line gets a posterior of its own; a heading is not a claim line.
+    text = (repo.root / NOTE).read_text().split("\n")
+    n = next(i for i, line in enumerate(text, 1) if line.startswith("- Headcount"))
+    service.feedback(f"{NOTE}#L{n}", "outdated")
+    page = service.read([NOTE])["pages"][0]
+    assert [c["line"] for c in page["trust"]["claims"]] == [n]
+    h1 = next(i for i, line in enumerate(text, 1) if line.startswith("# "))
+    with pytest.raises(UsageError):
+        service.feedback(f"{NOTE}#L{h1}", "wrong")
+    with pytest.raises(UsageError):
+        service.feedback(NOTE, "delete")
+    service.close()
+
+
+def test_feedback_on_a_page_the_reader_cannot_read_is_refused_like_a_missing_page(repo: RepoBuilder) -> None:
+    """Hostile: a public reader naming a restricted page (directly, through `..`, absolute, by fragment or
+    line) learns nothing the missing page would not tell, and nothing is recorded."""
+    service = _service(repo)
+    with pytest.raises(NotFoundError) as missing:
+        service.feedback("layers/board/wiki/notes/No such page.md", "wrong")
+    for ref in (SECRET, f"{SECRET}#1", f"{SECRET}#L8", f"wiki/../{SECRET}", str(repo.root / SECRET)):
+        with pytest.raises(NotFoundError) as refused:
+            service.feedback(ref, "wrong", "let me in")
+        assert refused.value.message.replace(ref, "X").split(" at ")[0] == missing.value.message.split(" at ")[0]
+    with pytest.raises(NotFoundError):
+        service.verify(SECRET)
+    assert not (repo.root / "layers/board/feedback").exists() and not (repo.root / "feedback").exists()
+    # Its reader may.
+    assert _service(repo, BOARD).feedback(SECRET, "useful")["batch"].startswith("layers/board/feedback/")
+
+
+def test_a_record_in_another_layers_folder_is_ignored(repo: RepoBuilder) -> None:
+    """Hostile: a pushed record in the public folder claiming a board page (or a bad line) counts for nothing."""
+    board = _service(repo, BOARD)
+    page_id = board.read([SECRET])["pages"][0]["front_matter"]["id"]
+    forged = _record(page=page_id, path=SECRET, layer="public", kind="useful")
+    (repo.root / "feedback/2026/05").mkdir(parents=True)
+    (repo.root / "feedback/2026/05" / ("fb_01J8" + "C" * 22 + ".jsonl")).write_text(
+        render_record(forged) + "\n{not json\n" + render_record(_record(layer="board", id="fb_01J8" + "D" * 22)) + "\n")
+    book = load_book(repo.root, S)
+    assert book.refused == 2 and book.entry(page_id, "board") is None
+    assert board.read([SECRET])["pages"][0]["trust"]["feedback"] == 0
+
+
+def test_lifecycle_roles_reasons_and_rejection(repo: RepoBuilder, tmp_path: Path) -> None:
+    (repo.root / "stigmergy.toml").write_text((repo.root / "stigmergy.toml").read_text()
+                                              + '[roles.maintainers]\npublic = ["max@example.com"]\n')
+    ann, maxi = _service(repo), _service(repo, "max@example.com")
+    with pytest.raises(RoleError):
+        ann.invalidate(NOTE, "wrong figure")
+    with pytest.raises(UsageError):
+        maxi.invalidate(NOTE, "")  # a reason is what readers are shown
+    with pytest.raises(UsageError):
+        maxi.reinstate(NOTE, "never rejected")
+    done = maxi.invalidate(NOTE, "the ARR figure was retracted")
+    assert done["committed"] and done["trust"]["status"] == "rejected"
+    assert git(repo.root, "status", "--porcelain", "feedback").strip() == ""  # the batch is committed
+    assert _hit(ann, "Aurora ARR Q1", NOTE) is None  # out of search
+    page = ann.read([NOTE])["pages"][0]
+    assert page["note"].startswith("REJECTED by max@example.com: the ARR figure was retracted")
+    assert page["trust"]["reason"] == "the ARR figure was retracted"
+    maxi.reinstate(NOTE, "the retraction was itself wrong")
+    assert _hit(ann, "Aurora ARR Q1", NOTE) is not None
+    maxi.verify(NOTE, "checked against the ledger")
+    hit = _hit(ann, "Aurora ARR Q1", NOTE)
+    assert hit is not None and hit["trust"]["status"] == "verified" and hit["factors"]["lifecycle"] > 1.0
+    # A fresh clone rebuilds the same confidence from Git alone.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.root), str(clone)], check=True)
+    theirs = load_book(clone, S)
+    ours = load_book(repo.root, S)
+    facts = PageFacts(page["front_matter"]["id"], "note", "public", None, 1, 0)
+    assert theirs.posterior(facts, 0, S) == ours.posterior(facts, 0, S)
+    assert theirs.status(facts.page_id, "public") == "verified"
+
+
+def test_maintain_commits_batches_and_marks_stale(repo: RepoBuilder) -> None:
+    service = _service(repo)
+    for _ in range(6):
+        service.feedback("wiki/notes/Aurora revenue.md", "wrong")
+    service.feedback(NOTE, "useful")
+    listed = service.trust_report()
+    assert "wiki/notes/Aurora revenue.md" in [s["path"] for s in listed.stale]
+    # The Q1 sources are older than an ephemeral page allows and Aurora.md was confirmed: only it stays.
+    assert NOTE not in [s["path"] for s in listed.stale]
+    report = service.maintain(index=False)
+    step = next(s for s in report.steps if s["step"] == "trust")
+    assert step["status"] == "ok" and "1 feedback batch(es) committed" in step["message"]
+    assert git(repo.root, "status", "--porcelain", "feedback").strip() == ""
+    assert git(repo.root, "log", "-1", "--format=%s").startswith("feedback:")
+    assert load_book(repo.root, S).status(
+        service.read(["wiki/notes/Aurora revenue.md"])["pages"][0]["front_matter"]["id"], "public") == "stale"
+    # Nothing is deleted, and the next run has nothing new to commit.
+    assert (repo.root / "wiki/notes/Aurora revenue.md").exists()
+    again = next(s for s in service.maintain(index=False).steps if s["step"] == "trust")
+    assert "0 feedback batch(es)" in again["message"]
