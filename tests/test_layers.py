@@ -45,3 +45,39 @@ def test_restricted_capture_shadows_public_entities_and_leaks_nothing(wiki: Path
         assert "CANARY-LAYER-5521" not in text and "layers/board" not in text and "72M" not in text
     code, out, _ = run_cli(["--json", "lint"], cwd=wiki)
     assert code == 0, out
+
+
+def test_the_index_of_either_backend_keeps_the_board_from_a_public_reader(
+        wiki: Path, tmp_path: Path, index_env: dict[str, str]) -> None:
+    """The same capture as above, indexed in SQLite and in PostgreSQL (index_env): every arm scopes by the
+    reader inside its query, so the canary, the board's figure and its entity page reach only the board."""
+    import json
+
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+    from stigmergy.settings import load_settings
+
+    with (wiki / "stigmergy.toml").open("a") as fh:
+        fh.write('\n[layers.board]\nreaders = ["ceo@example.com"]\n')
+    (tmp_path / "public.md").write_text(PUBLIC)
+    (tmp_path / "board.md").write_text(BOARD)
+    assert run_cli(["capture", str(tmp_path / "public.md")], cwd=wiki, env=index_env)[0] == 0
+    assert run_cli(["capture", str(tmp_path / "board.md"), "--layer", "board", "--as", "ceo@example.com"],
+                   cwd=wiki, env=index_env)[0] == 0
+    build_index(wiki, load_settings(wiki, index_env), embedder=HashEmbedder())
+    for query in ("CANARY-LAYER-5521", "Orbis acquisition approach £72M", "Orbis"):
+        code, out, err = run_cli(["--json", "search", query, "--as", "public@example.com", "--explain"], cwd=wiki,
+                                 env=index_env)
+        assert code == 0, err
+        hits = json.dumps(json.loads(out)["hits"])  # the answer without the query it echoes
+        assert "CANARY-LAYER-5521" not in hits and "72M" not in hits and "layers/board" not in hits
+        code, out, _ = run_cli(["--json", "search", query, "--as", "ceo@example.com"], cwd=wiki, env=index_env)
+        assert code == 0 and json.loads(out)["hits"]
+    code, out, _ = run_cli(["--json", "search", "CANARY-LAYER-5521", "--as", "ceo@example.com"], cwd=wiki, env=index_env)
+    assert any(h["layer"] == "board" for h in json.loads(out)["hits"])
+    board_page = next((wiki / "layers/board/wiki/entities").glob("*.md")).relative_to(wiki).as_posix()
+    code, out, err = run_cli(["read", board_page, "--as", "public@example.com"], cwd=wiki, env=index_env)
+    assert code != 0 and "72M" not in out + err and "CANARY" not in out + err
+    code, out, _ = run_cli(["--json", "describe", "Orbis Freight", "--as", "public@example.com"], cwd=wiki, env=index_env)
+    assert "layers/board" not in out and "72M" not in out
