@@ -77,7 +77,7 @@ def quality(args: argparse.Namespace) -> dict:
     from retrieval import Judge, score_configs
     from search import quality as sqlite_quality
     from servers import Postgres
-    from stigmergy.index.embed import make_embedder
+    from stigmergy.index.embedder import make_embedder
 
     from stigmergy.index.search import Searcher
 
@@ -128,7 +128,7 @@ def quality(args: argparse.Namespace) -> dict:
 def _reader_proc(root: str, env: dict[str, str], threads: int, rate_each: float, seconds: float, offset: float,
                  start_at: float, cache: str, out: mp.Queue) -> None:
     """One process: one embedder, `threads` readers each with its own connection (Searcher)."""
-    from stigmergy.index.embed import make_embedder
+    from stigmergy.index.embedder import make_embedder
 
     from stigmergy.index.search import Searcher
 
@@ -297,7 +297,7 @@ def incremental(args: argparse.Namespace) -> dict:
             store.close()
             times.append(wall)
         # In-process (a warm hook runner: the model loaded once), the build call alone.
-        from stigmergy.index.embed import make_embedder
+        from stigmergy.index.embedder import make_embedder
 
         settings = load_settings(src, env)
         emb = make_embedder(settings.embedder, src / ".stigmergy" / "cache")
