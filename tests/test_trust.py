@@ -221,3 +221,23 @@ def test_maintain_commits_batches_and_marks_stale(repo: RepoBuilder) -> None:
     assert (repo.root / "wiki/notes/Aurora revenue.md").exists()
     again = next(s for s in service.maintain(index=False).steps if s["step"] == "trust")
     assert "0 feedback batch(es)" in again["message"]
+
+
+def test_front_matter_decay_is_part_of_the_page_contract(repo: RepoBuilder) -> None:
+    from stigmergy.pages.wiki import parse_wiki_page, render_wiki_page
+
+    text = (repo.root / NOTE).read_text()
+    declared = text.replace("\n---\n", "\ndecay: permanent\n---\n", 1)
+    page = parse_wiki_page(declared, NOTE)
+    assert page.decay == "permanent" and render_wiki_page(page) == declared
+    for bad in (text.replace("\n---\n", "\ndecay: forever\n---\n", 1),  # not a class
+                text.replace("id: ", "decay: stable\nid: ", 1)):  # not last
+        with pytest.raises(ContractError):
+            parse_wiki_page(bad, NOTE)
+    # The index reads it: the page's confidence decays as its front matter says.
+    (repo.root / NOTE).write_text(declared)
+    repo.commit("decay")
+    build_index(repo.root, repo.settings, embedder=HashEmbedder())
+    hit = _hit(_service(repo), "Aurora ARR Q1", NOTE)
+    assert hit is not None and hit["trust"]["decay"] == "permanent"
+    assert _hit(_service(repo), "Aurora revenue", "wiki/notes/Aurora revenue.md")["trust"]["decay"] == "ephemeral"

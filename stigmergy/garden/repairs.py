@@ -81,6 +81,7 @@ def recanonicalise(rel: str, text: str) -> tuple[str | None, str]:
             entities=tuple(meta.get("entities") or ()),
             entity_type=meta.get("entity_type") if entity else None,
             aliases=tuple(meta.get("aliases") or ()) if entity else (),
+            decay=meta.get("decay"),
         ).with_body(body, rel)
         out = render_wiki_page(page)
         parse_wiki_page(out, rel)

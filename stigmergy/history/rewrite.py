@@ -110,6 +110,8 @@ def drop_unreachable(root: Path) -> None:
 def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
     from stigmergy.history.scrub import PageScrubber, map_texts, sweep_working_tree
     from stigmergy.settings import load_settings
+    from stigmergy.trust.records import batch_layer
+    from stigmergy.trust.records import without as without_records
 
     settings = load_settings(root, env={})
     on_disk = [p for p in spec.drop_paths if (root / p).is_file()]
@@ -121,6 +123,7 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
         | {rel: (old, head[rel]) for rel, old in map_texts(root, head).items()},
     )
     erased = frozenset(spec.erased)
+    dead_paths = frozenset(spec.dead_pages)
     drop_paths = {p.encode() for p in spec.drop_paths}
     drop_prefixes = tuple(p.encode() for p in spec.drop_prefixes)
     erased_ops = {o.encode() for o in spec.erased_ops}
@@ -131,6 +134,20 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
         if filename in drop_paths or filename.startswith(drop_prefixes):
             gone.add(filename.decode("utf-8", "surrogateescape"))
             return None, mode, blob_id
+        if filename.endswith(b".jsonl") and mode in (b"100644", b"100755") and batch_layer(
+                filename.decode("utf-8", "surrogateescape")) is not None:
+            # A feedback batch: its records about an erased capture (or a page that goes) go with it.
+            key = (filename, blob_id)
+            if key not in scrubbed:
+                data = value.get_contents_by_identifier(blob_id)
+                text = data.decode("utf-8", "surrogateescape") if data is not None else ""
+                kept = without_records(text, erased, dead_paths)
+                scrubbed[key] = (blob_id if kept == text else None if not kept
+                                 else value.insert_file_with_contents(kept.encode("utf-8", "surrogateescape")))
+            if scrubbed[key] is None:
+                gone.add(filename.decode("utf-8", "surrogateescape"))
+                return filename, None, blob_id
+            return filename, mode, scrubbed[key]
         if not filename.endswith(b".md") or mode not in (b"100644", b"100755"):
             return filename, mode, blob_id
         key = (filename, blob_id)

@@ -23,6 +23,9 @@ TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _KEYS = ("id", "type", "title", "status", "created", "updated", "layer", "entities", "sources")
 _ENTITY_KEYS = ("entity_type", "aliases")
+# Optional, last, set by a person: how fast readers' confirmations of the page fade (docs/trust.md).
+DECAY_KEY = "decay"
+DECAY_CLASSES = ("ephemeral", "stable", "permanent")
 PLACEHOLDERS = frozenset({"todo", "tbd", "tbc", "lorem ipsum", "...", "…", "placeholder", "fixme", "xxx", "n/a", "-"})
 
 
@@ -67,6 +70,7 @@ class WikiPage:
     sources: tuple[str, ...] = ()
     entity_type: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    decay: str | None = None  # ephemeral | stable | permanent; None: the page kind's class
 
     def front_matter(self) -> dict[str, Any]:
         meta: dict[str, Any] = {
@@ -83,6 +87,8 @@ class WikiPage:
         if self.type == "entity":
             meta["entity_type"] = self.entity_type
             meta["aliases"] = list(self.aliases)
+        if self.decay is not None:
+            meta[DECAY_KEY] = self.decay
         return meta
 
     @property
@@ -137,9 +143,12 @@ def _parse(text: str, relpath: str | None) -> WikiPage:
     ptype = meta.get("type")
     if ptype not in PAGE_TYPES:
         raise ContractError(f"{where}: type must be one of {list(PAGE_TYPES)}")
-    expected = _KEYS + (_ENTITY_KEYS if ptype == "entity" else ())
+    expected = _KEYS + (_ENTITY_KEYS if ptype == "entity" else ()) + ((DECAY_KEY,) if DECAY_KEY in meta else ())
     if tuple(meta) != expected:
-        raise ContractError(f"{where}: front matter keys must be exactly {list(expected)} in that order")
+        raise ContractError(f"{where}: front matter keys must be exactly {list(expected)} in that order"
+                            f" ({DECAY_KEY!r}, when present, last)")
+    if DECAY_KEY in meta and meta[DECAY_KEY] not in DECAY_CLASSES:
+        raise ContractError(f"{where}: {DECAY_KEY} must be one of {list(DECAY_CLASSES)}")
     for key in ("id", "title", "status", "created", "updated", "layer"):
         if not isinstance(meta[key], str):
             raise ContractError(f"{where}: {key} must be a string")
@@ -168,7 +177,7 @@ def _parse(text: str, relpath: str | None) -> WikiPage:
     page = WikiPage(
         id=meta["id"], type=ptype, title=title, status=meta["status"], created=meta["created"],
         updated=meta["updated"], layer=meta["layer"], body=body, entities=_strings(meta, "entities", where),
-        sources=sources, entity_type=entity_type, aliases=aliases,
+        sources=sources, entity_type=entity_type, aliases=aliases, decay=meta.get(DECAY_KEY),
     )
     if render_wiki_page(page) != text:
         raise ContractError(f"{where}: not in canonical form (front matter or trailing newline differ)")

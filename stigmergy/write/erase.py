@@ -401,6 +401,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     # to new and finds nothing more to remove.
     map_file.write_text(json.dumps({"map": mapping, "gone": gone}))
     drop_unreachable(repo.root)
+    _scrub_open_feedback(repo, plan)
     repo.pause("erase-rewritten")
     purge_evidence(repo, plan.evidence_objects)
     # Pages that no longer exist anywhere because of the erase name it in their path (a note's title):
@@ -415,6 +416,25 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     needles = sorted({*plan.erased_ids, *plan.evidence_objects})
     residue = [f.to_dict() for f in audit(repo.root, needles, evidence=repo.evidence).findings] if needles else []
     return ErasePlan(**{**plan.__dict__, "residue": tuple(residue)})
+
+
+def _scrub_open_feedback(repo: Repository, plan: ErasePlan) -> None:
+    """Feedback batches not committed yet (the rewrite took the committed ones): their records about an
+    erased capture or a page that goes are dropped in place (docs/trust.md)."""
+    from stigmergy.repo.files import write_atomic
+    from stigmergy.trust.records import batch_files, without
+
+    erased = frozenset(plan.erased_ids)
+    dead = frozenset(() if plan.layer else plan.pages_deleted)
+    for batch in batch_files(repo.root):
+        path = repo.root / batch.relpath
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        kept = "" if plan.layer and batch.layer == plan.layer else without(text, erased, dead)
+        if kept != text:
+            if kept:
+                write_atomic(path, kept.encode("utf-8", "surrogateescape"))
+            else:
+                path.unlink()
 
 
 def _index_commit(repo: Repository) -> str | None:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from stigmergy.errors import StigmergyError
 from stigmergy.repo.files import write_atomic
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.operations import Repository, utc_now
@@ -58,6 +59,12 @@ def make_record(kind: str, by: str, page: str, path: str, layer: str, captures: 
 def open_batches(repo: Repository) -> list[str]:
     """Batch files in the working tree that Git does not track yet."""
     tracked = set(repo.git.ls_files("feedback", "layers"))
+    for layer in sorted(repo.own_repository_layers):
+        # A layer with a Git repository of its own keeps its batches there (apply_and_commit routes them).
+        try:
+            tracked |= {f"layers/{layer}/{p}" for p in repo.layer_git(layer).ls_files("feedback")}
+        except StigmergyError:
+            continue  # no checkout here: no batch of it can have been written here either
     return [b.relpath for b in batch_files(repo.root) if b.relpath not in tracked]
 
 
