@@ -613,9 +613,12 @@ class WikiService:
                      self.settings.trust, readable=set(self.readable()))
 
     def freshness(self) -> dict[str, Any] | None:
-        """The index's freshness over the caller's layers, None when there is no complete index."""
+        """The index's freshness over the caller's layers, None when there is no complete index. From the
+        warm search session: HEAD and the git index are re-read each time, the working tree re-scanned at
+        most every two seconds."""
         try:
-            return self.list_pages(limit=1)["index"]
+            with self.searching() as searcher:
+                return searcher.freshness(self.readable()).to_dict()
         except NotFoundError:
             return None
 
@@ -639,9 +642,14 @@ class WikiService:
     def page(self, path: str) -> dict[str, Any]:
         """One page whole (`read`'s answer for it, all of its text) and every contradiction block on it,
         open and resolved, with the lines it spans."""
+        from stigmergy.index.reads import read_pages
         from stigmergy.pages.contradictions import scan_blocks
 
-        result = self.read([self._readable_page(path)], chars=PAGE_VIEW_CHARS)
+        # Freshness from the warm session (cached while HEAD and the index are unchanged): checking it
+        # afresh runs git twice, most of a page view's time.
+        result = read_pages(self.require_root(), self.settings, self.reader, [self._readable_page(path)],
+                            head_chars=PAGE_VIEW_CHARS, check_freshness=False)
+        result["index"] = self.freshness()
         page = result["pages"][0]
         blocks, _errors = scan_blocks(page["content"], page["path"])
         page["blocks"] = [{"start": b.start_line, "end": b.end_line, **b.record.to_dict()} for b in blocks]
