@@ -366,3 +366,47 @@ def test_serve_as_a_real_process(wiki: Path, tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_the_capture_form_only_when_allowed_and_only_into_readable_layers(wiki: Path, tmp_path: Path) -> None:
+    from conftest import git
+
+    _captured_wiki(wiki)
+    with running_server(wiki, tmp_path / "tokens.json") as srv:
+        client = signed_in(srv, PUBLIC)
+        assert client.get("/capture").status_code == 404
+        r = client.post("/capture", data={"text": "Nope."}, headers={"origin": srv.url})
+        assert r.status_code == 404
+    head = git(wiki, "rev-parse", "HEAD")
+    with running_server(wiki, tmp_path / "tokens.json", allow_capture=True) as srv:
+        client = signed_in(srv, PUBLIC)
+        form = client.get("/capture").text
+        assert "<option value=\"public\">" in form and "board" not in form
+        # Another site's page posting into the form, or a layer the person does not read: refused.
+        assert client.post("/capture", data={"text": "x"}, headers={"origin": "http://evil.example"}).status_code == 403
+        r = client.post("/capture", data={"text": "Orbis board note.", "layer": "board"}, headers={"origin": srv.url})
+        assert r.status_code == 400 and "may write to" in r.text
+        assert git(wiki, "rev-parse", "HEAD") == head
+        r = client.post("/capture", data={"text": "Aurora hired a CFO in May 2026.", "title": "CFO hire"},
+                        headers={"origin": srv.url})
+        assert r.status_code == 200 and "id=captured" in r.text, r.text
+    assert git(wiki, "rev-parse", "HEAD") != head
+    source = git(wiki, "log", "-1", "--name-only", "--format=", "--", "sources")
+    text = (wiki / source.strip().splitlines()[0]).read_text()
+    assert f"submitted_by: {PUBLIC}" in text and "origin: web" in text
+    assert "board note" not in git(wiki, "log", "--format=%B")
+
+
+def test_every_page_says_when_the_index_is_stale(wiki: Path, tmp_path: Path) -> None:
+    from conftest import git
+
+    _captured_wiki(wiki)
+    with running_server(wiki, tmp_path / "tokens.json") as srv:
+        client = signed_in(srv, PUBLIC)
+        note = next(p for p in (wiki / "wiki").rglob("*.md") if p.name != "index.md")
+        rel = note.relative_to(wiki).as_posix()
+        assert "(current)" in client.get(f"/page/{rel}").text
+        note.write_text(note.read_text() + "\nA human line.\n")
+        git(wiki, "commit", "-qam", "a human edit")
+        for path in ("/", f"/page/{rel}", "/search?q=Lisbon", "/contradictions", f"/history/{rel}"):
+            assert "STALE" in client.get(path).text, path

@@ -23,7 +23,7 @@ def unsure_mark(confidence: int) -> str:
 
 def is_unsure(line: str) -> bool:
     return UNSURE_RE.search(line.rstrip()) is not None
-ORIGINS = ("cli", "hook", "mcp", "import")
+ORIGINS = ("cli", "hook", "mcp", "import", "web")  # web: `stigmergy serve`'s capture form
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,9 @@ def home_page(session: Any, status: dict[str, Any], listed: dict[str, Any] | Non
     body = (f"<h1>Wiki</h1><p>You read as <b>{e(status['reader'])}</b>; layers: "
             f"{e(', '.join(status['layers']))}. Pages: {e(total if total is not None else 'no index')}; "
             f"contradictions open: {e((status.get('contradictions') or {}).get('open', 0))} "
-            "(<a href='/contradictions'>list</a>).</p>" + sections)
+            "(<a href='/contradictions'>list</a>).</p>"
+            + ("<p><a href='/capture' id=capture-link>Capture</a> text into the wiki.</p>" if status.get("capture") else "")
+            + sections)
     return layout("Home", body, session, status.get("index"))
 
 
@@ -324,3 +326,26 @@ def entity_page(session: Any, d: dict[str, Any]) -> str:
             f"aliases: {e(', '.join(ent['aliases']) or 'none')}</p><h2>Pages about it</h2><ul id=neighbours>"
             f"{pages or '<li>none</li>'}</ul><h2>Timeline</h2><ul>{timeline or '<li>none</li>'}</ul>{cons}")
     return layout(ent["title"], body, session, d.get("index"))
+
+
+def capture_page(session: Any, message: str | None, form: dict[str, str],
+                 outcome: dict[str, Any] | None = None) -> str:
+    layers = "".join(f"<option value=\"{e(name)}\"{' selected' if form.get('layer') == name else ''}>{e(name)}</option>"
+                     for name in session.service.readable())
+    note = f"<p class=error role=alert>{e(message)}</p>" if message else ""
+    done = ""
+    if outcome is not None:
+        paths = "".join(f"<li>{page_link(p)}</li>" for p in outcome.get("pages", []) or [])
+        source = outcome.get("source_path")
+        done = (f"<div id=captured><p>Capture <b>{e(outcome.get('status'))}</b>"
+                + (f": {page_link(source)}" if source else "")
+                + (f" ({e(outcome.get('rule'))})" if outcome.get("rule") else "") + f"</p><ul>{paths}</ul></div>")
+    body = (
+        f"<h1>Capture</h1>{note}{done}<form action='/capture' method=post>"
+        f"<p><label>Title <input type=text name=title id=title value=\"{e(form.get('title', ''))}\"></label></p>"
+        f"<p><label>Occurred (YYYY-MM-DD) <input type=text name=occurred_at value=\"{e(form.get('occurred_at', ''))}\">"
+        f"</label> <label>Layer <select name=layer id=layer>{layers}</select></label></p>"
+        f"<p><textarea name=text id=text rows=12 cols=90>{e(form.get('text', '') if outcome is None else '')}</textarea></p>"
+        "<p><button type=submit id=capture>Capture</button> <span class=meta>Filed through the planner and the "
+        "preservation gates, submitted as you.</span></p></form>")
+    return layout("Capture", body, session, session.service.freshness())

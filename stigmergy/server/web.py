@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 COOKIE = "stigmergy_session"
 MAX_FORM_BYTES = 16_384
+MAX_CAPTURE_CHARS = 200_000  # as the MCP tool
+MAX_CAPTURE_FORM_BYTES = 4 * MAX_CAPTURE_CHARS  # URL-encoded text is up to three bytes a character, plus fields
 
 
 def _cookie_header(value: str, max_age: int | None = None) -> str:
@@ -28,9 +30,9 @@ def _cookie_header(value: str, max_age: int | None = None) -> str:
     return f"{COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/{age}"
 
 
-async def _form(request: Request) -> dict[str, str]:
+async def _form(request: Request, limit: int = MAX_FORM_BYTES) -> dict[str, str]:
     body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
+    if len(body) > limit:
         return {}
     parsed = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
     return {k: v[0] for k, v in parsed.items()}
@@ -143,6 +145,32 @@ def routes(config: ServeConfig) -> list[Any]:
     def entity(request: Request, session: Any) -> str:
         return render.entity_page(session, session.service.describe(_text(request.path_params["name"])))
 
+    def capture_form(request: Request, session: Any) -> str:
+        if not config.allow_capture:
+            raise NotFoundError("capture is off on this server", hint="its operator starts it with --allow-capture")
+        return render.capture_page(session, None, {})
+
+    async def capture(request: Request) -> Response:
+        """A capture from the web form: the same checks and path as the MCP tool (only with --allow-capture,
+        only into a layer the person may read, submitted as them), filed through the gates."""
+        web = current(request)
+        if web is None:
+            return RedirectResponse("/signin", status_code=303)
+        session = config.session_for(web.email)
+        if not _same_origin_post(request, config):
+            return html(render.capture_page(session, "This form must be sent from this server's own page.", {}), 403)
+        if not config.allow_capture:
+            return html(render.error_page(session, NotFoundError("capture is off on this server"), 404), 404)
+        form = await _form(request, MAX_CAPTURE_FORM_BYTES)
+        try:
+            outcome = await run_in_threadpool(
+                session.service.capture_text, _capture_text(form.get("text")),
+                title=form.get("title") or None, occurred_at=form.get("occurred_at") or None,
+                layer=form.get("layer") or "public", origin="web")
+        except StigmergyError as exc:
+            return html(render.capture_page(session, exc.message, form), 400)
+        return html(render.capture_page(session, None, form, outcome.to_dict()))
+
     async def original(request: Request) -> Response:
         web = current(request)
         if web is None:
@@ -170,6 +198,8 @@ def routes(config: ServeConfig) -> list[Any]:
         Route("/ask", page(ask), methods=["GET"]),
         Route("/contradictions", page(contradictions), methods=["GET"]),
         Route("/entity/{name:path}", page(entity), methods=["GET"]),
+        Route("/capture", page(capture_form), methods=["GET"]),
+        Route("/capture", capture, methods=["POST"]),
     ]
 
 
@@ -182,6 +212,17 @@ def _text(value: str | None) -> str:
     text = (value or "").strip()
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"at most {MAX_QUERY_CHARS} characters, please")
+    return text
+
+
+def _capture_text(value: str | None) -> str:
+    from stigmergy.errors import UsageError
+
+    text = value or ""
+    if not text.strip():
+        raise UsageError("nothing to capture: the text is empty")
+    if len(text) > MAX_CAPTURE_CHARS:
+        raise UsageError(f"the text is {len(text)} characters; a capture here takes at most {MAX_CAPTURE_CHARS}")
     return text
 
 
