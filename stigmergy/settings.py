@@ -4,6 +4,7 @@ into a frozen object that is passed down. Nothing below the CLI reads the enviro
 from __future__ import annotations
 
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -200,6 +201,20 @@ class Settings:
     roles: RoleSettings = field(default_factory=RoleSettings)
     # `[channels]`: a chat channel ("#board", or its id) -> the layer its pages go to.
     channels: tuple[tuple[str, str], ...] = ()
+    # Sections ("planner", "answer") whose model kind only the repository's file chose, with no endpoint
+    # of the user's: using them is an error (require_endpoint), never a request to a vendor's public URL.
+    repository_llm: tuple[str, ...] = ()
+
+    def require_endpoint(self, section: str) -> None:
+        """A model kind the repository chose needs an endpoint the user set (USER_ONLY_KEYS): a committed
+        `[planner] kind = "openai"` alone must not send captured material to the vendor's public URL."""
+        if section in self.repository_llm:
+            kind = getattr(self, section).kind
+            raise ConfigError(
+                f"{CONFIG_FILE} sets {section}.kind = {kind!r}, and you have set no {section}.base_url, so "
+                "nothing was sent [credentials]",
+                hint=f"set STIGMERGY_{section.upper()}__BASE_URL or base_url under [{section}] in ~/.config/"
+                f"{USER_CONFIG} to the endpoint you trust, or STIGMERGY_{section.upper()}__KIND=deterministic")
 
     def channel_layer(self, *keys: str) -> str | None:
         """The layer `[channels]` maps the first of `keys` it names to ("#board", "board", "C0123")."""
@@ -281,11 +296,10 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
                                           "name a repository of its own")
                     layers[0] = LayerSettings(PUBLIC_LAYER, readers or ("*",))
                 else:
-                    if not name.replace("-", "").replace("_", "").isalnum():
-                        raise ConfigError(f"layer name {name!r} must be letters, digits, '-' or '_'")
                     if repository and ("\n" in repository or len(repository) > 500):
                         raise ConfigError(f"layers.{name}.repository must be one line (a URL or path to clone)")
                     layers.append(LayerSettings(name, readers, repository))
+            _check_layer_names([layer.name for layer in layers])
             settings = replace(settings, layers=tuple(layers))
             continue
         if section == "roles":
@@ -301,6 +315,31 @@ def settings_from_mapping(data: Mapping[str, Any], base: Settings | None = None)
             raise ConfigError(f"[{section}] must be a table")
         settings = replace(settings, **{section: _coerce(cls, section, values, getattr(settings, section))})
     return settings
+
+
+# Letters that render like a Latin one (Cyrillic and Greek look-alikes): `bоard` with a Cyrillic `о` must
+# not pass for `board`, in a reader list or a folder name.
+_LOOK_ALIKES = str.maketrans("аеорсухіјѕԁһӏԛԝοαντικρεχυ", "aeopcyxijsdhlqwoavtikpexu")
+
+
+def _skeleton(name: str) -> str:
+    """What a layer name looks like: width folded (NFKC), case folded, look-alike letters mapped."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
+
+
+def _check_layer_names(names: list[str]) -> None:
+    """Two layers whose names differ only by case, width or look-alike letters would be two folders a
+    person reads as one (and one folder on a case-insensitive disk): refused, naming both. Every name is
+    then ASCII letters, digits, '-' or '_'."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(_skeleton(name), name)
+        if other != name:
+            raise ConfigError(f"layer names {other!r} and {name!r} differ only by case, width or look-alike letters",
+                              hint=f"rename or remove one of them in {CONFIG_FILE}")
+    for name in names:
+        if not name.isascii() or not name.replace("-", "").replace("_", "").isalnum():
+            raise ConfigError(f"layer name {name!r} must be ASCII letters, digits, '-' or '_'")
 
 
 def _roles(values: Any) -> RoleSettings:
@@ -403,14 +442,16 @@ def load_settings(
     (a repository file that sets them is refused: USER_ONLY_KEYS)."""
     settings = Settings()
     user = user_config_path(env or {})
+    user_data: dict[str, Any] = {}
+    repo_data: dict[str, Any] = {}
     if user is not None and user.is_file():
-        data = _read_toml(user, str(user))
+        data = user_data = _read_toml(user, str(user))
         for section in ("layers", "roles", "channels"):
             if section in data:
                 raise ConfigError(f"{user}: {section} are declared by the repository, not by a user's configuration")
         settings = settings_from_mapping(data, settings)
     if root is not None and (root / CONFIG_FILE).is_file():
-        data = _read_toml(root / CONFIG_FILE, CONFIG_FILE)
+        data = repo_data = _read_toml(root / CONFIG_FILE, CONFIG_FILE)
         _refuse_user_only(data)
         settings = settings_from_mapping(data, settings)
     env_data: dict[str, dict[str, str]] = {}
@@ -424,9 +465,39 @@ def load_settings(
         settings = settings_from_mapping(env_data, settings)
     if overrides:
         settings = settings_from_mapping(overrides, settings)
+    settings = replace(settings, repository_llm=_repository_llm(settings, repo_data, env_data, overrides, user_data))
     _check_roles(settings)
     _check_backends(settings)
     return settings
+
+
+def _repository_llm(settings: Settings, repo: Mapping[str, Any], *users: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The sections whose model kind the repository's file set and nothing of the user's did (their file,
+    the environment, a flag), with no base_url: the user never chose to send anything anywhere."""
+    out = []
+    for section in ("planner", "answer"):
+        kind = getattr(settings, section).kind
+        if kind not in ("openai", "anthropic") or getattr(settings, section).base_url:
+            continue
+        chosen_by_user = any(isinstance((u or {}).get(section), Mapping) and (u or {})[section].get("kind") == kind
+                             for u in users)
+        if isinstance(repo.get(section), Mapping) and repo[section].get("kind") == kind and not chosen_by_user:
+            out.append(section)
+    return tuple(out)
+
+
+def refresh_declarations(settings: Settings, raw: bytes | None) -> Settings:
+    """`settings` with the repository's declarations (`[layers]`, `[roles]`, `[channels]`) read again from
+    stigmergy.toml's bytes `raw` (None: no file, so none declared); everything else is kept."""
+    try:
+        data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}") from exc
+    _refuse_user_only(data)
+    base = replace(settings, layers=Settings().layers, roles=RoleSettings(), channels=())
+    fresh = settings_from_mapping({k: v for k, v in data.items() if k in ("layers", "roles", "channels")}, base)
+    _check_roles(fresh)
+    return fresh
 
 
 def _check_backends(settings: Settings) -> None:

@@ -45,8 +45,10 @@ def endpoint(settings: Settings, env: Mapping[str, str]) -> Endpoint | None:
         if p.kind == "deterministic":
             raise ConfigError("[answer] kind = \"planner\" but the planner is deterministic",
                               hint="set [planner] kind/model/base_url, or [answer] kind = \"openai\"")
+        settings.require_endpoint("planner")
         kind, base, model, key_env = p.kind, p.base_url, p.model, p.api_key_env
     elif a.kind in ("openai", "anthropic"):
+        settings.require_endpoint("answer")
         kind, base, model, key_env = a.kind, a.base_url, a.model, a.api_key_env
     else:
         raise ConfigError(f"unknown [answer] kind {a.kind!r}", hint="deterministic | openai | anthropic | planner")

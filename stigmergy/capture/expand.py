@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from stigmergy.capture.inputs import InputItem
+from stigmergy.capture.inputs import InputItem, printable
 from stigmergy.settings import CaptureSettings
 
 ZIP = b"PK\x03\x04"
@@ -59,4 +59,5 @@ def _names_slack(data: bytes) -> bool:
 
 
 def _item(locator: str, data: bytes, media_type: str) -> InputItem:
-    return InputItem(locator=locator, read=lambda: data, size=len(data), media_type=media_type)
+    # A part's name comes from inside the container (a channel's name, a member's): printed escaped too.
+    return InputItem(locator=printable(locator), read=lambda: data, size=len(data), media_type=media_type)

@@ -336,8 +336,33 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,8};|#[xX][0-9A-Fa-f]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)")
 
 
+# A link whose destination is not http, https, mailto or a relative path (`javascript:`, `data:`,
+# `vbscript:`, `file:`) would be live in every viewer of the pages: the product writes it inert. An inline
+# link's `](` becomes `]\(` and a reference definition's `[` becomes `\[`, so the text shows as written
+# and no link is formed; `<javascript:…>` autolinks are already tag starts, escaped above. A scheme
+# written with a backslash (`javascript\:`, which Markdown reads as `javascript:`) counts as one.
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)\\?:"
+_INLINE_DEST = re.compile(r"\]\((?=[ \t]*(?:\n[ \t]*)?<?[ \t]*(?:" + _SCHEME + r"|$))", re.M)
+# (anywhere in a line: a definition may follow a list item's or a quote's marker; `\[` elsewhere shows `[`)
+_REF_DEF = re.compile(r"\[(?=[^\[\]\n]+\]:[ \t]*(?:\n[ \t]*)?<?" + _SCHEME + ")")
+
+
+def _unsafe(m: re.Match[str]) -> bool:
+    scheme = m.group("scheme")
+    return scheme is None or scheme.lower() not in SAFE_SCHEMES
+
+
+def inert_links(text: str) -> str:
+    """`text` with every Markdown link to a scheme other than http, https and mailto made plain text."""
+    if "](" not in text and "]:" not in text:
+        return text
+    text = _INLINE_DEST.sub(lambda m: "]\\(" if _unsafe(m) else m.group(0), text)
+    return _REF_DEF.sub(lambda m: "\\[" if _unsafe(m) else m.group(0), text)
+
+
 def _escape_prose(text: str) -> str:
-    return _TAG_START.sub("&lt;", _ENTITY.sub("&amp;", text))
+    return _TAG_START.sub("&lt;", _ENTITY.sub("&amp;", inert_links(text)))
 
 
 def escape_markup(text: str, markdown: bool) -> str:
@@ -351,7 +376,7 @@ def escape_markup(text: str, markdown: bool) -> str:
     lines = text.split("\n")
     code = code_lines(text)
     for n, line in enumerate(lines):
-        if n in code or ("<" not in line and "&" not in line):
+        if n in code or ("<" not in line and "&" not in line and "](" not in line and "]:" not in line):
             continue
         pieces, last = [], 0
         for start, end in code_span_ranges(line):

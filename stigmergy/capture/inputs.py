@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 import stat
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +30,19 @@ class Skipped:
     reason: str  # symlink | not-a-regular-file
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+def _unprintable(ch: str) -> bool:
+    # Cc: controls (a newline would break an output line or a front-matter field); Cf: invisible format
+    # characters, among them the bidirectional overrides and isolates (U+202E makes `txt.exe` print as
+    # `exe.txt`) and zero-width ones; Zl/Zp: line and paragraph separators.
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
 
 
 def printable(name: str) -> str:
-    """A file name as it may be printed and recorded: control characters (a newline in a name would
-    break an output line or a front-matter field) written as escapes, `\\n`, `\\x1b`."""
-    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
+    """A file name as it may be printed and recorded: control and invisible format characters written as
+    escapes (`\\n`, `\\x1b`, `\\u202e`), so what is printed is what the name holds."""
+    if name.isascii() and name.isprintable():
+        return name
+    return "".join(ch.encode("unicode_escape").decode("ascii") if _unprintable(ch) else ch for ch in name)
 
 
 def _matches(rel: str, patterns: Sequence[str]) -> bool:
@@ -48,6 +54,27 @@ def _file_item(path: Path, locator: str) -> InputItem:
     return InputItem(locator=printable(locator), read=path.read_bytes, size=path.stat().st_size)
 
 
+# Left out of a directory whatever `[capture]` says: the repository's file is anyone's who can push, and a
+# committed `include = ["*"], exclude = []` must not make `capture project/` take `.bash_history` or
+# `.git/config`. Only the person running the command can take hidden files (`hidden=True`); `.git/`
+# is never taken.
+HIDDEN = (".*", "*/.*")
+
+
+def _git_ignored(folder: Path, rels: list[str]) -> set[str]:
+    """Which of `rels` (relative to `folder`) the user's Git ignore rules exclude, when `folder` lies in a
+    Git working tree. `--no-index` reads no index (so no fsmonitor or other program the folder's own
+    configuration could name runs); a tracked file that matches a rule counts as ignored too."""
+    if not rels:
+        return set()
+    from stigmergy.repo.git import Git
+
+    out = Git(folder).run_bytes("-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z",
+                                input=b"\0".join(r.encode("utf-8", "surrogateescape") for r in rels) + b"\0",
+                                check=False)
+    return {r.decode("utf-8", "surrogateescape") for r in out.split(b"\0") if r}
+
+
 def gather(
     paths: Sequence[str],
     include: Sequence[str],
@@ -55,13 +82,17 @@ def gather(
     stdin: Callable[[], bytes] | None = None,
     text: str | None = None,
     skipped: list[Skipped] | None = None,
+    hidden: bool = False,
 ) -> tuple[list[InputItem], list[InputError]]:
     """Expand the arguments into capture items, in a stable order; missing paths become errors.
 
     A directory yields the regular files under it only: a symbolic link (to a file or a folder, inside
     the tree or out of it) is never followed, and is appended to `skipped` with anything else that is
-    not a regular file (sockets, fifos, devices), so the caller can say what it left out."""
+    not a regular file (sockets, fifos, devices), so the caller can say what it left out. Dot-files,
+    dot-folders and what the user's Git ignore rules exclude are left out unless `hidden`; `.git/` always."""
     skipped = skipped if skipped is not None else []
+    if not hidden:
+        exclude = (*exclude, *HIDDEN)
     items: list[InputItem] = []
     errors: list[InputError] = []
     if text is not None:
@@ -96,7 +127,7 @@ def gather(
                 kept = []
                 for d in sorted(dirnames):
                     rel = os.path.normpath(os.path.join(rel_dir, d))
-                    if _matches(rel + "/", exclude) or _matches(rel, exclude):
+                    if d == ".git" or _matches(rel + "/", exclude) or _matches(rel, exclude):
                         continue
                     if os.path.islink(os.path.join(dirpath, d)):
                         skipped.append(Skipped(printable(f"{base}/{rel}"), "symlink"))
@@ -118,6 +149,9 @@ def gather(
                         skipped.append(Skipped(printable(f"{base}/{rel}"), "not-a-regular-file"))
                     else:
                         found.append((rel, full))
+            if not hidden:
+                ignored = _git_ignored(path, [rel for rel, _ in found])
+                found = [(rel, full) for rel, full in found if rel not in ignored]
             for rel, full in sorted(found):
                 items.append(_file_item(full, f"{base}/{rel}"))
             if not found:

@@ -198,6 +198,32 @@ def _prose(line: str) -> list[str]:
     return out
 
 
+# detect-secrets' rules are regular expressions that take time quadratic in a line's length on some
+# inputs (a line of 50,000 backticks took 20 s): a line longer than WINDOW is scanned in windows of at
+# most WINDOW characters that overlap by OVERLAP and end at a space where one is near, so the time is
+# linear in the line and any credential up to OVERLAP characters (with the words before it) lies whole
+# in one window; a whitespace-free run longer than that is cut, and its windows are scanned as parts.
+WINDOW = 1024
+OVERLAP = 256
+
+
+def windows(line: str) -> list[str]:
+    """`line` itself when short, else overlapping pieces of at most WINDOW characters covering it."""
+    if len(line) <= WINDOW:
+        return [line]
+    out, start = [], 0
+    while True:
+        end = start + WINDOW
+        if end >= len(line):
+            out.append(line[start:])
+            return out
+        cut = line.rfind(" ", end - OVERLAP, end)
+        end = cut if cut > start + OVERLAP else end
+        out.append(line[start:end])
+        nxt = line.find(" ", end - OVERLAP, end)
+        start = nxt + 1 if nxt != -1 else end - OVERLAP
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """Credentials in `text`, in line order (one finding per line and kind)."""
     if len(text.strip()) < 8:  # shorter than any rule's match: skip the detector's per-call setup
@@ -207,29 +233,36 @@ def find_secrets(text: str) -> list[SecretFinding]:
     out: list[SecretFinding] = []
     with transient_settings({"plugins_used": plugin_config}):
         plugins = get_plugins()
-        for n, line in enumerate(lines, 1):
-            if len(line) < 8 or not line.strip():
+        for n, whole in enumerate(lines, 1):
+            if len(whole) < 8 or not whole.strip():
                 continue
-            context = None
             seen: set[tuple[str, str]] = set()
-            for plugin in plugins:
-                # The detector's own per-line scan and filters (scan.scan_line forces "eager" search,
-                # which flags ordinary words as high-entropy strings, so the line scanner is used directly).
-                for found in scan._scan_line(plugin=plugin, filename=_SCAN_AS, line=line, line_number=n,
-                                             enable_eager_search=False, context=context or snippet(lines, n)):
-                    context = context or snippet(lines, n)
-                    if scan._is_filtered_out(required_filter_parameters=["context"], filename=_SCAN_AS,
-                                             secret=found.secret_value, plugin=plugin, line=line, context=context):
-                        continue
-                    key = (found.type, found.secret_value or "")
-                    if key not in seen and _judged(line, found.type, found.secret_value or ""):
-                        seen.add(key)
-                        out.append(SecretFinding(n, found.type, found.secret_value or ""))
-            for value in _prose(line):
-                if not any(value == v or value in v or v in value for _, v in seen if v):
-                    seen.add((PROSE_KIND, value))
-                    out.append(SecretFinding(n, PROSE_KIND, value))
+            for line in windows(whole):
+                _scan(scan, plugins, snippet, lines, n, line, seen, out)
     return out
+
+
+def _scan(scan: Any, plugins: Any, snippet: Any, lines: list[str], n: int, line: str, seen: set[tuple[str, str]],
+          out: list[SecretFinding]) -> None:
+    """The findings of line `n` (or a window of it, `line`) not already in `seen`, appended to `out`."""
+    context = None
+    for plugin in plugins:
+        # The detector's own per-line scan and filters (scan.scan_line forces "eager" search,
+        # which flags ordinary words as high-entropy strings, so the line scanner is used directly).
+        for found in scan._scan_line(plugin=plugin, filename=_SCAN_AS, line=line, line_number=n,
+                                     enable_eager_search=False, context=context or snippet(lines, n)):
+            context = context or snippet(lines, n)
+            if scan._is_filtered_out(required_filter_parameters=["context"], filename=_SCAN_AS,
+                                     secret=found.secret_value, plugin=plugin, line=line, context=context):
+                continue
+            key = (found.type, found.secret_value or "")
+            if key not in seen and _judged(line, found.type, found.secret_value or ""):
+                seen.add(key)
+                out.append(SecretFinding(n, found.type, found.secret_value or ""))
+    for value in _prose(line):
+        if not any(value == v or value in v or v in value for _, v in seen if v):
+            seen.add((PROSE_KIND, value))
+            out.append(SecretFinding(n, PROSE_KIND, value))
 
 
 def redact(text: str, findings: Iterable[SecretFinding]) -> str:

@@ -45,6 +45,8 @@ def capture_cmd(
     rationale: Annotated[str | None, typer.Option("--rationale", help="Why it resolves it.")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Glob of files to take from directories.")] = None,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Glob of files to skip.")] = None,
+    hidden: Annotated[bool, typer.Option(
+        "--include-hidden", help="Take dot-files and files Git ignores from directories too (never .git/).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Capture again even if the same bytes were captured.")] = False,
     no_file: Annotated[bool, typer.Option("--no-file", help="Archive only: do not file into the wiki.")] = False,
     redact: Annotated[bool, typer.Option(
@@ -59,7 +61,7 @@ def capture_cmd(
     service = app_ctx.service
     gathered = service.gather(CaptureRequest(
         inputs=tuple(inputs or ()), text=text, stdin=sys.stdin.buffer.read, include=tuple(include or ()),
-        exclude=tuple(exclude or ()), title=title, occurred_at=occurred_at, submitted_by=by, layer=layer,
+        exclude=tuple(exclude or ()), hidden=hidden, title=title, occurred_at=occurred_at, submitted_by=by, layer=layer,
         project=project, resolves=resolves, rationale=rationale, force=force, file=not no_file, redact=redact,
     ))
     items, skipped = gathered.items, gathered.skipped

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from stigmergy.garden.snapshot import Snapshot, layer_of
+from stigmergy.gates.context import readers_allow
 from stigmergy.pages.paths import normalise_title, stem_of
 from stigmergy.pages.wikilinks import WIKILINK_RE, fold_name, parse_wikilinks
 from stigmergy.repo.layout import classify
@@ -89,11 +90,20 @@ def learn_aliases(snap: Snapshot) -> list[LearnedAlias]:
                     _candidate(snap, target.strip(), m.group("alias"), layer, f"{rel}:{n}", seen, evidence)
     out = []
     for key, owners in sorted(seen.items()):
-        if len(owners) != 1 or key in taken:
+        if len(owners) != 1:
             continue
         entity = next(iter(owners))
+        # Only pages its layer's readers may all read weigh on an alias: whether a public page learns one
+        # must not depend on a board-only name (that would tell everyone the board holds it).
+        layer = layer_of(entity)
+
+        def seen_from(page: str, layer: str = layer) -> bool:
+            return readers_allow(snap.settings, layer, layer_of(page))
+
+        if any(seen_from(p) for p in taken.get(key, ())):
+            continue
         # "Maya" is not an alias while another entity's name starts with it.
-        if any(other != entity and any(nm == key or nm.startswith(key + " ") for nm in names)
+        if any(other != entity and seen_from(other) and any(nm == key or nm.startswith(key + " ") for nm in names)
                for other, names in entity_names.items()):
             continue
         alias, where = evidence[(key, entity)]
@@ -106,7 +116,8 @@ def _candidate(snap: Snapshot, target: str, label: str, layer: str, where: str,
     label = normalise_title(WIKILINK_RE.sub("", label))
     if not _name_like(label):
         return
-    found = [p for p in snap.resolver.resolve(target, from_layer=layer) if (classify(p) or ("", ""))[0] == "entity"]
+    found = [p for p in snap.resolver.resolve(target, from_layer=layer)
+             if (classify(p) or ("", ""))[0] == "entity" and readers_allow(snap.settings, layer, layer_of(p))]
     if len(found) != 1 or layer_of(found[0]) != layer:
         return  # an alias is learned within one layer: a restricted page's words stay out of a public page
     page = snap.page(found[0])

@@ -30,7 +30,7 @@ class GardenPlan:
     proposal: Proposal
     lint: LintReport  # before the repairs
     done: tuple[dict[str, str], ...]
-    left: tuple[dict[str, str], ...]
+    left: tuple[dict[str, Any], ...]
     learned: tuple[LearnedAlias, ...]
     merges: tuple[MergeProposal, ...]
     maps: tuple[str, ...] = field(default=())  # maps of content written anew
@@ -50,7 +50,7 @@ class GardenPlan:
             "done": list(self.done),
             "aliases_learned": [a.to_dict() for a in self.learned],
             "maps": list(self.maps),
-            "left": list(self.left),
+            "left": [{k: v for k, v in e.items() if not k.startswith("_")} for e in self.left],
             "merge_proposals": [m.to_dict() for m in self.merges],
             "unwritten": self.unwritten,
         }
@@ -71,7 +71,7 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str,
     folded = FoldedNames(snap)
     changes: dict[str, str | None] = {}
     done: list[dict[str, str]] = []
-    left: list[dict[str, str]] = []
+    left: list[dict[str, Any]] = []
     for rel, text in snap.texts.items():
         fix = repair_page(rel, text, snap, folded, timestamp)
         if not may(rel):
@@ -109,16 +109,30 @@ def plan_garden(root: Path, settings: Settings, *, op_id: str, timestamp: str,
     for finding in lint.findings:
         if finding.severity == "info":
             continue  # a person's uncited line: shown by lint, legitimate, never a finding that needs a person
-        if finding.rule not in REPAIRABLE and finding.rule != "contract":
-            left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
-        elif finding.rule == "contract" and finding.path not in changes:
-            left.append({"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"})
+        if finding.blind is not None and finding.blind[0] in REPAIRABLE:
+            continue  # repaired as its made-up twin is: a link into a narrower layer is made plain text
+        entry = _left(finding, changes)
+        if entry is not None and finding.about is not None:
+            # What a non-reader of `about` is told instead (garden/scope.py): the entry the made-up twin of
+            # the restricted source would leave, or none.
+            blind = _left(replace(finding, rule=finding.blind[0], message=finding.blind[1]),
+                          changes) if finding.blind else None
+            entry = {**entry, "_about": finding.about, "_blind": blind}
+        if entry is not None:
+            left.append(entry)
     op = OperationInfo(op_id=op_id, kind="garden", timestamp=timestamp)
     records = plan_records(done, learned, maps)
     proposal = Proposal(op, "repair the wiki", changes, records=records,
                         nothing=None if changes else "nothing to repair")
     return GardenPlan(proposal, lint, tuple(done), tuple(left), tuple(learned), tuple(duplicate_entities(post)), tuple(maps),
                       unwritten)
+
+
+def _left(finding: Any, changes: dict[str, str | None]) -> dict[str, str] | None:
+    """The `left` entry of a lint finding no repair fixes, or None."""
+    if finding.rule in REPAIRABLE or (finding.rule == "contract" and finding.path in changes):
+        return None
+    return {"finding": finding.rule, "path": finding.path, "why": f"needs a person: {finding.message}"}
 
 
 def without(plan: GardenPlan, paths: set[str], why: dict[str, str]) -> GardenPlan:

@@ -145,8 +145,13 @@ def repair_page(rel: str, text: str, snap: Snapshot, folded: FoldedNames, timest
     settings = snap.settings
     resolver = snap.resolver
 
+    def visible(found: list[str]) -> list[str]:
+        # A page of a narrower layer does not answer a link written here: the repair is the one a made-up
+        # name gets, so what garden does to a page says nothing of which restricted titles exist.
+        return [p for p in found if readers_allow(settings, layer, layer_of(p))]
+
     def choose(target: str) -> str | None:
-        found = resolver.resolve(target, from_layer=layer)
+        found = visible(resolver.resolve(target, from_layer=layer))
         if len(found) == 1:
             return None
         if not found:
@@ -171,7 +176,7 @@ def repair_page(rel: str, text: str, snap: Snapshot, folded: FoldedNames, timest
         lines[i] = _rewrite_links(line, choose)
     entities = []
     for title in page.entities:
-        found = [p for p in resolver.resolve(title, from_layer=layer) if (classify(p) or ("", ""))[0] == "entity"]
+        found = [p for p in visible(resolver.resolve(title, from_layer=layer)) if (classify(p) or ("", ""))[0] == "entity"]
         if found:
             entities.append(title)
             continue

@@ -23,11 +23,33 @@ def _split(entries: list[Any], *keys: str, readable: frozenset[str]) -> tuple[li
     return shown, len(entries) - len(shown)
 
 
+def _blind_left(left: Any, readable: frozenset[str] | None) -> list[dict[str, Any]]:
+    """`left` as a reader of `readable` (None: every layer) is told it: an entry about a layer they cannot
+    read is the entry its made-up twin would leave (or none), so garden answers the same whether or not
+    the page exists."""
+    out = []
+    for e in left:
+        if readable is not None and e.get("_about") is not None and e["_about"] not in readable:
+            e = e.get("_blind")
+        if e is not None:
+            out.append({k: v for k, v in e.items() if not k.startswith("_")})
+    return out
+
+
+def _scoped_counts(lint: Any, readable: frozenset[str]) -> dict[str, int]:
+    from stigmergy.gates.lint import scope_report
+
+    return dict(scope_report(lint, set(readable)).to_dict()["counts"])
+
+
 def scope_garden(outcome: Any, plan: Any, readable: frozenset[str] | None) -> Any:
     """`outcome` (a garden Outcome built from `plan`) as a reader of `readable` may see it; None is everything.
     The report gains `hidden`: how many repairs, findings left, lint findings and merge proposals were withheld."""
     report = dict(outcome.report)
     if readable is None:
+        for key in ("findings_left", "findings_info"):
+            if key in report:
+                report[key] = _blind_left(report[key], None)
         report["hidden"] = {"repairs": 0, "left": 0, "findings": 0, "proposals": 0}
         return dataclasses.replace(outcome, report=report)
     done = [d for d in plan.done if path_layer(d["path"]) in readable]
@@ -37,14 +59,18 @@ def scope_garden(outcome: Any, plan: Any, readable: frozenset[str] | None) -> An
     report["done"] = done
     report["aliases_learned"] = [a.to_dict() for a in learned]
     report["maps"] = maps
-    report["left"], left_hidden = _split(report.get("left") or [], "path", readable=readable)
+    report["left"], left_hidden = _split(_blind_left(plan.left, readable), "path", readable=readable)
+    report["lint_before"] = _scoped_counts(plan.lint, readable)
     report["merge_proposals"], proposals_hidden = _split(report.get("merge_proposals") or [], "page", "into",
                                                          readable=readable)
     findings_hidden = 0
+    left_count = outcome.findings_left
     for key in ("findings_left", "findings_info"):
         if key in report:
-            report[key], n = _split(report[key], "path", readable=readable)
+            report[key], n = _split(_blind_left(report[key], readable), "path", readable=readable)
             findings_hidden += n
+            if key == "findings_left":
+                left_count = len(report[key]) + n
     history = report.get("history")
     if isinstance(history, dict) and history.get("findings"):
         shown, n = _split(history["findings"], "path", readable=readable)
@@ -54,6 +80,6 @@ def scope_garden(outcome: Any, plan: Any, readable: frozenset[str] | None) -> An
                         "proposals": proposals_hidden}
     violations, _ = _split(list(outcome.violations), "path", readable=readable)
     return dataclasses.replace(
-        outcome, report=report, records=plan_records(done, learned, maps),
+        outcome, report=report, records=plan_records(done, learned, maps), findings_left=left_count,
         paths=tuple((a, p) for a, p in outcome.paths if path_layer(p) in readable), violations=tuple(violations),
     )

@@ -39,6 +39,10 @@ class Finding:
     line: int | None
     message: str
     severity: str = "error"  # error | info (a person's uncited line: legitimate, shown, fails only --strict)
+    # A finding that tells of a narrower layer (`about`): what a reader who cannot read it gets instead,
+    # the finding they would get if that layer's page or source did not exist (`blind`; None: none at all).
+    about: str | None = None
+    blind: tuple[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "path": self.path, "line": self.line, "message": self.message, "severity": self.severity}
@@ -80,13 +84,25 @@ class LintReport:
 def scope_report(report: LintReport, readable: set[str]) -> LintReport:
     """The report a reader of `readable` may see: findings in other layers become two counts, so the
     verdict (and exit code) stays honest while their paths and text stay unseen."""
-    shown = tuple(f for f in report.findings if path_layer(f.path) in readable)
+    shown = tuple(_blind(f, readable) for f in report.findings if path_layer(f.path) in readable)
+    shown = tuple(f for f in shown if f is not None)
     hidden = [f for f in report.findings if path_layer(f.path) not in readable]
     return replace(
         report, findings=shown,
         hidden_errors=report.hidden_errors + sum(1 for f in hidden if f.severity == "error"),
         hidden_info=report.hidden_info + sum(1 for f in hidden if f.severity != "error"),
     )
+
+
+def _blind(f: Finding, readable: set[str]) -> Finding | None:
+    """A finding in a readable page that tells of an unreadable layer ("links [[X]] of the narrower layer
+    board" where a made-up X is a dead link): answered as if that layer held nothing, so a non-reader's
+    lint is the same whether or not the restricted page exists."""
+    if f.about is None or f.about in readable:
+        return f
+    if f.blind is None:
+        return None
+    return Finding(f.blind[0], f.path, f.line, f.blind[1], f.severity)
 
 
 def _is_link_only_or_lead_in(line: str) -> bool:
@@ -106,8 +122,9 @@ class _Linter:
         self.pages: dict[str, tuple[str, WikiPage | None, PageView]] = {}
         self.maps: list[str] = []  # maps of content (wiki/index.md per layer), written by `garden`
 
-    def add(self, rule: str, path: str, line: int | None, message: str) -> None:
-        self.findings.append(Finding(rule, path, line, message))
+    def add(self, rule: str, path: str, line: int | None, message: str, about: str | None = None,
+            blind: tuple[str, str] | None = None) -> None:
+        self.findings.append(Finding(rule, path, line, message, about=about, blind=blind))
 
     # -- discovery ---------------------------------------------------------------------------------
 
@@ -250,6 +267,7 @@ class _Linter:
             cites = pv.cites.get(n, ())
             if cites:
                 cited_any = True
+                narrower = False
                 for c in cites:
                     problem = self.citation_problem(c.path, c.start, c.end)
                     if problem:
@@ -257,8 +275,11 @@ class _Linter:
                     else:
                         kind = classify(c.path) or ("", "")
                         if not readers_allow(self.settings, layer, kind[1]):
-                            self.add("layer-flow", rel, n, f"cites {c.path} of the narrower layer {kind[1]}")
-                if all(self.citation_problem(c.path, c.start, c.end) is None for c in cites):
+                            narrower = True
+                            self.add("layer-flow", rel, n, f"cites {c.path} of the narrower layer {kind[1]}",
+                                     about=kind[1], blind=("contract", f"cited source {c.path} does not exist"))
+                # (a narrower source's lines are not compared: what they hold is not this page's to tell)
+                if not narrower and all(self.citation_problem(c.path, c.start, c.end) is None for c in cites):
                     cited_text = "\n".join(
                         "\n".join(self.source_lines[c.path][c.start - 1 : c.end]) for c in cites
                     )
@@ -286,7 +307,10 @@ class _Linter:
                         inbound[t] += 1
                 t_layers = {(classify(t) or ("", ""))[1] for t in targets}
                 if not any(readers_allow(self.settings, layer, tl) for tl in t_layers):
-                    self.add("layer-flow", rel, n, f"links [[{link.target}]] of the narrower layer {', '.join(sorted(t_layers))}")
+                    names = ", ".join(sorted(t_layers))
+                    self.add("layer-flow", rel, n, f"links [[{link.target}]] of the narrower layer {names}",
+                             about=sorted(t_layers)[0] if len(t_layers) == 1 else names,
+                             blind=("dead-link", f"[[{link.target}]] resolves to no page"))
         if not cited_any:
             self.add("no-citations", rel, None, "the page cites no source")
 
@@ -304,7 +328,9 @@ class _Linter:
             if target not in self.pages:
                 self.add("dead-link", rel, n, f"{target} is not a page (run `stigmergy garden`)")
             elif (classify(target) or ("", ""))[1] != layer:
-                self.add("layer-flow", rel, n, f"the map of layer {layer} lists {target} of another layer")
+                self.add("layer-flow", rel, n, f"the map of layer {layer} lists {target} of another layer",
+                         about=(classify(target) or ("", ""))[1],
+                         blind=("dead-link", f"{target} is not a page (run `stigmergy garden`)"))
             else:
                 inbound[target] += 1
 
@@ -336,7 +362,10 @@ class _Linter:
                 if len(text) >= COPY_MIN_CHARS:
                     for la in narrower:
                         if text in corpus[la]:
-                            self.add("layer-flow", rel, n, f"line copied from a source of the narrower layer {la}")
+                            # Whether a reader's own line matches restricted text is for that layer's
+                            # readers to learn: to anyone else it is no finding at all.
+                            self.add("layer-flow", rel, n, f"line copied from a source of the narrower layer {la}",
+                                     about=la)
                             break
 
     def run(self) -> LintReport:

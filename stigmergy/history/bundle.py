@@ -273,6 +273,7 @@ def read_bundle(src: Path) -> Bundle:
         raise BundleError(f"{manifest_path}: `captures` must be a list of at most {MAX_CAPTURES} entries")
     fields = set(BundleEntry.__dataclass_fields__)
     entries = []
+    first: dict[tuple[str, str], int] = {}  # (key, value) -> the capture that listed it first
     for i, item in enumerate(captures, start=1):
         try:
             entry = BundleEntry(**{k: item[k] for k in fields if k in item})
@@ -281,6 +282,12 @@ def read_bundle(src: Path) -> Bundle:
         _check_types(entry, f"{manifest_path}: capture {i}")
         if entry.seq != i or not _FILE_RE.match(str(entry.file)) or listed.get(entry.file) != entry.sha256:
             raise BundleError(f"{manifest_path}: capture {i} ({entry.file!r}) is out of order or not in {SUMS}")
+        # One capture listed twice (the same file or the same capture id) would be captured twice.
+        for key in ("file", "capture_id"):
+            seen = first.setdefault((key, str(getattr(entry, key))), i)
+            if seen != i:
+                raise BundleError(f"{manifest_path}: capture {i} repeats capture {seen} (the same {key.replace('_', ' ')} "
+                                  f"{getattr(entry, key)}); nothing was imported")
         path = src / entry.file
         if path.is_symlink() or not path.is_file():
             raise BundleError(f"{src}/{entry.file}: missing")

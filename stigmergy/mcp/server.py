@@ -71,11 +71,19 @@ def build_server(session: Session | Resolver, *, allow_capture: bool | None = No
     (default: the session's). `session` is one fixed session or a resolver from the call's context."""
     if isinstance(session, Session):
         fixed = session
-        resolve: Resolver = lambda _ctx: fixed  # noqa: E731
+        found: Resolver = lambda _ctx: fixed  # noqa: E731
         allow_capture = fixed.allow_capture if allow_capture is None else allow_capture
         reader_label = reader_label or fixed.reader or "(no identity)"
     else:
-        resolve = session
+        found = session
+
+    def resolve(ctx: Context | None) -> Session:
+        # Readers are read again whenever stigmergy.toml changed (inside the call, so a file that no longer
+        # parses is the call's error): someone removed from a layer mid-session loses it at the next call.
+        s = found(ctx)
+        s.service.refresh_settings()
+        return s
+
     server = MCPServer("stigmergy", instructions=INSTRUCTIONS.format(reader=reader_label or "the holder of your token"))
 
     @server.tool(annotations=READ_ONLY, description=(

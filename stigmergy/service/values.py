@@ -24,6 +24,7 @@ class CaptureRequest:
     stdin: Callable[[], bytes] | None = None
     include: tuple[str, ...] = ()  # globs of files to take from directories (default: [capture] include)
     exclude: tuple[str, ...] = ()  # globs to skip, beside [capture] exclude
+    hidden: bool = False  # take dot-files and what Git ignores from directories too (the user's flag only)
     title: str | None = None
     occurred_at: str | None = None
     submitted_by: str | None = None  # default: the caller's identity

@@ -74,6 +74,7 @@ class WikiService:
         self._repo: Repository | None = None
         self._planner: Planner | None = None
         self._warm_state = _Warm()
+        self._declared = self._read_declarations()
 
     def with_identity(self, identity: Identity) -> WikiService:
         """The same service for another caller (`--as`), sharing nothing warm."""
@@ -86,6 +87,31 @@ class WikiService:
         other = self.with_identity(identity)
         other._warm_state = self._warm_state
         return other
+
+    def _read_declarations(self) -> bytes | None:
+        from stigmergy.settings import CONFIG_FILE
+
+        try:
+            return (self.root / CONFIG_FILE).read_bytes() if self.root is not None else None
+        except OSError:
+            return None
+
+    def refresh_settings(self) -> None:
+        """For a service that lives across calls (the MCP server): when stigmergy.toml changed, read its
+        layers, readers, maintainers and channels again, so a reader removed from a layer loses it at the
+        next call. A file that no longer parses refuses every call (ConfigError) rather than keep serving
+        by the old readers."""
+        from stigmergy.settings import refresh_declarations
+
+        now = self._read_declarations()
+        if now == self._declared:
+            return
+        settings = refresh_declarations(self.settings, now)
+        with self._warm_state.lock:
+            self._close_searcher()  # it holds the old settings
+            self.settings = settings
+            self._repo = None  # rebuilt on next use from the new settings
+            self._declared = now
 
     @property
     def reader(self) -> str:
@@ -177,6 +203,9 @@ class WikiService:
             file=request.file, origin=request.origin, reader=self.reader, redact=request.redact,
         )
         validate(self.repository(), options)
+        if options.file:
+            # A model kind only the repository chose is refused before anything is read or stored.
+            self.settings.require_endpoint("planner")
         return options
 
     def gather(self, request: CaptureRequest) -> Gathered:
@@ -192,7 +221,7 @@ class WikiService:
         capture = self.settings.capture
         items, errors = gather(
             request.inputs, request.include or capture.include, (*capture.exclude, *request.exclude),
-            stdin=request.stdin, text=request.text, skipped=skipped,
+            stdin=request.stdin, text=request.text, skipped=skipped, hidden=request.hidden,
         )
         failed = tuple(CaptureOutcome(locator=e.locator, status="failed", message=e.message, rule=e.rule)
                        for e in errors)
@@ -388,7 +417,7 @@ class WikiService:
         from stigmergy.write.replay import import_bundle
 
         with self._writing("import") as (repo, _):
-            return import_bundle(repo, src, self.planner, on_event)
+            return import_bundle(repo, src, self.planner, on_event, reader=self.reader)
 
     # ------------------------------------------------------------ the index
 

@@ -75,6 +75,9 @@ class ErasePlan:
     remotes: tuple[Remote, ...]
     head: str | None
     residue: tuple[dict[str, str], ...] = field(default=())
+    # Objects a capture of a layer the eraser cannot read holds too: that layer's own evidence, kept (not
+    # purged, not audited) and never named, so the plan reads the same whether or not such a capture exists.
+    kept: tuple[str, ...] = field(default=())
 
     @property
     def erased_ids(self) -> tuple[str, ...]:
@@ -86,6 +89,7 @@ class ErasePlan:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data.pop("kept")
         data["erased_hashes"] = list(self.erased_hashes)
         return data
 
@@ -134,21 +138,27 @@ def _artifact_objects(repo: Repository, path: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(objects))
 
 
-def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | None) -> list[tuple[str, str, str]]:
-    """(capture id, layer, source path) for each capture named, or for every capture of `layer`."""
+def _resolve_targets(repo: Repository, captures: Sequence[str], layer: str | None,
+                     readable: set[str] | None = None) -> list[tuple[str, str, str]]:
+    """(capture id, layer, source path) for each capture named, or for every capture of `layer`. With
+    `readable`, a capture of another layer is not there: a real restricted id and a made-up one get the
+    same answer."""
     on_disk = _scan_sources(repo)
     known = {r.capture_id: (r.layer, r.source_path) for r in repo.state.captures()}
     for cid, path in on_disk.items():
         known.setdefault(cid, ((classify(path) or ("", PUBLIC_LAYER))[1], path))
     if layer is not None:
         return sorted((cid, lay, path) for cid, (lay, path) in known.items() if lay == layer)
+    if readable is not None:
+        known = {cid: v for cid, v in known.items() if v[0] in readable}
     out: dict[str, tuple[str, str, str]] = {}
     for name in captures:
         matches = [cid for cid in known if cid == name or (len(name) >= 8 and cid.startswith(name))]
         if not matches:
             for cid, lay, path in _in_history(repo, name):
-                known[cid] = (lay, path)
-                matches = [cid]
+                if readable is None or lay in readable:
+                    known[cid] = (lay, path)
+                    matches = [cid]
         if len(matches) != 1:
             raise NotFoundError(
                 f"capture {name!r}: {'no' if not matches else 'more than one'} capture matches",
@@ -225,15 +235,15 @@ def _page_effects(repo: Repository, sources: Sequence[str], layer: str | None) -
     return sorted(p for p, t in wiki.items() if t is not None), sorted(p for p, t in wiki.items() if t is None)
 
 
-def _shared_objects(repo: Repository, objects: set[str], erased_paths: set[str]) -> dict[str, str]:
-    """Evidence objects of the erased captures that another capture holds too: {object: other capture}."""
-    shared: dict[str, str] = {}
-    for cid, path in _scan_sources(repo).items():
+def _shared_objects(repo: Repository, objects: set[str], erased_paths: set[str]) -> dict[str, tuple[str, str]]:
+    """Evidence objects of the erased captures that another capture holds too: {object: (capture, layer)}."""
+    shared: dict[str, tuple[str, str]] = {}
+    for cid, path in sorted(_scan_sources(repo).items()):
         if path in erased_paths:
             continue
         for obj in _artifact_objects(repo, path):
             if obj in objects:
-                shared.setdefault(obj, cid)
+                shared.setdefault(obj, (cid, (classify(path) or ("", PUBLIC_LAYER))[1]))
     return shared
 
 
@@ -266,12 +276,15 @@ def plan_erase(
         if layer == PUBLIC_LAYER:
             raise UsageError("--layer public would erase the whole wiki; name captures instead")
         repo.settings.layer(layer)
-    targets = _resolve_targets(repo, captures, layer)
-    if not targets and layer is None:
-        raise NotFoundError("nothing to erase")
+    readable: set[str] | None = None
     if reader is not None:
         from stigmergy.layers import readable_layers
 
+        readable = set(readable_layers(repo.settings, reader))
+    targets = _resolve_targets(repo, captures, layer, readable)
+    if not targets and layer is None:
+        raise NotFoundError("nothing to erase")
+    if reader is not None:
         hidden = sorted({lay for _, lay, _ in targets} - set(readable_layers(repo.settings, reader)))
         if layer is not None and layer not in readable_layers(repo.settings, reader):
             hidden = sorted({*hidden, layer})
@@ -288,6 +301,8 @@ def plan_erase(
     )
     objects = {o for c in erased_caps for o in c.objects}
     shared = _shared_objects(repo, objects, {c.source_path for c in erased_caps})
+    kept = {o for o, (_, lay) in shared.items() if readable is not None and lay not in readable}
+    shared = {o: cid for o, (cid, _) in shared.items() if o not in kept}
     if shared:
         obj, other = sorted(shared.items())[0]
         raise EraseRefusedError(
@@ -316,6 +331,7 @@ def plan_erase(
         patches_rewritten=tuple(sorted(others)),
         remotes=tuple(_remotes(repo, touching)),
         head=repo.git.head(),
+        kept=tuple(sorted(kept)),
     )
 
 
@@ -329,7 +345,7 @@ def _journal_path(repo: Repository) -> Path:
 def _write_journal(repo: Repository, plan: ErasePlan) -> None:
     path = _journal_path(repo)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(plan.to_dict(), sort_keys=True))
+    tmp.write_text(json.dumps({**plan.to_dict(), "kept": list(plan.kept)}, sort_keys=True))
     with open(tmp, "rb+") as fh:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -344,7 +360,8 @@ def _plan_from_journal(data: dict[str, Any]) -> ErasePlan:
     )
     data["remotes"] = tuple(Remote(r["name"], r["url"], tuple(r["refs"])) for r in data["remotes"])
     data["residue"] = ()
-    for key in ("commits_touching", "pages_changed", "pages_deleted", "evidence_objects", "patches_rewritten"):
+    data["kept"] = data.get("kept", [])
+    for key in ("commits_touching", "pages_changed", "pages_deleted", "evidence_objects", "patches_rewritten", "kept"):
         data[key] = tuple(data[key])
     return ErasePlan(**data)
 
@@ -403,7 +420,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     drop_unreachable(repo.root)
     _scrub_open_feedback(repo, plan)
     repo.pause("erase-rewritten")
-    purge_evidence(repo, plan.evidence_objects)
+    purge_evidence(repo, tuple(o for o in plan.evidence_objects if o not in plan.kept))
     # Pages that no longer exist anywhere because of the erase name it in their path (a note's title):
     # change records that mention them are redacted like the ids.
     gone_pages = [p for p in gone if not (repo.root / p).exists()]
@@ -413,7 +430,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     _record(repo, plan)
     _journal_path(repo).unlink(missing_ok=True)
     map_file.unlink(missing_ok=True)
-    needles = sorted({*plan.erased_ids, *plan.evidence_objects})
+    needles = sorted({*plan.erased_ids, *plan.evidence_objects} - set(plan.kept))
     residue = [f.to_dict() for f in audit(repo.root, needles, evidence=repo.evidence).findings] if needles else []
     return ErasePlan(**{**plan.__dict__, "residue": tuple(residue)})
 

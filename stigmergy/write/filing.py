@@ -59,6 +59,7 @@ def make_planner(settings: Settings, env: Mapping[str, str]) -> Planner:
     if kind in ("openai", "anthropic"):
         from stigmergy.plan.llm import AnthropicPlanner, OpenAIPlanner, api_key
 
+        settings.require_endpoint("planner")
         key = api_key(settings.planner, env)
         return OpenAIPlanner(settings.planner, key) if kind == "openai" else AnthropicPlanner(settings.planner, key)
     raise ConfigError(

@@ -188,13 +188,23 @@ def _garden(repo: Repository, *, check: bool, dry_run: bool, index: bool,
     after = lint_repository(repo.root, repo.settings)
     report["lint_after"] = after.to_dict()["counts"]
     # Info findings (a person's uncited line) are shown, never failed on: lint exits 0 for them too.
-    left = [f.to_dict() for f in after.findings if f.severity != "info"]
-    report["findings_info"] = [f.to_dict() for f in after.findings if f.severity == "info"]
+    left = [_entry(f) for f in after.findings if f.severity != "info"]
+    report["findings_info"] = [_entry(f) for f in after.findings if f.severity == "info"]
     history = audit_since_last_check(repo.root, repo.settings)
     left += [{"rule": f"history:{h.rule}", "path": h.path, "line": None, "message": h.render()} for h in history.findings]
     report["findings_left"] = left
     return plan, replace(outcome, report=report, findings_left=len(left),
                          message=outcome.message if outcome.status != "nothing" else _garden_message(plan, False, False))
+
+
+def _entry(f: Any) -> dict[str, Any]:
+    """A lint finding as a report entry; one that tells of a narrower layer carries what a non-reader of it
+    is told instead (`_about`, `_blind`: garden/scope.py reads and removes them)."""
+    entry = f.to_dict()
+    if f.about is not None:
+        entry["_about"] = f.about
+        entry["_blind"] = {**entry, "rule": f.blind[0], "message": f.blind[1]} if f.blind else None
+    return entry
 
 
 def _garden_message(plan: Any, index_behind: bool, pending: bool) -> str:

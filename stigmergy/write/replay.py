@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import CaptureOptions, validate_options
-from stigmergy.errors import ConfigError, StigmergyError
+from stigmergy.errors import ConfigError, StigmergyError, UsageError
 from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.repo.evidence import sha256_hex
@@ -76,9 +76,14 @@ def import_bundle(
     src: Path,
     planners: PlannerFactory | None = None,
     on_event: Callable[[str, CaptureOutcome], None] | None = None,
+    reader: str | None = None,
 ) -> ImportReport:
-    """Replay the bundle at `src`. Call with the writer lock held, after `write.recovery.refuse_while_pending`."""
+    """Replay the bundle at `src`. Call with the writer lock held, after `write.recovery.refuse_while_pending`.
+    With `reader`, every layer the bundle writes into (captures, curation, people's lines) must be one they
+    may read, as a capture into it would need: else nothing is imported (exit 2)."""
     bundle: Bundle = read_bundle(src)
+    if reader is not None:
+        _check_reader(repo, bundle, reader)
     missing = sorted({e.layer for e in bundle.entries} - set(repo.settings.layer_names()))
     if missing:
         lines = "; ".join(
@@ -119,6 +124,19 @@ def import_bundle(
         replay_curation(repo, curated, report)
     replay_human_lines(repo, bundle.human, report)
     return report
+
+
+def _check_reader(repo: Repository, bundle: Bundle, reader: str) -> None:
+    from stigmergy.layers import path_layer, readable_layers
+
+    layers = {e.layer for e in bundle.entries} | {c.layer for _, c in bundle.curation} \
+        | {path_layer(h.page) for h in bundle.human}
+    denied = sorted(str(la) for la in layers - set(readable_layers(repo.settings, reader))
+                    if str(la) in repo.settings.layer_names())
+    if denied:
+        raise UsageError(f"{bundle.root}: {reader or 'an unnamed reader'} is not a reader of layer "
+                         f"{', '.join(denied)}, which the bundle writes into; nothing was imported",
+                         hint="import as one of its readers (--as), as a capture into that layer would need")
 
 
 _CAP_RE = re.compile(r"^cap_[0-9A-Z]{26}$")

@@ -24,7 +24,7 @@ from stigmergy.errors import InputError
 from stigmergy.settings import CaptureSettings
 
 # Bumped whenever a change to this package can change the readable text of the same bytes.
-EXTRACTOR_REVISION = "2"  # 2: markup in extracted text is escaped (escape_markup)
+EXTRACTOR_REVISION = "3"  # 2: markup in extracted text is escaped (escape_markup); 3: unsafe links inert
 
 
 @dataclass(frozen=True)

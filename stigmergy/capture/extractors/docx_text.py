@@ -17,7 +17,7 @@ from typing import Any
 from stigmergy.capture.extractors import Budget, Format, Reading
 from stigmergy.errors import InputError
 
-REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
+REVISION = "3"  # 2: extracted markup is escaped (extract.escape_markup); 3: unsafe links inert
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 _ZIP = b"PK\x03\x04"
 
@@ -105,10 +105,11 @@ def _list_level(paragraph: Any, style: str) -> int | None:
     num_pr = ppr.numPr if ppr is not None else None
     if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
         ilvl = num_pr.ilvl
-        return int(ilvl.val) if ilvl is not None and ilvl.val is not None else 0
+        # Word's levels are 0-8; a forged level of a billion must not indent a line by two billion spaces.
+        return min(max(int(ilvl.val), 0), 8) if ilvl is not None and ilvl.val is not None else 0
     match = _LIST_STYLE.match(style)
     if match:
-        return int(match.group(2)) - 1 if match.group(2) else 0
+        return min(int(match.group(2)) - 1, 8) if match.group(2) else 0
     return None
 
 

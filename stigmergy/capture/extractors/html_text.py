@@ -13,6 +13,7 @@ import sys
 from html.parser import HTMLParser
 
 from stigmergy.capture.extractors import EXTRACTOR_REVISION, Budget, Format, Reading
+from stigmergy.errors import InputError
 
 _DROP = {"script", "style", "noscript", "template", "nav", "svg", "iframe", "object"}
 _VOID = {
@@ -30,6 +31,13 @@ _CHUNK = 65_536
 # Kinds of blocks written one per line, with no blank line between neighbours of the same kind.
 _TIGHT = {"li", "row"}
 _META_KEYS = ("description", "author")
+# Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
+# word at each level would write 400 million characters: deeper nesting is refused, the limit named.
+MAX_LIST_DEPTH = 64
+
+
+class _TooDeep(Exception):
+    pass
 _META_MAX = 1000
 
 
@@ -113,6 +121,8 @@ class _Reader(HTMLParser):
             self._block(f"h{level}", "#" * level + " ")
         elif tag in {"ul", "ol", "menu"}:
             self._flush()
+            if self._lists >= MAX_LIST_DEPTH:
+                raise _TooDeep
             self._lists += 1
         elif tag == "li":
             self._block("li", "  " * max(self._lists - 1, 0) + "- ")
@@ -224,11 +234,16 @@ def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | No
 def read_html(html: str, budget: Budget | None = None) -> tuple[str, str | None, dict[str, str]]:
     """(readable text, title, metadata): metadata holds `<meta name="description|author">` when present."""
     reader = _Reader()
-    for start in range(0, len(html), _CHUNK):
-        if budget is not None:
-            budget.check_time()
-        reader.feed(html[start : start + _CHUNK])
-    reader.close()
+    try:
+        for start in range(0, len(html), _CHUNK):
+            if budget is not None:
+                budget.check_time()
+            reader.feed(html[start : start + _CHUNK])
+        reader.close()
+    except _TooDeep:
+        raise InputError(budget.locator if budget else "html", "html-depth",
+                         f"lists nested over {MAX_LIST_DEPTH} deep (the limit of nested lists)",
+                         hint="flatten the lists, or capture the page as text") from None
     out: list[str] = []
     previous = None
     for kind, text in reader.blocks:

@@ -16,7 +16,7 @@ from typing import Any
 from stigmergy.capture.extractors import Budget, Format, Reading
 from stigmergy.errors import InputError
 
-REVISION = "2"  # 2: extracted markup is escaped (extract.escape_markup)
+REVISION = "3"  # 2: extracted markup is escaped (extract.escape_markup); 3: unsafe links inert
 MEDIA_TYPE = "application/pdf"
 
 

@@ -1,0 +1,178 @@
+"""What still reached a non-reader (issue 18): `show` of an operation that touched public and board files,
+and the oracles: lint and garden answering differently for a real board title and a made-up one, garden
+learning an alias unless a board-only name matched it, erase telling a real board capture id from a
+made-up one, and erase naming the board capture that holds the same bytes. A non-reader's answer must be
+the same whether or not the restricted thing exists."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import git, run_cli
+from test_security import CANARY, CEO, PUBLIC_READER, _capture_both, _with_board
+
+SECRETS = (CANARY, "Okafor", "Lanternfish", "Orbis", "Board minutes", "layers/board/")
+
+
+# ---------------------------------------------------------------- show
+
+
+def test_show_withholds_an_operation_that_touched_public_and_board_files(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    code, out, err = run_cli(["--as", CEO, "--json", "garden"], cwd=wiki)
+    assert code == 0, out + err
+    op = json.loads(out)["operation"]
+    paths = {p["path"] for p in json.loads(out)["paths"]}
+    assert "wiki/index.md" in paths and "layers/board/wiki/index.md" in paths  # both maps of content
+    for args in (["show", op], ["--json", "show", op], ["log"], ["--json", "log"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 0, out + err
+        for secret in SECRETS:
+            assert secret not in out, (args, secret)
+    shown = json.loads(run_cli(["--as", PUBLIC_READER, "--json", "show", op], cwd=wiki)[1])
+    assert shown["withheld"] and shown["patch"] == "" and "board" in shown["manifest"]["layers"]
+    code, out, _ = run_cli(["--as", CEO, "show", op], cwd=wiki)
+    assert "layers/board/wiki/index.md" in out and "Lanternfish" in out
+
+
+# ---------------------------------------------------------------- lint and garden
+
+
+def _public_note(wiki: Path, body: str) -> tuple[Path, str]:
+    """A person's line appended to the public note filed from the public capture: (the note, its text before)."""
+    note = next((wiki / "wiki/notes").glob("Partner*.md"))
+    before = note.read_text(encoding="utf-8")
+    note.write_text(before + body + "\n", encoding="utf-8")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "a person's line")
+    return note, before
+
+
+def _restore(wiki: Path, note: tuple[Path, str]) -> None:
+    note[0].write_text(note[1], encoding="utf-8")
+    git(wiki, "commit", "-qam", "take the line back")
+
+
+def _answers(wiki: Path, real: str, fake: str, body: str) -> list[tuple]:
+    """(lint --json findings of the note, garden --dry-run --json repairs of it) for a link to the real
+    board title and for a made-up one, each in a fresh copy of the note, with the title replaced by T."""
+    out = []
+    for target in (real, fake):
+        note = _public_note(wiki, body.replace("T", target))
+        rel = note[0].relative_to(wiki).as_posix()
+        lint = json.loads(run_cli(["--as", PUBLIC_READER, "--json", "lint"], cwd=wiki)[1])
+        found = sorted((f["rule"], f["line"], f["message"].replace(target, "T"))
+                       for f in lint["findings"] if f["path"] == rel)
+        code, gout, err = run_cli(["--as", PUBLIC_READER, "--json", "garden", "--dry-run"], cwd=wiki)
+        assert code == 0, gout + err
+        garden = gout.replace(target, "T")
+        report = json.loads(garden)["report"]
+        repairs = sorted(re.sub(r"\b[0-9a-f]{10}\b", "H", json.dumps(r, sort_keys=True))  # (commit ids differ)
+                         for r in report["done"] + report["left"] if r.get("path") == rel)
+        out.append((found, lint["ok"], lint["hidden"], repairs, report["lint_before"], report["hidden"]))
+        _restore(wiki, note)
+    return out
+
+
+def test_lint_and_garden_answer_the_same_for_a_real_board_title_and_a_made_up_one(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    real = sorted((wiki / "layers/board/wiki/entities").glob("*.md"))[0].stem
+    real_answer, fake_answer = _answers(wiki, real, "Zzyzx Quarry Holdings", "\nSee [[T]] for more.")
+    assert real_answer == fake_answer, (real_answer, fake_answer)
+    assert any(rule == "dead-link" for rule, _, _ in real_answer[0])
+    # The board's reader is told what it is: a link into the narrower layer.
+    lint = json.loads(run_cli(["--as", CEO, "--json", "lint"], cwd=wiki)[1])
+    assert lint is not None
+    _public_note(wiki, f"\nSee [[{real}]] for more.")
+    lint = json.loads(run_cli(["--as", CEO, "--json", "lint"], cwd=wiki)[1])
+    assert any(f["rule"] == "layer-flow" and real in f["message"] for f in lint["findings"])
+    # Garden repairs both the same way: the link becomes plain text, whoever runs it.
+    code, out, err = run_cli(["--as", PUBLIC_READER, "garden"], cwd=wiki)
+    assert code in (0, 4), out + err
+    assert f"[[{real}]]" not in next((wiki / "wiki/notes").glob("Partner*.md")).read_text()
+
+
+def test_garden_learns_a_public_alias_whether_or_not_a_board_name_matches_it(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    entity = next(p for p in (wiki / "wiki/entities").glob("*.md") if "Harbor" in p.stem)
+    board_person = sorted((wiki / "layers/board/wiki/entities").glob("*.md"))[0].stem  # a board-only name
+    learned = []
+    for alias in (board_person, "Zzyzx Quarry"):
+        note = _public_note(wiki, f"\nWe ship with [[{entity.stem}|{alias}]] every week.")
+        code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "garden", "--dry-run"], cwd=wiki)
+        assert code == 0, out + err
+        report = json.loads(out)["report"]
+        learned.append(sorted(a["alias"].replace(alias, "A") for a in report["aliases_learned"]))
+        _restore(wiki, note)
+    assert learned[0] == learned[1] == ["A"], learned
+
+
+# ---------------------------------------------------------------- erase
+
+
+def _board_capture(wiki: Path, text: str) -> str:
+    code, out, err = run_cli(["--as", CEO, "--json", "capture", "--layer", "board", "--text", text], cwd=wiki)
+    assert code == 0, out + err
+    return json.loads(out)["captures"][0]["capture_id"]
+
+
+def test_erase_answers_a_real_board_id_like_a_made_up_one(wiki: Path) -> None:
+    _with_board(wiki)
+    real = _board_capture(wiki, "Board note: the Orbis offer stands at 72 million pounds.")
+    fake = "cap_01" + "Z" * 24
+    head = git(wiki, "rev-parse", "HEAD")
+    for args in (["erase", "{}", "--rationale", "x"], ["--json", "erase", "{}", "--rationale", "x"],
+                 ["erase", "{}", "--rationale", "x", "--yes"], ["erase", "{}", "--rationale", "x", "--dry-run"]):
+        answers = []
+        for cid in (real, fake, real[:12]):
+            code, out, err = run_cli(["--as", PUBLIC_READER, *[a.replace("{}", cid) for a in args]], cwd=wiki)
+            answers.append((code, out.replace(cid, "C"), err.replace(cid, "C")))
+        assert answers[0] == answers[1] == answers[2], (args, answers)
+        assert answers[0][0] != 0
+    assert git(wiki, "rev-parse", "HEAD") == head
+    code, out, err = run_cli(["--as", CEO, "erase", real, "--rationale", "x", "--dry-run"], cwd=wiki)
+    assert code == 0 and real in out, out + err
+
+
+def test_erase_of_public_bytes_a_board_capture_also_holds_names_nothing_of_it(wiki: Path) -> None:
+    _with_board(wiki)
+    text = "Harbor Logistics moved 4,000 shipments through the Harbor API in April 2026."
+    board = _board_capture(wiki, text)
+
+    def public_capture(wiki: Path) -> str:
+        code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "capture", "--text", text], cwd=wiki)
+        assert code == 0, out + err
+        return json.loads(out)["captures"][0]["capture_id"]
+
+    mine = public_capture(wiki)
+    answers = {}
+    for args in (["--json", "erase", mine, "--rationale", "asked to forget", "--dry-run"],
+                 ["erase", mine, "--rationale", "asked to forget", "--yes"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 0, out + err
+        assert board not in out + err and "layers/board" not in out + err
+        answers[args[1] if args[0] == "--json" else "run"] = json.loads(out) if args[0] == "--json" else out
+    plan = answers["erase"]
+    assert len(plan["evidence_objects"]) >= 2 and "kept" not in plan
+    # The board's capture keeps its evidence: its reader still reads the original.
+    code, out, err = run_cli(["--as", CEO, "--json", "read", next((wiki / "layers/board/sources").rglob("cap_*.md"))
+                              .relative_to(wiki).as_posix(), "--evidence"], cwd=wiki)
+    code, out, err = run_cli(["--as", CEO, "fsck"], cwd=wiki)
+    assert code == 0, out + err
+    # Beside a wiki with no board capture at all, the public reader's plan has the same shape.
+    other = wiki.parent / "other"
+    from stigmergy.repo.init import init_repository
+
+    init_repository(other)
+    _with_board(other)
+    alone = public_capture(other)
+    code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "erase", alone, "--rationale", "asked to forget",
+                              "--dry-run"], cwd=other)
+    assert code == 0, out + err
+    solo = json.loads(out)
+    assert len(solo["evidence_objects"]) == len(plan["evidence_objects"]) and sorted(solo) == sorted(plan)
