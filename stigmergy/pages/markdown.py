@@ -93,3 +93,35 @@ def first_h1(text: str) -> str | None:
             if content:
                 return content
     return None
+
+
+# A link whose destination is not http, https, mailto or a relative path (`javascript:`, `data:`,
+# `vbscript:`, `file:`) would be live in every viewer of the pages: the product writes it inert. An inline
+# link's `](` becomes `]\(` and a reference definition's `[` becomes `\[`, so the text shows as written
+# and no link is formed; `<javascript:…>` autolinks are already tag starts, escaped by capture (extract.escape_markup). A scheme
+# written with a backslash (`javascript\:`, which Markdown reads as `javascript:`) counts as one.
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)\\?:"
+_INLINE_DEST = re.compile(r"\]\((?=[ \t]*(?:\n[ \t]*)?<?[ \t]*(?:" + _SCHEME + r"|$))", re.M)
+# (anywhere in a line: a definition may follow a list item's or a quote's marker; `\[` elsewhere shows `[`)
+_REF_DEF = re.compile(r"(?P<bs>\\*)\[(?=[^\[\]\n]+\]:[ \t]*(?:\n[ \t]*)?<?" + _SCHEME + ")")
+
+
+def _unsafe(m: re.Match[str]) -> bool:
+    scheme = m.group("scheme")
+    return scheme is None or scheme.lower() not in SAFE_SCHEMES
+
+
+def inert_links(text: str) -> str:
+    """`text` with every Markdown link to a scheme other than http, https and mailto made plain text."""
+    if "](" not in text and "]:" not in text:
+        return text
+    text = _INLINE_DEST.sub(lambda m: "]\\(" if _unsafe(m) else m.group(0), text)
+    # (a `[` after an odd run of backslashes is escaped already)
+    return _REF_DEF.sub(lambda m: m.group("bs") + "\\[" if _unsafe(m) and len(m.group("bs")) % 2 == 0
+                        else m.group(0), text)
+
+
+def unsafe_link(line: str) -> bool:
+    """Whether `line` holds a link that `inert_links` would make plain text."""
+    return inert_links(line) != line
