@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import git
+from export_fixtures import found
 from test_answer_support import BOARD, CANARY, build_wiki
 from test_capture import snapshot, source_files
 from test_index_support import HashEmbedder
@@ -251,6 +252,8 @@ def test_a_message_is_captured_once_however_often_slack_retries(repo: Path, live
     assert settled["status"] == "filed" and [settled["source_path"]] == _paths(repo) and "payload" not in settled
     assert "Atlas" not in json.dumps(settled)  # local state keeps the outcome, not the message
     assert len(git(repo, "log", "--format=%H", "--grep", "Stigmergy-Kind: capture").split()) == 1
+    hits = found(repo, "ship Atlas 2.0 Friday")
+    assert any("Atlas" in snippet for _, snippet in hits), hits  # indexed, found
     # An edit is captured as the message now reads; the same edit delivered again is not.
     edited = {"type": "message", "subtype": "message_changed", "channel": GENERAL, "channel_type": "channel",
               "ts": "1767603300.000200", "hidden": False,

@@ -86,7 +86,9 @@ def _key(key: Any) -> bool:
 
 def _block_mapping(meta: dict[str, Any], indent: str, lines: list[str], seen: set[int]) -> bool:
     """Append `meta` as a block mapping at `indent`; False when the fast path cannot render it exactly.
-    Values: scalars, lists of scalars, lists of flat mappings, and (at the top) mappings of those."""
+    Values: scalars, lists of scalars, lists of flat mappings, and mappings of those at any depth (a chat
+    page's `metadata.chat`, an image's `metadata.ocr`: the emitter indents a nested mapping by two spaces
+    and writes a sequence at its key's indentation)."""
     for key, value in meta.items():
         if not _key(key):
             return False
@@ -99,10 +101,8 @@ def _block_mapping(meta: dict[str, Any], indent: str, lines: list[str], seen: se
             if not value:
                 lines.append(f"{indent}{key}: {'[]' if kind is list else '{}'}")
             elif kind is dict:
-                if indent:
-                    return False
-                lines.append(f"{key}:")
-                if not _block_mapping(value, "  ", lines, seen):
+                lines.append(f"{indent}{key}:")
+                if not _block_mapping(value, indent + "  ", lines, seen):
                     return False
             else:
                 lines.append(f"{indent}{key}:")
