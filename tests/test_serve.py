@@ -410,3 +410,21 @@ def test_every_page_says_when_the_index_is_stale(wiki: Path, tmp_path: Path) -> 
         git(wiki, "commit", "-qam", "a human edit")
         for path in ("/", f"/page/{rel}", "/search?q=Lisbon", "/contradictions", f"/history/{rel}"):
             assert "STALE" in client.get(path).text, path
+
+
+def test_every_wikilink_of_a_long_page_is_a_link_and_trust_is_shown(tmp_path: Path) -> None:
+    from test_index_support import HashEmbedder, RepoBuilder
+
+    from stigmergy.index.build import build_index
+
+    b = RepoBuilder(tmp_path / "w")
+    names = [f"Entity {i}" for i in range(30)]  # read resolves 20 links; the view draws every one
+    for name in names:
+        b.wiki("entity", name, f"- {name} is an organisation.\n")
+    b.wiki("note", "Roll call", "".join(f"- See [[{n}]].\n" for n in names))
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    with running_server(b.root, tmp_path / "tokens.json") as srv:
+        r = signed_in(srv, PUBLIC).get("/page/wiki/notes/Roll call.md")
+        assert r.text.count("class=wikilink ") == 30 and "wikilink-missing" not in r.text
+        assert "id=confidence>0.5<" in r.text and "candidate" in r.text

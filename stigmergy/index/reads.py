@@ -144,7 +144,7 @@ def _resolve_link(ctx: _Ctx, target: str, from_layer: str = "public") -> tuple[s
     return (ref.path, ref.title) if ref else None
 
 
-def _links(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
+def _links(ctx: _Ctx, doc: PageDoc, limit: int = MAX_LINKS) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for link in doc.links:
@@ -155,7 +155,7 @@ def _links(ctx: _Ctx, doc: PageDoc) -> list[dict[str, Any]]:
         hit = _resolve_link(ctx, link.target, doc.layer)
         out.append({"target": link.target, "path": hit[0] if hit else None, "title": hit[1] if hit else None,
                     "line": link.line})
-        if len(out) >= MAX_LINKS:
+        if len(out) >= limit:
             break
     return out
 
@@ -202,10 +202,12 @@ def _line_of(text: str, offset: int) -> int:
 def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
     head_chars: int | None = None, check_freshness: bool = True, book: TrustBook | None = None,
+    max_links: int = MAX_LINKS,
 ) -> dict[str, Any]:
     """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
     `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
-    runs git twice, most of a warm read's time."""
+    runs git twice, most of a warm read's time. `max_links`: how many of a page's links are resolved (a
+    viewer rendering the whole page wants every one)."""
     if not refs:
         raise UsageError("name at least one page to read")
     if len(refs) > MAX_READS:
@@ -247,7 +249,7 @@ def read_pages(
                     for f in doc.fragments if f.seq in shown
                 ],
                 "lines": [first_line, last_line], "content": content, "truncated": truncated,
-                "chars": len(doc.text), "note": note, "links": _links(ctx, doc), "backlinks": _backlinks(ctx, doc),
+                "chars": len(doc.text), "note": note, "links": _links(ctx, doc, max_links), "backlinks": _backlinks(ctx, doc),
                 "contradictions": [c.to_dict() for c in doc.contradictions if c.status == "open"],
                 "trust": page_trust(book, doc, settings, now),
             }

@@ -200,8 +200,10 @@ def page_view(session: Any, result: dict[str, Any], highlight: tuple[int, int] |
     meta = [f"<span class=status>{e(page['type'])}</span>"]
     if page["type"] != "source":
         meta.append(f"status <span class=status id=status>{e(fm.get('status'))}</span>")
-        if "confidence" in fm:
-            meta.append(f"confidence {e(fm.get('confidence'))}")
+        trust = page.get("trust") or {}
+        if trust:
+            meta.append(f"confidence <span class=status id=confidence>{e(trust.get('confidence'))}</span> "
+                        f"({e(trust.get('tier'))}, {e(trust.get('status'))}, {e(trust.get('feedback'))} feedback)")
         meta.append(f"updated {e(fm.get('updated'))}")
     meta.append(f"layer {e(page['layer'])}")
     meta.append(f"<a href=\"/history/{e(quote(page['path']))}\">history</a>")

@@ -39,6 +39,7 @@ OnEvent = Callable[[str, Any], None]
 
 # A viewer shows a page whole: every page the gates admit is far below this.
 PAGE_VIEW_CHARS = 2_000_000
+PAGE_VIEW_LINKS = 2_000  # every wikilink of a page is drawn as a link (read resolves 20)
 
 
 class _Warm:
@@ -677,7 +678,9 @@ class WikiService:
         # Freshness from the warm session (cached while HEAD and the index are unchanged): checking it
         # afresh runs git twice, most of a page view's time.
         result = read_pages(self.require_root(), self.settings, self.reader, [self._readable_page(path)],
-                            head_chars=PAGE_VIEW_CHARS, check_freshness=False)
+                            head_chars=PAGE_VIEW_CHARS, check_freshness=False, max_links=PAGE_VIEW_LINKS,
+                            book=self.trust_book())
+        self._count(p["front_matter"].get("id") for p in result["pages"])
         result["index"] = self.freshness()
         page = result["pages"][0]
         blocks, _errors = scan_blocks(page["content"], page["path"])
