@@ -137,6 +137,7 @@ def side_root(wiki: Path, side: str, code: Path, out: Path, warm_from: Path | No
     if root.exists():
         shutil.rmtree(root)
     subprocess.run(["git", "clone", "-q", "--local", str(wiki), str(root)], check=True, env=_env(code))
+    fit_settings(root, code)
     link_model_cache(root, out)
     db = root / ".stigmergy" / "index.sqlite"
     if warm_from is not None and (warm_from / ".stigmergy" / "index.sqlite").is_file():
@@ -151,6 +152,41 @@ def side_root(wiki: Path, side: str, code: Path, out: Path, warm_from: Path | No
         stigmergy(root, code, "index")
     stamp.write_text(json.dumps(want))
     return root
+
+
+_UNKNOWN_RE = re.compile(r"unknown setting (\w+)\.(\w+)")
+
+
+def fit_settings(root: Path, code: Path) -> None:
+    """The wiki was made by this checkout's `init`, whose stigmergy.toml may name settings an older
+    checkout refuses ("unknown setting capture.max_image_pixels"): drop each such line, one at a time, and
+    commit, so the baseline reads the same wiki with the settings it knows (their defaults are unchanged)."""
+    toml = root / "stigmergy.toml"
+    changed = False
+    for _ in range(20):
+        proc = subprocess.run([python_of(code), "-c", "import sys; from pathlib import Path; from stigmergy.settings "
+                               "import load_settings; load_settings(Path(sys.argv[1]))", str(root)],
+                              cwd=root, env=_env(code), capture_output=True, text=True)
+        m = _UNKNOWN_RE.search(proc.stderr)
+        if proc.returncode == 0 or not m:
+            break
+        section, key = m.groups()
+        lines = toml.read_text().split("\n")
+        current, kept, dropped = "", [], False
+        for ln in lines:
+            head = re.match(r"^\s*\[([\w.]+)\]", ln)
+            current = head.group(1) if head else current
+            if not dropped and current == section and re.match(rf"^\s*{key}\s*=", ln):
+                dropped = True
+                continue
+            kept.append(ln)
+        if not dropped:
+            break
+        toml.write_text("\n".join(kept))
+        changed = True
+    if changed:
+        subprocess.run(["git", "commit", "-qm", "settings this checkout knows", "stigmergy.toml"], cwd=root,
+                       check=True, env=_env(code))
 
 
 def _code_id(code: Path, paths: tuple[str, ...] = ("stigmergy",)) -> str:
@@ -224,14 +260,24 @@ def dump(spec_path: Path, root: Path, out: Path) -> None:
     out.write_text(json.dumps(got))
 
 
-def run_side(code: Path, spec_path: Path, root: Path, rows_out: Path, threshold: float | None = None) -> dict[str, Any]:
+def run_side(code: Path, spec_path: Path, root: Path, rows_out: Path, threshold: float | None = None,
+             reuse: bool = False) -> dict[str, Any]:
+    """One side's answers to a set; with `reuse`, the answers of an earlier run of the same code over the same
+    set and wiki are read back instead (the answerer is deterministic for the same index)."""
+    key = hashlib.sha256(f"{_code_id(code)}/{threshold}/{spec_path.read_text()}/{root}".encode()).hexdigest()[:16]
+    if reuse and rows_out.is_file():
+        old = json.loads(rows_out.read_text())
+        if old.get("key") == key:
+            return dict(old)
     extra = ["--threshold", str(threshold)] if threshold is not None else []
     proc = subprocess.run([python_of(code), str(Path(__file__).resolve()), "--worker", "--code", str(code),
                            "--spec", str(spec_path), "--wiki", str(root), "--rows", str(rows_out), *extra],
                           env=_env(code), capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"the worker for {code} failed: {proc.stderr[-3000:]}")
-    return dict(json.loads(rows_out.read_text()))
+    got = dict(json.loads(rows_out.read_text()))
+    rows_out.write_text(json.dumps({**got, "key": key}))
+    return got
 
 
 # ---------------------------------------------------------------- judging (the same code for both sides)
@@ -287,8 +333,18 @@ def _is_source(path: str) -> bool:
     return path.startswith("sources/") or "/sources/" in path
 
 
+def same_file(locator: str, source: str) -> bool:
+    """A source page's locator names the set's `source` file: one path ends with the other at a folder
+    boundary (`sample_corpus/docs/x.md` is `docs/x.md`; a folder captured on its own, `capture
+    sample_corpus/_restricted/board`, locates `board/x.md`, which is `_restricted/board/x.md`)."""
+    if not locator:
+        return False
+    a, b = (locator, source) if len(locator) >= len(source) else (source, locator)
+    return a == b or a.endswith("/" + b)
+
+
 def _cites_source(sentence: dict[str, Any], sources: list[str], loc: Locators) -> bool:
-    return any(_is_source(c["path"]) and any(loc(c["path"]).endswith(s) for s in sources)
+    return any(_is_source(c["path"]) and any(same_file(loc(c["path"]), s) for s in sources)
                for c in sentence["citations"])
 
 
@@ -375,7 +431,7 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
             warm = warm or root
             rows_out = out / "ask" / f"{set_name}-{side}.json"
             rows_out.parent.mkdir(parents=True, exist_ok=True)
-            got = run_side(code, spec_path, root, rows_out)
+            got = run_side(code, spec_path, root, rows_out, reuse=args.reuse)
             entry[side] = {"all": tally(set_name, spec, got, loc, None),
                            "held_out": tally(set_name, spec, got, loc, "held_out"),
                            "seconds_per_question_warm": round(got["seconds"] / max(1, len(got["rows"])), 3)}
@@ -427,7 +483,7 @@ def calibrate(args: argparse.Namespace) -> dict[str, Any]:
 def _right(line: dict[str, Any], facts: list[str], sources: list[str], loc: Locators) -> bool:
     said = _norm(line["text"])
     return all(_norm(f) in said for f in facts) and (not sources or any(
-        _is_source(p) and any(loc(p).endswith(src) for src in sources) for p in line["cites"]))
+        _is_source(p) and any(same_file(loc(p), src) for src in sources) for p in line["cites"]))
 
 
 def _refill(fill: float, weak: float) -> float:
@@ -537,6 +593,8 @@ def main() -> None:
     ap.add_argument("--show", default="", help="verdicts to list, e.g. answered_wrongly,refused_wrongly")
     ap.add_argument("--show-part", default="calibrate", choices=("calibrate", "held_out", "all"),
                     help="which half of the held-out sets --show lists (tuning looks at the calibration half only)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="read back a side's answers from an earlier run of the same code on the same set and wiki")
     ap.add_argument("--latency", action="store_true")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--mcp-queries", type=int, default=30)

@@ -104,3 +104,37 @@ def test_a_plan_answers_a_question_about_what_happened_only_weakly() -> None:
     planned = _fills("What was revenue in Q2 2026?", "Expect revenue of about £2.3M at the end of Q2 2026.")
     assert actual == 1.0 and 0 < planned < actual
     assert _fills("What revenue did the plan expect for Q2 2026?", "Expect revenue of about £2.3M in Q2 2026.") == 1.0
+
+
+def test_a_role_asked_for_must_be_the_role_the_line_gives() -> None:
+    # "Who is the head of marketing": a line naming the CEO names someone, not the head of marketing.
+    assert slot("Who is the head of marketing at Lanternfish Labs?").subject == "head of marketing"
+    assert slot("who was the leeds backup for on-call on launch day?").subject == "leeds backup"
+    assert slot("Who led the Series A?").subject == "" and slot("Who is Tomek?").subject == ""
+    assert _fills("Who is the head of marketing at Lanternfish Labs?", "Daniel Ferreira, CEO, Lanternfish Labs.") == 0
+    assert _fills("Who is the head of marketing?", "Daniel Ferreira runs marketing from Leeds.") == 1.0
+    assert _fills("who is the quality director at Pellucid?", "Ines Carvalho, Quality Director at Pellucid.") == 1.0
+    # The role's words may sit in the line's context (a heading "Quality director").
+    names = _names()
+    [part] = parts("who is the quality director?")
+    assert fill(part.slot, "Ines Carvalho.", "Quality director", names, asked(part.text, names))[0] > 0
+
+
+def test_how_many_x_counts_x() -> None:
+    assert slot("how many SMS alerts were held up?").head == "alerts"
+    assert slot("how many people on the team need to agree?").head == "people"
+    assert slot("How many months of runway do we have?").unit == "time"
+    # A duration counts no alerts; a count of something else counts only weakly.
+    assert _fills("how many SMS alerts were held up in August?", "Alerts were delayed by up to 47 minutes.") == 0
+    assert _fills("How many employees does Orbis Freight have?",
+                  "31 customers use the beta, including Orbis Freight.") < 1.0
+    assert _fills("How many staff did we have at the end of Q2?", "Headcount was 56 at the end of Q2.") == 1.0
+    assert _fills("how many verbosity levels does pip have?", "pip has seven verbosity levels.") == 1.0
+
+
+def test_what_is_the_day_asks_for_a_date() -> None:
+    assert slot("what's the first working day at the new lisbon address?").kind == "date"
+    assert slot("What is the deadline for the certificate?").kind == "date"
+    assert slot("What is the monthly rent?").kind == "quantity"
+    assert _fills("what's the first working day at the new address?", "From Monday 19 October we work from Rua do "
+                  "Alecrim 38.") == 1.0

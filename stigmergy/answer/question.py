@@ -51,6 +51,9 @@ QUANTITY_HEADS = frozenset(
 _QUANTITY_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
     r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)
+_DATE_OF_RE = re.compile(
+    r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
+    r"(date|day|deadline|year|month|week|quarter)\b", re.I)
 _VERBISH = frozenset(_AUX) | frozenset(
     "did does do has have had will would can could should shall may might must am 's got gets get goes went "
     "came comes made makes took takes led leads ran runs".split())
@@ -124,6 +127,57 @@ def _subject_words(text: str) -> str:
     return " ".join(out)
 
 
+_TIME_NOUNS = frozenset("seconds minutes hours days weeks months years quarters sprints nights".split())
+_COUNT_STOP = frozenset(_AUX) | _VERBISH | frozenset(
+    "of in for to on at from with by that who which about into over under than as a an the per each every".split())
+
+
+def _counted(after: list[str]) -> str:
+    """What "how many X" counts: the last word of X before a verb or a preposition ("how many SMS alerts
+    were", "how many people on the team", "how many shipment events a week"), "" when none ("how many
+    of the 164")."""
+    taken: list[str] = []
+    for w in after[:5]:
+        lw = w.lower().strip(",.?;:")
+        if not lw or lw in _COUNT_STOP:
+            break
+        taken.append(lw.split("/")[-1])
+    return taken[-1] if taken else ""
+
+
+# "who is the quality director at X", "who was the leeds backup for on-call": the role the person holds.
+_ROLE_OPEN_RE = re.compile(r"^(?:who|whom)(?:'s| is| was| are| were| will be)\s+(?:the |our |their |its |his |her |"
+                           r"[\w-]+'s )?(?:new |current |actual |real |present )?(.*)$", re.I)
+_ROLE_STOP = frozenset("and or at for on in over from with to who that behind when during since by as now these days "
+                       "today currently".split())
+
+
+def role(text: str) -> str:
+    """The role a *who* part asks about ("head of marketing", "quality director", "leeds backup"), "" when
+    it asks who did something ("who led it", "who pulled the plug") or names someone ("who is Tomek")."""
+    m = _ROLE_OPEN_RE.match(_clean(text).rstrip(" ?"))
+    if not m:
+        return ""
+    taken: list[str] = []
+    for w in m.group(1).split()[:5]:
+        lw = w.lower().strip(",.?;:")
+        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS:
+            break
+        if taken and taken[-1].lower() == "of" and w[:1].isupper():
+            taken.pop()  # "the CEO of Lanternfish": the organisation, not the role
+            break
+        if lw == "of" and not (taken and taken[-1].lower() in PERSON_HEADS):
+            break  # "head of marketing" is a role; "the lead of the project" stops at "of"
+        taken.append(w.strip(",.?;:"))
+        if w.endswith((",", ";", ":")):
+            break
+    if not taken or taken[-1].lower() == "of":
+        return ""
+    if any(w[:1].isupper() for w in taken) and not any(w.lower() in PERSON_HEADS for w in taken):
+        return ""  # a name ("who is Tomek"), not a role
+    return " ".join(taken).lower()
+
+
 _HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 
@@ -183,7 +237,8 @@ def slot(text: str) -> Slot:
     if w == "where":
         return Slot("place")
     if w in ("who", "whom", "whose"):
-        return Slot("person")
+        at = re.search(r"\bwho", q, re.I)
+        return Slot("person", subject=role(q[at.start():]) if at and w != "whose" else "")
     if w == "how":
         return _how(nxt, " ".join(rest))
     return _what(w, rest, low)
@@ -202,7 +257,10 @@ def _how(nxt: str, rest: str) -> Slot:
     if nxt in ("often", "frequently"):
         return Slot("quantity", unit="frequency")
     if nxt == "many":
-        return Slot("quantity", unit="count")
+        head = _counted(rest.split()[1:])
+        if head in _TIME_NOUNS:
+            return Slot("quantity", unit="time", head=head)  # "how many months of runway": a duration
+        return Slot("quantity", unit="count", head=head)
     if nxt in ("much", "large", "big", "old", "far", "fast", "high", "low", "small", "heavy", "tall", "wide", "deep",
                "expensive", "long", "strong", "bad"):
         return Slot("quantity")
@@ -235,6 +293,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         head = m.group(1)
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "percent" if head in ("percentage", "percent", "share") else "")
+    if _DATE_OF_RE.search(low):
+        return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
         r"\bwhat (?:is|are) (.+?) (?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:

@@ -12,7 +12,7 @@ can only guess at: a "why" answered without a causal word, a capitalised word th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS, Slot
@@ -119,6 +119,8 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
             continue
         if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
             continue
+        if unit == "count" and (is_time or m.group("cur") or m.group("pct")):
+            continue  # "delayed by up to 47 minutes" counts no alerts; "£46k", "12%" count nothing
         value = m.group(0).strip()
         if _new(value, q) and _new(m.group("n"), q):
             out.append(value)
@@ -164,9 +166,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0 if _FREQ_RE.search(text) or _numbers(text, q, "") else 0.0
         if _numbers(text, q, slot.unit):
             return 1.0
-        # "up to 3 hours" answers "how long", "600 requests" answers "what is the limit", a money figure
-        # without its sign ("£" on the header row) still counts, weakly.
-        return WEAK if slot.unit in ("money", "count") and _numbers(text, q, "") else 0.0
+        if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
+            return 1.0  # "two maintainers", "seven levels"
+        # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
+        # or a share counts nothing of "how many".
+        return WEAK if slot.unit == "money" and _numbers(text, q, "") else 0.0
     if k == "person":
         known, unknown = _names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
@@ -260,7 +264,10 @@ def _known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
-_SAME_AS = {"headcount": "people staff employees team hire hires", "revenue": "sales turnover income",
+_SAME_AS = {"headcount": "people staff employees team hire hires",
+            "people": "staff employees headcount persons members users respondents participants hires",
+            "staff": "people employees headcount team", "employee": "people staff headcount",
+            "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
             "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
             "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated"}
@@ -290,6 +297,31 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     return WEAK if unknown else 0.0
 
 
+_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                          "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
+                          "hundreds thousands".split())
+
+
+def says_counted(head: str, text: str) -> bool:
+    """ "How many X": the line (or its context) speaks of X, or of what the wiki may call X instead."""
+    return _says_head(head, text) or _says_head(_singular(head), text)
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def says_role(role: str, text: str) -> bool:
+    """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
+    a role of person words only ("the CTO") is said when one of them is."""
+    said = {stem(w) for w in words(text)}
+    own = [w for w in words(role) if w not in STOPWORDS and w not in VAGUE]
+    qualifiers = [w for w in own if w not in PERSON_HEADS]
+    if qualifiers:
+        return all(stem(w) in said for w in qualifiers)
+    return not own or any(_says_head(w, text) for w in own)
+
+
 # A plan or a forecast is not what happened: it answers a question about plans, weakly any other.
 _PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|"
                       r"aim\w*|goal|estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
@@ -306,7 +338,14 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     if unnamed(slot, text):
         return 0.0, False
-    if slot.kind == "quantity" and slot.head and slot.unit != "version" and not _says_head(slot.head, f"{text} {context}"):
+    if slot.kind == "person" and slot.subject and not says_role(slot.subject, f"{text} {context}"):
+        return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
+    counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
+    if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
+        got, via = _fill(replace(slot, head=""), text, context, names, q)
+        return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
+    if not counted and slot.kind == "quantity" and slot.head and slot.unit != "version" and not _says_head(
+            slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     own = kind_fill(slot, text, names, q)
     if own >= 1.0 or not context or slot.kind in ("definition", "yesno", "procedure", "value"):
