@@ -138,3 +138,61 @@ def test_what_is_the_day_asks_for_a_date() -> None:
     assert slot("What is the monthly rent?").kind == "quantity"
     assert _fills("what's the first working day at the new address?", "From Monday 19 October we work from Rua do "
                   "Alecrim 38.") == 1.0
+
+
+def test_a_partner_is_a_person_named_before_the_role() -> None:
+    assert slot("which Greywater partner sits on our board?").kind == "person"
+    assert _fills("which Greywater partner sits on our board?",
+                  "Marcus Hale — partner at Greywater Ventures, board member.") == 1.0
+
+
+def test_how_did_a_thing_behave_is_not_a_procedure() -> None:
+    assert slot("how did the new streaming path cope with the april burst?").kind == "value"
+    assert slot("How do I install from a local directory?").kind == "procedure"
+    assert slot("how does one pin a version?").kind == "procedure"
+
+
+def test_a_which_x_line_that_speaks_of_x_without_naming_it_takes_no_name_from_its_title() -> None:
+    names = _names()
+    [part] = parts("which SMS provider went down on 19 August?")
+    q = asked(part.text, names)
+    # The title names an organisation; the line speaks of "our fallback provider" and names none.
+    assert fill(part.slot, "Our fallback provider had been disabled since the rename.", "Greywater Ventures letter",
+                names, q)[0] == 0
+    # An acronym before the noun says what kind of provider, not which one.
+    [part] = parts("which network provider caused the april outage?")
+    assert fill(part.slot, "The SMS provider confirms a regional outage.", "", names, asked(part.text, names))[0] < 1.0
+
+
+class _SameVectors:
+    """Every line as close in meaning to the question as can be: only the words decide."""
+
+    def vectors(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+
+def test_a_figure_is_on_topic_by_the_questions_words_not_by_meaning_alone() -> None:
+    import numpy as np
+
+    from stigmergy.answer.evidence import Cite, Line
+    from stigmergy.answer.select import score_part
+    from stigmergy.answer.terms import question_terms
+
+    def line(text: str, n: int) -> Line:
+        return Line("sources/g2.md", "Beacon G2 installation guide", "source", "public", n, text, text, (),
+                    (Cite("sources/g2.md", n, n, text),), 1)
+
+    names = _names()
+    [part] = parts("how much does a Beacon G2 weigh?")
+    terms = question_terms(part.text)
+    got = score_part((line("Version 1.0, 20 May 2026.", 3), line("The Beacon G2 weighs 1.2 kg.", 5)), part, terms,
+                     names, asked(part.text, names), _SameVectors(), np.ones(4, dtype=np.float32))
+    eligible = {s.line.text: s.eligible for s in got}
+    assert eligible == {"Version 1.0, 20 May 2026.": False, "The Beacon G2 weighs 1.2 kg.": True}
+    # A question that is not about a figure stays on topic by meaning.
+    [part] = parts("what does the installation guide cover?")
+    got = score_part((line("Mounting, wiring and first start.", 3),), part, question_terms(part.text), names,
+                     asked(part.text, names), _SameVectors(), np.ones(4, dtype=np.float32))
+    assert got[0].on_topic

@@ -31,10 +31,10 @@ PERSON_HEADS = frozenset(
     "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
     "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
     "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
-    "reviewers approver signatory".split())
+    "reviewers approver signatory partner partners investor investors".split())
 ORG_HEADS = frozenset(
     "customer customers client clients company companies organisation organisations organization "
-    "organizations firm firms investor investors vendor vendors partner partners supplier suppliers carrier "
+    "organizations firm firms vendor vendors supplier suppliers carrier "
     "carriers distributor distributors fund funds bank banks provider providers competitor competitors "
     "team teams agency".split())
 PLACE_HEADS = frozenset(
@@ -264,6 +264,11 @@ def _how(nxt: str, rest: str) -> Slot:
     if nxt in ("much", "large", "big", "old", "far", "fast", "high", "low", "small", "heavy", "tall", "wide", "deep",
                "expensive", "long", "strong", "bad"):
         return Slot("quantity")
+    if nxt in ("did", "does", "was", "were", "is", "are", "has", "have") and not re.match(
+            r"\w+ (?:i|you|we|one|someone|somebody|people|anyone)\b", rest):
+        # "how did the new path cope with the burst", "how does pip pick a version": what happened or how a
+        # thing behaves, not a procedure to follow
+        return Slot("value")
     return Slot("procedure")
 
 

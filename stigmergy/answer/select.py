@@ -149,11 +149,19 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     if chosen and question_vector is not None and vectors is not None:
         vecs = vectors.vectors([embed_text(pre[i][0]) for i in chosen])  # type: ignore[attr-defined]
         meaning[chosen] = cosine(question_vector, vecs)
+    # A figure or a date is on topic only by the question's words, in the line or its context: meaning
+    # alone brings "Version 1.0, 20 May 2026" near "how much does a Beacon G2 weigh?".
+    by_words = part.slot.kind in ("quantity", "date") and any(not (t.name or t.figure) for t in terms)
     out = []
     for i, (line, w, topic, f, via, matched) in enumerate(pre):
         m = float(meaning[i])
         score = combine(m, w, f)
-        out.append(Scored(line, score, w, m, f, via, topic or m >= MEANING_ON_TOPIC, matched, topic))
+        if by_words:
+            ctx = stems(context_text(line))
+            on_topic = topic or any(not (t.name or t.figure) and t.stem in ctx for t in terms)
+        else:
+            on_topic = topic or m >= MEANING_ON_TOPIC
+        out.append(Scored(line, score, w, m, f, via, on_topic, matched, topic))
     # Ties go to the better search rank, then to page order: deterministic for the same index.
     out.sort(key=lambda s: (-s.eligible, -round(s.score, 6), s.line.rank, s.line.page, s.line.line))
     return out

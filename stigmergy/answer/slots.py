@@ -239,13 +239,25 @@ def _name_beside(head: str, text: str, q: Asked) -> bool:
     for m in re.finditer(r"[\w'’.-]+", text):
         if stem(fold(m.group(0))) != hs:
             continue
-        before = re.search(r"((?:[A-Z][\w'’.-]+\s+){1,3})$", text[: m.start()])
+        # "Marcus Hale — partner at …", "Aoife Brennan, quality director": a name, then its role
+        before = re.search(r"((?:[A-Z][\w'’.-]+\s+){1,3})(?:[—–,:-]\s*(?:an?\s+|the\s+)?)?$", text[: m.start()])
         after = re.match(r"\s*[:(,—-]?\s*((?:[A-Z][\w'’.-]+\s*){1,3})", text[m.end() :])
         for got in (before, after):
+            if got and all(w.isupper() and len(w) <= 4 for w in got.group(1).split() if w.lower() not in STOPWORDS):
+                continue  # "SMS provider", "CI service": an acronym says what kind, not which one
             if got and _new_name(got.group(1), q) and not all(w in _CALENDAR or w in STOPWORDS
                                                               for w in words(got.group(1))):
                 return True
     return False
+
+
+def _qualified(head: str, text: str, q: Asked) -> bool:
+    """The line speaks of a particular X by a word of its own ("our fallback provider"), not of the page's
+    X ("the project lead" on the project's kickoff page)."""
+    hs = stem(head)
+    ws = words(text)
+    return any(stem(w) == hs and i and ws[i - 1].isalpha() and ws[i - 1] not in STOPWORDS and ws[i - 1] not in VAGUE
+               and stem(ws[i - 1]) not in q.stems for i, w in enumerate(ws))
 
 
 def _named_after(text: str, word: str) -> bool:
@@ -338,7 +350,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     if unnamed(slot, text):
         return 0.0, False
-    if slot.kind == "person" and slot.subject and not says_role(slot.subject, f"{text} {context}"):
+    role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
+    if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
     counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
@@ -354,6 +367,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return 1.0, False
     if slot.kind == "thing":
         return own, False  # a title names what the page is about, not which X this line means
+    if slot.named and slot.head and _qualified(slot.head, text, q) and not _name_beside(slot.head, text, q):
+        return own, False  # "our fallback provider had been disabled": the line speaks of one X and names none
     ctx = kind_fill(slot, context, names, q)
     if slot.named and not _known_kind(slot, context, names, q):
         return own, False  # only a name the wiki knows to be of the asked kind counts from the context
