@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -380,7 +381,6 @@ def test_wiki_answers_as_the_mapped_person_with_links_to_the_web_view(answering:
     assert reply["response_type"] == "ephemeral" and CANARY in reply["text"]
     assert "<https://wiki.example.com/page/layers/board/sources/" in reply["text"]
     # The link opens the cited source in the web view, for a reader who signs in there.
-    import re
 
     link = re.search(r"<https://wiki\.example\.com(/page/layers/board/[^|>]+)\|", reply["text"])
     assert link is not None
@@ -528,3 +528,31 @@ def test_stigmergy_serve_slack_captures_a_signed_message(repo: Path, tmp_path: P
     [page] = _sources(repo)
     assert page.text == "- [08:54] Ann Lee: Lisbon office opened today\n"
     assert _ledger(repo, "Ev0SERVE001")["status"] == "filed"
+
+
+def test_a_message_waiting_on_another_writer_stays_queued_and_is_captured_later(repo: Path) -> None:
+    from stigmergy.repo.operations import Repository
+
+    toml = repo / "stigmergy.toml"
+    toml.write_text(re.sub(r"(?m)^(\[lock\]\n(?:#.*\n)*)timeout_seconds = .*$", r"\1timeout_seconds = 0.2", toml.read_text()))
+    assert load_settings(repo).lock.timeout_seconds == 0.2
+    git(repo, "commit", "-qam", "short lock wait")
+    host = Host(_service(repo))
+    endpoint = slack.SlackEndpoint(host, config())
+    served = Served(endpoint.routes())
+    try:
+        with Repository(repo, load_settings(repo)).lock():  # a long recompile, say, holds the writer lock
+            assert SlackClient(served.url).event("Ev0WAITING1", message("1767603240.003000", "Q3 plan agreed")).json()["queued"]
+            endpoint.idle()
+            assert _ledger(repo, "Ev0WAITING1")["status"] == "queued" and not source_files(repo)
+            assert len(endpoint.errors) == 1
+    finally:
+        served.stop()
+        endpoint.close()
+    again = slack.SlackEndpoint(Host(_service(repo)), config())  # the next start takes it up
+    try:
+        again.idle()
+    finally:
+        again.close()
+    assert [p.text for p in _sources(repo)] == ["- [08:54] Ann Lee: Q3 plan agreed\n"]
+    assert _ledger(repo, "Ev0WAITING1")["status"] == "filed"

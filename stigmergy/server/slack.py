@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from stigmergy.errors import StigmergyError
+from stigmergy.errors import LockTimeoutError, StigmergyError
 from stigmergy.server.slack_config import SlackConfig, load_slack_config
 from stigmergy.service import WikiService
 
@@ -43,6 +43,7 @@ EVENTS_PATH = "/slack/events"
 COMMANDS_PATH = "/slack/commands"
 MAX_AGE_SECONDS = 5 * 60
 MAX_BODY = 256 * 1024  # a Slack event or command is a few kilobytes
+LOCK_ATTEMPTS = 3  # each waits [lock] timeout_seconds for the writer lock
 _EVENT_ID = re.compile(r"^Ev[A-Za-z0-9]{4,60}$")
 _CHANNEL = re.compile(r"^[A-Z0-9]{2,40}$")
 
@@ -161,9 +162,17 @@ class SlackEndpoint:
                     return
                 event_id, payload = job
                 assert self.capturer is not None
-                self.capturer.capture_chat_message(
-                    SOURCE, event_id, payload["event"], channel=payload["channel"], channel_id=payload["channel_id"],
-                    people=self.config.people())
+                for attempt in range(LOCK_ATTEMPTS):
+                    try:
+                        self.capturer.capture_chat_message(
+                            SOURCE, event_id, payload["event"], channel=payload["channel"],
+                            channel_id=payload["channel_id"], people=self.config.people())
+                        break
+                    except LockTimeoutError:
+                        # Another writer (a long recompile) held the lock for the whole wait: the event is
+                        # still queued on disk; try again, and after the last try the next start does.
+                        if attempt == LOCK_ATTEMPTS - 1:
+                            raise
             except Exception as exc:  # noqa: BLE001 — one bad event must not stop the captures after it
                 line = f"stigmergy serve: slack event not captured: {getattr(exc, 'message', exc)}"
                 self.errors.append(line)

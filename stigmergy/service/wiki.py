@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stigmergy.errors import NotARepositoryError, NotFoundError, UsageError
+from stigmergy.errors import LockTimeoutError, NotARepositoryError, NotFoundError, UsageError
 from stigmergy.service.identity import Identity
 from stigmergy.service.policy import BOOKKEEPING_READS, WRITE_POLICIES, Recovery
 from stigmergy.service.values import Captured, CaptureRequest, Gathered, LintResult
@@ -309,6 +309,8 @@ class WikiService:
             try:
                 done = self.capture(Gathered(request, self._options(request), (item,), (), ()))
                 outcome = done.report.outcomes[-1].to_dict()
+            except LockTimeoutError:
+                raise  # another writer held the lock: left queued, to be tried again (nothing was stored)
             except Exception as exc:  # settled either way: a redelivery must not capture it a second time
                 outcome = {"status": "failed", "message": str(getattr(exc, "message", exc))[:500],
                            "rule": getattr(exc, "rule", None) or type(exc).__name__}
