@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -142,6 +143,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
                 d.rename(batch / rel)
             load_before = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
             started = time.perf_counter()
+            cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(
                 [sys.executable, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
                 env=git_env(), capture_output=True, text=True,
@@ -149,13 +151,19 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             if proc.returncode not in (0, 3):
                 raise SystemExit(f"capture failed ({proc.returncode}): {proc.stderr[-2000:]}")
             elapsed = time.perf_counter() - started
+            cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            # CPU seconds of the capture process and its git children: on a shared machine the wall
+            # rate follows the other load; the CPU a capture costs does not.
+            cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
             load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
             got = json.loads(proc.stdout).get("counts", {}).get("refused", 0)
             refused += got
             count = len(docs[start : start + window])
             windows.append({"first": start, "last": start + count - 1, "captures_per_second": round(count / elapsed, 2),
+                            "captures_per_cpu_second": round(count / max(cpu, 1e-9), 2),
                             "refused": got, "load_before": load_before, "load_after": " ".join(load)})
-            print(f"  captures {start:5d}-{start + count - 1:5d}: {count / elapsed:.2f}/s (load {' '.join(load)}, "
+            print(f"  captures {start:5d}-{start + count - 1:5d}: {count / elapsed:.2f}/s, {count / max(cpu, 1e-9):.2f}"
+                  f"/cpu-s (load {' '.join(load)}, "
                   f"largest {largest_pages(wiki, 1)[0]['lines']} lines)", file=sys.stderr, flush=True)
         recs = records(wiki)
         first, last = recs[:window], recs[-window:]
@@ -168,6 +176,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
         archives = [p for _, p in pages if "/notes/" not in p and " (" in p and p.rsplit("/", 1)[1].rsplit(" (", 1)[0] in titles]
         top = largest_pages(wiki)
         first_rate, last_rate = windows[0]["captures_per_second"], windows[-1]["captures_per_second"]
+        first_cpu, last_cpu = windows[0]["captures_per_cpu_second"], windows[-1]["captures_per_cpu_second"]
         return {
             "generator": generator,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -176,6 +185,9 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             "captures_per_second_first": first_rate,
             f"captures_per_second_after_{n}": last_rate,
             "ratio_after_to_first": round(last_rate / first_rate, 2),
+            "captures_per_cpu_second_first": first_cpu,
+            f"captures_per_cpu_second_after_{n}": last_cpu,
+            "cpu_ratio_after_to_first": round(last_cpu / first_cpu, 2),
             "windows": windows,
             "refused": refused,
             "filing_ms_first": split(first),
