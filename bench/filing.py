@@ -121,6 +121,34 @@ def largest_pages(wiki: Path, k: int = 3) -> list[dict]:
     return [{"path": path, "lines": lines} for lines, path in sorted(sized, reverse=True)[:k]]
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "not met"
+
+
+def _readme_rows(command: str, generator: str, n: int, window: int, windows: list[dict], refused: int,
+                 largest: dict, git: dict) -> list[list[str]]:
+    """The README rows of a flat-cost run (scripts/bench_table.py puts them in the README's table)."""
+    first, last = windows[0], windows[-1]
+    wall = last["captures_per_second"] / first["captures_per_second"]
+    cpu = last["captures_per_cpu_second"] / first["captures_per_cpu_second"]
+    corpus = {"team": "bench/team_docs.py", "varied": "bench/varied_docs.py"}[generator]
+    docs = f"{n + window:,}"
+    return [
+        [f"capture + file, {docs} generated documents ({corpus}), {window} per capture process (`{command}`)",
+         f"after {n:,}: {last['captures_per_second']} captures/s wall, {last['captures_per_cpu_second']}/CPU-s; "
+         f"{refused} refused",
+         f"first {window}, same run: {first['captures_per_second']}/s wall, {first['captures_per_cpu_second']}/CPU-s "
+         f"(after/first: {wall:.2f}× wall at load {first['load_after'].split()[0]} → {last['load_after'].split()[0]}, "
+         f"{cpu:.2f}× CPU)",
+         f"≥ 0.8× ({_met(wall >= 0.8)} wall, {_met(cpu >= 0.8)} CPU)"],
+        [f"longest page after {docs} documents ({corpus}), archive pages included",
+         f"{largest['lines']} lines (`{largest['path'].rsplit('/', 1)[-1]}`)", "", f"≤ 600 ({_met(largest['lines'] <= 600)})"],
+        [f"`.git` after {docs} captures ({corpus})", f"{git['git_bytes'] / 1e6:.1f} MB",
+         f"a packed clone of the same history: {git['packed_bytes'] / 1e6:.1f} MB ({git['ratio_to_packed']}×)",
+         f"≤ 3× ({_met(git['ratio_to_packed'] <= 3)})"],
+    ]
+
+
 def team(n: int, window: int, generator: str = "team") -> dict:
     if generator == "varied":
         from varied_docs import make_varied_documents as make
@@ -177,9 +205,16 @@ def team(n: int, window: int, generator: str = "team") -> dict:
         top = largest_pages(wiki)
         first_rate, last_rate = windows[0]["captures_per_second"], windows[-1]["captures_per_second"]
         first_cpu, last_cpu = windows[0]["captures_per_cpu_second"], windows[-1]["captures_per_cpu_second"]
+        loads = [float(w["load_after"].split()[0]) for w in windows if w["load_after"]]
+        load = f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?"
+        git = git_sizes(wiki, work)
+        command = f"bench/filing.py --team {n} --window {window} --generator {generator}"
         return {
+            "bench": command,
             "generator": generator,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load": load,
+            "readme_rows": _readme_rows(command, generator, n, window, windows, refused, top[0], git),
             "documents": n + window,
             "window": window,
             "captures_per_second_first": first_rate,
@@ -196,7 +231,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             "archive_pages": len(archives),
             "largest_page": top[0],
             "largest_pages": top,
-            "git": git_sizes(wiki, work),
+            "git": git,
         }
 
 

@@ -1,6 +1,7 @@
 """Generate the reference docs from the code: `docs/cli.md` (every command, option and exit code, from the
 Typer app) and `docs/schema.md` (the index and state databases' schemas, from their migrations, and the
-JSON shapes that come from dataclasses). `tests/test_docs_generated.py` fails when they drift.
+JSON shapes that come from dataclasses), and the README's benchmark table from the benches' latest output
+files in `bench/results/` (scripts/bench_table.py). `tests/test_docs_generated.py` fails when they drift.
 
     python scripts/gen_docs.py          # rewrite the files
     python scripts/gen_docs.py --check  # exit 1 and name the files that differ
@@ -245,7 +246,15 @@ def schema_md() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-TARGETS = {"docs/cli.md": cli_md, "docs/schema.md": schema_md}
+def readme_md() -> str:
+    """README.md with its benchmark table regenerated from bench/results/*.json (scripts/bench_table.py)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_table import with_table
+
+    return with_table((ROOT / "README.md").read_text(encoding="utf-8"), ROOT / "bench" / "results")
+
+
+TARGETS = {"docs/cli.md": cli_md, "docs/schema.md": schema_md, "README.md": readme_md}
 
 
 def main(argv: list[str]) -> int:
