@@ -165,3 +165,68 @@ def test_a_wikilink_in_code_is_text() -> None:
     text = ("Use `[[Entity|variant]]` for an alias, or [[Acme Corp|Acme]].\n\n```markdown\n[[Entity|variant]]\n```\n\n"
             "    [[Indented|code]]\n")
     assert [(lk.target, lk.label) for lk in source_links(text)] == [("Acme Corp", "Acme")]
+
+
+# -- identities named in front matter by slug and by a client folder ---------------------------------
+
+def _stigmergy(*args: str) -> subprocess.CompletedProcess:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "stigmergy", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_slugs_and_client_folders_name_the_proper_name(tmp_path: Path) -> None:
+    from stigmergy.plan.deterministic.planner import folder_names
+
+    assert folder_names("export/Clients/2. Initech/2024/call.md") == ["Initech"]
+    assert folder_names("Customers/Blue Heron Ltd/call.md") == ["Blue Heron Ltd"]
+    assert folder_names("notes/2. Initech/call.md") == [] and folder_names("Clients/call.md") == []
+    docs = tmp_path / "docs"
+    (docs / "Clients" / "2. Initech").mkdir(parents=True)
+    (docs / "a.md").write_text(
+        "---\ntitle: Renewal call\ndate: '2024-03-01'\ncustomer: aurora-systems\n---\n# Renewal call\n\n"
+        "Priya walked Aurora Systems through the renewal terms on Tuesday.\n", encoding="utf-8")
+    (docs / "Clients" / "2. Initech" / "b.md").write_text(
+        "---\ntitle: Kickoff\ndate: '2024-03-02'\n---\n# Kickoff\n\nThe kickoff covered the data migration plan.\n",
+        encoding="utf-8")
+    for k, h in enumerate(("3f2a9c1e4b5d6a7f", "9e8d7c6b5a4f3e2d", "1a2b3c4d-1111-2222-3333-444455556666")):
+        (docs / f"Weekly sync {h}.md").write_text(
+            f"---\ntitle: Weekly sync\ndate: '2024-03-05'\n---\n# Weekly sync\n\n"
+            f"- We agreed that Priya owns the migration checklist item {k + 1} until the end of March.\n", encoding="utf-8")
+    wiki = tmp_path / "wiki"
+    assert _stigmergy("init", str(wiki)).returncode == 0
+    out = _stigmergy("-C", str(wiki), "--json", "capture", str(docs))
+    assert out.returncode == 0, out.stderr
+    pages = sorted(p.name for p in (wiki / "wiki" / "entities").glob("*.md"))
+    assert "Aurora Systems.md" in pages and "Initech.md" in pages, pages
+    assert not any("aurora-systems" in p.lower() or p.startswith("2.") for p in pages), pages
+    initech = (wiki / "wiki" / "entities" / "Initech.md").read_text(encoding="utf-8")
+    assert "entity_type: organisation" in initech
+    # Three documents titled "Weekly sync" on one day, their file names ending in ids: three titles a
+    # reader can tell apart, none with the id in it.
+    notes = sorted(p.name for p in (wiki / "wiki" / "notes").glob("Weekly sync*.md"))
+    assert len(notes) == 3, notes
+    assert not any(h in n for n in notes for h in ("3f2a9c", "9e8d7c", "1a2b3c4d", "4444")), notes
+
+
+# -- the README's benchmark table comes from the benches' output files --------------------------------
+
+def test_readme_table_is_generated_from_bench_results(tmp_path: Path) -> None:
+    import json
+
+    from conftest import REPO_ROOT, load_script
+
+    table = load_script("bench_table")
+    (tmp_path / "filing-x.json").write_text(json.dumps({
+        "date": "2026-12-02T07:00:00Z", "load": "3.1–9.8",
+        "readme_rows": [["capture + file | x", "1.5 captures/s", "first window 1.6/s", "≥ 0.8×"]],
+    }))
+    readme = f"intro\n{table.START}\nstale row\n{table.END}\nrest\n"
+    out = table.with_table(readme, tmp_path)
+    assert "stale row" not in out and out.startswith("intro\n") and out.endswith("rest\n")
+    row = next(line for line in out.split("\n") if "captures/s" in line)
+    assert "capture + file \\| x" in row and "2026-12-02, load 3.1–9.8 (`filing-x.json`)" in row
+    assert table.with_table("no markers\n", tmp_path) == "no markers\n"
+    # The committed README holds the table of the committed results (scripts/gen_docs.py checks it too).
+    committed = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert table.START in committed and committed == table.with_table(committed, REPO_ROOT / "bench" / "results")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -93,21 +95,53 @@ def fold_name(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", stripped.casefold()).split())
 
 
+# Per process, per folder: (the folder's mtime and inode, its (link key, path) pairs). A folder's mtime
+# changes whenever an entry is added, removed or renamed in it, so a folder of 2,000 notes is listed
+# again only when it changed, not on every plan the gates judge. As with git's racy index entries, a
+# listing taken within _RACY_NS of the folder's mtime is not kept: file times tick coarsely, and a change
+# in the same tick would leave the mtime as it was.
+_FOLDERS: dict[tuple[str, str], tuple[tuple[int, int], list[tuple[str, str]]]] = {}
+_RACY_NS = 200_000_000
+
+
+def _folder_stems(root: Path, rel_dir: str) -> list[tuple[str, str]]:
+    path = root / rel_dir
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return []
+    if not stat.S_ISDIR(st.st_mode):
+        return []
+    key = (str(root), rel_dir)
+    stamp = (st.st_mtime_ns, st.st_ino)
+    cached = _FOLDERS.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    listed_at = time.time_ns()
+    pairs: list[tuple[str, str]] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    rel = f"{rel_dir}/{entry.name}"
+                    pairs.append((link_key(stem_of(rel)), rel))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    if listed_at - st.st_mtime_ns > _RACY_NS:
+        _FOLDERS[key] = (stamp, pairs)
+    else:
+        _FOLDERS.pop(key, None)
+    return pairs
+
+
 def stem_listing(root: Path, layers: Iterable[str]) -> dict[str, list[str]]:
     """{casefolded stem: [repo-relative paths]} for every wiki page on disk (a directory listing only)."""
     out: dict[str, list[str]] = {}
     for layer in layers:
         for folder in TYPE_FOLDERS.values():
             rel_dir = f"{layer_prefix(layer)}wiki/{folder}"
-            try:
-                entries = os.scandir(root / rel_dir)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            with entries:
-                for entry in entries:
-                    if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                        rel = f"{rel_dir}/{entry.name}"
-                        out.setdefault(link_key(stem_of(rel)), []).append(rel)
+            for key, rel in _folder_stems(root, rel_dir):
+                out.setdefault(key, []).append(rel)
     for paths in out.values():
         paths.sort()
     return out

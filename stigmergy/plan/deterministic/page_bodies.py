@@ -46,6 +46,10 @@ MAX_ENTITY_LINES = 6
 MAX_CONCEPT_LINES = 4
 MAX_PROJECT_LINES = 5
 MAX_FIGURES = 12
+_HASHY = re.compile(
+    r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # a UUID
+    r"|(?<![0-9a-z])(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-f]{8,}(?![0-9a-z])"  # hex with digits and letters
+)
 _STATUS = re.compile(
     r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
     r"cancel(?:l)?ed|paused|on hold)\b",
@@ -60,6 +64,10 @@ def note_target(st: Filing) -> tuple[str | None, str]:
     # the name of the captured file, then a number.
     title = " ".join(st.page.title.split()) or f"Capture of {st.date}"
     origin = re.sub(r"[\[\]<>|#()]", " ", st.page.locator.rsplit("/", 1)[-1]).strip()
+    # An export's file name often ends in an id ("Weekly sync 3f2a9c1e4b5d.md"): no hash in a title.
+    stem, dot, ext = origin.rpartition(".") if "." in origin else (origin, "", "")
+    stem = " ".join(_HASHY.sub(" ", stem).split()).strip(" -_")
+    origin = (f"{stem}.{ext}" if dot else stem) if re.search(r"[^\W\d_]", stem) else ""
     options = [title, f"{title} ({st.date})"]
     if origin and origin != title:
         options.append(f"{title} ({st.date}, {' '.join(origin.split())})")

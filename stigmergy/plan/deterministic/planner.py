@@ -31,6 +31,7 @@ from stigmergy.plan.deterministic.analysis import (
     is_decision,
     mentions,
     project_mentions,
+    proper_name_runs,
     score_unit,
     source_links,
 )
@@ -50,6 +51,7 @@ MAX_DECISIONS = 8
 # New contradictions one capture may record on one page (see `_capped`).
 MAX_CONFLICTS_PER_PAGE = 5
 MIN_KEY_SCORE = 2.0
+MAX_ALIASES = 12  # aliases an entity page holds; filing proposes no more past it
 _PARTICIPANT_KEYS = ("participants", "attendees", "people", "authors", "author", "present")
 # Front matter fields that name the entities a document is about or mentions.
 _LISTED_KEYS = ("entity", "entities", "mentions", "organisations", "organizations", "companies", "products")
@@ -71,8 +73,11 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
     participants = _participants(st.page.metadata)
     links = source_links(st.page.text)
     project = st.page.project or _meta_str(st.page.metadata, "project")
-    orgs = [o for key in ORG_KEYS for o in _meta_names(st.page.metadata, key)]
-    st.listed = [n for key in _LISTED_KEYS for n in _meta_names(st.page.metadata, key)]
+    orgs = [_proper(st, o) for key in ORG_KEYS for o in _meta_names(st.page.metadata, key)]
+    st.listed = [_proper(st, n) for key in _LISTED_KEYS for n in _meta_names(st.page.metadata, key)]
+    for o in folder_names(st.page.locator):  # listed by the document's place: cited to its locator line
+        orgs += [o] if o not in orgs else []
+        st.listed += [o] if o not in st.listed else []
     cands = detect_entities(units, st.page.title, participants, links, st.names, orgs, st.listed,
                             [h for _, h, _ in st.headings])
     entities = _entities(st, cands, participants, project)
@@ -238,7 +243,13 @@ def _entities(
                 else:
                     continue
                 item = item.strip().strip("'\"")
+                if item and _SLUG.fullmatch(item):
+                    item = _proper(st, item)  # `customer: aurora-systems` names Aurora Systems
                 if item and (item in ent.surfaces or item == ent.title or item.split(" (")[0] in ent.surfaces):
+                    ent.participant_lines.append(n)
+            for n in range(1, front_end):  # "locator: Clients/2. Initech/…": the folder names it
+                line = st.src.file_lines[n - 1]
+                if line.startswith("locator:") and ent.surfaces & set(folder_names(line[8:].strip().strip("'\""))):
                     ent.participant_lines.append(n)
     return out
 
@@ -353,6 +364,9 @@ def _add_alias(st: Filing, ent: Entity, variant: str, evidence: str) -> None:
     owner = st.names.get(variant)
     if owner is not None:
         return  # already an alias of this entity, or another entity owns it
+    head = st.heads.get(ent.path)
+    if len(ent.aliases) + (len(head.aliases) if head is not None and not ent.new else 0) >= MAX_ALIASES:
+        return  # bounded: more spellings than this is a planner misreading names, not one identity
     if any(variant in e.aliases or (variant in e.surfaces and e is not ent) for e in _entities_view(st)):
         return
     ent.surfaces.add(variant)
@@ -482,6 +496,51 @@ def _meta_names(metadata: dict[str, Any], key: str) -> list[str]:
     value = metadata.get(key) if isinstance(metadata, dict) else None
     items = value if isinstance(value, list) else ([value] if isinstance(value, str) else [])
     return [" ".join(v.split()) for v in items if isinstance(v, str) and v.strip() and len(v) <= 80]
+
+
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+# Folders whose subfolders are named after an organisation ("Clients/2. Initech/notes.md").
+_ORG_FOLDERS = frozenset({"clients", "customers", "accounts", "companies", "partners", "vendors", "suppliers",
+                          "organisations", "organizations", "investors"})
+_NUMBERED = re.compile(r"^\d{1,3}[.)]?\s+")
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", _fold(name).lower()).strip("-")
+
+
+def _proper(st: Filing, value: str) -> str:
+    """The proper name a front matter value stands for: a slug ("aurora-systems", "initech") is the name
+    the document writes whose slug it is, else a known entity's name with that slug, else its words
+    capitalised; any other value is itself."""
+    if not _SLUG.fullmatch(value):
+        return value
+    for u in st.units:
+        for name, _ in proper_name_runs(u.text):
+            if slug(name) == value:
+                return name
+    if st.slugs is None:
+        st.slugs = {}
+        for name, path in sorted(st.names.items()):
+            head = st.heads.get(path)
+            st.slugs.setdefault(slug(name), head.title if head is not None and slug(head.title) == slug(name) else name)
+    known = st.slugs.get(value)
+    if known is not None:
+        return known
+    return " ".join(w[:1].upper() + w[1:] for w in re.split(r"[-_]", value))
+
+
+def folder_names(locator: str) -> list[str]:
+    """Organisations a document's path names: the folder under a "Clients" (or "Customers", "Accounts",
+    …) folder, its number dropped ("Clients/2. Initech/call.md" -> Initech)."""
+    parts = [p for p in locator.replace("\\", "/").split("/") if p]
+    out = []
+    for parent, part in zip(parts, parts[1:-1], strict=False):
+        if parent.casefold() in _ORG_FOLDERS:
+            name = " ".join(_NUMBERED.sub("", part).split())
+            if name and len(name) <= 80 and name[:1].isupper():
+                out.append(name)
+    return out
 
 
 def _meta_str(metadata: dict[str, Any], key: str) -> str | None:

@@ -73,6 +73,7 @@ class Filing:
     kinds: dict[str, str] | None = None
     public: dict[str, tuple[str, str]] | None = None
     folded: dict[str, tuple[str, str]] | None = None
+    slugs: dict[str, str] | None = None  # slug -> known name, for front matter that names an entity by slug
     own_reading: SourceReading | None = None
     recorded_cache: frozenset[tuple[str, int, int]] | None = None
 
