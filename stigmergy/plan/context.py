@@ -264,20 +264,25 @@ def build_context(
             add(ppath, 20.0, "project of the capture")
     # Pages whose title (file stem) the source mentions, or that share its rare terms.
     src_terms = terms(text) + _period_terms(text)
-    stem_terms: dict[str, list[str]] = {}
     titled = [p for ptype in ("concept", "note", "project") for p in cat.pages.get(ptype, [])]
     # One multi-pattern pass over the source finds every page title it names: its cost grows with the
     # source, not with the number of pages (one regular expression per title did).
     for path in _titles_named(text, tuple(titled), (str(root), layer)):
         add(path, 6.0, "title named in the source")
+    # The terms of every title, and how many titles hold each, come from the same index (updated by the
+    # pages added or removed since the last capture): only titles sharing a term with the source are read.
+    index = _TITLE_INDEXES[(str(root), layer)]
+    total = max(len(titled), 1)
+    sharing: set[str] = set()
+    for t in src_terms:
+        sharing |= index.by_term.get(t, set())
     for path in titled:
-        stem_terms[path] = _stem_terms(path.rsplit("/", 1)[-1][:-3])
-    df = Counter(t for ts in stem_terms.values() for t in set(ts))
-    total = max(len(stem_terms), 1)
-    for path, ts in stem_terms.items():
+        if path not in sharing:
+            continue
+        ts = index.terms[path]
         shared = [t for t in set(ts) if t in src_terms]
         if shared:
-            weight = sum(1.0 / (1 + df[t]) * min(src_terms[t], 3) for t in shared) * min(1.0, 50 / total + 0.5)
+            weight = sum(1.0 / (1 + len(index.by_term[t])) * min(src_terms[t], 3) for t in shared) * min(1.0, 50 / total + 0.5)
             if weight >= 0.3:
                 add(path, weight, "shares rare terms " + ",".join(sorted(shared)[:4]))
     if search is not None:
@@ -353,16 +358,23 @@ class _TitleIndex:
     def __init__(self) -> None:
         self.paths: set[str] = set()
         self.by_first: dict[str, dict[str, str]] = {}  # first word -> {path: stem}
+        self.terms: dict[str, list[str]] = {}  # path -> the terms of its title
+        self.by_term: dict[str, set[str]] = {}  # term -> paths whose title holds it
 
     def update(self, paths: Sequence[str]) -> None:
         now = set(paths)
         for path in self.paths - now:
             stem = path.rsplit("/", 1)[-1][:-3]
             self.by_first.get(_first_word(stem), {}).pop(path, None)
+            for t in set(self.terms.pop(path, ())):
+                self.by_term.get(t, set()).discard(path)
         for path in now - self.paths:
             stem = path.rsplit("/", 1)[-1][:-3]
             if len(stem) >= 3 and _first_word(stem):
                 self.by_first.setdefault(_first_word(stem), {})[path] = stem
+            self.terms[path] = _stem_terms(stem)
+            for t in set(self.terms[path]):
+                self.by_term.setdefault(t, set()).add(path)
         self.paths = now
 
 
