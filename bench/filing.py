@@ -193,7 +193,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             print(f"  captures {start:5d}-{start + count - 1:5d}: {count / elapsed:.2f}/s, {count / max(cpu, 1e-9):.2f}"
                   f"/cpu-s (load {' '.join(load)}, "
                   f"largest {largest_pages(wiki, 1)[0]['lines']} lines)", file=sys.stderr, flush=True)
-        recs = records(wiki)
+        recs = records(wiki)[::-1]  # the state database lists the newest first: the first window is the oldest
         first, last = recs[:window], recs[-window:]
 
         def split(rs: list[dict]) -> dict:
