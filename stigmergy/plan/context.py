@@ -13,6 +13,7 @@ import json
 import os
 import posixpath
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ import yaml
 from stigmergy.errors import ContractError
 from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.pages.paths import stem_of
 from stigmergy.pages.source import SourcePage, parse_source_page
 from stigmergy.plan.deterministic.analysis import find_known, terms
 from stigmergy.plan.deterministic.layout import archive_base
@@ -117,6 +119,9 @@ def _entity_bytes(e: EntityRef) -> int:
 # ------------------------------------------------------------------------------------ catalogue
 
 
+_RACY_NS = 200_000_000
+
+
 @dataclass(frozen=True)
 class _Head:
     key: tuple[int, int]
@@ -133,6 +138,44 @@ class Catalogue:
         self.layer = layer
         self._heads: dict[str, _Head] = {}
         self.pages: dict[str, list[str]] = {}  # type -> sorted relpaths
+        # A folder other than entities/ (whose files' heads matter) listed again only when it changed:
+        # (its mtime and inode, when it was listed, its sorted relpaths). As for git's racy entries, a
+        # listing taken within _RACY_NS of the folder's mtime is not reused (file times tick coarsely).
+        self._listed: dict[str, tuple[tuple[int, int], list[str]]] = {}
+        self._stems: dict[int, tuple[list[str], dict[str, str]]] = {}  # id(listing) -> (listing, stems)
+
+    def _folder(self, rel_dir: str) -> list[str] | None:
+        """The folder's sorted relpaths from the last listing when the folder has not changed since."""
+        try:
+            st = os.stat(self.root / rel_dir)
+        except OSError:
+            return None
+        got = self._listed.get(rel_dir)
+        return got[1] if got is not None and got[0] == (st.st_mtime_ns, st.st_ino) else None
+
+    def _keep(self, rel_dir: str, listed_at: int, paths: list[str]) -> None:
+        try:
+            st = os.stat(self.root / rel_dir)
+        except OSError:
+            return
+        if listed_at - st.st_mtime_ns > _RACY_NS:
+            self._listed[rel_dir] = ((st.st_mtime_ns, st.st_ino), paths)
+        else:
+            self._listed.pop(rel_dir, None)
+
+    def all_stems(self) -> dict[str, str]:
+        """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); a kept
+        folder listing's stems are made once."""
+        out: dict[str, str] = {}
+        for paths in self.pages.values():
+            got = self._stems.get(id(paths))
+            if got is None or got[0] is not paths:  # the listing itself is held: its id is not reused
+                got = (paths, {stem_of(p).casefold(): p for p in paths})
+                if any(paths is kept for _, kept in self._listed.values()):
+                    self._stems = {k: v for k, v in self._stems.items() if any(v[0] is kept for _, kept in self._listed.values())}
+                    self._stems[id(paths)] = got
+            out.update(got[1])
+        return out
 
     def refresh(self) -> Catalogue:
         prefix = layer_prefix(self.layer)
@@ -140,6 +183,12 @@ class Catalogue:
         live: set[str] = set()
         for ptype, folder in TYPE_FOLDERS.items():
             rel_dir = f"{prefix}wiki/{folder}"
+            if ptype != "entity":
+                kept = self._folder(rel_dir)
+                if kept is not None:
+                    self.pages[ptype] = kept
+                    continue
+            listed_at = time.time_ns()
             names: list[str] = []
             try:
                 with os.scandir(self.root / rel_dir) as it:
@@ -157,6 +206,8 @@ class Catalogue:
             except FileNotFoundError:
                 pass
             self.pages[ptype] = sorted(f"{rel_dir}/{n}" for n in names)
+            if ptype != "entity":
+                self._keep(rel_dir, listed_at, self.pages[ptype])
         for gone in set(self._heads) - live:
             del self._heads[gone]
         return self

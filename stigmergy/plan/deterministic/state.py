@@ -12,7 +12,6 @@ from typing import Any
 
 from stigmergy.errors import ContractError
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.pages.paths import stem_of
 from stigmergy.pages.source import SourcePage
 from stigmergy.plan.context import Catalogue, PlannerContext, SourceDoc, catalogue
 from stigmergy.plan.deterministic.analysis import NameIndex, Unit, split_units
@@ -92,7 +91,7 @@ class Filing:
             cat=cat,
             names=NameIndex(cat.names()),
             heads={e.path: e for e in cat.entities()},
-            all_stems={stem_of(p).casefold(): p for paths in cat.pages.values() for p in paths},
+            all_stems=cat.all_stems(),
             units=units,
             headings=headings,
         )
