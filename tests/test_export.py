@@ -126,7 +126,11 @@ def test_restricted_layers_leave_only_with_a_reader(wiki: Path, tmp_path: Path) 
     assert git(target, "log", "--format=%s").count("\n") == 1  # only init's commit
     (target / "stigmergy.toml").write_text((target / "stigmergy.toml").read_text() + f'\n[layers.board]\nreaders = ["{BOSS}"]\n')
     git(target, "commit", "-qam", "board layer")
-    counts = _ok(target, "import", str(tmp_path / "boss"))["counts"]
+    # Importing writes into the board: only a reader of it may (issue 18), as only a reader may capture there.
+    code, _, err = run_cli(["import", str(tmp_path / "boss")], cwd=target)
+    assert code == 2 and "not a reader of layer board" in err
+    assert git(target, "log", "--format=%s").count("\n") == 2  # init's and the layer's commits only
+    counts = _ok(target, "--as", BOSS, "import", str(tmp_path / "boss"))["counts"]
     assert sum(counts.values()) == 2 and not {"failed", "refused"} & set(counts)
     assert list((target / "layers" / "board" / "sources").rglob("*.md"))
 
