@@ -133,7 +133,9 @@ def _link_cache(root: Path, out: Path) -> None:
 def side_repo(base: Path, side: str, code: Path, out: Path) -> Path:
     root = base.parent / f"{base.name}-{side}"
     stamp = root / ".stigmergy" / "bench-code.txt"
-    want = subprocess.run(["git", "rev-parse", "HEAD"], cwd=code, capture_output=True, text=True).stdout.strip()
+    # What the index depends on (a change to the answerer reuses the side's index).
+    want = subprocess.run(["git", "rev-parse", "HEAD:stigmergy/index", "HEAD:stigmergy/pages", "HEAD:stigmergy/settings.py"],
+                          cwd=code, capture_output=True, text=True).stdout.strip()
     if stamp.is_file() and stamp.read_text() == want:
         return root
     if root.exists():
@@ -209,10 +211,10 @@ def latency(out: Path, runs: int, mcp_queries: int, baseline: Path | None) -> di
     said = json.loads(said_file.read_text())
     sides = [("this", CODE)] + ([("baseline", baseline.resolve())] if baseline else [])
     roots = {side: side_repo(base, side, code, out) for side, code in sides}
-    fragments = int(subprocess.run(
-        [_python(CODE), "-c", "import sys; from stigmergy.index import store; "
-         "print(store.connect(sys.argv[1]).execute('SELECT count(*) FROM fragments').fetchone()[0])",
-         str(roots["this"] / ".stigmergy" / "index.sqlite")], capture_output=True, text=True, env=_env(CODE)).stdout)
+    import sqlite3
+
+    with sqlite3.connect(f"file:{roots['this'] / '.stigmergy' / 'index.sqlite'}?mode=ro", uri=True) as db:
+        fragments = int(db.execute("SELECT count(*) FROM fragments").fetchone()[0])
     report: dict[str, Any] = {"fragments": fragments, "runs": runs, "load_before": _load()}
     # A random question per run, new to every side; `warm` asks it again in a new process.
     qs = _questions(said, runs + mcp_queries + 3, seed=19)

@@ -196,3 +196,17 @@ def test_a_figure_is_on_topic_by_the_questions_words_not_by_meaning_alone() -> N
     got = score_part((line("Mounting, wiring and first start.", 3),), part, question_terms(part.text), names,
                      asked(part.text, names), _SameVectors(), np.ones(4, dtype=np.float32))
     assert got[0].on_topic
+
+
+def test_a_section_title_the_answer_leans_on_is_cited(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.compose import _source_head
+
+    rel = "sources/2026/12/cap_01M8TP0R8T0WQQG5ANS9P0HVJD.md"
+    (tmp_path / rel).parent.mkdir(parents=True)
+    (tmp_path / rel).write_text("---\nid: x\n---\n# User guide\n\nChanges in 20.3 (2020)\n======================\n\n"
+                                "The legacy resolver will be removed.\n")
+    got = _source_head(tmp_path, ("public",), rel, "", "Changes in 20.3 (2020)", 9)
+    assert [(c.start, c.text) for c in got] == [(6, "Changes in 20.3 (2020)"), (4, "# User guide")]
+    # A heading below the line, or one the page does not have, is not cited.
+    assert [c.start for c in _source_head(tmp_path, ("public",), rel, "", "Changes in 20.3 (2020)", 5)] == [4]
+    assert [c.start for c in _source_head(tmp_path, ("public",), rel, "", "Nowhere", 9)] == [4]

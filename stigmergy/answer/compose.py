@@ -43,13 +43,22 @@ def readable(line: Line) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _source_head(root: Path, layers: tuple[str, ...], path: str, want_date: str) -> list[Cite]:
-    """A readable source's title line, and its occurred_at line when that is the date the answer gives."""
+def _source_head(root: Path, layers: tuple[str, ...], path: str, want_date: str, heading: str = "",
+                 before: int = 0) -> list[Cite]:
+    """A readable source's title line, and its occurred_at line when that is the date the answer gives; with
+    `heading`, the last line above line `before` that is that heading (a Markdown or reStructuredText
+    section title the answer leans on is cited too)."""
     kind = classify(path)
     if kind is None or kind[0] != "source" or kind[1] not in layers:
         return []
     text = read_contained(root, path, errors="replace") or ""
     out = []
+    if heading:
+        lines = text.split("\n")
+        for i in range(min(before, len(lines)), 0, -1):
+            if lines[i - 1].strip().lstrip("#").strip() == heading.strip():
+                out.append(Cite(path, i, i, lines[i - 1]))
+                break
     for i, t in enumerate(text.split("\n")[:MAX_HEAD_LINES], 1):
         if want_date and t.startswith("occurred_at:") and want_date in t:
             out.append(Cite(path, i, i, t))
@@ -88,7 +97,7 @@ def _context(line: Line, slot: Slot, names: Names, q: Asked, root: Path, layers:
             label = re.sub(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]", lambda mm: mm.group(2) or mm.group(1), heading)
             date = m.group(1) if m else ""
             label = _DATED_HEADING_RE.sub(lambda mm: f"{mm.group(1)}, ", label) if m else label
-            extra = [c for cite in line.cites for c in _source_head(root, layers, cite.path, date)]
+            extra = [c for cite in line.cites for c in _source_head(root, layers, cite.path, date, heading, cite.start)]
             return label, list(dict.fromkeys(extra))
     if kind_fill(slot, line.title, names, q) > 0:
         if line.title_cite is not None:
