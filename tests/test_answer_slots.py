@@ -191,6 +191,13 @@ def test_a_figure_is_on_topic_by_the_questions_words_not_by_meaning_alone() -> N
                      names, asked(part.text, names), _SameVectors(), np.ones(4, dtype=np.float32))
     eligible = {s.line.text: s.eligible for s in got}
     assert eligible == {"Version 1.0, 20 May 2026.": False, "The Beacon G2 weighs 1.2 kg.": True}
+    # So is the statement a yes or no rests on.
+    [part] = parts("does the Beacon G2 keep running on battery?")
+    got = score_part((line("Version 1.0, 20 May 2026.", 3), line("It keeps running on battery for 72 hours.", 5)),
+                     part, question_terms(part.text), names, asked(part.text, names), _SameVectors(),
+                     np.ones(4, dtype=np.float32))
+    assert {s.line.text: s.eligible for s in got} == {"Version 1.0, 20 May 2026.": False,
+                                                      "It keeps running on battery for 72 hours.": True}
     # A question that is not about a figure stays on topic by meaning.
     [part] = parts("what does the installation guide cover?")
     got = score_part((line("Mounting, wiring and first start.", 3),), part, question_terms(part.text), names,

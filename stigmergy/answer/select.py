@@ -149,9 +149,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     if chosen and question_vector is not None and vectors is not None:
         vecs = vectors.vectors([embed_text(pre[i][0]) for i in chosen])  # type: ignore[attr-defined]
         meaning[chosen] = cosine(question_vector, vecs)
-    # A figure or a date is on topic only by the question's words, in the line or its context: meaning
+    # A figure, a date or a yes/no is on topic only by the question's words, in the line or its context: meaning
     # alone brings "Version 1.0, 20 May 2026" near "how much does a Beacon G2 weigh?".
-    by_words = part.slot.kind in ("quantity", "date") and any(not (t.name or t.figure) for t in terms)
+    by_words = part.slot.kind in ("quantity", "date", "yesno") and any(not (t.name or t.figure) for t in terms)
     out = []
     for i, (line, w, topic, f, via, matched) in enumerate(pre):
         m = float(meaning[i])
