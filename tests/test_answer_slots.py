@@ -217,3 +217,31 @@ def test_a_section_title_the_answer_leans_on_is_cited(tmp_path) -> None:  # type
     # A heading below the line, or one the page does not have, is not cited.
     assert [c.start for c in _source_head(tmp_path, ("public",), rel, "", "Changes in 20.3 (2020)", 5)] == [4]
     assert [c.start for c in _source_head(tmp_path, ("public",), rel, "", "Nowhere", 9)] == [4]
+
+
+class _CountingVectors(_SameVectors):
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def vectors(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        self.asked.extend(texts)
+        return super().vectors(texts)
+
+
+def test_only_lines_that_fill_the_slot_are_embedded() -> None:
+    import numpy as np
+
+    from stigmergy.answer.evidence import Cite, Line
+    from stigmergy.answer.select import score_part
+    from stigmergy.answer.terms import question_terms
+
+    def line(text: str, n: int) -> Line:
+        return Line("sources/b.md", "Board", "source", "public", n, text, text, (), (Cite("sources/b.md", n, n, text),), 1)
+
+    names = _names()
+    [part] = parts("when is the next board meeting?")
+    seen = _CountingVectors()
+    got = score_part((line("The board meets on 10 December.", 3), line("The board asked for options.", 5)), part,
+                     question_terms(part.text), names, asked(part.text, names), seen, np.ones(4, dtype=np.float32))
+    assert [t.split(": ", 1)[1] for t in seen.asked] == ["The board meets on 10 December."]
+    assert [s.line.text for s in got if s.eligible] == ["The board meets on 10 December."]

@@ -142,8 +142,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
             continue
         f, via = fill(part.slot, line.text, context_text(line), names, q)
         pre.append((line, w, topic, f, via, matched))
-    # The lines worth a vector: those that fill the slot first, then by words and search rank.
-    order = sorted(range(len(pre)), key=lambda i: (-(pre[i][3] > 0), -pre[i][1], pre[i][0].rank, pre[i][0].line))
+    # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its
+    # meaning would cost an embedding and change nothing), by words and search rank.
+    order = sorted((i for i in range(len(pre)) if pre[i][3] > 0),
+                   key=lambda i: (-pre[i][1], pre[i][0].rank, pre[i][0].line))
     chosen = order[:MAX_EMBED]
     meaning = np.zeros(len(pre), dtype=np.float32)
     if chosen and question_vector is not None and vectors is not None:
