@@ -81,7 +81,8 @@ def test_every_reading_command_declares_json_and_as() -> None:
     assert missing == []
 
 
-HEAVY = ("torch", "sentence_transformers", "onnxruntime", "httpx", "mcp", "pypdf", "docx")
+# GitPython ("git", "gitdb") loads only in a long-lived process (repo/gitpython.py).
+HEAVY = ("torch", "sentence_transformers", "onnxruntime", "httpx", "mcp", "pypdf", "docx", "git", "gitdb")
 
 
 def _imported_by(args: list[str]) -> set[str]:

@@ -88,7 +88,7 @@ def mcp_cmd(
     from stigmergy.mcp.tools import Session
 
     app_ctx = reading(ctx, as_reader, False)
-    service = app_ctx.service
+    service = app_ctx.service.serving()  # a server lives long: Git reads through GitPython (repo/gitpython.py)
     service.require_root()
     session = Session(service, allow_capture=allow_capture)
     try:

@@ -102,7 +102,7 @@ def serve_cmd(
     from stigmergy.server.config import ServeConfig
     from stigmergy.server.guard import LOOPBACK_NAMES
 
-    service = reading(ctx).service
+    service = reading(ctx).service.serving()  # a server lives long: Git reads through GitPython (repo/gitpython.py)
     service.require_root()
     store = _store(tokens_file)
     _refuse_inside_repository(ctx, store.path)

@@ -41,6 +41,7 @@ from stigmergy.gates.view import _v
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.git import Git
+from stigmergy.repo.gitpython import close_walker, walker
 from stigmergy.repo.layout import Layout, classify
 from stigmergy.settings import Settings
 
@@ -469,7 +470,7 @@ def _source_of(git: Git, commit: str | None, capture_id: str | None) -> str | No
     """Path of the source page of `capture_id` in `commit`'s tree, in any layer."""
     if not commit or not capture_id:
         return None
-    names = git.run("ls-tree", "-r", "--name-only", commit, "--", "sources", "layers", check=False).split("\n")
+    names = git.tree_names(commit, "sources", "layers")
     return next((n for n in names if n.endswith(f"/{capture_id}.md") and (classify(n) or ("", ""))[0] == "source"), None)
 
 
@@ -486,7 +487,11 @@ def audit_range(root: Path, settings: Settings, since: str | None, until: str = 
         since = None  # rewritten history: check it all again
     rng = f"{since}..{head}" if since else head
     shas = [s for s in git.run("rev-list", "--reverse", rng).split() if s]
-    return HistoryAudit(since, head, len(shas), tuple(audit_commits(git, shas, settings, _ran_here(root))))
+    walk = walker(root, len(shas))  # GitPython's persistent reader for a long walk (repo/gitpython.py)
+    try:
+        return HistoryAudit(since, head, len(shas), tuple(audit_commits(walk, shas, settings, _ran_here(root))))
+    finally:
+        close_walker(walk)
 
 
 def _ran_here(root: Path) -> Callable[[_Commit], bool]:

@@ -37,6 +37,7 @@ from stigmergy.gates.history import (
 )
 from stigmergy.gates.trees import auto_merge, tree_changes
 from stigmergy.repo.git import Git
+from stigmergy.repo.gitpython import close_walker, walker
 from stigmergy.repo.layout import classify
 from stigmergy.settings import Settings
 
@@ -63,9 +64,13 @@ def audit_push(git: Git, updates: Iterable[str], settings: Settings) -> tuple[in
             replaced.append((old, new))
     trust = git.run("config", "--bool", TRUST_RECOMPILE, check=False).strip() == "true"
     settings = with_served_layer_repositories(git, settings)
-    findings = audit_commits(git, shas, settings, (lambda _c: True) if trust else None)
-    for old, new in replaced:
-        findings.extend(judge_replacement(git, old, new, settings, trust))
+    walk = walker(git.root, len(shas))  # a push of many commits is read through GitPython (repo/gitpython.py)
+    try:
+        findings = audit_commits(walk, shas, settings, (lambda _c: True) if trust else None)
+        for old, new in replaced:
+            findings.extend(judge_replacement(walk, old, new, settings, trust))
+    finally:
+        close_walker(walk)
     return len(shas) + len(replaced), findings
 
 

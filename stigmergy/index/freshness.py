@@ -82,7 +82,7 @@ def checkout_page_files(git: Git) -> set[str]:
 
 
 def commit_exists(git: Git, commit: str) -> bool:
-    return bool(git.run("cat-file", "-t", commit, check=False).strip() == "commit")
+    return git.is_commit(commit)
 
 
 def is_ancestor(git: Git, older: str, newer: str) -> bool:

@@ -49,7 +49,7 @@ class _Ctx:
         self.store.close()
 
 
-def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
+def _open(root: Path, settings: Settings, reader: str, git: Git | None = None) -> _Ctx:
     layout = Layout(root)
     loc = index_location(layout, settings)
     if not loc.exists():
@@ -61,7 +61,7 @@ def _open(root: Path, settings: Settings, reader: str) -> _Ctx:
         if busy or index_building(layout):
             raise NotFoundError("the index is being built (`stigmergy index` is running)", hint="try again when it finishes")
         raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
-    return _Ctx(root, settings, reader, readable_layers(settings, reader), store, Git(root))
+    return _Ctx(root, settings, reader, readable_layers(settings, reader), store, git or Git(root))
 
 
 def _not_found(path: str) -> NotFoundError:
@@ -203,6 +203,7 @@ def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
     head_chars: int | None = None, check_freshness: bool = True, book: TrustBook | None = None,
     max_links: int = MAX_LINKS,
+    git: Git | None = None,
 ) -> dict[str, Any]:
     """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
     `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
@@ -214,7 +215,7 @@ def read_pages(
         raise UsageError(f"read takes at most {MAX_READS} pages per call, got {len(refs)}")
     head_chars = head_chars or settings.search.read_head_chars
     parsed = [parse_ref(ref) for ref in refs]  # a malformed reference is a usage error before any index work
-    ctx = _open(root, settings, reader)
+    ctx = _open(root, settings, reader, git)
     book = book if book is not None else load_book(root, settings.trust)
     now = now_days()
     try:
@@ -267,9 +268,9 @@ def read_pages(
 
 
 def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | None = None,
-               limit: int = 200) -> dict[str, Any]:
+               limit: int = 200, git: Git | None = None) -> dict[str, Any]:
     filters = filters or Filters()
-    ctx = _open(root, settings, reader)
+    ctx = _open(root, settings, reader, git)
     try:
         layers = ctx.layers if not filters.layer or filters.layer in ctx.layers else ()
         sel = ctx.store.select(layers, filters)
@@ -288,10 +289,10 @@ def _unlinked(text: str) -> str:
 
 
 def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50,
-                    book: TrustBook | None = None) -> dict[str, Any]:
+                    book: TrustBook | None = None, git: Git | None = None) -> dict[str, Any]:
     """Aliases, pages about the entity (each with its confidence tier), a dated timeline of the facts they
     cite, and contradictions."""
-    ctx = _open(root, settings, reader)
+    ctx = _open(root, settings, reader, git)
     book = book if book is not None else load_book(root, settings.trust)
     try:
         lay = ctx.layers

@@ -44,6 +44,7 @@ from stigmergy.index.session import (
     scope_trust,
 )
 from stigmergy.index.store import CitationRow, Filters, IndexStore, PageInfo, Selection
+from stigmergy.repo.git import Git
 from stigmergy.settings import Settings, TrustSettings
 from stigmergy.trust.book import PageFacts, TrustBook
 from stigmergy.trust.model import confidence_factor, now_days, status_factor
@@ -454,10 +455,10 @@ class Searcher:
     the embedder stay open between queries) whose `search` is `run_search`."""
 
     def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None,
-                 freshness_ttl: float = 2.0) -> None:
+                 freshness_ttl: float = 2.0, git: Git | None = None) -> None:
         """`freshness_ttl`: a warm session re-reads HEAD and the git index on every query but re-scans the
         working tree for uncommitted page edits at most this often (0: on every query)."""
-        self.scope = open_scope(root, settings, embedder, freshness_ttl)
+        self.scope = open_scope(root, settings, embedder, freshness_ttl, git)
         self.root, self.settings, self.store = self.scope.root, settings, self.scope.store
 
     def close(self) -> None:

@@ -57,7 +57,7 @@ class SearchScope:
 
 
 def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
-               freshness_ttl: float = 2.0) -> SearchScope:
+               freshness_ttl: float = 2.0, git: Git | None = None) -> SearchScope:
     """Open `root`'s index for searching; NotFoundError when there is none, it is being built, or it was
     built for another model or chunking than `settings` name."""
     root = Path(root)
@@ -88,7 +88,7 @@ def open_scope(root: Path, settings: Settings, embedder: Embedder | None = None,
         raise NotFoundError(
             "the index's full text was analysed with other [index] languages (or by an older stigmergy) than "
             "stigmergy.toml sets", hint="run `stigmergy index` (it re-reads every page; nothing is re-embedded)")
-    return SearchScope(root, settings, layout, Git(root), store, freshness_ttl, _Memo(embedder=embedder))
+    return SearchScope(root, settings, layout, git or Git(root), store, freshness_ttl, _Memo(embedder=embedder))
 
 
 def scope_embedder(scope: SearchScope) -> Embedder:

@@ -1,9 +1,13 @@
 """Thin wrapper over the git CLI. Subprocess git is faster than GitPython's index commits (22 ms vs 56–93 ms
 per commit measured here) and behaves exactly like the user's own git.
 
-GitPython is not a dependency: its command wrapper runs the same `git` process, but importing it costs
-100–200 ms per stigmergy process (more than all of `repo/`), and `bench/capture.py --n 80` with `git
-commit` through it measured 1.08x the time of this wrapper (capture/bare-git ratio 2.87 vs 2.65, same run)."""
+The short-lived CLI stays on this wrapper: importing GitPython costs 100–200 ms per stigmergy process
+(0.35–0.5 s at load 11; more than all of `repo/`), which a command that runs a handful of git processes
+never earns back, and `bench/capture.py --n 80` with `git commit` through it measured 1.08x the time of
+this wrapper (capture/bare-git ratio 2.87 vs 2.65, same run). Where a process lives long or walks many
+commits, GitPython's persistent `cat-file` reader does earn it back: `repo/gitpython.LongLivedGit`, a
+subclass of this class, serves the MCP server and history audits of `WALK_THRESHOLD` commits or more
+(`bench/history_git.py` measures both side by side)."""
 
 from __future__ import annotations
 
@@ -219,6 +223,15 @@ class Git:
             out[oid] = raw[pos : pos + size]
             pos += size + 1
         return out
+
+    def is_commit(self, oid: str) -> bool:
+        return self.run("cat-file", "-t", oid, check=False).strip() == "commit"
+
+    def tree_names(self, commit: str, *tops: str) -> list[str]:
+        """Every file path under the folders `tops` in `commit`'s tree, sorted (none when it is no commit)."""
+        out = self.run_bytes("-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--name-only", commit, "--", *tops,
+                             check=False)
+        return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
 
     def git_dir(self) -> Path:
         """The repository's git directory (`.git` at the root, else what git says)."""

@@ -58,6 +58,9 @@ class Repository:
     # State the layers above keep for as long as this repository object lives (one command, one MCP
     # server), keyed by its type: the write path's commit history for the human-line gate.
     kept: dict[type, Any] = field(default_factory=dict, repr=False, compare=False)
+    # A long-lived process (the MCP server) reads objects through GitPython's persistent reader
+    # (repo/gitpython.py); a command's short life stays on the git binary (repo/git.py says why).
+    long_lived: bool = False
 
     @cached_property
     def layout(self) -> Layout:
@@ -65,6 +68,10 @@ class Repository:
 
     @cached_property
     def git(self) -> Git:
+        if self.long_lived:
+            from stigmergy.repo.gitpython import LongLivedGit
+
+            return LongLivedGit(self.root)
         return Git(self.root)
 
     @cached_property

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from stigmergy.index.search import Searcher, SearchResult
     from stigmergy.index.store import Filters
     from stigmergy.plan.planner import Planner
+    from stigmergy.repo.git import Git
     from stigmergy.repo.operations import Repository
     from stigmergy.write.capture import CaptureOutcome, CaptureReport
     from stigmergy.write.maintain import MaintainReport
@@ -63,15 +64,18 @@ class WikiService:
         *,
         embedder: Embedder | None = None,
         on_wait: Callable[[str], None] | None = None,
+        long_lived: bool = False,
     ) -> None:
         """`embedder`: the model a warm search uses (default: the one settings name, loaded on first use);
-        `on_wait`: told while the writer lock is held by someone else (default: stderr)."""
+        `on_wait`: told while the writer lock is held by someone else (default: stderr); `long_lived`: a
+        server's service, whose Git reads go through GitPython's persistent reader (repo/gitpython.py)."""
         self.root = root
         self.settings = settings
         self.identity = identity
         self.env: Mapping[str, str] = dict(env or {})
         self._embedder = embedder
         self._on_wait = on_wait
+        self.long_lived = long_lived
         self._repo: Repository | None = None
         self._planner: Planner | None = None
         self._warm_state = _Warm()
@@ -80,7 +84,13 @@ class WikiService:
     def with_identity(self, identity: Identity) -> WikiService:
         """The same service for another caller (`--as`), sharing nothing warm."""
         return WikiService(self.root, self.settings, identity, self.env, embedder=self._embedder,
-                           on_wait=self._on_wait)
+                           on_wait=self._on_wait, long_lived=self.long_lived)
+
+    def serving(self) -> WikiService:
+        """The same service for a server that lives long (`stigmergy mcp`, `stigmergy serve`): Git reads
+        through GitPython's persistent reader; every caller's service made from it (`for_caller`) too."""
+        return WikiService(self.root, self.settings, self.identity, self.env, embedder=self._embedder,
+                           on_wait=self._on_wait, long_lived=True)
 
     def for_caller(self, identity: Identity) -> WikiService:
         """The same service for another caller of one server, sharing the warm search session (the
@@ -140,7 +150,8 @@ class WikiService:
         if self._repo is None:
             from stigmergy.repo.operations import Repository
 
-            self._repo = Repository(self.require_root(), self.settings, pause_at=self.pause_points)
+            self._repo = Repository(self.require_root(), self.settings, pause_at=self.pause_points,
+                                    long_lived=self.long_lived)
         return self._repo
 
     def planner(self) -> Planner:
@@ -156,6 +167,10 @@ class WikiService:
             self._close_searcher()
         if self._warm_state.access is not None:
             self._warm_state.access.flush()
+        if self._repo is not None and self.long_lived:
+            from stigmergy.repo.gitpython import close_walker
+
+            close_walker(self._repo.git)
 
     # ------------------------------------------------------------ the lock and the recovery policies
 
@@ -485,8 +500,13 @@ class WikiService:
         if warm.searcher is None:
             from stigmergy.index.search import Searcher
 
-            warm.searcher = Searcher(self.require_root(), self.settings, self._embedder)
+            warm.searcher = Searcher(self.require_root(), self.settings, self._embedder, git=self._git())
         return warm.searcher
+
+    def _git(self) -> Git | None:
+        """The Git the reads share: the repository's GitPython reader in a long-lived service, else None
+        (each read opens the binary's wrapper, as a command always did)."""
+        return self.repository().git if self.long_lived else None
 
     def _close_searcher(self) -> None:
         warm = self._warm_state
@@ -526,19 +546,20 @@ class WikiService:
         from stigmergy.index.reads import read_pages
 
         out = read_pages(self.require_root(), self.settings, self.reader, list(refs), evidence=evidence,
-                         head_chars=chars, book=self.trust_book())
+                         head_chars=chars, book=self.trust_book(), git=self._git())
         self._count(p["front_matter"].get("id") for p in out["pages"])
         return out
 
     def list_pages(self, filters: Filters | None = None, limit: int = 200) -> dict[str, Any]:
         from stigmergy.index.reads import list_pages
 
-        return list_pages(self.require_root(), self.settings, self.reader, filters, limit=limit)
+        return list_pages(self.require_root(), self.settings, self.reader, filters, limit=limit, git=self._git())
 
     def describe(self, entity: str) -> dict[str, Any]:
         from stigmergy.index.reads import describe_entity
 
-        out = describe_entity(self.require_root(), self.settings, self.reader, entity, book=self.trust_book())
+        out = describe_entity(self.require_root(), self.settings, self.reader, entity, book=self.trust_book(),
+                              git=self._git())
         self._count([out["entity"].get("page_id"), *(p.get("page_id") for p in out["pages"])])
         return out
 
