@@ -254,7 +254,29 @@ def readme_md() -> str:
     return with_table((ROOT / "README.md").read_text(encoding="utf-8"), ROOT / "bench" / "results")
 
 
-TARGETS = {"docs/cli.md": cli_md, "docs/schema.md": schema_md, "README.md": readme_md}
+GRAPH_MARK = "The package import graph today"
+
+
+def architecture_md() -> str:
+    """docs/architecture.md with its import drawing redrawn from scripts/import_graph.py (the fenced block
+    after GRAPH_MARK); the prose around it is written by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+    graph = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["import_graph"] = graph
+    spec.loader.exec_module(graph)  # type: ignore[union-attr]
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    head, mark, tail = text.partition(GRAPH_MARK)
+    before, fence, rest = tail.partition("```\n")
+    _old, fence_end, after = rest.partition("```\n")
+    assert mark and fence and fence_end, "docs/architecture.md lost its import drawing"
+    drawing = "\n".join(graph.arrows(ROOT / "stigmergy")) + "\n"
+    return head + mark + before + fence + drawing + fence_end + after
+
+
+TARGETS = {"docs/cli.md": cli_md, "docs/schema.md": schema_md, "README.md": readme_md,
+           "docs/architecture.md": architecture_md}
 
 
 def main(argv: list[str]) -> int:

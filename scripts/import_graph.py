@@ -91,6 +91,14 @@ def package_graph(package_dir: Path) -> dict[tuple[str, str], set[str]]:
     return dict(edges)
 
 
+def arrows(package_dir: Path) -> list[str]:
+    """One line per package: the packages it imports (docs/architecture.md's drawing, kept by gen_docs.py)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for src, dst in package_graph(package_dir):
+        out[src].add(dst)
+    return [f"{src:>10} -> {', '.join(sorted(out[src]))}" for src in sorted(out)]
+
+
 def main(argv: list[str]) -> int:
     dot = "--dot" in argv
     args = [a for a in argv if a != "--dot"]

@@ -215,3 +215,15 @@ def test_front_ends_reach_the_stages_only_through_the_service() -> None:
     )
     assert wrong == []
     assert all(MAY_IMPORT[f] <= {*FRONT_ENDS, *_FOUNDATION, "service"} for f in FRONT_ENDS)
+
+
+def test_one_ulid_encoder() -> None:
+    # Clock-made ids and ids derived from an operation share repo/ids.encode_ulid (issue #25).
+    from stigmergy.pages.wiki import derived_ulid
+    from stigmergy.repo.ids import encode_ulid, id_ms
+
+    holders = [p.relative_to(REPO_ROOT).as_posix() for p in sorted(PACKAGE_DIR.rglob("*.py"))
+               if "0123456789ABCDEFGHJKMNPQRSTVWXYZ" in p.read_text(encoding="utf-8")]
+    assert holders == ["stigmergy/repo/ids.py"]
+    made = derived_ulid("2026-03-10T12:00:00Z", "seed")
+    assert made[:10] == encode_ulid(1773144000000, 0)[:10] and id_ms(f"pg_{made}") == 1773144000000

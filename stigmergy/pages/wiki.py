@@ -13,6 +13,7 @@ from stigmergy.errors import ContractError
 from stigmergy.pages.citations import cited_sources
 from stigmergy.pages.frontmatter import render_front_matter, split_front_matter
 from stigmergy.pages.paths import normalise_title
+from stigmergy.repo.ids import encode_ulid
 from stigmergy.repo.layout import PAGE_TYPES
 
 STATUSES = ("seed", "developing", "mature", "evergreen")
@@ -20,7 +21,6 @@ ENTITY_TYPES = ("person", "organisation", "product", "place", "other")
 PAGE_ID_RE = re.compile(r"^pg_[0-9A-HJKMNP-TV-Z]{26}$")
 CAPTURE_ID_RE = re.compile(r"^cap_[0-9A-HJKMNP-TV-Z]{26}$")
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _KEYS = ("id", "type", "title", "status", "created", "updated", "layer", "entities", "sources")
 _ENTITY_KEYS = ("entity_type", "aliases")
 # Optional, last, set by a person: how fast readers' confirmations of the page fade (docs/trust.md).
@@ -37,12 +37,7 @@ def derived_ulid(timestamp: str, seed: str) -> str:
         raise ValueError(f"timestamp {timestamp!r} is not UTC YYYY-MM-DDTHH:MM:SSZ")
     ms = _epoch_ms(timestamp)
     rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:10], "big")
-    value = (ms << 80) | rand
-    out = []
-    for _ in range(26):
-        out.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(out))
+    return encode_ulid(ms, rand)
 
 
 def _epoch_ms(timestamp: str) -> int:

@@ -27,7 +27,13 @@ def ulid(ms: int | None = None) -> str:
             _last[0], _last[1] = ms, rand
     else:
         rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms << 80) | rand
+    return encode_ulid(ms, rand)
+
+
+def encode_ulid(ms: int, rand: int) -> str:
+    """The one ULID encoder: 48 bits of milliseconds and 80 bits of `rand`, Crockford base32, 26 characters
+    (clock-made ids above, ids derived from an operation in pages/wiki.derived_ulid)."""
+    value = ((ms & ((1 << 48) - 1)) << 80) | (rand & ((1 << 80) - 1))
     out = []
     for _ in range(26):
         out.append(_ALPHABET[value & 31])
