@@ -113,11 +113,6 @@ def check_resolve(settings: Settings, who: str, layers: Iterable[str]) -> None:
     require_maintainer(settings, who, layers, "resolving a contradiction")
 
 
-def check_accept_proposal(settings: Settings, who: str, layers: Iterable[str]) -> None:
-    """Accepting one of garden's merge proposals is running the merge it names: the same rule as merge."""
-    require_maintainer(settings, who, layers, "accepting a garden proposal (a merge)")
-
-
 def service_identity(settings: Settings) -> str | None:
     """The identity `maintain` acts as when none is given (`[roles] service`), if configured."""
     return settings.roles.service or None

@@ -120,3 +120,44 @@ def test_maintain_acts_as_the_service_identity(wiki: Path) -> None:
     git(wiki, "commit", "-qam", "service identity")
     run_cli(["--json", "maintain", "--no-index"], cwd=wiki)
     assert "[[Nowhere At All]]" not in page.read_text() and "Nowhere At All" in page.read_text()
+
+
+def _set_aliases(root: Path, rel: str, aliases: list[str]) -> None:
+    text = (root / rel).read_text(encoding="utf-8")
+    head, _, body = text.partition("\n---\n")
+    head = head.replace("\naliases: []", "") + "\naliases:" + "".join(f"\n- {a}" for a in aliases)
+    (root / rel).write_text(head + "\n---\n" + body, encoding="utf-8")
+
+
+def test_accepting_a_garden_merge_proposal_needs_a_maintainer(team: Path) -> None:
+    # A person gives one entity the other's name as an alias: garden proposes the merge and prints the
+    # command that accepts it; that command is judged as a merge.
+    _set_aliases(team, "wiki/entities/Norrland Fresh.md", ["Harbor API"])
+    git(team, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qam", "an alias")
+    code, out, err = run_cli(["--json", "--as", LEAD, "garden"], cwd=team)
+    assert code in (0, 4), out + err  # 4: a proposal waits for a person
+    report = json.loads(out)["report"]
+    proposal = next(m for m in report["merge_proposals"] if {m["page"], m["into"]} == {
+        "wiki/entities/Harbor API.md", "wiki/entities/Norrland Fresh.md"})
+    assert proposal["command"].startswith("stigmergy merge ")
+    args = ["merge", proposal["page"], "INTO", proposal["into"]]
+    for who in (READER, CLERK):
+        _refused(team, "--as", who, *args)
+    _ok(team, "--as", LEAD, *args)
+    assert not (team / proposal["page"]).exists() and (team / proposal["into"]).exists()
+
+
+def test_garden_repairs_only_the_layers_its_identity_may_write(team: Path) -> None:
+    page = team / _board_note(team)
+    page.write_text(page.read_text() + "\nSee [[Nowhere At All]].\n")
+    git(team, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qam", "a dead link on a board page")
+    run_cli(["--as", CEO, "lint", "--accept-history"], cwd=team)
+    head = git(team, "rev-parse", "HEAD").strip()
+    code, out, err = run_cli(["--json", "--as", READER, "garden"], cwd=team)
+    assert code in (0, 4), out + err
+    data = json.loads(out)
+    assert data["report"]["unwritten"] >= 1 and "Heronsgate" not in out + err and "board" not in out
+    assert "[[Nowhere At All]]" in page.read_text() and git(team, "diff", "--name-only", head, "HEAD", "--", "layers") == ""
+    # A reader of the board (writing there is routine work: no maintainer needed) repairs it.
+    assert run_cli(["--as", CLERK, "garden"], cwd=team)[0] in (0, 4)
+    assert "[[Nowhere At All]]" not in page.read_text() and "Nowhere At All" in page.read_text()

@@ -174,6 +174,9 @@ def recompile_cmd(
                 typer.echo(f"  not replayed: {m['what']} ({m['commit'][:10]}): {m['why']}")
             for b in cur["brought_back"][:50]:
                 typer.echo(f"  brought back: {b}")
+            more = max(0, len(cur["not_replayed"]) - 50) + max(0, len(cur["brought_back"]) - 50)
+            if more:  # never dropped silently: --json lists every one
+                typer.echo(f"  and {more} more (--json lists them all)")
     _render(app_ctx, outcome)
 
 
