@@ -218,7 +218,8 @@ def test_front_ends_reach_the_stages_only_through_the_service() -> None:
 
 
 def test_one_ulid_encoder() -> None:
-    # Clock-made ids and ids derived from an operation share repo/ids.encode_ulid (issue #25).
+    # Clock-made ids and ids derived from an operation share repo/ids.encode_ulid, and an id's time is read
+    # by repo/ids.id_ms (issue #25): the alphabet is written in one module.
     from stigmergy.pages.wiki import derived_ulid
     from stigmergy.repo.ids import encode_ulid, id_ms
 

@@ -12,12 +12,11 @@ from typing import Any
 from stigmergy.errors import ContractError
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
+from stigmergy.repo.ids import id_ms
 from stigmergy.repo.layout import classify
 from stigmergy.settings import TrustSettings
 from stigmergy.trust.book import PageFacts, TrustBook
 from stigmergy.trust.model import days, decay_class
-
-_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,9 @@ class TrustReport:
 
 
 def ulid_days(ulid: str) -> float | None:
-    """The day a ULID was made (its 48-bit millisecond prefix), or None."""
-    try:
-        ms = 0
-        for ch in ulid[:10]:
-            ms = ms * 32 + _ALPHABET.index(ch)
-    except ValueError:
-        return None
-    return ms / 86_400_000
+    """The day a ULID was made (its 48-bit millisecond prefix), or None (repo/ids reads every id's time)."""
+    ms = id_ms(ulid)
+    return None if ms is None else ms / 86_400_000
 
 
 def scan_pages(root: Path, paths: Collection[str]) -> tuple[list[PageRow], dict[str, float]]:
