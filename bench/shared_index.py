@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -77,8 +78,8 @@ def quality(args: argparse.Namespace) -> dict:
     from retrieval import Judge, score_configs
     from search import quality as sqlite_quality
     from servers import Postgres
-    from stigmergy.index.embedder import make_embedder
 
+    from stigmergy.index.embedder import make_embedder
     from stigmergy.index.search import Searcher
 
     cache = args.out / "model-cache" / "onnx"
@@ -126,18 +127,20 @@ def quality(args: argparse.Namespace) -> dict:
 # ------------------------------------------------------------------------------------------ load
 
 def _reader_proc(root: str, env: dict[str, str], threads: int, rate_each: float, seconds: float, offset: float,
-                 start_at: float, cache: str, out: mp.Queue) -> None:
+                 start: Any, cache: str, out: mp.Queue, ready: mp.Queue, go: Any) -> None:
     """One process: one embedder, `threads` readers each with its own connection (Searcher)."""
     from stigmergy.index.embedder import make_embedder
-
     from stigmergy.index.search import Searcher
 
     settings = load_settings(Path(root), env)
-    embedder = make_embedder(settings.embedder, Path(cache))
+    embedder = make_embedder(settings.embedder, Path(root) / ".stigmergy" / "cache")  # linked to `cache`
     embedder.embed(["warm up"])
     searchers = [Searcher(Path(root), settings, embedder) for _ in range(threads)]
     for s in searchers:
         s.search("warm up the connection", READER)
+    ready.put(True)
+    go.wait()  # every process warm: the clock starts for all at once
+    start_at = start.value
     qs = queries(400, seed=int(offset * 1000) + 3)
     lat: list[float] = []
     errors: list[str] = []
@@ -173,13 +176,19 @@ def _reader_proc(root: str, env: dict[str, str], threads: int, rate_each: float,
 def load(root: Path, env: dict[str, str], readers: int, procs: int, rate: float, seconds: float, cache: Path) -> dict:
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()
+    ready: mp.Queue = ctx.Queue()
+    go = ctx.Event()
+    start = ctx.Value("d", 0.0)
     per = [readers // procs + (1 if i < readers % procs else 0) for i in range(procs)]
-    start_at = time.time() + 25 + 2 * procs  # every process loaded and warm before the clock starts
-    ps = [ctx.Process(target=_reader_proc, args=(str(root), env, n, rate / readers, seconds, i / procs, start_at,
-                                                 str(cache), q)) for i, n in enumerate(per)]
+    ps = [ctx.Process(target=_reader_proc, args=(str(root), env, n, rate / readers, seconds, i / procs, start,
+                                                 str(cache), q, ready, go)) for i, n in enumerate(per)]
     for p in ps:
         p.start()
-    results = [q.get(timeout=start_at - time.time() + seconds + 600) for _ in ps]
+    for _ in ps:
+        ready.get(timeout=900)
+    start.value = start_at = time.time() + 1.0
+    go.set()
+    results = [q.get(timeout=seconds + 900) for _ in ps]
     for p in ps:
         p.join()
     lat = [v for r in results for v in r["lat"]]
@@ -223,7 +232,10 @@ def load_bench(args: argparse.Namespace) -> dict:
     from servers import Postgres
 
     cache = args.out / "model-cache" / "onnx"
-    pg = Postgres.start({"shared_buffers": "512MB", "maintenance_work_mem": "512MB"})
+    if args.pg_base:  # a server an earlier run of this bench left with its schemas built (it is stopped at the end)
+        pg = Postgres(Path(args.pg_base), args.pg_port)
+    else:
+        pg = Postgres.start({"shared_buffers": "512MB", "maintenance_work_mem": "512MB"})
     results: dict = {"readers": args.readers, "procs": args.procs, "rate_per_s": args.rate, "seconds": args.seconds,
                      "loadavg_before": _loadavg(), "sizes": {}}
     try:
@@ -256,6 +268,62 @@ def load_bench(args: argparse.Namespace) -> dict:
     finally:
         pg.stop()
     return results
+
+
+# ------------------------------------------------------------------------------------------ hnsw
+
+def hnsw(args: argparse.Namespace) -> dict:
+    """pgvector alone at several sizes, for the projection: insert n random unit vectors (384 dimensions, as
+    MiniLM), time the HNSW build (cosine, m 16, ef_construction 64: the store's settings), its size, and
+    the top-50 query time through the index (ef_search 100) and by exact scan, 100 queries each."""
+    import numpy as np
+    import psycopg
+    from servers import Postgres
+
+    pg = Postgres.start({"shared_buffers": "512MB", "maintenance_work_mem": "1GB"})
+    out: dict = {"loadavg_before": _loadavg(), "points": {}}
+    rng = np.random.default_rng(0)
+    try:
+        with psycopg.connect(pg.url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("SET max_parallel_maintenance_workers = 0")  # one core per build, as the projection assumes
+            for n in args.hnsw_sizes:
+                conn.execute("DROP TABLE IF EXISTS v")
+                conn.execute("CREATE TABLE v(id bigint PRIMARY KEY, embedding vector(384))")
+                vecs = rng.standard_normal((n, 384)).astype(np.float32)
+                vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+                with conn.cursor().copy("COPY v(id, embedding) FROM STDIN") as cp:
+                    for i, row in enumerate(vecs):
+                        cp.write_row((i, "[" + ",".join(f"{x:.6f}" for x in row) + "]"))
+                table_mb = conn.execute("SELECT pg_total_relation_size('v')").fetchone()[0] / 2**20
+                t = time.perf_counter()
+                conn.execute("CREATE INDEX v_hnsw ON v USING hnsw (embedding vector_cosine_ops) "
+                             "WITH (m = 16, ef_construction = 64)")
+                build = time.perf_counter() - t
+                index_mb = conn.execute("SELECT pg_relation_size('v_hnsw')").fetchone()[0] / 2**20
+                qs = rng.standard_normal((100, 384)).astype(np.float32)
+                lit = ["[" + ",".join(f"{x:.6f}" for x in q) + "]" for q in qs]
+                timings: dict[str, list[float]] = {"hnsw": [], "exact": []}
+                conn.execute("SET hnsw.ef_search = 100")
+                for label, setup in (("hnsw", "SET enable_seqscan = off"), ("exact", "SET enable_indexscan = off")):
+                    conn.execute("RESET enable_seqscan")
+                    conn.execute("RESET enable_indexscan")
+                    conn.execute(setup)
+                    for q in lit:
+                        t = time.perf_counter()
+                        conn.execute("SELECT id FROM v ORDER BY embedding <=> %s::vector LIMIT 50", (q,)).fetchall()
+                        timings[label].append((time.perf_counter() - t) * 1000)
+                conn.execute("RESET enable_seqscan")
+                conn.execute("RESET enable_indexscan")
+                out["points"][n] = {"hnsw_build_s": round(build, 2), "hnsw_index_mb": round(index_mb, 1),
+                                    "table_mb": round(table_mb, 1),
+                                    **{f"{k}_p50_ms": round(pct(v, 50), 2) for k, v in timings.items()},
+                                    **{f"{k}_p95_ms": round(pct(v, 95), 2) for k, v in timings.items()},
+                                    "pg_rss_mb": round(pg.rss_bytes() / 2**20, 1), "loadavg": _loadavg()}
+                print(json.dumps({n: out["points"][n]}), flush=True)
+    finally:
+        pg.stop()
+    return out
 
 
 # ------------------------------------------------------------------------------------------ incremental
@@ -362,6 +430,10 @@ def main() -> None:
     ap.add_argument("--load", action="store_true")
     ap.add_argument("--incremental", action="store_true")
     ap.add_argument("--evidence", action="store_true")
+    ap.add_argument("--hnsw", action="store_true")
+    ap.add_argument("--pg-base", type=Path, help="--load: reuse this bench's server left at this folder")
+    ap.add_argument("--pg-port", type=int, default=0)
+    ap.add_argument("--hnsw-sizes", type=int, nargs="+", default=[5_000, 10_000, 20_000])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
     ap.add_argument("--rate", type=float, default=50.0)
     ap.add_argument("--rates", type=float, nargs="*", default=[])
@@ -376,7 +448,8 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict = {}
-    for flag, fn in (("evidence", evidence), ("incremental", incremental), ("quality", quality), ("load", load_bench)):
+    for flag, fn in (("evidence", evidence), ("hnsw", hnsw), ("incremental", incremental), ("quality", quality),
+                     ("load", load_bench)):
         if getattr(args, flag):
             report[flag] = fn(args)
             print(json.dumps({flag: report[flag]}, indent=1, default=str), flush=True)
