@@ -124,6 +124,65 @@ def quality(args: argparse.Namespace) -> dict:
             "sqlite_summary": sqlite_report.get("summary"), "loadavg": _loadavg()}
 
 
+def quality_hash(args: argparse.Namespace) -> dict:
+    """The same comparison with the tests' deterministic bag-of-words embedder (tests/test_index_support.py)
+    in place of the model, for a machine too busy to embed the corpus twice: both backends get identical
+    vectors, so any difference is the backends' own (full text, vector arm, fusion inputs)."""
+    import shutil
+
+    from retrieval import Judge, score_configs
+    from servers import Postgres
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.search import Searcher
+
+    if not (args.work / "sources").is_dir():
+        raise SystemExit(f"{args.work} holds no captured sample_corpus/: run bench/search.py --quality once")
+    root = Path(tempfile.mkdtemp(prefix="stigmergy-qh-")) / "wiki"
+    shutil.copytree(args.work, root, ignore=shutil.ignore_patterns("index.sqlite*", "*.lock"))
+    questions = json.loads((HERE / "questions.json").read_text())["questions"]
+    reader = "reader@lanternfish.example"
+    pg = Postgres.start()
+    try:
+        env = _pg_env(pg, "bench_quality_hash")
+        emb = HashEmbedder()
+        t = time.perf_counter()
+        build_index(root, load_settings(root), embedder=emb)
+        sqlite_build = time.perf_counter() - t
+        t = time.perf_counter()
+        build_index(root, load_settings(root, env), embedder=emb)
+        pg_build = time.perf_counter() - t
+        sqlite_s = Searcher(root, load_settings(root), emb)
+
+        def hit(loc: str, expected: list[str]) -> bool:
+            return any(loc.endswith("sample_corpus/" + e) for e in expected)
+
+        judge = Judge(sqlite_s.store.conn, hit)
+        pg_s = Searcher(root, load_settings(root, env), emb)
+        both = {"sqlite": score_configs(sqlite_s, questions, reader, judge),
+                "postgres": score_configs(pg_s, questions, reader, judge)}
+        canary = pg_s.search("CANARY-BOARD-7731 acquisition approach", reader, k=20)
+        pages, frags = sqlite_s.store.totals()
+    finally:
+        pg.stop()
+    diffs = {}
+    for config, rules in both["sqlite"].items():
+        if config == "fused_strict_misses":
+            continue
+        for rule, kinds in rules.items():
+            for kind, metrics in kinds.items():
+                for name, value in metrics.items():
+                    if isinstance(value, int | float):
+                        diffs[f"{config}.{rule}.{kind}.{name}"] = round(both["postgres"][config][rule][kind][name] - value, 4)
+    worst = max(diffs.items(), key=lambda kv: abs(kv[1]))
+    return {"embedder": "hash (tests)", "questions": len(questions), "pages": pages, "fragments": frags,
+            "sqlite_build_s": round(sqlite_build, 1), "pg_build_s": round(pg_build, 1),
+            "figures_compared": len(diffs), "max_abs_difference": {"figure": worst[0], "pg_minus_sqlite": worst[1]},
+            "figures_beyond_0.01": {k: v for k, v in diffs.items() if abs(v) > 0.01},
+            "fused_strict_all": {b: both[b]["fused"]["strict"]["all"] for b in both},
+            "canary_hits_for_public_reader_pg": sum(h.layer != "public" for h in canary.hits), "loadavg": _loadavg()}
+
+
 # ------------------------------------------------------------------------------------------ load
 
 def _reader_proc(root: str, env: dict[str, str], threads: int, rate_each: float, seconds: float, offset: float,
@@ -431,6 +490,7 @@ def main() -> None:
     ap.add_argument("--incremental", action="store_true")
     ap.add_argument("--evidence", action="store_true")
     ap.add_argument("--hnsw", action="store_true")
+    ap.add_argument("--quality-hash", action="store_true")
     ap.add_argument("--pg-base", type=Path, help="--load: reuse this bench's server left at this folder")
     ap.add_argument("--pg-port", type=int, default=0)
     ap.add_argument("--hnsw-sizes", type=int, nargs="+", default=[5_000, 10_000, 20_000])
@@ -448,7 +508,7 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict = {}
-    for flag, fn in (("evidence", evidence), ("hnsw", hnsw), ("incremental", incremental), ("quality", quality),
+    for flag, fn in (("evidence", evidence), ("hnsw", hnsw), ("incremental", incremental), ("quality", quality), ("quality_hash", quality_hash),
                      ("load", load_bench)):
         if getattr(args, flag):
             report[flag] = fn(args)
