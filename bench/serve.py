@@ -190,8 +190,14 @@ def main() -> None:
 
     report: dict[str, Any] = {"pages": len(pages), "loadavg_before": Path("/proc/loadavg").read_text().split()[:3]}
     # The same requests in process: one warm service, as the server holds one per person.
+    from stigmergy.mcp.tools import Session
+    from stigmergy.server import render
+
     service = WikiService(root, load_settings(root), Identity(READER), {})
+    session = Session(service)
     report["in_process_page"] = stats(timed(lambda p: service.page(p), views))
+    # The same, rendered to the HTML the server sends: what HTTP adds is the rest.
+    report["in_process_page_rendered"] = stats(timed(lambda p: render.page_view(session, service.page(p), None), views))
     report["in_process_search"] = stats(timed(lambda q: service.search(q), qs))
     service.close()
 
@@ -201,6 +207,8 @@ def main() -> None:
                               {**env, "STIGMERGY_MCP_TOKEN": MCP_TOKEN}, r"(http://127\.0\.0\.1:\d+/mcp)")
     try:
         client = sign_in(url, bench_token)
+        # The floor: a round trip that does no work (the stylesheet), through the same checks.
+        report["serve_round_trip_floor"] = stats(timed(lambda _p: ok(client, "/static/style.css"), views))
         report["serve_page_view"] = stats(timed(lambda p: ok(client, f"/page/{quote(p)}"), views))
         report["serve_search_warm"] = stats(timed(lambda q: ok(client, f"/search?q={quote(q)}"), qs))
         report["concurrent"] = concurrent(url, people, pages, qs, args.per_session)

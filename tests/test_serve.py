@@ -201,7 +201,8 @@ def test_a_public_reader_never_reaches_the_board_layer(server: Any, wiki_root: P
             assert CANARY not in body and "Orbis" not in body
     # Through a traversal, an encoded slash, a fragment reference.
     for sneaky in ("/page/wiki/../layers/board/wiki/notes/Board%20minutes.md", "/page/layers%2Fboard%2Fwiki%2Fnotes%2FBoard%20minutes.md",
-                   f"/page/{BOARD_NOTE}%231"):
+                   f"/page/{BOARD_NOTE}%231", "/history/layers/%2A/wiki/notes/Board%20minutes.md",
+                   "/history/wiki/notes/%2A.md", "/history/:(glob)layers/**/Board minutes.md"):
         r = client.get(sneaky)
         assert r.status_code == 404 and CANARY not in r.text and "Orbis" not in r.text, sneaky
     for path in ("/search?q=" + CANARY + "+Orbis+acquire", "/search?q=board+minutes", "/ask?q=Who+offered+to+acquire+Aurora%3F",

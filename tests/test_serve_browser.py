@@ -72,6 +72,18 @@ def _shot(driver: Any, tmp_path: Path, name: str) -> None:
         shutil.copy(path, Path(out) / path.name)
 
 
+def _wait(driver: Any, css: str, text: str | None = None) -> Any:
+    """The element once the page that holds it has loaded (a click or Enter navigates asynchronously)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, 60)
+    if text is not None:
+        wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
+    return wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
 def _sign_in(driver: Any, site: Any, email: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -80,8 +92,7 @@ def _sign_in(driver: Any, site: Any, email: str) -> None:
     driver.get(site.url + "/signin")
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.ID, "signin").click()
-    assert driver.find_elements(By.CLASS_NAME, "who"), driver.page_source[:1500]
-    assert driver.find_element(By.CLASS_NAME, "who").text == email
+    assert _wait(driver, "header .who", email).text == email
 
 
 def test_a_person_reads_follows_a_citation_searches_asks(site: Any, browser: Any, tmp_path: Path) -> None:
@@ -94,13 +105,14 @@ def test_a_person_reads_follows_a_citation_searches_asks(site: Any, browser: Any
     _shot(browser, tmp_path, "home")
     # The page, its contradiction drawn as two claims side by side, and a citation to follow.
     browser.find_element(By.LINK_TEXT, "Q1 report").click()
-    block = browser.find_element(By.CSS_SELECTOR, "section.contradiction")
+    block = _wait(browser, "section.contradiction")
     claims = block.find_elements(By.CLASS_NAME, "claim")
     assert len(claims) == 2 and "2026-03-28" in claims[0].text and "2026-04-02" in claims[1].text
     assert claims[0].location["y"] == claims[1].location["y"] and claims[0].location["x"] < claims[1].location["x"]
     assert "(current)" in browser.find_element(By.ID, "fresh").text
     _shot(browser, tmp_path, "page")
     browser.find_element(By.CSS_SELECTOR, "article a.citation").click()
+    _wait(browser, "#provenance")
     assert "?hl=" in browser.current_url
     marked = browser.find_elements(By.CSS_SELECTOR, "tr.hl")
     assert len(marked) == 1 and "Aurora revenue was $1.3M" in marked[0].text
@@ -112,6 +124,7 @@ def test_a_person_reads_follows_a_citation_searches_asks(site: Any, browser: Any
     # Search, and a hit's explanation on demand.
     box = browser.find_element(By.CSS_SELECTOR, "header input[name=q][aria-label=Search]")
     box.send_keys("Lisbon office", Keys.ENTER)
+    _wait(browser, "#hits")
     hits = browser.find_elements(By.CSS_SELECTOR, "#hits .hit")
     assert hits and "Q1 report" in hits[0].text
     why = hits[0].find_element(By.CSS_SELECTOR, "details.explain")
@@ -122,11 +135,11 @@ def test_a_person_reads_follows_a_citation_searches_asks(site: Any, browser: Any
     # Ask: a cited answer.
     box = browser.find_element(By.CSS_SELECTOR, "header input[name=q][aria-label=Ask]")
     box.send_keys("What was Aurora's revenue in Q1 2026?", Keys.ENTER)
-    answer = browser.find_element(By.ID, "answer")
+    answer = _wait(browser, "#answer")
     assert "$1.3M" in answer.text and answer.find_elements(By.CSS_SELECTOR, "a.citation")
     _shot(browser, tmp_path, "ask")
     browser.find_element(By.LINK_TEXT, "Contradictions").click()
-    assert "Aurora Q1 revenue" in browser.find_element(By.ID, "contradictions").text
+    assert "Aurora Q1 revenue" in _wait(browser, "#contradictions").text
     _shot(browser, tmp_path, "contradictions")
 
 
@@ -152,8 +165,9 @@ def test_a_public_reader_cannot_reach_a_board_page(site: Any, browser: Any, tmp_
     _sign_in(browser, site, BOARD)
     browser.get(site.url + "/page/" + quote("wiki/concepts/Acquisitions.md"))
     browser.find_element(By.LINK_TEXT, "Board minutes").click()
-    assert CANARY in browser.find_element(By.ID, "page").text
+    assert CANARY in _wait(browser, "#page", CANARY).text
     # Signing out ends the session: the page is behind the sign-in again.
     browser.find_element(By.CSS_SELECTOR, "form[action='/signout'] button").click()
+    _wait(browser, "#token")
     browser.get(site.url + "/page/" + quote(BOARD_NOTE))
     assert browser.current_url.endswith("/signin") and CANARY not in browser.page_source

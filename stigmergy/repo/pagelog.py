@@ -26,7 +26,8 @@ def _layer_of(path: str) -> str | None:
 
 def page_history(git: Git, path: str, readable: Collection[str], limit: int = 50) -> list[dict[str, Any]]:
     """Up to `limit` commits that changed `path` (which the caller checked the reader may read)."""
-    out = git.run("log", f"-n{limit}", "--full-diff", "--name-only", "--no-renames",
+    # Literal pathspecs: the path is a file name, never a glob or `:(magic)` that could match other files.
+    out = git.run("--literal-pathspecs", "log", f"-n{limit}", "--full-diff", "--name-only", "--no-renames",
                   f"--format={RECORD}%H{FIELD}%aI{FIELD}%an{FIELD}%s", "--", path, check=False)
     commits = []
     for chunk in out.split(RECORD)[1:]:
