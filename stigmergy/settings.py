@@ -149,7 +149,8 @@ class TrustSettings:
     challenge_weight: float = 1.0  # beta += per open contradiction on the page
     gap_bonus: float = 0.2  # stable/permanent pages re-confirmed after decaying below half their peak
     decay_cap_days: float = 180.0  # gamma**min(days, cap): evidence never decays beyond recovery
-    confidence_weight: float = 0.25  # ranking factor within [1 - w, 1 + w]; 0 turns it off
+    confidence_weight: float = 0.25  # ranking factor down to 1 - w for a page readers judged wrong; 0: off
+    confidence_lift: float = 0.0  # ... and up to 1 + lift for one judged useful (being right is not relevance)
     exploration: float = 0.5  # UCB: mean + exploration * sd of the posterior
     verified_factor: float = 1.03  # ranking factor of a verified page (a candidate is 1)
     stale_factor: float = 0.90  # of a stale page (a rejected page is never ranked)

@@ -79,13 +79,18 @@ def test_prior_feedback_decay_cap_and_gap_bonus() -> None:
     wrong = posterior([Event(0, "wrong", 0, 1)], "ephemeral", 0, S)
     assert wrong.alpha == 5 and wrong.beta == 6 and confidence_factor(wrong, S) < 1.0
     useful = posterior([Event(0, "useful", 1, 0)], "ephemeral", 0, S)
-    assert confidence_factor(useful, S) > 1.0
+    assert confidence_factor(useful, S) == 1.0  # being right is not relevance: no lift by default
+    assert confidence_factor(useful, TrustSettings(confidence_lift=0.05)) > 1.0
+    # The exploration term: at the same mean, fewer observations rank higher than many.
+    few = posterior([Event(0, "wrong", 0, 1), Event(0, "useful", 1, 0)], "ephemeral", 0, S)
+    many = posterior([Event(0, "wrong", 0, 1), Event(0, "useful", 1, 0)] * 10, "ephemeral", 0, S)
+    assert few.mean == many.mean and 1.0 >= confidence_factor(few, S) > confidence_factor(many, S)
     # Decay toward the prior: 0.98 per day for an ephemeral page, capped at 180 days; permanent never decays.
-    many = [Event(0, "useful", 1, 0)] * 10
-    after_90 = posterior(many, "ephemeral", 90, S)
+    ten = [Event(0, "useful", 1, 0)] * 10
+    after_90 = posterior(ten, "ephemeral", 90, S)
     assert after_90.alpha == pytest.approx(5 + 10 * 0.98 ** 90)
-    assert posterior(many, "ephemeral", 1000, S).alpha == pytest.approx(5 + 10 * 0.98 ** 180)
-    assert posterior(many, "permanent", 1000, S).alpha == 15
+    assert posterior(ten, "ephemeral", 1000, S).alpha == pytest.approx(5 + 10 * 0.98 ** 180)
+    assert posterior(ten, "permanent", 1000, S).alpha == 15
     # Gap recovery: a stable page confirmed again after decaying below half its peak alpha gets 20 % more.
     peak = [Event(0, "useful", 1, 0)] * 40
     again = posterior([*peak, Event(400, "useful", 1, 0)], "stable", 400, S)
@@ -241,3 +246,26 @@ def test_front_matter_decay_is_part_of_the_page_contract(repo: RepoBuilder) -> N
     hit = _hit(_service(repo), "Aurora ARR Q1", NOTE)
     assert hit is not None and hit["trust"]["decay"] == "permanent"
     assert _hit(_service(repo), "Aurora revenue", "wiki/notes/Aurora revenue.md")["trust"]["decay"] == "ephemeral"
+
+
+def test_a_warm_book_reads_only_what_changed_and_folds_the_same(repo: RepoBuilder) -> None:
+    from stigmergy.trust.book import BookCache
+
+    service = _service(repo)
+    first = service.feedback(NOTE, "wrong", "one")
+    cache = BookCache()
+    assert load_book(repo.root, S, cache).records == 1
+    assert load_book(repo.root, S, cache) is cache.book  # nothing changed: the same book, nothing read
+    service.feedback(NOTE, "useful")  # appended to the open batch
+    service.verify(NOTE)  # committed: a new status, order by time
+    warm = load_book(repo.root, S, cache)
+    cold = load_book(repo.root, S)
+    facts = PageFacts(first["record"]["page"], "note", "public", None, 1, 0)
+    assert warm.records == cold.records == 3
+    assert warm.posterior(facts, 0, S) == cold.posterior(facts, 0, S) and warm.status(facts.page_id, "public") == "verified"
+    # A batch that shrank (an erase rewrote it: a new file in its place, as git and write_atomic write)
+    # folds the book again from nothing.
+    batch = repo.root / first["batch"]
+    batch.with_suffix(".tmp").write_text(batch.read_text().splitlines(keepends=True)[0])
+    batch.with_suffix(".tmp").replace(batch)
+    assert load_book(repo.root, S, cache).records == load_book(repo.root, S).records == 1

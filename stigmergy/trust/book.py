@@ -8,9 +8,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stigmergy.repo.layout import STATE_DIR
 from stigmergy.settings import TrustSettings
 from stigmergy.trust.model import Event, Posterior, days, decay_class, posterior, prior
-from stigmergy.trust.records import FEEDBACK, ReadResult, Record, batch_files, read_batch
+from stigmergy.trust.records import FEEDBACK, ReadResult, Record, batch_files, change_key, read_batch
 
 # Lifecycle record -> the status it leaves. `reinstate` puts a rejected or stale page back to candidate.
 STATUS_OF = {"verify": "verified", "invalidate": "rejected", "reinstate": "candidate", "stale": "stale"}
@@ -31,6 +32,8 @@ class Entry:
     counts: dict[str, int] = field(default_factory=dict)
     notes: list[dict[str, str]] = field(default_factory=list)  # the newest few, for `read`
     last_feedback: str = ""
+    path_order: tuple[str, str] = ("", "")  # (time, id) of the record that named the path
+    status_order: tuple[str, str] = ("", "")  # ... and of the one that set the status
 
 
 @dataclass(frozen=True)
@@ -55,29 +58,35 @@ class TrustBook:
     @classmethod
     def fold(cls, records: Iterable[Record], s: TrustSettings, refused: int = 0) -> TrustBook:
         book = cls(refused=refused)
-        for r in sorted(records, key=lambda r: (r.at, r.id)):
-            book.records += 1
-            entry = book.pages.setdefault(r.page, Entry(r.layer, r.path))
-            if entry.layer != r.layer:
-                book.refused += 1  # a record naming the page in another layer than the first said: ignored
-                book.records -= 1
-                continue
-            entry.path = r.path
-            t = days(r.at)
-            if r.kind in FEEDBACK:
-                wa = s.useful_weight if r.kind == "useful" else 0.0
-                wb = s.wrong_weight if r.kind == "wrong" else s.outdated_weight if r.kind == "outdated" else 0.0
-                if r.line_sha is not None:
-                    line = book.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))
-                    _feedback(line, r, Event(t, r.kind, wa, wb))
-                    wa, wb = wa * s.line_share, wb * s.line_share
-                _feedback(entry, r, Event(t, r.kind, wa, wb))
-            elif r.kind == "reset":
-                entry.events.append(Event(t, "reset", 0.0, 0.0))
-                entry.reason = r.note
-            else:
-                entry.status, entry.reason, entry.status_by, entry.status_at = STATUS_OF[r.kind], r.note, r.by, r.at
+        for r in records:
+            book.add(r, s)
         return book
+
+    def add(self, r: Record, s: TrustSettings) -> None:
+        """One record, in any order: events are replayed in time order by the model, the status is the
+        latest lifecycle record's (by time, then id), so a batch read late folds the same."""
+        entry = self.pages.setdefault(r.page, Entry(r.layer, r.path))
+        if entry.layer != r.layer:
+            self.refused += 1  # a record naming the page in another layer than the first one said: ignored
+            return
+        self.records += 1
+        order = (r.at, r.id)
+        if order >= entry.path_order:
+            entry.path, entry.path_order = r.path, order
+        t = days(r.at)
+        if r.kind in FEEDBACK:
+            wa = s.useful_weight if r.kind == "useful" else 0.0
+            wb = s.wrong_weight if r.kind == "wrong" else s.outdated_weight if r.kind == "outdated" else 0.0
+            if r.line_sha is not None:
+                line = self.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))
+                _feedback(line, r, Event(t, r.kind, wa, wb))
+                wa, wb = wa * s.line_share, wb * s.line_share
+            _feedback(entry, r, Event(t, r.kind, wa, wb))
+        elif r.kind == "reset":
+            entry.events.append(Event(t, "reset", 0.0, 0.0))
+        elif order >= entry.status_order:
+            entry.status, entry.reason, entry.status_by, entry.status_at = STATUS_OF[r.kind], r.note, r.by, r.at
+            entry.status_order = order
 
     def entry(self, page_id: str | None, layer: str) -> Entry | None:
         e = self.pages.get(page_id or "")
@@ -106,30 +115,48 @@ class TrustBook:
 def _feedback(entry: Entry, r: Record, event: Event) -> None:
     entry.events.append(event)
     entry.counts[r.kind] = entry.counts.get(r.kind, 0) + 1
-    entry.last_feedback = r.at
+    entry.last_feedback = max(entry.last_feedback, r.at)
     if r.note:
-        entry.notes = [*entry.notes, {"at": r.at, "by": r.by, "kind": r.kind, "note": r.note}][-MAX_NOTES:]
+        notes = [*entry.notes, {"at": r.at, "by": r.by, "kind": r.kind, "note": r.note}]
+        entry.notes = sorted(notes, key=lambda n: n["at"])[-MAX_NOTES:]
 
 
 @dataclass
 class BookCache:
-    """A warm session's book, kept while no batch file changed (path, size, mtime)."""
+    """A warm session's book: kept while `records.change_key` is unchanged; when it changes, only the
+    batches that are new or grew are read (from where the last read stopped), and the book is folded
+    again from nothing only when a batch shrank or went (an erase, a checkout)."""
 
     key: tuple[object, ...] | None = None
     book: TrustBook | None = None
+    settings: TrustSettings | None = None
+    read_to: dict[str, tuple[int, int]] = field(default_factory=dict)  # batch -> (size seen, offset read to)
 
 
 def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> TrustBook:
-    batches = batch_files(root)
-    key = (tuple((b.relpath, b.size, b.mtime_ns) for b in batches), s)
-    if cache is not None and cache.key == key and cache.book is not None:
+    key = change_key(root, root / STATE_DIR)
+    if cache is not None and cache.key == key and cache.book is not None and cache.settings == s:
         return cache.book
-    result = ReadResult()
+    cache = cache if cache is not None else BookCache()
+    batches = batch_files(root)
+    seen = {b.relpath: b for b in batches}
+    rebuild = (cache.book is None or cache.settings != s
+               or any(rel not in seen or seen[rel].size < size for rel, (size, _) in cache.read_to.items()))
+    if rebuild:
+        cache.book, cache.read_to, cache.settings = TrustBook(), {}, s
+    book = cache.book
+    assert book is not None
     for batch in batches:
-        read_batch(root, batch, result)
-    book = TrustBook.fold(result.records, s, result.refused)
-    if cache is not None:
-        cache.key, cache.book = key, book
+        size, offset = cache.read_to.get(batch.relpath, (0, 0))
+        if batch.size == size and batch.relpath in cache.read_to:
+            continue
+        result = ReadResult()
+        offset = read_batch(root, batch, result, offset)
+        for record in result.records:
+            book.add(record, s)
+        book.refused += result.refused
+        cache.read_to[batch.relpath] = (batch.size, offset)
+    cache.key = key
     return book
 
 

@@ -140,15 +140,17 @@ def ucb(p: Posterior, s: TrustSettings) -> float:
 
 
 def confidence_factor(p: Posterior, s: TrustSettings) -> float:
-    """The ranking factor, within [1 − w, 1 + w]: exactly 1 for a page no reader has judged (structural
-    evidence alone is what search's own support factor already weighs), else the posterior's upper
-    confidence bound against the prior's, so a page with few observations is not buried by them
-    (the exploration term)."""
-    w = s.confidence_weight
-    if p.feedback == 0 or w <= 0:
+    """The ranking factor, within [1 − weight, 1 + lift]: exactly 1 for a page no reader has judged
+    (structural evidence alone is what search's own support factor already weighs), else the posterior's
+    upper confidence bound against the prior's (the exploration term: a page with few observations is not
+    buried by them). Asymmetric on purpose: a page readers found wrong should fall in every query, but one
+    they found right is not thereby more relevant to the next query (bench/feedback.py measured a useful
+    page overtaking the answer to another question at an equal weight)."""
+    if p.feedback == 0:
         return 1.0
-    base = ucb(prior(p.decay, s), s)
-    return max(1 - w, min(1 + w, 1 + w * (ucb(p, s) - base) / 0.5))
+    delta = (ucb(p, s) - ucb(prior(p.decay, s), s)) / 0.5
+    w, lift = s.confidence_weight, s.confidence_lift
+    return max(1 - w, min(1 + lift, 1 + (w if delta < 0 else lift) * delta))
 
 
 def status_factor(status: str, s: TrustSettings) -> float:

@@ -30,6 +30,7 @@ FEEDBACK = ("useful", "wrong", "outdated")
 LIFECYCLE = ("verify", "invalidate", "reinstate", "stale")
 KINDS = (*FEEDBACK, *LIFECYCLE, "reset")
 FOLDER = "feedback"
+OPEN_FILE = "feedback-open.json"  # in .stigmergy/: {layer: the open batch this clone appends to}
 MAX_NOTE = 500
 _ID_RE = re.compile(r"^fb_[0-9A-HJKMNP-TV-Z]{26}$")
 _PAGE_RE = re.compile(r"^(pg|cap)_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -148,11 +149,7 @@ class BatchFile:
 def batch_files(root: Path) -> list[BatchFile]:
     """Every batch file in the working tree (tracked or open), never through a symbolic link."""
     out: list[BatchFile] = []
-    tops = [root / FOLDER]
-    layers_dir = root / "layers"
-    if layers_dir.is_dir() and not layers_dir.is_symlink():
-        tops += [d / FOLDER for d in sorted(layers_dir.iterdir()) if d.is_dir() and not d.is_symlink()]
-    for top in tops:
+    for top in tops(root):
         if not top.is_dir() or top.is_symlink():
             continue
         for dirpath, dirnames, filenames in os.walk(top):  # os.walk does not follow links by default
@@ -175,18 +172,22 @@ class ReadResult:
     refused: int = 0  # lines the parser refused (a hand edit, a hostile push): counted, never used
 
 
-def read_batch(root: Path, batch: BatchFile, into: ReadResult) -> None:
+def read_batch(root: Path, batch: BatchFile, into: ReadResult, offset: int = 0) -> int:
+    """Parse the whole lines of `batch` from byte `offset`; returns the offset after the last whole line."""
     try:
-        text = (root / batch.relpath).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with (root / batch.relpath).open("rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+    except OSError:
         into.refused += 1
-        return
-    for line in text.split("\n"):
-        if not line:
+        return offset
+    end = data.rfind(b"\n") + 1  # a line being appended right now is read next time
+    for raw in data[:end].split(b"\n"):
+        if not raw:
             continue
         try:
-            record = parse_record(line)
-        except ContractError:
+            record = parse_record(raw.decode("utf-8"))
+        except (ContractError, UnicodeDecodeError):
             into.refused += 1
             continue
         # A record must lie in the folder of its page's layer: one in another layer's folder is refused.
@@ -194,6 +195,45 @@ def read_batch(root: Path, batch: BatchFile, into: ReadResult) -> None:
             into.refused += 1
             continue
         into.records.append(record)
+    return offset + end
+
+
+def tops(root: Path) -> list[Path]:
+    """The feedback folders: the public one and each layer's."""
+    out = [root / FOLDER]
+    layers_dir = root / "layers"
+    if layers_dir.is_dir() and not layers_dir.is_symlink():
+        out += [d / FOLDER for d in sorted(layers_dir.iterdir()) if d.is_dir() and not d.is_symlink()]
+    return out
+
+
+def change_key(root: Path, state_dir: Path) -> tuple[object, ...]:
+    """Cheap to take, different whenever a batch was added, removed or appended to: the times of the
+    feedback folders and their year and month folders (a new or replaced file changes its folder's), and
+    the size and time of this clone's open batches (the only files appended to in place)."""
+    key: list[object] = []
+    for top in tops(root):
+        try:
+            key.append((str(top), top.stat().st_mtime_ns))
+            years = [e for e in os.scandir(top) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for year in years:
+            key.append((year.path, year.stat().st_mtime_ns))
+            for month in os.scandir(year.path):
+                if month.is_dir(follow_symlinks=False):
+                    key.append((month.path, month.stat().st_mtime_ns))
+    try:
+        opened = json.loads((state_dir / OPEN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        opened = {}
+    for rel in sorted(str(v) for v in (opened.values() if isinstance(opened, dict) else ())):
+        try:
+            st = (root / rel).stat()
+            key.append((rel, st.st_size, st.st_mtime_ns))
+        except OSError:
+            key.append((rel, None))
+    return tuple(key)
 
 
 def iter_records(root: Path) -> Iterator[Record]:

@@ -18,10 +18,8 @@ from stigmergy.repo.files import write_atomic
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.operations import Repository, utc_now
 from stigmergy.repo.state import OperationRow
-from stigmergy.trust.records import Record, append, batch_files, batch_relpath, parse_record
+from stigmergy.trust.records import OPEN_FILE, Record, append, batch_files, batch_relpath, parse_record
 from stigmergy.write.operation import Operation, commit
-
-OPEN_FILE = "feedback-open.json"
 
 
 def _open_state(state_dir: Path) -> dict[str, str]:
