@@ -429,3 +429,20 @@ def test_every_wikilink_of_a_long_page_is_a_link_and_trust_is_shown(tmp_path: Pa
         r = signed_in(srv, PUBLIC).get("/page/wiki/notes/Roll call.md")
         assert r.text.count("class=wikilink ") == 30 and "wikilink-missing" not in r.text
         assert "id=confidence>0.5<" in r.text and "candidate" in r.text
+
+
+def test_a_reader_removed_while_the_server_runs_loses_the_layer_at_the_next_request(tmp_path: Path) -> None:
+    """Issue 18: a person's service lives as long as the server; readers are read again whenever
+    stigmergy.toml changes, so the web view (and the MCP endpoint and Slack, through the same session)
+    stop serving the board to someone taken off its readers, without a restart."""
+    root = build_wiki(tmp_path / "w").root
+    with running_server(root, tmp_path / "config" / "tokens.json") as server:
+        board = signed_in(server, BOARD)
+        assert CANARY in board.get(f"/page/{BOARD_NOTE}").text
+        toml = (root / "stigmergy.toml").read_text()
+        (root / "stigmergy.toml").write_text(toml.replace(f'"{BOARD}"', '"someone-else@example.com"'))
+        r = board.get(f"/page/{BOARD_NOTE}")
+        assert r.status_code == 404 and CANARY not in r.text
+        assert "layers/board" not in board.get("/search?q=" + CANARY).text.replace(CANARY, "")
+        (root / "stigmergy.toml").write_text(toml)
+        assert CANARY in board.get(f"/page/{BOARD_NOTE}").text

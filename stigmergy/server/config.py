@@ -37,7 +37,10 @@ class ServeConfig:
             if found is None:
                 found = Session(self.service.for_caller(Identity(email, email)), allow_capture=self.allow_capture)
                 self._callers[email] = found
-            return found
+        # Long-lived, like the MCP server's: readers are read again whenever stigmergy.toml changed, so a
+        # person removed from a layer loses it at their next request (a file that no longer parses refuses).
+        found.service.refresh_settings()
+        return found
 
     def service_for(self, email: str) -> WikiService:
         return self.session_for(email).service
