@@ -75,10 +75,11 @@ def _syntax(ptype: str, meta: dict[str, Any]) -> str:
 
 
 def parse_page(path: str, text: str, params: IndexSettings, tokens: Tokens | None = None,
-               window: int = 256) -> PageDoc | None:
+               window: int = 256, *, fragments: bool = True) -> PageDoc | None:
     """The page at repository-relative `path`, or None when `path` is not a page location. `tokens` and
     `window`: the embedding model's tokenizer and window (`embedder.fragment_tokens`), which fragment
-    lengths are counted in; without them, characters."""
+    lengths are counted in; without them, characters. `fragments=False` leaves them out (most of the cost:
+    feedback on a whole page needs none)."""
     kind = classify(path)
     if kind is None:
         return None
@@ -109,7 +110,7 @@ def parse_page(path: str, text: str, params: IndexSettings, tokens: Tokens | Non
         path=path, type=ptype, layer=layer, title=title, meta=meta, text=text, body_start=body_start,
         body_first_line=first, links=links,
         fragments=tuple(split_page(text, body_start, title, params, tokens=tokens, window=window,
-                                   syntax=_syntax(ptype, meta))),
+                                   syntax=_syntax(ptype, meta))) if fragments else (),
         citations=cites, contradictions=tuple(b.record for b in blocks), claim_lines=claims,
         languages=page_languages(meta, configured_languages(params.languages)),
     )

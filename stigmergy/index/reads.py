@@ -88,7 +88,8 @@ def _load(ctx: _Ctx, path: str) -> PageDoc:
     return load_doc(ctx.root, ctx.settings, ctx.layers, path)
 
 
-def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str) -> PageDoc:
+def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str, *,
+             fragments: bool = True) -> PageDoc:
     """The page at `path` if one of `layers` holds it; else the one answer for absent and unreadable."""
     if path.startswith("/"):
         # An absolute path inside the repository is read by its repository-relative path.
@@ -104,7 +105,8 @@ def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str)
     text = read_contained(root, path, errors="replace")
     if text is None:
         raise _not_found(path)
-    doc = parse_page(path, text, settings.index, *fragment_tokens(settings.embedder))
+    doc = (parse_page(path, text, settings.index, *fragment_tokens(settings.embedder)) if fragments
+           else parse_page(path, text, settings.index, fragments=False))
     if doc is None:
         raise _not_found(path)
     return doc
@@ -383,7 +385,7 @@ def parse_target(ref: str) -> tuple[str, int | None, int | None]:
 def feedback_target(root: Path, settings: Settings, reader: str, ref: str) -> Target:
     """Resolve `ref` for feedback as `reader` reads: a page they cannot read is absent."""
     path, fragment, line = parse_target(ref)
-    doc = load_doc(root, settings, readable_layers(settings, reader), path)
+    doc = load_doc(root, settings, readable_layers(settings, reader), path, fragments=fragment is not None)
     page_id = str(doc.meta.get("id") or "")
     if not page_id.startswith(("pg_", "cap_")):
         raise UsageError(f"{doc.path} has no page id in its front matter; feedback needs one (`stigmergy lint`)")
