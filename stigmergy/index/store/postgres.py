@@ -870,7 +870,7 @@ class PostgresIndexStore:
         return self._rows(
             f"SELECT p.id, count(*) AS n FROM page_entities pe JOIN pages p ON p.id = pe.page "
             f"WHERE pe.entity = ANY(%s::text[]) AND {where} GROUP BY p.id "
-            f"ORDER BY n DESC, {STATUS_ORDER}, p.updated {C} DESC NULLS LAST "
+            f"ORDER BY n DESC, {STATUS_ORDER}, p.updated {C} DESC NULLS LAST, p.path {C} "
             f"LIMIT %s", (list(entities), *params, depth))
 
     def source_mentions(self, names: Sequence[str], sel: Selection, depth: int) -> list[int]:
@@ -879,8 +879,9 @@ class PostgresIndexStore:
             return []
         where, params = sel.condition
         return [r[0] for r in self.conn.execute(
-            f"SELECT DISTINCT p.id FROM fts t JOIN fragments f ON f.id = t.id JOIN pages p ON p.id = f.page "
-            f"WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) AND p.type = 'source' AND {where} LIMIT %s",
+            f"SELECT p.id FROM fts t JOIN fragments f ON f.id = t.id JOIN pages p ON p.id = f.page "
+            f"WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) AND p.type = 'source' AND {where} "
+            f"GROUP BY p.id, p.path ORDER BY p.path {C} LIMIT %s",
             (match, list(sel.layers), *params, depth))]
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
@@ -894,7 +895,8 @@ class PostgresIndexStore:
     def entities_named(self, names: Sequence[str], sel: Selection) -> list[tuple[int, str]]:
         where, params = sel.condition
         return self._rows(f"SELECT p.id, en.name FROM entity_names en JOIN pages p ON p.id = en.page "
-                          f"WHERE en.name = ANY(%s::text[]) AND {where}", (list(names), *params))
+                          f"WHERE en.name = ANY(%s::text[]) AND {where} ORDER BY p.path {C}, en.name {C}",
+                          (list(names), *params))
 
     def stems_and_titles(self, pages: Sequence[int]) -> list[tuple[int, str, str]]:
         return self._rows("SELECT id, stem, title FROM pages WHERE id = ANY(%s::bigint[])", (list(pages),))

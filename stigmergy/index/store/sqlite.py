@@ -737,7 +737,7 @@ class SqliteIndexStore:
             f"SELECT p.id, count(*) AS n FROM page_entities pe JOIN pages p ON p.id = pe.page "
             f"WHERE pe.entity IN ({marks(entities)}) AND {where} GROUP BY p.id "
             f"ORDER BY n DESC, CASE p.status WHEN 'evergreen' THEN 0 WHEN 'mature' THEN 1 WHEN 'developing' THEN 2 "
-            f"ELSE 3 END, p.updated DESC LIMIT ?", (*entities, *params, depth)).fetchall()
+            f"ELSE 3 END, p.updated DESC, p.path LIMIT ?", (*entities, *params, depth)).fetchall()
 
     def source_mentions(self, names: Sequence[str], sel: Selection, depth: int) -> list[int]:
         match = mention_query(names)
@@ -745,9 +745,9 @@ class SqliteIndexStore:
             return []
         where, params = sel.condition
         return [r[0] for r in self.conn.execute(
-            f"SELECT DISTINCT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+            f"SELECT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
             f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(sel.layers)}) AND p.type = 'source' "
-            f"AND {where} LIMIT ?", (match, *sel.layers, *params, depth))]
+            f"AND {where} GROUP BY p.id, p.path ORDER BY p.path LIMIT ?", (match, *sel.layers, *params, depth))]
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
         return self.conn.execute(
@@ -763,7 +763,7 @@ class SqliteIndexStore:
         where, params = sel.condition
         return self.conn.execute(
             f"SELECT p.id, en.name FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE en.name IN ({marks(names)}) AND {where}", (*names, *params)).fetchall()
+            f"WHERE en.name IN ({marks(names)}) AND {where} ORDER BY p.path, en.name", (*names, *params)).fetchall()
 
     def stems_and_titles(self, pages: Sequence[int]) -> list[tuple[int, str, str]]:
         return self.conn.execute(
