@@ -446,3 +446,15 @@ def test_a_reader_removed_while_the_server_runs_loses_the_layer_at_the_next_requ
         assert "layers/board" not in board.get("/search?q=" + CANARY).text.replace(CANARY, "")
         (root / "stigmergy.toml").write_text(toml)
         assert CANARY in board.get(f"/page/{BOARD_NOTE}").text
+
+
+def test_a_stigmergy_toml_that_no_longer_parses_serves_nothing(tmp_path: Path) -> None:
+    root = build_wiki(tmp_path / "w").root
+    with running_server(root, tmp_path / "tokens.json") as srv:
+        board = signed_in(srv, BOARD)
+        assert CANARY in board.get(f"/page/{BOARD_NOTE}").text
+        (root / "stigmergy.toml").write_text("[layers.board\nreaders = [")
+        for path in (f"/page/{BOARD_NOTE}", "/", f"/original/{BOARD_NOTE}"):
+            r = board.get(path)
+            assert r.status_code == 503 and CANARY not in r.text, path
+            assert "default-src 'none'" in r.headers["content-security-policy"]

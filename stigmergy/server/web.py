@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from stigmergy.errors import NotFoundError, StigmergyError
+from stigmergy.mcp.tools import Session
 from stigmergy.server import render
 from stigmergy.server.guard import WebSession, origin_allowed
 
@@ -54,6 +55,14 @@ def routes(config: ServeConfig) -> list[Any]:
     def html(body: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(body, status_code=status)
 
+    def _person(email: str) -> Any:
+        """The person's session, or an error page when stigmergy.toml changed and no longer parses (the
+        session re-reads it: refusing beats serving by the old readers)."""
+        try:
+            return config.session_for(email)
+        except StigmergyError as exc:
+            return html(render.layout("Error", f"<h1>Error</h1><p class=error>{render.e(exc.message)}</p>"), 503)
+
     def current(request: Request) -> WebSession | None:
         assert config.sessions is not None
         return config.sessions.get(request.cookies.get(COOKIE))
@@ -65,7 +74,9 @@ def routes(config: ServeConfig) -> list[Any]:
             web = current(request)
             if web is None:
                 return RedirectResponse("/signin", status_code=303)
-            session = config.session_for(web.email)
+            session = _person(web.email)
+            if not isinstance(session, Session):
+                return session  # the repository's settings no longer parse: say so, serve nothing
             try:
                 return html(await run_in_threadpool(handler, request, session))
             except NotFoundError as exc:
@@ -156,7 +167,9 @@ def routes(config: ServeConfig) -> list[Any]:
         web = current(request)
         if web is None:
             return RedirectResponse("/signin", status_code=303)
-        session = config.session_for(web.email)
+        session = _person(web.email)
+        if not isinstance(session, Session):
+            return session  # the repository's settings no longer parse: say so, serve nothing
         if not _same_origin_post(request, config):
             return html(render.capture_page(session, "This form must be sent from this server's own page.", {}), 403)
         if not config.allow_capture:
@@ -175,7 +188,9 @@ def routes(config: ServeConfig) -> list[Any]:
         web = current(request)
         if web is None:
             return RedirectResponse("/signin", status_code=303)
-        session = config.session_for(web.email)
+        session = _person(web.email)
+        if not isinstance(session, Session):
+            return session  # the repository's settings no longer parse: say so, serve nothing
         try:
             data, _media, name = await run_in_threadpool(session.service.original, request.path_params["path"])
         except NotFoundError as exc:
