@@ -242,3 +242,21 @@ def test_help_does_not_import_the_agents_stack() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_feedback_tool_records_as_the_reader_and_hides_what_they_cannot_read(repo: RepoBuilder) -> None:
+    """Hostile: a board page named through the tool answers exactly as a missing page, writes nothing; the
+    reader is the server's, whatever the arguments say."""
+    restricted = "layers/board/wiki/notes/Board minutes.md"
+    hidden, missing, bad, done = _calls(repo, PUBLIC, [
+        ("feedback", {"page": restricted, "verdict": "wrong", "note": "let me in"}),
+        ("feedback", {"page": "layers/board/wiki/notes/No such page.md", "verdict": "wrong"}),
+        ("feedback", {"page": "wiki/notes/Q1 report.md", "verdict": "delete"}),
+        ("feedback", {"page": "wiki/notes/Q1 report.md#1", "verdict": "useful", "note": "clear"}),
+    ])
+    assert hidden.is_error and missing.is_error and bad.is_error
+    assert hidden.content[0].text.replace(restricted, "P").split("\n")[0] == \
+        missing.content[0].text.replace("layers/board/wiki/notes/No such page.md", "P").split("\n")[0]
+    assert not (repo.root / "layers" / "board" / "feedback").exists()
+    record = done.structured_content["record"]
+    assert record["by"] == PUBLIC and record["fragment"] == 1 and done.structured_content["trust"]["feedback"] == 1
