@@ -8,11 +8,14 @@ is not a leak. The corpora are documentation we did not write, fetched from Debi
 - Python's standard-library reference (`python3.11-doc`: the HTML pages under `library/`, and all of its
   HTML pages);
 - git's manual (`git-doc`: its HTML pages);
+- with `--pinned NAME ...`, the pinned corpora of bench/corpora.py (fetched into bench/out/ and checked
+  against their SHA-256): `git` (git 2.39.5's manual, 247 .txt files), `sphinx` (Sphinx 8.1.3's docs, 149
+  .rst), `pytest` (pytest 8.3.4's docs, 247 .rst);
 - `sample_corpus/` (none may be refused).
 
 Then the prose examples of issue #26 (and a few more of the same kinds) must each be caught.
 
-    .venv/bin/python bench/secrets_prose.py [--fetch DIR] [--corpus DIR ...] [--json out.json]
+    .venv/bin/python bench/secrets_prose.py [--fetch DIR] [--corpus DIR] [--pinned git sphinx pytest] [--json out.json]
 
 `--fetch DIR` runs `apt-get download python3.11-doc git-doc` into DIR and unpacks them (needs apt; run
 `apt-get update` once first). Target: at most 1% of the files of each public corpus refused, none of
@@ -121,12 +124,20 @@ def main() -> None:
     ap.add_argument("--fetch", type=Path, help="download and unpack the documentation packages here")
     ap.add_argument("--corpus", type=Path, help="an unpacked tree (the `x` folder --fetch makes)")
     ap.add_argument("--all", action="store_true", help="also every HTML page of python3.11-doc (slow)")
+    ap.add_argument("--pinned", nargs="*", default=[], help="bench/corpora.py corpora: git, sphinx, pytest")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     root = fetch(args.fetch) if args.fetch else args.corpus
     limits = CaptureSettings()
     results: dict[str, object] = {"load": Path("/proc/loadavg").read_text().split()[:3]}
     sets = corpora(root, args.all) if root else {}
+    if args.pinned:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from corpora import CORPORA, default_out
+
+        for name in args.pinned:
+            c = CORPORA[name]
+            sets[f"{c.label} ({c.include})"] = sorted(c.fetch(default_out(name)).rglob(c.include))
     sets["sample_corpus/"] = sorted(p for p in (ROOT / "sample_corpus").rglob("*") if p.is_file())
     for name, paths in sets.items():
         bad, took = refused(paths, limits)

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +82,12 @@ def _write_json(path: Path, data: Any) -> None:
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def _save(repo: Repository, progress: Progress) -> None:
+    # Its fields are JSON already: dumped as they are, not deep-copied by dataclasses.asdict, which cost
+    # as much as the curation record is long on every source filed (bench/maintenance.py --curation).
+    _write_json(_progress_path(repo), vars(progress))
 
 
 def interrupted(repo: Repository) -> Progress | None:
@@ -200,7 +206,7 @@ def recompile(
         shutil.rmtree(work_root(repo), ignore_errors=True)
         work_root(repo).mkdir(parents=True)
         _setup(repo, progress)
-        _write_json(_progress_path(repo), asdict(progress))
+        _save(repo, progress)
     work = work_root(repo) / "tree"
     step = _step_path(repo)
     if step.exists():  # a kill in the middle of writing a step: take it back, then file that source again
@@ -241,7 +247,7 @@ def recompile(
                     progress.done += 1
                     if on_step is not None:
                         on_step(progress.done, total, rel)
-            _write_json(_progress_path(repo), asdict(progress))
+            _save(repo, progress)
             journal.unlink(missing_ok=True)
             continue
         snap = None
@@ -263,7 +269,7 @@ def recompile(
             v = result.verdict.violations[0]
             progress.refused.append({"source": rel, "rule": v.rule, "message": v.message})
         progress.done += 1
-        _write_json(_progress_path(repo), asdict(progress))
+        _save(repo, progress)
         step.unlink(missing_ok=True)
         if on_step is not None:
             on_step(progress.done, total, rel)
