@@ -197,3 +197,128 @@ def test_a_hostile_curation_entry_imports_nothing(curated: Path, tmp_path: Path,
     code, out, err = run_cli(["import", str(bundle)], cwd=target)
     assert code == 1 and "curation" in err and len(err.strip().splitlines()) <= 2, err
     assert git(target, "rev-parse", "HEAD") == head
+
+
+# ---------------------------------------------------------------- one operation at a time
+
+@pytest.fixture(scope="module")
+def settled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample files captured, garden run (it learns aliases), once for the module."""
+    from stigmergy.repo.init import init_repository
+
+    root = tmp_path_factory.mktemp("settled") / "wiki"
+    init_repository(root)
+    _ok(root, "capture", *map(str, FILES))
+    code, out, err = run_cli(["garden"], cwd=root)
+    assert code in (0, 4), out + err
+    return root
+
+
+def _resolve(root: Path) -> None:
+    con = next(c["id"] for c in _ok(root, "contradictions")["contradictions"] if "revenue" in c["subject"])
+    _ok(root, "capture", "--text", "The board confirmed the final Q2 2026 figures; the draft was superseded.",
+        "--resolves", con, "--rationale", "the final report supersedes the draft")
+
+
+def _edit_aliases(root: Path, rel: str, edit) -> None:  # noqa: ANN001
+    """A person's edit of an entity's aliases, written in the page contract's canonical form."""
+    from dataclasses import replace
+
+    from stigmergy.pages.wiki import parse_wiki_page, render_wiki_page
+
+    page = parse_wiki_page((root / rel).read_text(encoding="utf-8"), rel)
+    (root / rel).write_text(render_wiki_page(replace(page, aliases=tuple(edit(list(page.aliases))))), encoding="utf-8")
+
+
+def _alias_removed(root: Path) -> None:
+    def drop(aliases: list[str]) -> list[str]:
+        assert "Erik" in aliases, aliases  # garden learned it: a person takes it away
+        return [a for a in aliases if a != "Erik"]
+
+    _edit_aliases(root, "wiki/entities/Erik Sandberg.md", drop)
+    _person_commit(root, "Erik is not only Erik Sandberg")
+
+
+def _human_line(root: Path) -> None:
+    rel = "wiki/entities/Aoife Brennan.md"
+    (root / rel).write_text((root / rel).read_text(encoding="utf-8") + f"\n{HUMAN}\n", encoding="utf-8")
+    _person_commit(root, "a note about Aoife")
+
+
+def _alias_added(root: Path) -> None:
+    _edit_aliases(root, "wiki/entities/Dublin.md", lambda aliases: [*aliases, "Dublin hub"])
+    _person_commit(root, "Dublin hub")
+
+
+OPERATIONS = {
+    "rename": lambda r: _ok(r, "rename", "Dublin", "Dublin office"),
+    "merge": lambda r: _ok(r, "merge", "Harbor API", "INTO", "Norrland Fresh"),
+    "delete": lambda r: _ok(r, "delete", "wiki/entities/Erik Sandberg.md", "--rationale", "not a person we work with"),
+    "alias-added": _alias_added,
+    "alias-removed": _alias_removed,
+    "resolution": _resolve,
+    "human-line": _human_line,
+}
+
+
+def _tracked(root: Path) -> dict[str, bytes]:
+    """Every tracked page, wiki and source, byte for byte."""
+    return {p: (root / p).read_bytes() for p in git(root, "ls-files", "-z", "wiki", "sources", "layers").split("\0")
+            if p.endswith(".md")}
+
+
+def _imported(pages: dict[str, bytes]) -> dict[str, bytes]:
+    """What an import is held to: every page byte for byte, except a source page's `origin` (an imported
+    capture says it came by import) and the map of content (wiki/index.md), which garden writes and an
+    import does not yet (not part of the curation record: see /work/notes/26.md)."""
+    import re
+
+    return {p: re.sub(rb"\norigin: [a-z]+\n", b"\norigin: *\n", t, count=1) if p.startswith("sources/") else t
+            for p, t in pages.items() if p != "wiki/index.md"}
+
+
+def _differences(got: dict[str, bytes], want: dict[str, bytes]) -> list[str]:
+    """Each path that differs, with its first differing line on each side."""
+    import difflib
+
+    out = []
+    for path in sorted(set(got) | set(want)):
+        a, b = got.get(path), want.get(path)
+        if a != b:
+            lines = [ln for ln in difflib.unified_diff((b or b"").decode().splitlines(), (a or b"").decode().splitlines(),
+                                                      lineterm="", n=0) if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+            out.append(f"{path}: {lines[:4]}")
+    return out
+
+
+@pytest.mark.parametrize("operation", sorted(OPERATIONS))
+def test_each_curation_survives_recompile_then_export_and_import(settled: Path, tmp_path: Path, operation: str) -> None:
+    import shutil
+
+    from stigmergy.repo.init import init_repository
+
+    root = tmp_path / "wiki"
+    shutil.copytree(settled, root, symlinks=True)
+    before_op = _tracked(root)
+    OPERATIONS[operation](root)
+    curated = _tracked(root)
+    assert curated != before_op  # the operation changed something: the comparisons below can fail
+    data = _ok(root, "recompile")
+    # Nothing to change but, at most, the map of content (a capture does not refresh it; recompile does).
+    changed = {c["path"] if isinstance(c, dict) else c for c in data["paths"]}
+    assert data["status"] == "nothing" or changed <= {"wiki/index.md"}, (data["message"], data["paths"])
+    assert data["report"]["curation"]["not_replayed"] == []
+    assert _differences(_imported(_tracked(root)), _imported(curated)) == []
+    curated = _tracked(root)
+    bundle = tmp_path / "bundle"
+    _ok(root, "export", str(bundle))
+    target = tmp_path / "target"
+    init_repository(target)
+    result = _ok(target, "import", str(bundle))
+    assert result["notes"] == [], result["notes"]
+    # Pages, titles, aliases, cited lines, human lines, contradictions and source pages: byte for byte.
+    diff = _differences(_imported(_tracked(target)), _imported(curated))
+    assert diff == [], "\n".join(diff)
+    assert _ok(target, "recompile")["status"] == "nothing"
+    diff = _differences(_imported(_tracked(target)), _imported(curated))
+    assert diff == [], "\n".join(diff)

@@ -8,7 +8,7 @@ silently. A deleted page that a source captured after the deletion writes again 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -109,17 +109,32 @@ def _aliases(e: CurationEntry, snap: Snapshot) -> Replayed:
 # -- import: the record replayed as operations of this repository -------------------------------------
 
 
-def replay_curation(repo: Repository, entry: CurationEntry, report: Any) -> None:
+def replay_curation(repo: Repository, entry: CurationEntry, report: Any, *,
+                    more: Sequence[CurationEntry] = ()) -> None:
     """Replay `entry` of a bundle's curation record here, as an operation of the same kind, id and time
     (so this repository's own record holds it), or a person's commit for a person's alias edit. What
-    cannot be replayed is a note in `report`; what is already in effect (a second import) changes nothing."""
+    cannot be replayed is a note in `report`; what is already in effect (a second import) changes nothing.
+    `more`: the other entries of the same garden operation (one commit learned aliases on several pages),
+    replayed with it as that one operation: replayed one by one, the first would take the operation id
+    and the rest would be skipped as already in effect."""
     from stigmergy.write.maintenance import run_proposal
 
     if entry.op_id and repo.state.has_operation(entry.op_id):
-        report.curation["in-effect"] = report.curation.get("in-effect", 0) + 1
+        report.curation["in-effect"] = report.curation.get("in-effect", 0) + 1 + len(more)
         return
     snap = Snapshot.load(repo.root, repo.settings)
     done = replay_entry(repo.root, repo.settings, entry, snap)
+    if more and done.proposal is not None and entry.kind == "aliases":
+        changes, records = dict(done.changes), list(done.proposal.records)
+        for other in more:
+            also = replay_entry(repo.root, repo.settings, other, snap.with_changes(changes))
+            if also.status == "replayed":
+                changes.update(also.changes)
+                records += also.proposal.records if also.proposal is not None else ()
+            report.curation[also.status] = report.curation.get(also.status, 0) + 1
+            if also.status == "not-replayed":
+                report.notes.append(f"curation not replayed: {other.describe()}: {also.why}")
+        done = Replayed("replayed", changes, proposal=replace(done.proposal, changes=changes, records=tuple(records)))
     status = done.status
     if status == "replayed" and done.proposal is not None:
         outcome = run_proposal(repo, done.proposal, summary=done.proposal.title)

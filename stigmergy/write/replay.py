@@ -101,9 +101,17 @@ def import_bundle(
     seen: Counter[tuple[str, str]] = Counter()
     taken = {row.capture_id for row in repo.state.captures()}
     curation = list(bundle.curation)
+    def replay_next() -> None:
+        # The entries of one garden operation (aliases learned on several pages) go as one operation.
+        first = curation.pop(0)[1]
+        more = []
+        while first.op_id and curation and curation[0][1].op_id == first.op_id:
+            more.append(curation.pop(0)[1])
+        replay_curation(repo, first, report, more=more)
+
     for entry in bundle.entries:
         while curation and curation[0][0] < entry.seq:
-            replay_curation(repo, curation.pop(0)[1], report)
+            replay_next()
         key = (entry.sha256, entry.layer)
         seen[key] += 1
         have = repo.state.captures_of_content(*key)
@@ -120,8 +128,8 @@ def import_bundle(
         if outcome.capture_id:
             ids[entry.capture_id] = outcome.capture_id
             taken.add(outcome.capture_id)
-    for _after, curated in curation:
-        replay_curation(repo, curated, report)
+    while curation:
+        replay_next()
     replay_human_lines(repo, bundle.human, report)
     return report
 
