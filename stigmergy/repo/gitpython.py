@@ -20,10 +20,11 @@ from typing import Any
 
 from stigmergy.repo.git import Git
 
-# An audit of this many commits or more walks with GitPython: below it the import (0.1-0.2 s idle, 0.35-0.5 s
-# at load 11) may cost more than the processes it saves (bench/history_git.py at load 11: ~10 ms saved a
-# capture commit, so the import is repaid after ~40-50 commits).
-WALK_THRESHOLD = 40
+# An audit of this many commits or more walks with GitPython: below it the import costs more than the
+# processes it saves. bench/history_git.py, each walk in a fresh process: at load 2-3 the import cost 0.3 s
+# and saved 3.4 ms a capture commit (break-even ~90 commits; 81 commits: 1.02x, 10 commits: 1.26x); at load
+# 11 process starts cost more (10 ms saved a commit; 81 commits: 0.93x). Set from the quiet figure.
+WALK_THRESHOLD = 100
 # More objects than this in one `blobs` call go through one process of the binary instead.
 BULK = 32
 
