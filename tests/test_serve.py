@@ -458,3 +458,33 @@ def test_a_stigmergy_toml_that_no_longer_parses_serves_nothing(tmp_path: Path) -
             r = board.get(path)
             assert r.status_code == 503 and CANARY not in r.text, path
             assert "default-src 'none'" in r.headers["content-security-policy"]
+
+
+def test_connections_accepted_on_the_listening_socket_send_without_delay() -> None:
+    """asyncio turns Nagle off only on sockets whose proto says TCP; with proto 0 every response on a kept-alive
+    connection (headers, then body) waited ~40 ms for the client's delayed ACK."""
+    import asyncio
+    import socket
+
+    from stigmergy.server.app import listen
+
+    async def accepted_nodelay() -> int:
+        seen: list[int] = []
+
+        async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(on_client, sock=listen("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        _r, w = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(100):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        w.close()
+        server.close()
+        return seen[0]
+
+    assert asyncio.run(accepted_nodelay()) != 0

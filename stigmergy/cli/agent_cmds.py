@@ -1,6 +1,5 @@
 """ask, mcp: the agents' commands. Parse, call stigmergy.answer / stigmergy.mcp, render."""
 
-from __future__ import annotations
 
 from typing import Annotated, Any
 

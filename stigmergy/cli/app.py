@@ -3,7 +3,6 @@
 Commands live in sibling modules, each exposing `register(app)`; this module calls them explicitly.
 """
 
-from __future__ import annotations
 
 import os
 import sys
@@ -68,6 +67,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help and usage errors: Typer's rich formatter imports rich (~250 ms), more than the whole
+    # rest of `stigmergy --help`; the commands' own output is rendered by cli/shared.py as before.
+    rich_markup_mode=None,
 )
 
 

@@ -1,6 +1,5 @@
 """init, capture, resume."""
 
-from __future__ import annotations
 
 import sys
 from pathlib import Path

@@ -1,6 +1,5 @@
 """`stigmergy file [CAPTURE…]`: file archived captures (all unfiled ones by default) into the wiki."""
 
-from __future__ import annotations
 
 from typing import Annotated, Any
 

@@ -1,6 +1,5 @@
 """erase (and its --audit), export, import."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any

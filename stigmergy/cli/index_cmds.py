@@ -1,6 +1,5 @@
 """index, search, hooks: parse options, call stigmergy.index, render."""
 
-from __future__ import annotations
 
 import sys
 from dataclasses import asdict

@@ -2,7 +2,6 @@
 anything fails: an error finding, a commit since the last clean check that broke a gate rule, or (with
 --strict) a person's uncited line."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

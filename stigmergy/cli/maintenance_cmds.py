@@ -1,7 +1,6 @@
 """garden, delete, merge, rename, recompile, maintain: parse, call the service (which takes the writer lock
 and finishes what a crash left first), render. Every command has --dry-run and --json."""
 
-from __future__ import annotations
 
 import os
 from pathlib import Path

@@ -1,6 +1,5 @@
 """log, show, status, fsck."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

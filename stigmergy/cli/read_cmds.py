@@ -1,6 +1,5 @@
 """read, list, describe: scoped reads of the wiki (shapes of --json in docs/schema.md)."""
 
-from __future__ import annotations
 
 from typing import Annotated, Any
 

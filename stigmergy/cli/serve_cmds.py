@@ -1,6 +1,5 @@
 """serve, tokens: the team server and the tokens it accepts. Parse, call stigmergy.server, render."""
 
-from __future__ import annotations
 
 import os
 from pathlib import Path

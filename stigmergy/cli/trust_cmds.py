@@ -1,6 +1,5 @@
 """feedback, verify, invalidate, reinstate: trust from use (docs/trust.md)."""
 
-from __future__ import annotations
 
 from typing import Annotated, Any
 

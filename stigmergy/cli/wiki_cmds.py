@@ -1,6 +1,5 @@
 """contradictions, overview."""
 
-from __future__ import annotations
 
 from typing import Annotated
 
