@@ -56,7 +56,8 @@ def serve_http(session: Session, token: str, port: int) -> None:
         raise ConfigError(f"the MCP bearer token must be at least {MIN_TOKEN_CHARS} characters",
                           hint="export STIGMERGY_MCP_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')")
     app = BearerAuth(build_server(session).streamable_http_app(streamable_http_path=PATH, host=HOST), token)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named so asyncio turns Nagle off per connection (see server/app.listen).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port))
