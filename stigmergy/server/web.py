@@ -67,16 +67,21 @@ def routes(config: ServeConfig) -> list[Any]:
         assert config.sessions is not None
         return config.sessions.get(request.cookies.get(COOKIE))
 
+    def signed_in(request: Request) -> Any:
+        """The person's session, or the response that answers instead: the sign-in page, or an error page when
+        the repository's settings no longer parse (say so, serve nothing)."""
+        web = current(request)
+        if web is None:
+            return RedirectResponse("/signin", status_code=303)
+        return _person(web.email)
+
     def page(handler: Callable[[Request, Any], str]) -> Callable[[Request], Any]:
         """A signed-in page: the handler gets the person's session and returns HTML (run in a worker
         thread: the service's reads are blocking); a typed error becomes an error page."""
         async def endpoint(request: Request) -> Response:
-            web = current(request)
-            if web is None:
-                return RedirectResponse("/signin", status_code=303)
-            session = _person(web.email)
+            session = signed_in(request)
             if not isinstance(session, Session):
-                return session  # the repository's settings no longer parse: say so, serve nothing
+                return session
             try:
                 return html(await run_in_threadpool(handler, request, session))
             except NotFoundError as exc:
@@ -164,12 +169,9 @@ def routes(config: ServeConfig) -> list[Any]:
     async def capture(request: Request) -> Response:
         """A capture from the web form: the same checks and path as the MCP tool (only with --allow-capture,
         only into a layer the person may read, submitted as them), filed through the gates."""
-        web = current(request)
-        if web is None:
-            return RedirectResponse("/signin", status_code=303)
-        session = _person(web.email)
+        session = signed_in(request)
         if not isinstance(session, Session):
-            return session  # the repository's settings no longer parse: say so, serve nothing
+            return session
         if not _same_origin_post(request, config):
             return html(render.capture_page(session, "This form must be sent from this server's own page.", {}), 403)
         if not config.allow_capture:
@@ -185,12 +187,9 @@ def routes(config: ServeConfig) -> list[Any]:
         return html(render.capture_page(session, None, form, outcome.to_dict()))
 
     async def original(request: Request) -> Response:
-        web = current(request)
-        if web is None:
-            return RedirectResponse("/signin", status_code=303)
-        session = _person(web.email)
+        session = signed_in(request)
         if not isinstance(session, Session):
-            return session  # the repository's settings no longer parse: say so, serve nothing
+            return session
         try:
             data, _media, name = await run_in_threadpool(session.service.original, request.path_params["path"])
         except NotFoundError as exc:
