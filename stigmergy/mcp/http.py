@@ -56,19 +56,26 @@ def serve_http(session: Session, token: str, port: int) -> None:
         raise ConfigError(f"the MCP bearer token must be at least {MIN_TOKEN_CHARS} characters",
                           hint="export STIGMERGY_MCP_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')")
     app = BearerAuth(build_server(session).streamable_http_app(streamable_http_path=PATH, host=HOST), token)
-    # IPPROTO_TCP named so asyncio turns Nagle off per connection (see server/app.listen).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((HOST, port))
-        # Listening before the URL is announced: a client that connects at once waits in the backlog
-        # until the server accepts, instead of being refused.
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {HOST}:{port}: {exc.strerror}") from exc
+    sock = listen(HOST, port)
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     sys.stderr.write(f"stigmergy mcp: listening on http://{HOST}:{bound}{PATH} as {session.reader or '(no identity)'}\n")
     sys.stderr.flush()
     anyio.run(lambda: server.serve(sockets=[sock]))
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket, bound before the URL is announced (a client that connects at once waits in the
+    backlog instead of being refused). `stigmergy serve` listens through it too."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and without it
+    # every response on a kept-alive connection (headers, then body) waited ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    return sock

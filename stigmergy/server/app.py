@@ -15,12 +15,12 @@ and asks `config.service_for(email)`).
 from __future__ import annotations
 
 import contextlib
-import socket
 import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from stigmergy.errors import ConfigError, UsageError
+from stigmergy.errors import UsageError
+from stigmergy.mcp.http import listen
 from stigmergy.mcp.tools import Session
 from stigmergy.server.config import ServeConfig
 from stigmergy.server.guard import LOOPBACK_NAMES, Guard
@@ -114,23 +114,6 @@ def build_app(config: ServeConfig, routes: Sequence[Any] = ()) -> Any:
                   *web.routes(config), *routes]
     app = Starlette(routes=all_routes, lifespan=lifespan)
     return Guard(app, config.host_names)
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A listening socket (before the URL is announced: a client that connects at once waits in the
-    backlog instead of being refused)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and without it
-    # every response on a kept-alive connection (headers, then body) waited ~40 ms for a delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
-    return sock
 
 
 def serve(config: ServeConfig, host: str, port: int, routes: Sequence[Any] = (),
