@@ -175,6 +175,7 @@ class ListedPage(TypedDict):
     status: str | None
     date: str | None  # `updated` for wiki pages, `occurred_at` for sources
     fragments: int
+    trust: Trust  # tier and confidence from use (docs/trust.md), as search and read show them
 
 
 class ListResult(TypedDict):

@@ -280,3 +280,87 @@ def test_a_pushed_symbolic_link_in_the_wiki_is_rejected(served: tuple[Path, Path
     proc = _push(dev)
     _rejected(proc, "zone", bare, before)
     assert link in proc.stderr
+
+
+# ---------------------------------------------------------------- feedback batches are append-only
+
+
+def _page_id(d: Path, rel: str) -> str:
+    return next(line.split(":", 1)[1].strip() for line in (d / rel).read_text().splitlines() if line.startswith("id:"))
+
+
+def _batch(d: Path, records: list[tuple[str, str, tuple[str, ...]]]) -> str:
+    """A feedback batch as `feedback` writes it (one canonical record a line), committed as a person would."""
+    from stigmergy.trust.records import Record, batch_relpath, render_record
+
+    at = "2026-11-02T10:00:00Z"
+    rel = batch_relpath("public", at, make_id("fb"))
+    lines = [render_record(Record(make_id("fb"), at, "ann@example.com", kind, _page_id(d, page), page, "public",
+                                  captures)) for kind, page, captures in records]
+    (d / rel).parent.mkdir(parents=True, exist_ok=True)
+    (d / rel).write_text("".join(line + "\n" for line in lines))
+    git(d, "add", "-A")
+    git(d, "commit", "-qm", "reader feedback")
+    return rel
+
+
+def test_a_push_that_edits_or_deletes_recorded_feedback_is_rejected(served: tuple[Path, Path]) -> None:
+    bare, dev = served
+    rel = _batch(dev, [("wrong", NOTE, ()), ("useful", ENTITY, ())])
+    assert _push(dev).returncode == 0  # recording feedback: accepted
+    _batch(dev, [("useful", NOTE, ())])
+    assert _push(dev).returncode == 0  # a new judgement is a new batch: accepted
+    before = git(bare, "rev-parse", "main")
+    text = (dev / rel).read_text()
+
+    def flip(d: Path) -> None:  # still canonical records: only the verdict changed
+        (d / rel).write_text(text.replace('"kind":"wrong"', '"kind":"useful"'))
+
+    def drop_line(d: Path) -> None:
+        (d / rel).write_text(text.splitlines(keepends=True)[1])
+
+    def append(d: Path) -> None:  # even adding to a committed batch edits recorded evidence
+        (d / rel).write_text(text + text.splitlines(keepends=True)[0].replace('"wrong"', '"useful"'))
+
+    def delete(d: Path) -> None:
+        (d / rel).unlink()
+
+    def move(d: Path) -> None:  # a rename (here to another month's folder) deletes the batch where it was
+        (d / rel.replace("/11/", "/10/")).parent.mkdir(parents=True)
+        (d / rel).rename(d / rel.replace("/11/", "/10/"))
+
+    for evil in (flip, drop_line, append, delete, move):
+        evil(dev)
+        git(dev, "add", "-A")
+        git(dev, "commit", "-qm", "tidy the feedback")
+        proc = _push(dev)
+        _rejected(proc, "feedback-append-only", bare, before)
+        assert rel in proc.stderr
+        git(dev, "reset", "-q", "--hard", "origin/main")
+    # A force push that rewinds past the batches drops recorded feedback too.
+    git(dev, "reset", "-q", "--hard", "HEAD~2")
+    _add_line(dev, NOTE, "- Ask finance about the Leeds meeting.")
+    git(dev, "commit", "-qam", "a question")
+    proc = _push(dev, "--force")
+    _rejected(proc, "feedback-append-only", bare, before)
+
+
+def test_an_erase_takes_only_the_erased_captures_feedback_and_is_accepted(served: tuple[Path, Path]) -> None:
+    bare, dev = served
+    harbor = _source_with(dev, "Harbor Logistics").stem
+    rel = _batch(dev, [("wrong", NOTE, ()), ("useful", NOTE, (harbor,))])
+    assert _push(dev).returncode == 0
+    code, out, err = run_cli(["erase", harbor, "--rationale", "a legal request", "--yes"], cwd=dev)
+    assert code == 0, out + err
+    proc = subprocess.run(["git", "push", "--force", "origin", "main"], cwd=dev, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    served_text = git(bare, "show", f"main:{rel}")
+    assert harbor not in served_text and '"kind":"wrong"' in served_text
+    # A forged "erase" cannot take out a record that names no erased capture.
+    git(dev, "commit", "-q", "--allow-empty", "-m",
+        f"erase: 1 capture\n\nStigmergy-Operation: {make_id('op')}\nStigmergy-Kind: erase\n"
+        f"Erased-Id-Sha256: {'0' * 64}\n")
+    (dev / rel).write_text("")
+    git(dev, "commit", "-qam", "erase: the rest")
+    before = git(bare, "rev-parse", "main")
+    _rejected(_push(dev), "feedback-append-only", bare, before)

@@ -269,3 +269,19 @@ def test_a_warm_book_reads_only_what_changed_and_folds_the_same(repo: RepoBuilde
     batch.with_suffix(".tmp").write_text(batch.read_text().splitlines(keepends=True)[0])
     batch.with_suffix(".tmp").replace(batch)
     assert load_book(repo.root, S, cache).records == load_book(repo.root, S).records == 1
+
+
+def test_list_shows_each_pages_tier_and_confidence(repo: RepoBuilder) -> None:
+    from conftest import run_cli
+
+    service = _service(repo)
+    for _ in range(3):
+        service.feedback(NOTE, "wrong")
+    listed = {p["path"]: p["trust"] for p in service.list_pages()["pages"]}
+    assert listed[NOTE]["tier"] == "LOW" and listed[NOTE]["feedback"] == 3 and listed[NOTE]["confidence"] < 0.5
+    assert listed["wiki/notes/Aurora revenue.md"]["tier"] == "EXPLORATORY"
+    assert SECRET not in listed  # the list stays scoped
+    code, out, err = run_cli(["list", "--as", READER], cwd=repo.root)
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.endswith(NOTE))
+    assert "LOW" in row and f"{listed[NOTE]['confidence']:.2f}" in row

@@ -106,7 +106,10 @@ def list_cmd(
     print_freshness(result["index"])
     out = console()
     for p in result["pages"]:
-        out.print(f"{p['type']:8} {(p['status'] or '-'):10} {(p['date'] or '')[:10]:10}  {p['path']}", markup=False)
+        t = p.get("trust") or {}
+        trust = f"{t.get('tier', '-'):11} {float(t.get('confidence', 0.5)):.2f}"
+        out.print(f"{p['type']:8} {(p['status'] or '-'):10} {trust}  {(p['date'] or '')[:10]:10}  {p['path']}",
+                  markup=False)
     typer.echo(f"{len(result['pages'])} of {result['total']} pages")
 
 

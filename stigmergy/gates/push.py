@@ -28,6 +28,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from stigmergy.gates.history import (
+    ERASED_HASHES,
+    ERASED_LAYERS,
     HistoryFinding,
     _Commit,
     _commits,
@@ -128,6 +130,8 @@ def _as_replacement(git: Git, tip: _Commit, old: str, new: str) -> _Commit:
         op = op or (re.search(r"^Stigmergy-Operation: (\S+)$", message, re.M) or [None, None])[1]
     if not hashes:
         return _Commit(tip.sha, (old,), tip.author, {})
+    # What the erase may take out of feedback batches (gates/history.py `_feedback_edits`).
+    erased = {ERASED_HASHES: sorted(hashes), ERASED_LAYERS: sorted(layers)}
     targets = []
     for e in tree_changes(git, old, new):
         path = str(e["path"])
@@ -140,8 +144,9 @@ def _as_replacement(git: Git, tip: _Commit, old: str, new: str) -> _Commit:
         ):
             targets.append(path)
     if not targets:
-        return _Commit(tip.sha, (old,), tip.author, {})
-    trailers = {"Stigmergy-Operation": [op or "op_erase"], "Stigmergy-Kind": ["delete"], "Stigmergy-Target": targets}
+        return _Commit(tip.sha, (old,), tip.author, erased)
+    trailers = {"Stigmergy-Operation": [op or "op_erase"], "Stigmergy-Kind": ["delete"], "Stigmergy-Target": targets,
+                **erased}
     return _Commit(tip.sha, (old,), tip.author, trailers)
 
 

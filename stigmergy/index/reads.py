@@ -19,7 +19,7 @@ from stigmergy.index.embedder import fragment_tokens
 from stigmergy.index.freshness import freshness, index_building
 from stigmergy.index.pagedoc import PageDoc, parse_page
 from stigmergy.index.scope import readable_layers
-from stigmergy.index.store import Filters, IndexStore, index_location, open_index
+from stigmergy.index.store import Filters, IndexStore, PageInfo, index_location, open_index
 from stigmergy.pages.citations import strip_citations
 from stigmergy.pages.paths import sanitise_stem
 from stigmergy.pages.source import CAPTURE_ID_RE
@@ -270,19 +270,31 @@ def read_pages(
 
 
 def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | None = None,
-               limit: int = 200, git: Git | None = None) -> dict[str, Any]:
+               limit: int = 200, git: Git | None = None, book: TrustBook | None = None) -> dict[str, Any]:
+    """The pages in the reader's layers, each with its trust (tier, confidence, lifecycle status)."""
     filters = filters or Filters()
     ctx = _open(root, settings, reader, git)
+    book = book if book is not None else load_book(root, settings.trust)
     try:
         layers = ctx.layers if not filters.layer or filters.layer in ctx.layers else ()
         sel = ctx.store.select(layers, filters)
         total = ctx.store.count_pages(sel)
+        rows = ctx.store.list_pages(sel, limit)
+        trust = _trust_of(ctx.store.page_infos([r.id for r in rows]), book, settings)
         pages = [{"path": r.path, "title": r.title, "type": r.type, "layer": r.layer, "status": r.status,
-                  "date": r.date, "fragments": r.fragments} for r in ctx.store.list_pages(sel, limit)]
+                  "date": r.date, "fragments": r.fragments, "trust": trust[r.id]} for r in rows]
         return {"index": freshness(ctx.store, ctx.git, ctx.layers).to_dict(), "reader": reader, "total": total,
                 "pages": pages}
     finally:
         ctx.close()
+
+
+def _trust_of(infos: dict[int, PageInfo], book: TrustBook, settings: Settings) -> dict[int, Any]:
+    """{index page id: its trust dict}, as every read surface shows it."""
+    now = now_days()
+    return {pid: trust_dict(book, PageFacts(i.page_id or "", i.type, i.layer, i.decay, i.sources,
+                                            i.open_contradictions), now, settings.trust)
+            for pid, i in infos.items()}
 
 
 def _unlinked(text: str) -> str:
@@ -334,11 +346,8 @@ def describe_entity(root: Path, settings: Settings, reader: str, name: str, limi
             if len(timeline) >= limit:
                 break
         cons = [(c.page, c.data_json) for c in ctx.store.contradictions_on(page_ids)]
-        now = now_days()
         infos = ctx.store.page_infos(page_ids)
-        trust = {pid: trust_dict(book, PageFacts(i.page_id or "", i.type, i.layer, i.decay, i.sources,
-                                                 i.open_contradictions), now, settings.trust)
-                 for pid, i in infos.items()}
+        trust = _trust_of(infos, book, settings)
         return {
             "index": freshness(ctx.store, ctx.git, lay).to_dict(), "reader": reader,
             "entity": {"path": epath, "title": etitle, "entity_type": meta.get("entity_type"),

@@ -553,7 +553,8 @@ class WikiService:
     def list_pages(self, filters: Filters | None = None, limit: int = 200) -> dict[str, Any]:
         from stigmergy.index.reads import list_pages
 
-        return list_pages(self.require_root(), self.settings, self.reader, filters, limit=limit, git=self._git())
+        return list_pages(self.require_root(), self.settings, self.reader, filters, limit=limit, git=self._git(),
+                          book=self.trust_book())
 
     def describe(self, entity: str) -> dict[str, Any]:
         from stigmergy.index.reads import describe_entity

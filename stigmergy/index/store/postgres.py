@@ -990,7 +990,7 @@ class PostgresIndexStore:
     def list_pages(self, sel: Selection, limit: int) -> list[ListedPage]:
         where, params = sel.condition
         return [ListedPage(*r) for r in self.conn.execute(
-            f"SELECT p.path, p.title, p.type, p.layer, p.status, coalesce(p.updated, p.occurred_at), p.n_fragments "
+            f"SELECT p.path, p.title, p.type, p.layer, p.status, coalesce(p.updated, p.occurred_at), p.n_fragments, p.id "
             f"FROM pages p WHERE {where} ORDER BY p.type {C}, p.path {C} LIMIT %s", (*params, limit))]
 
     def entity(self, key: str, layers: tuple[str, ...]) -> EntityPage | None:

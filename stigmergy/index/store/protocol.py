@@ -136,6 +136,7 @@ class ListedPage:
     status: str | None
     date: str | None
     fragments: int
+    id: int = 0  # the index's page id (for page_infos: the trust a listing shows)
 
 
 @dataclass(frozen=True)
