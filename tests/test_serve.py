@@ -488,3 +488,36 @@ def test_connections_accepted_on_the_listening_socket_send_without_delay() -> No
         return seen[0]
 
     assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_feedback_from_a_page_view_is_the_signed_in_readers_and_scoped(tmp_path: Path) -> None:
+    """The useful / wrong control: a same-origin POST, recorded as the credential's person (never a form
+    field's), refused as absent on a page the person cannot read, and shown at once."""
+    root = build_wiki(tmp_path / "w").root
+    with running_server(root, tmp_path / "tokens.json") as srv:
+        client = signed_in(srv, PUBLIC)
+        page = client.get(f"/page/{Q1}").text
+        assert f"action=\"/feedback/{Q1.replace(' ', '%20')}\"" in page and "value=wrong" in page
+        # Not signed in, another site's page, a layer the person does not read, a kind that is not feedback:
+        # refused, nothing written.
+        with _client(srv) as anon:
+            r = anon.post(f"/feedback/{Q1}", data={"kind": "wrong"}, headers={"origin": srv.url})
+            assert r.status_code == 303 and r.headers["location"] == "/signin"
+        assert client.post(f"/feedback/{Q1}", data={"kind": "wrong"},
+                           headers={"origin": "http://evil.example"}).status_code == 403
+        assert client.post(f"/feedback/{Q1}", data={"kind": "wrong"}).status_code == 403  # no Origin at all
+        hidden = client.post(f"/feedback/{BOARD_NOTE}", data={"kind": "wrong"}, headers={"origin": srv.url})
+        absent = client.post(f"/feedback/{BOARD_NOTE.replace('Board', 'Bored')}", data={"kind": "wrong"},
+                             headers={"origin": srv.url})
+        assert hidden.status_code == absent.status_code == 404 and CANARY not in hidden.text
+        assert client.post(f"/feedback/{Q1}", data={"kind": "verify"}, headers={"origin": srv.url}).status_code == 400
+        assert not (root / "feedback").exists() and not (root / "layers" / "board" / "feedback").exists()
+        # The person's own judgement, whatever the form claims about who sends it.
+        r = client.post(f"/feedback/{Q1}", data={"kind": "wrong", "note": "the Q1 figure is Q2's", "by": BOARD,
+                                                 "as": BOARD}, headers={"origin": srv.url})
+        assert r.status_code == 303 and r.headers["location"].startswith(f"/page/{Q1.replace(' ', '%20')}")
+        shown = client.get(r.headers["location"]).text
+        assert "1 feedback" in shown and "the Q1 figure is Q2&#x27;s" in shown
+    [batch] = list((root / "feedback").rglob("fb_*.jsonl"))
+    [record] = [json.loads(line) for line in batch.read_text().splitlines()]
+    assert record["by"] == PUBLIC and record["kind"] == "wrong" and record["path"] == Q1

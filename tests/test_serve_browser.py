@@ -171,3 +171,25 @@ def test_a_public_reader_cannot_reach_a_board_page(site: Any, browser: Any, tmp_
     _wait(browser, "#token")
     browser.get(site.url + "/page/" + quote(BOARD_NOTE))
     assert browser.current_url.endswith("/signin") and CANARY not in browser.page_source
+
+
+def test_a_reader_marks_a_page_wrong_from_its_view(site: Any, browser: Any, tmp_path: Path) -> None:
+    """The feedback control in a real browser: the form posts from this origin (the CSP's form-action and
+    the server's Origin check both let it through), the judgement is the signed-in person's, and it shows."""
+    import json
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+
+    page = "wiki/concepts/Acquisitions.md"
+    _sign_in(browser, site, PUBLIC)
+    browser.get(site.url + "/page/" + quote(page))
+    browser.find_element(By.ID, "note").send_keys("the offer was withdrawn")
+    browser.find_element(By.ID, "wrong").click()
+    _wait(browser, "#recorded")
+    assert "the offer was withdrawn" in browser.find_element(By.ID, "notes").text
+    assert "1 feedback" in browser.find_element(By.CSS_SELECTOR, "p.meta").text
+    _shot(browser, tmp_path, "feedback")
+    root = site.config.service.root
+    records = [json.loads(line) for b in (root / "feedback").rglob("fb_*.jsonl") for line in b.read_text().splitlines()]
+    assert [(r["by"], r["kind"], r["path"]) for r in records] == [(PUBLIC, "wrong", page)]

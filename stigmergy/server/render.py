@@ -108,7 +108,7 @@ def home_page(session: Any, status: dict[str, Any], listed: dict[str, Any] | Non
     sections = "".join(
         f"<h2>{e(t)} ({len(ps)})</h2><ul>" + "".join(
             f"<li>{page_link(p['path'], p['title'])} <span class=meta>{e(p.get('status') or '')} "
-            f"{e(p.get('date') or '')}</span></li>" for p in ps) + "</ul>"
+            f"{e((p.get('trust') or {}).get('tier', ''))} {e(p.get('date') or '')}</span></li>" for p in ps) + "</ul>"
         for t, ps in sorted(by_type.items()) if t != "source")
     total = (listed or {}).get("total")
     body = (f"<h1>Wiki</h1><p>You read as <b>{e(status['reader'])}</b>; layers: "
@@ -194,7 +194,8 @@ def _source_body(page: dict[str, Any], highlight: tuple[int, int] | None) -> str
             f"<table class=src id=source>{table}</table>")
 
 
-def page_view(session: Any, result: dict[str, Any], highlight: tuple[int, int] | None) -> str:
+def page_view(session: Any, result: dict[str, Any], highlight: tuple[int, int] | None,
+              recorded: bool = False) -> str:
     page = result["pages"][0]
     fm = page["front_matter"]
     meta = [f"<span class=status>{e(page['type'])}</span>"]
@@ -216,8 +217,22 @@ def page_view(session: Any, result: dict[str, Any], highlight: tuple[int, int] |
             f"<h3>Backlinks</h3><ul id=backlinks>{backs or '<li>none</li>'}</ul></nav>")
     title = f"<h1>{e(page['title'])}</h1>" if page["type"] == "source" else ""
     html_ = (f"{title}<p class=meta>{' · '.join(meta)}</p><p class=meta>{e(page['path'])}</p>"
-             f"<article id=page>{body}</article>{side}")
+             f"<article id=page>{body}</article>{side}{feedback_form(page, recorded)}")
     return layout(page["title"], html_, session, result.get("index"))
+
+
+def feedback_form(page: dict[str, Any], recorded: bool) -> str:
+    """Useful / wrong on the page (docs/trust.md), with the newest reader notes. A same-origin POST: the
+    server records it as the signed-in person."""
+    notes = "".join(f"<li><span class=meta>{e(n.get('at', '')[:10])} {e(n.get('by'))} ({e(n.get('kind'))})</span> "
+                    f"{e(n.get('note'))}</li>" for n in (page.get("trust") or {}).get("notes") or [])
+    done = "<p class=meta id=recorded>Recorded, thank you: it counts from the next search.</p>" if recorded else ""
+    return (f"<section id=feedback><h3>Was this page right?</h3>{done}"
+            f"<form action=\"/feedback/{e(quote(page['path']))}\" method=post>"
+            "<input type=text name=note maxlength=500 placeholder='What is wrong or useful (optional)' "
+            "aria-label=Note id=note> <button type=submit name=kind value=useful id=useful>Useful</button> "
+            "<button type=submit name=kind value=wrong id=wrong>Wrong</button></form>"
+            + (f"<ul id=notes>{notes}</ul>" if notes else "") + "</section>")
 
 
 def history_page(session: Any, path: str, commits: list[dict[str, Any]], index: dict[str, Any] | None) -> str:

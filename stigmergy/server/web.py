@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from stigmergy.errors import NotFoundError, StigmergyError
 from stigmergy.mcp.tools import Session
@@ -136,7 +136,7 @@ def routes(config: ServeConfig) -> list[Any]:
 
     def wiki_page(request: Request, session: Any) -> str:
         return render.page_view(session, session.service.page(request.path_params["path"]),
-                                _lines(request.query_params.get("hl")))
+                                _lines(request.query_params.get("hl")), request.query_params.get("fb") == "1")
 
     def history(request: Request, session: Any) -> str:
         path = request.path_params["path"]
@@ -186,6 +186,26 @@ def routes(config: ServeConfig) -> list[Any]:
             return html(render.capture_page(session, exc.message, form), 400)
         return html(render.capture_page(session, None, form, outcome.to_dict()))
 
+    async def feedback(request: Request) -> Response:
+        """A reader's useful / wrong from a page view: the same call as the CLI and the MCP tool, as the
+        signed-in person (no form field names anyone), scoped (a page they cannot read is absent)."""
+        session = signed_in(request)
+        if not isinstance(session, Session):
+            return session
+        path = request.path_params["path"]
+        if not _same_origin_post(request, config):
+            return html(render.error_page(session, StigmergyError("This form must be sent from this server's own "
+                                                                  "page."), 403), 403)
+        form = await _form(request)
+        try:
+            await run_in_threadpool(session.service.feedback, path, form.get("kind", ""), form.get("note", ""))
+        except NotFoundError as exc:
+            return html(render.error_page(session, exc, 404), 404)
+        except StigmergyError as exc:
+            return html(render.error_page(session, exc, 400), 400)
+        # Post/redirect/get: a reload does not send the judgement twice.
+        return RedirectResponse(f"/page/{quote(path)}?fb=1#feedback", status_code=303)
+
     async def original(request: Request) -> Response:
         session = signed_in(request)
         if not isinstance(session, Session):
@@ -208,6 +228,7 @@ def routes(config: ServeConfig) -> list[Any]:
         Route("/page/{path:path}", page(wiki_page), methods=["GET"]),
         Route("/history/{path:path}", page(history), methods=["GET"]),
         Route("/original/{path:path}", original, methods=["GET"]),
+        Route("/feedback/{path:path}", feedback, methods=["POST"]),
         Route("/search", page(search), methods=["GET"]),
         Route("/ask", page(ask), methods=["GET"]),
         Route("/contradictions", page(contradictions), methods=["GET"]),
