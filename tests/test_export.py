@@ -200,3 +200,74 @@ def test_export_into_a_used_folder_and_import_with_pending_work_are_refused(wiki
     assert code == 3 and "pending" in err
     shutil.rmtree(bundle / "captures")
     assert run_cli(["import", str(bundle)], cwd=wiki)[0] == 1
+
+
+def _index(root: Path) -> None:
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+    from stigmergy.settings import load_settings
+
+    build_index(root, load_settings(root), embedder=HashEmbedder())
+
+
+def test_feedback_travels_with_the_bundle_and_rebuilds_the_same_confidence(wiki: Path, tmp_path: Path) -> None:
+    """Feedback is evidence (docs/trust.md): export carries every record, an import points it at the pages
+    the replay filed (a wiki page by its path, a source by its capture) and commits it; a second import adds
+    none; a bundle whose feedback was altered or forged imports nothing."""
+    _ok(wiki, "capture", "--text", "Harbor API ships in June 2026.", "--title", "Harbor date")
+    _ok(wiki, "capture", "--text", "Tidemark 4.0 ships in September 2026.", "--title", "Tidemark date")
+    _index(wiki)
+    pages = [p["path"] for p in _ok(wiki, "list")["pages"]]
+    note = next(p for p in pages if p.startswith("wiki/notes/"))
+    source = next(p for p in pages if p.startswith("sources/"))
+    for args in (["--wrong", "--note", "it slipped to July"], ["--wrong"], ["--useful"]):
+        _ok(wiki, "feedback", note, *args)
+    _ok(wiki, "feedback", source, "--outdated")
+    _ok(wiki, "maintain", "--no-index")  # commits the open batch
+    _ok(wiki, "feedback", note, "--wrong")  # an open (uncommitted) record travels too
+    before = {p["path"]: p["trust"] for p in _ok(wiki, "list")["pages"]}
+    bundle = tmp_path / "bundle"
+    assert _ok(wiki, "export", str(bundle))["feedback"] == 5
+    lines = (bundle / "feedback.jsonl").read_text().splitlines()
+    assert len(lines) == 5 and "feedback.jsonl" in (bundle / "SHA256SUMS").read_text()
+
+    from stigmergy.repo.init import init_repository
+
+    target = tmp_path / "target"
+    init_repository(target)
+    result = _ok(target, "import", str(bundle))
+    assert result["feedback"] == {"imported": 5, "already-here": 0, "no-page": 0}, result
+    assert git(target, "status", "--porcelain", "feedback").strip() == ""  # committed
+    assert git(target, "log", "-1", "--format=%s").startswith("feedback:")
+    _index(target)
+    after = {p["path"]: p["trust"] for p in _ok(target, "list")["pages"]}
+    for path in (note, source):
+        for key in ("feedback", "alpha", "beta", "tier", "confidence"):
+            assert after[path][key] == before[path][key], (path, key)
+    assert after[note]["feedback"] == 4 and after[source]["feedback"] == 1
+    read = _ok(target, "read", note)["pages"][0]["trust"]
+    assert read["notes"][0]["note"] == "it slipped to July"
+    head = git(target, "rev-parse", "HEAD")
+    assert _ok(target, "import", str(bundle))["feedback"] == {"imported": 0, "already-here": 5, "no-page": 0}
+    assert git(target, "rev-parse", "HEAD") == head
+    # Altered feedback (the checksum catches it) or a forged record with a matching checksum: nothing imported.
+    import hashlib
+
+    for i, forged in enumerate((lines[0].replace('"wrong"', '"useful"'), lines[0].replace('{"at"', '{"at" '))):
+        bad = tmp_path / f"bad{i}"
+        shutil.copytree(bundle, bad)
+        text = "\n".join([forged, *lines[1:]]) + "\n"
+        (bad / "feedback.jsonl").chmod(0o644)
+        (bad / "feedback.jsonl").write_text(text)
+        code, _, err = run_cli(["import", str(bad)], cwd=target)
+        assert code != 0 and "feedback.jsonl" in err, err
+        sums = (bad / "SHA256SUMS").read_text().splitlines()
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        (bad / "SHA256SUMS").chmod(0o644)
+        (bad / "SHA256SUMS").write_text("\n".join(f"{digest}  feedback.jsonl" if s.endswith("feedback.jsonl") else s
+                                                  for s in sums) + "\n")
+        code, _, err = run_cli(["import", str(bad)], cwd=target)
+        if '"at" ' in forged:  # not canonical: refused
+            assert code != 0 and "feedback.jsonl" in err and "canonical" in err, err
+    assert git(target, "rev-parse", "HEAD") == head

@@ -285,3 +285,34 @@ def test_list_shows_each_pages_tier_and_confidence(repo: RepoBuilder) -> None:
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.endswith(NOTE))
     assert "LOW" in row and f"{listed[NOTE]['confidence']:.2f}" in row
+
+
+def test_a_cold_process_starts_from_the_saved_fold_only_while_the_batches_are_unchanged(tmp_path: Path) -> None:
+    from stigmergy.trust.book import SAVE_AFTER, SAVED
+    from stigmergy.trust.records import batch_relpath, iter_records
+
+    root = tmp_path / "w"
+    rel = batch_relpath("public", "2026-05-01T10:00:00Z", "fb_01J8" + "D" * 22)
+    (root / rel).parent.mkdir(parents=True)
+    pages = [f"pg_01J8{i:022d}".replace("0", "E") for i in range(50)]
+    lines = [render_record(_record(id=f"fb_01J9{i:022d}".replace("0", "F"), page=pages[i % 50],
+                                   kind=("useful", "wrong", "outdated")[i % 3], note=f"n{i}" if i % 7 == 0 else ""))
+             for i in range(SAVE_AFTER + 10)]
+    (root / rel).write_text("".join(line + "\n" for line in lines))
+
+    def fresh() -> TrustBook:
+        return TrustBook.fold(iter_records(root), S)
+
+    first = load_book(root, S)
+    assert (root / ".stigmergy" / SAVED).is_file() and first.pages == fresh().pages
+    saved = load_book(root, S)  # read back from the saved fold
+    assert saved.pages == first.pages and saved.records == first.records
+    # A committed batch changed in place (same size: a hand edit or a forged checkout): folded from nothing.
+    (root / rel).write_text((root / rel).read_text().replace('"kind":"useful"', '"kind":"wrongx"', 1)
+                            .replace('"kind":"wrong"', '"kind":"usefu"', 1))
+    assert load_book(root, S).pages == fresh().pages != first.pages
+    # Appended to: the saved fold and the new lines.
+    load_book(root, S)
+    with (root / rel).open("a") as fh:
+        fh.write(render_record(_record(id="fb_01JA" + "G" * 22, page=pages[0], kind="wrong")) + "\n")
+    assert load_book(root, S).pages == fresh().pages

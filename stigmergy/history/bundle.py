@@ -4,6 +4,8 @@
 DIR/
   manifest.json      format, version, exported_at, source head, layers (name, readers), captures in capture order
   captures/000001.md every capture's original bytes, named by its position (and the original suffix)
+  feedback.jsonl     every feedback record of the exported layers (docs/trust.md), one canonical line each,
+                     its `path` the page's path at export (an import finds the page there)
   SHA256SUMS         `sha256  path` for every other file (`sha256sum -c SHA256SUMS` checks a bundle)
 ```
 
@@ -25,11 +27,11 @@ import json
 import os
 import re
 from collections.abc import Collection
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stigmergy.errors import InputError, StigmergyError, UsageError
+from stigmergy.errors import ContractError, InputError, StigmergyError, UsageError
 from stigmergy.garden.carry import human_blocks, human_lines
 from stigmergy.history.curation import ENTRY_KINDS, CurationEntry, read_curation
 from stigmergy.pages.contradictions import scan_blocks
@@ -38,10 +40,13 @@ from stigmergy.pages.source import SourcePage, parse_source_page
 from stigmergy.repo.ids import id_ms
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository, utc_now
+from stigmergy.trust.records import Record, iter_records, parse_record, render_record
 
 FORMAT = "stigmergy-export"
-VERSION = 2  # 2: the curation record and human lines travel too (version 1 bundles still import)
-READABLE_VERSIONS = (1, 2)
+VERSION = 3  # 2: the curation record and human lines travel too; 3: feedback.jsonl (older bundles still import)
+READABLE_VERSIONS = (1, 2, 3)
+FEEDBACK_FILE = "feedback.jsonl"
+MAX_FEEDBACK_BYTES = 1024 * 1024 * 1024
 MAX_CURATION = 100_000
 MAX_HUMAN_BLOCKS = 100_000
 MANIFEST = "manifest.json"
@@ -49,6 +54,7 @@ SUMS = "SHA256SUMS"
 MAX_CAPTURES = 100_000
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 _FILE_RE = re.compile(r"^captures/\d{6,}(\.[A-Za-z0-9]{1,10})?$")
+_ID_LINE_RE = re.compile(r"^id: ['\"]?((?:pg|cap)_[0-9A-Z]{26})['\"]?$", re.M)
 _SUFFIX_RE = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 
 
@@ -92,6 +98,7 @@ class Bundle:
     entries: tuple[BundleEntry, ...]
     curation: tuple[tuple[int, CurationEntry], ...] = ()  # (replayed after this many captures, entry)
     human: tuple[HumanBlock, ...] = ()
+    feedback: tuple[Record, ...] = ()
 
     def read(self, entry: BundleEntry) -> bytes:
         data = (self.root / entry.file).read_bytes()
@@ -110,6 +117,7 @@ class ExportReport:
     curation: int = 0  # entries of the curation record carried
     human_lines: int = 0
     curation_unreadable: int = 0  # curation commits whose pages Git does not tell (not carried; see recompile)
+    feedback: int = 0  # feedback records carried
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -185,6 +193,11 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
         )))
     curation, unreadable = _curation(repo, layers, [page.id for _, page in chosen])
     human = _human(repo, layers)
+    feedback = _feedback(repo, layers)
+    if feedback:
+        raw_fb = "".join(line + "\n" for line in feedback).encode("utf-8")
+        _write(dest / FEEDBACK_FILE, raw_fb)
+        sums.append(f"{hashlib.sha256(raw_fb).hexdigest()}  {FEEDBACK_FILE}")
     manifest = {
         "format": FORMAT,
         "version": VERSION,
@@ -194,6 +207,7 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
         "captures": entries,
         "curation": curation,
         "human_lines": human,
+        "feedback": len(feedback),
     }
     raw = (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     _write(dest / MANIFEST, raw)
@@ -201,7 +215,7 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
     # Written last: a bundle without its checksums is an interrupted export, and import refuses it.
     _write(dest / SUMS, ("\n".join(sums) + "\n").encode())
     return ExportReport(str(dest), len(entries), tuple(sorted(layers)), total, skipped, len(curation),
-                        sum(len(h["lines"]) for h in human), unreadable)
+                        sum(len(h["lines"]) for h in human), unreadable, len(feedback))
 
 
 def _curation(repo: Repository, layers: Collection[str], capture_ids: list[str]) -> tuple[list[dict[str, Any]], int]:
@@ -214,6 +228,20 @@ def _curation(repo: Repository, layers: Collection[str], capture_ids: list[str])
         if e.layer in layers:
             out.append({**e.to_dict(), "after": bisect.bisect_right(times, e.at)})
     return out, sum(1 for _ in record.unreadable)
+
+
+def _feedback(repo: Repository, layers: Collection[str]) -> list[str]:
+    """Every feedback record of `layers` in the working tree (committed and open batches), in time order, each
+    naming its page where the page is now (ids outlive renames; an import finds the page by its path)."""
+    here: dict[str, str] = {}
+    for path in repo.git.ls_files("wiki", "sources", "layers"):
+        kind = classify(path)
+        if kind and kind[1] in layers:
+            m = _ID_LINE_RE.search((repo.root / path).read_text(encoding="utf-8").split("\n---\n", 1)[0])
+            if m:
+                here[m.group(1)] = path
+    records = [r for r in iter_records(repo.root) if r.layer in layers]
+    return [render_record(replace(r, path=here.get(r.page, r.path))) for r in sorted(records, key=lambda r: (r.at, r.id))]
 
 
 def _human(repo: Repository, layers: Collection[str]) -> list[dict[str, Any]]:
@@ -248,7 +276,8 @@ def read_bundle(src: Path) -> Bundle:
     listed: dict[str, str] = {}
     for n, line in enumerate(sums_path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
         digest, sep, rel = line.partition("  ")
-        if not sep or not re.fullmatch(r"[0-9a-f]{64}", digest) or not (rel == MANIFEST or _FILE_RE.match(rel)):
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", digest) or not (
+                rel in (MANIFEST, FEEDBACK_FILE) or _FILE_RE.match(rel)):
             raise BundleError(f"{src}/{SUMS}: line {n} is not `sha256  captures/NNNNNN[.ext]` or the manifest")
         listed[rel] = digest
     if MANIFEST not in listed:
@@ -299,7 +328,32 @@ def read_bundle(src: Path) -> Bundle:
     layers = {str(m.get("name")) for m in manifest.get("layers") or [] if isinstance(m, dict)} | {e.layer for e in entries}
     curation = _read_curation(manifest.get("curation"), layers, len(entries), f"{manifest_path}: curation")
     human = _read_human(manifest.get("human_lines"), layers, f"{manifest_path}: human_lines")
-    return Bundle(src, manifest, tuple(entries), curation, human)
+    feedback = _read_feedback(src, listed.get(FEEDBACK_FILE), layers)
+    return Bundle(src, manifest, tuple(entries), curation, human, feedback)
+
+
+def _read_feedback(src: Path, digest: str | None, layers: set[str]) -> tuple[Record, ...]:
+    """The bundle's feedback records, each a canonical record of one of its layers (else nothing imports)."""
+    if digest is None:
+        return ()
+    path = src / FEEDBACK_FILE
+    if path.is_symlink() or not path.is_file():
+        raise BundleError(f"{path}: missing")
+    if path.stat().st_size > MAX_FEEDBACK_BYTES:
+        raise InputError(str(path), "too-large", f"is over the {MAX_FEEDBACK_BYTES}-byte limit")
+    raw = path.read_bytes()
+    if hashlib.sha256(raw).hexdigest() != digest:
+        raise BundleError(f"{path}: does not match its checksum in {SUMS}")
+    out = []
+    for n, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            record = parse_record(line)
+        except ContractError as exc:
+            raise BundleError(f"{path}: line {n}: {exc.message}; nothing was imported") from exc
+        if record.layer not in layers:
+            raise BundleError(f"{path}: line {n} is feedback of layer {record.layer}, not one of this bundle's")
+        out.append(record)
+    return tuple(out)
 
 
 _OP_RE = re.compile(r"^op_[0-9A-Z]{26}$")

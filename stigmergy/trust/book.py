@@ -1,17 +1,31 @@
 """The fold of every feedback record in the working tree into per-page and per-line evidence, and the
 posterior of a page as the index describes it. Derived state: rebuilt from the batch files whenever one of
-them changes (a warm search checks their sizes and times, a few directory reads), never stored."""
+them changes (a warm search checks their sizes and times, a few directory reads). A cold process starts from
+the fold an earlier one saved in .stigmergy/ while every batch it read still holds the bytes it read (local
+derived state, never in Git; an erase removes it)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from stigmergy.repo.files import write_atomic
 from stigmergy.repo.layout import STATE_DIR
 from stigmergy.settings import TrustSettings
 from stigmergy.trust.model import Event, Posterior, days, decay_class, posterior, prior
-from stigmergy.trust.records import FEEDBACK, ReadResult, Record, batch_files, change_key, read_batch
+from stigmergy.trust.records import (
+    FEEDBACK,
+    BatchFile,
+    ReadResult,
+    Record,
+    batch_files,
+    change_key,
+    read_batch,
+)
 
 # Lifecycle record -> the status it leaves. `reinstate` puts a rejected or stale page back to candidate.
 STATUS_OF = {"verify": "verified", "invalidate": "rejected", "reinstate": "candidate", "stale": "stale"}
@@ -140,12 +154,19 @@ def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> T
     cache = cache if cache is not None else BookCache()
     batches = batch_files(root)
     seen = {b.relpath: b for b in batches}
+    if cache.book is None or cache.settings != s:
+        # A cold start (a CLI command, a server's first search): the fold saved by an earlier process, when
+        # every batch it read still begins with the bytes it read (committed batches never change).
+        saved = _load_saved(root, s, seen)
+        if saved is not None:
+            cache.book, cache.read_to, cache.settings = saved
     rebuild = (cache.book is None or cache.settings != s
                or any(rel not in seen or seen[rel].size < size for rel, (size, _) in cache.read_to.items()))
     if rebuild:
         cache.book, cache.read_to, cache.settings = TrustBook(), {}, s
     book = cache.book
     assert book is not None
+    read = 0
     for batch in batches:
         size, offset = cache.read_to.get(batch.relpath, (0, 0))
         if batch.size == size and batch.relpath in cache.read_to:
@@ -154,10 +175,70 @@ def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> T
         offset = read_batch(root, batch, result, offset)
         for record in result.records:
             book.add(record, s)
+        read += len(result.records)
         book.refused += result.refused
         cache.read_to[batch.relpath] = (batch.size, offset)
+    if read >= SAVE_AFTER:
+        _save(root, s, book, cache.read_to)
     cache.key = key
     return book
+
+
+# ------------------------------------------------------------------ the saved fold (derived, local state)
+
+SAVED = "feedback-fold.json"  # in .stigmergy/: rebuilt from the batch files whenever it does not match them
+SAVE_AFTER = 2000  # records read in one load before the fold is saved again (a click appends one: never saved)
+_SAVED_VERSION = 1
+
+
+def _prefix_sha(root: Path, rel: str, offset: int) -> str | None:
+    try:
+        with (root / rel).open("rb") as fh:
+            return hashlib.sha256(fh.read(offset)).hexdigest()
+    except OSError:
+        return None
+
+
+def _save(root: Path, s: TrustSettings, book: TrustBook, read_to: dict[str, tuple[int, int]]) -> None:
+    """The fold, keyed by the sha256 of the bytes of each batch it read: a later process takes it only while
+    every one of those batches still begins with exactly those bytes."""
+    batches = {rel: [size, offset, _prefix_sha(root, rel, offset)] for rel, (size, offset) in read_to.items()}
+
+    def entry(e: Entry) -> list[object]:
+        return [e.layer, e.path, [[v.t, v.kind, v.alpha, v.beta] for v in e.events], e.status, e.reason, e.status_by,
+                e.status_at, e.counts, e.notes, e.last_feedback, list(e.path_order), list(e.status_order)]
+
+    data = {"version": _SAVED_VERSION, "settings": repr(s), "batches": batches, "refused": book.refused,
+            "records": book.records, "pages": {k: entry(e) for k, e in book.pages.items()},
+            "lines": [[pid, sha, entry(e)] for (pid, sha), e in book.lines.items()]}
+    try:
+        write_atomic(root / STATE_DIR / SAVED, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+    except OSError:
+        pass  # a read-only checkout folds again next time
+
+
+def _load_saved(root: Path, s: TrustSettings, seen: dict[str, BatchFile]
+                ) -> tuple[TrustBook, dict[str, tuple[int, int]], TrustSettings] | None:
+    try:
+        data = json.loads((root / STATE_DIR / SAVED).read_bytes())
+        if data.get("version") != _SAVED_VERSION or data.get("settings") != repr(s):
+            return None
+        read_to: dict[str, tuple[int, int]] = {}
+        for rel, (size, offset, sha) in data["batches"].items():
+            batch = seen.get(rel)
+            if batch is None or batch.size < size or _prefix_sha(root, rel, offset) != sha:
+                return None  # a batch went, shrank or changed (an erase, a checkout): fold from nothing
+            read_to[rel] = (size, offset)
+
+        def entry(v: list[Any]) -> Entry:
+            return Entry(v[0], v[1], [Event(*ev) for ev in v[2]], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+                         tuple(v[10]), tuple(v[11]))  # type: ignore[arg-type]
+
+        book = TrustBook({k: entry(v) for k, v in data["pages"].items()},
+                         {(pid, sha): entry(v) for pid, sha, v in data["lines"]}, data["refused"], data["records"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return book, read_to, s
 
 
 def trust_dict(book: TrustBook, facts: PageFacts, now: float, s: TrustSettings) -> dict[str, object]:

@@ -439,8 +439,11 @@ def _scrub_open_feedback(repo: Repository, plan: ErasePlan) -> None:
     """Feedback batches not committed yet (the rewrite took the committed ones): their records about an
     erased capture or a page that goes are dropped in place (docs/trust.md)."""
     from stigmergy.repo.files import write_atomic
+    from stigmergy.trust.book import SAVED
     from stigmergy.trust.records import batch_files, without
 
+    # The saved fold holds reader notes about the erased pages: it goes (the next read folds again).
+    (repo.layout.state_dir / SAVED).unlink(missing_ok=True)
     erased = frozenset(plan.erased_ids)
     dead = frozenset(() if plan.layer else plan.pages_deleted)
     for batch in batch_files(repo.root):

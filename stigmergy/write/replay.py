@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from stigmergy.capture.queue import CaptureOptions, validate_options
 from stigmergy.errors import ConfigError, StigmergyError, UsageError
 from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
 from stigmergy.pages.contradictions import scan_blocks
+from stigmergy.pages.paths import unsafe_relpath_reason
 from stigmergy.repo.evidence import sha256_hex
 from stigmergy.repo.layout import classify
 from stigmergy.repo.operations import Repository
@@ -41,6 +42,7 @@ class ImportReport:
     outcomes: list[CaptureOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     curation: dict[str, int] = field(default_factory=dict)  # replayed | in-effect | not-replayed | human-lines
+    feedback: dict[str, int] = field(default_factory=dict)  # imported | already-here | no-page
 
     @property
     def exit_code(self) -> int:
@@ -49,7 +51,7 @@ class ImportReport:
     def to_dict(self) -> dict[str, Any]:
         counts = Counter(o.status for o in self.outcomes)
         return {"captures": [o.to_dict() for o in self.outcomes], "counts": dict(counts), "notes": self.notes,
-                "curation": self.curation}
+                "curation": self.curation, "feedback": self.feedback}
 
 
 def _contradiction_id(repo: Repository, described: Mapping[str, Any] | None, ids: Mapping[str, str]) -> str | None:
@@ -131,7 +133,61 @@ def import_bundle(
     while curation:
         replay_next()
     replay_human_lines(repo, bundle.human, report)
+    _replay_feedback(repo, bundle, ids, report)
     return report
+
+
+def _replay_feedback(repo: Repository, bundle: Bundle, ids: Mapping[str, str], report: ImportReport) -> None:
+    """The bundle's feedback records, pointed at this repository's pages (a wiki page by its path, a source
+    page by its replayed capture) and committed as one operation. A record whose id is already here is
+    skipped, so a second import adds nothing; one whose page is not here is dropped, with a note."""
+    if not bundle.feedback:
+        return
+    from stigmergy.trust.records import iter_records
+    from stigmergy.write.trust import commit_batches, record
+
+    have = {r.id for r in iter_records(repo.root)}
+    counts = {"imported": 0, "already-here": 0, "no-page": 0}
+    for r in bundle.feedback:
+        if r.id in have:
+            counts["already-here"] += 1
+            continue
+        target = _page_here(repo, r.page, r.path, r.layer, ids)
+        if target is None:
+            counts["no-page"] += 1
+            continue
+        captures = tuple(ids[c] for c in r.captures if c in ids)
+        record(repo.root, repo.layout.state_dir, replace(r, page=target[0], path=target[1], captures=captures))
+        counts["imported"] += 1
+    if counts["imported"]:
+        commit_batches(repo, "feedback", "feedback imported from a bundle", manifest={"bundle": str(bundle.root)})
+    if counts["no-page"]:
+        report.notes.append(f"{counts['no-page']} feedback record(s) concern pages this repository does not have; "
+                            "not imported")
+    report.feedback = counts
+
+
+_ID_LINE_RE = re.compile(r"^id: ['\"]?((?:pg|cap)_[0-9A-Z]{26})['\"]?$", re.M)
+
+
+def _page_here(repo: Repository, page: str, path: str, layer: str, ids: Mapping[str, str]) -> tuple[str, str] | None:
+    """(page id, path) here of the page a bundle's record names: a source page by its capture's id here, a wiki
+    page at the same path (the bundle's paths are untrusted: a page path of the record's own layer only)."""
+    if page.startswith("cap_"):
+        new = ids.get(page)
+        if new is None:
+            return None
+        found = [p for p in repo.git.ls_files("sources", "layers") if p.endswith(f"/{new}.md")
+                 and (classify(p) or ("", ""))[0] == "source"]
+        return (new, found[0]) if found else None
+    kind = classify(path)
+    if unsafe_relpath_reason(path) is not None or kind is None or kind[0] == "source" or kind[1] != layer:
+        return None
+    full = repo.root / path
+    if full.is_symlink() or not full.is_file():
+        return None
+    m = _ID_LINE_RE.search(full.read_text(encoding="utf-8", errors="replace").split("\n---\n", 1)[0])
+    return (m.group(1), path) if m else None
 
 
 def _check_reader(repo: Repository, bundle: Bundle, reader: str) -> None:
