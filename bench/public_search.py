@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,8 @@ def capture(doc: Path, base: Path, file: bool, include: str = "*.rst") -> dict[s
     out = cli(base, "capture", str(doc), "--include", include, *(() if file else ("--no-file",)), ok=(0, 1, 3))
     failed = next((line.removeprefix("failed: ").split(", ") for line in out.splitlines()
                    if line.startswith("failed: ")), [])
+    if "input(s): " in out and " captured" not in out.rsplit("input(s): ", 1)[1].splitlines()[0]:
+        raise SystemExit(f"capture of {doc} stored nothing: {out[-500:]}")  # never kept as a captured corpus
     info = {"files": len(list(doc.rglob(include))), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
             "refused_by_a_gate": out.count("refused "), "failed": len(failed), "failed_files": failed}
     (base / ".captured").write_text(json.dumps(info))
@@ -169,6 +172,12 @@ def main() -> None:
     questions = corpus.load_questions()
     configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == "fused"}
     doc = corpus.fetch(args.out)
+    # Capture skips what the enclosing repository ignores (bench/out/ is), so it reads a copy outside it,
+    # under the answer folder's own name (the locators keep their form).
+    copy = args.work / "corpus" / doc.name
+    if not copy.is_dir():
+        shutil.copytree(doc, copy)
+    doc = copy
     base = args.work / ("filed" if args.file else "sources") / "default"
     report: dict[str, Any] = {"corpus": f"{corpus.package} {corpus.prefix}{corpus.include}", "questions": len(questions),
                               "set": corpus.questions}

@@ -123,7 +123,8 @@ def summary(name: str, report: dict[str, Any], base: dict[str, float]) -> str:
     """The one line the README quotes."""
     f = report["fused"]
     s, le = f["strict"]["all"], f["lenient"]["all"]
-    best_arm = max(("lexical", "vector"), key=lambda a: report[a]["strict"]["all"]["MRR@10"])
+    arms = [a for a in ("lexical", "vector") if a in report]  # `--only fused` scores no single arm
+    best_arm = max(arms, key=lambda a: report[a]["strict"]["all"]["MRR@10"]) if arms else "fused"
     b = report[best_arm]["strict"]["all"]
     return (f"{name}: {s['n']} questions; fused strict R@1 {s['R@1']:.3f} R@5 {s['R@5']:.3f} MRR@10 {s['MRR@10']:.3f}"
             f" | lenient {le['R@1']:.3f} / {le['R@5']:.3f} / {le['MRR@10']:.3f}"

@@ -28,6 +28,11 @@ CORPUS = {
                          "五万円を超える支出には上長の承認が必要です。"),
     ("ko", "gateway"): ("게이트웨이 설치 안내", "게이트웨이를 설치하기 전에 전원을 끄십시오. 벽에 고정한 다음 "
                         "안테나와 케이블을 연결합니다."),
+    # Thai is written without spaces and unicode61 cuts its runs at every vowel or tone mark.
+    ("th", "gateway"): ("คู่มือการติดตั้งเกตเวย์", "ก่อนติดตั้งเกตเวย์ให้ปิดสวิตช์ไฟก่อน ยึดเกตเวย์กับผนัง "
+                        "แล้วต่อสายอากาศและสายแลน เมื่อไฟเป็นสีเขียวก็ใช้งานได้"),
+    ("th", "expenses"): ("ระเบียบการเบิกค่าใช้จ่าย", "ค่าเดินทางต้องยื่นเบิกภายในสามสิบวันพร้อมแนบใบเสร็จ "
+                         "ค่าใช้จ่ายที่เกินห้าพันบาทต้องได้รับอนุมัติจากผู้จัดการ"),
     ("de", "gateway"): ("Installationsanleitung für Gateways", "Vor der Montage der Gateways den Strom abschalten. "
                         "Die Geräte werden an der Wand befestigt und mit den Antennen verbunden."),
     ("de", "expenses"): ("Reisekostenrichtlinie", "Reisekosten werden innerhalb von dreißig Tagen mit allen "
@@ -49,6 +54,8 @@ QUERIES = [
     ("ゲートウェイを設置するには", ("ja", "gateway")),
     ("領収書と精算", ("ja", "expenses")),
     ("게이트웨이 설치", ("ko", "gateway")),
+    ("สายแลน", ("th", "gateway")),  # before: no hit (the run was cut at its marks elsewhere)
+    ("ยื่นเบิก", ("th", "expenses")),  # before: the gateway page first
     ("Rechnung einreichen", ("de", "expenses")),
     ("facture remboursement", ("fr", "expenses")),
     ("factura reembolso gasto", ("es", "expenses")),
@@ -78,6 +85,10 @@ def test_cjk_runs_become_bigrams_and_stems_follow_the_language() -> None:
     assert analysis.cjk_grams("安装网关") == ["安装", "装网", "网关"]
     assert analysis.cjk_grams("猫 and 犬") == ["猫", "犬"]
     assert analysis.cjk_grams("plain English") == []
+    # Thai, Myanmar, Khmer: marks left out (unicode61 cuts at them), punctuation ends a run.
+    assert analysis.cjk_grams("ง่าย") == ["งา", "าย"]
+    assert analysis.cjk_grams("ဆင်။ကို") == ["ဆင", "က"]
+    assert analysis.cjk_grams("ដំឡើង") == ["ដឡ", "ឡង"]
     assert "haus" in analysis.stems("Häuser", ("german",))
     assert analysis.stems("Häuser", ()) == []
     assert analysis.language_name("de-AT") == "german" and analysis.language_name("klingon") is None

@@ -7,6 +7,10 @@ full-text table's `extra` column of each fragment, and the same terms drawn from
   and Elasticsearch's `cjk` analyser do: no dictionary, no segmenter, and on Chinese retrieval bigrams
   score about as well as word segmentation. A query is cut the same way, so "安装" (two characters)
   matches every text that holds it, inside any longer run.
+- **Thai, Lao, Khmer, Myanmar** are written without spaces between words too, and `unicode61` also cuts
+  their runs at every combining vowel or tone mark (category M*: "ภาษาไทยง่าย" became "ภาษาไทยง" and
+  "าย"), so a word matched nothing. Their runs get the same bigrams, drawn from the run with its marks
+  taken out (the characters `unicode61` keeps), in the text and in the query alike.
 - **Other languages' stems.** `porter` stems English only. Where the language of a text is known, its
   Snowball stemmer (snowballstemmer, a dependency) adds the stems of its words: a page that declares
   `language:` in its front matter (an ISO 639-1 code or a Snowball name), else the languages the team
@@ -25,17 +29,20 @@ import functools
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from stigmergy.errors import ConfigError
 
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2  # 2: Thai, Lao, Khmer and Myanmar runs get bigrams too
 # Han (with extensions and compatibility ideographs), Hiragana, Katakana (with phonetic extensions and
-# half-width forms), Hangul syllables and jamo.
+# half-width forms), Hangul syllables and jamo; then Thai, Lao, Myanmar and Khmer: the scripts written
+# without spaces between words.
 _CJK = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
     "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+    "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff"
 )
 CJK_RUN_RE = re.compile(f"[{_CJK}]+")
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
@@ -54,13 +61,31 @@ MAX_EXTRA_TERMS = 20_000  # per fragment: a hostile page cannot make one row unb
 
 
 def has_cjk(text: str) -> bool:
+    """Whether `text` holds a script written without spaces (CJK, Thai, Lao, Khmer, Myanmar)."""
     return bool(_HAS_CJK_RE.search(text))
 
 
+def _token_runs(runs: list[str]) -> Iterable[str]:
+    """Each run as unicode61 sees its characters: marks (M*) dropped, a punctuation sign (Thai's ฯ,
+    Myanmar's ။) ending the run; letters and numbers kept."""
+    for raw in runs:
+        run: list[str] = []
+        for ch in raw:
+            cat = unicodedata.category(ch)
+            if cat[0] in "LN":
+                run.append(ch)
+            elif cat[0] != "M" and run:
+                yield "".join(run)
+                run = []
+        if run:
+            yield "".join(run)
+
+
 def cjk_grams(text: str) -> list[str]:
-    """The overlapping character bigrams of every CJK run in `text` (a one-character run is itself)."""
+    """The overlapping character bigrams of every run of a script written without spaces in `text` (a
+    one-character run is itself), combining marks left out (unicode61 would cut a gram at them)."""
     out: list[str] = []
-    for run in CJK_RUN_RE.findall(text):
+    for run in _token_runs(CJK_RUN_RE.findall(text)):
         if len(run) == 1:
             out.append(run)
         else:

@@ -163,6 +163,8 @@ def run_search(
     terms = query_terms(query)
     # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
     lex_terms = terms + [t for t in query_extra(query, scope_languages(scope)) if t not in terms]
+    if layers and arms_q.ALIAS_EXPANSION and "lexical" in arms:
+        lex_terms += arms_q.alias_terms(scope, query, sel, lex_terms)
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
