@@ -104,7 +104,9 @@ def capture_public(root: Path) -> None:
     spec = importlib.util.spec_from_file_location("bench_ask_sets", HERE / "ask_sets.py")
     sets = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(sets)  # type: ignore[union-attr]
-    docs = sets.fetch_public(HERE / "out" / "ask-public")
+    # Fetched beside the wikis, outside this checkout: capture skips what Git ignores (bench/out is ignored),
+    # so docs under bench/out/ were refused as "no file that matches".
+    docs = sets.fetch_public(root.parent / "ask-public")
     root.mkdir(parents=True, exist_ok=True)
     stigmergy(root, CODE, "init")
     # Exit 1: capture's secret gate refuses two files (an example credential in each: installation-report.md,
@@ -264,7 +266,8 @@ def run_side(code: Path, spec_path: Path, root: Path, rows_out: Path, threshold:
              reuse: bool = False) -> dict[str, Any]:
     """One side's answers to a set; with `reuse`, the answers of an earlier run of the same code over the same
     set and wiki are read back instead (the answerer is deterministic for the same index)."""
-    key = hashlib.sha256(f"{_code_id(code)}/{threshold}/{spec_path.read_text()}/{root}".encode()).hexdigest()[:16]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    key = hashlib.sha256(f"{_code_id(code)}/{threshold}/{spec_path.read_text()}/{root}/{head}".encode()).hexdigest()[:16]
     if reuse and rows_out.is_file():
         old = json.loads(rows_out.read_text())
         if old.get("key") == key:

@@ -31,7 +31,8 @@ PERSON_HEADS = frozenset(
     "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
     "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
     "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
-    "reviewers approver signatory partner partners investor investors".split())
+    "reviewers approver signatory partner partners investor investors researcher researchers designer designers "
+    "writer writers".split())
 ORG_HEADS = frozenset(
     "customer customers client clients company companies organisation organisations organization "
     "organizations firm firms vendor vendors supplier suppliers carrier "
@@ -142,7 +143,41 @@ def _counted(after: list[str]) -> str:
         if not lw or lw in _COUNT_STOP:
             break
         taken.append(lw.split("/")[-1])
+    # "how many people fit in the office": a word the rules know as a kind of thing wins over the word after
+    # it, which is most likely the verb.
+    known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
+    if known and known[-1] != taken[-1]:
+        return known[-1]
     return taken[-1] if taken else ""
+
+
+def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
+    """The words the question puts right before the asked X ("how many *nordic* customers", "the *monthly*
+    rent"), and those of a phrase right after it ("the margin on *software subscriptions*"): they say which
+    X, so a line about X without them is about another X."""
+    raw = [w.lower().strip(",.?;:") for w in _clean(text).split()]
+    ws = [w.strip("'") for w in raw]
+    for i, w in enumerate(ws):
+        if w == head or _singular(w) == head:
+            out: list[str] = []
+            after: list[str] = []
+            for j in range(i - 1, max(-1, i - 3), -1):
+                x = ws[j]
+                if (not x.isalpha() or x in _COUNT_STOP or x in _DETERMINERS or x in _WH or x in _HOW_WORDS
+                        or raw[j].endswith(("'", "'s"))):
+                    break  # "Lanternfish Labs' revenue", "pip's timeout": whose, not which
+                if _singular(x) not in _HEAD_VOCAB:  # "version number": the kind, not which one
+                    out.append(x)
+            # "the margin on software subscriptions", "the rent for the lisbon office"
+            if i + 2 < len(ws) and ws[i + 1] in ("on", "for", "of", "in"):
+                for x in ws[i + 2 : i + 4]:
+                    if x in _DETERMINERS:
+                        continue
+                    if not x.isalpha() or x in _COUNT_STOP or x in _WH or x in _VERBISH:
+                        break
+                    after.append(x)
+            return out, after
+    return [], []
 
 
 # "who is the quality director at X", "who was the leeds backup for on-call": the role the person holds.
@@ -206,6 +241,8 @@ def _head(after: list[str]) -> str:
             break
         taken.append(lw)
     known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
+    if len(known) >= 2 and known[-1] == "number":
+        return _singular(known[-2])  # "what version number": a version
     if known:
         return _singular(known[-1])
     if len(taken) >= 2 and taken[-1].endswith("s"):
@@ -213,11 +250,19 @@ def _head(after: list[str]) -> str:
     return taken[-1] if taken else ""
 
 
+# "what is the name of the new customer success manager", "what is the new manager called": which X.
+_NAME_OF_RE = re.compile(r"^(?:what|which) (?:is|are|was|were) (?:the )?names? of (?:the |our |their |that |this |those )?"
+                         r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called$", re.I)
+
+
 def slot(text: str) -> Slot:
     """The slot of one question part: decided by its first question word (the one a question starts
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
     ("is", "does", "should") asks yes or no."""
     q = _clean(text)
+    named = _NAME_OF_RE.match(q.rstrip(" ?"))
+    if named:
+        return slot(f"which {named.group(1) or named.group(2)}")
     low = q.lower().rstrip(" ?")
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
@@ -234,6 +279,8 @@ def slot(text: str) -> Slot:
         return Slot("reason")
     if w == "when":
         return Slot("date")
+    if re.search(r"\b(?:what|which|exact|on what) (?:date|day)\b|\bday of the (?:month|week)\b", low):
+        return Slot("date", unit="day")  # "on what exact day of the month": a month alone does not say
     if w == "where":
         return Slot("place")
     if w in ("who", "whom", "whose"):

@@ -19,6 +19,7 @@ question sets (bench/ask.py; docs/agents.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import Part
 from stigmergy.answer.slots import Asked, fill
-from stigmergy.answer.terms import Term, fold, stem, stems
+from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -92,10 +93,31 @@ def aliases(terms: list[Term], part_text: str, names: Names) -> dict[str, tuple[
     return out
 
 
+_ACRONYM_RE = re.compile(r"[A-Z]{2,5}")
+_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """ "GA" is said by "generally available", "MKT" by "mean kinetic temperature": consecutive words of the
+    line, none of them a stopword, whose initials spell the acronym the question typed in capitals."""
+    if not _ACRONYM_RE.fullmatch(acronym):
+        return False
+    ws = [w for w in _WORD_RE.findall(text)]
+    n = len(acronym)
+    want = acronym.casefold()
+    for i in range(len(ws) - n + 1):
+        run = ws[i : i + n]
+        if "".join(w[0] for w in run).casefold() == want and all(
+                len(w) >= 3 and w.casefold() not in STOPWORDS for w in run):
+            return True
+    return False
+
+
 def _says(term: Term, said: set[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
-    return term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
+    return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
+            or spelled_out(term.word, text))
 
 
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]]
@@ -113,7 +135,8 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             matched.append(t.word)
             if not t.figure:
                 got += t.weight
-                topic = topic or not t.name
+                # An acronym (CI, GA, MKT) names a kind of thing, like a plain word: it puts a line on topic.
+                topic = topic or not t.name or t.word.isupper()
         elif _says(t, context, alts, ctx_text):
             matched.append(t.word)
             if not t.figure:

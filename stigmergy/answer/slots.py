@@ -15,7 +15,15 @@ import re
 from dataclasses import dataclass, replace
 
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS, Slot
+from stigmergy.answer.question import (
+    ORG_HEADS,
+    PERSON_HEADS,
+    PLACE_HEADS,
+    PRODUCT_HEADS,
+    PROJECT_HEADS,
+    Slot,
+    modifiers,
+)
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 
 WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md)
@@ -32,7 +40,7 @@ _DATE_RE = re.compile(
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
               r"business days?|working days?|nights?|sprints?|quarters?)")
 _NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
+    r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
     r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
 _FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|nightly|every|"
                       r"each (?:day|week|month|quarter|year)|once|twice|per (?:day|week|month|hour|year|minute)|"
@@ -52,6 +60,7 @@ _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?
 _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
 _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
                              r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
+_MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday today".split())
 _VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w])|\b(?:version|release|pip|python|v)\s?\d+(?:\.\d+)*\b", re.I)
@@ -91,8 +100,25 @@ def _new_name(name: str, q: Asked) -> bool:
     return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
 
 
-def _dates(text: str, q: Asked) -> list[str]:
-    return [m.group(0) for m in _DATE_RE.finditer(text) if _new(m.group(0), q)]
+_DAY_RE = re.compile(r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
+
+
+def _dates(text: str, q: Asked, day: bool = False) -> list[str]:
+    """Dates the question does not hold. A month named alone must be capitalised ("A future release may drop
+    these options" names no month); with `day` ("what date", "which day"), only a date that names its day."""
+    out = []
+    for m in _DATE_RE.finditer(text):
+        got = m.group(0)
+        if not any(ch.isdigit() for ch in got) and got[:1].islower() and fold(got) not in _RELATIVE_DATES:
+            continue
+        if day and not (_DAY_RE.search(got) and not re.fullmatch(r"(?:19|20)\d\d|q[1-4](?:\s+\d{4})?", got, re.I)):
+            continue
+        if _new(got, q):
+            out.append(got)
+    return out
+
+
+_RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())
 
 
 def _numbers(text: str, q: Asked, unit: str) -> list[str]:
@@ -113,8 +139,8 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
             continue
         if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
             continue
-        if unit == "money" and not (m.group("cur") or m.group("scale")):
-            continue
+        if unit == "money" and not (m.group("cur") or (m.group("scale") and (not u or u in _MONEY_UNITS))):
+            continue  # "1.2 million events a week" is a count, not what anyone pays
         if unit == "percent" and not m.group("pct"):
             continue
         if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
@@ -158,12 +184,20 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
     if k == "date":
-        return 1.0 if _dates(text, q) else 0.0
+        return 1.0 if _dates(text, q, day=slot.unit == "day") else 0.0
     if k == "quantity":
         if slot.unit == "version":
-            return 1.0 if any(_new(m.group(0), q) for m in _VERSION_RE.finditer(text)) else 0.0
+            return 1.0 if any(_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
+                              for m in _VERSION_RE.finditer(text)) else 0.0  # "43.16%" is a share
         if slot.unit == "frequency":
             return 1.0 if _FREQ_RE.search(text) or _numbers(text, q, "") else 0.0
+        if slot.unit == "count" and slot.head and says_counted(slot.head, text):
+            # "how many people work in Leeds": "We have two offices: Leeds (…, finance and people)" counts
+            # offices. The count must stand beside what is counted, in the same sentence.
+            if _count_beside(slot.head, text, q):
+                return 1.0
+            return WEAK if _numbers(text, q, "count") or any(
+                w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
         if _numbers(text, q, slot.unit):
             return 1.0
         if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
@@ -219,7 +253,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
 # Nouns of the same kind as the asked one: "which logger company…" is not answered by "a logger hardware vendor".
 _KIN = {"org": ORG_HEADS, "person": PERSON_HEADS, "place": PLACE_HEADS, "project": PROJECT_HEADS,
         "product": PRODUCT_HEADS}
-_INDEFINITE = frozenset("a an one some another any two three four five several few more other certain".split())
+_INDEFINITE = frozenset("a an one some another any two three four five several few more other certain second third "
+                        "fourth".split())
 
 
 def unnamed(slot: Slot, text: str) -> bool:
@@ -334,6 +369,64 @@ def says_role(role: str, text: str) -> bool:
     return not own or any(_says_head(w, text) for w in own)
 
 
+# "[08:45] Priya Raghunathan: …", "Hannah Lindqvist: introduce …": a speaker or a task's owner, then what they say.
+_SPEAKER_RE = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}\]?\s*)?[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,3}\s*:\s+(.*)$")
+_THIRD_PERSON = frozenset("the a an our their new next this that".split())
+
+
+def _speaks_of_role(role: str, text: str, names: Names, q: Asked) -> bool:
+    """The line's only name is its speaker (or a task's owner), and what follows speaks of the role holder in
+    the third person without naming them ("introduce the new Nordic customer success manager")."""
+    m = _SPEAKER_RE.match(text)
+    if not m or len(m.group(1).split()) < 5:
+        return False  # "Maya Okafor: CEO" is a name and its role
+    rest = m.group(1)
+    heads = [w for w in words(role) if w in PERSON_HEADS] or words(role)[-1:]
+    ws = words(rest)
+    spoken = any(stem(w) in {stem(h) for h in heads} and any(x in _THIRD_PERSON for x in ws[max(0, i - 5) : i])
+                 for i, w in enumerate(ws))
+    return spoken and kind_fill(Slot("person"), rest, names, q) == 0.0
+
+
+def _count_beside(head: str, text: str, q: Asked) -> bool:
+    """A count within four words of the counted noun (or what the wiki calls it instead), in one sentence:
+    "room for 55 people", "Headcount — Q2 2026: 56", "seven levels of verbosity"."""
+    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in _SAME_AS.get(head, _SAME_AS.get(_singular(head), "")).split()}
+    for clause in re.split(r"[.;!?](?:\s|$)", text):
+        ws = clause.split()
+        # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
+        counts = {v.split()[0].lstrip("~") for v in _numbers(clause, q, "count")}
+        for i, w in enumerate(ws):
+            if stem(fold(w.strip(",:()—-*"))) not in kin:
+                continue
+            near = ws[max(0, i - 4) : i + 5]
+            if any(x.strip(",:;()~*") in counts for x in near) or any(
+                    x in _NUMBER_WORDS and x not in q.text.split() for x in words(" ".join(near))):
+                return True
+    return False
+
+
+def _other_qualifier(head: str, text: str, q: Asked) -> bool:
+    """The line names its X with a word of its own before it, past the question's words ("*Hardware* gross
+    margin" for "gross margin on software")."""
+    hs = stem(head)
+    ws = words(text)
+    for i, w in enumerate(ws):
+        if stem(w) != hs:
+            continue
+        for x in reversed(ws[max(0, i - 3) : i]):
+            if stem(x) in q.stems:
+                continue
+            if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in _NUMBER_WORDS:
+                return True
+            break
+    return False
+
+
+def stems_of(text: str) -> set[str]:
+    return {stem(w) for w in words(text)}
+
+
 # A plan or a forecast is not what happened: it answers a question about plans, weakly any other.
 _PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|"
                       r"aim\w*|goal|estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
@@ -353,6 +446,19 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
+    if slot.kind == "person" and role and _speaks_of_role(role, text, names, q):
+        return 0.0, False  # "Hannah: introduce the new customer success manager": Hannah is not the manager
+    if slot.kind == "quantity" and slot.head:
+        before, after = modifiers(q.text, slot.head)
+        said = stems_of(f"{text} {context}")
+        missing = [m for m in before if stem(m) not in said]
+        if after and not any(stem(m) in said for m in after):
+            missing += after
+        if missing and _other_qualifier(slot.head, text, q):
+            return 0.0, False  # "software subscriptions' margin": "Hardware gross margin" is another margin
+        if missing:
+            got, via = _fill(replace(slot, head=""), text, context, names, q)
+            return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
     counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
         got, via = _fill(replace(slot, head=""), text, context, names, q)
@@ -369,6 +475,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return own, False  # a title names what the page is about, not which X this line means
     if slot.named and slot.head and _qualified(slot.head, text, q) and not _name_beside(slot.head, text, q):
         return own, False  # "our fallback provider had been disabled": the line speaks of one X and names none
+    if slot.kind == "quantity":
+        return own, False  # a figure in a title or heading ("Page 1", "Q3 plan") is the page's, not the answer
     ctx = kind_fill(slot, context, names, q)
     if slot.named and not _known_kind(slot, context, names, q):
         return own, False  # only a name the wiki knows to be of the asked kind counts from the context

@@ -81,6 +81,7 @@ CALENDAR = frozenset("january february march april may june july august septembe
                      "monday tuesday wednesday thursday friday saturday sunday".split())
 _PERIOD_RE = re.compile(r"^(?:q[1-4]|h[12]|fy\d{2}|" + "|".join(sorted(CALENDAR)) + r")$", re.I)
 _YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+_SLOT_NOUNS = frozenset("date day time year month".split())
 
 
 def _periods(toks: list[str]) -> list[str]:
@@ -104,6 +105,8 @@ def question_terms(question: str) -> list[Term]:
             continue
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say
+        if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
+            continue  # "what date did it ship": the slot again ("2 June" never says "date")
         s = " ".join(fold(tok).split()) if " " in tok else stem(tok)
         if s in seen:
             continue

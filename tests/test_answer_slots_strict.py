@@ -1,0 +1,82 @@
+"""The stricter slot rules added after measuring the held-out sets (issue #19): each a class of "answer" that
+only shared the question's topic, with the line that does answer beside it (no index)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.question import modifiers, slot
+from stigmergy.answer.select import spelled_out
+from stigmergy.answer.terms import question_terms
+from tests.test_answer_slots import _fills
+
+
+def test_a_count_stands_beside_what_it_counts() -> None:
+    q = "How many people work out of the Leeds office?"
+    assert slot(q).head == "people"  # not "work", the verb after it
+    assert _fills("How many people fit in the new office?", "The new office has room for 55 people, and a lab.") == 1.0
+    # Two of something else, with "people" in a list further on: a count, but not of people.
+    assert _fills(q, "We have two offices: Leeds (Wharf Street, finance and people) and Lisbon.") < 1.0
+    # A clause ends the count's reach; a duration the window would cut ("47") is still a duration.
+    assert _fills("How many SMS alerts were held up?",
+                  "An SMS outage on 19 August delayed excursion alerts by up to 47 minutes.") < 1.0
+    assert _fills("How many SMS alerts were held up?", "SMS alerts enabled. ~60 customers.") < 1.0
+    assert _fills("How many staff did we have?", "Headcount — Q3 2026: 63; Q2 2026: 56.") == 1.0
+    assert _fills("How many verbosity levels does pip have?", "Right now there are seven levels of verbosity.") == 1.0
+    # A range takes its unit: "2-3 months" counts no maintainers.
+    assert _fills("How many maintainers does pip have?", "Maintainers give triage rights after 2-3 months.") == 0.0
+
+
+def test_the_questions_words_before_x_say_which_x() -> None:
+    assert modifiers("how many nordic customers have switched it on", "customers") == (["nordic"], [])
+    assert modifiers("what's our gross margin on software subscriptions", "margin") == (
+        ["gross"], ["software", "subscriptions"])
+    assert modifiers("What was Lanternfish Labs' revenue in Q1 2026?", "revenue") == ([], [])  # whose, not which
+    assert modifiers("what version number did it get", "number") == ([], [])
+    # Another X by a word of its own: not the X asked about.
+    assert _fills("What's our gross margin on software subscriptions?", "Hardware gross margin remains at 23%.") == 0
+    assert _fills("What's our gross margin on software subscriptions?", "Software gross margin is 81%.") == 1.0
+    # The X without the question's word, and no word of its own: weakly.
+    assert 0 < _fills("How many nordic customers have switched it on?", "Six customers have switched it on.") < 1.0
+    assert _fills("How many nordic customers have switched it on?", "Six Nordic customers have switched it on.") == 1.0
+
+
+def test_how_much_is_paid_wants_money() -> None:
+    q = "How much do carriers pay per million events?"
+    assert _fills(q, "Orbis Freight alone sends about 1.2 million events a week.") < 1.0
+    assert _fills(q, "Carriers pay £40 per million events.") == 1.0
+    assert _fills(q, "Carriers pay 1.2 million pounds a year.") == 1.0
+
+
+def test_dates_a_month_alone_and_the_day_asked_for() -> None:
+    # "may" the verb is no month; "May" the month is.
+    assert _fills("When will pip drop the setup.py interface?", "A future release of pip may drop these options.") == 0
+    assert _fills("When will pip drop the setup.py interface?", "It goes in May.") == 1.0
+    q = "On what exact day of the month do pip releases go out?"
+    assert slot(q).unit == "day"
+    assert _fills(q, "Our release months are January, April, July, October.") == 0
+    assert _fills(q, "Releases go out on 15 January.") == 1.0
+    assert _fills("What date did Harbor 1.0 go GA?", "Harbor API 1.0 goes generally available on Tuesday 2 June.") == 1
+
+
+def test_the_name_of_x_asks_which_x() -> None:
+    s = slot("what's the name of the new nordic customer success manager starting in november?")
+    assert (s.kind, s.head) == ("person", "manager")
+    assert slot("what are the names of the researchers who ran the study?").kind == "person"
+    # The speaker of a line that speaks of the role holder in the third person is not the role holder.
+    q = "What's the name of the new customer success manager?"
+    assert _fills(q, "Hannah Lindqvist: introduce the new Nordic customer success manager in November.") == 0
+    assert _fills(q, "Daniel Ferreira: customer success manager.") == 1.0
+    assert _fills(q, "Our new customer success manager is Daniel Ferreira.") == 1.0
+
+
+def test_a_version_is_not_a_share() -> None:
+    q = "What version of requests does pip vendor?"
+    assert _fills(q, "43.16% (82/186) of respondents thought pip should upgrade requests.") == 0
+    assert _fills(q, "pip vendors requests 2.32.3.") == 1.0
+
+
+def test_an_acronym_is_said_by_its_words_spelled_out() -> None:
+    assert spelled_out("GA", "Harbor API 1.0 goes generally available on Tuesday")
+    assert spelled_out("MKT", "Mean kinetic temperature (MKT) matched")
+    assert not spelled_out("ga", "generally available")  # typed in capitals only
+    assert not spelled_out("GA", "go ahead")  # a stopword spells nothing
+    assert [t.word for t in question_terms("what date did harbor 1.0 go GA?")] == ["harbor", "1.0", "GA"]
