@@ -68,14 +68,14 @@ def prepare(work: Path, cache: Path) -> Path:
 
 
 def ranks(searcher, questions, judge, arms):  # type: ignore[no-untyped-def]
-    """{question id: (strict rank, lenient rank, top 10 paths)}."""
+    """{question id: (strict rank, lenient rank, top 10 paths, the passage (fragment) each hit showed)}."""
     out = {}
     for q in questions:
         hits = searcher.search(q["q"], READER, k=10, arms=arms, check_freshness=False).hits
         paths = [h.path for h in hits]
         strict = next((i + 1 for i, p in enumerate(paths) if judge.strict(p, q["expected"])), None)
         lenient = next((i + 1 for i, p in enumerate(paths) if judge.lenient(p, q["expected"])), None)
-        out[q["id"]] = (strict, lenient, paths)
+        out[q["id"]] = (strict, lenient, paths, [h.fragment for h in hits])
     return out
 
 
@@ -100,17 +100,24 @@ def trust_off():  # type: ignore[no-untyped-def]
                     (search_mod, "status_factor", lambda st, s: 1.0)])
 
 
-def write_stream(root: Path, page_ids: dict[str, tuple[str, str]], wrong: set[str], useful: set[str]) -> int:
+def write_stream(root: Path, page_ids: dict[str, tuple[str, str]], wrong: set, useful: set,
+                 passages: dict | None = None) -> int:
+    """Three readers' records: on whole pages (`wrong`, `useful`: paths), or, with `passages` ({(path,
+    fragment): (first line, text)}), on the passages search showed them (`PATH#n`, as `feedback` records it)."""
     from stigmergy.repo.ids import new_id
     from stigmergy.repo.operations import utc_now
+    from stigmergy.trust.records import passage_sha
 
     at = utc_now()
     lines = []
-    for kind, paths in (("wrong", wrong), ("useful", useful)):
-        for path in sorted(paths):
+    for kind, targets in (("wrong", wrong), ("useful", useful)):
+        for target in sorted(targets):
+            path, frag = target if passages is not None else (target, None)
             pid, layer = page_ids[path]
+            line, sha = (passages[target][0], passage_sha(passages[target][1])) if passages is not None else (None, None)
             for by in RATERS:
-                lines.append(render_record(Record(new_id("fb"), at, by, kind, pid, path, layer)))
+                lines.append(render_record(Record(new_id("fb"), at, by, kind, pid, path, layer, line=line,
+                                                  line_sha=sha, fragment=frag)))
     rel = batch_relpath("public", at, new_id("fb"))
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_text("".join(line + "\n" for line in lines))
@@ -173,8 +180,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--pages", type=int, default=100_000)
     ap.add_argument("--set", action="append", default=[], help="section.key=value settings override (trust.*)")
-    ap.add_argument("--wrong-rule", choices=("strict", "lenient", "none"), default="none",
-                    help="a page that answers some question of the set by this rule is never marked wrong")
+    ap.add_argument("--wrong-rule", choices=("strict", "lenient", "answer-passage", "none"), default="none",
+                    help="a page that answers some question of the set by this rule is never marked wrong; "
+                         "answer-passage: a passage some configuration shows as a question's (strict) answer")
+    ap.add_argument("--target", choices=("passage", "page"), default="passage",
+                    help="readers judge the passage search showed them (PATH#n), or the whole page")
     ap.add_argument("--stream-only", action="store_true", help="only part 2")
     ap.add_argument("--latency-only", action="store_true", help="only part 3a")
     args = ap.parse_args()
@@ -217,23 +227,43 @@ def main() -> None:
     page_ids = {p: (pid, layer) for p, pid, layer in s.store.conn.execute("SELECT path, page_id, layer FROM pages")}
     wrong: set[str] = set()
     useful: set[str] = set()
+    wrong_p: set[tuple[str, int]] = set()
+    useful_p: set[tuple[str, int]] = set()
     affected = []
+    shown: set[tuple[str, int]] = set()
     for q in questions:
-        strict, _, paths = on["fused"][q["id"]]
+        strict, _, paths, frags = on["fused"][q["id"]]
         if strict is not None and strict > 1:
             affected.append(q["id"])
             wrong.update(paths[: strict - 1])
             useful.add(paths[strict - 1])
+            shown.update(zip(paths[:strict], frags[:strict], strict=True))
+            wrong_p.update(zip(paths[: strict - 1], frags[: strict - 1], strict=True))
+            useful_p.add((paths[strict - 1], frags[strict - 1]))
     # A reader marks wrong a page that is wrong, not one that merely ranked above the answer they wanted:
     # a page that answers any question of the set (lenient rule) is off-topic for this one, never wrong.
-    rule = {"strict": judge.strict, "lenient": judge.lenient, "none": lambda p, e: False}[args.wrong_rule]
+    rule = {"strict": judge.strict, "lenient": judge.lenient}.get(args.wrong_rule, lambda p, e: False)
     right = {p for p in page_ids for q in questions if rule(p, q["expected"])}
-    spared = len(wrong & right)
+    # A passage that is the answer to some question of the set is right: a reader of that question would
+    # never mark it wrong (passage-level twin of the page rules above).
+    answers = {(r[2][r[0] - 1], r[3][r[0] - 1]) for c in on.values() for r in c.values() if r[0] is not None}
+    spared = len(wrong & right) if args.wrong_rule != "answer-passage" else len(wrong_p & answers)
     wrong -= right | useful
-    report["stream"] = {"affected_questions": affected, "pages_marked_wrong": len(wrong),
+    wrong_p = {t for t in wrong_p if t[0] not in right and t not in useful_p
+               and (args.wrong_rule != "answer-passage" or t not in answers)}
+    passages = None
+    if args.target == "passage":
+        passages = {(path, seq): (start, s.store.fragment_text(fid)) for path, seq in shown
+                    for fid, start in s.store.conn.execute(
+                        "SELECT f.id, f.start_line FROM fragments f JOIN pages p ON p.id = f.page "
+                        "WHERE p.path = ? AND f.seq = ?", (path, seq))}
+    report["stream"] = {"target": args.target, "affected_questions": affected,
+                        "pages_marked_wrong": len(wrong) if passages is None else len({p for p, _ in wrong_p}),
+                        "passages_marked_wrong": len(wrong_p) if passages is not None else None,
                         "pages_above_the_answer_but_right_elsewhere": spared,
                         "pages_marked_useful": len(useful),
-                        "records": write_stream(root, page_ids, wrong, useful)}
+                        "records": write_stream(root, page_ids, wrong_p if passages is not None else wrong,
+                                                useful_p if passages is not None else useful, passages)}
     after = all_configs(s, questions, judge)
     others = [q for q in ids if q not in affected]
     before_f, after_f = figures(on, affected), figures(after, affected)
@@ -243,9 +273,10 @@ def main() -> None:
                                                  for c in CONFIGS},
                         "before": figures(on, others)["fused"], "after": figures(after, others)["fused"]}
     report["all_questions"] = {"before": figures(on, ids)["fused"], "after": figures(after, ids)["fused"]}
-    report["others_that_moved"] = [{"id": q, "before": on["fused"][q][0], "after": after["fused"][q][0],
-                                    "top_after": after["fused"][q][2][:2]}
-                                   for q in others if on["fused"][q][:2] != after["fused"][q][:2]]
+    report["others_that_moved"] = [{"config": c, "id": q, "before": on[c][q][:2], "after": after[c][q][:2],
+                                    "top_before": list(zip(on[c][q][2][:3], on[c][q][3][:3], strict=True)),
+                                    "top_after": list(zip(after[c][q][2][:3], after[c][q][3][:3], strict=True))}
+                                   for c in CONFIGS for q in others if on[c][q][:2] != after[c][q][:2]]
     shutil.rmtree(root / "feedback", ignore_errors=True)
     if args.stream_only:
         print(json.dumps(report, indent=1))

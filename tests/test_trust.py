@@ -316,3 +316,34 @@ def test_a_cold_process_starts_from_the_saved_fold_only_while_the_batches_are_un
     with (root / rel).open("a") as fh:
         fh.write(render_record(_record(id="fb_01JA" + "G" * 22, page=pages[0], kind="wrong")) + "\n")
     assert load_book(root, S).pages == fresh().pages
+
+
+def test_feedback_on_a_passage_moves_only_the_queries_that_match_it(tmp_path: Path) -> None:
+    """A reader who marks the passage search showed them wrong says nothing about the page's other passages:
+    a query another passage answers ranks the page exactly as before; the page's own trust counts it."""
+    b = RepoBuilder(tmp_path / "w")
+    src = b.source("Harbor facts", "Harbor API launched in June 2026.\nHarbor API costs 40 EUR per month.\n",
+                   occurred_at="2026-04-02")
+    page = "wiki/notes/Harbor.md"
+    launch_notes = "".join(f"- The launch checklist item {i} was signed off by the release team.\n" for i in range(5))
+    price_notes = "".join(f"- The invoice template {i} lists the monthly subscription fee.\n" for i in range(5))
+    b.wiki("note", "Harbor", f"## Launch\n\n- Harbor API launched in June 2026. {cite(page, src, 22)}\n{launch_notes}\n"
+           f"## Pricing\n\n- Harbor API costs 40 EUR per month. {cite(page, src, 23)}\n{price_notes}")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    service = _service(b)
+    launch_q, price_q = "Harbor API launched June", "Harbor API costs EUR per month"
+    launch, price = _hit(service, launch_q, page), _hit(service, price_q, page)
+    assert launch is not None and price is not None and launch["fragment"] != price["fragment"]
+    for _ in range(3):
+        out = service.feedback(f"{page}#{launch['fragment']}", "wrong", "it launched in July")
+    assert out["record"]["fragment"] == launch["fragment"] and out["record"]["line_sha"]
+    launch_after, price_after = _hit(service, launch_q, page), _hit(service, price_q, page)
+    assert launch_after is not None and price_after is not None
+    assert launch_after["factors"]["confidence"] < 1.0 and launch_after["score"] < launch["score"]
+    assert price_after["factors"] == price["factors"] and price_after["score"] == price["score"]
+    assert price_after["trust"]["feedback"] == 3  # the page's trust shows every judgement of it
+    # A whole page judged wrong falls in every query.
+    for _ in range(3):
+        service.feedback(page, "wrong")
+    assert _hit(service, price_q, page)["factors"]["confidence"] < 1.0  # type: ignore[index]

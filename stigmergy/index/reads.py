@@ -377,6 +377,7 @@ class Target:
     line: int | None = None
     line_text: str | None = None
     doc: PageDoc | None = None
+    passage: str | None = None  # a fragment's text, when the target is one (its identity: passage_sha)
 
 
 def parse_target(ref: str) -> tuple[str, int | None, int | None]:
@@ -412,6 +413,15 @@ def feedback_target(root: Path, settings: Settings, reader: str, ref: str) -> Ta
         if doc.type != "source":
             cited = [c.capture_id for c in doc.citations.get(line, ()) if c.capture_id]
             captures = cited or captures
+    passage = None
+    if fragment is not None and line is None:
+        # A passage judged, as search showed it: its first line and text (records.passage_sha names it).
+        frag = doc.fragments[fragment - 1]
+        line, passage = frag.start_line, frag.text
+        if doc.type != "source":
+            cited = sorted({c.capture_id for n in range(frag.start_line, frag.end_line + 1)
+                            for c in doc.citations.get(n, ()) if c.capture_id})
+            captures = cited or captures
     captures = [c for c in captures if CAPTURE_ID_RE.match(c)]
     return Target(doc.path, page_id, doc.layer, doc.type, doc.title, tuple(sorted(set(captures))), fragment, line,
-                  line_text, doc)
+                  line_text, doc, passage)

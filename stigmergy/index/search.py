@@ -48,6 +48,7 @@ from stigmergy.repo.git import Git
 from stigmergy.settings import Settings, TrustSettings
 from stigmergy.trust.book import PageFacts, TrustBook
 from stigmergy.trust.model import confidence_factor, now_days, status_factor
+from stigmergy.trust.records import passage_shas
 
 # `page_paths` and `index_info` live in `page_lookup`; callers have always imported them from here.
 __all__ = ["ARMS", "Filters", "Hit", "SearchResult", "Searcher", "index_info", "make_snippet", "page_paths",
@@ -352,6 +353,13 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
     posteriors = {pid: book.posterior(_facts(page), today, ts) for pid, page in info.items()}
     # A rejected page feeds no search and no answer (`read` still shows it, and says why).
     rrfs = {pid: r for pid, r in rrfs.items() if posteriors[pid].status != "rejected"}
+    # Ranked by its whole-page feedback and that of the passage this query matched (TrustBook.rank_posterior):
+    # the texts of the matched passages are read only for pages with passage or claim-line feedback.
+    judged = {pid: best_frag[pid] for pid in rrfs if pid in best_frag and info[pid].page_id in book.line_pages}
+    texts = store.fragment_texts(list(judged.values())) if judged else {}
+    ranked = {pid: book.rank_posterior(_facts(info[pid]), today, ts,
+                                       passage_shas(texts.get(judged[pid], "")) if pid in judged else ())
+              for pid in rrfs}
     scores: dict[int, tuple[float, dict[str, float]]] = {}
     for pid, rrf in rrfs.items():
         page = info[pid]
@@ -370,9 +378,8 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             # ("Tomek": all of it), however many sources it cites.
             floor = FOCUS_FLOOR + (1 - FOCUS_FLOOR) * (named or {}).get(pid, 0.0)
             factors["focus"] = floor + (1 - floor) * focus
-        post = posteriors[pid]
-        factors["confidence"] = confidence_factor(post, ts)
-        factors["lifecycle"] = status_factor(post.status, ts)
+        factors["confidence"] = confidence_factor(ranked[pid], ts)
+        factors["lifecycle"] = status_factor(posteriors[pid].status, ts)
         scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
                        * factors["confidence"] * factors["lifecycle"], factors)
     # The most specific page first: a hub whose matching fragment quotes one source puts that source

@@ -614,7 +614,7 @@ class WikiService:
         from stigmergy.index.reads import feedback_target, page_trust
         from stigmergy.layers import require_maintainer
         from stigmergy.trust.model import now_days
-        from stigmergy.trust.records import FEEDBACK, MAX_NOTE, line_sha
+        from stigmergy.trust.records import FEEDBACK, MAX_NOTE, line_sha, passage_sha
         from stigmergy.write.trust import commit_batches, make_record, record
 
         root = self.require_root()
@@ -634,9 +634,10 @@ class WikiService:
             if status not in allowed:
                 raise UsageError(f"{target.path} is {status}; {kind} applies to a page that is "
                                  f"{' or '.join(allowed)}")
+        sha = (line_sha(target.line_text) if target.line_text is not None
+               else passage_sha(target.passage) if target.passage is not None else None)
         rec = make_record(kind, self.reader, target.page_id, target.path, target.layer, target.captures,
-                          target.line, line_sha(target.line_text) if target.line_text is not None else None,
-                          target.fragment, note)
+                          target.line, sha, target.fragment, note)
         state_dir = self.repository().layout.state_dir
         committed = None
         if kind in FEEDBACK:

@@ -68,6 +68,7 @@ class TrustBook:
     lines: dict[tuple[str, str], Entry] = field(default_factory=dict)
     refused: int = 0
     records: int = 0
+    line_pages: set[str] = field(default_factory=set)  # pages with feedback on a claim line or passage
 
     @classmethod
     def fold(cls, records: Iterable[Record], s: TrustSettings, refused: int = 0) -> TrustBook:
@@ -91,11 +92,13 @@ class TrustBook:
         if r.kind in FEEDBACK:
             wa = s.useful_weight if r.kind == "useful" else 0.0
             wb = s.wrong_weight if r.kind == "wrong" else s.outdated_weight if r.kind == "outdated" else 0.0
-            if r.line_sha is not None:
-                line = self.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))
+            share = r.line_sha is not None
+            if share:
+                line = self.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))  # type: ignore[arg-type]
                 _feedback(line, r, Event(t, r.kind, wa, wb))
+                self.line_pages.add(r.page)
                 wa, wb = wa * s.line_share, wb * s.line_share
-            _feedback(entry, r, Event(t, r.kind, wa, wb))
+            _feedback(entry, r, Event(t, r.kind, wa, wb, share))
         elif r.kind == "reset":
             entry.events.append(Event(t, "reset", 0.0, 0.0))
         elif order >= entry.status_order:
@@ -117,6 +120,25 @@ class TrustBook:
         if e is None and not confirmations and not facts.open_contradictions:
             return prior(cls, s)
         return posterior(e.events if e else (), cls, now, s, status=e.status if e else "candidate",
+                         confirmations=confirmations, challenges=facts.open_contradictions)
+
+    def rank_posterior(self, facts: PageFacts, now: float, s: TrustSettings, passage: Iterable[str] = ()) -> Posterior:
+        """The posterior search ranks a page by for one query: its whole-page feedback, and at full weight the
+        feedback on the passage the query matched (`passage`: its identities, records.passage_shas) — never
+        the feedback on its other passages. A reader who found one passage wrong said nothing about the page's
+        other passages, which may answer other questions (bench/feedback.py measured exactly that)."""
+        cls = decay_class(facts.type, facts.decay)
+        e = self.entry(facts.page_id, facts.layer)
+        events = [ev for ev in e.events if not ev.share] if e else []
+        if facts.page_id in self.line_pages:
+            for sha in passage:
+                line = self.lines.get((facts.page_id, sha))
+                if line is not None and line.layer == facts.layer:
+                    events += line.events
+        confirmations = max(0, facts.sources - 1)
+        if not events and not confirmations and not facts.open_contradictions:
+            return prior(cls, s, e.status if e else "candidate")
+        return posterior(events, cls, now, s, status=e.status if e else "candidate",
                          confirmations=confirmations, challenges=facts.open_contradictions)
 
     def line_posteriors(self, facts: PageFacts, now: float, s: TrustSettings) -> dict[str, Posterior]:
@@ -188,7 +210,7 @@ def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> T
 
 SAVED = "feedback-fold.json"  # in .stigmergy/: rebuilt from the batch files whenever it does not match them
 SAVE_AFTER = 2000  # records read in one load before the fold is saved again (a click appends one: never saved)
-_SAVED_VERSION = 1
+_SAVED_VERSION = 2
 
 
 def _prefix_sha(root: Path, rel: str, offset: int) -> str | None:
@@ -205,7 +227,7 @@ def _save(root: Path, s: TrustSettings, book: TrustBook, read_to: dict[str, tupl
     batches = {rel: [size, offset, _prefix_sha(root, rel, offset)] for rel, (size, offset) in read_to.items()}
 
     def entry(e: Entry) -> list[object]:
-        return [e.layer, e.path, [[v.t, v.kind, v.alpha, v.beta] for v in e.events], e.status, e.reason, e.status_by,
+        return [e.layer, e.path, [[v.t, v.kind, v.alpha, v.beta, v.share] for v in e.events], e.status, e.reason, e.status_by,
                 e.status_at, e.counts, e.notes, e.last_feedback, list(e.path_order), list(e.status_order)]
 
     data = {"version": _SAVED_VERSION, "settings": repr(s), "batches": batches, "refused": book.refused,
@@ -234,8 +256,9 @@ def _load_saved(root: Path, s: TrustSettings, seen: dict[str, BatchFile]
             return Entry(v[0], v[1], [Event(*ev) for ev in v[2]], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
                          tuple(v[10]), tuple(v[11]))  # type: ignore[arg-type]
 
-        book = TrustBook({k: entry(v) for k, v in data["pages"].items()},
-                         {(pid, sha): entry(v) for pid, sha, v in data["lines"]}, data["refused"], data["records"])
+        lines = {(pid, sha): entry(v) for pid, sha, v in data["lines"]}
+        book = TrustBook({k: entry(v) for k, v in data["pages"].items()}, lines, data["refused"], data["records"],
+                         {pid for pid, _ in lines})
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return book, read_to, s

@@ -49,6 +49,7 @@ class Event:
     kind: str  # useful | wrong | outdated | reset
     alpha: float  # weight added to α
     beta: float  # weight added to β
+    share: bool = False  # a claim line's or passage's share on its page (search ranks without it)
 
 
 @dataclass(frozen=True)

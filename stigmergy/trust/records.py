@@ -47,6 +47,23 @@ def line_sha(text: str) -> str:
     return hashlib.sha256(claim.encode("utf-8")).hexdigest()[:16]
 
 
+def claim_lines(text: str) -> list[str]:
+    """The claim lines of a passage: its non-empty lines but headings and block markers."""
+    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(("#", "<!--"))]
+
+
+def passage_sha(text: str) -> str:
+    """A passage's (a fragment's) identity: its claim lines' identities in order, so it survives moving and
+    gaining sources but not a change of its words. A one-line passage's is that line's `line_sha`."""
+    claims = [" ".join(strip_citations(ln).split()).lstrip("-*+ ").strip() for ln in claim_lines(text)]
+    return hashlib.sha256("\n".join(claims).encode("utf-8")).hexdigest()[:16]
+
+
+def passage_shas(text: str) -> set[str]:
+    """Every identity feedback on a passage can carry: the passage's own and each of its claim lines'."""
+    return {passage_sha(text), *(line_sha(ln) for ln in claim_lines(text))}
+
+
 @dataclass(frozen=True)
 class Record:
     id: str  # fb_ + ULID
@@ -57,9 +74,9 @@ class Record:
     path: str  # where the page was at the time (ids outlive renames)
     layer: str
     captures: tuple[str, ...] = ()  # the captures the target cites: erasing one erases the record
-    line: int | None = None  # a claim line (its file line at the time) ...
-    line_sha: str | None = None  # ... and its identity
-    fragment: int | None = None  # the fragment read (navigation only)
+    line: int | None = None  # a claim line, or a passage's first line (its file line at the time) ...
+    line_sha: str | None = None  # ... and its identity (`line_sha`, or `passage_sha` when `fragment` is set)
+    fragment: int | None = None  # the fragment (passage) judged
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
