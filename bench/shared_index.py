@@ -5,6 +5,8 @@ S3 evidence (moto's S3-protocol server on loopback) beside the local folder. Ser
     .venv/bin/python bench/shared_index.py --load --sizes 10000 40000 --rate 50 --readers 50 --seconds 20
     .venv/bin/python bench/shared_index.py --incremental      # one changed page after the push hook
     .venv/bin/python bench/shared_index.py --evidence         # put/get throughput, S3 vs local
+    .venv/bin/python bench/shared_index.py --build --sizes 5000  # full build, SQLite and PostgreSQL
+    /work/wt/base/.venv/bin/python bench/shared_index.py --build --code /work/wt/base  # a baseline's, same bench
 
 --load: `--readers` concurrent readers (threads over `--procs` processes, each process with one ONNX
 embedder; every search embeds its query) issue `--rate` searches a second between them on an open-loop
@@ -30,10 +32,15 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# --code DIR: measure another checkout's stigmergy (a baseline) with this bench; its venv's python runs it.
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else HERE.parent
+sys.path.insert(0, str(CODE))
 sys.path.insert(1, str(HERE))
 sys.path.insert(2, str(HERE.parent / "tests"))
 
+import stigmergy  # noqa: E402  (first: bench/search.py puts this checkout first on the path, for its own use)
+
+assert Path(stigmergy.__file__).resolve().is_relative_to(CODE), stigmergy.__file__
 from search import RandomEmbedder, link_cache, make_repo, pct, queries  # noqa: E402
 
 from stigmergy.index.build import build_index  # noqa: E402
@@ -329,6 +336,45 @@ def load_bench(args: argparse.Namespace) -> dict:
     return results
 
 
+# ------------------------------------------------------------------------------------------ build
+
+def _cpu() -> float:
+    import resource
+
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def build_bench(args: argparse.Namespace) -> dict:
+    """A full index build (random stored vectors, so the model is not what is measured) into SQLite and into
+    a fresh PostgreSQL schema, then a rebuild of each (vectors cached): wall, this process's CPU seconds and
+    the database server's, with the load average."""
+    from servers import Postgres
+
+    pg = Postgres.start()
+    out: dict = {"code": str(CODE), "sizes": {}}
+    try:
+        for n in args.sizes:
+            root = args.out / f"shared-{n}"
+            if not (root / ".git").exists():
+                make_repo(root, n)
+            link_cache(root, args.out / "model-cache" / "onnx")
+            res: dict = {}
+            env = _pg_env(pg, f"build_{n}_{os.getpid()}")
+            for label, e in (("sqlite", {}), ("postgres", env)):
+                for kind, rebuild in (("first", label == "sqlite"), ("rebuild", True)):
+                    load, t, c, s = _loadavg(), time.perf_counter(), _cpu(), pg.cpu_seconds()
+                    rep = build_index(root, load_settings(root, e), embedder=RandomEmbedder(), rebuild=rebuild)
+                    res[f"{label}_{kind}"] = {"wall_s": round(time.perf_counter() - t, 2), "cpu_s": round(_cpu() - c, 2),
+                                              "server_cpu_s": round(pg.cpu_seconds() - s, 2), "loadavg": load}
+                    res["fragments"] = rep.fragments_total
+                print(json.dumps({n: {label: {k: v for k, v in res.items() if k.startswith(label)}}}), flush=True)
+            out["sizes"][n] = res
+    finally:
+        pg.stop()
+    return out
+
+
 # ------------------------------------------------------------------------------------------ hnsw
 
 def hnsw(args: argparse.Namespace) -> dict:
@@ -491,6 +537,8 @@ def main() -> None:
     ap.add_argument("--evidence", action="store_true")
     ap.add_argument("--hnsw", action="store_true")
     ap.add_argument("--quality-hash", action="store_true")
+    ap.add_argument("--build", action="store_true", help="full index build, SQLite and PostgreSQL")
+    ap.add_argument("--code", type=Path, help="the checkout whose stigmergy is measured (default: this one)")
     ap.add_argument("--pg-base", type=Path, help="--load: reuse this bench's server left at this folder")
     ap.add_argument("--pg-port", type=int, default=0)
     ap.add_argument("--hnsw-sizes", type=int, nargs="+", default=[5_000, 10_000, 20_000])
@@ -509,7 +557,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict = {}
     for flag, fn in (("evidence", evidence), ("hnsw", hnsw), ("incremental", incremental), ("quality", quality), ("quality_hash", quality_hash),
-                     ("load", load_bench)):
+                     ("load", load_bench), ("build", build_bench)):
         if getattr(args, flag):
             report[flag] = fn(args)
             print(json.dumps({flag: report[flag]}, indent=1, default=str), flush=True)

@@ -75,3 +75,34 @@ def test_help_imports_nothing_heavy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("quantize", ["none", "int8"])
+def test_the_saved_optimised_graph_embeds_as_the_runtime_optimised_model(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, quantize: str) -> None:
+    """A new process loads the graph onnxruntime optimised and saved the first time (embedder.py
+    `_cpu_session`): its vectors are the ones onnxruntime's default in-memory optimisation gives."""
+    import onnxruntime as ort
+
+    from stigmergy.index.embedder import OnnxEmbedder, export_onnx
+
+    info = resolve_model(EmbedderSettings())
+    shared = shared_onnx_cache(tmp_path_factory.getbasetemp())
+    model = export_onnx(info, shared, quantize)
+    cache = tmp_path / "cache"  # a cache of its own, holding links to the session's export
+    folder = cache / "onnx" / model.parent.name
+    folder.mkdir(parents=True)
+    (cache / "onnx" / "model-keys.json").write_bytes((shared / "onnx" / "model-keys.json").read_bytes())
+    for f in model.parent.glob("model*.onnx"):
+        if ".ort-" not in f.name:
+            (folder / f.name).symlink_to(f)
+    first = OnnxEmbedder(info, cache, quantize=quantize)  # optimises and saves
+    saved = list(folder.glob("*.ort-*.onnx"))
+    assert len(saved) == 1 and not list(folder.glob(".tmp-*"))
+    second = OnnxEmbedder(info, cache, quantize=quantize)  # loads the saved graph
+    plain = OnnxEmbedder(info, cache, quantize=quantize)
+    plain._session = ort.InferenceSession(str(folder / model.name), providers=["CPUExecutionProvider"])
+    a, b, c = first.embed(TEXTS), second.embed(TEXTS), plain.embed(TEXTS)
+    np.testing.assert_allclose(a, c, atol=1e-6)
+    np.testing.assert_allclose(b, c, atol=1e-6)

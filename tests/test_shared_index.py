@@ -234,3 +234,79 @@ def test_a_clones_commit_hook_leaves_the_shared_index_to_the_push(tmp_path: Path
     finally:
         service.close()
     assert not index_location(Layout(b.root), b.settings).exists()
+
+
+def _rows(b: RepoBuilder) -> dict[str, list[tuple]]:
+    """Every row a page write produces, keyed by path (ids differ between builds)."""
+    url, schema = b.env["STIGMERGY_INDEX__URL"], b.env["STIGMERGY_INDEX__SCHEMA"]
+    q = {
+        "pages": "SELECT path, stem, layer, type, title, page_id, blob_sha, meta, n_fragments, n_claims, n_cited "
+                 "FROM pages ORDER BY path",
+        "fragments": "SELECT p.path, f.seq, f.layer, f.trail, f.start_line, f.end_line, f.hash, f.body, t.ntok, "
+                     "t.tsv::text, v.embedding::text FROM fragments f JOIN pages p ON p.id = f.page "
+                     "JOIN fts t ON t.id = f.id JOIN vec v ON v.id = f.id ORDER BY p.path, f.seq",
+        "terms": "SELECT term, df FROM terms WHERE df > 0 ORDER BY term",
+        "names": "SELECT e.name, p.path, e.kind FROM entity_names e JOIN pages p ON p.id = e.page ORDER BY 1, 2",
+        "entities": "SELECT p.path, e.entity FROM page_entities e JOIN pages p ON p.id = e.page ORDER BY 1, 2",
+        "links": "SELECT p.path, l.target, l.line FROM links l JOIN pages p ON p.id = l.src ORDER BY 1, 2, 3",
+        "citations": "SELECT p.path, c.line, c.source_path, c.capture_id, c.start_line, c.end_line FROM citations c "
+                     "JOIN pages p ON p.id = c.src ORDER BY 1, 2, 3",
+        "contradictions": "SELECT p.path, c.con_id, c.status FROM contradictions c JOIN pages p ON p.id = c.page "
+                          "ORDER BY 1, 2",
+        "page_vectors": "SELECT p.path, v.fragments FROM page_vectors v JOIN pages p ON p.id = v.page ORDER BY 1",
+    }
+    return {name: _psql(url, schema, sql) for name, sql in q.items()}
+
+
+def test_batched_page_writes_equal_page_by_page_ones_and_updates_equal_a_rebuild(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batched writes (pg_write.py): one chunk, a chunk per page, and an incremental update after edits
+    and deletions all leave exactly the rows (and document frequencies) a rebuild writes."""
+    from test_index_support import cite
+
+    from stigmergy.index.store import pg_write
+
+    b = _wiki(tmp_path / "w", pg_env, pages=6)
+    src = b.source("Acme memo", "Acme ordered ninety widgets.\n\nAurora shipped them in March.\n")
+    b.wiki("entity", "Acme", "Acme buys widgets " + cite("wiki/entities/Acme.md", src, 1) + "\n",
+           aliases=("Acme Corp", "ACME Inc"), entities=("Aurora",))
+    b.wiki("note", "Links", "See [[Acme]] and [[Note 1]] and [[Nowhere]].\n\n## Straße café\n\nNaïve résumé 東京 "
+           "text.\n", entities=("Acme",))
+    b.commit("more")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    one_chunk = _rows(b)
+    assert one_chunk["citations"] and one_chunk["names"] and one_chunk["links"] and one_chunk["entities"]
+    monkeypatch.setattr(pg_write, "CHUNK_FRAGMENTS", 1)
+    monkeypatch.setattr(pg_write, "CHUNK_TERMS", 3)
+    build_index(b.root, b.settings, embedder=HashEmbedder(), rebuild=True)
+    assert _rows(b) == one_chunk
+    # An update: edits, a new page, a deleted one; then the rebuild of the same commit.
+    b.wiki("note", "Note 1", "Aurora shipped widget 1 late, to Acme and Umbrella.\n")
+    b.wiki("note", "Fresh", "Umbrella ordered gadgets.\n")
+    (b.root / "wiki/notes/Note 2.md").unlink()
+    head = b.commit("edits")
+    report = build_index(b.root, b.settings, embedder=HashEmbedder())
+    assert not report.full and report.pages_indexed == 2 and report.pages_removed == 1
+    updated = _rows(b)
+    monkeypatch.undo()
+    build_index(b.root, b.settings, embedder=HashEmbedder(), rebuild=True)
+    assert _rows(b) == updated
+    _consistent(b, head)
+
+
+def test_the_ascii_fast_path_tokenises_as_unicode61_does() -> None:
+    """pg_text.tokenize reads ASCII text with one regular expression; it must split and fold exactly as the
+    per-character path (unicode61's letters, numbers and private-use characters) that other text takes."""
+    import random
+
+    from stigmergy.index.store import pg_text
+
+    def slow(text: str) -> list[str]:  # a non-ASCII token after a space: the per-character path
+        return pg_text.tokenize(text + " é")[:-1]
+
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(128)]
+    texts = ["Aurora shipped 90 widgets_to ACME-Corp's v2.1 (running, runs)", "a" * 70 + " xx I/O e-mail@x.org"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80))) for _ in range(400)]
+    for text in texts:
+        assert text.isascii() and pg_text.tokenize(text) == slow(text), text

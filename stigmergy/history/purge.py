@@ -107,8 +107,7 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
                 prefix = layer_prefix(layer) if layer else None
                 gone = [page for path, page in store.indexed_pages().items()
                         if path in touched or (prefix and path.startswith(prefix)) or _stale(repo, path, page.blob_sha)]
-                for page in gone:
-                    store.remove_page(page)
+                store.remove_pages(gone)
                 paths = sorted({*touched, *(page.path for page in gone)})
                 if layer:
                     store.drop_layer_vectors(layer)

@@ -171,13 +171,8 @@ def build_index(
                 with store.transaction():
                     if full:
                         store.clear()
-                    for old_row in gone:
-                        store.remove_page(old_row)
-                    need: list[NewFragment] = []
-                    for doc, sha, old_row in docs:
-                        if old_row:
-                            store.remove_page(old_row)
-                        need.extend(store.insert_page(doc, sha))
+                    store.remove_pages([*gone, *(old_row for _, _, old_row in docs if old_row)])
+                    need: list[NewFragment] = store.insert_pages([(doc, sha) for doc, sha, _ in docs])
                     store.attach_vectors(need, fp, dimension)
                     indexed_n, removed_n = len(docs), len(gone)
                     reused = len(need) - embedded

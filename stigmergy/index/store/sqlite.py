@@ -406,7 +406,14 @@ class SqliteIndexStore:
             self.conn.execute(f"DROP TABLE IF EXISTS {name}")
         self.conn.execute("DELETE FROM vec_tables")
 
-    def remove_page(self, page: IndexedPage) -> None:
+    def remove_pages(self, pages: Sequence[IndexedPage]) -> None:
+        for page in pages:
+            self._remove_page(page)
+
+    def insert_pages(self, items: Sequence[tuple[PageDoc, str]]) -> list[NewFragment]:
+        return [f for doc, sha in items for f in self._insert_page(doc, sha)]
+
+    def _remove_page(self, page: IndexedPage) -> None:
         ids = [r[0] for r in self.conn.execute("SELECT id FROM fragments WHERE page = ?", (page.id,))]
         if ids:
             self.conn.execute(f"DELETE FROM fts WHERE rowid IN ({marks(ids)})", ids)
@@ -415,7 +422,7 @@ class SqliteIndexStore:
                 self.conn.execute(f"DELETE FROM {table} WHERE rowid IN ({marks(ids)})", ids)
         self.conn.execute("DELETE FROM pages WHERE id = ?", (page.id,))
 
-    def insert_page(self, doc: PageDoc, blob_sha: str) -> list[NewFragment]:
+    def _insert_page(self, doc: PageDoc, blob_sha: str) -> list[NewFragment]:
         from stigmergy.index.analysis import extra_text, has_cjk
         from stigmergy.index.pagedoc import meta_str
         from stigmergy.pages.wikilinks import link_key
