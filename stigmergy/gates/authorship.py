@@ -42,6 +42,10 @@ class CommitHistory:
         self.head: str | None = None
         self.commits: dict[str, list[str]] = {}  # relpath -> commits that touched it ([] = none)
         self.ours: dict[str, bool] = {}  # commit -> carries the trailer
+        # relpath -> the commits without the trailer (a person's) that touched it, complete as of `head`;
+        # None until first needed. One walk of the commit list gives it for every file at once, so a
+        # file seen for the first time costs a lookup, not a `git log -- <file>` over the whole history.
+        self.human: dict[str, list[str]] | None = None
         self.lock = threading.Lock()
 
     def record_commit(self, parent: str | None, commit: str, paths: Iterable[str]) -> None:
@@ -113,7 +117,11 @@ class Authorship:
         if head is not None:
             with self._history.lock:
                 self._advance(head)
-                self._log(head, [p for p in paths if p not in self._commits])
+                human = self._human_commits(head)
+                # A file only stigmergy ever committed, unchanged since, needs no per-file history: its
+                # lines are all stigmergy's. The others (a person's commit touched it, or it differs from
+                # HEAD) get their commit list, for blame.
+                self._log(head, [p for p in paths if p not in self._commits and (p in human or p in self._status)])
         self._known.update(paths)
 
     def _advance(self, head: str) -> None:
@@ -122,7 +130,8 @@ class Authorship:
         if history.head == head:
             return
         old, history.head = history.head, head
-        if old is None or not history.commits:
+        if old is None or (not history.commits and history.human is None):
+            history.human = None
             return
         out = self.git.run(
             "-c", "core.quotePath=false", "log", _LOG_FMT, "--name-only", "--no-renames", "--boundary",
@@ -131,6 +140,7 @@ class Authorship:
         chunks = list(_log_chunks(out))
         if not any(mark == "-" and sha == old for mark, sha, _, _ in chunks):
             history.commits.clear()  # the old HEAD is not an ancestor (reset, amend): start again
+            history.human = None
             return
         for mark, sha, ours, names in chunks:
             if mark == "-":
@@ -139,6 +149,34 @@ class Authorship:
             for name in names:
                 if name in history.commits:
                     history.commits[name].append(sha)
+                if not ours and history.human is not None and name:
+                    history.human.setdefault(name, []).append(sha)
+
+    def _human_commits(self, head: str) -> dict[str, list[str]]:
+        """Which files a person's commit (one without the trailer) touched, up to `head`: the commit list
+        is walked once (no diffs), then only those commits' file names are read."""
+        history = self._history
+        if history.human is None:
+            out = self.git.run("log", f"--format=%x1e%H%x1f{_TRAILER_FMT}", head, check=False)
+            people = []
+            for chunk in out.split("\x1e")[1:]:
+                sha, _, trailers = chunk.partition("\x1f")
+                ours = bool(trailers.strip())
+                history.ours[sha] = ours
+                if not ours:
+                    people.append(sha)
+            human: dict[str, list[str]] = {}
+            for i in range(0, len(people), 200):
+                names = self.git.run(
+                    "-c", "core.quotePath=false", "show", "--format=%x1e%m%H%x1f%x1f", "--name-only", "--no-renames",
+                    *people[i : i + 200],
+                )
+                for _, sha, _, files in _log_chunks(names):
+                    for name in files:
+                        if name:
+                            human.setdefault(name, []).append(sha)
+            history.human = human
+        return history.human
 
     def _log(self, head: str, paths: list[str]) -> None:
         if not paths:
@@ -177,7 +215,14 @@ class Authorship:
         if not self._repo():
             # No history to tell people from stigmergy: every line is treated as a person's.
             result = frozenset(range(1, _line_count(path) + 1))
-        elif self._status.get(relpath) in ("??", "!!") or not self._commits.get(relpath):
+        elif self._status.get(relpath) in ("??", "!!"):
+            result = frozenset(range(1, _line_count(path) + 1))
+        elif relpath not in self._status and self._history.human is not None and relpath not in self._history.human:
+            # Clean and tracked, and no person's commit ever touched it (prefetch read its history only
+            # otherwise): every line is stigmergy's.
+            self.fast_hits += 1
+            result = frozenset()
+        elif not self._commits.get(relpath):
             result = frozenset(range(1, _line_count(path) + 1))
         elif relpath not in self._status and all(self._ours.get(c, False) for c in self._commits[relpath]):
             self.fast_hits += 1

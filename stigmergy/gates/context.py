@@ -18,7 +18,7 @@ from stigmergy.layers import readers_allow  # noqa: F401 — the policy lives in
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
-from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key, stem_listing
+from stigmergy.pages.wikilinks import LinkResolver, alias_listing, entity_listing, link_key, stem_listing
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.settings import Settings
@@ -135,16 +135,19 @@ class GateContext:
         return self.disk_text(relpath)
 
     @cached_property
-    def stems(self) -> dict[str, list[str]]:
-        listing = {k: list(v) for k, v in stem_listing(self.root, self.settings.layer_names()).items()}
+    def stems(self) -> Mapping[str, list[str]]:
+        """Every page's stem on disk with this plan's creations and deletions over it: the listing is
+        kept across plans (never copied), the plan's changes are a small overlay."""
+        base = stem_listing(self.root, self.settings.layer_names())
+        changed: dict[str, list[str]] = {}
         for rel, text in self.changes.items():
             key = link_key(stem_of(rel))
-            paths = listing.setdefault(key, [])
+            paths = changed.setdefault(key, list(base.get(key, [])))
             if text is None and rel in paths:
                 paths.remove(rel)
             elif text is not None and rel not in paths and classify(rel) is not None:
                 paths.append(rel)
-        return {k: v for k, v in listing.items() if v}
+        return _Overlay(base, changed)
 
     def refresh_links(self) -> None:
         """Forget the stem listing and resolver so they see the changes made since."""
@@ -152,9 +155,10 @@ class GateContext:
         self.__dict__.pop("resolver", None)
 
     def _aliases(self) -> Mapping[str, list[str]]:
-        entity_paths = sorted(
-            {p for paths in self.stems.values() for p in paths if (classify(p) or ("", ""))[0] == "entity"}
-        )
+        listed = entity_listing(self.root, self.settings.layer_names())
+        planned = [p for p in self.changes if (classify(p) or ("", ""))[0] == "entity"]
+        entity_paths = sorted({p for p in (*listed, *planned) if self.stems.get(link_key(stem_of(p)))
+                               and p in self.stems[link_key(stem_of(p))]})
         return alias_listing(self.root, entity_paths, read=self.new_text)
 
     @cached_property
@@ -165,6 +169,27 @@ class GateContext:
         if self.authorship is None:
             self.authorship = Authorship(self.root)
         return self.authorship
+
+
+class _Overlay(Mapping[str, list[str]]):
+    """`base` with the keys of `changed` replaced (an empty list: no page has that stem any more)."""
+
+    def __init__(self, base: Mapping[str, list[str]], changed: dict[str, list[str]]) -> None:
+        self._base = base
+        self._changed = changed
+
+    def __getitem__(self, key: str) -> list[str]:
+        got = self._changed[key] if key in self._changed else self._base[key]
+        if not got:
+            raise KeyError(key)
+        return got
+
+    def __iter__(self):  # noqa: ANN204
+        yield from (k for k, v in self._changed.items() if v)
+        yield from (k for k in self._base if k not in self._changed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def line_counter(text: str | None) -> Counter[str]:

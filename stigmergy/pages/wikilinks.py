@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from stigmergy.pages.markdown import code_lines, mask_code_spans
-from stigmergy.pages.paths import sanitise_stem, stem_of
+from stigmergy.pages.paths import sanitise_stem
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -95,56 +95,102 @@ def fold_name(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", stripped.casefold()).split())
 
 
-# Per process, per folder: (the folder's mtime and inode, its (link key, path) pairs). A folder's mtime
-# changes whenever an entry is added, removed or renamed in it, so a folder of 2,000 notes is listed
-# again only when it changed, not on every plan the gates judge. As with git's racy index entries, a
-# listing taken within _RACY_NS of the folder's mtime is not kept: file times tick coarsely, and a change
-# in the same tick would leave the mtime as it was.
-_FOLDERS: dict[tuple[str, str], tuple[tuple[int, int], list[tuple[str, str]]]] = {}
+# Per process, per repository and set of layers: every wiki page's (link key, path), kept up to date by
+# folder. A folder's mtime changes whenever an entry is added, removed or renamed in it, so an unchanged
+# folder is not listed again; a changed one (the notes folder, after every capture) is listed and only
+# the names added or removed since are applied, so a plan over a wiki of 2,000 notes costs one directory
+# read, not a rebuild of the index. As with git's racy index entries, a listing taken within _RACY_NS of
+# the folder's mtime is not trusted the next time: file times tick coarsely, and a change in the same tick
+# would leave the mtime as it was.
 _RACY_NS = 200_000_000
 
 
-def _folder_stems(root: Path, rel_dir: str) -> list[tuple[str, str]]:
-    path = root / rel_dir
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return []
-    if not stat.S_ISDIR(st.st_mode):
-        return []
-    key = (str(root), rel_dir)
-    stamp = (st.st_mtime_ns, st.st_ino)
-    cached = _FOLDERS.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    listed_at = time.time_ns()
-    pairs: list[tuple[str, str]] = []
-    try:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                    rel = f"{rel_dir}/{entry.name}"
-                    pairs.append((link_key(stem_of(rel)), rel))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    if listed_at - st.st_mtime_ns > _RACY_NS:
-        _FOLDERS[key] = (stamp, pairs)
-    else:
-        _FOLDERS.pop(key, None)
-    return pairs
+class _StemIndex:
+    def __init__(self, root: Path, layers: tuple[str, ...]) -> None:
+        self.root = root
+        self.dirs = [f"{layer_prefix(layer)}wiki/{folder}" for layer in layers for folder in TYPE_FOLDERS.values()]
+        self.stamps: dict[str, tuple[int, int] | None] = {}
+        self.names: dict[str, frozenset[str]] = {d: frozenset() for d in self.dirs}
+        self.by_key: dict[str, list[str]] = {}
+        self._sorted: dict[str, list[str]] = {}  # rel_dir -> its sorted relpaths, made when it changed
+
+    def refresh(self) -> dict[str, list[str]]:
+        for rel_dir in self.dirs:
+            path = self.root / rel_dir
+            try:
+                st = os.stat(path, follow_symlinks=False)
+                stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+            except OSError:
+                stamp = None
+            if stamp is not None and self.stamps.get(rel_dir) == stamp:
+                continue
+            listed_at = time.time_ns()
+            names: set[str] = set()
+            if stamp is not None:
+                try:
+                    with os.scandir(path) as entries:
+                        names = {e.name for e in entries if e.name.endswith(".md") and e.is_file(follow_symlinks=False)}
+                except (FileNotFoundError, NotADirectoryError):
+                    names = set()
+            old = self.names[rel_dir]
+            for name in old - names:
+                rel = f"{rel_dir}/{name}"
+                key = link_key(name[:-3])
+                paths = self.by_key.get(key, [])
+                if rel in paths:
+                    paths.remove(rel)
+                if not paths:
+                    self.by_key.pop(key, None)
+            for name in names - old:
+                rel = f"{rel_dir}/{name}"
+                paths = self.by_key.setdefault(link_key(name[:-3]), [])
+                paths.append(rel)
+                paths.sort()
+            if names != old:
+                self.names[rel_dir] = frozenset(names)
+                self._sorted.pop(rel_dir, None)
+            racy = stamp is None or listed_at - stamp[0] <= _RACY_NS
+            self.stamps[rel_dir] = None if racy else stamp
+        return self.by_key
+
+    def paths(self, rel_dir: str) -> list[str]:
+        """The folder's sorted relpaths: the same list object until the folder's entries change (do not
+        modify it)."""
+        got = self._sorted.get(rel_dir)
+        if got is None:
+            got = self._sorted[rel_dir] = sorted(f"{rel_dir}/{n}" for n in self.names.get(rel_dir, ()))
+        return got
 
 
-def stem_listing(root: Path, layers: Iterable[str]) -> dict[str, list[str]]:
-    """{casefolded stem: [repo-relative paths]} for every wiki page on disk (a directory listing only)."""
-    out: dict[str, list[str]] = {}
-    for layer in layers:
-        for folder in TYPE_FOLDERS.values():
-            rel_dir = f"{layer_prefix(layer)}wiki/{folder}"
-            for key, rel in _folder_stems(root, rel_dir):
-                out.setdefault(key, []).append(rel)
-    for paths in out.values():
-        paths.sort()
-    return out
+_STEM_INDEXES: dict[tuple[str, tuple[str, ...]], _StemIndex] = {}
+
+
+def _stem_index(root: Path, layers: Iterable[str]) -> _StemIndex:
+    key = (str(root), tuple(layers))
+    index = _STEM_INDEXES.get(key)
+    if index is None:
+        index = _STEM_INDEXES[key] = _StemIndex(Path(root), key[1])
+    index.refresh()
+    return index
+
+
+def stem_listing(root: Path, layers: Iterable[str]) -> Mapping[str, list[str]]:
+    """{casefolded stem: [repo-relative paths, sorted]} for every wiki page on disk (a directory listing
+    only). Read-only: the mapping and its lists are kept for the next call."""
+    return _stem_index(root, layers).by_key
+
+
+def folder_listing(root: Path, layers: Iterable[str], rel_dir: str) -> list[str]:
+    """The sorted relpaths of the pages in one wiki folder of `layers` (kept: the same list until the
+    folder's entries change; do not modify it)."""
+    return _stem_index(root, layers).paths(rel_dir)
+
+
+def entity_listing(root: Path, layers: Iterable[str]) -> list[str]:
+    """Every entity page's path, from the same listing as `stem_listing`."""
+    layers = tuple(layers)
+    index = _stem_index(root, layers)
+    return sorted(p for layer in layers for p in index.paths(f"{layer_prefix(layer)}wiki/{TYPE_FOLDERS['entity']}"))
 
 
 def aliases_from_text(text: str) -> list[str]:

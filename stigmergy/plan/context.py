@@ -13,7 +13,6 @@ import json
 import os
 import posixpath
 import re
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,6 +28,7 @@ from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.source import SourcePage, parse_source_page
+from stigmergy.pages.wikilinks import folder_listing
 from stigmergy.plan.deterministic.analysis import find_known, terms
 from stigmergy.plan.deterministic.layout import archive_base
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
@@ -119,9 +119,6 @@ def _entity_bytes(e: EntityRef) -> int:
 # ------------------------------------------------------------------------------------ catalogue
 
 
-_RACY_NS = 200_000_000
-
-
 @dataclass(frozen=True)
 class _Head:
     key: tuple[int, int]
@@ -138,44 +135,45 @@ class Catalogue:
         self.layer = layer
         self._heads: dict[str, _Head] = {}
         self.pages: dict[str, list[str]] = {}  # type -> sorted relpaths
-        # A folder other than entities/ (whose files' heads matter) listed again only when it changed:
-        # (its mtime and inode, when it was listed, its sorted relpaths). As for git's racy entries, a
-        # listing taken within _RACY_NS of the folder's mtime is not reused (file times tick coarsely).
-        self._listed: dict[str, tuple[tuple[int, int], list[str]]] = {}
-        self._stems: dict[int, tuple[list[str], dict[str, str]]] = {}  # id(listing) -> (listing, stems)
-
-    def _folder(self, rel_dir: str) -> list[str] | None:
-        """The folder's sorted relpaths from the last listing when the folder has not changed since."""
-        try:
-            st = os.stat(self.root / rel_dir)
-        except OSError:
-            return None
-        got = self._listed.get(rel_dir)
-        return got[1] if got is not None and got[0] == (st.st_mtime_ns, st.st_ino) else None
-
-    def _keep(self, rel_dir: str, listed_at: int, paths: list[str]) -> None:
-        try:
-            st = os.stat(self.root / rel_dir)
-        except OSError:
-            return
-        if listed_at - st.st_mtime_ns > _RACY_NS:
-            self._listed[rel_dir] = ((st.st_mtime_ns, st.st_ino), paths)
-        else:
-            self._listed.pop(rel_dir, None)
+        # Per type: the listing the stems below were made from, and {casefolded stem: every path with
+        # it}; a listing that changed (the notes folder after each capture) is applied as the paths added
+        # and removed, so the stems of 2,000 notes are not made again on every capture.
+        self._stem_src: dict[str, list[str]] = {}
+        self._stem_paths: dict[str, dict[str, list[str]]] = {}
+        self._stem_map: dict[str, dict[str, str]] = {}
 
     def all_stems(self) -> dict[str, str]:
-        """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); a kept
-        folder listing's stems are made once."""
+        """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); where
+        two pages of one folder share a casefolded stem, the later path in sorted order."""
         out: dict[str, str] = {}
-        for paths in self.pages.values():
-            got = self._stems.get(id(paths))
-            if got is None or got[0] is not paths:  # the listing itself is held: its id is not reused
-                got = (paths, {stem_of(p).casefold(): p for p in paths})
-                if any(paths is kept for _, kept in self._listed.values()):
-                    self._stems = {k: v for k, v in self._stems.items() if any(v[0] is kept for _, kept in self._listed.values())}
-                    self._stems[id(paths)] = got
-            out.update(got[1])
+        for ptype, paths in self.pages.items():
+            if self._stem_src.get(ptype) is not paths:
+                self._apply(ptype, paths)
+            out.update(self._stem_map[ptype])
         return out
+
+    def _apply(self, ptype: str, paths: list[str]) -> None:
+        before = set(self._stem_src.get(ptype, ()))
+        now = set(paths)
+        by_stem = self._stem_paths.setdefault(ptype, {})
+        stem_map = self._stem_map.setdefault(ptype, {})
+        touched: set[str] = set()
+        for p in before - now:
+            key = stem_of(p).casefold()
+            if p in by_stem.get(key, ()):
+                by_stem[key].remove(p)
+            touched.add(key)
+        for p in now - before:
+            key = stem_of(p).casefold()
+            by_stem.setdefault(key, []).append(p)
+            touched.add(key)
+        for key in touched:
+            if by_stem.get(key):
+                stem_map[key] = max(by_stem[key])
+            else:
+                by_stem.pop(key, None)
+                stem_map.pop(key, None)
+        self._stem_src[ptype] = paths
 
     def refresh(self) -> Catalogue:
         prefix = layer_prefix(self.layer)
@@ -184,30 +182,25 @@ class Catalogue:
         for ptype, folder in TYPE_FOLDERS.items():
             rel_dir = f"{prefix}wiki/{folder}"
             if ptype != "entity":
-                kept = self._folder(rel_dir)
-                if kept is not None:
-                    self.pages[ptype] = kept
-                    continue
-            listed_at = time.time_ns()
+                # The kept listing (wikilinks.folder_listing): one directory read when the folder changed.
+                self.pages[ptype] = folder_listing(self.root, (self.layer,), rel_dir)
+                continue
             names: list[str] = []
             try:
                 with os.scandir(self.root / rel_dir) as it:
                     for entry in it:
                         if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
                             names.append(entry.name)
-                            if ptype == "entity":
-                                rel = f"{rel_dir}/{entry.name}"
-                                live.add(rel)
-                                st = entry.stat(follow_symlinks=False)
-                                key = (st.st_mtime_ns, st.st_size)
-                                head = self._heads.get(rel)
-                                if head is None or head.key != key:
-                                    self._heads[rel] = _read_head(self.root / rel, key, entry.name[:-3])
+                            rel = f"{rel_dir}/{entry.name}"
+                            live.add(rel)
+                            st = entry.stat(follow_symlinks=False)
+                            key = (st.st_mtime_ns, st.st_size)
+                            head = self._heads.get(rel)
+                            if head is None or head.key != key:
+                                self._heads[rel] = _read_head(self.root / rel, key, entry.name[:-3])
             except FileNotFoundError:
                 pass
             self.pages[ptype] = sorted(f"{rel_dir}/{n}" for n in names)
-            if ptype != "entity":
-                self._keep(rel_dir, listed_at, self.pages[ptype])
         for gone in set(self._heads) - live:
             del self._heads[gone]
         return self

@@ -140,7 +140,10 @@ class Git:
                 self.run("rm", "-q", "--cached", "--ignore-unmatch", "--", *removed)
             if after_stage is not None:
                 after_stage()  # crash tests stop here: staged, not committed
-            self.run("commit", "-q", "--no-verify", "-F", msg_path, "--only", "--", *all_paths, env=env)
+            # No automatic maintenance after the commit (`gc --auto` checks, `maintenance run --auto`): it
+            # cost each capture a process, and `pack_loose` below packs as filing goes.
+            self.run("-c", "maintenance.auto=false", "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-F", msg_path,
+                     "--only", "--", *all_paths, env=env)
         finally:
             Path(msg_path).unlink(missing_ok=True)
         head = self.fast_head()

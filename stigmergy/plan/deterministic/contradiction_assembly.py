@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -151,7 +152,7 @@ def _recorded(st: Filing) -> frozenset[tuple[str, int, int]]:
     with one side adds no second record of the same disagreement."""
     if st.recorded_cache is None:
         paths = [p for ps in st.cat.pages.values() for p in ps]
-        st.recorded_cache = recorded_claims(st.ctx.root, paths)
+        st.recorded_cache = recorded_claims(st.ctx.root, paths, st.layer)
     return st.recorded_cache
 
 
@@ -209,33 +210,66 @@ def resolutions(st: Filing) -> list[ResolutionProposal]:
     return []
 
 
-# Per process, per page: (mtime, size) -> claims in its blocks. Only a page that changed is read again.
-_BLOCK_CLAIMS: dict[tuple[str, str], tuple[tuple[int, int], frozenset[tuple[str, int, int]]]] = {}
+class _Recorded:
+    """Per process, per repository: each page's (mtime, size) and the claims in its blocks, and how many
+    pages hold each claim. A page is read again only when its stamp changed, and the answer is made
+    again only when some page's claims did: a capture costs one stat per page, nothing more per page."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, tuple[tuple[int, int], frozenset[tuple[str, int, int]]]] = {}
+        self.count: Counter[tuple[str, int, int]] = Counter()
+        self.answer: frozenset[tuple[str, int, int]] | None = frozenset()
+
+    def set(self, path: str, entry: tuple[tuple[int, int], frozenset[tuple[str, int, int]]] | None) -> None:
+        old = self.pages.pop(path, None)
+        if entry is not None:
+            self.pages[path] = entry
+        before = old[1] if old is not None else frozenset()
+        after = entry[1] if entry is not None else frozenset()
+        if before != after:
+            self.count.subtract(before)
+            self.count.update(after)
+            self.answer = None
 
 
-def recorded_claims(root: Path, paths: list[str]) -> frozenset[tuple[str, int, int]]:
-    out: set[tuple[str, int, int]] = set()
+_RECORDED: dict[str, _Recorded] = {}
+
+
+def recorded_claims(root: Path, paths: list[str], scope: str = "") -> frozenset[tuple[str, int, int]]:
+    """Every (source, start, end) claim in a contradiction block on one of `paths` (the pages of one
+    layer, named by `scope`)."""
     base = str(root)
+    state = _RECORDED.setdefault(f"{base}\0{scope}", _Recorded())
+    stat = os.stat
+    pages = state.pages
+    missing = 0
     for path in paths:
-        key = (base, path)
         try:
-            st = os.stat(os.path.join(base, path))  # a string path: pathlib would cost more than the stat
+            st = stat(f"{base}/{path}")  # a string path: pathlib would cost more than the stat
         except OSError:
+            missing += 1
+            if path in pages:
+                state.set(path, None)
             continue
         stamp = (st.st_mtime_ns, st.st_size)
-        cached = _BLOCK_CLAIMS.get(key)
-        if cached is None or cached[0] != stamp:
-            claims: frozenset[tuple[str, int, int]] = frozenset()
-            try:
-                text = (root / path).read_text(encoding="utf-8")
-                if _BLOCK_START in text:
-                    blocks, _ = scan_blocks(text, path)
-                    claims = frozenset((c.source, c.start, c.end) for b in blocks for c in b.record.claims)
-            except (OSError, UnicodeDecodeError, ContractError):
-                pass
-            cached = _BLOCK_CLAIMS[key] = (stamp, claims)
-        out |= cached[1]
-    return frozenset(out)
+        got = pages.get(path)
+        if got is not None and got[0] == stamp:
+            continue
+        claims: frozenset[tuple[str, int, int]] = frozenset()
+        try:
+            text = (root / path).read_text(encoding="utf-8")
+            if _BLOCK_START in text:
+                blocks, _ = scan_blocks(text, path)
+                claims = frozenset((c.source, c.start, c.end) for b in blocks for c in b.record.claims)
+        except (OSError, UnicodeDecodeError, ContractError):
+            pass
+        state.set(path, (stamp, claims))
+    if len(pages) != len(paths) - missing:
+        for gone in set(pages) - set(paths):
+            state.set(gone, None)
+    if state.answer is None:
+        state.answer = frozenset(k for k, n in state.count.items() if n > 0)
+    return state.answer
 
 
 def _plain(line: str) -> str:

@@ -234,7 +234,8 @@ def _shaped(st: Filing, path: str, title: str, kind: str, aliases: list[str], bo
             st.mutations.append(UpdatePage(
                 path=apath, body=archive_body(atitle, stem, year, sections, got[1], texts), reason=reason,
             ))
-        st.all_stems.setdefault(stem_of(apath).casefold(), apath)
+        if st.all_stems.setdefault(stem_of(apath).casefold(), apath) == apath:
+            st.added_stems.append(apath)
         archives[(year, part)] = apath
     newest = [stem_of(p) for _, p in sorted(archives.items(), reverse=True)]
     open_here = _open_subjects(body, path) + planned
@@ -242,10 +243,17 @@ def _shaped(st: Filing, path: str, title: str, kind: str, aliases: list[str], bo
 
 
 def _archives(st: Filing, folder: str, stem: str) -> dict[tuple[str, int], str]:
-    """(year, part) -> path of the archive pages of the page `folder/stem.md`."""
+    """(year, part) -> path of the archive pages of the page `folder/stem.md`: among the pages of that
+    folder (the catalogue's listing, and the archives this plan adds), never a pass over every page."""
     out: dict[tuple[str, int], str] = {}
-    for p in st.all_stems.values():
-        if p.startswith(folder + "/") and p.count("/") == folder.count("/") + 1 and archive_base(stem_of(p)) == stem:
+    listed = next((ps for ps in st.cat.pages.values() if ps and ps[0].startswith(folder + "/")), [])
+    added = [p for p in st.added_stems if p.startswith(folder + "/")]
+    prefix = f"{folder}/{stem} ("
+    for p in (*listed, *added):
+        # The prefix is necessary for archive_base(...) == stem; the stem map decides, as ever, which of
+        # several pages with one casefolded stem is the page.
+        if p.startswith(prefix) and p.count("/") == folder.count("/") + 1 \
+                and st.all_stems.get(stem_of(p).casefold()) == p and archive_base(stem_of(p)) == stem:
             key = archive_key(stem_of(p))
             if key is not None:
                 out[key] = p

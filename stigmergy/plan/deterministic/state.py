@@ -75,6 +75,7 @@ class Filing:
     slugs: dict[str, str] | None = None  # slug -> known name, for front matter that names an entity by slug
     own_reading: SourceReading | None = None
     recorded_cache: frozenset[tuple[str, int, int]] | None = None
+    added_stems: list[str] = field(default_factory=list)  # pages this plan adds to `all_stems`
 
     @classmethod
     def start(cls, ctx: PlannerContext) -> Filing:
