@@ -227,7 +227,7 @@ def _save(root: Path, s: TrustSettings, book: TrustBook, read_to: dict[str, tupl
     batches = {rel: [size, offset, _prefix_sha(root, rel, offset)] for rel, (size, offset) in read_to.items()}
 
     def entry(e: Entry) -> list[object]:
-        return [e.layer, e.path, [[v.t, v.kind, v.alpha, v.beta, v.share] for v in e.events], e.status, e.reason, e.status_by,
+        return [e.layer, e.path, [list(v) for v in e.events], e.status, e.reason, e.status_by,
                 e.status_at, e.counts, e.notes, e.last_feedback, list(e.path_order), list(e.status_order)]
 
     data = {"version": _SAVED_VERSION, "settings": repr(s), "batches": batches, "refused": book.refused,
@@ -253,7 +253,7 @@ def _load_saved(root: Path, s: TrustSettings, seen: dict[str, BatchFile]
             read_to[rel] = (size, offset)
 
         def entry(v: list[Any]) -> Entry:
-            return Entry(v[0], v[1], [Event(*ev) for ev in v[2]], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+            return Entry(v[0], v[1], [Event._make(ev) for ev in v[2]], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
                          tuple(v[10]), tuple(v[11]))  # type: ignore[arg-type]
 
         lines = {(pid, sha): entry(v) for pid, sha, v in data["lines"]}

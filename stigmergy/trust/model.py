@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from stigmergy.settings import TrustSettings
 
@@ -43,8 +44,9 @@ def decay_class(page_type: str, declared: object = None) -> str:
     return declared if isinstance(declared, str) and declared in GAMMA else KIND_CLASS.get(page_type, "ephemeral")
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
+    """One observation (a tuple: a cold fold or the saved fold makes one per record, hundreds of thousands)."""
+
     t: float  # days since the epoch
     kind: str  # useful | wrong | outdated | reset
     alpha: float  # weight added to α
