@@ -84,6 +84,39 @@ def test_recompile_replays_the_curation_record(curated: Path) -> None:
     assert _wiki(curated) == before
 
 
+def test_a_kill_while_a_run_of_curation_is_written_is_resumed(curated: Path) -> None:
+    """The entries between two sources are replayed in memory and written at once, after their pre-images
+    are journaled: killed there, `--resume` takes the run back, replays it again, and ends where an
+    uninterrupted recompile does."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from stigmergy.repo.layout import Layout
+
+    before = _wiki(curated)
+    env = {**os.environ, "STIGMERGY_PAUSE_AT": "recompile-curation",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "recompile"], cwd=curated, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline, line = time.monotonic() + 120, ""
+    while time.monotonic() < deadline and "paused at" not in line:
+        line = proc.stdout.readline() if proc.stdout else ""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert "paused at recompile-curation" in line
+    work = Layout(curated).state_dir / "recompile"
+    journal = json.loads((work / "curation-step.jsonl").read_text(encoding="utf-8"))
+    progress = json.loads((work / "progress.json").read_text(encoding="utf-8"))
+    assert journal["pre"] and progress["done"] == journal["start"]  # the run's progress was not saved
+    data = _ok(curated, "recompile", "--resume")
+    assert data["status"] == "nothing", data["message"]
+    assert data["report"]["curation"]["replayed"] == 4 and data["report"]["curation"]["not_replayed"] == []
+    assert _wiki(curated) == before and not work.exists()
+
+
 def test_a_fresh_clone_finds_the_record_in_git(curated: Path, tmp_path: Path) -> None:
     before = _wiki(curated)
     clone = tmp_path / "clone"

@@ -211,8 +211,12 @@ def human_lines(root: Path, texts: dict[str, str]) -> dict[str, list[tuple[int, 
     committed wiki at `root`."""
     authorship = Authorship(root)
     authorship.prefetch(list(texts))
+    # Pages people touched only in their front matter (an alias edit) hold no body line of theirs.
+    no_body = authorship.body_untouched_by_people(texts)
     out: dict[str, list[tuple[int, str]]] = {}
     for rel, text in texts.items():
+        if rel in no_body:
+            continue
         lines = authorship.human_lines(rel)
         if not lines:
             continue

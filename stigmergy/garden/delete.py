@@ -56,7 +56,7 @@ def resolve_target(
                 f"{target} is in layer {layer_of(target)!r}, which {reader or 'this reader'} may not read",
                 hint="changing a restricted page needs a reader of its layer (--as EMAIL)",
             )
-        if not (root / target).is_file():
+        if not snapshot.is_file(target):
             raise NotFoundError(f"no page at {target}", hint="`stigmergy list` shows the wiki's pages")
         return target
     if "/" not in target:
@@ -83,11 +83,11 @@ def refresh_maps(root: Path, post: Snapshot, changes: dict[str, str | None], lay
     """Re-render the maps of content of `layers` that exist, for the pages as `changes` leave them."""
     for layer in sorted(layers):
         rel = map_relpath(layer)
-        path = root / rel
-        if not path.is_file():
+        now = post.file_text(rel)  # the snapshot's tree: recompile's replay holds its writes in memory
+        if now is None:
             continue
         text = render_map(layer, post.map_pages())
-        if path.read_text(encoding="utf-8") != text:
+        if now != text:
             changes[rel] = text
 
 

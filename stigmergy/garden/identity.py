@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from stigmergy.errors import UsageError
@@ -62,21 +63,37 @@ def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: st
     return WIKILINK_RE.sub(sub, body)
 
 
+@lru_cache(maxsize=4096)
+def _link_targets(body: str) -> frozenset[str]:
+    """The targets of the wikilinks in `body`, as `_relink_text` reads them."""
+    return frozenset(m.group(1).strip() for m in WIKILINK_RE.finditer(body))
+
+
 def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp: str,
             skip: set[str]) -> dict[str, str]:
     """Every page (but `skip`) whose links or `entities:` name `old`, rewritten to name the new page."""
     out: dict[str, str] = {}
     cache: dict[tuple[str, str], bool] = {}
+
+    def names_old(target: str, layer: str) -> bool:
+        hit = cache.get((target, layer))
+        if hit is None:
+            hit = cache[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
+        return hit
+
     for rel, page in snap.pages().items():
         if rel in skip:
             continue
         layer = layer_of(rel)
-        body = _relink_text(snap, old, new_target, page.body, layer, cache)
+        # Most pages name neither the page nor anything that resolves to it: judged from the link targets
+        # on the page (read once per body text), not by rewriting every link of the whole wiki.
+        links = any(names_old(t, layer) for t in _link_targets(page.body))
+        if not links and not any(names_old(t, layer) for t in page.entities):
+            continue
+        body = _relink_text(snap, old, new_target, page.body, layer, cache) if links else page.body
         entities = page.entities
-        if any(old in snap.resolver.resolve(t, from_layer=layer) for t in page.entities):
-            entities = tuple(dict.fromkeys(
-                new_title if old in snap.resolver.resolve(t, from_layer=layer) else t for t in page.entities
-            ))
+        if any(names_old(t, layer) for t in page.entities):
+            entities = tuple(dict.fromkeys(new_title if names_old(t, layer) else t for t in page.entities))
         if body != page.body or entities != page.entities:
             out[rel] = render_wiki_page(replace(page.with_body(body, rel), entities=entities, updated=timestamp))
     return out
@@ -196,7 +213,7 @@ def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, re
                         nothing=f"{rel} is already titled {title!r}")
     new_rel = page_relpath(old.type, title, old.layer)
     clash = [p for p in snap.resolver.resolve(title) if p != rel]
-    if (new_rel != rel and (root / new_rel).exists()) or clash:
+    if (new_rel != rel and snap.exists(new_rel)) or clash:
         raise UsageError(f"{title!r} already names {(clash or [new_rel])[0]}; merge the pages instead")
     body = h1(title) + old.body[len(h1(old.title)):]
     aliases = old.aliases

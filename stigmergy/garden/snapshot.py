@@ -71,11 +71,16 @@ def _head(text: str) -> dict[str, str]:
 
 @dataclass
 class Snapshot:
-    """Pages as a mapping path -> text; `parsed` and the resolver are derived on demand."""
+    """Pages as a mapping path -> text; `parsed` and the resolver are derived on demand.
+
+    `unwritten`: changes this snapshot's tree holds that are not on disk under `root` yet (recompile replays
+    a run of curation entries in memory and writes only the net result): `is_file`, `exists` and
+    `file_text` answer for the tree as the snapshot sees it, maps of content included."""
 
     root: Path
     settings: Settings
     texts: dict[str, str] = field(default_factory=dict)
+    unwritten: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path, settings: Settings) -> Snapshot:
@@ -96,18 +101,46 @@ class Snapshot:
                 texts.pop(rel, None)
             else:
                 texts[rel] = text
-        snap = Snapshot(self.root, self.settings, texts)
-        if "parsed" in self.__dict__:  # unchanged pages need not be parsed again
-            snap.__dict__["parsed"] = {
-                rel: value for rel, value in self.parsed.items() if texts.get(rel) == self.texts.get(rel)
-            }
-            for rel in texts.keys() - snap.__dict__["parsed"].keys():
-                snap.__dict__["parsed"][rel] = _parse(texts[rel], rel)
+        snap = Snapshot(self.root, self.settings, texts, self.unwritten)
+        # Unchanged pages need not be parsed again (from this snapshot, or what it kept of its own parent's).
+        done = self.__dict__["parsed"] if "parsed" in self.__dict__ else self.__dict__.get("_kept")
+        if done is not None:
+            snap.__dict__["_kept"] = {rel: value for rel, value in done.items() if texts.get(rel) == self.texts.get(rel)}
         return snap
+
+    def applied(self, changes: Mapping[str, str | None]) -> Snapshot:
+        """The tree after `changes`, which are kept in `unwritten` (not written to disk)."""
+        snap = self.with_changes(changes)
+        snap.unwritten = {**self.unwritten, **changes}
+        return snap
+
+    def is_file(self, rel: str) -> bool:
+        if rel in self.unwritten:
+            return self.unwritten[rel] is not None
+        return (self.root / rel).is_file()
+
+    def exists(self, rel: str) -> bool:
+        if rel in self.unwritten:
+            return self.unwritten[rel] is not None
+        return (self.root / rel).exists()
+
+    def file_text(self, rel: str) -> str | None:
+        """The text of any file of the tree (a page, a map of content), None when there is none."""
+        if rel in self.unwritten:
+            return self.unwritten[rel]
+        path = self.root / rel
+        return path.read_text(encoding="utf-8") if path.is_file() else None
 
     @cached_property
     def parsed(self) -> dict[str, WikiPage | ContractError]:
-        return {rel: _parse(text, rel) for rel, text in self.texts.items()}
+        # Parsed when first asked for, not by `with_changes`: many snapshots of an operation are only
+        # looked at for their stems or their map of content, and a recompile's replay makes one per entry.
+        kept = self.__dict__.pop("_kept", None)
+        if kept is None:
+            return {rel: _parse(text, rel) for rel, text in self.texts.items()}
+        for rel in self.texts.keys() - kept.keys():
+            kept[rel] = _parse(self.texts[rel], rel)
+        return kept
 
     def page(self, rel: str) -> WikiPage | None:
         value = self.parsed.get(rel)
@@ -137,8 +170,11 @@ class Snapshot:
         """What the map of content needs of each page, read from the front matter with a line scan (a
         map is re-rendered after every delete, merge and rename: parsing the whole wiki would dominate)."""
         out: dict[str, MapEntry] = {}
+        # Parsed where this snapshot or the one it was made from was parsed (a page as parsed and as line-scanned
+        # give the same entry; which one is used stays as it was before parsing became lazy).
+        parsed = self.parsed if "parsed" in self.__dict__ or "_kept" in self.__dict__ else {}
         for rel, text in self.texts.items():
-            value = self.__dict__.get("parsed", {}).get(rel)
+            value = parsed.get(rel)
             if isinstance(value, WikiPage):
                 out[rel] = MapEntry(value.title, value.type, value.entity_type, value.body if MARK in value.body else "")
                 continue

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from stigmergy.repo.git import Git, GitError
@@ -232,6 +233,75 @@ class Authorship:
         self._cache[relpath] = result
         return result
 
+    def body_untouched_by_people(self, relpaths: Iterable[str]) -> set[str]:
+        """Of these files, those where blame could give a person no line below the front matter: clean
+        in the work tree, and every commit without the trailer that touched one (or a file blame follows
+        it back to) changed front matter only, as a person's alias edit does. Answered with a few git
+        processes for all of them (one log of the wiki's folders, one read of the blobs), where blame takes
+        two per file; `carry.human_lines` wants body lines only, and skips blame for these.
+
+        Conservative, so that what blame would say is never changed; a file is left out (and blamed) when
+        a person's commit added or deleted it or changed its body, or when a commit that blame looks
+        through (RELINKING_KINDS: it hands the lines that commit changed to nearby lines of its parent)
+        came after a person's commit. Blame follows a file back through the commit that added it to any
+        file that commit deleted (a rename): those files' commits are judged with it (and a file whose
+        history leads out of `wiki/` and `layers/` is blamed)."""
+        paths = [p for p in dict.fromkeys(relpaths) if (self.root / p).is_file()]
+        self.prefetch(paths)
+        paths = [p for p in paths if p not in self._status and self._commits.get(p)
+                 and not all(self._ours.get(c, False) for c in self._commits[p])]
+        if not paths:
+            return set()
+        commits = self._changes(["wiki", "layers"])  # every commit that touched a page, with all it changed
+        touched: dict[str, list[int]] = {}
+        added_with: dict[str, list[set[str]]] = {}  # path -> what each commit that added it deleted
+        for i, c in enumerate(commits):
+            for path, (status, _, _) in c.changed.items():
+                touched.setdefault(path, []).append(i)
+                if status == "A":
+                    added_with.setdefault(path, []).append({q for q, v in c.changed.items() if v[0] == "D"})
+        pairs: dict[str, list[tuple[str, str]]] = {}
+        for rel in paths:
+            names, todo = {rel}, [rel]
+            while todo:  # the files blame may follow this one back to
+                for deleted in added_with.get(todo.pop(), []):
+                    todo += [q for q in deleted if q not in names]
+                    names |= deleted
+            if any(not n.startswith(("wiki/", "layers/")) for n in names):
+                continue  # history outside the wiki's folders was not read
+            touching = [commits[i] for i in sorted({i for n in names for i in touched.get(n, [])})]
+            people = [i for i, c in enumerate(touching) if not c.ours]
+            if not people or any(c.ours and c.kind in RELINKING_KINDS for c in touching[: max(people)]):
+                continue
+            changes = [touching[i].changed[n] for i in people for n in names & touching[i].changed.keys()]
+            if all(status == "M" for status, _, _ in changes):
+                pairs[rel] = [(before, after) for _, before, after in changes]
+        blobs = self.git.blobs(sorted({oid for pair in pairs.values() for both in pair for oid in both}))
+        return {rel for rel, pair in pairs.items()
+                if all(_body(blobs.get(a)) is not None and _body(blobs.get(a)) == _body(blobs.get(b)) for a, b in pair)}
+
+    def _changes(self, paths: list[str]) -> list[_Change]:
+        """Every commit that touched `paths`, newest first (parents after children), with all it changed
+        (a merge: against its first parent)."""
+        mark = "\x1estigmergy-commit "
+        raw = self.git.run_bytes(
+            "-c", "core.quotePath=false", "log", "--topo-order", "--no-renames", "--raw", "--no-abbrev", "-z",
+            "--full-diff", "--diff-merges=first-parent",
+            f"--format={mark}%H%x1f{_TRAILER_FMT}%x1f{trailer_format(TRAILER_KIND)}", "--", *paths,
+            check=False).decode("utf-8", "surrogateescape")
+        out = []
+        for block in raw.split(mark)[1:]:
+            head, _, rest = block.partition("\n")
+            sha, op, kind = (head.strip("\0\n ").split("\x1f") + ["", ""])[:3]
+            tokens = rest.split("\0")
+            changed: dict[str, tuple[str, str, str]] = {}
+            for j in range(len(tokens) - 1):
+                meta = tokens[j].strip("\n").split()
+                if meta and meta[0].startswith(":") and len(meta) >= 5:
+                    changed[tokens[j + 1]] = (meta[4][:1], meta[2], meta[3])
+            out.append(_Change(sha, bool(op.strip()), kind.strip(), changed))
+        return out
+
     def _relinking_commits(self, relpath: str) -> list[str]:
         """Our commits to `relpath` that only re-point or unlink links and drop or move lines (garden,
         delete, merge, rename): blame looks through them, so a person's line whose dead link garden made
@@ -264,6 +334,22 @@ class Authorship:
                 owners[int(parts[2])] = parts[0]
         self._load_trailers(owners.values())
         return frozenset(n for n, sha in owners.items() if sha == _ZERO or not self._ours.get(sha, False))
+
+
+@dataclass(frozen=True)
+class _Change:
+    sha: str
+    ours: bool  # carries the operation trailer
+    kind: str
+    changed: dict[str, tuple[str, str, str]]  # path -> (status A|M|D|..., blob before, blob after)
+
+
+def _body(data: bytes | None) -> bytes | None:
+    """What follows the front matter of a page's bytes (None without front matter)."""
+    if data is None or not data.startswith(b"---\n"):
+        return None
+    end = data.find(b"\n---\n", 3)
+    return data[end + 5:] if end >= 0 else None
 
 
 def _line_count(path: Path) -> int:

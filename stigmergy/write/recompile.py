@@ -84,16 +84,23 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def _curation_path(repo: Repository) -> Path:
+    return work_root(repo) / "curation.json"
+
+
 def _save(repo: Repository, progress: Progress) -> None:
-    # Its fields are JSON already: dumped as they are, not deep-copied by dataclasses.asdict, which cost
-    # as much as the curation record is long on every source filed (bench/maintenance.py --curation).
-    _write_json(_progress_path(repo), vars(progress))
+    # Its fields are JSON already: dumped as they are, not deep-copied by dataclasses.asdict. The curation
+    # record never changes during a run: it is written once (`_start`), not again with every source filed.
+    _write_json(_progress_path(repo), {k: v for k, v in vars(progress).items() if k != "curation"})
 
 
 def interrupted(repo: Repository) -> Progress | None:
     """The progress of a recompile that did not finish, if any."""
     try:
-        return Progress(**json.loads(_progress_path(repo).read_text(encoding="utf-8")))
+        data = json.loads(_progress_path(repo).read_text(encoding="utf-8"))
+        if "curation" not in data:  # an older version kept the record in the progress itself
+            data["curation"] = json.loads(_curation_path(repo).read_text(encoding="utf-8"))
+        return Progress(**data)
     except (OSError, ValueError, TypeError):
         return None
 
@@ -206,6 +213,7 @@ def recompile(
         shutil.rmtree(work_root(repo), ignore_errors=True)
         work_root(repo).mkdir(parents=True)
         _setup(repo, progress)
+        _write_json(_curation_path(repo), progress.curation)
         _save(repo, progress)
     work = work_root(repo) / "tree"
     step = _step_path(repo)
@@ -223,32 +231,34 @@ def recompile(
     while progress.done < total:
         rel = steps[progress.done]
         if rel.startswith(_CURATION):
-            # A run of curation entries is one step: each entry's pre-images are journaled (one line, written
-            # before the entry writes: a kill leaves both or neither in the page cache) and progress is saved,
-            # fsynced, once at the end of the run. Not fsynced per entry: after a power cut a run is replayed
-            # again on what the disk kept, and a replay finds what is already in effect.
-            start, journal = progress.done, _journal_path(repo)
+            # A run of curation entries is one step, replayed in memory on the snapshot of the work tree
+            # (each entry sees what the ones before it did) and written once at the end: a rename relinks
+            # pages that the next entries change again, and writing every intermediate page cost more than
+            # the replay itself (bench/maintenance.py --curation). Before the write, the pre-images of
+            # every path it changes are journaled (one line, fsynced with the progress that follows); a
+            # kill before the progress is saved takes the run back, and it is replayed again.
+            start = progress.done
             snap = snap or Snapshot.load(work, repo.settings)
-            with open(journal, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"start": start}) + "\n")
-                while progress.done < total and steps[progress.done].startswith(_CURATION):
-                    rel = steps[progress.done]
-                    entry = entries[int(rel[len(_CURATION):])]
-                    later = _later_sources(progress, entry) if progress.by_occurred else ()
-                    done = replay_entry(work, repo.settings, entry, snap, later)
-                    if done.changes:
-                        fh.write(json.dumps({p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None)
-                                             for p in done.changes}) + "\n")
-                        fh.flush()
-                    repo.pause("recompile-step")
-                    _apply(work, done.changes)
-                    snap = snap.with_changes(done.changes) if done.changes else snap
-                    progress.replayed.append({"step": rel, "status": done.status, "why": done.why})
-                    progress.done += 1
-                    if on_step is not None:
-                        on_step(progress.done, total, rel)
+            while progress.done < total and steps[progress.done].startswith(_CURATION):
+                rel = steps[progress.done]
+                entry = entries[int(rel[len(_CURATION):])]
+                later = _later_sources(progress, entry) if progress.by_occurred else ()
+                done = replay_entry(work, repo.settings, entry, snap, later)
+                snap = snap.applied(done.changes) if done.changes else snap
+                progress.replayed.append({"step": rel, "status": done.status, "why": done.why})
+                progress.done += 1
+                if on_step is not None:
+                    on_step(progress.done, total, rel)
+            written = snap.unwritten
+            if written:
+                journal = _journal_path(repo)
+                pre = {p: ((work / p).read_text(encoding="utf-8") if (work / p).is_file() else None) for p in written}
+                _write_json(journal, {"start": start, "pre": pre})
+                repo.pause("recompile-curation")
+                _apply(work, written)
+                snap.unwritten = {}
             _save(repo, progress)
-            journal.unlink(missing_ok=True)
+            _journal_path(repo).unlink(missing_ok=True)
             continue
         snap = None
         page = parse_source_page((work / rel).read_text(encoding="utf-8"), rel)
@@ -333,14 +343,15 @@ def _journal_path(repo: Repository) -> Path:
 
 
 def _undo_journal(repo: Repository, progress: Progress, work: Path) -> None:
-    """A kill during a run of curation entries: take back what the run wrote (the first pre-image of each
-    path), unless its progress was saved (then the run finished and only the journal is left)."""
+    """A kill while a run of curation entries was being written: take back what it wrote, unless its
+    progress was saved (then the run finished and only the journal is left)."""
     journal = _journal_path(repo)
     if not journal.exists():
         return
+    # One line {start, pre}; a journal an older version left has the pre-images on lines of their own.
     lines = [json.loads(ln) for ln in journal.read_text(encoding="utf-8").splitlines() if ln.strip()]
     if lines and progress.done <= int(lines[0].get("start", 0)):
-        first: dict[str, str | None] = {}
+        first: dict[str, str | None] = dict(lines[0].get("pre") or {})
         for pre in lines[1:]:
             for path, text in pre.items():
                 first.setdefault(path, text)

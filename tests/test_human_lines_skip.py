@@ -1,0 +1,115 @@
+"""Which body lines people wrote (garden/carry.human_lines, what recompile and export carry over) is asked
+of `git blame`, two processes per page a person's commit touched. Pages a person touched only in their
+front matter (an alias edit) are answered without blame (Authorship.body_untouched_by_people); these tests
+hold the answer to what blame gives for every page, in the cases where the skip applies and where it
+must not (a person's body line, a person's line on the page before stigmergy renamed it, a commit blame
+looks through after a person's edit)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import git, run_cli
+
+from stigmergy.garden.carry import human_lines
+from stigmergy.gates.authorship import Authorship
+
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+FILES = [CORPUS / "customers", CORPUS / "reports" / "2026-07-08-q2-2026-quarterly-report-draft.md"]
+
+
+def _ok(root: Path, *args: str) -> dict:
+    code, out, err = run_cli(["--json", *args], cwd=root)
+    assert code == 0, err + out
+    return json.loads(out)
+
+
+def _person(root: Path, message: str) -> None:
+    git(root, "-c", "user.name=Pat Person", "-c", "user.email=pat@example.com", "commit", "-qam", message)
+
+
+def _add_alias(root: Path, rel: str, alias: str) -> None:
+    text = (root / rel).read_text(encoding="utf-8")
+    head, _, body = text.partition("\n---\n")
+    head = re.sub(r"\naliases: \[\]", "\naliases:", head)
+    head = head.replace("\naliases:", f"\naliases:\n- {alias}", 1) if "\naliases:" in head else head + f"\naliases:\n- {alias}"
+    (root / rel).write_text(head + "\n---\n" + body, encoding="utf-8")
+
+
+def _texts(root: Path) -> dict[str, str]:
+    return {p: (root / p).read_text(encoding="utf-8") for p in git(root, "ls-files", "-z", "wiki").split("\0")
+            if p.endswith(".md") and p.count("/") == 2}
+
+
+def _blamed(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[int, str]]]:
+    """What human_lines gives when every page is blamed (the answer before the skip)."""
+    with monkeypatch.context() as m:
+        m.setattr(Authorship, "body_untouched_by_people", lambda self, paths: set())
+        return human_lines(root, _texts(root))
+
+
+def test_an_alias_edit_is_answered_without_blame_and_a_body_line_is_not(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _ok(wiki, "capture", *map(str, FILES))
+    alias_only, body = "wiki/entities/Norrland Fresh.md", "wiki/entities/Aoife Brennan.md"
+    _add_alias(wiki, alias_only, "Norrland")
+    _person(wiki, "an alias")
+    (wiki / body).write_text((wiki / body).read_text(encoding="utf-8") + "\nOur note: calls on Tuesdays.\n", encoding="utf-8")
+    _add_alias(wiki, body, "Aoife B.")
+    _person(wiki, "a note and an alias")
+    skipped = Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    assert alias_only in skipped and body not in skipped
+    got = human_lines(wiki, _texts(wiki))
+    assert got == _blamed(wiki, monkeypatch)
+    assert [t for _, t in got[body] if t] == ["Our note: calls on Tuesdays."] and alias_only not in got
+
+
+def test_a_persons_line_before_a_rename_is_still_found(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blame follows the page back through stigmergy's rename to the person's line on the old path."""
+    _ok(wiki, "capture", *map(str, FILES))
+    old = "wiki/entities/Aoife Brennan.md"
+    (wiki / old).write_text((wiki / old).read_text(encoding="utf-8") + "\nOur note: calls on Tuesdays.\n", encoding="utf-8")
+    _person(wiki, "a note")
+    _ok(wiki, "rename", "Aoife Brennan", "Aoife Brennan-Walsh")
+    new = "wiki/entities/Aoife Brennan-Walsh.md"
+    _add_alias(wiki, new, "Aoife B.")
+    _person(wiki, "an alias after the rename")
+    assert new not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    got = human_lines(wiki, _texts(wiki))
+    assert got == _blamed(wiki, monkeypatch)
+    assert "Our note: calls on Tuesdays." in [t for _, t in got[new]]
+
+
+def test_an_alias_edit_after_a_rename_is_answered_without_blame(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _ok(wiki, "capture", *map(str, FILES))
+    _ok(wiki, "rename", "Aoife Brennan", "Aoife Brennan-Walsh")
+    new = "wiki/entities/Aoife Brennan-Walsh.md"
+    _add_alias(wiki, new, "Aoife B.")
+    _person(wiki, "an alias after the rename")
+    assert new in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    assert human_lines(wiki, _texts(wiki)) == _blamed(wiki, monkeypatch) == {}
+
+
+def test_a_commit_blame_looks_through_after_an_alias_edit_means_blame(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A merge after a person's alias edit on the kept page: blame hands the lines the merge changed to
+    nearby lines of the page before it, which may be the person's; the page is blamed."""
+    _ok(wiki, "capture", *map(str, FILES))
+    kept = "wiki/entities/Norrland Fresh.md"
+    _add_alias(wiki, kept, "Norrland")
+    _person(wiki, "an alias")
+    _ok(wiki, "merge", "Harbor API", "INTO", "Norrland Fresh")
+    assert kept not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    assert human_lines(wiki, _texts(wiki)) == _blamed(wiki, monkeypatch)
+
+
+def test_an_uncommitted_edit_is_blamed(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _ok(wiki, "capture", *map(str, FILES))
+    rel = "wiki/entities/Norrland Fresh.md"
+    _add_alias(wiki, rel, "Norrland")
+    _person(wiki, "an alias")
+    (wiki / rel).write_text((wiki / rel).read_text(encoding="utf-8") + "\nNot committed yet.\n", encoding="utf-8")
+    assert rel not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    got = human_lines(wiki, _texts(wiki))
+    assert got == _blamed(wiki, monkeypatch) and "Not committed yet." in [t for _, t in got[rel]]
