@@ -521,3 +521,24 @@ def test_feedback_from_a_page_view_is_the_signed_in_readers_and_scoped(tmp_path:
     [batch] = list((root / "feedback").rglob("fb_*.jsonl"))
     [record] = [json.loads(line) for line in batch.read_text().splitlines()]
     assert record["by"] == PUBLIC and record["kind"] == "wrong" and record["path"] == Q1
+
+
+def test_a_search_hits_passage_can_be_judged_and_the_search_comes_back(tmp_path: Path) -> None:
+    root = build_wiki(tmp_path / "w").root
+    with running_server(root, tmp_path / "tokens.json") as srv:
+        client = signed_in(srv, PUBLIC)
+        page = client.get("/search", params={"q": "Lisbon office"}).text
+        assert "class=passage-feedback" in page and 'name=fragment value="' in page
+        import re
+
+        path, frag = re.search(r'action="/feedback/([^"]+)" method=post class=passage-feedback>'
+                               r'<input type=hidden name=fragment value="(\d+)">', page).groups()  # type: ignore[union-attr]
+        for bad in ("1x", "../1", "9" * 9):  # not a passage number: refused, nothing written
+            r = client.post(f"/feedback/{path}", data={"kind": "wrong", "fragment": bad}, headers={"origin": srv.url})
+            assert r.status_code == 400
+        r = client.post(f"/feedback/{path}", data={"kind": "wrong", "fragment": frag, "q": "Lisbon office"},
+                        headers={"origin": srv.url})
+        assert r.status_code == 303 and r.headers["location"] == "/search?q=Lisbon%20office&fb=1"
+        assert "id=recorded" in client.get(r.headers["location"]).text
+    [record] = [json.loads(line) for b in (root / "feedback").rglob("fb_*.jsonl") for line in b.read_text().splitlines()]
+    assert record["fragment"] == int(frag) and record["line_sha"] and record["by"] == PUBLIC

@@ -249,7 +249,7 @@ def history_page(session: Any, path: str, commits: list[dict[str, Any]], index: 
 # ------------------------------------------------------------ search, ask, contradictions, entity
 
 
-def search_page(session: Any, query: str, result: dict[str, Any] | None) -> str:
+def search_page(session: Any, query: str, result: dict[str, Any] | None, recorded: bool = False) -> str:
     form = (f"<form action='/search' method=get><input type=text name=q value=\"{e(query)}\" id=q> "
             "<button type=submit>Search</button></form>")
     if result is None:
@@ -264,12 +264,24 @@ def search_page(session: Any, query: str, result: dict[str, Any] | None) -> str:
             f"<div class=hit><div>{page_link(h['path'], h['title'])} <span class=meta>{e(h['type'])} · "
             f"{e(h['layer'])} · {e(h.get('status') or '')}</span></div>"
             f"<div class=snippet>{_marked(h['snippet'])}</div>"
-            f"<div class=meta>{cite_link(h['path'], a, b, frag)}</div>"
+            f"<div class=meta>{cite_link(h['path'], a, b, frag)} {e((h.get('trust') or {}).get('tier', ''))}</div>"
+            f"{_passage_form(h, query)}"
             f"<details class=explain><summary>why this hit</summary><p>score {float(h['score']):.4g}, "
             f"fused {float(h['rrf']):.4g}; arms: {arms or 'none'}; factors: {factors or 'none'}</p></details></div>")
-    body = (f"<h1>Search</h1>{form}<p class=meta>{len(result['hits'])} hits; arms: "
+    done = "<p class=meta id=recorded>Recorded, thank you: it counts from this search on.</p>" if recorded else ""
+    body = (f"<h1>Search</h1>{form}{done}<p class=meta>{len(result['hits'])} hits; arms: "
             f"{e(', '.join(result['arms']))}</p><div id=hits>{''.join(hits) or '<p>No hits.</p>'}</div>")
     return layout(f"Search: {query}", body, session, result.get("index"))
+
+
+def _passage_form(hit: dict[str, Any], query: str) -> str:
+    """Useful / wrong on the passage this hit showed (`PATH#n`): search ranks by it only for queries that
+    match the same passage (docs/trust.md); back to this search afterwards."""
+    return (f"<form action=\"/feedback/{e(quote(hit['path']))}\" method=post class=passage-feedback>"
+            f"<input type=hidden name=fragment value=\"{e(hit['fragment'])}\">"
+            f"<input type=hidden name=q value=\"{e(query)}\">"
+            "<button type=submit name=kind value=useful>Useful</button> "
+            "<button type=submit name=kind value=wrong>Wrong</button></form>")
 
 
 def _marked(snippet: str) -> str:

@@ -146,7 +146,7 @@ def routes(config: ServeConfig) -> list[Any]:
     def search(request: Request, session: Any) -> str:
         query = _text(request.query_params.get("q"))
         result = session.service.search(query, k=20).to_dict() if query else None
-        return render.search_page(session, query, result)
+        return render.search_page(session, query, result, request.query_params.get("fb") == "1")
 
     def ask(request: Request, session: Any) -> str:
         question = _text(request.query_params.get("q"))
@@ -197,13 +197,21 @@ def routes(config: ServeConfig) -> list[Any]:
             return html(render.error_page(session, StigmergyError("This form must be sent from this server's own "
                                                                   "page."), 403), 403)
         form = await _form(request)
+        fragment = form.get("fragment", "")
+        if fragment and not (fragment.isascii() and fragment.isdigit() and len(fragment) <= 6):
+            return html(render.error_page(session, StigmergyError("fragment: a passage number"), 400), 400)
+        ref = f"{path}#{fragment}" if fragment else path  # a search hit's passage, or the whole page
         try:
-            await run_in_threadpool(session.service.feedback, path, form.get("kind", ""), form.get("note", ""))
+            back = _text(form["q"]) if "q" in form else None
+            await run_in_threadpool(session.service.feedback, ref, form.get("kind", ""), form.get("note", ""))
         except NotFoundError as exc:
             return html(render.error_page(session, exc, 404), 404)
         except StigmergyError as exc:
             return html(render.error_page(session, exc, 400), 400)
-        # Post/redirect/get: a reload does not send the judgement twice.
+        # Post/redirect/get: a reload does not send the judgement twice. Back to the search it came from (a
+        # path on this server built here, never a URL from the form).
+        if back is not None:
+            return RedirectResponse(f"/search?q={quote(back, safe='')}&fb=1", status_code=303)
         return RedirectResponse(f"/page/{quote(path)}?fb=1#feedback", status_code=303)
 
     async def original(request: Request) -> Response:
