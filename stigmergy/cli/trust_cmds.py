@@ -9,7 +9,9 @@ from stigmergy.cli.context import AppContext
 from stigmergy.cli.shared import AsOption, JsonOption, print_json, reading
 from stigmergy.errors import UsageError
 
-PageArg = Annotated[str, typer.Argument(help="PATH, PATH#n (fragment n) or PATH#Ln (line n).")]
+PageArg = Annotated[str, typer.Argument(
+    help="PATH (the whole page), PATH#n (passage n, a search hit's fragment: ranks only queries matching it) "
+         "or PATH#Ln (line n).")]
 
 
 def _render(data: dict[str, Any], json_out: bool) -> None:

@@ -162,7 +162,8 @@ def build_server(session: Session | Resolver, *, allow_capture: bool | None = No
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
                  description=(
         "Say whether a page you read was useful, wrong or outdated (recorded as you; it changes the page's "
-        "confidence and ranking from the next search). `page`: PATH, PATH#n for a fragment, PATH#Ln for a line."))
+        "confidence and ranking from the next search). `page`: PATH (the whole page), PATH#n for the passage a "
+        "search hit showed (its `fragment`: judges only that passage), PATH#Ln for a line."))
     def feedback(
         page: Annotated[str, Field(description="PATH, PATH#n or PATH#Ln.", max_length=1000)],
         verdict: Annotated[Literal["useful", "wrong", "outdated"], Field(description="useful | wrong | outdated")],
