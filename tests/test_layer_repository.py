@@ -164,3 +164,73 @@ def test_only_a_restricted_layer_may_name_a_repository(wiki: Path) -> None:
     (wiki / "stigmergy.toml").write_text(toml.replace("[layers.public]\n", '[layers.public]\nrepository = "../x.git"\n'))
     with pytest.raises(ConfigError, match="only a restricted layer"):
         load_settings(wiki)
+
+
+def test_the_shared_index_holds_both_repositories_each_at_its_own_commit(
+        split: dict[str, Path], tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """PostgreSQL: the layer's pages come from its own repository's HEAD and are judged by its commits; a
+    clone of the public repository alone updates the public pages and leaves the layer's alone."""
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index, check_index
+    from stigmergy.index.store import index_location, open_index
+    from stigmergy.repo.layout import Layout
+    from stigmergy.service import Identity, WikiService
+
+    root, board = split["root"], split["board"]
+
+    def shared(at: Path) -> dict[str, str]:
+        store = open_index(index_location(Layout(at), load_settings(at, pg_env)))
+        try:
+            return {**store.page_shas(), "@board": store.meta("commit:layers/board/") or "",
+                    "@public": store.meta("commit") or ""}
+        finally:
+            store.close()
+
+    def hits(at: Path, query: str, who: str) -> list:
+        service = WikiService(at, load_settings(at, pg_env), Identity(who), {}, embedder=HashEmbedder())
+        try:
+            return service.search(query, k=20).hits
+        finally:
+            service.close()
+
+    def build(at: Path, **kw: bool):  # noqa: ANN202
+        return build_index(at, load_settings(at, pg_env), embedder=HashEmbedder(), **kw)
+
+    build(root)
+    first = shared(root)
+    board_pages = {p for p in first if p.startswith("layers/board/")}
+    assert any(p.startswith("layers/board/wiki/") for p in board_pages)
+    assert first["@board"] == git(board, "rev-parse", "HEAD").strip() and first["@public"] == git(root, "rev-parse", "HEAD").strip()
+    assert any(h.layer == "board" for h in hits(root, f"{CANARY} acquisition", BOSS))
+    assert all(h.layer == "public" for h in hits(root, f"{CANARY} acquisition", "reader@example.com"))
+    check_index(root, load_settings(root, pg_env))
+    # A commit in the layer's repository alone: the next build takes it (the public one has not moved).
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    (board / note).write_text((board / note).read_text() + "\nThe KOALAZENITH review follows in May.\n")
+    git(board, "commit", "-qam", "a person's line in the board repository")
+    report = build(root)
+    assert report.pages_indexed == 1 and report.note is None
+    assert any("KOALAZENITH" in h.snippet and h.path == f"layers/board/{note}"
+               for h in hits(root, "KOALAZENITH review", BOSS))
+    assert shared(root)["@board"] == git(board, "rev-parse", "HEAD").strip()
+    # A clone of the public repository alone: its builds never take the layer's pages out.
+    clone = tmp_path / "public-clone"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    assert build(clone).note == "the shared index already reflects this commit"
+    public_note = next(p for p in sorted(first) if p.startswith("wiki/"))
+    (clone / public_note).write_text((clone / public_note).read_text() + "\nThe LYNXQUARTZ line.\n")
+    git(clone, "commit", "-qam", "a public line")
+    report = build(clone)
+    assert report.pages_indexed == 1 and report.pages_removed == 0
+    after = shared(clone)
+    assert {p for p in after if p.startswith("layers/board/")} == board_pages
+    assert after["@public"] == git(clone, "rev-parse", "HEAD").strip()
+    check_index(clone, load_settings(clone, pg_env))  # the layer it lacks is not its to judge
+    # A checkout of the layer behind the shared index writes nothing for the layer and says so.
+    git(root, "pull", "-q", str(clone), "HEAD")
+    git(board, "reset", "-q", "--hard", "HEAD~1")
+    report = build(root)
+    assert "ahead of this clone for layers/board" in (report.note or "") and report.pages_indexed == 0
+    assert shared(root)["@board"] == after["@board"]
+    assert any(p.endswith(note) for p in shared(root))

@@ -47,7 +47,7 @@ from stigmergy.index.pagedoc import PageDoc, parse_page
 from stigmergy.index.store import IndexedPage, IndexStore, NewFragment, index_location, open_index
 from stigmergy.repo.containment import contained_file
 from stigmergy.repo.git import Git, blob_sha
-from stigmergy.repo.layout import Layout
+from stigmergy.repo.layout import Layout, layer_prefix
 from stigmergy.settings import PUBLIC_LAYER, Settings
 
 Progress = Callable[[int, int], None]
@@ -151,9 +151,9 @@ def build_index(
                 head = git.head()
                 indexed = store.meta("commit")
                 if store.shared:
-                    full, docs, gone, note = _shared_changes(store, git, head, indexed, fp, settings, tokens, window,
-                                                             rebuild=rebuild or store.meta("lexicon") != lexicon,
-                                                             from_push=from_push)
+                    full, docs, gone, note, commits = _shared_changes(
+                        store, git, head, indexed, fp, settings, tokens, window,
+                        rebuild=rebuild or store.meta("lexicon") != lexicon, from_push=from_push)
                     if note is not None:
                         pages_total, frags_total = store.totals()
                         return IndexReport(commit=indexed, full=False, pages_indexed=0, pages_removed=0,
@@ -161,6 +161,7 @@ def build_index(
                                            fragments_reused=0, embed_seconds=0.0,
                                            seconds=round(time.perf_counter() - t_start, 3), note=note)
                 else:
+                    commits = {"": head or ""}
                     full = (rebuild or store.meta("fingerprint") != fp or store.meta("lexicon") != lexicon
                             or not indexed or not commit_exists(git, indexed))
                     docs, gone = _worktree_changes(store, git, root, indexed, full, settings, tokens, window)
@@ -180,7 +181,8 @@ def build_index(
                         # The cache keeps vectors of other fingerprints and of vanished text until a full build.
                         store.prune_vectors(keep_fingerprint=fp)
                     store.analyze(full)
-                    store.set_meta("commit", head or "")
+                    for prefix, commit in commits.items():
+                        store.set_meta(LAYER_COMMIT + prefix if prefix else "commit", commit)
                     # A shared index holds committed pages only: another clone's edits never reach it.
                     store.set_meta("dirty", "[]" if store.shared else json.dumps(sorted(dirty_pages(git, head))))
                     store.set_meta("fingerprint", fp)
@@ -241,40 +243,86 @@ def _worktree_changes(store: IndexStore, git: Git, root: Path, indexed: str | No
     return docs, gone
 
 
+def _repositories(store: IndexStore, git: Git, head: str | None, settings: Settings) -> list[_Repo]:
+    """The public repository and each layer checked out here as a repository of its own, with the commit
+    the shared index reflects for it. A layer that names a repository but is not checked out here is left
+    out: its indexed pages are someone else's to update, never this clone's to remove."""
+    checkouts = layer_checkouts(git.root)
+    own = tuple(sorted({*(layer_prefix(layer.name) for layer in settings.layers if layer.repository), *checkouts}))
+    repos = [_Repo("", git, head, store.meta("commit"), own)]
+    for prefix, folder in checkouts.items():
+        inner = Git(folder)
+        repos.append(_Repo(prefix, inner, inner.head(), store.meta(LAYER_COMMIT + prefix) or None, ()))
+    return repos
+
+
+@dataclass(frozen=True)
+class _Repo:
+    prefix: str  # "" for the public repository, else `layers/<l>/`
+    git: Git
+    head: str | None
+    indexed: str | None
+    others: tuple[str, ...]  # prefixes inside this one's tree that belong to other repositories
+
+    def holds(self, path: str) -> bool:
+        return path.startswith(self.prefix) and not path.startswith(self.others) if self.others else \
+            path.startswith(self.prefix)
+
+
+LAYER_COMMIT = "commit:"  # meta key of the commit a layer's own repository was indexed at, + its prefix
+
+
 def _shared_changes(store: IndexStore, git: Git, head: str | None, indexed: str | None, fp: str, settings: Settings,
                     tokens: Tokens | None, window: int, *, rebuild: bool, from_push: bool
-                    ) -> tuple[bool, Changes, list[IndexedPage], str | None]:
+                    ) -> tuple[bool, Changes, list[IndexedPage], str | None, dict[str, str]]:
     """1. For a shared index: HEAD's committed pages whose blob differs from the indexed one (never the
-    working tree: an edit not committed and pushed is this clone's alone). A clone behind the shared index
-    writes nothing; one that lacks the indexed commit is refused unless it rebuilds on purpose."""
-    rel = relation(git, indexed, head)
-    full = rebuild or store.meta("fingerprint") != fp or rel == "none"
-    if not full and rel == "same":
-        return False, [], [], "the shared index already reflects this commit"
-    if not full and not from_push and rel in ("behind", "unknown"):
-        return False, [], [], (f"the shared index is ahead of this clone (at {str(indexed)[:10]}"
-                               + (", a commit this clone does not have" if rel == "unknown" else "")
-                               + "): nothing written; `git pull` brings its pages here")
-    if not full and not from_push and rel == "diverged":
-        raise SharedIndexAheadError(
-            f"the shared index reflects commit {str(indexed)[:10]}, which this clone has diverged from; nothing written",
-            hint="`git pull` first (or `stigmergy index --rebuild` to index this clone's HEAD anyway)")
-    tree = tree_pages(git, head)
+    working tree: an edit not committed and pushed is this clone's alone), in the public repository and
+    in each layer checked out as a repository of its own (each judged by its own commits). A clone behind
+    the shared index writes nothing for that repository; one that lacks the indexed commit is refused
+    unless it rebuilds on purpose. Returns also the commit to record for each repository written."""
+    repos = _repositories(store, git, head, settings)
+    rel = {r.prefix: relation(r.git, r.indexed, r.head) for r in repos}
+    full = rebuild or store.meta("fingerprint") != fp or rel[""] == "none"
+    take: list[_Repo] = []
+    notes: list[str] = []
+    for r in repos:
+        where = f" for {r.prefix.rstrip('/')}" if r.prefix else ""
+        if full or rel[r.prefix] in ("ahead", "none") or (from_push and rel[r.prefix] != "same"):
+            take.append(r)
+        elif rel[r.prefix] in ("behind", "unknown"):
+            notes.append(f"the shared index is ahead of this clone{where} (at {str(r.indexed)[:10]}"
+                         + (", a commit this clone does not have" if rel[r.prefix] == "unknown" else "")
+                         + "): nothing written; `git pull` brings its pages here")
+        elif rel[r.prefix] == "diverged":
+            raise SharedIndexAheadError(
+                f"the shared index reflects commit {str(r.indexed)[:10]}{where}, which this clone has diverged from; "
+                "nothing written",
+                hint="`git pull` first (or `stigmergy index --rebuild` to index this clone's HEAD anyway)")
+    if not take:
+        return False, [], [], (notes[0] if notes else "the shared index already reflects this commit"), {}
     known = {} if full else store.indexed_pages()
-    wanted = sorted(p for p, sha in tree.items() if full or p not in known or known[p].blob_sha != sha)
-    gone = [] if full else [row for p, row in sorted(known.items()) if p not in tree]
-    blobs = read_blobs(git, [tree[p] for p in wanted])
     docs: Changes = []
-    for path in wanted:
-        data = blobs.get(tree[path])
-        if data is None:
-            continue
-        doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
-        if doc is not None:
-            docs.append((doc, tree[path], known.get(path)))
-        elif path in known:
-            gone.append(known[path])
-    return full, docs, gone, None
+    gone: list[IndexedPage] = []
+    for r in take:
+        tree = tree_pages(r.git, r.head, r.prefix)
+        mine = {p: row for p, row in known.items() if r.holds(p)}
+        wanted = sorted(p for p, sha in tree.items() if p not in mine or mine[p].blob_sha != sha)
+        gone += [row for p, row in sorted(mine.items()) if p not in tree]
+        blobs = read_blobs(r.git, [tree[p] for p in wanted])
+        for path in wanted:
+            data = blobs.get(tree[path])
+            if data is None:
+                continue
+            doc = parse_page(path, data.decode("utf-8", "replace"), settings.index, tokens, window)
+            if doc is not None:
+                docs.append((doc, tree[path], mine.get(path)))
+            elif path in mine:
+                gone.append(mine[path])
+    commits = {r.prefix: r.head or "" for r in take}
+    if full:  # every row goes: a layer this clone has not checked out is indexed again by one that has
+        commits.update({key[len(LAYER_COMMIT):]: "" for key in store.all_meta()
+                        if key.startswith(LAYER_COMMIT) and key[len(LAYER_COMMIT):] not in commits})
+    return full, docs, gone, None, commits
 
 
 @dataclass(frozen=True)
@@ -302,8 +350,14 @@ def check_index(root: Path, settings: Settings) -> CheckReport:
         indexed = store.page_shas()
         # A shared index is checked against the commit it reflects, a local one against the working tree.
         if store.shared:
-            shas = tree_pages(git, store.meta("commit") or None) if commit_exists(git, store.meta("commit") or "-") \
-                else tree_pages(git, git.head())
+            shas = {}
+            for r in _repositories(store, git, git.head(), settings):
+                at = r.indexed if r.indexed and commit_exists(r.git, r.indexed) else r.head
+                shas.update({p: sha for p, sha in tree_pages(r.git, at, r.prefix).items() if r.holds(p)})
+            # Pages of a layer in a repository not checked out here cannot be checked from this clone.
+            elsewhere = tuple(p for p in _repositories(store, git, None, settings)[0].others
+                              if not (root / p).joinpath(".git").exists())
+            indexed = {p: sha for p, sha in indexed.items() if not (elsewhere and p.startswith(elsewhere))}
         else:
             shas = {p: blob_sha((root / p).read_bytes()) for p in page_files(git)}
         files = set(shas)

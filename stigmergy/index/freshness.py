@@ -107,19 +107,21 @@ def relation(git: Git, indexed: str | None, head: str | None) -> str:
     return "diverged"
 
 
-def tree_pages(git: Git, commit: str | None) -> dict[str, str]:
+def tree_pages(git: Git, commit: str | None, prefix: str = "") -> dict[str, str]:
     """path -> blob id of every page file committed at `commit` (regular files only: a symbolic link or a
-    submodule entry is not a page)."""
+    submodule entry is not a page). `prefix`: `git` is a layer's own repository checked out there, whose
+    paths are the public tree's without it."""
     if not commit:
         return {}
-    out = git.run_bytes("ls-tree", "-r", "-z", "--full-tree", commit, "--", *PAGE_PATHSPEC)
+    out = git.run_bytes("ls-tree", "-r", "-z", "--full-tree", commit, "--",
+                        *(("sources", "wiki") if prefix else PAGE_PATHSPEC))
     pages = {}
     for entry in out.split(b"\0"):
         if not entry:
             continue
         info, _, name = entry.partition(b"\t")
         mode, kind, sha = info.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
+        path = prefix + name.decode("utf-8", "surrogateescape")
         if kind == "blob" and mode in ("100644", "100755") and classify(path) is not None:
             pages[path] = sha
     return pages
