@@ -29,6 +29,20 @@ def test_commits_pack_loose_objects_past_a_threshold(tmp_path: Path) -> None:
     assert (tmp_path / ".git" / "objects" / "pack").is_dir()
 
 
+def test_a_commit_starts_no_git_maintenance(tmp_path: Path) -> None:
+    """Issue 24: `git commit` starts `git maintenance run --auto` after each commit unless told not to; a
+    10,000-message export is 500 commits, and pack_loose does the packing."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    trace = tmp_path.parent / "git-trace.txt"
+    git = Git(tmp_path, env={"GIT_TRACE": str(trace)})
+    (tmp_path / "page.md").write_text("x\n")
+    git.commit_paths(["page.md"], "commit", "T", "t@example.com")
+    text = trace.read_text()
+    assert "built-in: git commit" in text  # the trace did record the commit
+    assert "maintenance" not in text
+    assert git.run("log", "--format=%s").strip() == "commit"
+
+
 # -- contradiction blocks and archive pages: bounded, moved verbatim, checked by the gates -------------
 
 import pytest  # noqa: E402

@@ -68,3 +68,26 @@ def test_forced_recapture_of_the_same_bytes_adds_no_duplicate_lines(wiki: Path) 
     assert len(list((wiki / "sources").rglob("cap_*.md"))) == 2
     _, report = _run(wiki, "file")
     assert report["captures"] == []  # nothing left unfiled: the twin counts as filed
+
+
+def test_a_filing_that_would_write_a_page_a_person_deleted_uncommitted_waits(wiki: Path) -> None:
+    """The page is not on disk, so only the status of every page the plan writes (issue 24: asked once, in
+    the gates' `git status`) can tell that a person's deletion is pending."""
+    _kickoff(wiki)
+    (wiki / PROJECT).unlink()
+    code, report = _run(wiki, "capture", "--text", "Ada Lovelace shipped the Atlas beta on 20 March 2026.", "--project", "Atlas")
+    [outcome] = report["captures"]
+    assert code == 0 and outcome["status"] == "waiting" and PROJECT in outcome["message"]
+    assert not (wiki / PROJECT).exists()
+    assert git(wiki, "status", "--porcelain").split() == ["D", PROJECT]
+
+
+def test_one_git_status_per_filed_capture(wiki: Path, monkeypatch, tmp_path: Path) -> None:  # noqa: ANN001
+    """Issue 24: the gates' `git status` also tells the write path whether a page holds a person's edit."""
+    _kickoff(wiki)
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    _, report = _run(wiki, "capture", "--text", "Ada Lovelace shipped the Atlas beta on 20 March 2026.", "--project", "Atlas")
+    [outcome] = report["captures"]
+    assert outcome["status"] == "filed" and PROJECT in outcome["pages"]
+    assert trace.read_text().count("built-in: git status") == 1

@@ -79,6 +79,7 @@ class Authorship:
         self._commits = self._history.commits  # relpath -> commits that touched it
         self._ours = self._history.ours  # commit -> carries the trailer
         self._known: set[str] = set()
+        self._asked: set[str] = set()  # paths `git status` was asked about (their XY, if any, in _status)
         self._cache: dict[str, frozenset[int]] = {}
         self._is_repo: bool | None = None
         self.blame_runs = 0
@@ -100,8 +101,9 @@ class Authorship:
             self._is_repo = bool(lines) and lines[0] == "true"
         return lines[1] if len(lines) > 1 and self._is_repo else None
 
-    def prefetch(self, relpaths: Iterable[str]) -> None:
-        """Learn status and commit history for these files in one batch."""
+    def prefetch(self, relpaths: Iterable[str], also_status: Iterable[str] = ()) -> None:
+        """Learn status and commit history for these files in one batch; `also_status` are paths (present
+        or not) whose working-tree status is wanted too, asked in the same `git status` (see `changed`)."""
         paths = [p for p in dict.fromkeys(relpaths) if p not in self._known and (self.root / p).is_file()]
         if not paths:
             return
@@ -109,12 +111,15 @@ class Authorship:
         if not self._repo():
             self._known.update(paths)
             return
-        out = self.git.run_bytes(
-            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--", *paths
-        )
-        for entry in out.split(b"\0"):
-            if len(entry) > 3:
-                self._status[entry[3:].decode("utf-8", "surrogateescape")] = entry[:2].decode()
+        asked = [p for p in dict.fromkeys([*paths, *also_status]) if p not in self._asked]
+        if asked:
+            out = self.git.run_bytes(
+                "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--", *asked
+            )
+            for entry in out.split(b"\0"):
+                if len(entry) > 3:
+                    self._status[entry[3:].decode("utf-8", "surrogateescape")] = entry[:2].decode()
+            self._asked.update(asked)
         if head is not None:
             with self._history.lock:
                 self._advance(head)
@@ -204,6 +209,15 @@ class Authorship:
             if "\x1f" in chunk:
                 sha, trailers = chunk.split("\x1f", 1)
                 self._ours[sha] = bool(trailers.strip())
+
+    def changed(self, relpaths: Iterable[str]) -> list[str] | None:
+        """Those of `relpaths` whose working file or index differs from HEAD (untracked ones included, ignored
+        ones not: what `git status` without --ignored lists), as prefetch's `git status` saw them; None when
+        one of them was not asked about there (the caller asks git itself)."""
+        paths = list(dict.fromkeys(relpaths))
+        if not all(p in self._asked for p in paths):
+            return None
+        return sorted(p for p in paths if self._status.get(p, "!!") != "!!")
 
     def human_lines(self, relpath: str) -> frozenset[int]:
         """1-based line numbers of the working file `relpath` last written by a person (empty if absent)."""
@@ -363,8 +377,11 @@ class MachineWritten(Authorship):
     def __init__(self) -> None:  # no repository to ask
         self.fast_hits = self.blame_runs = 0
 
-    def prefetch(self, relpaths: Iterable[str]) -> None:
+    def prefetch(self, relpaths: Iterable[str], also_status: Iterable[str] = ()) -> None:
         return None
+
+    def changed(self, relpaths: Iterable[str]) -> list[str] | None:
+        return None  # never asked git: whoever wants a status asks it
 
     def human_lines(self, relpath: str) -> frozenset[int]:
         return frozenset()

@@ -488,7 +488,9 @@ def human_line(ctx: GateContext) -> list[Violation]:
     if not existing:
         return []
     authorship = ctx.get_authorship()
-    authorship.prefetch(existing)
+    # The same `git status` answers for every wiki page this plan writes, present or new: the write path
+    # asks it whether one holds a person's uncommitted edit (Authorship.changed) instead of running another.
+    authorship.prefetch(existing, also_status=[rel for rel in ctx.changes if _is_wiki(rel)])
     out = []
     for rel in existing:
         human = authorship.human_lines(rel)

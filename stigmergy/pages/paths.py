@@ -65,11 +65,14 @@ def stem_of(relpath: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
+_CONTROL = re.compile(r"[\x00-\x1f]")  # one regex scan: the gates ask this of every cited path
+
+
 def unsafe_relpath_reason(relpath: str) -> str | None:
     """Why a repository-relative path supplied by a plan is unsafe, or None when it is a plain relative path."""
     if not relpath:
         return "empty path"
-    if "\x00" in relpath or any(ord(c) < 32 for c in relpath):
+    if _CONTROL.search(relpath):
         return "control character in path"
     if "\\" in relpath:
         return "backslash in path"

@@ -38,7 +38,8 @@ from stigmergy.write.operation import Operation, authorship, commit, commit_verd
 from stigmergy.write.recovery import adopt_landed_capture, rebuild_bookkeeping, undo_uncommitted
 
 if TYPE_CHECKING:
-    from stigmergy.write.filing import PlannerFactory
+    from stigmergy.gates.authorship import Authorship
+    from stigmergy.write.filing import FilingResult, PlannerFactory
 
 __all__ = [
     "CaptureOptions", "CaptureOutcome", "CaptureReport", "capture", "file_captures", "process", "read_inputs",
@@ -103,14 +104,15 @@ class CaptureReport:
         }
 
 
-def _file(repo: Repository, queued: QueuedCapture, rel: str, planners: PlannerFactory):  # noqa: ANN202
+def _file(repo: Repository, queued: QueuedCapture, rel: str, planners: PlannerFactory,
+          who: Authorship) -> FilingResult:
     from stigmergy.write.filing import propose
 
     op = Operation(queued.op_id, "capture", queued.captured_at).info(
         capture_id=queued.capture_id, source_path=rel, resolves=queued.resolves, rationale=queued.rationale,
         occurred_at=queued.occurred_at,
     )
-    return propose(repo.root, repo.settings, rel, op, planners(), authorship(repo))
+    return propose(repo.root, repo.settings, rel, op, planners(), who)
 
 
 def _planners(repo: Repository, planners: PlannerFactory | None) -> PlannerFactory:
@@ -141,8 +143,9 @@ def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | 
     elif queued.file:
         # The planner and gates read the new source page from disk, like every other page.
         restore(repo.root, {rel: text})
+        who = authorship(repo)
         try:
-            result = _file(repo, queued, rel, _planners(repo, planners))
+            result = _file(repo, queued, rel, _planners(repo, planners), who)
         except StigmergyError as exc:
             manifest["reasons"].append(f"filing failed: {exc.message}")
             manifest["planner_error"] = exc.message
@@ -154,7 +157,7 @@ def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | 
             manifest["planner"] = result.record
             manifest["plan_summary"] = result.plan.summary
             manifest["records"] = list(result.verdict.records)
-            waits = uncommitted_pages(repo, [p for p in result.verdict.changes if p != rel])
+            waits = uncommitted_pages(repo, [p for p in result.verdict.changes if p != rel], who)
             if result.verdict.ok and waits:
                 status, message = "waiting", waiting_message(waits)
                 manifest["reasons"].append(message)
@@ -481,12 +484,17 @@ def file_captures(
     return outcomes
 
 
-def uncommitted_pages(repo: Repository, paths: list[str]) -> list[str]:
+def uncommitted_pages(repo: Repository, paths: list[str], seen: Authorship | None = None) -> list[str]:
     """Wiki pages among `paths` whose working file differs from HEAD: a person's edit not yet committed.
-    A filing that would write one waits, since our commit would carry (and claim) the person's edit."""
+    A filing that would write one waits, since our commit would carry (and claim) the person's edit.
+    `seen`: the gates' Authorship, whose `git status` (moments ago, for these same pages) answers when it
+    asked about every one of them: one git process less per capture."""
     wiki = [p for p in paths if (classify(p) or ("source", ""))[0] != "source"]
     if not wiki:
         return []
+    known = seen.changed(wiki) if seen is not None else None
+    if known is not None:
+        return known
     return sorted({entry[3:] for entry in repo.git.status_porcelain(*wiki) if len(entry) > 3})
 
 

@@ -283,13 +283,19 @@ def _max_words(names: Iterable[str]) -> int:
     return max((len(_WORDSPAN.findall(n)) for n in names), default=1) or 1
 
 
+def _firsts(names: Iterable[str]) -> frozenset[str]:
+    """The first word of every name that starts with one: a word no name starts with starts no match."""
+    return frozenset(m.group(0) for n in names if (m := _WORDSPAN.match(n)))
+
+
 class NameIndex(dict[str, str]):
-    """name -> path, with the longest name's word count computed once (find_known's only per-call cost
-    that would otherwise grow with the number of names)."""
+    """name -> path, with the longest name's word count and the names' first words computed once
+    (find_known's only per-call costs that would otherwise grow with the number of names)."""
 
     def __init__(self, mapping: Mapping[str, str]) -> None:
         super().__init__(mapping)
         self.max_words = _max_words(self)
+        self.firsts = _firsts(self)
 
 
 def find_known(text: str, catalogue: Mapping[str, str]) -> list[tuple[str, str, int, int]]:
@@ -297,12 +303,18 @@ def find_known(text: str, catalogue: Mapping[str, str]) -> list[tuple[str, str, 
     The longest name starting at a word wins. Cost grows with the text, not with the catalogue."""
     if not catalogue or not text:
         return []
-    max_words = catalogue.max_words if isinstance(catalogue, NameIndex) else _max_words(catalogue)
+    if isinstance(catalogue, NameIndex):
+        max_words, firsts = catalogue.max_words, catalogue.firsts
+    else:
+        max_words, firsts = _max_words(catalogue), _firsts(catalogue)
     spans = [(m.start(), m.end()) for m in _WORDSPAN.finditer(text)]
     hits: list[tuple[str, str, int, int]] = []
     i = 0
     while i < len(spans):
         start = spans[i][0]
+        if text[start:spans[i][1]] not in firsts:
+            i += 1  # most words start no name: no slice of the words after them is looked up
+            continue
         found = None
         for k in range(min(max_words, len(spans) - i), 0, -1):
             end = spans[i + k - 1][1]
