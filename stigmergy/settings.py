@@ -112,7 +112,7 @@ class EvidenceSettings:
 @dataclass(frozen=True)
 class SearchSettings:
     k: int = 5
-    rrf_k: int = 60
+    rrf_k: int = 100
     title_weight: float = 1.0  # FTS5 bm25 column weights: title (+ aliases), heading trail; body is 1
     headings_weight: float = 1.0
     read_head_chars: int = 6000
