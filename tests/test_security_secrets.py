@@ -66,6 +66,24 @@ def test_every_kind_the_detector_knows_is_found_and_named() -> None:
         assert found[0].line == 2 and line not in repr(found[0])
 
 
+def test_asking_the_plugins_expressions_first_finds_exactly_what_the_detector_finds(monkeypatch) -> None:  # noqa: ANN001
+    """Issue 24: a plugin that only matches its expressions is skipped on a line none of them occurs in; with
+    every plugin run in full (the skip turned off) the findings are the same, secret values included."""
+    import stigmergy.capture.secrets as secrets
+
+    lines = [*SAMPLES.values(), *LOOK_ALIKES, *IN_PROSE, *PLACEHOLDERS,
+             "- **09:14** Ann Lee: roadmap latency budget at 512 units <@U123|ann>",
+             "mixed " + " ".join(SAMPLES.values())[:3000]]  # one long line: scanned in windows
+    text = "Notes.\n" + "\n".join(lines) + "\nThanks."
+    fast = [(f.line, f.kind, f.value) for f in find_secrets(text)]
+    assert len({kind for _, kind, _ in fast}) >= len(SAMPLES) - 1
+    _, config, transient, plugins, _ = secrets._detector()
+    with transient({"plugins_used": config}):
+        assert sum(1 for p in plugins() if secrets._denylist(p) is not None) >= 15  # most are skippable
+    monkeypatch.setattr(secrets, "_denylist", lambda plugin: None)
+    assert [(f.line, f.kind, f.value) for f in find_secrets(text)] == fast
+
+
 def test_look_alikes_are_not_secrets() -> None:
     for line in LOOK_ALIKES:
         assert find_secrets(line) == [], line
