@@ -36,18 +36,7 @@ VECTOR_DEPTH = 150
 PAGE_CAP = 3
 FETCH_FACTOR = 4
 VECTOR_CAP = False
-# Pseudo-relevance feedback on the lexical arm (RM3-like): the PRF_TERMS most telling words of the first
-# pass's PRF_DOCS best fragments (their weight in those fragments x idf) make a second query, whose bm25
-# counts PRF_WEIGHT of the first's. 0 terms: off.
-PRF_TERMS = 0
-PRF_DOCS = 3
-PRF_WEIGHT = 0.3
-PRF_PROBE = 2000
-SOURCE_MENTIONS = True
-# Query expansion from the wiki's own names: the other names of the entity pages the query names join the
-# lexical arm's terms (at most ALIAS_TERMS words). Off: measured in docs/index.md.
-ALIAS_EXPANSION = False
-ALIAS_TERMS = 8  # the entity arm lists sources that name the entity (ablation switch, docs/index.md)
+SOURCE_MENTIONS = True  # the entity arm lists sources that name the entity (ablation switch, docs/index.md)
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have how i if in into is it its of on or our "
     "so than that the their them then there these they this to was we were what when where which who whom "
@@ -88,47 +77,9 @@ def per_page(rows: list[tuple[int, int, float]], cap: int, depth: int) -> list[t
 def lexical(scope: SearchScope, terms: list[str], sel: Selection,
             weights: tuple[float, float, float] = BM25_WEIGHTS) -> list[tuple[int, int, float]]:
     """(fragment, page, bm25 negated) of the best full-text matches, best first."""
-    depth = LEXICAL_DEPTH * (FETCH_FACTOR if PAGE_CAP else 1)
-    rows = scope.store.lexical(terms, sel, weights, depth)
-    if PRF_TERMS and rows:
-        rows = _feedback(scope, terms, sel, weights, rows, depth)
     if not PAGE_CAP:
-        return rows
-    return per_page(rows, PAGE_CAP, LEXICAL_DEPTH)
-
-
-def _feedback(scope: SearchScope, terms: list[str], sel: Selection, weights: tuple[float, float, float],
-              rows: list[tuple[int, int, float]], depth: int) -> list[tuple[int, int, float]]:
-    store = scope.store
-    top = rows[0][2] or 1.0
-    texts = store.fragment_texts([fid for fid, _, _ in rows[:PRF_DOCS]])
-    weight: dict[str, float] = {}
-    known = set(terms)
-    for fid, _, score in rows[:PRF_DOCS]:
-        words = [w for w in _WORD_RE.findall(texts.get(fid, "").casefold())
-                 if len(w) > 2 and not w.isdigit() and w not in STOPWORDS and w not in known]
-        for w in words:
-            weight[w] = weight.get(w, 0.0) + (score / top) / len(words)
-    cand = sorted(weight, key=lambda w: -weight[w])[: 3 * PRF_TERMS]
-    n = store.fragment_count() or 1
-    scored = []
-    for w in cand:
-        df = store.term_frequency(w, PRF_PROBE)
-        if df:
-            scored.append((weight[w] * math.log(1 + n / df), w))
-    expansion = [w for _, w in sorted(scored, reverse=True)[:PRF_TERMS]]
-    if not expansion:
-        return rows
-    more = store.lexical(expansion, sel, weights, depth)
-    if not more:
-        return rows
-    top2 = more[0][2] or 1.0
-    merged = {fid: (pid, sc / top) for fid, pid, sc in rows}
-    for fid, pid, sc in more:
-        old = merged.get(fid, (pid, 0.0))[1]
-        merged[fid] = (pid, old + PRF_WEIGHT * sc / top2)
-    ranked = sorted(merged.items(), key=lambda kv: -kv[1][1])[:depth]
-    return [(fid, pid, sc * top) for fid, (pid, sc) in ranked]
+        return scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH)
+    return per_page(scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH * FETCH_FACTOR), PAGE_CAP, LEXICAL_DEPTH)
 
 def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[int, int, float]]:
     """(fragment, page, cosine similarity) nearest the query's vector, nearest first."""
@@ -139,8 +90,10 @@ def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[i
     return per_page(scope.store.nearest(qvec, sel, want * FETCH_FACTOR, prefilter, index_fingerprint(scope)),
                     PAGE_CAP, want)
 
-def _name_grams(query: str) -> set[str]:
-    """The query's 1-6 word n-grams that could be an entity's name or alias."""
+def entity(scope: SearchScope, query: str, sel: Selection, terms: list[str] | None = None,
+           relevance: dict[int, float] | None = None) -> tuple[list[int], int, float]:
+    """(entity pages named in the query followed by the pages about them, how many of those are named
+    entity pages, the share of the query's terms that their names cover)."""
     tokens = _NAME_TOKEN_RE.findall(query.casefold())
     grams = set()
     for n in range(1, 7):
@@ -150,34 +103,7 @@ def _name_grams(query: str) -> set[str]:
             grams.add(gram.rstrip("."))
             if gram.endswith("'s"):
                 grams.add(gram[:-2])
-    return {g for g in grams if len(g) >= 2 and g not in STOPWORDS}
-
-
-def alias_terms(scope: SearchScope, query: str, sel: Selection, terms: list[str]) -> list[str]:
-    """The words of the other names (title, aliases) of the entity pages the query names, that the query
-    does not hold: "Tomek" brings "tomasz" and "wieczorek", so a source that only writes the full name
-    matches the lexical arm too. The wiki's own glossary: nothing is guessed."""
-    grams = _name_grams(query)
-    if not grams:
-        return []
-    found = scope.store.entity_names_in(sorted(grams), sel.layers)
-    if not found:
-        return []
-    pages = sorted({pid for _, pid in found})
-    allowed = scope.store.allowed(pages, sel)
-    out: list[str] = []
-    for name, _ in scope.store.names_of(sorted(allowed)) if allowed else ():
-        for w in query_terms(name):
-            if w not in terms and w not in out:
-                out.append(w)
-    return out[:ALIAS_TERMS]
-
-
-def entity(scope: SearchScope, query: str, sel: Selection, terms: list[str] | None = None,
-           relevance: dict[int, float] | None = None) -> tuple[list[int], int, float]:
-    """(entity pages named in the query followed by the pages about them, how many of those are named
-    entity pages, the share of the query's terms that their names cover)."""
-    grams = _name_grams(query)
+    grams = {g for g in grams if len(g) >= 2 and g not in STOPWORDS}
     if not grams:
         return [], 0, 0.0
     store = scope.store

@@ -32,10 +32,6 @@ LEAD = 0.3
 # A page of a few fragments is what its best fragment says (its centroid and lead are that fragment, or a
 # neighbour that dilutes it: a note whose first fragment is its list and whose second its contradiction).
 DESCRIBE_MIN_FRAGMENTS = 4
-# Page aggregation: a page's text score is its best fragment's plus AGG_SUM times the sum of its next
-# AGG_TOP - 1 fragments' (0: the best fragment alone).
-AGG_SUM = 0.0
-AGG_TOP = 3
 
 Row = tuple[int, int, float]  # (fragment, page, score): bm25 negated, or cosine similarity
 
@@ -62,11 +58,6 @@ def _normalised(values: dict[int, float], depth: int) -> dict[int, float]:
     top, floor = ranked[0], ranked[min(depth, len(ranked)) - 1]
     span = top - floor
     return {k: (min(1.0, max(0.0, (v - floor) / span)) if span > 1e-9 else 1.0) for k, v in values.items()}
-
-
-def _aggregate(scores: list[float]) -> float:
-    ranked = sorted(scores, reverse=True)
-    return ranked[0] + AGG_SUM * sum(ranked[1:AGG_TOP]) if AGG_SUM else ranked[0]
 
 
 def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cosines: dict[int, float],
@@ -105,18 +96,13 @@ def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cos
     page_lex: dict[int, float] = {}
     page_vec: dict[int, float] = {}
     fragments: dict[int, float] = {}
-    lex_all: dict[int, list[float]] = {}
-    vec_all: dict[int, list[float]] = {}
     for fid, pid in page_of.items():
         if pid not in keep:
             continue
         lv, vv = lex.get(fid, 0.0), vec.get(fid, 0.0)
-        lex_all.setdefault(pid, []).append(lv)
-        vec_all.setdefault(pid, []).append(vv)
+        page_lex[pid] = max(page_lex.get(pid, 0.0), lv)
+        page_vec[pid] = max(page_vec.get(pid, 0.0), vv)
         fragments[fid] = scale * (w_lex * lv + w_vec * vv)
-    for pid in lex_all:
-        page_lex[pid] = _aggregate(lex_all[pid])
-        page_vec[pid] = _aggregate(vec_all[pid])
     if page_cosines:
         # What the whole page is about, beside its best passage: the mean of its fragment vectors and its
         # first fragment (a man page's NAME line, a guide's introduction). A long reference page whose one

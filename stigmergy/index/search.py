@@ -87,8 +87,6 @@ NAMED_ANSWER_COVERAGE = 0.0  # a named entity page covering more than this share
 # them, scores little: the reader asking about that document wants the note or the source first.
 FOCUS_FLOOR = 0.85
 ENTITY_MIN_WEIGHT = 0.5
-# A page's length prior: its score times n_fragments ** -LENGTH_PRIOR (0: off).
-LENGTH_PRIOR = 0.0
 _CITATION_RE = re.compile(r" ?\(\[source\]\([^()\s]*\)(?:, \[source\]\([^()\s]*\))*\)")
 
 
@@ -166,8 +164,6 @@ def run_search(
     terms = query_terms(query)
     # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
     lex_terms = terms + [t for t in query_extra(query, scope_languages(scope)) if t not in terms]
-    if layers and arms_q.ALIAS_EXPANSION and "lexical" in arms:
-        lex_terms += arms_q.alias_terms(scope, query, sel, lex_terms)
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
@@ -382,10 +378,8 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             factors["focus"] = floor + (1 - floor) * focus
         factors["confidence"] = confidence_factor(ranked[pid], ts)
         factors["lifecycle"] = status_factor(posteriors[pid].status, ts)
-        if LENGTH_PRIOR:
-            factors["length"] = max(1, page.n_fragments) ** -LENGTH_PRIOR
         scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
-                       * factors["confidence"] * factors["lifecycle"] * factors.get("length", 1.0), factors)
+                       * factors["confidence"] * factors["lifecycle"], factors)
     # The most specific page first: a hub whose matching fragment quotes one source puts that source
     # right above itself (the hub stays one step below, the way to the other sources it cites).
     for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):

@@ -874,7 +874,7 @@ class PostgresIndexStore:
             "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
             "meta::jsonb ->> 'decay', "
             "(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
-            "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open'), n_fragments FROM pages "
+            "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
             "WHERE id = ANY(%s::bigint[])", (list(pages),))}
 
     def hubs(self, pages: Sequence[int]) -> set[int]:

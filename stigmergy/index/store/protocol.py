@@ -93,7 +93,6 @@ class PageInfo:
     decay: str | None = None
     sources: int = 0
     open_contradictions: int = 0
-    n_fragments: int = 0  # the length prior of search (search.LENGTH_PRIOR)
 
 
 @dataclass(frozen=True)
