@@ -105,34 +105,71 @@ def fold_name(text: str) -> str:
 _RACY_NS = 200_000_000
 
 
+class _Folder:
+    """One wiki folder's page names, listed again only when the folder's mtime moved (shared by the gates'
+    stem index and the planner's catalogue: one directory read per change, whoever asks first)."""
+
+    def __init__(self, root: Path, rel_dir: str) -> None:
+        self.path = root / rel_dir
+        self.rel_dir = rel_dir
+        self.stamp: tuple[int, int] | None = None
+        self.names: frozenset[str] = frozenset()
+        self._sorted: list[str] | None = None
+
+    def refresh(self) -> frozenset[str]:
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+        except OSError:
+            stamp = None
+        if stamp is not None and self.stamp == stamp:
+            return self.names
+        listed_at = time.time_ns()
+        names: frozenset[str] = frozenset()
+        if stamp is not None:
+            try:
+                with os.scandir(self.path) as entries:
+                    names = frozenset(e.name for e in entries if e.name.endswith(".md") and e.is_file(follow_symlinks=False))
+            except (FileNotFoundError, NotADirectoryError):
+                names = frozenset()
+        if names != self.names:
+            self.names = names  # a new object: holders of the old one see that it changed
+            self._sorted = None
+        racy = stamp is None or listed_at - stamp[0] <= _RACY_NS
+        self.stamp = None if racy else stamp
+        return self.names
+
+    def paths(self) -> list[str]:
+        """The sorted relpaths: the same list object until the folder's entries change (do not modify it)."""
+        if self._sorted is None:
+            self._sorted = sorted(f"{self.rel_dir}/{n}" for n in self.names)
+        return self._sorted
+
+
+_FOLDERS: dict[tuple[str, str], _Folder] = {}
+
+
+def _folder(root: Path, rel_dir: str) -> _Folder:
+    key = (str(root), rel_dir)
+    got = _FOLDERS.get(key)
+    if got is None:
+        got = _FOLDERS[key] = _Folder(Path(root), rel_dir)
+    return got
+
+
 class _StemIndex:
     def __init__(self, root: Path, layers: tuple[str, ...]) -> None:
         self.root = root
         self.dirs = [f"{layer_prefix(layer)}wiki/{folder}" for layer in layers for folder in TYPE_FOLDERS.values()]
-        self.stamps: dict[str, tuple[int, int] | None] = {}
         self.names: dict[str, frozenset[str]] = {d: frozenset() for d in self.dirs}
         self.by_key: dict[str, list[str]] = {}
-        self._sorted: dict[str, list[str]] = {}  # rel_dir -> its sorted relpaths, made when it changed
 
     def refresh(self) -> dict[str, list[str]]:
         for rel_dir in self.dirs:
-            path = self.root / rel_dir
-            try:
-                st = os.stat(path, follow_symlinks=False)
-                stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
-            except OSError:
-                stamp = None
-            if stamp is not None and self.stamps.get(rel_dir) == stamp:
-                continue
-            listed_at = time.time_ns()
-            names: set[str] = set()
-            if stamp is not None:
-                try:
-                    with os.scandir(path) as entries:
-                        names = {e.name for e in entries if e.name.endswith(".md") and e.is_file(follow_symlinks=False)}
-                except (FileNotFoundError, NotADirectoryError):
-                    names = set()
+            names = _folder(self.root, rel_dir).refresh()
             old = self.names[rel_dir]
+            if names is old:
+                continue
             for name in old - names:
                 rel = f"{rel_dir}/{name}"
                 key = link_key(name[:-3])
@@ -146,20 +183,8 @@ class _StemIndex:
                 paths = self.by_key.setdefault(link_key(name[:-3]), [])
                 paths.append(rel)
                 paths.sort()
-            if names != old:
-                self.names[rel_dir] = frozenset(names)
-                self._sorted.pop(rel_dir, None)
-            racy = stamp is None or listed_at - stamp[0] <= _RACY_NS
-            self.stamps[rel_dir] = None if racy else stamp
+            self.names[rel_dir] = names
         return self.by_key
-
-    def paths(self, rel_dir: str) -> list[str]:
-        """The folder's sorted relpaths: the same list object until the folder's entries change (do not
-        modify it)."""
-        got = self._sorted.get(rel_dir)
-        if got is None:
-            got = self._sorted[rel_dir] = sorted(f"{rel_dir}/{n}" for n in self.names.get(rel_dir, ()))
-        return got
 
 
 _STEM_INDEXES: dict[tuple[str, tuple[str, ...]], _StemIndex] = {}
@@ -180,17 +205,17 @@ def stem_listing(root: Path, layers: Iterable[str]) -> Mapping[str, list[str]]:
     return _stem_index(root, layers).by_key
 
 
-def folder_listing(root: Path, layers: Iterable[str], rel_dir: str) -> list[str]:
-    """The sorted relpaths of the pages in one wiki folder of `layers` (kept: the same list until the
-    folder's entries change; do not modify it)."""
-    return _stem_index(root, layers).paths(rel_dir)
+def folder_listing(root: Path, rel_dir: str) -> list[str]:
+    """The sorted relpaths of the pages in one wiki folder (kept: the same list until the folder's
+    entries change; do not modify it)."""
+    folder = _folder(root, rel_dir)
+    folder.refresh()
+    return folder.paths()
 
 
 def entity_listing(root: Path, layers: Iterable[str]) -> list[str]:
     """Every entity page's path, from the same listing as `stem_listing`."""
-    layers = tuple(layers)
-    index = _stem_index(root, layers)
-    return sorted(p for layer in layers for p in index.paths(f"{layer_prefix(layer)}wiki/{TYPE_FOLDERS['entity']}"))
+    return sorted(p for layer in layers for p in folder_listing(root, f"{layer_prefix(layer)}wiki/{TYPE_FOLDERS['entity']}"))
 
 
 def aliases_from_text(text: str) -> list[str]:

@@ -183,7 +183,7 @@ class Catalogue:
             rel_dir = f"{prefix}wiki/{folder}"
             if ptype != "entity":
                 # The kept listing (wikilinks.folder_listing): one directory read when the folder changed.
-                self.pages[ptype] = folder_listing(self.root, (self.layer,), rel_dir)
+                self.pages[ptype] = folder_listing(self.root, rel_dir)
                 continue
             names: list[str] = []
             try:
