@@ -1,0 +1,110 @@
+"""Filing without passes over every page (issue 27): the listings and counts that filing keeps across
+captures in one process follow what changed on disk, and answer exactly as a fresh pass would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from test_filing_bounds import ENTITY, _blocks, _disagreeing
+from test_plan_support import make_repo
+
+from stigmergy.pages.wikilinks import folder_listing, stem_listing
+from stigmergy.plan.deterministic.contradiction_assembly import recorded_claims
+
+
+def _age(folder: Path) -> None:
+    """Date the folder an hour back, so its listing is trusted until an entry changes it again."""
+    past = folder.stat().st_mtime - 3600
+    os.utime(folder, (past, past))
+
+
+def test_kept_listings_follow_pages_added_and_removed(tmp_path: Path) -> None:
+    notes, entities = tmp_path / "wiki" / "notes", tmp_path / "wiki" / "entities"
+    notes.mkdir(parents=True)
+    entities.mkdir()
+    (notes / "Weekly sync.md").write_text("x")
+    (entities / "Acme Corp.md").write_text("x")
+    (notes / "skipped.txt").write_text("x")
+    _age(notes)
+    _age(entities)
+    first = folder_listing(tmp_path, "wiki/notes")
+    assert first == ["wiki/notes/Weekly sync.md"]
+    assert folder_listing(tmp_path, "wiki/notes") is first  # unchanged folder: the kept list itself
+    assert stem_listing(tmp_path, ["public"])["acme corp"] == ["wiki/entities/Acme Corp.md"]
+    (notes / "Acme Corp.md").write_text("x")  # a second page with the same stem, in another folder
+    (notes / "Weekly sync.md").unlink()
+    listing = stem_listing(tmp_path, ["public"])
+    assert listing["acme corp"] == ["wiki/entities/Acme Corp.md", "wiki/notes/Acme Corp.md"]
+    assert "weekly sync" not in listing
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/Acme Corp.md"]
+    (entities / "Acme Corp.md").unlink()
+    (entities / "Link.md").symlink_to(entities.parent / "notes" / "Acme Corp.md")  # a link is no page
+    assert stem_listing(tmp_path, ["public"])["acme corp"] == ["wiki/notes/Acme Corp.md"]
+    assert "link" not in stem_listing(tmp_path, ["public"])
+
+
+def test_a_listing_made_in_the_folders_own_tick_is_made_again(tmp_path: Path) -> None:
+    # A folder changed twice within one tick of its mtime keeps that mtime: a listing taken then must not
+    # be trusted, or the second change would never be seen.
+    notes = tmp_path / "wiki" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "A.md").write_text("x")
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md"]
+    stamp = notes.stat().st_mtime_ns
+    (notes / "B.md").write_text("x")
+    os.utime(notes, ns=(stamp, stamp))  # the same mtime as when it was listed
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md", "wiki/notes/B.md"]
+
+
+def _pages(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in (root / "wiki").rglob("*.md"))
+
+
+def test_recorded_claims_count_what_the_pages_hold_now(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    block = _blocks(root, ENTITY)[0]
+    claims = {(c.source, c.start, c.end) for c in block.record.claims}
+    assert recorded_claims(root, _pages(root)) == claims
+    # A second page holding the same block: the claims stay recorded until neither page holds them.
+    copy = root / "wiki" / "notes" / "Copy.md"
+    copy.write_text(block.text, encoding="utf-8")
+    assert recorded_claims(root, _pages(root)) == claims
+    page = (root / ENTITY).read_text(encoding="utf-8")
+    (root / ENTITY).write_text(page.replace(block.text, ""), encoding="utf-8")
+    assert recorded_claims(root, _pages(root)) == claims
+    copy.unlink()
+    assert recorded_claims(root, _pages(root)) == frozenset()
+    (root / ENTITY).write_text(page, encoding="utf-8")
+    assert recorded_claims(root, _pages(root)) == claims
+    # Another layer's pages are counted on their own.
+    assert recorded_claims(root, [], "restricted") == frozenset()
+    assert recorded_claims(root, _pages(root)) == claims
+
+
+def test_a_persons_commit_makes_a_page_theirs_without_a_log_per_page(tmp_path: Path) -> None:
+    from stigmergy.gates.authorship import Authorship, CommitHistory
+
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    history = CommitHistory()
+    first = Authorship(root, history=history)
+    assert first.human_lines(ENTITY) == frozenset() and first.blame_runs == 0
+    assert history.human is not None and ENTITY not in history.commits  # one walk, no per-file log
+    with open(root / ENTITY, "a", encoding="utf-8") as fh:
+        fh.write("A line from a person.\n")
+    subprocess.run(["git", "commit", "-qam", "a person's note"], cwd=root, check=True)
+    later = Authorship(root, history=history)
+    lines = (root / ENTITY).read_text(encoding="utf-8").split("\n")
+    assert later.human_lines(ENTITY) == frozenset({lines.index("A line from a person.") + 1})
+    assert ENTITY in history.human
+    # The status the gate read answers whether a page the filing writes holds an uncommitted edit.
+    later.prefetch([ENTITY, "wiki/notes/New.md"])
+    assert later.changed([ENTITY, "wiki/notes/New.md"]) == []
+    assert later.changed(["wiki/notes/Unseen.md"]) is None
+    (root / ENTITY).write_text("edited\n", encoding="utf-8")
+    fresh = Authorship(root, history=history)
+    fresh.prefetch([ENTITY])
+    assert fresh.changed([ENTITY]) == [ENTITY]
