@@ -101,9 +101,10 @@ def test_a_persons_commit_makes_a_page_theirs_without_a_log_per_page(tmp_path: P
     assert later.human_lines(ENTITY) == frozenset({lines.index("A line from a person.") + 1})
     assert ENTITY in history.human
     # The status the gate read answers whether a page the filing writes holds an uncommitted edit.
-    later.prefetch([ENTITY, "wiki/notes/New.md"])
-    assert later.changed([ENTITY, "wiki/notes/New.md"]) == []
-    assert later.changed(["wiki/notes/Unseen.md"]) is None
+    gate = Authorship(root, history=history)
+    gate.prefetch([ENTITY], also_status=[ENTITY, "wiki/notes/New.md"])
+    assert gate.changed([ENTITY, "wiki/notes/New.md"]) == []
+    assert gate.changed(["wiki/notes/Unseen.md"]) is None
     (root / ENTITY).write_text("edited\n", encoding="utf-8")
     fresh = Authorship(root, history=history)
     fresh.prefetch([ENTITY])
