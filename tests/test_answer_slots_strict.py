@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stigmergy.answer.question import modifiers, slot
 from stigmergy.answer.select import spelled_out
+from stigmergy.answer.slots import WEAK
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills
 
@@ -80,3 +81,40 @@ def test_an_acronym_is_said_by_its_words_spelled_out() -> None:
     assert not spelled_out("ga", "generally available")  # typed in capitals only
     assert not spelled_out("GA", "go ahead")  # a stopword spells nothing
     assert [t.word for t in question_terms("what date did harbor 1.0 go GA?")] == ["harbor", "1.0", "GA"]
+
+
+def test_where_on_a_computer_is_a_path_or_an_address() -> None:
+    q = "Where's pip's cache on Windows?"
+    assert _fills(q, r"On Windows the cache is in %LocalAppData%\pip\Cache.") == 1.0
+    assert _fills("Where should I report the error?", "Report it at the dedicated issue https://example.org/issues/13281.") == 1
+    assert _fills(q, "The cache can be disabled with care.") == 0
+
+
+def test_what_used_to_be_so_answers_a_question_about_now_weakly() -> None:
+    q = "What's the folder for the http cache called these days?"
+    assert _fills(q, "Previously this cache was stored in a directory called `web-cache`.") == WEAK
+    assert _fills(q, "The http cache is stored in a directory called `http-v2`.") == 1.0
+    # "is used to" is no past: the line says what a thing is for.
+    assert _fills("What's the oldest Python that can use truststore?",
+                  "On Python 3.9 only certifi is used to verify connections; truststore requires Python 3.10.") == 1.0
+    assert _fills("What was the cache folder called before?", "Previously it was called `http`.") == 1.0
+
+
+def test_since_which_version_wants_where_it_started() -> None:
+    q = "Since which version does pip skip pre-releases unless asked?"
+    assert _fills(q, "Starting with v1.4, pip will only install stable versions by default.") == 1.0
+    assert _fills(q, "If a specifier includes a pre-release version (e.g. >=0.0.dev0) pip allows it.") < 1.0
+
+
+def test_a_named_release_is_no_amount() -> None:
+    q = "How large can pip's cache get?"
+    assert _fills(q, "Pip 20.3: pip defaults to the new resolver.") == 0
+    assert _fills(q, "The cache can grow to 2 GB.") == 1.0
+    assert _fills("What was revenue in Q2?", "Revenue is £2.36M.") == 1.0
+
+
+def test_an_option_the_question_names_is_a_constraint() -> None:
+    terms = {t.word: t for t in question_terms("is --use-deprecated=out-of-tree-build still around?")}
+    assert terms["use-deprecated"].proper and terms["out-of-tree-build"].proper and not terms["still"].proper
+    assert question_terms("what does PIP_CONFIG_FILE do?")[0].proper
+    assert not any(t.proper for t in question_terms("what is the wi-fi password?"))

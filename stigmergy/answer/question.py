@@ -252,7 +252,7 @@ def _head(after: list[str]) -> str:
 
 # "what is the name of the new customer success manager", "what is the new manager called": which X.
 _NAME_OF_RE = re.compile(r"^(?:what|which) (?:is|are|was|were) (?:the )?names? of (?:the |our |their |that |this |those )?"
-                         r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called$", re.I)
+                         r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called\b.*$", re.I)
 
 
 def slot(text: str) -> Slot:
@@ -340,6 +340,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
         return Slot("definition", subject=m.group(2))
+    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,3}(?:paid|earn|earned|charged|priced|worth|cost|spend|"
+                r"spent)\b", tail):
+        return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
     m = _QUANTITY_OF_RE.search(low)
     if m:
         head = m.group(1)

@@ -157,8 +157,14 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
     superseded: list[dict[str, Any]] = []
     report: list[dict[str, Any]] = []
     said: set[str] = set()
+    used: dict[tuple[str, str], set[str]] = {}  # the lines earlier parts took, by the kind of value they asked
     for part, _, scored in scored_parts:
-        top = next((sc for sc in scored if sc.eligible), None)
+        # "How many levels are there, and how many did they suggest?": a second part asking for the same kind
+        # of value asks for another value, so it takes another line.
+        taken = used.setdefault((part.slot.kind, part.slot.unit), set())
+        top = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in taken), None)
+        if top is not None and top.score >= threshold:
+            taken.add(_key(top.line.text))
         entry: dict[str, Any] = {"question": part.text, "asks": part.slot.kind, "answered": False, "sentences": [],
                                  "best": round(top.score, 4) if top else 0.0}
         report.append(entry)
@@ -185,6 +191,10 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             superseded.append(sup)
         entry["answered"] = bool(entry["sentences"])
     return sentences, superseded, report
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, list[Term], list[Scored]]],

@@ -53,6 +53,8 @@ _CAUSE_RE = re.compile(
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 _CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
                       r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+_PATH_RE = re.compile(r"https?://\S+|(?<![\w/])(?:~|%\w+%|\$\w+|[A-Za-z]:|\.{1,2})?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
+                      r"(?<![\w/])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
 _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
@@ -60,6 +62,7 @@ _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?
 _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
 _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
                              r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
+_NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
 _MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday today".split())
@@ -125,9 +128,12 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
     """Figures of the asked unit that the question does not hold. Digits glued to letters name things
     (Q1, G2, M2, v0), so they are no figures; a year, a day of a month or a clock time is a date."""
     dates = [m.span() for m in _DATE_RE.finditer(text)]
+    versions = [m.span(1) for m in _NAMED_VERSION_RE.finditer(text)]
     out = []
     for m in _NUMBER_RE.finditer(text):
         a, b = m.span("n")
+        if any(x <= a < y for x, y in versions) and not (m.group("pct") or m.group("cur") or m.group("scale")):
+            continue  # "Pip 20.3:", "Python 3.10", "version 1.4": a release, not an amount
         if a > 0 and (text[a - 1].isalpha() or (text[a - 1] in "-." and a > 1 and text[a - 2].isalpha())):
             continue
         if b < len(text) and text[b : b + 1].isalpha() and not m.group("scale") and not m.group("unit"):
@@ -221,6 +227,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if k == "place" and (_STREET_RE.search(text) or any(
                 _new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
             return 1.0 if _STREET_RE.search(text) else WEAK
+        if k == "place" and any(_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
+            return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
         if k == "place" and any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
             return WEAK  # "in conf.py", "under `[answer]`"
         if k == "project" and any(_new(a or b, q) for a, b in _PROJECT_RE.findall(text)):
@@ -432,12 +440,29 @@ _PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?
                       r"aim\w*|goal|estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
 
 
+# What used to be so is not what is so: "Previously this cache was stored in a directory called http".
+_PAST_RE = re.compile(r"\b(?:previously|formerly|(?<!is )(?<!are )(?<!be )(?<!been )(?<!was )(?<!were )used to|"
+                      r"originally|in the past|until recently)\b", re.I)
+_PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|older|former\w*|earlier|first|prior|"
+                            r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
+
+
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     """(how well the line fills the slot, whether the value is only in its context)."""
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):
         got *= WEAK
+    if got and _PAST_RE.search(text) and not _PAST_ASKED_RE.search(q.text):
+        got *= WEAK
+    if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
+        got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
     return got, via
+
+
+_SINCE_ASKED_RE = re.compile(r"\bsince (?:which|what|when)\b|\bstarting (?:with|from|in) (?:which|what)\b|"
+                             r"\bfrom (?:which|what) (?:version|release)\b", re.I)
+_START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began|beginning|onwards|became|becomes|"
+                       r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
 
 
 def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:

@@ -81,6 +81,8 @@ CALENDAR = frozenset("january february march april may june july august septembe
                      "monday tuesday wednesday thursday friday saturday sunday".split())
 _PERIOD_RE = re.compile(r"^(?:q[1-4]|h[12]|fy\d{2}|" + "|".join(sorted(CALENDAR)) + r")$", re.I)
 _YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+_IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
+                       r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
 
 
@@ -99,6 +101,9 @@ def question_terms(question: str) -> list[Term]:
     out: list[Term] = []
     seen: set[str] = set()
     toks = _periods(tokens(question))
+    # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
+    # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
+    code = {t.casefold() for m in _IDENT_RE.finditer(question) for t in tokens(m.group(0))}
     for i, tok in enumerate(toks):
         low = tok.casefold()
         if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
@@ -116,6 +121,7 @@ def question_terms(question: str) -> list[Term]:
         name = not figure and tok[:1].isupper() and i > 0
         # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
         proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
+        proper = proper or (low in code and not figure)
         out.append(Term(tok, s, name, figure, proper=proper))
     return out
 
@@ -130,7 +136,17 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
         return [replace(t, weight=1.0) for t in terms]
     n = store.fragment_count(layers) or 1
     out = []
+    absent = []
     for t in terms:
         df = store.term_frequency(t.word, _DF_PROBE, layers)
         out.append(replace(t, weight=math.log(1 + n / (df + 0.5)), common=df >= COMMON_SHARE * n))
+        if df == 0 and not (t.figure or t.name):
+            absent.append(len(out) - 1)
+    # A plain word the reader's wiki never uses is the asker's own word ("the april ingestion *mess*", "who
+    # *pulled the plug*"): no line can say it, so it weighs like the lightest word the wiki does use; the
+    # meaning score carries it. (Names and figures keep their weight: they are what the question is about.)
+    present = [t.weight for i, t in enumerate(out) if i not in absent]
+    if absent and present:
+        light = min(present)
+        out = [replace(t, weight=light) if i in absent else t for i, t in enumerate(out)]
     return out
