@@ -131,7 +131,7 @@ class AnswerSettings:
     k: int = 8  # pages retrieved for an answer
     # The deterministic answerer's refusal threshold on a line's score (docs/agents.md: calibrated on the
     # calibration half of bench/ask_*_questions.json; lower answers more and refuses less).
-    threshold: float = 0.43
+    threshold: float = 0.46
 
 
 @dataclass(frozen=True)

@@ -118,3 +118,18 @@ def test_an_option_the_question_names_is_a_constraint() -> None:
     assert terms["use-deprecated"].proper and terms["out-of-tree-build"].proper and not terms["still"].proper
     assert question_terms("what does PIP_CONFIG_FILE do?")[0].proper
     assert not any(t.proper for t in question_terms("what is the wi-fi password?"))
+
+
+def test_how_big_wants_a_size_not_a_duration_nor_a_cross_reference() -> None:
+    q = "Where's pip's cache, and how big is it allowed to grow?"
+    assert slot("how big is it allowed to grow?").unit == "size"
+    assert _fills("How big is the cache allowed to grow?", "You should be redirected automatically in 3 seconds.") == 0
+    assert _fills("How large was the Series A?", "The Series A was £6M.") == 1.0
+    # A documentation cross-reference is no place.
+    assert _fills(q.split(",")[0] + "?", "This is now covered in :doc:`../topics/caching`.") < 1.0
+    assert slot("of the people using pip in automation, how many actually have trouble with it?").head == ""
+
+
+def test_prior_to_a_release_says_where_it_started() -> None:
+    q = "Since which release does pip trust the system certificate store by default?"
+    assert _fills(q, "Versions of pip prior to v24.2 did not use system certificates by default.") == 1.0

@@ -118,3 +118,15 @@ def test_describe_timeline_shows_a_fact_once_though_two_pages_state_it(tmp_path:
 def test_read_a_fragment_that_is_not_a_number_is_a_usage_error(repo: RepoBuilder, ref: str) -> None:
     with pytest.raises(UsageError, match="bad fragment number"):
         read_pages(repo.root, repo.settings, READER, [ref])
+
+
+def test_a_page_edited_after_a_read_is_read_again_not_remembered(repo: RepoBuilder) -> None:
+    """Reads remember split pages by their whole text (a warm server asks of the same pages again): an edit
+    on disk is a new text, so the next read sees it at once, even before the index is rebuilt."""
+    path = repo.root / "wiki/entities/Acme Corp.md"
+    first = read_pages(repo.root, repo.settings, READER, ["wiki/entities/Acme Corp.md#1"])["pages"][0]
+    assert "Acme builds Aurora" in first["content"]
+    path.write_text(path.read_text().replace("Acme builds Aurora", "Acme sells Aurora"))
+    again = read_pages(repo.root, repo.settings, READER, ["wiki/entities/Acme Corp.md#1"])["pages"][0]
+    assert "Acme sells Aurora" in again["content"]
+    assert "Acme builds Aurora" not in again["content"]

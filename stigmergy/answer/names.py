@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from stigmergy.answer.terms import fold
@@ -18,6 +19,12 @@ _WORD_RE = re.compile(r"[\w][\w.\-&']*[\w]|[\w]")
 
 def words(text: str) -> list[str]:
     """Folded words (accents dropped), keeping `eu-west-2` and `4.0` whole."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=8192)
+def _words(text: str) -> tuple[str, ...]:
+    # Every slot rule reads a line's words again; an answer asks them of the same ~100 lines hundreds of times.
     out = []
     for w in _WORD_RE.findall(fold(text)):
         w = w.strip(".-'")
@@ -25,7 +32,7 @@ def words(text: str) -> list[str]:
             w = w[:-2]  # "Olly's" is Olly
         if w:
             out.append(w)
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,8 @@ def _subject_words(text: str) -> str:
 
 _TIME_NOUNS = frozenset("seconds minutes hours days weeks months years quarters sprints nights".split())
 _COUNT_STOP = frozenset(_AUX) | _VERBISH | frozenset(
-    "of in for to on at from with by that who which about into over under than as a an the per each every".split())
+    "of in for to on at from with by that who which about into over under than as a an the per each every "
+    "actually really still now currently roughly exactly approximately typically usually altogether".split())
 
 
 def _counted(after: list[str]) -> str:
@@ -308,8 +309,9 @@ def _how(nxt: str, rest: str) -> Slot:
         if head in _TIME_NOUNS:
             return Slot("quantity", unit="time", head=head)  # "how many months of runway": a duration
         return Slot("quantity", unit="count", head=head)
-    if nxt in ("much", "large", "big", "old", "far", "fast", "high", "low", "small", "heavy", "tall", "wide", "deep",
-               "expensive", "long", "strong", "bad"):
+    if nxt in ("large", "big", "small", "heavy", "tall", "wide", "deep"):
+        return Slot("quantity", unit="size")  # a size, an amount or a count; not a duration
+    if nxt in ("much", "old", "far", "fast", "high", "low", "expensive", "long", "strong", "bad"):
         return Slot("quantity")
     if nxt in ("did", "does", "was", "were", "is", "are", "has", "have") and not re.match(
             r"\w+ (?:i|you|we|one|someone|somebody|people|anyone)\b", rest):

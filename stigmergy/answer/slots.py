@@ -53,8 +53,9 @@ _CAUSE_RE = re.compile(
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 _CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
                       r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
-_PATH_RE = re.compile(r"https?://\S+|(?<![\w/])(?:~|%\w+%|\$\w+|[A-Za-z]:|\.{1,2})?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
-                      r"(?<![\w/])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
+# A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
+_PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
+                      r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
 _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
@@ -145,6 +146,8 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
             continue
         if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
             continue
+        if unit == "size" and (is_time or in_date):
+            continue  # "how big can the cache grow": "redirected in 3 seconds" is no size
         if unit == "money" and not (m.group("cur") or (m.group("scale") and (not u or u in _MONEY_UNITS))):
             continue  # "1.2 million events a week" is a count, not what anyone pays
         if unit == "percent" and not m.group("pct"):
@@ -461,7 +464,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 
 _SINCE_ASKED_RE = re.compile(r"\bsince (?:which|what|when)\b|\bstarting (?:with|from|in) (?:which|what)\b|"
                              r"\bfrom (?:which|what) (?:version|release)\b", re.I)
-_START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began|beginning|onwards|became|becomes|"
+_START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began|beginning|onwards?|became|becomes|"
+                       r"prior to|before|or later|and later|"
                        r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
 
 

@@ -35,6 +35,7 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("porter")
 
 
+@lru_cache(maxsize=8192)
 def fold(text: str) -> str:
     """Casefolded, accents dropped (the index's unicode61 tokenizer does the same): "Inês" is "ines"."""
     text = text.replace("’", "'").replace("‘", "'")

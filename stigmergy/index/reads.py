@@ -8,6 +8,7 @@ backlinks and entities come from the index, whose freshness every answer reports
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout, classify
-from stigmergy.settings import Settings
+from stigmergy.settings import IndexSettings, Settings
 from stigmergy.trust.book import PageFacts, TrustBook, load_book, trust_dict
 from stigmergy.trust.model import now_days
 from stigmergy.trust.records import line_sha
@@ -105,11 +106,20 @@ def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str,
     text = read_contained(root, path, errors="replace")
     if text is None:
         raise _not_found(path)
-    doc = (parse_page(path, text, settings.index, *fragment_tokens(settings.embedder)) if fragments
+    doc = (_parsed(path, text, settings.index, *fragment_tokens(settings.embedder)) if fragments
            else parse_page(path, text, settings.index, fragments=False))
     if doc is None:
         raise _not_found(path)
     return doc
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(path: str, text: str, params: IndexSettings, tokens: Any, window: int) -> PageDoc | None:
+    """A page split into fragments, remembered by its path and its whole text (so an edit is a new entry):
+    a warm server (MCP, serve) answering `ask` reads the same pages again and again, and splitting a page
+    (markdown parse and tokenizer offsets) was most of a warm answer's time. PageDoc is frozen and no reader
+    changes it, so sharing one is safe; the containment check and the layer check above run on every read."""
+    return parse_page(path, text, params, tokens, window)
 
 
 def page_facts(doc: PageDoc) -> PageFacts:
