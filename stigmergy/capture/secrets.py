@@ -268,18 +268,41 @@ def _scan(scan: Any, plugins: Any, snippet: Any, lines: list[str], n: int, line:
 
 
 def _denylist(plugin: Any) -> tuple[re.Pattern[str], ...] | None:
-    """The expressions of a plugin that finds exactly their matches (the detector's RegexBasedDetector,
-    its line and string analysis not overridden), else None. Most lines match none of them, and asking
-    the expressions first skips the detector's per-plugin call machinery, which cost more than the
-    matching: a chat export's credential check took a tenth of its capture (issue 24)."""
+    """Expressions one of which occurs in every line the plugin finds anything in, else None (scan every
+    line). Most lines hold none, and asking them first skips the detector's per-plugin call machinery,
+    which cost more than the matching: a chat export's credential check was a tenth of its capture
+    (issue 24). Only for plugins whose analysis is the detector's own, checked by identity:
+    - a RegexBasedDetector finds the matches of its `denylist`;
+    - a high-entropy plugin, without eager search (see _scan), finds quoted strings (its `regex`);
+    - the keyword plugin, without keyword_exclude, needs one of its DENYLIST words in every rule."""
     from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+    from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+    from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 
     cls = type(plugin)
-    if not (isinstance(plugin, RegexBasedDetector) and cls.analyze_line is BasePlugin.analyze_line
-            and cls.analyze_string is RegexBasedDetector.analyze_string):
+    if isinstance(plugin, RegexBasedDetector):
+        if cls.analyze_line is not BasePlugin.analyze_line or cls.analyze_string is not RegexBasedDetector.analyze_string:
+            return None
+        patterns = tuple(plugin.denylist)
+    elif isinstance(plugin, HighEntropyStringsPlugin):
+        if (cls.analyze_line is not HighEntropyStringsPlugin.analyze_line
+                or cls.analyze_string is not HighEntropyStringsPlugin.analyze_string):
+            return None
+        patterns = (plugin.regex,)
+    elif isinstance(plugin, KeywordDetector):
+        if (cls.analyze_line is not KeywordDetector.analyze_line or cls.analyze_string is not KeywordDetector.analyze_string
+                or plugin.keyword_exclude is not None):
+            return None
+        patterns = (_keyword_words(tuple(DENYLIST)),)
+    else:
         return None
-    patterns = tuple(plugin.denylist)
     return patterns if all(isinstance(p, re.Pattern) for p in patterns) else None
+
+
+@lru_cache(maxsize=1)
+def _keyword_words(words: tuple[str, ...]) -> re.Pattern[str]:
+    # Case-insensitive and unanchored: it matches wherever any of the keyword plugin's rules could.
+    return re.compile("|".join(words), re.IGNORECASE)
 
 
 def redact(text: str, findings: Iterable[SecretFinding]) -> str:
