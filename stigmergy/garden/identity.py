@@ -81,13 +81,16 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
             hit = cache[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
         return hit
 
-    for rel, page in snap.pages().items():
-        if rel in skip:
-            continue
+    pages = {rel: page for rel, page in snap.pages().items() if rel not in skip}
+    # Most pages name neither the page nor anything that resolves to it: judged by the link targets on each
+    # page (read once per body text) against those of the wiki that name it, not by rewriting every link.
+    everywhere = frozenset().union(*(_link_targets(p.body) for p in pages.values()))
+    naming: dict[str, set[str]] = {}
+    for rel, page in pages.items():
         layer = layer_of(rel)
-        # Most pages name neither the page nor anything that resolves to it: judged from the link targets
-        # on the page (read once per body text), not by rewriting every link of the whole wiki.
-        links = any(names_old(t, layer) for t in _link_targets(page.body))
+        if layer not in naming:
+            naming[layer] = {t for t in everywhere if names_old(t, layer)}
+        links = not naming[layer].isdisjoint(_link_targets(page.body))
         if not links and not any(names_old(t, layer) for t in page.entities):
             continue
         body = _relink_text(snap, old, new_target, page.body, layer, cache) if links else page.body
