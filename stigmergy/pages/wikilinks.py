@@ -82,7 +82,9 @@ def unlink(line: str, dead: Iterable[str]) -> str:
     return WIKILINK_RE.sub(sub, line)
 
 
+@lru_cache(maxsize=1 << 16)
 def link_key(name: str) -> str:
+    # Memoised: a rename or merge replayed by recompile resolves every link target of the wiki again.
     return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
