@@ -345,6 +345,13 @@ def _cpu() -> float:
     return u.ru_utime + u.ru_stime
 
 
+def _children_cpu() -> float:
+    import resource
+
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def build_bench(args: argparse.Namespace) -> dict:
     """A full index build (random stored vectors, so the model is not what is measured) into SQLite and into
     a fresh PostgreSQL schema, then a rebuild of each (vectors cached): wall, this process's CPU seconds and
@@ -455,16 +462,20 @@ def incremental(args: argparse.Namespace) -> dict:
         build_index(src, load_settings(src, env), embedder=RandomEmbedder())
         out["fragments"] = args.incremental_fragments
         page = sorted((src / "wiki" / "notes").iterdir())[5]
-        times = []
+        times: list[float] = []
+        cpus: list[float] = []
+        server: list[float] = []
         for i in range(args.repeat):
             text = page.read_text()
             page.write_text(text.replace("## Part 1\n\n", f"## Part 1\n\nRevision {i} of this part. ", 1))
             subprocess.run(["git", "commit", "-qam", f"edit {i}"], cwd=src, check=True, env=env)
             head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True, text=True).stdout.strip()
-            t = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "stigmergy", "index", "--hook", "--push"], cwd=src, env=env,
-                                  capture_output=True, text=True)
+            t, c, sc = time.perf_counter(), _children_cpu(), pg.cpu_seconds()
+            proc = subprocess.run([sys.executable, "-I", "-m", "stigmergy", "index", "--hook", "--push"], cwd=src,
+                                  env=env, capture_output=True, text=True)
             wall = time.perf_counter() - t
+            cpus.append(_children_cpu() - c)
+            server.append(pg.cpu_seconds() - sc)
             store = open_index(index_location(Layout(src), load_settings(src, env)))
             assert store.meta("commit") == head, proc.stderr
             store.close()
@@ -475,16 +486,20 @@ def incremental(args: argparse.Namespace) -> dict:
         settings = load_settings(src, env)
         emb = make_embedder(settings.embedder, src / ".stigmergy" / "cache")
         emb.embed(["warm"])
-        warm = []
+        warm, warm_cpu = [], []
         for i in range(args.repeat):
             text = page.read_text()
             page.write_text(text.replace("## Part 2\n\n", f"## Part 2\n\nWarm revision {i}. ", 1))
             subprocess.run(["git", "commit", "-qam", f"warm {i}"], cwd=src, check=True, env=env)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu()
             build_index(src, settings, embedder=emb, from_push=True)
             warm.append(time.perf_counter() - t)
+            warm_cpu.append(_cpu() - c)
         out["hook_process_wall_s"] = {"median": round(statistics.median(times), 3), "max": round(max(times), 3)}
+        out["hook_process_cpu_s"] = {"median": round(statistics.median(cpus), 3), "max": round(max(cpus), 3)}
+        out["hook_server_cpu_s"] = {"median": round(statistics.median(server), 3), "max": round(max(server), 3)}
         out["index_call_warm_s"] = {"median": round(statistics.median(warm), 3), "max": round(max(warm), 3)}
+        out["index_call_warm_cpu_s"] = {"median": round(statistics.median(warm_cpu), 3)}
         out["loadavg_after"] = _loadavg()
     finally:
         pg.stop()

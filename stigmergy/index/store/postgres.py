@@ -196,7 +196,9 @@ class SharedIndexError(StigmergyError):
 
 
 def _np(value: Any) -> np.ndarray:
-    """A vector read back (pgvector's `Vector`) as a float32 array."""
+    """A vector read back (pgvector's `Vector`) as a float32 array. Statements that read vectors ask for
+    binary rows: pgvector parses the text form in Python, float by float (a search read ~500 vectors, and
+    parsing them was most of its client time)."""
     import numpy as np
 
     return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
@@ -512,7 +514,7 @@ class PostgresIndexStore:
         pages: dict[int, list[tuple[int, Any]]] = {}
         for pid, seq, vec in self.conn.execute(
                 "SELECT f.page, f.seq, v.embedding FROM fragments f JOIN vec v ON v.id = f.id "
-                "WHERE f.id = ANY(%s::bigint[])", (list(fragments),)):
+                "WHERE f.id = ANY(%s::bigint[])", (list(fragments),), binary=True):
             pages.setdefault(pid, []).append((seq, vec))
         rows = []
         for pid, got in pages.items():
@@ -534,14 +536,14 @@ class PostgresIndexStore:
         return {pid: (_np(c), _np(lead))
                 for pid, c, lead in self.conn.execute(
                     "SELECT page, centroid, lead FROM page_vectors WHERE page = ANY(%s::bigint[]) AND fragments >= %s",
-                    (list(pages), min_fragments))}
+                    (list(pages), min_fragments), binary=True)}
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
 
         if not fragments:
             return {}
         return {fid: _np(v) for fid, v in self.conn.execute(
-            "SELECT id, embedding FROM vec WHERE id = ANY(%s::bigint[])", (list(fragments),))}
+            "SELECT id, embedding FROM vec WHERE id = ANY(%s::bigint[])", (list(fragments),), binary=True)}
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:
