@@ -109,3 +109,31 @@ def test_a_persons_commit_makes_a_page_theirs_without_a_log_per_page(tmp_path: P
     fresh = Authorship(root, history=history)
     fresh.prefetch([ENTITY])
     assert fresh.changed([ENTITY]) == [ENTITY]
+
+
+def _all_blocks(root: Path) -> list:
+    return [b for rel in _pages(root) for b in _blocks(root, rel)]
+
+
+def _review(n: int, value: int) -> str:
+    return (f"Halden Logistics signed order {n} for the Atlas rollout, said Maria Chen.\n"
+            f"Halden Logistics revenue in FY2010 was ${value}k according to finance.\n")
+
+
+def test_a_source_edited_by_hand_is_never_a_side_of_a_disagreement(tmp_path: Path) -> None:
+    # Sources read back are parsed without their (costly) canonical check; the check is made before one
+    # becomes a side of a contradiction, so a hand-edited source still states nothing filing relies on.
+    from test_plan_support import file_and_commit, write_source
+
+    meta = {"participants": ["Maria Chen"]}
+    for edited in (False, True):
+        (tmp_path / str(edited)).mkdir()
+        root = make_repo(tmp_path / str(edited))
+        rel = write_source(root, 1, _review(1, 100), title="Halden review 1", metadata=meta, occurred_at="2024-02-02")
+        file_and_commit(root, rel, 1)
+        if edited:
+            text = (root / rel).read_text(encoding="utf-8")
+            (root / rel).write_text(text.replace("\n---\n", "\n---\n\n", 1), encoding="utf-8")  # not canonical
+        rel2 = write_source(root, 2, _review(2, 200), title="Halden review 2", metadata=meta, occurred_at="2024-03-03")
+        file_and_commit(root, rel2, 2)
+        assert len(_all_blocks(root)) == (0 if edited else 1)

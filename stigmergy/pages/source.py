@@ -113,7 +113,10 @@ def render_source_page(page: SourcePage) -> str:
 _REQUIRED = ("id", "type", "title", "captured_at", "occurred_at", "submitted_by", "layer", "origin", "locator", "artifacts")
 
 
-def parse_source_page(text: str, relpath: str | None = None) -> SourcePage:
+def parse_source_page(text: str, relpath: str | None = None, *, canonical: bool = True) -> SourcePage:
+    """The source page in `text`; a ContractError when it is not one. `canonical=False` leaves out the
+    check that re-rendering gives the same bytes (the costly part), for a reader that checks it later,
+    and only when what it read is used (`plan/deterministic/facts.source_canonical`)."""
     where = relpath or "source page"
     meta, body, _ = split_front_matter(text)
     missing = [k for k in _REQUIRED if k not in meta]
@@ -167,6 +170,6 @@ def parse_source_page(text: str, relpath: str | None = None) -> SourcePage:
         metadata=metadata,
         resolution=resolution,
     )
-    if render_source_page(page) != text:
+    if canonical and render_source_page(page) != text:
         raise ContractError(f"{where}: not in canonical form (was it edited by hand?)")
     return page

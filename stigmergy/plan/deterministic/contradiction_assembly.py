@@ -27,6 +27,7 @@ from stigmergy.plan.deterministic.facts import (
     SubjectResolver,
     facts_of,
     read_units,
+    source_canonical,
     source_reading,
 )
 from stigmergy.plan.deterministic.names import short_forms
@@ -66,6 +67,8 @@ def conflicts(st: Filing, note_path: str | None) -> list[tuple[str, str, Conflic
             key = (page, fact.key[:3])
             if key in seen:
                 continue
+            if not source_canonical(st.ctx.root, old.source_path):
+                continue  # a source page edited by hand states nothing filing relies on
             seen.add(key)
             m = replace(fact.measure, period=fact.period)
             out.append((page, title, Conflict(m, old_fact.measure.value, old, claim, old_fact.measure.raw)))

@@ -271,6 +271,27 @@ _READINGS: OrderedDict[tuple[str, str], SourceReading | None] = OrderedDict()
 _MAX_READINGS = 4096
 
 
+_CANONICAL: OrderedDict[tuple[str, str], bool] = OrderedDict()
+
+
+def source_canonical(root: Path, relpath: str) -> bool:
+    """Whether the source page at `relpath` is canonical (re-rendering gives its bytes): what a strict
+    parse checks, asked only of the sources a disagreement would cite. Kept per path, as readings are."""
+    key = (str(root), relpath)
+    if key not in _CANONICAL:
+        from stigmergy.errors import ContractError
+        from stigmergy.pages.source import parse_source_page
+
+        try:
+            parse_source_page((root / relpath).read_text(encoding="utf-8"), relpath)
+            _CANONICAL[key] = True
+        except (OSError, UnicodeDecodeError, ContractError):
+            _CANONICAL[key] = False
+        if len(_CANONICAL) > _MAX_READINGS:
+            _CANONICAL.popitem(last=False)
+    return _CANONICAL[key]
+
+
 def source_reading(root: Path, relpath: str) -> SourceReading | None:
     """The statements of a source page with their contexts. Sources never change once written, so the
     reading is kept per path (least recently used dropped past a bound)."""
@@ -284,7 +305,9 @@ def source_reading(root: Path, relpath: str) -> SourceReading | None:
 
     try:
         text = (root / relpath).read_text(encoding="utf-8")
-        page = parse_source_page(text, relpath)
+        # Not re-rendered here: most sources read back state nothing in dispute, and a reading is only
+        # used as a side of a disagreement once `source_canonical` says it is a canonical page.
+        page = parse_source_page(text, relpath, canonical=False)
     except (OSError, UnicodeDecodeError, ContractError):
         reading = None
     else:
