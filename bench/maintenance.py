@@ -5,8 +5,8 @@
 - `delete` of a source cited by 20 pages on that wiki (baseline: `lint`);
 - `recompile` of sample_corpus against capturing sample_corpus afresh into a new repository;
 - `recompile` of sample_corpus with a 200-operation curation record (20 renames, 10 merges, 10 deletions
-  of wiki pages, 160 alias edits by a person) against a recompile of the same corpus with none (`--curation`
-  measures only this pair).
+  of wiki pages, 160 alias edits by a person; `curate` stops unless all 200 succeed) against a recompile of
+  the same corpus with none, CPU seconds beside wall (`--curation` measures only this pair).
 
     .venv/bin/python bench/maintenance.py [--pages 1000] [--json out.json]
 """
