@@ -234,3 +234,23 @@ def test_the_shared_index_holds_both_repositories_each_at_its_own_commit(
     assert "ahead of this clone for layers/board" in (report.note or "") and report.pages_indexed == 0
     assert shared(root)["@board"] == after["@board"]
     assert any(p.endswith(note) for p in shared(root))
+
+
+def test_the_residue_audit_searches_the_layers_own_repository(split: dict[str, Path]) -> None:
+    """`erase --audit` reaches the layer's object database (compressed objects, reachable or not), the files
+    under its .git and its remotes, each named by the layer's folder; its .git is not "working tree"."""
+    from stigmergy.history.audit import audit
+
+    root, board = split["root"], split["board"]
+    git(board, "rm", "-q", "-r", "wiki", "sources")
+    git(board, "commit", "-qm", "pages removed")
+    git(board, "gc", "-q")  # packed: the text is now only inside compressed objects of the layer's history
+    report = audit(root, CANARY)
+    objects = [f for f in report.findings if f.place == "git-object"]
+    assert objects and all(f.where.startswith("layers/board/: ") for f in objects)
+    assert any("reachable" in f.detail and "at layers/board/" in f.detail for f in objects)
+    assert not [f for f in report.findings if f.place == "working-tree"]
+    assert report.searched["git objects of layers/board/"] > 0
+    assert any(u.startswith(f"layers/board/: remote origin ({split['board_remote']})") for u in report.unreachable)
+    code, out, _ = run_cli(["--json", "erase", "--audit", CANARY, "--as", BOSS], cwd=root)
+    assert code == 4 and any(f["where"].startswith("layers/board/: ") for f in json.loads(out)["findings"])

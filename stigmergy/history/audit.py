@@ -9,6 +9,9 @@ lives on in free pages until VACUUM, and raw bytes see it). Text is matched as U
 its JSON-escaped form (change records store JSON). A 64-hex needle is a sha256: it is searched as text and
 also matched against the sha256 of every Git blob, working-tree file and evidence object.
 
+A layer checked out as a Git repository of its own (`layers/<l>/`, docs/team.md) is searched the same
+way: its object database, the files under its `.git`, its working tree, and its remotes named.
+
 Not searched: the embedding model cache (`.stigmergy/cache`), text inside compressed originals (PDF, DOCX)
 beyond their readable copy, and anything outside this folder (remotes, other clones, backups), which
 the report names as unreachable.
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import UsageError
+from stigmergy.index.freshness import layer_checkouts
 from stigmergy.layers import readable_layers
 from stigmergy.repo.evidence import EvidenceStore
 from stigmergy.repo.git import Git
@@ -223,8 +227,27 @@ def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True,
     git_files = [p for p in _walk(git_dir, {git_dir / "objects"})]
     searched["files under .git (reflogs, refs, index)"] = len(git_files)
     findings += _scan_files(git_files, git_dir.parent if git_dir.name == ".git" else git_dir, "git-file", patterns, sha)
+    # A layer checked out as a repository of its own keeps its history in its own object database, whose
+    # objects are compressed: searched as this repository's are, its places named by their folder.
+    inner_git_dirs: set[Path] = set()
+    for prefix, checkout in layer_checkouts(root).items():
+        inner_dir = Path(Git(checkout).run("rev-parse", "--absolute-git-dir").strip())
+        inner_git_dirs |= {inner_dir, checkout / ".git"}
+        if git_objects:
+            inner_searched: dict[str, int] = {}
+            hits = _git_objects(checkout, patterns, sha, inner_searched)
+            searched[f"git objects of {prefix}"] = inner_searched["git objects"]
+            if hits:
+                reach, paths = _reachability(checkout)
+                for oid, kind, why in hits:
+                    state = "reachable" if oid in reach else "unreachable (until pruned)"
+                    path = f" at {prefix}{paths[oid]}" if oid in paths else ""
+                    findings.append(Finding("git-object", f"{prefix}: {kind} {oid}", f"{why}; {state}{path}"))
+        inner_files = _walk(inner_dir, {inner_dir / "objects"})
+        searched[f"files under {prefix}.git"] = len(inner_files)
+        findings += _scan_files(inner_files, root, "git-file", patterns, sha)
     state_dir = root / STATE_DIR
-    tree = _walk(root, {git_dir, root / ".git", state_dir})
+    tree = _walk(root, {git_dir, root / ".git", state_dir, *inner_git_dirs})
     searched["working-tree files"] = len(tree)
     findings += _scan_files(tree, root, "working-tree", patterns, sha)
     state_files = _walk(state_dir, {state_dir / "cache"}) if state_dir.is_dir() else []
@@ -242,7 +265,9 @@ def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True,
         kind="several" if len(needles) > 1 else ("sha256" if sha else "text"),
         findings=tuple(dict.fromkeys(findings)),
         searched=searched,
-        unreachable=tuple(unreachable_places(root)),
+        unreachable=tuple(unreachable_places(root)) + tuple(
+            f"{prefix}: {place}" for prefix, checkout in layer_checkouts(root).items()
+            for place in unreachable_places(checkout)[:-3]),
         seconds=round(time.perf_counter() - t0, 3),
         not_searched=(f"{STATE_DIR}/cache (embedding model files)", "text inside compressed originals (PDF, DOCX)"),
     )
