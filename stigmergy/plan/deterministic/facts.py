@@ -311,7 +311,10 @@ def source_reading(root: Path, relpath: str) -> SourceReading | None:
     except (OSError, UnicodeDecodeError, ContractError):
         reading = None
     else:
-        units, headings = split_units(page.text.split("\n"), page.body_start_line)
+        # The text's first line from the file itself (`page.body_start_line` renders the front matter
+        # again to count it; the same number for the canonical page `source_canonical` asks for).
+        start = text.count("\n", 0, len(text) - len(page.text)) + 1
+        units, headings = split_units(page.text.split("\n"), start)
         reading = read_units(units, headings, page.title, page.metadata)
     _READINGS[key] = reading
     if len(_READINGS) > _MAX_READINGS:
