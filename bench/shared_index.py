@@ -471,8 +471,10 @@ def incremental(args: argparse.Namespace) -> dict:
             subprocess.run(["git", "commit", "-qam", f"edit {i}"], cwd=src, check=True, env=env)
             head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True, text=True).stdout.strip()
             t, c, sc = time.perf_counter(), _children_cpu(), pg.cpu_seconds()
-            proc = subprocess.run([sys.executable, "-I", "-m", "stigmergy", "index", "--hook", "--push"], cwd=src,
-                                  env=env, capture_output=True, text=True)
+            # What the server's hook runs (a checkout from before stigmergy/cli/hook.py: the CLI command).
+            hook = (["stigmergy.cli.hook", "--push"] if (CODE / "stigmergy" / "cli" / "hook.py").is_file()
+                    else ["stigmergy", "index", "--hook", "--push"])
+            proc = subprocess.run([sys.executable, "-I", "-m", *hook], cwd=src, env=env, capture_output=True, text=True)
             wall = time.perf_counter() - t
             cpus.append(_children_cpu() - c)
             server.append(pg.cpu_seconds() - sc)

@@ -34,7 +34,7 @@ def test_install_and_uninstall_keep_foreign_hooks(tmp_path: Path) -> None:
     text = (hooks / "post-commit").read_text()
     # our block sits right after the shebang, so their `exit 0` cannot skip it
     assert text.startswith("#!/bin/sh\n" + BEGIN) and "echo 'their hook'" in text
-    assert "/opt/py/bin/python3 -I -m stigmergy index --hook" in text  # isolated: no repository on the path
+    assert "/opt/py/bin/python3 -I -m stigmergy.cli.hook )" in text  # isolated: no repository on the path
     assert all(installed(b.root)[h] for h in CLIENT_HOOKS)
     # installing twice replaces, never duplicates
     install(b.root, python="/opt/py/bin/python3")

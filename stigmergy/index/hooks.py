@@ -1,7 +1,7 @@
 """Git hooks that keep the index current.
 
-Client hooks (post-commit, post-merge, post-checkout, post-rewrite) start `python -I -m stigmergy index
---hook` in the background, with the very Python that installed them, and return at once. Every hook runs
+Client hooks (post-commit, post-merge, post-checkout, post-rewrite) start `python -I -m stigmergy.cli.hook`
+(what `stigmergy index --hook` does, without the Typer app's start-up) in the background, with the very Python that installed them, and return at once. Every hook runs
 Python isolated (repo/child.py): it runs in a repository anyone can push to, and `-m` would otherwise
 import a pushed `stigmergy.py` (or `typer.py`, ...) from the working folder instead of the installed code. The runner
 never runs twice at once: a run that finds the index lock taken leaves a "dirty" mark, and the running
@@ -57,7 +57,7 @@ def _client_block(python: str) -> str:
         f"{BEGIN}\n"
         'if stigmergy_root="$(git rev-parse --show-toplevel 2>/dev/null)" && [ -f "$stigmergy_root/stigmergy.toml" ]; then\n'
         '  mkdir -p "$stigmergy_root/.stigmergy"\n'
-        f'  ( unset {_GIT_ENV}; cd "$stigmergy_root" && exec {py} -m stigmergy index --hook ) '
+        f'  ( unset {_GIT_ENV}; cd "$stigmergy_root" && exec {py} -m stigmergy.cli.hook ) '
         '</dev/null >>"$stigmergy_root/.stigmergy/hook.log" 2>&1 &\n'
         "fi\n"
         f"{END}\n"
@@ -81,7 +81,7 @@ def _server_block(python: str, checkout: Path) -> str:
         '    exit 0\n'
         '  fi\n'
         '  git merge -q --ff-only FETCH_HEAD && mkdir -p .stigmergy && '
-        f'{py} -m stigmergy index --hook --push >>.stigmergy/hook.log 2>&1\n'
+        f'{py} -m stigmergy.cli.hook --push >>.stigmergy/hook.log 2>&1\n'
         ") </dev/null\n"
         f"{END}\n"
     )
