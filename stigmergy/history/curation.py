@@ -16,6 +16,7 @@ the captures it came between."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -158,12 +159,20 @@ def read_curation(git: Git) -> CurationRecord:
             if c.kind in CURATION_KINDS or (classify(path) or ("", ""))[0] == "entity":
                 wanted.update(str(oid) for oid in (e["before"], e["after"]) if oid)
     blobs = git.blobs(sorted(wanted))
+    metas: dict[str, dict[str, Any]] = {}  # by blob: a page's version after one commit is the next one's before
+
+    def meta_of(oid: Any) -> dict[str, Any]:
+        key = str(oid)
+        if key not in metas:
+            metas[key] = _meta(blobs.get(key))
+        return metas[key]
+
     for c in commits:
         entries = [e for e in changes.get(c.sha, []) if _is_wiki(str(e["path"]))]
         if c.kind in CURATION_KINDS:
             _operation(c, at[c.sha], entries, changes.get(c.sha, []), blobs, record)
         else:
-            _aliases(c, at[c.sha], entries, blobs, record)
+            _aliases(c, at[c.sha], entries, meta_of, record)
     return record
 
 
@@ -222,15 +231,15 @@ def _operation(c: _Commit, at: int, entries: list[dict[str, Any]], all_entries: 
     record.entries.append(CurationEntry(kind, at, ts, c.sha, c.author, page, op_id=op_id, to=to, title=title))
 
 
-def _aliases(c: _Commit, at: int, entries: list[dict[str, Any]], blobs: dict[str, bytes],
+def _aliases(c: _Commit, at: int, entries: list[dict[str, Any]], meta_of: Callable[[Any], dict[str, Any]],
              record: CurationRecord) -> None:
     ts, op_id = iso_of_ms(at), c.trailers.get(TRAILER_OP)
     for e in entries:
         path = str(e["path"])
         if e["action"] != "modify" or (classify(path) or ("", ""))[0] != "entity":
             continue
-        before = _names(_meta(blobs.get(str(e["before"]))).get("aliases"))
-        after = _names(_meta(blobs.get(str(e["after"]))).get("aliases"))
+        before = _names(meta_of(e["before"]).get("aliases"))
+        after = _names(meta_of(e["after"]).get("aliases"))
         if before == after:
             continue
         added = tuple(a for a in after if a not in before)
