@@ -101,9 +101,11 @@ def trust_off():  # type: ignore[no-untyped-def]
 
 
 def write_stream(root: Path, page_ids: dict[str, tuple[str, str]], wrong: set, useful: set,
-                 passages: dict | None = None) -> int:
+                 passages: dict | None = None, asked: dict | None = None) -> int:
     """Three readers' records: on whole pages (`wrong`, `useful`: paths), or, with `passages` ({(path,
-    fragment): (first line, text)}), on the passages search showed them (`PATH#n`, as `feedback` records it)."""
+    fragment): (first line, text)}), on the passages search showed them (`PATH#n`, as `feedback` records it);
+    with `asked` ({(kind, target): [question, ...]}), each judgement records the question it was given for (a
+    search hit's control: `feedback PATH#n --query Q`), once per question that showed the passage."""
     from stigmergy.repo.ids import new_id
     from stigmergy.repo.operations import utc_now
     from stigmergy.trust.records import passage_sha
@@ -115,9 +117,10 @@ def write_stream(root: Path, page_ids: dict[str, tuple[str, str]], wrong: set, u
             path, frag = target if passages is not None else (target, None)
             pid, layer = page_ids[path]
             line, sha = (passages[target][0], passage_sha(passages[target][1])) if passages is not None else (None, None)
-            for by in RATERS:
-                lines.append(render_record(Record(new_id("fb"), at, by, kind, pid, path, layer, line=line,
-                                                  line_sha=sha, fragment=frag)))
+            for query in (asked or {}).get((kind, target)) or [None]:
+                for by in RATERS:
+                    lines.append(render_record(Record(new_id("fb"), at, by, kind, pid, path, layer, line=line,
+                                                      line_sha=sha, fragment=frag, query=query)))
     rel = batch_relpath("public", at, new_id("fb"))
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     (root / rel).write_text("".join(line + "\n" for line in lines))
@@ -215,6 +218,8 @@ def main() -> None:
                          "answer-passage: a passage some configuration shows as a question's (strict) answer")
     ap.add_argument("--target", choices=("passage", "page"), default="passage",
                     help="readers judge the passage search showed them (PATH#n), or the whole page")
+    ap.add_argument("--scope", choices=("query", "none"), default="query",
+                    help="passage judgements record the question they were given for (query-scoped), or none")
     ap.add_argument("--stream-only", action="store_true", help="only part 2")
     ap.add_argument("--latency-only", action="store_true", help="only part 3a")
     ap.add_argument("--book-only", action="store_true", help="only part 3b (100k judged pages)")
@@ -268,6 +273,7 @@ def main() -> None:
     useful_p: set[tuple[str, int]] = set()
     affected = []
     shown: set[tuple[str, int]] = set()
+    asked: dict[tuple[str, tuple[str, int]], list[str]] = {}
     for q in questions:
         strict, _, paths, frags = on["fused"][q["id"]]
         if strict is not None and strict > 1:
@@ -277,6 +283,9 @@ def main() -> None:
             shown.update(zip(paths[:strict], frags[:strict], strict=True))
             wrong_p.update(zip(paths[: strict - 1], frags[: strict - 1], strict=True))
             useful_p.add((paths[strict - 1], frags[strict - 1]))
+            text = " ".join(q["q"].split())[:300]
+            for i, t in enumerate(zip(paths[:strict], frags[:strict], strict=True)):
+                asked.setdefault(("useful" if i == strict - 1 else "wrong", t), []).append(text)
     # A reader marks wrong a page that is wrong, not one that merely ranked above the answer they wanted:
     # a page that answers any question of the set (lenient rule) is off-topic for this one, never wrong.
     rule = {"strict": judge.strict, "lenient": judge.lenient}.get(args.wrong_rule, lambda p, e: False)
@@ -294,13 +303,15 @@ def main() -> None:
                     for fid, start in s.store.conn.execute(
                         "SELECT f.id, f.start_line FROM fragments f JOIN pages p ON p.id = f.page "
                         "WHERE p.path = ? AND f.seq = ?", (path, seq))}
-    report["stream"] = {"target": args.target, "affected_questions": affected,
+    scoped = asked if passages is not None and args.scope == "query" else None
+    report["stream"] = {"target": args.target, "scope": args.scope if passages is not None else "none",
+                        "affected_questions": affected,
                         "pages_marked_wrong": len(wrong) if passages is None else len({p for p, _ in wrong_p}),
                         "passages_marked_wrong": len(wrong_p) if passages is not None else None,
                         "pages_above_the_answer_but_right_elsewhere": spared,
                         "pages_marked_useful": len(useful),
                         "records": write_stream(root, page_ids, wrong_p if passages is not None else wrong,
-                                                useful_p if passages is not None else useful, passages)}
+                                                useful_p if passages is not None else useful, passages, scoped)}
     after = all_configs(s, questions, judge)
     others = [q for q in ids if q not in affected]
     before_f, after_f = figures(on, affected), figures(after, affected)

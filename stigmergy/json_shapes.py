@@ -411,6 +411,32 @@ class StatusResult(TypedDict):
     planner: PlannerStatus
 
 
+class FeedbackRecord(TypedDict):
+    """One feedback record as it is stored (a canonical JSON line of a batch file, docs/trust.md)."""
+
+    id: str  # fb_ + ULID
+    at: str  # UTC YYYY-MM-DDTHH:MM:SSZ
+    by: str
+    kind: Literal["useful", "wrong", "outdated", "verify", "invalidate", "reinstate", "stale", "reset"]
+    page: str  # the front matter id
+    path: str
+    layer: str
+    captures: NotRequired[list[str]]
+    line: NotRequired[int]  # a claim line, or a passage's first line
+    line_sha: NotRequired[str]
+    fragment: NotRequired[int]  # the passage judged (PATH#n)
+    note: NotRequired[str]
+    query: NotRequired[str]  # the search a passage or line was judged from (ranks only queries like it)
+
+
+class FeedbackResult(TypedDict):
+    reader: str
+    record: FeedbackRecord
+    batch: str  # the batch file it was appended to
+    committed: str | None  # the commit, for a maintainer's judgement (committed at once)
+    trust: PageTrust
+
+
 # The command -> the shape its `--json` prints, in the order docs/schema.md lists them.
 COMMAND_SHAPES: dict[str, type] = {
     "search": SearchResult,
@@ -419,6 +445,7 @@ COMMAND_SHAPES: dict[str, type] = {
     "describe": DescribeResult,
     "ask": AskResult,
     "status": StatusResult,
+    "feedback": FeedbackResult,
 }
 
 

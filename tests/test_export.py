@@ -225,12 +225,14 @@ def test_feedback_travels_with_the_bundle_and_rebuilds_the_same_confidence(wiki:
         _ok(wiki, "feedback", note, *args)
     _ok(wiki, "feedback", source, "--outdated")
     _ok(wiki, "maintain", "--no-index")  # commits the open batch
-    _ok(wiki, "feedback", note, "--wrong")  # an open (uncommitted) record travels too
+    # An open (uncommitted) record travels too; this one judged the passage for one search (query-scoped).
+    _ok(wiki, "feedback", f"{note}#1", "--wrong", "--query", "when does Harbor API ship")
     before = {p["path"]: p["trust"] for p in _ok(wiki, "list")["pages"]}
     bundle = tmp_path / "bundle"
     assert _ok(wiki, "export", str(bundle))["feedback"] == 5
     lines = (bundle / "feedback.jsonl").read_text().splitlines()
     assert len(lines) == 5 and "feedback.jsonl" in (bundle / "SHA256SUMS").read_text()
+    assert sum('"query":"when does Harbor API ship"' in line for line in lines) == 1
 
     from stigmergy.repo.init import init_repository
 

@@ -540,5 +540,14 @@ def test_a_search_hits_passage_can_be_judged_and_the_search_comes_back(tmp_path:
                         headers={"origin": srv.url})
         assert r.status_code == 303 and r.headers["location"] == "/search?q=Lisbon%20office&fb=1"
         assert "id=recorded" in client.get(r.headers["location"]).text
-    [record] = [json.loads(line) for b in (root / "feedback").rglob("fb_*.jsonl") for line in b.read_text().splitlines()]
+        # The judgement is for that search (query-scoped); a hostile, overlong search is kept bounded and
+        # never echoed unescaped.
+        hostile = "<script>alert(1)</script> " + "Lisbon office " * 40
+        r = client.post(f"/feedback/{path}", data={"kind": "wrong", "fragment": frag, "q": hostile},
+                        headers={"origin": srv.url})
+        assert r.status_code == 303 and "<script>alert" not in client.get(r.headers["location"]).text
+    record, long = [json.loads(line) for b in (root / "feedback").rglob("fb_*.jsonl")
+                    for line in b.read_text().splitlines()]
     assert record["fragment"] == int(frag) and record["line_sha"] and record["by"] == PUBLIC
+    assert record["query"] == "Lisbon office"
+    assert long["query"].startswith("<script>alert(1)</script> Lisbon") and len(long["query"]) <= 300

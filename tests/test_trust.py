@@ -347,3 +347,66 @@ def test_feedback_on_a_passage_moves_only_the_queries_that_match_it(tmp_path: Pa
     for _ in range(3):
         service.feedback(page, "wrong")
     assert _hit(service, price_q, page)["factors"]["confidence"] < 1.0  # type: ignore[index]
+
+
+def test_a_passage_judged_from_a_search_moves_only_queries_like_that_one(tmp_path: Path) -> None:
+    """A passage marked wrong from a search was off-topic or wrong *for that question*: it ranks lower for the
+    same question and for one like it, and exactly as before for an unlike question that matches the same
+    passage (which it may answer). Without a query the judgement counts for every query, as before."""
+    b = RepoBuilder(tmp_path / "w")
+    src = b.source("Harbor facts", "Harbor API launched in June 2026.\n", occurred_at="2026-04-02")
+    page = "wiki/notes/Harbor.md"
+    b.wiki("note", "Harbor", f"## Launch\n\n- Harbor API launched in June 2026. {cite(page, src, 22)}\n"
+           "- The launch checklist was signed off by the release team.\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    service = _service(b)
+    asked, alike, unlike = "Harbor API launched June", "When was the Harbor API launched in June?", \
+        "launch checklist signed off release team"
+    before = {q: _hit(service, q, page) for q in (asked, alike, unlike)}
+    assert all(h is not None and h["fragment"] == before[asked]["fragment"] for h in before.values())  # type: ignore[index]
+    frag = before[asked]["fragment"]  # type: ignore[index]
+    for _ in range(3):
+        out = service.feedback(f"{page}#{frag}", "wrong", query=f"  {asked}\n")
+    assert out["record"]["query"] == asked  # whitespace collapsed, as a note's
+    after = {q: _hit(service, q, page) for q in before}
+    assert after[asked]["factors"]["confidence"] < 1.0 and after[asked]["score"] < before[asked]["score"]  # type: ignore[index]
+    assert after[alike]["factors"]["confidence"] < 1.0  # type: ignore[index]
+    assert after[unlike]["factors"] == before[unlike]["factors"]  # type: ignore[index]
+    assert after[unlike]["score"] == before[unlike]["score"]  # type: ignore[index]
+    assert after[unlike]["trust"]["feedback"] == 3  # type: ignore[index]  # the page's trust counts every one
+    # A cold process (the saved fold, then a plain fold) ranks the same.
+    assert _hit(_service(b), unlike, page)["factors"] == before[unlike]["factors"]  # type: ignore[index]
+    service.feedback(f"{page}#{frag}", "wrong")  # no query: every query matching the passage
+    assert _hit(service, unlike, page)["factors"]["confidence"] < 1.0  # type: ignore[index]
+
+
+def test_a_query_is_bounded_printable_and_only_on_a_passage_or_line(repo: RepoBuilder) -> None:
+    service = _service(repo)
+    for ref, query, why in ((NOTE, "Aurora ARR", "passage or line"), (f"{NOTE}#1", "q" * 301, "at most 300"),
+                            (f"{NOTE}#1", "Aurora\x00ARR", "printable")):
+        with pytest.raises(UsageError, match=why):
+            service.feedback(ref, "wrong", query=query)
+    assert not list((repo.root / "feedback").rglob("*.jsonl")) if (repo.root / "feedback").exists() else True
+    with pytest.raises(UsageError):
+        service.verify(f"{NOTE}#1")  # lifecycle judges whole pages (no query reaches it)
+    ok = _record(line=3, line_sha="0123456789abcdef", fragment=1, query="Aurora ARR in Q1")
+    assert parse_record(render_record(ok)) == ok
+    for bad in (_record(query="Aurora ARR"),  # a query without a passage or line
+                _record(line=3, line_sha="0123456789abcdef", query="q" * 301),
+                _record(line=3, line_sha="0123456789abcdef", query="two\nlines"),
+                _record(line=3, line_sha="0123456789abcdef", query="<script>\x1b[2J"),
+                _record(line=3, line_sha="0123456789abcdef", query=""),
+                _record(kind="verify", line=3, line_sha="0123456789abcdef", query="Aurora")):
+        with pytest.raises(ContractError):
+            parse_record(render_record(bad))
+
+
+def test_feedback_json_matches_its_declared_shape(repo: RepoBuilder) -> None:
+    from stigmergy import json_shapes
+
+    service = _service(repo)
+    for ref, query in ((NOTE, ""), (f"{NOTE}#1", "Aurora ARR in Q1")):
+        out = json.loads(json.dumps(service.feedback(ref, "useful", "right", query=query)))
+        assert json_shapes.mismatches(out, json_shapes.FeedbackResult) == []
+        assert ("query" in out["record"]) == bool(query)

@@ -33,6 +33,9 @@ def feedback_cmd(
     wrong: Annotated[bool, typer.Option("--wrong", help="It says something false.")] = False,
     outdated: Annotated[bool, typer.Option("--outdated", help="It was right once; it is not any more.")] = False,
     note: Annotated[str, typer.Option("--note", help="Why (at most 500 characters; readers of the page see it).")] = "",
+    query: Annotated[str, typer.Option(
+        "--query", help="The search a passage (PATH#n) or line was judged from: it then ranks only queries like "
+                        "this one (at most 300 characters).")] = "",
     as_reader: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -42,7 +45,7 @@ def feedback_cmd(
     if len(chosen) != 1:
         raise UsageError("give exactly one of --useful, --wrong, --outdated")
     app_ctx: AppContext = reading(ctx, as_reader, json_out)
-    _render(app_ctx.service.feedback(page, chosen[0], note), app_ctx.json)
+    _render(app_ctx.service.feedback(page, chosen[0], note, query), app_ctx.json)
 
 
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (recorded; shown to readers of the page).")]

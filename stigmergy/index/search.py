@@ -304,7 +304,7 @@ def run_search(
     book = scope_trust(scope)
     timings["trust"] = (time.perf_counter() - t1) * 1000
     hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, lex_terms, arms, k, sel, named_entities,
-                 book=book, trust=scope.settings.trust)
+                 book=book, trust=scope.settings.trust, query=query)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
         scope.store.meta("commit") or None, None, False)
@@ -316,7 +316,7 @@ def run_search(
 def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
           frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
           arms: tuple[str, ...], k: int, sel: Selection, named: dict[int, float] | None = None, *,
-          book: TrustBook | None = None, trust: TrustSettings | None = None) -> list[Hit]:
+          book: TrustBook | None = None, trust: TrustSettings | None = None, query: str = "") -> list[Hit]:
     if not top:
         return []
     pids = [pid for pid, _ in top]
@@ -351,12 +351,12 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
     posteriors = {pid: book.posterior(_facts(page), today, ts) for pid, page in info.items()}
     # A rejected page feeds no search and no answer (`read` still shows it, and says why).
     rrfs = {pid: r for pid, r in rrfs.items() if posteriors[pid].status != "rejected"}
-    # Ranked by its whole-page feedback and that of the passage this query matched (TrustBook.rank_posterior):
-    # the texts of the matched passages are read only for pages with passage or claim-line feedback.
+    # Ranked by its whole-page feedback and that of the passage this query matched, judged from any search or
+    # from one like this query (TrustBook.rank_posterior): the texts of the matched passages are read only for pages with passage or claim-line feedback.
     judged = {pid: best_frag[pid] for pid in rrfs if pid in best_frag and info[pid].page_id in book.line_pages}
     texts = store.fragment_texts(list(judged.values())) if judged else {}
     ranked = {pid: book.rank_posterior(_facts(info[pid]), today, ts,
-                                       passage_shas(texts.get(judged[pid], "")) if pid in judged else ())
+                                       passage_shas(texts.get(judged[pid], "")) if pid in judged else (), query)
               for pid in rrfs}
     scores: dict[int, tuple[float, dict[str, float]]] = {}
     for pid, rrf in rrfs.items():

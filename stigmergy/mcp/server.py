@@ -163,14 +163,17 @@ def build_server(session: Session | Resolver, *, allow_capture: bool | None = No
                  description=(
         "Say whether a page you read was useful, wrong or outdated (recorded as you; it changes the page's "
         "confidence and ranking from the next search). `page`: PATH (the whole page), PATH#n for the passage a "
-        "search hit showed (its `fragment`: judges only that passage), PATH#Ln for a line."))
+        "search hit showed (its `fragment`: judges only that passage; with `query`, for queries like it), PATH#Ln for "
+        "a line."))
     def feedback(
         page: Annotated[str, Field(description="PATH, PATH#n or PATH#Ln.", max_length=1000)],
         verdict: Annotated[Literal["useful", "wrong", "outdated"], Field(description="useful | wrong | outdated")],
         note: Annotated[str, Field(description="Why (at most 500 characters).", max_length=500)] = "",
+        query: Annotated[str, Field(description="The search query a passage (PATH#n) was judged from: the "
+                                    "judgement then ranks only queries like it.", max_length=300)] = "",
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.feedback(resolve(ctx), page, verdict, note))
+        return _result(lambda: tools.feedback(resolve(ctx), page, verdict, note, query))
 
     if allow_capture:
         @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),

@@ -87,9 +87,9 @@ def ask(s: Session, question: str, evidence: bool = False) -> dict[str, Any]:
     return s.service.ask(question, evidence=evidence)
 
 
-def feedback(s: Session, page: str, verdict: str, note: str = "") -> dict[str, Any]:
+def feedback(s: Session, page: str, verdict: str, note: str = "", query: str = "") -> dict[str, Any]:
     """A reader's judgement of a page, fragment or claim line, as the session's reader (scoped like `read`)."""
-    return s.service.feedback(page, verdict, note)
+    return s.service.feedback(page, verdict, note, query)
 
 
 def status(s: Session) -> dict[str, Any]:

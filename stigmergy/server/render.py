@@ -275,8 +275,8 @@ def search_page(session: Any, query: str, result: dict[str, Any] | None, recorde
 
 
 def _passage_form(hit: dict[str, Any], query: str) -> str:
-    """Useful / wrong on the passage this hit showed (`PATH#n`): search ranks by it only for queries that
-    match the same passage (docs/trust.md); back to this search afterwards."""
+    """Useful / wrong on the passage this hit showed (`PATH#n`), for this search: search ranks by it only for
+    queries that match the same passage and are like this one (docs/trust.md); back to this search afterwards."""
     return (f"<form action=\"/feedback/{e(quote(hit['path']))}\" method=post class=passage-feedback>"
             f"<input type=hidden name=fragment value=\"{e(hit['fragment'])}\">"
             f"<input type=hidden name=q value=\"{e(query)}\">"

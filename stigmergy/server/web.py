@@ -203,7 +203,9 @@ def routes(config: ServeConfig) -> list[Any]:
         ref = f"{path}#{fragment}" if fragment else path  # a search hit's passage, or the whole page
         try:
             back = _text(form["q"]) if "q" in form else None
-            await run_in_threadpool(session.service.feedback, ref, form.get("kind", ""), form.get("note", ""))
+            # A search hit's passage is judged for the search it was shown in (docs/trust.md: query-scoped).
+            await run_in_threadpool(session.service.feedback, ref, form.get("kind", ""), form.get("note", ""),
+                                    _judged_query(back) if (back is not None and fragment) else "")
         except NotFoundError as exc:
             return html(render.error_page(session, exc, 404), 404)
         except StigmergyError as exc:
@@ -247,6 +249,15 @@ def routes(config: ServeConfig) -> list[Any]:
 
 
 MAX_QUERY_CHARS = 1000
+
+
+def _judged_query(query: str) -> str:
+    """The search a passage was judged from, as the record keeps it: at most MAX_QUERY characters (a longer
+    search is cut at a word boundary: its first words are what it asks)."""
+    from stigmergy.service import MAX_FEEDBACK_QUERY as most
+
+    words = " ".join(query.split())
+    return words if len(words) <= most else words[:most + 1].rsplit(" ", 1)[0][:most]
 
 
 def _text(value: str | None) -> str:

@@ -16,6 +16,9 @@ from stigmergy.service.identity import Identity
 from stigmergy.service.policy import WRITE_POLICIES, Recovery, WritePolicy
 from stigmergy.service.values import Captured, CaptureRequest, Gathered, LintResult
 from stigmergy.service.wiki import WikiService, init_repository, locate
+from stigmergy.trust.records import (
+    MAX_QUERY as MAX_FEEDBACK_QUERY,  # a judged search's length, for front ends
+)
 
 if TYPE_CHECKING:  # the values front ends annotate with; imported where they are made
     from stigmergy.index.store import Filters
@@ -37,5 +40,5 @@ def filters(type: str | None = None, entity: str | None = None, status: str | No
 __all__ = [
     "PAGE_STATUSES", "PAGE_TYPES", "WRITE_POLICIES", "CaptureOutcome", "CaptureRequest", "Captured", "Filters",
     "Gathered", "Identity", "LintResult", "Recovery", "WikiService", "WritePolicy", "filters", "init_repository",
-    "locate",
+    "locate", "MAX_FEEDBACK_QUERY",
 ]

@@ -587,16 +587,17 @@ class WikiService:
                 warm.access = AccessCounter(self.repository().layout.state_dir)
             warm.access.count(str(p) for p in page_ids if p)
 
-    def feedback(self, ref: str, kind: str, note: str = "") -> dict[str, Any]:
+    def feedback(self, ref: str, kind: str, note: str = "", query: str = "") -> dict[str, Any]:
         """A reader's judgement of a page (`PATH`), one of its fragments (`PATH#n`) or claim lines
         (`PATH#Ln`): useful, wrong or outdated. Recorded as the caller; a page they cannot read is refused as
         absent. The record is appended to its layer's open batch (`maintain` commits it) and counts in the
-        next search."""
+        next search. `query`: the search a passage or line was judged from; its ranking weight then applies
+        only to queries like that one (docs/trust.md)."""
         from stigmergy.trust.records import FEEDBACK
 
         if kind not in FEEDBACK:
             raise UsageError(f"feedback is one of {', '.join(FEEDBACK)}, not {kind!r}")
-        return self._judge(kind, ref, note)
+        return self._judge(kind, ref, note, query)
 
     def verify(self, ref: str, reason: str = "") -> dict[str, Any]:
         """candidate or stale -> verified (a maintainer of the page's layer)."""
@@ -610,18 +611,26 @@ class WikiService:
         """rejected or stale -> candidate."""
         return self._judge("reinstate", ref, reason)
 
-    def _judge(self, kind: str, ref: str, note: str) -> dict[str, Any]:
+    def _judge(self, kind: str, ref: str, note: str, query: str = "") -> dict[str, Any]:
         from stigmergy.index.reads import feedback_target, page_trust
         from stigmergy.layers import require_maintainer
         from stigmergy.trust.model import now_days
-        from stigmergy.trust.records import FEEDBACK, MAX_NOTE, line_sha, passage_sha
+        from stigmergy.trust.records import FEEDBACK, MAX_NOTE, MAX_QUERY, line_sha, passage_sha, valid_query
         from stigmergy.write.trust import commit_batches, make_record, record
 
         root = self.require_root()
         note = " ".join((note or "").split())
         if len(note) > MAX_NOTE:
             raise UsageError(f"the note is {len(note)} characters; at most {MAX_NOTE}")
+        query = " ".join((query or "").split())
+        if len(query) > MAX_QUERY:
+            raise UsageError(f"the query is {len(query)} characters; at most {MAX_QUERY}")
+        if query and not valid_query(query):
+            raise UsageError("the query must be printable text")
         target = feedback_target(root, self.settings, self.reader, ref)  # scoped: absent and unreadable alike
+        if query and target.line is None and target.fragment is None:
+            raise UsageError(f"a query scopes the judgement of a passage or line: name {target.path}#n (the "
+                             "search hit's fragment), or give no query to judge the whole page")
         if kind not in FEEDBACK:
             if target.line is not None or target.fragment is not None:
                 raise UsageError(f"{kind} judges a whole page: name {target.path} without #")
@@ -637,7 +646,7 @@ class WikiService:
         sha = (line_sha(target.line_text) if target.line_text is not None
                else passage_sha(target.passage) if target.passage is not None else None)
         rec = make_record(kind, self.reader, target.page_id, target.path, target.layer, target.captures,
-                          target.line, sha, target.fragment, note)
+                          target.line, sha, target.fragment, note, query or None)
         state_dir = self.repository().layout.state_dir
         committed = None
         if kind in FEEDBACK:

@@ -24,6 +24,8 @@ from stigmergy.trust.records import (
     Record,
     batch_files,
     change_key,
+    like,
+    query_terms,
     read_batch,
 )
 
@@ -69,6 +71,7 @@ class TrustBook:
     refused: int = 0
     records: int = 0
     line_pages: set[str] = field(default_factory=set)  # pages with feedback on a claim line or passage
+    _terms: dict[str, frozenset[str]] = field(default_factory=dict)  # query -> its terms (a memo, not saved)
 
     @classmethod
     def fold(cls, records: Iterable[Record], s: TrustSettings, refused: int = 0) -> TrustBook:
@@ -95,7 +98,7 @@ class TrustBook:
             share = r.line_sha is not None
             if share:
                 line = self.lines.setdefault((r.page, r.line_sha), Entry(r.layer, r.path))  # type: ignore[arg-type]
-                _feedback(line, r, Event(t, r.kind, wa, wb))
+                _feedback(line, r, Event(t, r.kind, wa, wb, False, r.query or ""))
                 self.line_pages.add(r.page)
                 wa, wb = wa * s.line_share, wb * s.line_share
             _feedback(entry, r, Event(t, r.kind, wa, wb, share))
@@ -122,24 +125,43 @@ class TrustBook:
         return posterior(e.events if e else (), cls, now, s, status=e.status if e else "candidate",
                          confirmations=confirmations, challenges=facts.open_contradictions)
 
-    def rank_posterior(self, facts: PageFacts, now: float, s: TrustSettings, passage: Iterable[str] = ()) -> Posterior:
+    def rank_posterior(self, facts: PageFacts, now: float, s: TrustSettings, passage: Iterable[str] = (),
+                       query: str = "") -> Posterior:
         """The posterior search ranks a page by for one query: its whole-page feedback, and at full weight the
         feedback on the passage the query matched (`passage`: its identities, records.passage_shas) — never
         the feedback on its other passages. A reader who found one passage wrong said nothing about the page's
-        other passages, which may answer other questions (bench/feedback.py measured exactly that)."""
+        other passages, which may answer other questions (bench/feedback.py measured exactly that). A passage
+        judged from a search (a record with a `query`) counts only for queries like that one (records.like):
+        the passage was off-topic for that question, which says nothing of the questions it answers."""
         cls = decay_class(facts.type, facts.decay)
         e = self.entry(facts.page_id, facts.layer)
         events = [ev for ev in e.events if not ev.share] if e else []
         if facts.page_id in self.line_pages:
+            asked: frozenset[str] | None = None
             for sha in passage:
                 line = self.lines.get((facts.page_id, sha))
-                if line is not None and line.layer == facts.layer:
-                    events += line.events
+                if line is None or line.layer != facts.layer:
+                    continue
+                for ev in line.events:
+                    if ev.query:
+                        if asked is None:
+                            asked = self.terms(query)
+                        if not like(asked, self.terms(ev.query)):
+                            continue
+                    events.append(ev)
         confirmations = max(0, facts.sources - 1)
         if not events and not confirmations and not facts.open_contradictions:
             return prior(cls, s, e.status if e else "candidate")
         return posterior(events, cls, now, s, status=e.status if e else "candidate",
                          confirmations=confirmations, challenges=facts.open_contradictions)
+
+    def terms(self, query: str) -> frozenset[str]:
+        got = self._terms.get(query)
+        if got is None:
+            if len(self._terms) > 4096:  # a long-lived server sees many queries: keep the memo bounded
+                self._terms.clear()
+            got = self._terms[query] = query_terms(query)
+        return got
 
     def line_posteriors(self, facts: PageFacts, now: float, s: TrustSettings) -> dict[str, Posterior]:
         """{line identity: posterior} for the page's claim lines that have feedback of their own."""
@@ -210,7 +232,7 @@ def load_book(root: Path, s: TrustSettings, cache: BookCache | None = None) -> T
 
 SAVED = "feedback-fold.json"  # in .stigmergy/: rebuilt from the batch files whenever it does not match them
 SAVE_AFTER = 2000  # records read in one load before the fold is saved again (a click appends one: never saved)
-_SAVED_VERSION = 2
+_SAVED_VERSION = 3  # 3: an event carries the query it was judged from
 
 
 def _prefix_sha(root: Path, rel: str, offset: int) -> str | None:

@@ -52,6 +52,7 @@ class Event(NamedTuple):
     alpha: float  # weight added to α
     beta: float  # weight added to β
     share: bool = False  # a claim line's or passage's share on its page (search ranks without it)
+    query: str = ""  # the search a passage was judged from ("": any query that matches the passage)
 
 
 @dataclass(frozen=True)

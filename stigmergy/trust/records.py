@@ -32,13 +32,15 @@ KINDS = (*FEEDBACK, *LIFECYCLE, "reset")
 FOLDER = "feedback"
 OPEN_FILE = "feedback-open.json"  # in .stigmergy/: {layer: the open batch this clone appends to}
 MAX_NOTE = 500
+MAX_QUERY = 300  # a recorded search query (repository content: bounded, one line, printable)
+QUERY_LIKE = 0.5  # Jaccard of normalized terms at or above which a query is "like" a recorded one (docs/trust.md)
 _ID_RE = re.compile(r"^fb_[0-9A-HJKMNP-TV-Z]{26}$")
 _PAGE_RE = re.compile(r"^(pg|cap)_[0-9A-HJKMNP-TV-Z]{26}$")
 _AT_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _SHA_RE = re.compile(r"^[0-9a-f]{16}$")
 _BATCH_RE = re.compile(r"^fb_[0-9A-HJKMNP-TV-Z]{26}\.jsonl$")
 _LAYER_RE = re.compile(r"^[A-Za-z0-9_-]+$")
-_KEYS = {"id", "at", "by", "kind", "page", "path", "layer", "captures", "line", "line_sha", "fragment", "note"}
+_KEYS = {"id", "at", "by", "kind", "page", "path", "layer", "captures", "line", "line_sha", "fragment", "note", "query"}
 
 
 def line_sha(text: str) -> str:
@@ -78,6 +80,7 @@ class Record:
     line_sha: str | None = None  # ... and its identity (`line_sha`, or `passage_sha` when `fragment` is set)
     fragment: int | None = None  # the fragment (passage) judged
     note: str = ""
+    query: str | None = None  # the search a passage was judged from: it ranks queries like this one only
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "at": self.at, "by": self.by, "kind": self.kind, "page": self.page,
@@ -89,6 +92,8 @@ class Record:
                 data[key] = getattr(self, key)
         if self.note:
             data["note"] = self.note
+        if self.query is not None:
+            data["query"] = self.query
         return data
 
 
@@ -114,6 +119,7 @@ def parse_record(line: str) -> Record:
             id=data["id"], at=data["at"], by=data["by"], kind=data["kind"], page=data["page"], path=data["path"],
             layer=data["layer"], captures=tuple(data.get("captures", ())), line=data.get("line"),
             line_sha=data.get("line_sha"), fragment=data.get("fragment"), note=data.get("note", ""),
+            query=data.get("query"),
         )
     except KeyError as exc:
         raise ContractError(f"feedback record: {exc.args[0]} missing") from None
@@ -135,9 +141,34 @@ def _check(r: Record) -> None:
         and (r.line is None) == (r.line_sha is None)
         and (r.fragment is None or (isinstance(r.fragment, int) and not isinstance(r.fragment, bool) and r.fragment > 0))
         and isinstance(r.note, str) and len(r.note) <= MAX_NOTE
+        and (r.query is None or (r.line_sha is not None and r.kind in FEEDBACK and valid_query(r.query)))
     )
     if not ok:
         raise ContractError("feedback record: a value is out of contract")
+
+
+def valid_query(query: object) -> bool:
+    """A recorded query: non-empty, at most MAX_QUERY characters, printable, whitespace already collapsed."""
+    return (isinstance(query, str) and 0 < len(query) <= MAX_QUERY and query.isprintable()
+            and query == " ".join(query.split()))
+
+
+_WORD_RE = re.compile(r"\w+")
+_STOP = frozenset(
+    "a an and are as at be by did do does for from had has have how i in is it its of on or that the this to was "
+    "were what when where which who whom why will with".split())
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """A query's normalized terms: case-folded words, without stop words and one-letter words."""
+    return frozenset(w for w in _WORD_RE.findall(query.casefold()) if len(w) > 1 and w not in _STOP)
+
+
+def like(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two queries ask the same thing, as far as their terms tell: Jaccard ≥ QUERY_LIKE."""
+    if not a or not b:
+        return False
+    return len(a & b) >= QUERY_LIKE * len(a | b)
 
 
 def folder(layer: str) -> str:

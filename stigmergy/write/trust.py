@@ -49,9 +49,9 @@ def record(root: Path, state_dir: Path, rec: Record) -> str:
 
 def make_record(kind: str, by: str, page: str, path: str, layer: str, captures: Sequence[str] = (),
                 line: int | None = None, line_sha: str | None = None, fragment: int | None = None,
-                note: str = "") -> Record:
+                note: str = "", query: str | None = None) -> Record:
     return Record(new_id("fb"), utc_now(), by or "unknown", kind, page, path, layer, tuple(captures), line,
-                  line_sha, fragment, note)
+                  line_sha, fragment, note, query)
 
 
 def open_batches(repo: Repository) -> list[str]:
