@@ -7,7 +7,8 @@ confidence at query time.
 2. A feedback stream: for each question the fused search misses at rank 1 (strict) while a right page is in
    the top 10, three readers mark every page ranked above the first right one `wrong` and that right page
    `useful` (`--wrong-rule strict|lenient` spares pages that answer some question of the set by that rule). R@1 / MRR on those (affected) questions before and after, and every figure on the other
-   questions (which must move by at most .01).
+   questions (which must move by at most .01). Each passage judgement records the question it was given for
+   (`--scope query`, the default: a search hit's control), or none (`--scope none`).
 3. Latency, warm: a feedback call, and the next search's re-read of the records (`timings["trust"]`);
    p50 of a warm search with 100,000 pages' feedback on record beside the same search with none
    (interleaved query by query).
