@@ -144,7 +144,9 @@ def side_repo(base: Path, side: str, code: Path, out: Path) -> Path:
         shutil.rmtree(root)
     subprocess.run(["git", "clone", "-q", "--local", str(base), str(root)], check=True, env=_env(code))
     _link_cache(root, out)
-    subprocess.run([_python(code), "-c", _BUILD, str(root)], check=True, env=_env(code), capture_output=True)
+    # cwd=root: `python -c` puts the working directory first on sys.path, and from this checkout's root the
+    # baseline's build imported THIS checkout's stigmergy (its index then refused the baseline's `ask`).
+    subprocess.run([_python(code), "-c", _BUILD, str(root)], check=True, env=_env(code), capture_output=True, cwd=root)
     stamp.write_text(want)
     return root
 

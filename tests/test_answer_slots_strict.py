@@ -133,3 +133,16 @@ def test_how_big_wants_a_size_not_a_duration_nor_a_cross_reference() -> None:
 def test_prior_to_a_release_says_where_it_started() -> None:
     q = "Since which release does pip trust the system certificate store by default?"
     assert _fills(q, "Versions of pip prior to v24.2 did not use system certificates by default.") == 1.0
+
+
+def test_the_words_score_knows_what_the_wiki_calls_a_quantity_instead() -> None:
+    from stigmergy.answer.evidence import Line
+    from stigmergy.answer.select import same_as, word_score
+
+    terms = question_terms("how many staff did we have when Q2 closed?")
+    line = Line("wiki/notes/q.md", "Quarterly figures", "note", "public", 3, "", "Headcount — Q3 2026: 63; Q2 2026: 56.",
+                (), (), 1)
+    _, on_topic, figures_ok, matched = word_score(line, terms, same_as(terms))
+    assert figures_ok and on_topic and "staff" in matched
+    # Without the list, the line says none of the question's words: off topic.
+    assert not word_score(line, terms, {})[1]

@@ -27,7 +27,7 @@ import numpy as np
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import Part
-from stigmergy.answer.slots import Asked, fill
+from stigmergy.answer.slots import SAME_AS, Asked, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 
 MEANING_WEIGHT = 0.5
@@ -113,6 +113,21 @@ def spelled_out(acronym: str, text: str) -> bool:
     return False
 
 
+def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the words the wiki may use instead of it ("staff" is said by "headcount", "price" by
+    "cost"): the slot rules' own short list of quantity nouns (slots.SAME_AS), so that the words score and the
+    slot check agree on what a line speaks of."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        if t.name or t.figure:
+            continue
+        low = t.word.casefold()
+        others = SAME_AS.get(low) or SAME_AS.get(low[:-1] if low.endswith("s") else low, "")
+        if others:
+            out[t.stem] = tuple(frozenset({stem(w)}) for w in others.split())
+    return out
+
+
 def _says(term: Term, said: set[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
@@ -157,7 +172,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = aliases(terms, part.text, names)
+    alts = {**same_as(terms), **aliases(terms, part.text, names)}
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts)

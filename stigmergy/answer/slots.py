@@ -322,7 +322,7 @@ def _known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
-_SAME_AS = {"headcount": "people staff employees team hire hires",
+SAME_AS = {"headcount": "people staff employees team hire hires",
             "people": "staff employees headcount persons members users respondents participants hires",
             "staff": "people employees headcount team", "employee": "people staff headcount",
             "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
@@ -333,7 +333,7 @@ _SAME_AS = {"headcount": "people staff employees team hire hires",
 
 def _says_head(head: str, text: str) -> bool:
     said = {stem(w) for w in words(text)}
-    return stem(head) in said or any(stem(w) in said for w in _SAME_AS.get(head, "").split())
+    return stem(head) in said or any(stem(w) in said for w in SAME_AS.get(head, "").split())
 
 
 def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
@@ -402,7 +402,7 @@ def _speaks_of_role(role: str, text: str, names: Names, q: Asked) -> bool:
 def _count_beside(head: str, text: str, q: Asked) -> bool:
     """A count within four words of the counted noun (or what the wiki calls it instead), in one sentence:
     "room for 55 people", "Headcount — Q2 2026: 56", "seven levels of verbosity"."""
-    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in _SAME_AS.get(head, _SAME_AS.get(_singular(head), "")).split()}
+    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
     for clause in re.split(r"[.;!?](?:\s|$)", text):
         ws = clause.split()
         # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
