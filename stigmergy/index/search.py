@@ -389,16 +389,22 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
     scored = [(sc, pid, rrfs[pid], factors) for pid, (sc, factors) in scores.items()]
     scored.sort(key=lambda t: (-t[0], info[t[1]].path))
     hits = []
-    for score, pid, rrf, factors in scored[:k]:
-        page = info[pid]
+    top = scored[:k]
+    shown: dict[int, int | None] = {}
+    for _, pid, _, _ in top:
         fid = best_frag.get(pid)
-        if fid is None:
-            fid = store.first_fragment(pid)
+        shown[pid] = fid if fid is not None else store.first_fragment(pid)
+    wanted = [fid for fid in shown.values() if fid is not None]
+    # One statement each for the hits' rows and texts (a round trip per hit on a shared index).
+    rows, texts = store.fragment_rows(wanted), store.fragment_texts(wanted)
+    for score, pid, rrf, factors in top:
+        page = info[pid]
+        fid = shown[pid]
         seq, lines, snippet = 1, (1, 1), ""
         if fid is not None:
-            row = store.fragment_rows([fid])[fid]
+            row = rows[fid]
             seq, lines = row.seq, (row.start_line, row.end_line)
-            snippet = make_snippet(store.fragment_text(fid), terms)
+            snippet = make_snippet(texts[fid], terms)
         hits.append(Hit(
             path=page.path, title=page.title, type=page.type, layer=page.layer, status=page.status, score=score,
             fragment=seq, lines=lines, snippet=snippet, rrf=rrf, factors=factors,
