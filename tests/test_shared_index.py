@@ -310,3 +310,35 @@ def test_the_ascii_fast_path_tokenises_as_unicode61_does() -> None:
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80))) for _ in range(400)]
     for text in texts:
         assert text.isascii() and pg_text.tokenize(text) == slow(text), text
+
+
+def test_a_servers_reads_go_through_its_warm_connection(tmp_path: Path, pg_env: dict[str, str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived service on a shared index reads (`read`, `list`, `describe`) through its warm session's
+    connection instead of opening one per call; the answers are those of a command's own connection, and a
+    missing page is the same error, the session kept."""
+    import stigmergy.index.reads as reads
+
+    b = _wiki(tmp_path / "w", pg_env)
+    b.wiki("entity", "Acme", "Acme buys widgets.\n", aliases=("Acme Corp",))
+    b.commit("entity")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    opened: list[object] = []
+    real_open = reads.open_index
+    monkeypatch.setattr(reads, "open_index", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+
+    def answers(service: WikiService) -> list:
+        try:
+            out = [service.read(["wiki/notes/Note 1.md"]), service.list_pages(), service.describe("Acme")]
+            with pytest.raises(StigmergyError, match="no page at"):
+                service.read(["wiki/notes/Nowhere.md"])
+            out.append(service.search("Aurora widget").hits[0].path)
+            return json.loads(json.dumps(out, default=str))
+        finally:
+            service.close()
+
+    plain = answers(WikiService(b.root, b.settings, Identity(BOSS), {}, embedder=HashEmbedder()))
+    assert len(opened) == 4  # a command: one connection per read
+    opened.clear()
+    served = answers(WikiService(b.root, b.settings, Identity(BOSS), {}, embedder=HashEmbedder()).serving())
+    assert opened == [] and served == plain

@@ -45,24 +45,32 @@ class _Ctx:
     layers: tuple[str, ...]
     store: IndexStore
     git: Git
+    own: bool = True  # False: a store the caller lent (a server's warm session); it stays open
 
     def close(self) -> None:
-        self.store.close()
+        if self.own:
+            self.store.close()
 
 
-def _open(root: Path, settings: Settings, reader: str, git: Git | None = None) -> _Ctx:
+def _open(root: Path, settings: Settings, reader: str, git: Git | None = None,
+          store: IndexStore | None = None) -> _Ctx:
+    """`store`: an open store to read through (a long-lived server's, whose connection to a shared index
+    each read would otherwise open and close again); else one is opened for this read."""
     layout = Layout(root)
-    loc = index_location(layout, settings)
-    if not loc.exists():
-        raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
-    store = open_index(loc)
+    own = store is None
+    if store is None:
+        loc = index_location(layout, settings)
+        if not loc.exists():
+            raise NotFoundError("this repository has no index yet", hint="run `stigmergy index`")
+        store = open_index(loc)
     if store.meta("fingerprint") is None:
         busy = store.writer_busy()
-        store.close()
+        if own:
+            store.close()
         if busy or index_building(layout):
             raise NotFoundError("the index is being built (`stigmergy index` is running)", hint="try again when it finishes")
         raise NotFoundError("this repository has no complete index yet", hint="run `stigmergy index`")
-    return _Ctx(root, settings, reader, readable_layers(settings, reader), store, git or Git(root))
+    return _Ctx(root, settings, reader, readable_layers(settings, reader), store, git or Git(root), own)
 
 
 def _not_found(path: str) -> NotFoundError:
@@ -215,7 +223,7 @@ def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
     head_chars: int | None = None, check_freshness: bool = True, book: TrustBook | None = None,
     max_links: int = MAX_LINKS,
-    git: Git | None = None,
+    git: Git | None = None, store: IndexStore | None = None,
 ) -> dict[str, Any]:
     """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
     `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
@@ -227,7 +235,7 @@ def read_pages(
         raise UsageError(f"read takes at most {MAX_READS} pages per call, got {len(refs)}")
     head_chars = head_chars or settings.search.read_head_chars
     parsed = [parse_ref(ref) for ref in refs]  # a malformed reference is a usage error before any index work
-    ctx = _open(root, settings, reader, git)
+    ctx = _open(root, settings, reader, git, store)
     book = book if book is not None else load_book(root, settings.trust)
     now = now_days()
     try:
@@ -280,10 +288,11 @@ def read_pages(
 
 
 def list_pages(root: Path, settings: Settings, reader: str, filters: Filters | None = None,
-               limit: int = 200, git: Git | None = None, book: TrustBook | None = None) -> dict[str, Any]:
+               limit: int = 200, git: Git | None = None, book: TrustBook | None = None,
+               store: IndexStore | None = None) -> dict[str, Any]:
     """The pages in the reader's layers, each with its trust (tier, confidence, lifecycle status)."""
     filters = filters or Filters()
-    ctx = _open(root, settings, reader, git)
+    ctx = _open(root, settings, reader, git, store)
     book = book if book is not None else load_book(root, settings.trust)
     try:
         layers = ctx.layers if not filters.layer or filters.layer in ctx.layers else ()
@@ -313,10 +322,11 @@ def _unlinked(text: str) -> str:
 
 
 def describe_entity(root: Path, settings: Settings, reader: str, name: str, limit: int = 50,
-                    book: TrustBook | None = None, git: Git | None = None) -> dict[str, Any]:
+                    book: TrustBook | None = None, git: Git | None = None,
+                    store: IndexStore | None = None) -> dict[str, Any]:
     """Aliases, pages about the entity (each with its confidence tier), a dated timeline of the facts they
     cite, and contradictions."""
-    ctx = _open(root, settings, reader, git)
+    ctx = _open(root, settings, reader, git, store)
     book = book if book is not None else load_book(root, settings.trust)
     try:
         lay = ctx.layers
