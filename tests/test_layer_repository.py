@@ -254,3 +254,18 @@ def test_the_residue_audit_searches_the_layers_own_repository(split: dict[str, P
     assert any(u.startswith(f"layers/board/: remote origin ({split['board_remote']})") for u in report.unreachable)
     code, out, _ = run_cli(["--json", "erase", "--audit", CANARY, "--as", BOSS], cwd=root)
     assert code == 4 and any(f["where"].startswith("layers/board/: ") for f in json.loads(out)["findings"])
+
+
+def test_export_refuses_a_layer_in_its_own_repository_rather_than_leave_it_out(split: dict[str, Path],
+                                                                                tmp_path: Path) -> None:
+    """export does not read a layer's own repository yet: a bundle that would silently lack the layer's
+    captures is refused, named or defaulted to, with nothing written; the other layers export by name."""
+    root = split["root"]
+    for args in (["export", str(tmp_path / "b1"), "--as", BOSS],
+                 ["export", str(tmp_path / "b2"), "--layer", "board", "--as", BOSS]):
+        code, _, err = run_cli(args, cwd=root)
+        assert code == 2 and "layer board lives in its own repository" in err, err
+        assert not (tmp_path / args[1].rsplit("/", 1)[-1]).exists() or not any(Path(args[1]).iterdir())
+    assert "--layer public" in run_cli(["export", str(tmp_path / "b1"), "--as", BOSS], cwd=root)[2]
+    report = _ok(root, "export", str(tmp_path / "b3"), "--layer", "public", "--as", BOSS)
+    assert report and CANARY.encode() not in b"".join(p.read_bytes() for p in (tmp_path / "b3").rglob("*") if p.is_file())

@@ -429,6 +429,14 @@ class WikiService:
             chosen = tuple(dict.fromkeys(layers))
         else:
             chosen = readable
+        # A bundle must hold every capture of what it names: a layer in a repository of its own is not
+        # read by export yet, so naming it (or defaulting to it) is refused rather than left out unsaid.
+        if elsewhere := [name for name in chosen if self.settings.layer(name).repository]:
+            here = [name for name in chosen if name not in elsewhere]
+            raise UsageError(f"layer {', '.join(elsewhere)} lives in its own repository, which export does not "
+                             "read yet; nothing written",
+                             hint=("export the others by name: " + " ".join(f"--layer {n}" for n in here))
+                             if here else None)
         return export_bundle(self.repository(), dest, chosen)
 
     def import_bundle(self, src: Path, on_event: OnEvent | None = None) -> Any:
