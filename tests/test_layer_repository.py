@@ -269,3 +269,18 @@ def test_export_refuses_a_layer_in_its_own_repository_rather_than_leave_it_out(s
     assert "--layer public" in run_cli(["export", str(tmp_path / "b1"), "--as", BOSS], cwd=root)[2]
     report = _ok(root, "export", str(tmp_path / "b3"), "--layer", "public", "--as", BOSS)
     assert report and CANARY.encode() not in b"".join(p.read_bytes() for p in (tmp_path / "b3").rglob("*") if p.is_file())
+
+
+def test_erase_refuses_a_layer_in_its_own_repository_rather_than_erase_half(split: dict[str, Path]) -> None:
+    """erase rewrites the public repository's history only: erasing a capture (or the whole) of a layer in
+    a repository of its own is refused, nothing changed in either repository, rather than reported done."""
+    root, board = split["root"], split["board"]
+    heads = (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD"))
+    board_capture = next(p for p in git(board, "ls-files", "sources").splitlines()).rsplit("/", 1)[-1][:-3]
+    for args in (["erase", board_capture, "--rationale", "test", "--yes", "--as", BOSS],
+                 ["erase", "--layer", "board", "--rationale", "test", "--yes", "--as", BOSS],
+                 ["erase", board_capture, "--rationale", "test", "--as", BOSS]):
+        code, _, err = run_cli(args, cwd=root)
+        assert code == 2 and "lives in its own repository" in err and "nothing changed" in err, err
+    assert (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD")) == heads
+    assert CANARY in (board / next(p for p in git(board, "ls-files", "sources").splitlines())).read_text()

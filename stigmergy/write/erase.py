@@ -293,6 +293,15 @@ def plan_erase(
                 f"{reader or 'this identity'} is not a reader of layer {', '.join(hidden)}",
                 hint="erase as one of its readers (--as)",
             )
+    # Erasing rewrites this repository's history; a layer in a repository of its own keeps its pages and
+    # their history there, which erase does not rewrite yet: an erase that left them would be a false one.
+    own = {lay.name for lay in repo.settings.layers if lay.repository}
+    named = ({layer} if layer is not None else set()) | {lay for _, lay, _ in targets}
+    if elsewhere := sorted(named & own):
+        raise UsageError(f"layer {', '.join(elsewhere)} lives in its own repository, whose history erase does "
+                         "not rewrite yet; nothing changed",
+                         hint="erase there by hand (git filter-repo in the layer's repository, then `stigmergy "
+                              "erase --audit TEXT` here to check every place)")
     ids = {cid for cid, _, _ in targets}
     ops = _operations_of(repo, targets)
     erased_caps = tuple(
