@@ -12,11 +12,12 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from stigmergy.errors import UsageError
+from stigmergy.errors import ContractError, UsageError
 from stigmergy.garden.delete import readable, refresh_maps, resolve_target
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
+from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import normalise_title, page_relpath, sanitise_stem
 from stigmergy.pages.wiki import WikiPage, h1, render_wiki_page
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
@@ -81,15 +82,24 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
             hit = cache[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
         return hit
 
-    pages = {rel: page for rel, page in snap.pages().items() if rel not in skip}
+    texts = {rel: text for rel, text in snap.texts.items() if rel not in skip}
     # Most pages name neither the page nor anything that resolves to it: judged by the link targets on each
-    # page (read once per body text) against those of the wiki that name it, not by rewriting every link.
-    everywhere = frozenset().union(*(_link_targets(p.body) for p in pages.values()))
+    # page (read once per text) against those of the wiki that name it, not by rewriting every link. The
+    # targets of the whole text (front matter too) are a superset of the body's, and `entities:` is read
+    # with the parser's own loader, so a page passed over here is one the exact test below passes over too;
+    # only the pages that pass are parsed (a replay's snapshots would otherwise parse every page changed).
+    everywhere = frozenset().union(*(_link_targets(t) for t in texts.values()))
     naming: dict[str, set[str]] = {}
-    for rel, page in pages.items():
+    for rel, text in texts.items():
         layer = layer_of(rel)
         if layer not in naming:
             naming[layer] = {t for t in everywhere if names_old(t, layer)}
+        if naming[layer].isdisjoint(_link_targets(text)) and not any(
+                names_old(t, layer) for t in _listed_entities(text)):
+            continue
+        page = snap.page(rel)
+        if page is None:
+            continue
         links = not naming[layer].isdisjoint(_link_targets(page.body))
         if not links and not any(names_old(t, layer) for t in page.entities):
             continue
@@ -100,6 +110,16 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
         if body != page.body or entities != page.entities:
             out[rel] = render_wiki_page(replace(page.with_body(body, rel), entities=entities, updated=timestamp))
     return out
+
+
+def _listed_entities(text: str) -> list[str]:
+    """`entities:` of a page's front matter as the page parser reads it (nothing when there is none)."""
+    try:
+        meta, _body, _ = split_front_matter(text)
+    except ContractError:
+        return []
+    value = meta.get("entities")
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _link_target(snap: Snapshot, rel: str, title: str) -> str:

@@ -143,7 +143,14 @@ class Snapshot:
         return kept
 
     def page(self, rel: str) -> WikiPage | None:
-        value = self.parsed.get(rel)
+        # One page parsed, not the whole wiki: a replayed alias edit or a rename looks at one page, then the
+        # next entry's snapshot would parse every page this one changed (parse_wiki_page memoises by text).
+        if "parsed" in self.__dict__:
+            value = self.parsed.get(rel)
+        else:
+            kept = self.__dict__.get("_kept")
+            value = kept[rel] if kept is not None and rel in kept else (
+                _parse(self.texts[rel], rel) if rel in self.texts else None)
         return value if isinstance(value, WikiPage) else None
 
     def pages(self) -> dict[str, WikiPage]:

@@ -68,23 +68,12 @@ class WikiPage:
     decay: str | None = None  # ephemeral | stable | permanent; None: the page kind's class
 
     def front_matter(self) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            "id": self.id,
-            "type": self.type,
-            "title": self.title,
-            "status": self.status,
-            "created": self.created,
-            "updated": self.updated,
-            "layer": self.layer,
-            "entities": list(self.entities),
-            "sources": list(self.sources),
-        }
-        if self.type == "entity":
-            meta["entity_type"] = self.entity_type
-            meta["aliases"] = list(self.aliases)
-        if self.decay is not None:
-            meta[DECAY_KEY] = self.decay
-        return meta
+        return _meta(self.fields())
+
+    def fields(self) -> tuple[Any, ...]:
+        """What the front matter is made of, in its order (every field but the body)."""
+        return (self.id, self.type, self.title, self.status, self.created, self.updated, self.layer,
+                self.entities, self.sources, self.entity_type, self.aliases, self.decay)
 
     @property
     def body_first_line(self) -> int:
@@ -103,7 +92,44 @@ def h1(title: str) -> str:
 def render_wiki_page(page: WikiPage) -> str:
     # Exactly one trailing newline: trailing blank lines would be invisible non-canonical bytes.
     body = page.body.rstrip("\n") + "\n"
-    return render_front_matter(page.front_matter()) + body
+    return _front(page) + body
+
+
+def _front(page: WikiPage) -> str:
+    # The front matter is a pure function of the page's fields but its body: a page rendered once and then
+    # parsed (the parse re-renders to check canonical form) renders it once. A recompile's curation replay
+    # renders each relinked page and parses it again on the next entry.
+    fields = page.fields()
+    try:
+        return _front_cached(fields)
+    except TypeError:  # a field that is not hashable (a list where a tuple belongs): rendered as it is
+        return render_front_matter(page.front_matter())
+
+
+@lru_cache(maxsize=4096)
+def _front_cached(fields: tuple[Any, ...]) -> str:
+    return render_front_matter(_meta(fields))
+
+
+def _meta(fields: tuple[Any, ...]) -> dict[str, Any]:
+    pid, ptype, title, status, created, updated, layer, entities, sources, entity_type, aliases, decay = fields
+    meta: dict[str, Any] = {
+        "id": pid,
+        "type": ptype,
+        "title": title,
+        "status": status,
+        "created": created,
+        "updated": updated,
+        "layer": layer,
+        "entities": list(entities),
+        "sources": list(sources),
+    }
+    if ptype == "entity":
+        meta["entity_type"] = entity_type
+        meta["aliases"] = list(aliases)
+    if decay is not None:
+        meta[DECAY_KEY] = decay
+    return meta
 
 
 def _strings(meta: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
