@@ -112,14 +112,16 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
     return out
 
 
-def _listed_entities(text: str) -> list[str]:
-    """`entities:` of a page's front matter as the page parser reads it (nothing when there is none)."""
+@lru_cache(maxsize=4096)
+def _listed_entities(text: str) -> tuple[str, ...]:
+    """`entities:` of a page's front matter as the page parser reads it (nothing when there is none);
+    memoised by text: every rename and merge of a replay asks it of every page."""
     try:
         meta, _body, _ = split_front_matter(text)
     except ContractError:
-        return []
+        return ()
     value = meta.get("entities")
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _link_target(snap: Snapshot, rel: str, title: str) -> str:

@@ -36,7 +36,7 @@ from stigmergy.repo.trailers import (
 
 CURATION_KINDS = ("rename", "merge", "delete")
 ENTRY_KINDS = (*CURATION_KINDS, "aliases")
-_FS, _RS = "\x1f", "\x1e"
+_FS = "\x1f"
 _KEYS = (TRAILER_OP, TRAILER_KIND, TRAILER_TARGET, TRAILER_MOVE, TRAILER_PAGE, TRAILER_INTO)
 
 
@@ -101,19 +101,20 @@ class _Commit:
         return self.trailers.get(TRAILER_KIND) if self.trailers.get(TRAILER_OP) else None
 
 
-def _log(git: Git) -> list[_Commit]:
+def _log(git: Git) -> tuple[list[_Commit], dict[str, list[dict[str, Any]]]]:
+    """Every commit that touched the wiki, oldest first, and what each changed (every path: a delete that
+    removed a source page is told apart by it), read in one walk of the history."""
     # Values are cut at a group separator, not a comma: page paths may hold commas.
-    fmt = _FS.join(["%H", "%ct", "%an <%ae>", *(f"%(trailers:key={k},valueonly,separator=%x1d)" for k in _KEYS)]) + _RS
-    raw = git.run("-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--no-merges", f"--format={fmt}",
-                  "--", "wiki", "layers", check=False)
-    out = []
-    for record in raw.split(_RS):
-        parts = record.strip("\n").split(_FS)
+    fmt = _FS.join(["%H", "%ct", "%an <%ae>", *(f"%(trailers:key={k},valueonly,separator=%x1d)" for k in _KEYS)])
+    out, changes = [], {}
+    for head, entries in git.log_changes(fmt, "wiki", "layers"):
+        parts = head.split(_FS)
         if len(parts) != 3 + len(_KEYS):
             continue
         trailers = {k: parts[3 + i].split("\x1d")[0].strip() for i, k in enumerate(_KEYS) if parts[3 + i].strip()}
         out.append(_Commit(parts[0], int(parts[1] or 0) * 1000, parts[2], trailers))
-    return out
+        changes[parts[0]] = entries
+    return out, changes
 
 
 def _meta(data: bytes | None) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def read_curation(git: Git) -> CurationRecord:
     record = CurationRecord()
     if git.head() is None:
         return record
-    log = _log(git)
+    log, changes = _log(git)
     # A person's commit is dated in seconds; it came after every commit before it in history, so it is
     # never placed before an operation made in the same second that it followed.
     last = 0
@@ -149,7 +150,6 @@ def read_curation(git: Git) -> CurationRecord:
         ms = id_ms(c.trailers.get(TRAILER_OP, "")) if c.trailers.get(TRAILER_OP) else None
         last = at[c.sha] = ms if ms is not None else max(c.time, last + 1)
     commits = [c for c in log if c.kind in CURATION_KINDS or c.kind in (None, "garden")]
-    changes = git.raw_changes([c.sha for c in commits])
     wanted: set[str] = set()
     for c in commits:
         for e in changes.get(c.sha, []):

@@ -186,26 +186,22 @@ class Git:
             raw = self.run_bytes(*args).decode("utf-8", "surrogateescape")
             for block in raw.split(mark)[1:]:
                 sha, _, rest = block.partition("\n")
-                tokens = rest.split("\0")
-                entries: list[dict[str, str | None]] = []
-                j = 0
-                while j < len(tokens):
-                    meta = tokens[j].strip("\n")
-                    if not meta.startswith(":"):
-                        j += 1
-                        continue
-                    path = tokens[j + 1] if j + 1 < len(tokens) else ""
-                    j += 2
-                    fields = meta[1:].split()
-                    before, after, status = fields[2], fields[3], fields[4]
-                    entries.append({
-                        "path": path,
-                        "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
-                        "before": None if set(before) == {"0"} else before,
-                        "after": None if set(after) == {"0"} else after,
-                        "mode": None if set(fields[1]) == {"0"} else fields[1],  # 120000: a symbolic link
-                    })
-                out[sha.strip("\0\n ")] = entries
+                out[sha.strip("\0\n ")] = _raw_entries(rest)
+        return out
+
+    def log_changes(self, fmt: str, *paths: str) -> list[tuple[str, list[dict[str, str | None]]]]:
+        """Every commit (no merges) that touched `paths`, oldest first in topological order: (its `fmt`
+        header, all it changed, as `raw_changes` gives it). One process, where `log` then `raw_changes` of
+        the commits walk the history twice."""
+        # The header ends at its own mark, not at a newline: a trailer value may span lines.
+        mark, end = "\x1estigmergy-commit ", "\x1estigmergy-raw"
+        raw = self.run_bytes("-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--no-merges", "--root",
+                             "--raw", "--no-renames", "--no-abbrev", "-z", "--full-diff", f"--format={mark}{fmt}{end}",
+                             "--", *paths, check=False).decode("utf-8", "surrogateescape")
+        out = []
+        for block in raw.split(mark)[1:]:
+            head, _, rest = block.partition(end)
+            out.append((head, _raw_entries(rest)))
         return out
 
     def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
@@ -325,3 +321,27 @@ def _cmdline(pid: int) -> str:
     except OSError:
         return "?"
     return " ".join(p.decode("utf-8", "replace") for p in raw.split(b"\0") if p)[:80]
+
+
+def _raw_entries(rest: str) -> list[dict[str, str | None]]:
+    """The entries of one commit's `--raw -z` output: path, action, blob ids before and after, mode."""
+    tokens = rest.split("\0")
+    entries: list[dict[str, str | None]] = []
+    j = 0
+    while j < len(tokens):
+        meta = tokens[j].strip("\n")
+        if not meta.startswith(":"):
+            j += 1
+            continue
+        path = tokens[j + 1] if j + 1 < len(tokens) else ""
+        j += 2
+        fields = meta[1:].split()
+        before, after, status = fields[2], fields[3], fields[4]
+        entries.append({
+            "path": path,
+            "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
+            "before": None if set(before) == {"0"} else before,
+            "after": None if set(after) == {"0"} else after,
+            "mode": None if set(fields[1]) == {"0"} else fields[1],  # 120000: a symbolic link
+        })
+    return entries
