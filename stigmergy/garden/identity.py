@@ -12,12 +12,11 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from stigmergy.errors import ContractError, UsageError
+from stigmergy.errors import UsageError
 from stigmergy.garden.delete import readable, refresh_maps, resolve_target
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
-from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import normalise_title, page_relpath, sanitise_stem
 from stigmergy.pages.wiki import WikiPage, h1, render_wiki_page
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
@@ -82,24 +81,17 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
             hit = cache[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
         return hit
 
-    texts = {rel: text for rel, text in snap.texts.items() if rel not in skip}
+    pages = {rel: page for rel, page in snap.pages().items() if rel not in skip}
     # Most pages name neither the page nor anything that resolves to it: judged by the link targets on each
-    # page (read once per text) against those of the wiki that name it, not by rewriting every link. The
-    # targets of the whole text (front matter too) are a superset of the body's, and `entities:` is read
-    # with the parser's own loader, so a page passed over here is one the exact test below passes over too;
-    # only the pages that pass are parsed (a replay's snapshots would otherwise parse every page changed).
-    everywhere = frozenset().union(*(_link_targets(t) for t in texts.values()))
+    # page (read once per body text) against those of the wiki that name it, not by rewriting every link.
+    # (Filtering on the page's text before parsing it saves nothing in a replay: nearly every page text an
+    # entry writes is parsed by a later entry anyway, once, as parse_wiki_page memoises by text.)
+    everywhere = frozenset().union(*(_link_targets(p.body) for p in pages.values()))
     naming: dict[str, set[str]] = {}
-    for rel, text in texts.items():
+    for rel, page in pages.items():
         layer = layer_of(rel)
         if layer not in naming:
             naming[layer] = {t for t in everywhere if names_old(t, layer)}
-        if naming[layer].isdisjoint(_link_targets(text)) and not any(
-                names_old(t, layer) for t in _listed_entities(text)):
-            continue
-        page = snap.page(rel)
-        if page is None:
-            continue
         links = not naming[layer].isdisjoint(_link_targets(page.body))
         if not links and not any(names_old(t, layer) for t in page.entities):
             continue
@@ -110,18 +102,6 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
         if body != page.body or entities != page.entities:
             out[rel] = render_wiki_page(replace(page.with_body(body, rel), entities=entities, updated=timestamp))
     return out
-
-
-@lru_cache(maxsize=4096)
-def _listed_entities(text: str) -> tuple[str, ...]:
-    """`entities:` of a page's front matter as the page parser reads it (nothing when there is none);
-    memoised by text: every rename and merge of a replay asks it of every page."""
-    try:
-        meta, _body, _ = split_front_matter(text)
-    except ContractError:
-        return ()
-    value = meta.get("entities")
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _link_target(snap: Snapshot, rel: str, title: str) -> str:
