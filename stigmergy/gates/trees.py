@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stigmergy.repo.git import Git
+from stigmergy.repo.git import Git, raw_entries
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 LINK_MODES = ("120000", "160000")  # a symbolic link, a submodule
@@ -26,26 +26,7 @@ def tree_changes(git: Git, before: str | None, after: str) -> list[dict[str, str
     (add | delete | modify), blob ids before and after, and the mode after."""
     raw = git.run_bytes("-c", "core.quotePath=false", "diff-tree", "-r", "--raw", "--no-renames", "--no-abbrev", "-z",
                         before or EMPTY_TREE, after).decode("utf-8", "surrogateescape")
-    tokens = raw.split("\0")
-    out: list[dict[str, str | None]] = []
-    i = 0
-    while i < len(tokens):
-        meta = tokens[i].strip("\n")
-        if not meta.startswith(":"):
-            i += 1
-            continue
-        path = tokens[i + 1] if i + 1 < len(tokens) else ""
-        i += 2
-        mode_before, mode_after, before_id, after_id, status = meta[1:].split()[:5]
-        out.append({
-            "path": path,
-            "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
-            "before": None if set(before_id) == {"0"} else before_id,
-            "after": None if set(after_id) == {"0"} else after_id,
-            "mode": None if set(mode_after) == {"0"} else mode_after,
-            "mode_before": None if set(mode_before) == {"0"} else mode_before,
-        })
-    return out
+    return raw_entries(raw)
 
 
 def auto_merge(git: Git, ours: str, theirs: str) -> AutoMerge | None:

@@ -186,7 +186,7 @@ class Git:
             raw = self.run_bytes(*args).decode("utf-8", "surrogateescape")
             for block in raw.split(mark)[1:]:
                 sha, _, rest = block.partition("\n")
-                out[sha.strip("\0\n ")] = _raw_entries(rest)
+                out[sha.strip("\0\n ")] = raw_entries(rest)
         return out
 
     def log_changes(self, fmt: str, *paths: str) -> list[tuple[str, list[dict[str, str | None]]]]:
@@ -201,7 +201,7 @@ class Git:
         out = []
         for block in raw.split(mark)[1:]:
             head, _, rest = block.partition(end)
-            out.append((head, _raw_entries(rest)))
+            out.append((head, raw_entries(rest)))
         return out
 
     def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
@@ -323,8 +323,9 @@ def _cmdline(pid: int) -> str:
     return " ".join(p.decode("utf-8", "replace") for p in raw.split(b"\0") if p)[:80]
 
 
-def _raw_entries(rest: str) -> list[dict[str, str | None]]:
-    """The entries of one commit's `--raw -z` output: path, action, blob ids before and after, mode."""
+def raw_entries(rest: str) -> list[dict[str, str | None]]:
+    """The entries of `--raw -z` output (one commit's, or one `diff-tree`'s): path, action (add | delete |
+    modify), blob ids before and after, and the modes after and before (None where absent)."""
     tokens = rest.split("\0")
     entries: list[dict[str, str | None]] = []
     j = 0
@@ -335,13 +336,13 @@ def _raw_entries(rest: str) -> list[dict[str, str | None]]:
             continue
         path = tokens[j + 1] if j + 1 < len(tokens) else ""
         j += 2
-        fields = meta[1:].split()
-        before, after, status = fields[2], fields[3], fields[4]
+        mode_before, mode_after, before, after, status = meta[1:].split()[:5]
         entries.append({
             "path": path,
             "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
             "before": None if set(before) == {"0"} else before,
             "after": None if set(after) == {"0"} else after,
-            "mode": None if set(fields[1]) == {"0"} else fields[1],  # 120000: a symbolic link
+            "mode": None if set(mode_after) == {"0"} else mode_after,  # 120000: a symbolic link
+            "mode_before": None if set(mode_before) == {"0"} else mode_before,
         })
     return entries
