@@ -121,43 +121,41 @@ class Postgres:
             self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", timeout=60)
         shutil.rmtree(self.base, ignore_errors=True)
 
-    def cpu_seconds(self) -> float:
-        """CPU seconds (user + system) the server has used: the postmaster's own and its reaped backends'
-        (its children's times), plus the live backends', from /proc."""
+    def _processes(self) -> list[tuple[Path, bool, list[str]]]:
+        """The server's processes from /proc: (the /proc folder, whether it is the postmaster, the fields of
+        its `stat` after the command name); empty when the server is not running."""
         try:
             pid = int((self.data / "postmaster.pid").read_text().split()[0])
         except (OSError, ValueError, IndexError):
-            return 0.0
-        ticks = 0
-        for p in Path("/proc").iterdir():
-            if not p.name.isdigit():
-                continue
-            try:
-                fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(p.name) == pid:
-                    ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-                elif int(fields[1]) == pid:
-                    ticks += int(fields[11]) + int(fields[12])
-            except (OSError, ValueError, IndexError):
-                continue
-        return ticks / os.sysconf("SC_CLK_TCK")
-
-    def rss_bytes(self) -> int:
-        """Resident memory of every process of the server (postmaster and backends), from /proc."""
-        try:
-            pid = int((self.data / "postmaster.pid").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return 0
-        total = 0
+            return []
+        out = []
         for p in Path("/proc").iterdir():
             if not p.name.isdigit():
                 continue
             try:
                 fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
                 if int(p.name) == pid or int(fields[1]) == pid:  # the postmaster and its children
-                    total += int((p / "statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                    out.append((p, int(p.name) == pid, fields))
             except (OSError, ValueError, IndexError):
                 continue
+        return out
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) the server has used: the postmaster's own and its reaped backends'
+        (its children's times), plus the live backends', from /proc."""
+        ticks = 0
+        for _, postmaster, fields in self._processes():
+            ticks += sum(int(f) for f in fields[11:15]) if postmaster else int(fields[11]) + int(fields[12])  # utime stime [cutime cstime]
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def rss_bytes(self) -> int:
+        """Resident memory of every process of the server (postmaster and backends), from /proc."""
+        total = 0
+        for p, _, _ in self._processes():
+            try:
+                total += int((p / "statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, ValueError, IndexError):
+                continue  # a backend that ended between the two reads
         return total
 
 

@@ -117,6 +117,21 @@ def _git_objects(root: Path, patterns: list[bytes], sha: frozenset[str], searche
     return hits
 
 
+def _object_findings(checkout: Path, hits: list[tuple[str, str, str]], prefix: str = "") -> list[Finding]:
+    """Findings for the objects `_git_objects` matched in `checkout`'s object database, each said reachable
+    or not and, where a commit holds it, at which path; `prefix` names a layer's own repository."""
+    if not hits:
+        return []
+    reach, paths = _reachability(checkout)
+    label = f"{prefix}: " if prefix else ""
+    out = []
+    for oid, kind, why in hits:
+        state = "reachable" if oid in reach else "unreachable (until pruned)"
+        path = f" at {prefix}{paths[oid]}" if oid in paths else ""
+        out.append(Finding("git-object", f"{label}{kind} {oid}", f"{why}; {state}{path}"))
+    return out
+
+
 def _reachability(root: Path) -> tuple[set[str], dict[str, str]]:
     """(object ids reachable from a ref, a reflog entry or the staging index, {blob/tree id: a path})."""
     out = Git(root).run("rev-list", "--all", "--reflog", "--indexed-objects", "--objects")
@@ -217,13 +232,7 @@ def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True,
     git = Git(root)
     git_dir = Path(git.run("rev-parse", "--absolute-git-dir").strip())
     if git_objects:
-        hits = _git_objects(root, patterns, sha, searched)
-        if hits:
-            reach, paths = _reachability(root)
-            for oid, kind, why in hits:
-                state = "reachable" if oid in reach else "unreachable (until pruned)"
-                path = f" at {paths[oid]}" if oid in paths else ""
-                findings.append(Finding("git-object", f"{kind} {oid}", f"{why}; {state}{path}"))
+        findings += _object_findings(root, _git_objects(root, patterns, sha, searched))
     git_files = [p for p in _walk(git_dir, {git_dir / "objects"})]
     searched["files under .git (reflogs, refs, index)"] = len(git_files)
     findings += _scan_files(git_files, git_dir.parent if git_dir.name == ".git" else git_dir, "git-file", patterns, sha)
@@ -235,14 +244,8 @@ def audit(root: Path, needle: str | Sequence[str], *, git_objects: bool = True,
         inner_git_dirs |= {inner_dir, checkout / ".git"}
         if git_objects:
             inner_searched: dict[str, int] = {}
-            hits = _git_objects(checkout, patterns, sha, inner_searched)
+            findings += _object_findings(checkout, _git_objects(checkout, patterns, sha, inner_searched), prefix)
             searched[f"git objects of {prefix}"] = inner_searched["git objects"]
-            if hits:
-                reach, paths = _reachability(checkout)
-                for oid, kind, why in hits:
-                    state = "reachable" if oid in reach else "unreachable (until pruned)"
-                    path = f" at {prefix}{paths[oid]}" if oid in paths else ""
-                    findings.append(Finding("git-object", f"{prefix}: {kind} {oid}", f"{why}; {state}{path}"))
         inner_files = _walk(inner_dir, {inner_dir / "objects"})
         searched[f"files under {prefix}.git"] = len(inner_files)
         findings += _scan_files(inner_files, root, "git-file", patterns, sha)
