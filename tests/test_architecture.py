@@ -23,7 +23,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pages": _FOUNDATION | {"repo"},
     "capture": _FOUNDATION | {"layers", "repo", "pages"},
     "plan": _FOUNDATION | {"layers", "repo", "pages"},
-    # gates/history.py knows a feedback batch's path (trust/records.py) to keep batches append-only.
+    # gates/feedback_batches.py knows a feedback batch's path (trust/records.py) to keep batches append-only.
     "gates": _FOUNDATION | {"layers", "repo", "pages", "plan", "trust"},
     # Trust from use (docs/trust.md): feedback records, the Beta model, the fold, access counts, the sweep.
     "trust": _FOUNDATION | {"layers", "repo", "pages"},

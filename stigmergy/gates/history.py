@@ -20,7 +20,6 @@ hook (gates/push.py) audits every pushed commit and every branch tip a push repl
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tempfile
 from collections.abc import Callable, Iterable
@@ -30,6 +29,7 @@ from typing import Any
 
 from stigmergy.errors import ContractError
 from stigmergy.gates.context import GateContext, OperationInfo, Violation
+from stigmergy.gates.feedback_batches import feedback_batch_edits
 from stigmergy.gates.rules import (
     MAX_LINES_SHOWN,
     attribution_lost,
@@ -49,9 +49,6 @@ from stigmergy.settings import Settings
 AUDITED_RULES = ("source-immutable", "cited-line-lost", "attribution-lost", "contradiction-altered", "zone",
                  "feedback-append-only")
 FEEDBACK_RULE = "feedback-append-only"
-_CAPTURE_ID_RE = re.compile(r"cap_[0-9A-HJKMNP-TV-Z]{26}")
-# Set by gates/push.py on the replacement an erase force-pushes: what it may take out of feedback batches.
-ERASED_HASHES, ERASED_LAYERS = "Erased-Id-Sha256", "Erased-Layer"
 _GATES = (source_immutable, cited_line_lost, attribution_lost, contradiction_altered)
 _FS, _RS = "\x1f", "\x1e"
 _TRAILERS = ("Stigmergy-Operation", "Stigmergy-Kind", "Stigmergy-Capture", "Stigmergy-Target", "Stigmergy-Move")
@@ -280,59 +277,8 @@ def _own_repository_files(c: _Commit, entries: list[dict[str, Any]], settings: S
 
 
 def _feedback_edits(git: Git, c: _Commit, entries: list[dict[str, Any]], label: str = "") -> list[HistoryFinding]:
-    """A committed feedback batch edited or deleted (docs/trust.md: records are evidence, never edited in
-    place; a new judgement is a new batch). The one exception is an erase's replacement, which may take out
-    exactly the records that name an erased capture or concern a page the replacement deletes, and an erased
-    layer's whole folder (history/rewrite.py does the same to every batch)."""
-    from stigmergy.trust.records import batch_layer
-
-    edited = [e for e in entries if e["action"] != "add" and batch_layer(str(e["path"])) is not None]
-    if not edited:
-        return []
-    hashes = set(c.trailers.get(ERASED_HASHES, ()))
-    layers = set(c.trailers.get(ERASED_LAYERS, ()))
-    dead = {str(e["path"]) for e in entries if e["action"] == "delete"}
-    blobs = git.blobs(sorted({str(e[k]) for e in edited for k in ("before", "after") if e[k]})) if hashes or layers else {}
-    out = []
-    for e in edited:
-        path = str(e["path"])
-        if hashes or layers:
-            if batch_layer(path) in layers:
-                continue
-            before = (_text(blobs.get(str(e["before"]))) or "") if e["before"] else ""
-            after = (_text(blobs.get(str(e["after"]))) or "") if e["after"] else ""
-            if _only_erased(before, after, hashes, dead):
-                continue
-        what = "deleted" if e["action"] == "delete" else "edited"
-        out.append(HistoryFinding(c.sha, c.author, c.kind, path, FEEDBACK_RULE, _labelled(
-            label, f"a recorded feedback batch was {what}: feedback is append-only evidence (a new judgement is a "
-                   "new batch; only an erase takes records out)")))
-    return out
-
-
-def _only_erased(before: str, after: str, hashes: set[str], dead: set[str]) -> bool:
-    """`after` is `before` less some whole lines, each naming an erased capture (by its id's sha256) or
-    concerning a page that goes."""
-    kept = iter(before.splitlines(keepends=True))
-    for line in after.splitlines(keepends=True):
-        for old in kept:
-            if old == line:
-                break
-            if not _erasable(old, hashes, dead):
-                return False
-        else:
-            return False  # a line `before` does not hold, or holds out of order: an edit
-    return all(_erasable(old, hashes, dead) for old in kept)
-
-
-def _erasable(line: str, hashes: set[str], dead: set[str]) -> bool:
-    if any(hashlib.sha256(cid.encode()).hexdigest() in hashes for cid in _CAPTURE_ID_RE.findall(line)):
-        return True
-    try:
-        path = json.loads(line).get("path")
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(path, str) and path in dead
+    return [HistoryFinding(c.sha, c.author, c.kind, path, FEEDBACK_RULE, _labelled(label, message))
+            for path, message in feedback_batch_edits(git, c.trailers, entries)]
 
 
 def _labelled(label: str, message: str) -> str:

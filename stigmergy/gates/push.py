@@ -27,9 +27,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from stigmergy.gates.feedback_batches import ERASED_HASHES, ERASED_LAYERS
 from stigmergy.gates.history import (
-    ERASED_HASHES,
-    ERASED_LAYERS,
     HistoryFinding,
     _Commit,
     _commits,
@@ -130,7 +129,7 @@ def _as_replacement(git: Git, tip: _Commit, old: str, new: str) -> _Commit:
         op = op or (re.search(r"^Stigmergy-Operation: (\S+)$", message, re.M) or [None, None])[1]
     if not hashes:
         return _Commit(tip.sha, (old,), tip.author, {})
-    # What the erase may take out of feedback batches (gates/history.py `_feedback_edits`).
+    # What the erase may take out of feedback batches (gates/feedback_batches.py).
     erased = {ERASED_HASHES: sorted(hashes), ERASED_LAYERS: sorted(layers)}
     targets = []
     for e in tree_changes(git, old, new):
