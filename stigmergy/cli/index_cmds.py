@@ -136,6 +136,24 @@ def search_cmd(
                           f"{t['feedback']} feedback, {t['decay']}, {t['status']}", markup=False)
 
 
+def index_worker_cmd(ctx: typer.Context) -> None:
+    """Keep the embedding model loaded and index each push the server's post-receive hook hands over (run in
+    the hook's checkout, as the hook's user; stops on SIGTERM or Ctrl-C). Without it the hook indexes itself."""
+    import signal
+    import threading
+
+    app_ctx: AppContext = ctx.obj
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    err = console(stderr=True)
+
+    def say(line: str) -> None:
+        err.print(line, markup=False, highlight=False)
+
+    app_ctx.service.index_worker(stop, log=say, ready=lambda path: say(f"index worker listening at {path}"))
+
+
 hooks_app = typer.Typer(help="Git hooks that keep the index current.", no_args_is_help=True)
 
 
@@ -200,4 +218,5 @@ def _print_changes(changes: list[Any], as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     app.command("index")(index_cmd)
     app.command("search")(search_cmd)
+    app.command("index-worker")(index_worker_cmd)
     app.add_typer(hooks_app, name="hooks")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stigmergy.errors import UsageError
+from stigmergy.index import worker_client
 from stigmergy.index.freshness import try_index_lock
 from stigmergy.repo.child import check_isolated_import, shell_python
 from stigmergy.repo.layout import Layout
@@ -66,6 +67,7 @@ def _client_block(python: str) -> str:
 
 def _server_block(python: str, checkout: Path) -> str:
     py, co = shell_python(python), shlex.quote(str(checkout))
+    client = shlex.quote(str(Path(worker_client.__file__).resolve()))
     return (
         f"{BEGIN}\n"
         f"stigmergy_checkout={co}\n"
@@ -81,7 +83,9 @@ def _server_block(python: str, checkout: Path) -> str:
         '    exit 0\n'
         '  fi\n'
         '  git merge -q --ff-only FETCH_HEAD && mkdir -p .stigmergy && '
-        f'{py} -m stigmergy.cli.hook --push >>.stigmergy/hook.log 2>&1\n'
+        # The index worker, when one runs here, indexes with its model loaded (index/worker.py); its client is
+        # the standard library alone (-S: not even site-packages). Anything but "done" and we index ourselves.
+        f'{{ {py} -S {client} || {py} -m stigmergy.cli.hook --push; }} >>.stigmergy/hook.log 2>&1\n'
         ") </dev/null\n"
         f"{END}\n"
     )

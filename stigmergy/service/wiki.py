@@ -471,6 +471,18 @@ class WikiService:
             return 0
         return run_hook_index(root, lambda: build_index(root, self.settings, lock=False, from_push=from_push))
 
+    def index_worker(self, stop: Any, log: Callable[[str], None], ready: Callable[[str], None]) -> None:
+        """Serve the post-receive hook's index requests from a warm process until `stop` (a
+        threading.Event) is set (index/worker.py). The model is loaded before the socket is announced."""
+        from stigmergy.index.worker import WarmIndexer, bind_socket, serve
+
+        root = self.require_root()
+        indexer = WarmIndexer(root, dict(self.env))
+        indexer.warm()
+        sock = bind_socket(root)
+        ready(str(sock.getsockname()))
+        serve(sock, indexer, stop, log)
+
     def check_index(self) -> Any:
         from stigmergy.index.build import check_index
 
