@@ -129,7 +129,16 @@ def test_a_clone_of_the_public_repository_alone_holds_no_byte_and_works_for_publ
     build_index(clone, load_settings(clone), embedder=HashEmbedder())
     hits = _ok(clone, "search", "Harbor Gateway launch", "--as", "reader@example.com")["hits"]
     assert hits and all(h["layer"] == "public" for h in hits)
-    assert _ok(clone, "list")["pages"]
+    pages = _ok(clone, "list")["pages"]
+    assert pages and not [p for p in pages if p["path"].startswith("layers/")]
+    note = next(p["path"] for p in pages if p["path"].startswith("wiki/notes/"))
+    read = _ok(clone, "read", note, "--as", "reader@example.com")["pages"][0]
+    assert "Harbor Gateway" in json.dumps(read) and CANARY not in json.dumps(read)
+    answer = _ok(clone, "ask", "When did Aurora Systems launch Harbor Gateway?", "--as", "reader@example.com")
+    assert answer["answered"] and "March 2026" in json.dumps(answer["sentences"]), answer
+    assert CANARY not in json.dumps(answer)
+    code, _, _ = run_cli(["read", "layers/board/wiki/index.md", "--as", BOSS], cwd=clone)
+    assert code != 0  # the layer is not in this clone for anyone, its readers included
     # A write to the layer is refused before anything is stored, with what to clone.
     (tmp_path / "more.md").write_text(f"# More {CANARY}\n\nMore board news.\n")
     head = git(clone, "rev-parse", "HEAD")
