@@ -280,15 +280,52 @@ def test_export_refuses_a_layer_in_its_own_repository_rather_than_leave_it_out(s
     assert report and CANARY.encode() not in b"".join(p.read_bytes() for p in (tmp_path / "b3").rglob("*") if p.is_file())
 
 
-def test_erase_refuses_a_layer_in_its_own_repository_rather_than_erase_half(split: dict[str, Path]) -> None:
-    """erase rewrites the public repository's history only: erasing a capture (or the whole) of a layer in
-    a repository of its own is refused, nothing changed in either repository, rather than reported done."""
+def test_erase_of_a_capture_in_the_layers_own_repository_rewrites_that_history(split: dict[str, Path]) -> None:
+    """The board capture is erased from the board repository's history (every ref, reflogs, unreachable
+    objects), the evidence store, the state and the index; the public repository, which held none of it,
+    keeps its commits; the residue audit searches both and finds nothing; the layer keeps working."""
+    from test_index_support import HashEmbedder
+
+    from stigmergy.index.build import build_index
+
+    root, board = split["root"], split["board"]
+    build_index(root, load_settings(root), embedder=HashEmbedder())
+    git(board, "push", "-q", "origin", "HEAD")  # the layer's host holds the old history (a force push is listed)
+    public_head = git(root, "rev-parse", "HEAD")
+    source = next(p for p in git(board, "ls-files", "sources").splitlines())
+    capture = source.rsplit("/", 1)[-1][:-3]
+    dry = _ok(root, "erase", capture, "--rationale", "legal hold", "--as", BOSS)
+    assert dry["dry_run"] and dry["repositories"] == ["layers/board/"] and dry["commits_touching"]
+    assert [r["where"] for r in dry["remotes"]] == ["layers/board/"] and dry["remotes"][0]["refs"]
+    assert git(board, "rev-parse", "HEAD") and CANARY.encode() in _all_bytes(board)  # the dry run changed nothing
+    done = _ok(root, "erase", capture, "--rationale", "legal hold", "--yes", "--as", BOSS)
+    assert done["residue"] == [] and not done["dry_run"], done["residue"]
+    assert git(root, "rev-parse", "HEAD") == public_head  # nothing of it was here to rewrite
+    board_bytes = _all_bytes(board)
+    assert CANARY.encode() not in board_bytes and capture.encode() not in board_bytes
+    assert not git(board, "branch", "-r").strip()  # the tracking ref that held it is gone (a force push is due)
+    assert "legal hold" in git(board, "log", "-1", "--format=%B") and "legal hold" not in git(root, "log", "--format=%B")
+    state = b"".join(p.read_bytes() for p in (root / ".stigmergy").rglob("*") if p.is_file())
+    assert CANARY.encode() not in state and capture.encode() not in state
+    code, out, _ = run_cli(["--json", "erase", "--audit", CANARY, "--as", BOSS], cwd=root)
+    assert code == 0 and json.loads(out)["findings"] == [], out
+    assert _ok(root, "fsck")["ok"]
+    # The public capture and the layer both still work: a new board capture lands in the layer's repository.
+    assert [p for p in git(root, "ls-files", "sources").splitlines()]
+    (split["root"].parent / "board2.md").write_text("# Board follow-up\n\nThe board met again on 4 May 2026.\n")
+    _ok(root, "capture", str(split["root"].parent / "board2.md"), "--layer", "board", "--as", BOSS)
+    assert "4 May 2026" in git(board, "log", "-p", "-1")
+    build_index(root, load_settings(root), embedder=HashEmbedder())
+    assert CANARY not in json.dumps(_ok(root, "search", f"{CANARY} acquisition", "--as", BOSS)["hits"])
+
+
+def test_erase_refuses_the_whole_of_a_layer_in_its_own_repository(split: dict[str, Path]) -> None:
+    """Erasing all of a layer kept in a repository of its own is deleting that repository at its host: refused,
+    nothing changed in either repository; and a clone without the layer's checkout cannot erase its captures."""
     root, board = split["root"], split["board"]
     heads = (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD"))
-    board_capture = next(p for p in git(board, "ls-files", "sources").splitlines()).rsplit("/", 1)[-1][:-3]
-    for args in (["erase", board_capture, "--rationale", "test", "--yes", "--as", BOSS],
-                 ["erase", "--layer", "board", "--rationale", "test", "--yes", "--as", BOSS],
-                 ["erase", board_capture, "--rationale", "test", "--as", BOSS]):
+    for args in (["erase", "--layer", "board", "--rationale", "test", "--yes", "--as", BOSS],
+                 ["erase", "--layer", "board", "--rationale", "test", "--as", BOSS]):
         code, _, err = run_cli(args, cwd=root)
         assert code == 2 and "lives in its own repository" in err and "nothing changed" in err, err
     assert (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD")) == heads

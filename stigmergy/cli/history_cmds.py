@@ -40,9 +40,16 @@ def _print_plan(plan: Any, done: bool) -> None:
         typer.echo("remotes that hold the old history and need a force push:")
         for r in remotes:
             held = f" (held by {', '.join(r.refs)})" if r.refs else " (check: this clone has no tracking ref holding it)"
-            typer.echo(f"  {r.name} {r.url}{held}: git push --force --all {r.name} && git push --force --tags {r.name}")
+            cd = f"cd {r.where} && " if r.where else ""
+            typer.echo(f"  {r.where}{r.name} {r.url}{held}: {cd}git push --force --all {r.name} && "
+                       f"git push --force --tags {r.name}")
     else:
         typer.echo("remotes: none configured")
+    if plan.repositories != ("",):
+        typer.echo("repositories rewritten: " + ", ".join(p or "this one" for p in plan.repositories))
+    if plan.unreached:
+        typer.echo(f"not reached (no checkout here; erase there too if it cites the capture): layer "
+                   f"{', '.join(plan.unreached)}")
 
 
 def erase_cmd(

@@ -7,7 +7,7 @@ Each purge is idempotent (a resumed erase runs it again) and ends with the datab
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from stigmergy.errors import StigmergyError
@@ -42,10 +42,11 @@ def _blank_ids(text: str, erased: Collection[str]) -> str:
 
 def purge_state(
     repo: Repository, erased: Collection[str], erased_ops: Collection[str], mapping: Mapping[str, str | None],
-    gone_pages: Collection[str] = (),
+    gone_pages: Collection[str] = (), diff: Callable[[str], bytes | None] | None = None,
 ) -> None:
     """Drop the erased captures' rows and operations; point every other change record at its rewritten
-    commit; redact manifests and regenerate patches that named an erased capture."""
+    commit; redact manifests and regenerate patches that named an erased capture (`diff`: a commit's patch,
+    from whichever repository holds it; this one's by default)."""
     ids = tuple(erased)
     erased = (*ids, *gone_pages)  # what a change record must not name: the ids, and pages only they made
     state = repo.state
@@ -78,7 +79,8 @@ def purge_state(
             old_patches.add(patch_sha)
             new_patch = None
             if new_commit:
-                patch = repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", new_commit)
+                patch = (diff(new_commit) if diff is not None else
+                         repo.git.run_bytes("diff-tree", "-p", "--binary", "--root", "-r", "--no-commit-id", new_commit))
                 new_patch = repo.evidence.put(patch) if patch else None
         state.rewrite_operation(op_id, new_commit, manifest, new_patch, _blank_ids(summary, erased))
     still = {patch for _op, patch in state.patches()}
@@ -90,10 +92,12 @@ def purge_state(
     state.compact()
 
 
-def purge_index(repo: Repository, touched: Collection[str], layer: str | None, new_commit: str | None) -> None:
+def purge_index(repo: Repository, touched: Collection[str], layer: str | None, new_commit: str | None,
+                mapping: Mapping[str, str | None] | None = None) -> None:
     """Remove every index row of a touched page (and of the erased layer), the vectors no fragment uses any
     more, and the full-text segments that held them. Touched pages that still exist are left for the next
     `stigmergy index` (marked dirty), which re-embeds only what changed."""
+    from stigmergy.index.build import LAYER_COMMIT
     from stigmergy.index.freshness import index_lock
     from stigmergy.index.store import index_location, open_index
 
@@ -120,6 +124,11 @@ def purge_index(repo: Repository, touched: Collection[str], layer: str | None, n
                 store.set_meta("dirty", json.dumps(sorted(dirty)))
                 if new_commit:
                     store.set_meta("commit", new_commit)
+                for own in sorted(repo.own_repository_layers):
+                    # The commit a layer's own repository was indexed at, rewritten there too.
+                    key = f"{LAYER_COMMIT}{layer_prefix(own)}"
+                    if (was := store.meta(key)) and (now := (mapping or {}).get(was)):
+                        store.set_meta(key, now)
             store.compact()
         finally:
             store.close()

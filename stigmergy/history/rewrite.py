@@ -40,6 +40,10 @@ class RewriteSpec:
     drop_prefixes: tuple[str, ...] = ()  # folders removed from every commit (an erased layer)
     dead_pages: tuple[str, ...] = ()  # wiki pages the erasure deletes (links to them become plain text)
     erased_ops: tuple[str, ...] = ()  # operation ids whose commit messages are replaced
+    # A layer's own repository (checked out at `layers/<l>/`): `prefix` is that folder, and every path above
+    # is one of the wiki's working tree at `root` (where its settings and pages are read), not the layer's.
+    prefix: str = ""
+    root: str = ""
 
 
 def _read_commit_map(path: Path) -> dict[str, str | None]:
@@ -113,6 +117,8 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
     from stigmergy.trust.records import batch_layer
     from stigmergy.trust.records import without as without_records
 
+    if spec.root:
+        root = Path(spec.root)
     settings = load_settings(root, env={})
     on_disk = [p for p in spec.drop_paths if (root / p).is_file()]
     head, snapshot = sweep_working_tree(root, settings, on_disk, "1970-01-01T00:00:00Z")
@@ -127,10 +133,12 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
     drop_paths = {p.encode() for p in spec.drop_paths}
     drop_prefixes = tuple(p.encode() for p in spec.drop_prefixes)
     erased_ops = {o.encode() for o in spec.erased_ops}
+    prefix = spec.prefix.encode()
     gone: set[str] = set()  # paths some version of which was removed (reported to the caller)
     scrubbed: dict[tuple[bytes, bytes], bytes | None] = {}  # (path, blob id) -> new blob id; None: the page goes
 
-    def file_info(filename: bytes, mode: bytes, blob_id: bytes, value: Any) -> tuple[Any, Any, Any]:
+    def file_info(local: bytes, mode: bytes, blob_id: bytes, value: Any) -> tuple[Any, Any, Any]:
+        filename = prefix + local  # judged by its path in the wiki's working tree; returned as this repository's
         if filename in drop_paths or filename.startswith(drop_prefixes):
             gone.add(filename.decode("utf-8", "surrogateescape"))
             return None, mode, blob_id
@@ -146,10 +154,10 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
                                  else value.insert_file_with_contents(kept.encode("utf-8", "surrogateescape")))
             if scrubbed[key] is None:
                 gone.add(filename.decode("utf-8", "surrogateescape"))
-                return filename, None, blob_id
-            return filename, mode, scrubbed[key]
+                return local, None, blob_id
+            return local, mode, scrubbed[key]
         if not filename.endswith(b".md") or mode not in (b"100644", b"100755"):
-            return filename, mode, blob_id
+            return local, mode, blob_id
         key = (filename, blob_id)
         if key not in scrubbed:
             new_id: bytes | None = blob_id
@@ -166,8 +174,8 @@ def _callbacks(root: Path, spec: RewriteSpec) -> tuple[Any, Any, set[str]]:
         new = scrubbed[key]
         if new is None:
             gone.add(filename.decode("utf-8", "surrogateescape"))
-            return filename, None, blob_id  # filter-repo turns this into a deletion
-        return filename, mode, new
+            return local, None, blob_id  # filter-repo turns this into a deletion
+        return local, mode, new
 
     def commit_cb(commit: Any, _metadata: Any) -> None:
         message: bytes = commit.message
@@ -224,7 +232,8 @@ def _filter_class() -> Any:
 def _main(spec_path: str) -> None:
     import git_filter_repo as fr
 
-    spec = RewriteSpec(**{k: tuple(v) for k, v in json.loads(Path(spec_path).read_text()).items()})
+    spec = RewriteSpec(**{k: tuple(v) if isinstance(v, list) else v
+                          for k, v in json.loads(Path(spec_path).read_text()).items()})
     file_info, commit_cb, gone = _callbacks(Path.cwd(), spec)
     args = fr.FilteringOptions.parse_args(["--force", "--partial", "--quiet", "--prune-empty", "auto"])
     _filter_class()(args, file_info_callback=file_info, commit_callback=commit_cb).run()

@@ -10,6 +10,10 @@
 5. one empty commit records that an erasure happened: the rationale and the sha256 of each erased id,
    never the ids or the content;
 6. the journal is deleted.
+
+A restricted layer kept in a Git repository of its own (checked out at `layers/<l>/`) is rewritten the same
+way, before this repository, when it holds an erased capture or a commit naming one (`erase_trees.py`);
+this repository is then rewritten only if it names one too. The closing audit searches both.
 """
 
 from __future__ import annotations
@@ -27,11 +31,22 @@ from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageE
 from stigmergy.history.rewrite import RewriteSpec, drop_unreachable, rewrite_history
 from stigmergy.history.scrub import sweep_working_tree
 from stigmergy.pages.source import CAPTURE_ID_RE
+from stigmergy.repo.git import Git
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.repo.operations import Repository, commit_message, utc_now
 from stigmergy.repo.state import OperationRow
 from stigmergy.settings import PUBLIC_LAYER
+from stigmergy.write.erase_trees import (
+    HERE,
+    Tree,
+    commits_naming,
+    diff_of,
+    tree_at,
+    tree_of,
+    trees,
+    unreached,
+)
 
 
 class EraseRefusedError(StigmergyError):
@@ -58,6 +73,7 @@ class Remote:
     name: str
     url: str
     refs: tuple[str, ...]  # remote-tracking refs that held erased commits (deleted by the erase)
+    where: str = HERE  # the repository it is a remote of: "" this one, "layers/<l>/" a layer's own
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,12 @@ class ErasePlan:
     # Objects a capture of a layer the eraser cannot read holds too: that layer's own evidence, kept (not
     # purged, not audited) and never named, so the plan reads the same whether or not such a capture exists.
     kept: tuple[str, ...] = field(default=())
+    # The repositories whose history is rewritten, by prefix ("" this one, "layers/<l>/" a layer's own),
+    # layers first, and the HEAD each had when the erase was planned.
+    repositories: tuple[str, ...] = field(default=(HERE,))
+    repository_heads: tuple[str, ...] = field(default=())
+    # Layers kept in a repository this clone has no checkout of: not searched, not rewritten.
+    unreached: tuple[str, ...] = field(default=())
 
     @property
     def erased_ids(self) -> tuple[str, ...]:
@@ -95,12 +117,15 @@ class ErasePlan:
 
 
 def _scan_sources(repo: Repository) -> dict[str, str]:
-    """{capture id: source page path} for every source page Git tracks."""
+    """{capture id: source page path} for every source page Git tracks (here and in each layer's own
+    repository checked out here)."""
     out: dict[str, str] = {}
-    for path in repo.git.ls_files("sources", "layers"):
-        kind = classify(path)
-        if kind and kind[0] == "source":
-            out[posixpath.basename(path)[:-3]] = path
+    for tree in trees(repo):
+        for local in tree.git.ls_files(*(("sources",) if tree.prefix else ("sources", "layers"))):
+            path = tree.prefix + local
+            kind = classify(path)
+            if kind and kind[0] == "source":
+                out[posixpath.basename(path)[:-3]] = path
     return out
 
 
@@ -110,17 +135,21 @@ def _source_text(repo: Repository, path: str) -> str:
         return (repo.root / path).read_text(encoding="utf-8")
     except OSError:
         pass
-    commit = repo.git.run("log", "--all", "-1", "--format=%H", "--diff-filter=A", "--", path, check=False).strip()
-    return repo.git.run("show", f"{commit}:{path}", check=False) if commit else ""
+    tree = tree_of(trees(repo), path)
+    commit = tree.run("log", "--all", "-1", "--format=%H", "--diff-filter=A", "--", tree.local(path)).strip()
+    return tree.run("show", f"{commit}:{tree.local(path)}") if commit else ""
 
 
 def _in_history(repo: Repository, name: str) -> list[tuple[str, str, str]]:
     """A full capture id whose source page only history still has (deleted with `stigmergy delete`)."""
     if not CAPTURE_ID_RE.match(name):
         return []
-    out = repo.git.run("log", "--all", "--diff-filter=A", "--name-only", "--format=", "--",
-                       f"sources/*/*/{name}.md", f"layers/*/sources/*/*/{name}.md", check=False)
-    paths = sorted({p for p in out.split("\n") if p.strip()})
+    paths: list[str] = []
+    for tree in trees(repo):
+        out = tree.run("log", "--all", "--diff-filter=A", "--name-only", "--format=", "--",
+                       f"sources/*/*/{name}.md", *(() if tree.prefix else (f"layers/*/sources/*/*/{name}.md",)))
+        paths += [tree.prefix + p for p in out.split("\n") if p.strip()]
+    paths = sorted(set(paths))
     return [(name, (classify(p) or ("", PUBLIC_LAYER))[1], p) for p in paths[:1]]
 
 
@@ -173,9 +202,11 @@ def _operations_of(repo: Repository, targets: Sequence[tuple[str, str, str]]) ->
     """{capture id: its operations}: from the state database, and from the trailer of every commit that
     added its source page (the state may have been lost; the commit message still names the capture)."""
     ops: dict[str, list[str]] = {cid: [] for cid, _, _ in targets}
+    all_trees = trees(repo)
     for cid, _, path in targets:
-        out = repo.git.run("log", "--all", "--diff-filter=A", "--format=%(trailers:key=Stigmergy-Operation,valueonly)",
-                           "--", path, check=False)
+        tree = tree_of(all_trees, path)
+        out = tree.run("log", "--all", "--diff-filter=A", "--format=%(trailers:key=Stigmergy-Operation,valueonly)",
+                       "--", tree.local(path))
         ops[cid] += [op for op in out.split() if op.startswith("op_") and op not in ops[cid]]
     for row in repo.state.captures():
         if row.capture_id in ops:
@@ -195,11 +226,11 @@ def _touching_commits(repo: Repository, ids: Sequence[str], layer: str | None) -
     return [line for line in out.split() if line]
 
 
-def _rewritten_count(repo: Repository, touching: Sequence[str]) -> int:
+def _rewritten_count(git: Git, touching: Sequence[str]) -> int:
     """How many commits of all refs descend from (or are) a commit that touches erased content."""
     if not touching:
         return 0
-    out = repo.git.run("rev-list", "--all", "--topo-order", "--reverse", "--parents")
+    out = git.run("rev-list", "--all", "--topo-order", "--reverse", "--parents")
     marked = set(touching)
     for line in out.splitlines():
         sha, *parents = line.split()
@@ -208,17 +239,17 @@ def _rewritten_count(repo: Repository, touching: Sequence[str]) -> int:
     return len(marked)
 
 
-def _remotes(repo: Repository, touching: Sequence[str]) -> list[Remote]:
-    names = [n for n in repo.git.run("remote").split() if n]
+def _remotes(tree: Tree, touching: Sequence[str]) -> list[Remote]:
+    names = [n for n in tree.run("remote").split() if n]
     held: dict[str, set[str]] = {}
     if touching:
         # The oldest touching commits are enough: a ref that holds a later one holds them too, or not.
         for commit in touching[-8:]:
-            refs = repo.git.run("for-each-ref", "--format=%(refname)", "--contains", commit, "refs/remotes")
+            refs = tree.run("for-each-ref", "--format=%(refname)", "--contains", commit, "refs/remotes")
             for ref in refs.split():
                 held.setdefault(ref.split("/")[2], set()).add(ref)
     return [
-        Remote(name, repo.git.run("remote", "get-url", name, check=False).strip(), tuple(sorted(held.get(name, ()))))
+        Remote(name, tree.run("remote", "get-url", name).strip(), tuple(sorted(held.get(name, ()))), tree.prefix)
         for name in names
     ]
 
@@ -275,7 +306,10 @@ def plan_erase(
     if layer is not None:
         if layer == PUBLIC_LAYER:
             raise UsageError("--layer public would erase the whole wiki; name captures instead")
-        repo.settings.layer(layer)
+        if repo.settings.layer(layer).repository:
+            raise UsageError(f"layer {layer} lives in its own repository: erasing all of it is deleting that "
+                             "repository at its host (and every clone of it); nothing changed",
+                             hint="name its captures to erase them from its history, or delete the repository")
     readable: set[str] | None = None
     if reader is not None:
         from stigmergy.layers import readable_layers
@@ -293,15 +327,10 @@ def plan_erase(
                 f"{reader or 'this identity'} is not a reader of layer {', '.join(hidden)}",
                 hint="erase as one of its readers (--as)",
             )
-    # Erasing rewrites this repository's history; a layer in a repository of its own keeps its pages and
-    # their history there, which erase does not rewrite yet: an erase that left them would be a false one.
-    own = {lay.name for lay in repo.settings.layers if lay.repository}
-    named = ({layer} if layer is not None else set()) | {lay for _, lay, _ in targets}
-    if elsewhere := sorted(named & own):
-        raise UsageError(f"layer {', '.join(elsewhere)} lives in its own repository, whose history erase does "
-                         "not rewrite yet; nothing changed",
-                         hint="erase there by hand (git filter-repo in the layer's repository, then `stigmergy "
-                              "erase --audit TEXT` here to check every place)")
+    # The captures of a layer kept in a repository of its own are erased there (its checkout must be here);
+    # the whole of such a layer is its repository, which its host deletes: not rewritten to nothing here.
+    own = repo.own_repository_layers
+    all_trees = trees(repo, required={lay for _, lay, _ in targets} & own)
     ids = {cid for cid, _, _ in targets}
     ops = _operations_of(repo, targets)
     erased_caps = tuple(
@@ -320,7 +349,18 @@ def plan_erase(
         )
     erased_ops = {o for c in erased_caps for o in c.operations}
     own_patches, others = _patch_mentions(repo, ids, erased_ops)
-    touching = _touching_commits(repo, sorted(ids), layer) if (ids or layer) else []
+    touching: dict[str, list[str]] = {}
+    for tree in all_trees:
+        if tree.prefix:
+            touching[tree.prefix] = commits_naming(tree, sorted(ids))
+        else:
+            touching[HERE] = _touching_commits(repo, sorted(ids), layer) if (ids or layer) else []
+    # A layer's repository is rewritten when it holds one of the captures or a commit naming one (its pages
+    # may cite a public source); this one as before, unless only layers' own repositories hold anything.
+    holders = {tree_of(all_trees, c.source_path).prefix for c in erased_caps}
+    if layer is None and HERE not in holders:
+        touching[HERE] = commits_naming(tree_at(all_trees, HERE), sorted(ids))
+    rewritten = [t for t in all_trees if t.prefix in holders or touching[t.prefix] or (not t.prefix and layer)]
     changed, deleted = _page_effects(repo, [c.source_path for c in erased_caps], layer)
     if reader is not None:
         from stigmergy.layers import check_erase, path_layer
@@ -332,15 +372,18 @@ def plan_erase(
         rationale=rationale.strip(),
         layer=layer,
         captures=erased_caps,
-        commits_touching=tuple(touching),
-        commits_rewritten=_rewritten_count(repo, touching),
+        commits_touching=tuple(c for t in rewritten for c in touching[t.prefix]),
+        commits_rewritten=sum(_rewritten_count(t.git, touching[t.prefix]) for t in rewritten),
         pages_changed=tuple(changed),
         pages_deleted=tuple(deleted),
         evidence_objects=tuple(sorted(objects | set(own_patches))),
         patches_rewritten=tuple(sorted(others)),
-        remotes=tuple(_remotes(repo, touching)),
+        remotes=tuple(r for t in rewritten for r in _remotes(t, touching[t.prefix])),
         head=repo.git.head(),
         kept=tuple(sorted(kept)),
+        repositories=tuple(t.prefix for t in rewritten),
+        repository_heads=tuple(t.git.head() or "" for t in rewritten),
+        unreached=unreached(repo),
     )
 
 
@@ -367,11 +410,14 @@ def _plan_from_journal(data: dict[str, Any]) -> ErasePlan:
         ErasedCapture(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})  # type: ignore[arg-type]
         for c in data["captures"]
     )
-    data["remotes"] = tuple(Remote(r["name"], r["url"], tuple(r["refs"])) for r in data["remotes"])
+    data["remotes"] = tuple(Remote(r["name"], r["url"], tuple(r["refs"]), r.get("where", HERE))
+                            for r in data["remotes"])
     data["residue"] = ()
     data["kept"] = data.get("kept", [])
-    for key in ("commits_touching", "pages_changed", "pages_deleted", "evidence_objects", "patches_rewritten", "kept"):
-        data[key] = tuple(data[key])
+    data.setdefault("repositories", [HERE])
+    for key in ("commits_touching", "pages_changed", "pages_deleted", "evidence_objects", "patches_rewritten", "kept",
+                "repositories", "repository_heads", "unreached"):
+        data[key] = tuple(data.get(key, ()))
     return ErasePlan(**data)
 
 
@@ -382,12 +428,14 @@ def refuse_unless_idle(repo: Repository) -> None:
         raise EraseRefusedError(
             f"{len(pending)} capture(s) are pending", hint="run `stigmergy resume` to finish them, then erase"
         )
-    dirty = repo.git.run("status", "--porcelain=v1", "--untracked-files=no").strip()
-    if dirty:
-        raise EraseRefusedError(
-            "the working tree has uncommitted changes to tracked files (the history rewrite would discard them)",
-            hint="commit or stash them first",
-        )
+    for tree in trees(repo):
+        if tree.run("status", "--porcelain=v1", "--untracked-files=no").strip():
+            where = f" of {tree.prefix}" if tree.prefix else ""
+            raise EraseRefusedError(
+                f"the working tree{where} has uncommitted changes to tracked files (the history rewrite would "
+                "discard them)",
+                hint="commit or stash them first",
+            )
 
 
 def run_erase(repo: Repository, plan: ErasePlan) -> ErasePlan:
@@ -396,7 +444,9 @@ def run_erase(repo: Repository, plan: ErasePlan) -> ErasePlan:
     if _journal_path(repo).exists():
         raise EraseRefusedError("an interrupted erase is waiting", hint="run `stigmergy resume` to finish it first")
     refuse_unless_idle(repo)
-    if plan.head != repo.git.head():
+    all_trees = trees(repo, required=[p.split("/")[1] for p in plan.repositories if p])
+    heads = tuple(tree_at(all_trees, p).git.head() or "" for p in plan.repositories)
+    if plan.head != repo.git.head() or (plan.repository_heads and heads != plan.repository_heads):
         raise EraseRefusedError("the repository changed since this erase was planned", hint="run the erase again")
     _write_journal(repo, plan)
     return _finish(repo, plan)
@@ -406,37 +456,43 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     from stigmergy.history.audit import audit
     from stigmergy.history.purge import purge_evidence, purge_index, purge_state
 
+    all_trees = trees(repo, required=[p.split("/")[1] for p in plan.repositories if p])
     for remote in plan.remotes:
         for ref in remote.refs:
-            repo.git.run("update-ref", "-d", ref, check=False)
+            tree_at(all_trees, remote.where).run("update-ref", "-d", ref)
     old_index_commit = _index_commit(repo)
     erased_ops = tuple(sorted({o for c in plan.captures for o in c.operations}))
-    spec = RewriteSpec(
-        erased=plan.erased_ids,
-        drop_paths=tuple(c.source_path for c in plan.captures),
-        drop_prefixes=(layer_prefix(plan.layer),) if plan.layer else (),
-        dead_pages=() if plan.layer else plan.pages_deleted,
-        erased_ops=erased_ops,
-    )
     repo.pause("erase-journal")
     map_file = repo.layout.state_dir / MAP_FILE
     saved = json.loads(map_file.read_text()) if map_file.exists() else {"map": {}, "gone": []}
-    mapping, gone = rewrite_history(repo.root, spec, saved["map"])
-    gone = sorted({*saved["gone"], *gone})
-    # Commit ids and paths only (no content): the purges below need them, and a resumed rewrite maps new
-    # to new and finds nothing more to remove.
-    map_file.write_text(json.dumps({"map": mapping, "gone": gone}))
-    drop_unreachable(repo.root)
+    mapping, gone = saved["map"], set(saved["gone"])
+    for prefix in plan.repositories:  # layers' own repositories first (the scrub reads this tree as it was)
+        spec = RewriteSpec(
+            erased=plan.erased_ids,
+            drop_paths=tuple(c.source_path for c in plan.captures),
+            drop_prefixes=(layer_prefix(plan.layer),) if plan.layer else (),
+            dead_pages=() if plan.layer else plan.pages_deleted,
+            erased_ops=erased_ops,
+            prefix=prefix,
+            root=str(repo.root),
+        )
+        tree = tree_at(all_trees, prefix)
+        mapping, gone_here = rewrite_history(tree.root, spec, mapping)
+        gone |= set(gone_here)
+        # Commit ids and paths only (no content): the purges below need them, and a resumed rewrite maps new
+        # to new and finds nothing more to remove. Commit ids of the repositories never collide.
+        map_file.write_text(json.dumps({"map": mapping, "gone": sorted(gone)}))
+        drop_unreachable(tree.root)
     _scrub_open_feedback(repo, plan)
     repo.pause("erase-rewritten")
     purge_evidence(repo, tuple(o for o in plan.evidence_objects if o not in plan.kept))
     # Pages that no longer exist anywhere because of the erase name it in their path (a note's title):
     # change records that mention them are redacted like the ids.
     gone_pages = [p for p in gone if not (repo.root / p).exists()]
-    purge_state(repo, plan.erased_ids, set(erased_ops), mapping, gone_pages)
+    purge_state(repo, plan.erased_ids, set(erased_ops), mapping, gone_pages, diff=lambda c: diff_of(all_trees, c))
     touched = {*plan.pages_changed, *plan.pages_deleted, *(c.source_path for c in plan.captures)}
-    purge_index(repo, touched, plan.layer, mapping.get(old_index_commit or "", None))
-    _record(repo, plan)
+    purge_index(repo, touched, plan.layer, mapping.get(old_index_commit or "", None), mapping)
+    _record(repo, plan, all_trees)
     _journal_path(repo).unlink(missing_ok=True)
     map_file.unlink(missing_ok=True)
     needles = sorted({*plan.erased_ids, *plan.evidence_objects} - set(plan.kept))
@@ -479,12 +535,16 @@ def _index_commit(repo: Repository) -> str | None:
         store.close()
 
 
-def _record(repo: Repository, plan: ErasePlan) -> None:
-    """One empty commit that says an erasure happened, and its operation row. Skipped when it landed."""
+def _record(repo: Repository, plan: ErasePlan, all_trees: Sequence[Tree]) -> None:
+    """One empty commit that says an erasure happened, and its operation row. Skipped when it landed. When
+    every erased capture was a layer's kept in its own repository, the commit is made there: its rationale
+    is for that layer's readers, and the public history does not learn that the layer lost anything."""
     if repo.state.has_operation(plan.op_id):
         return
-    head = repo.git.head()
-    landed = head is not None and plan.op_id in repo.git.run("log", "-1", "--format=%B", head)
+    holders = {tree_of(all_trees, c.source_path).prefix for c in plan.captures}
+    git = tree_at(all_trees, holders.pop()).git if len(holders) == 1 and HERE not in holders else repo.git
+    head = git.head()
+    landed = head is not None and plan.op_id in git.run("log", "-1", "--format=%B", head)
     n = len(plan.captures)
     what = f"layer {plan.layer} ({n} capture(s))" if plan.layer else f"{n} capture(s)"
     body = (
@@ -498,11 +558,11 @@ def _record(repo: Repository, plan: ErasePlan) -> None:
             "GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
             "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email,
         }
-        repo.git.run(
+        git.run(
             "commit", "-q", "--no-verify", "--allow-empty", "-F", "-",
             input=commit_message("erase", what, plan.op_id, body).encode(), env=env,
         )
-        head = repo.git.head()
+        head = git.head()
     now = utc_now()
     repo.state.record_operation(
         OperationRow(
