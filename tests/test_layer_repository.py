@@ -319,6 +319,31 @@ def test_erase_of_a_capture_in_the_layers_own_repository_rewrites_that_history(s
     assert CANARY not in json.dumps(_ok(root, "search", f"{CANARY} acquisition", "--as", BOSS)["hits"])
 
 
+def test_erase_of_a_public_capture_reaches_a_layer_page_that_cites_it(split: dict[str, Path]) -> None:
+    """A board page (in the board repository) cites the public source: erasing the public capture rewrites
+    both repositories, the citing line goes from every version of the board page, the audit finds nothing."""
+    root, board = split["root"], split["board"]
+    line, source = next((i + 1, p) for p in git(root, "ls-files", "sources").splitlines()
+                        for i, text in enumerate((root / p).read_text().split("\n"))
+                        if "launched Harbor Gateway" in text)
+    capture = source.rsplit("/", 1)[-1][:-3]
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    cited = f"- Harbor Gateway launched with 40 customers. ([source](../../../../{source}#L{line}))"
+    (board / note).write_text((board / note).read_text().rstrip("\n") + f"\n{cited}\n")
+    git(board, "commit", "-qam", "a board line citing the public launch")
+    board_head = git(board, "rev-parse", "HEAD")
+    dry = _ok(root, "erase", capture, "--rationale", "wrong customer", "--as", BOSS)
+    assert dry["repositories"] == ["layers/board/", ""] and f"layers/board/{note}" in dry["pages_changed"]
+    done = _ok(root, "erase", capture, "--rationale", "wrong customer", "--yes", "--as", BOSS)
+    assert done["residue"] == [], done["residue"]
+    assert git(board, "rev-parse", "HEAD") != board_head
+    assert capture.encode() not in _all_bytes(board) and capture.encode() not in _all_bytes(root)
+    text = (board / note).read_text()
+    assert cited not in text and CANARY in text  # the board's own lines stay
+    assert "wrong customer" in git(root, "log", "-1", "--format=%B")  # a public capture: recorded here
+    assert _ok(root, "fsck")["ok"]
+
+
 def test_erase_refuses_the_whole_of_a_layer_in_its_own_repository(split: dict[str, Path]) -> None:
     """Erasing all of a layer kept in a repository of its own is deleting that repository at its host: refused,
     nothing changed in either repository; and a clone without the layer's checkout cannot erase its captures."""
