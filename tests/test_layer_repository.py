@@ -265,19 +265,79 @@ def test_the_residue_audit_searches_the_layers_own_repository(split: dict[str, P
     assert code == 4 and any(f["where"].startswith("layers/board/: ") for f in json.loads(out)["findings"])
 
 
-def test_export_refuses_a_layer_in_its_own_repository_rather_than_leave_it_out(split: dict[str, Path],
-                                                                                tmp_path: Path) -> None:
-    """export does not read a layer's own repository yet: a bundle that would silently lack the layer's
-    captures is refused, named or defaulted to, with nothing written; the other layers export by name."""
+def _bundle_bytes(bundle: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in bundle.rglob("*") if p.is_file())
+
+
+def _pair(tmp_path: Path, name: str, *, own: bool = True) -> tuple[Path, Path]:
+    """A new, empty wiki with the board layer declared (in a new repository of its own when `own`)."""
+    from stigmergy.repo.init import init_repository
+
+    root = tmp_path / name
+    init_repository(root)
+    remote = tmp_path / f"{name}-board.git"
+    with (root / "stigmergy.toml").open("a") as fh:
+        fh.write(f'\n[layers.board]\nreaders = ["{BOSS}"]\n' + (f'repository = "{remote}"\n' if own else ""))
+    git(root, "commit", "-qam", "board layer")
+    if own:
+        git(tmp_path, "init", "-q", "--bare", str(remote))
+        git(root, "clone", "-q", str(remote), "layers/board")
+    return root, root / "layers" / "board"
+
+
+def test_export_and_import_carry_a_layer_kept_in_its_own_repository(split: dict[str, Path], tmp_path: Path) -> None:
+    """The bundle carries the layer's captures (its manifest says the layer has a repository of its own); an
+    import into an empty pair of repositories files them into the new layer repository and nothing of them
+    into the public one; a public-only bundle holds no byte of the layer."""
     root = split["root"]
-    for args in (["export", str(tmp_path / "b1"), "--as", BOSS],
-                 ["export", str(tmp_path / "b2"), "--layer", "board", "--as", BOSS]):
-        code, _, err = run_cli(args, cwd=root)
-        assert code == 2 and "layer board lives in its own repository" in err, err
-        assert not (tmp_path / args[1].rsplit("/", 1)[-1]).exists() or not any(Path(args[1]).iterdir())
-    assert "--layer public" in run_cli(["export", str(tmp_path / "b1"), "--as", BOSS], cwd=root)[2]
-    report = _ok(root, "export", str(tmp_path / "b3"), "--layer", "public", "--as", BOSS)
-    assert report and CANARY.encode() not in b"".join(p.read_bytes() for p in (tmp_path / "b3").rglob("*") if p.is_file())
+    full = _ok(root, "export", str(tmp_path / "all"), "--as", BOSS)
+    assert full["layers"] == ["board", "public"] and full["captures"] >= 2
+    manifest = json.loads((tmp_path / "all" / "manifest.json").read_text())
+    assert {m["name"]: "repository" in m for m in manifest["layers"]} == {"board": True, "public": False}
+    assert [e["layer"] for e in manifest["captures"]].count("board") == 1
+    assert CANARY.encode() in _bundle_bytes(tmp_path / "all")
+    _ok(root, "export", str(tmp_path / "pub"), "--layer", "public", "--as", BOSS)
+    assert CANARY.encode() not in _bundle_bytes(tmp_path / "pub")
+
+    new, board = _pair(tmp_path, "new")
+    report = _ok(new, "--as", BOSS, "import", str(tmp_path / "all"))
+    assert report["counts"].get("failed", 0) == 0 and report["counts"].get("refused", 0) == 0, report
+    assert CANARY.encode() not in _all_bytes(new)
+    assert not [p for p in git(new, "ls-files").splitlines() if p.startswith("layers/")]
+    board_files = git(board, "ls-files").splitlines()
+    assert [p for p in board_files if p.startswith("sources/")] and [p for p in board_files if p.startswith("wiki/")]
+    assert CANARY in git(board, "log", "-p")
+    assert [p for p in git(new, "ls-files", "sources").splitlines()]  # the public capture landed here
+    # Idempotent: a second import files nothing.
+    again = _ok(new, "--as", BOSS, "import", str(tmp_path / "all"))
+    assert set(again["counts"]) == {"exists"}, again
+
+
+def test_import_refuses_to_file_a_layer_kept_apart_into_the_public_repository(split: dict[str, Path],
+                                                                              tmp_path: Path) -> None:
+    """Hostile: a target that declares the layer without a repository of its own (its captures would land in
+    the repository everyone clones), or without its checkout, imports nothing; a public-only clone refuses to
+    export the layer it lacks."""
+    _ok(split["root"], "export", str(tmp_path / "all"), "--as", BOSS)
+    plain, _ = _pair(tmp_path, "plain", own=False)
+    head = git(plain, "rev-parse", "HEAD")
+    code, _, err = run_cli(["--as", BOSS, "import", str(tmp_path / "all")], cwd=plain)
+    assert code == 2 and "kept in a repository of its own" in err and "nothing imported" in err, err
+    assert git(plain, "rev-parse", "HEAD") == head and CANARY.encode() not in _all_bytes(plain)
+    assert not any((plain / ".stigmergy" / "objects").rglob("*/*")) if (plain / ".stigmergy" / "objects").exists() else True
+    bare, board = _pair(tmp_path, "bare")
+    import shutil
+
+    shutil.rmtree(board)
+    head = git(bare, "rev-parse", "HEAD")
+    code, _, err = run_cli(["--as", BOSS, "import", str(tmp_path / "all")], cwd=bare)
+    assert code == 2 and "no checkout of it at layers/board/" in err, err
+    assert git(bare, "rev-parse", "HEAD") == head
+    clone = tmp_path / "public-clone"
+    git(tmp_path, "clone", "-q", str(split["root"]), str(clone))
+    code, _, err = run_cli(["export", str(tmp_path / "b1"), "--as", BOSS], cwd=clone)
+    assert code == 2 and "no checkout of it at layers/board/" in err and "--layer public" in err, err
+    assert not (tmp_path / "b1").exists() or not any((tmp_path / "b1").iterdir())
 
 
 def test_erase_of_a_capture_in_the_layers_own_repository_rewrites_that_history(split: dict[str, Path]) -> None:

@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import ContractError, InputError, StigmergyError, UsageError
-from stigmergy.garden.carry import human_blocks, human_lines
+from stigmergy.garden.carry import human_blocks
 from stigmergy.history.curation import ENTRY_KINDS, CurationEntry, read_curation
+from stigmergy.history.layer_repos import curation as layer_curation
+from stigmergy.history.layer_repos import people_lines, require, tracked
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.paths import unsafe_relpath_reason
 from stigmergy.pages.source import SourcePage, parse_source_page
@@ -123,9 +125,9 @@ class ExportReport:
         return asdict(self)
 
 
-def _source_pages(repo: Repository) -> list[tuple[str, SourcePage]]:
+def _source_pages(repo: Repository, layers: Collection[str]) -> list[tuple[str, SourcePage]]:
     out = []
-    for path in repo.git.ls_files("sources", "layers"):
+    for path in tracked(repo, layers, "sources"):
         kind = classify(path)
         if not kind or kind[0] != "source":
             continue
@@ -136,7 +138,7 @@ def _source_pages(repo: Repository) -> list[tuple[str, SourcePage]]:
 def _contradictions(repo: Repository, layers: Collection[str]) -> dict[str, dict[str, Any]]:
     """{contradiction id: {subject, claims: [{capture_id, start, end, text}]}} across the exported layers."""
     out: dict[str, dict[str, Any]] = {}
-    for path in repo.git.ls_files("wiki", "layers"):
+    for path in tracked(repo, layers, "wiki"):
         kind = classify(path)
         if not kind or kind[0] == "source" or kind[1] not in layers:
             continue
@@ -157,7 +159,8 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UsageError(f"{dest}: the export folder must be new or empty")
-    pages = _source_pages(repo)
+    require(repo, layers)  # a layer kept in its own repository is read from its checkout, or nothing is written
+    pages = _source_pages(repo, layers)
     chosen = [(p, s) for p, s in pages if s.layer in layers]
     skipped = tuple(sorted({s.layer for _, s in pages} - set(layers)))
     contradictions = _contradictions(repo, layers) if any(s.resolution for _, s in chosen) else {}
@@ -203,7 +206,10 @@ def export_bundle(repo: Repository, dest: Path, layers: Collection[str]) -> Expo
         "version": VERSION,
         "exported_at": utc_now(),
         "source": {"head": repo.git.head()},
-        "layers": [{"name": n, "readers": list(repo.settings.layer(n).readers)} for n in sorted(layers)],
+        # A layer kept in a repository of its own says so: an import keeps it there (write/replay.py).
+        "layers": [{"name": n, "readers": list(repo.settings.layer(n).readers),
+                    **({"repository": url} if (url := repo.settings.layer(n).repository) else {})}
+                   for n in sorted(layers)],
         "captures": entries,
         "curation": curation,
         "human_lines": human,
@@ -224,7 +230,7 @@ def _curation(repo: Repository, layers: Collection[str], capture_ids: list[str])
     record = read_curation(repo.git)
     times = [id_ms(c) or 0 for c in capture_ids]
     out = []
-    for e in record.entries:
+    for e in sorted([*record.entries, *layer_curation(repo, layers)], key=lambda e: e.at):
         if e.layer in layers:
             out.append({**e.to_dict(), "after": bisect.bisect_right(times, e.at)})
     return out, sum(1 for _ in record.unreadable)
@@ -234,7 +240,7 @@ def _feedback(repo: Repository, layers: Collection[str]) -> list[str]:
     """Every feedback record of `layers` in the working tree (committed and open batches), in time order, each
     naming its page where the page is now (ids outlive renames; an import finds the page by its path)."""
     here: dict[str, str] = {}
-    for path in repo.git.ls_files("wiki", "sources", "layers"):
+    for path in tracked(repo, layers, "wiki", "sources"):
         kind = classify(path)
         if kind and kind[1] in layers:
             m = _ID_LINE_RE.search((repo.root / path).read_text(encoding="utf-8").split("\n---\n", 1)[0])
@@ -247,12 +253,12 @@ def _feedback(repo: Repository, layers: Collection[str]) -> list[str]:
 def _human(repo: Repository, layers: Collection[str]) -> list[dict[str, Any]]:
     """Every run of lines people wrote on the exported layers' pages, with the line before it."""
     texts = {}
-    for path in repo.git.ls_files("wiki", "layers"):
+    for path in tracked(repo, layers, "wiki"):
         kind = classify(path)
         if kind and kind[0] != "source" and kind[1] in layers:
             texts[path] = (repo.root / path).read_text(encoding="utf-8")
     out = []
-    for rel, lines in sorted(human_lines(repo.root, texts).items()):
+    for rel, lines in sorted(people_lines(repo, texts).items()):
         for anchor, block in human_blocks(texts[rel].split("\n"), lines):
             out.append({"page": rel, "anchor": anchor, "lines": block})
     return out

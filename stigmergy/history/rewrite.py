@@ -232,8 +232,9 @@ def _filter_class() -> Any:
 def _main(spec_path: str) -> None:
     import git_filter_repo as fr
 
-    spec = RewriteSpec(**{k: tuple(v) if isinstance(v, list) else v
-                          for k, v in json.loads(Path(spec_path).read_text()).items()})
+    data: dict[str, Any] = json.loads(Path(spec_path).read_text())
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    spec = RewriteSpec(**fields)
     file_info, commit_cb, gone = _callbacks(Path.cwd(), spec)
     args = fr.FilteringOptions.parse_args(["--force", "--partial", "--quiet", "--prune-empty", "auto"])
     _filter_class()(args, file_info_callback=file_info, commit_callback=commit_cb).run()

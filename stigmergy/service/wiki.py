@@ -417,6 +417,7 @@ class WikiService:
 
     def export(self, dest: Path, layers: Sequence[str] | None = None) -> Any:
         from stigmergy.history.bundle import export_bundle
+        from stigmergy.repo.layout import layer_checkout
 
         readable = self.readable()
         if layers:
@@ -429,14 +430,18 @@ class WikiService:
             chosen = tuple(dict.fromkeys(layers))
         else:
             chosen = readable
-        # A bundle must hold every capture of what it names: a layer in a repository of its own is not
-        # read by export yet, so naming it (or defaulting to it) is refused rather than left out unsaid.
-        if elsewhere := [name for name in chosen if self.settings.layer(name).repository]:
+        # A bundle must hold every capture of what it names: a layer kept in a repository of its own is read
+        # from its checkout, so naming it (or defaulting to it) in a clone without one is refused rather
+        # than left out unsaid.
+        root = self.require_root()
+        if elsewhere := [name for name in chosen if self.settings.layer(name).repository
+                         and not (layer_checkout(root, name) / ".git").exists()]:
             here = [name for name in chosen if name not in elsewhere]
-            raise UsageError(f"layer {', '.join(elsewhere)} lives in its own repository, which export does not "
-                             "read yet; nothing written",
+            raise UsageError(f"layer {', '.join(elsewhere)} lives in its own repository, and this clone has no "
+                             f"checkout of it at layers/{elsewhere[0]}/; nothing written",
                              hint=("export the others by name: " + " ".join(f"--layer {n}" for n in here))
-                             if here else None)
+                             if here else f"git clone {self.settings.layer(elsewhere[0]).repository} "
+                                          f"layers/{elsewhere[0]}")
         return export_bundle(self.repository(), dest, chosen)
 
     def import_bundle(self, src: Path, on_event: OnEvent | None = None) -> Any:

@@ -22,6 +22,7 @@ from stigmergy.capture.inputs import InputItem
 from stigmergy.capture.queue import CaptureOptions, validate_options
 from stigmergy.errors import ConfigError, StigmergyError, UsageError
 from stigmergy.history.bundle import Bundle, BundleEntry, read_bundle
+from stigmergy.history.layer_repos import present, tracked
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.paths import unsafe_relpath_reason
 from stigmergy.repo.evidence import sha256_hex
@@ -59,7 +60,7 @@ def _contradiction_id(repo: Repository, described: Mapping[str, Any] | None, ids
     if not described:
         return None
     want = sorted((ids.get(c["capture_id"], "?"), c["start"], c["end"]) for c in described.get("claims", []))
-    for path in repo.git.ls_files("wiki", "layers"):
+    for path in tracked(repo, present(repo), "wiki"):
         kind = classify(path)
         if not kind or kind[0] == "source":
             continue
@@ -87,12 +88,25 @@ def import_bundle(
     if reader is not None:
         _check_reader(repo, bundle, reader)
     missing = sorted({e.layer for e in bundle.entries} - set(repo.settings.layer_names()))
+    kept_apart = _own_repository_layers(bundle)
     if missing:
         lines = "; ".join(
-            f"[layers.{m['name']}] readers = {m['readers']}" for m in bundle.manifest.get("layers", []) if m.get("name") in missing
+            f"[layers.{m['name']}] readers = {m['readers']}"
+            + (" and repository = (its own repository)" if m.get("name") in kept_apart else "")
+            for m in bundle.manifest.get("layers", []) if m.get("name") in missing
         )
         raise ConfigError(f"the bundle has captures of undeclared layer(s) {', '.join(missing)}",
                           hint=f"declare them in stigmergy.toml first: {lines}")
+    # A layer the exporter kept in a repository of its own stays in one here: filed into this repository,
+    # its bytes would reach everyone who may clone it.
+    used = {e.layer for e in bundle.entries} | {c.layer for _, c in bundle.curation}
+    if merged := sorted(la for la in kept_apart & used if la not in repo.own_repository_layers):
+        raise ConfigError(f"layer {', '.join(merged)} was kept in a repository of its own where it was exported, "
+                          "and is not here; nothing imported",
+                          hint=f"give [layers.{merged[0]}] a `repository` in stigmergy.toml and clone that "
+                               f"repository at layers/{merged[0]}/, then import again")
+    for layer in sorted(used & repo.own_repository_layers):
+        repo.require_layer_checkout(layer)  # refused (exit 2, what to clone) before anything is filed
     for entry in bundle.entries:  # every entry's metadata is checked before anything is filed
         try:
             validate_options(repo, _options(entry, None, None, False))
@@ -137,6 +151,13 @@ def import_bundle(
     return report
 
 
+def _own_repository_layers(bundle: Bundle) -> set[str]:
+    """The bundle's layers its manifest says were kept in a repository of their own (any non-empty value:
+    the manifest is untrusted, and only this fact about it is used)."""
+    return {str(m["name"]) for m in bundle.manifest.get("layers") or []
+            if isinstance(m, dict) and isinstance(m.get("name"), str) and m.get("repository")}
+
+
 def _replay_feedback(repo: Repository, bundle: Bundle, ids: Mapping[str, str], report: ImportReport) -> None:
     """The bundle's feedback records, pointed at this repository's pages (a wiki page by its path, a source
     page by its replayed capture) and committed as one operation. A record whose id is already here is
@@ -177,7 +198,7 @@ def _page_here(repo: Repository, page: str, path: str, layer: str, ids: Mapping[
         new = ids.get(page)
         if new is None:
             return None
-        found = [p for p in repo.git.ls_files("sources", "layers") if p.endswith(f"/{new}.md")
+        found = [p for p in tracked(repo, present(repo), "sources") if p.endswith(f"/{new}.md")
                  and (classify(p) or ("", ""))[0] == "source"]
         return (new, found[0]) if found else None
     kind = classify(path)
