@@ -415,3 +415,22 @@ def test_erase_refuses_the_whole_of_a_layer_in_its_own_repository(split: dict[st
         assert code == 2 and "lives in its own repository" in err and "nothing changed" in err, err
     assert (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD")) == heads
     assert CANARY in (board / next(p for p in git(board, "ls-files", "sources").splitlines())).read_text()
+
+
+def test_recompile_refiles_the_layers_sources_into_its_own_repository(split: dict[str, Path]) -> None:
+    """recompile rebuilds the board pages from the board sources in the board checkout (not only the public
+    repository's sources): nothing of the layer is deleted, a person's line on a board page (blamed in the
+    board repository) is carried over, and nothing of the layer reaches the public repository."""
+    root, board = split["root"], split["board"]
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    before = {p: (board / p).read_text() for p in git(board, "ls-files", "wiki").splitlines()}
+    (board / note).write_text((board / note).read_text() + "\nThe KOALAZENITH review follows in May.\n")
+    git(board, "commit", "-qam", "a person's line in the board repository")
+    public_files = git(root, "ls-files").splitlines()
+    report = _ok(root, "recompile", "--as", BOSS)
+    assert report["status"] in ("committed", "nothing"), report
+    after = {p: (board / p).read_text() for p in git(board, "ls-files", "wiki").splitlines()}
+    assert set(after) == set(before)
+    assert "KOALAZENITH" in after[note] and CANARY in after[note]
+    assert git(board, "status", "--porcelain") == "" and git(root, "status", "--porcelain") == ""
+    assert git(root, "ls-files").splitlines() == public_files and CANARY.encode() not in _all_bytes(root)

@@ -54,11 +54,20 @@ class FsckReport:
 ABSENT = "original bytes not present here (captured in another clone, or `.stigmergy/` was lost); re-capture the file to restore them"
 
 
-def source_paths(repo: Repository) -> list[str]:
+def source_paths(repo: Repository, checkouts: bool = False) -> list[str]:
+    """Source pages of this repository (tracked or new); with `checkouts`, also those of each layer kept in
+    a repository of its own and checked out here, by their path in this working tree."""
     files = repo.git.ls_files("sources", "layers")
     untracked = [
         line[3:] for line in repo.git.status_porcelain("sources", "layers") if line.startswith("?? ")
     ]
+    if checkouts:
+        for layer in sorted(repo.own_repository_layers):
+            if (repo.root / "layers" / layer / ".git").exists():
+                git = repo.layer_git(layer)
+                files += [f"layers/{layer}/{p}" for p in git.ls_files("sources")]
+                untracked += [f"layers/{layer}/{line[3:]}" for line in git.status_porcelain("sources")
+                              if line.startswith("?? ")]
     return sorted(p for p in {*files, *untracked} if (c := classify(p)) and c[0] == "source")
 
 

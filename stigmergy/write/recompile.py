@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.fsck import source_paths
 from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
-from stigmergy.garden.carry import carry_over, human_lines
+from stigmergy.garden.carry import carry_over
 from stigmergy.garden.delete import refresh_maps
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, wiki_paths
 from stigmergy.gates.authorship import MachineWritten
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.history.curation import CurationEntry, read_curation
+from stigmergy.history.layer_repos import curation as layer_curation
+from stigmergy.history.layer_repos import people_lines, present
 from stigmergy.pages.source import parse_source_page
 from stigmergy.repo.ids import id_ms
 from stigmergy.repo.operations import Repository, restore
@@ -110,7 +112,7 @@ def _order(repo: Repository, from_date: str | None, by_occurred: bool) -> tuple[
     as they are). Capture order is the order the wiki was built in: a deterministic planner then rebuilds
     the same wiki, and a planner that improved shows only its improvements."""
     keyed = []
-    for rel in source_paths(repo):
+    for rel in source_paths(repo, checkouts=True):
         try:
             page = parse_source_page((repo.root / rel).read_text(encoding="utf-8"), rel)
         except Exception:  # noqa: BLE001 - a broken source page is lint's finding; it cannot be filed
@@ -131,7 +133,7 @@ def _setup(repo: Repository, progress: Progress) -> None:
     for name in _COPIED:
         if (repo.root / name).is_file():
             shutil.copy2(repo.root / name, work / name)
-    for rel in source_paths(repo):
+    for rel in source_paths(repo, checkouts=True):
         target = work / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -185,6 +187,8 @@ def recompile(
         raise RecompileRefused("captures are pending; recompile refuses until they are filed",
                            hint="run `stigmergy resume` (or `stigmergy maintain`) first")
     dirty = [ln for ln in repo.git.status_porcelain("sources", "wiki", "layers") if ln]
+    for layer in present(repo):  # a layer kept in its own repository is recompiled from its checkout
+        dirty += [ln for ln in repo.layer_git(layer).status_porcelain("sources", "wiki") if ln]
     if dirty:
         raise RecompileRefused(f"{len(dirty)} uncommitted change(s) under sources/, wiki/ or layers/",
                            hint="commit or discard them first; recompile replaces the wiki as committed")
@@ -207,6 +211,8 @@ def recompile(
         op_id, ts = new_operation("recompile")
         order, _kept = _order(repo, from_date, by_occurred)
         record = read_curation(repo.git)
+        # The curation record of each layer kept in its own repository is in that repository's history.
+        record.entries = sorted([*record.entries, *layer_curation(repo, present(repo))], key=lambda e: e.at)
         progress = Progress(op_id, ts, head, from_date, order, curation=[e.to_dict() for e in record.entries],
                             unreadable=record.unreadable, by_occurred=by_occurred)
         progress.steps = _steps(order, record.entries, by_occurred)
@@ -394,7 +400,7 @@ def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
     layers = repo.settings.layer_names()
     old_texts = {rel: (repo.root / rel).read_text(encoding="utf-8") for rel in wiki_paths(repo.root, layers)}
     new_texts = {rel: (work / rel).read_text(encoding="utf-8") for rel in wiki_paths(work, layers)}
-    human = human_lines(repo.root, old_texts)
+    human = people_lines(repo, old_texts)  # each page blamed in the repository that holds it
     texts, report = carry_over(old_texts, new_texts, human, progress.timestamp)
     changes: dict[str, str | None] = {rel: None for rel in old_texts if rel not in texts}
     changes.update({rel: t for rel, t in texts.items() if old_texts.get(rel) != t})
