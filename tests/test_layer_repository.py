@@ -434,3 +434,37 @@ def test_recompile_refiles_the_layers_sources_into_its_own_repository(split: dic
     assert "KOALAZENITH" in after[note] and CANARY in after[note]
     assert git(board, "status", "--porcelain") == "" and git(root, "status", "--porcelain") == ""
     assert git(root, "ls-files").splitlines() == public_files and CANARY.encode() not in _all_bytes(root)
+
+
+def test_the_layers_own_server_judges_pushes_with_the_same_rules(split: dict[str, Path], tmp_path: Path) -> None:
+    """`hooks install --server` on the layer's bare repository installs the same pre-receive gate: the
+    history stigmergy made there is accepted, an uncited line is accepted, and hostile pushes (a source page
+    changed, a cited line dropped) are refused with the ref unmoved."""
+    board, remote = split["board"], split["board_remote"]
+    proc = subprocess.run([sys.executable, "-m", "stigmergy", "hooks", "install", "--server", str(remote)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "stigmergy hooks pre-receive" in (remote / "hooks" / "pre-receive").read_text()
+    push = subprocess.run(["git", "push", "origin", "HEAD"], cwd=board, capture_output=True, text=True)
+    assert push.returncode == 0, push.stderr  # the layer's own history, made by stigmergy, passes its gate
+    branch = git(board, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    dev = tmp_path / "board-dev"
+    git(tmp_path, "clone", "-q", str(remote), str(dev))
+    source = next(p for p in git(dev, "ls-files", "sources").splitlines())
+    note = next(p for p in git(dev, "ls-files", "-z", "wiki/notes").split("\0") if p)
+
+    def attempt(path: str, edit, why: str) -> subprocess.CompletedProcess:  # noqa: ANN001
+        git(dev, "reset", "-q", "--hard", f"origin/{branch}")
+        (dev / path).write_text(edit((dev / path).read_text()))
+        git(dev, "commit", "-qam", why)
+        return subprocess.run(["git", "push", "origin", f"HEAD:{branch}"], cwd=dev, capture_output=True, text=True)
+
+    tip = git(remote, "rev-parse", branch)
+    tampered = attempt(source, lambda t: t.replace("£4.4M", "£1.0M"), "a quieter figure in the source")
+    assert tampered.returncode != 0 and "push rejected" in tampered.stderr, tampered.stderr
+    cited = next(ln for ln in (dev / note).read_text().splitlines() if "acquisition" in ln and "](../../sources/" in ln)
+    dropped = attempt(note, lambda t: t.replace(cited + "\n", ""), "drop the acquisition line")
+    assert dropped.returncode != 0 and "push rejected" in dropped.stderr, dropped.stderr
+    assert git(remote, "rev-parse", branch) == tip
+    fine = attempt(note, lambda t: t + "\nThe minutes were read aloud.\n", "an uncited line")
+    assert fine.returncode == 0, fine.stderr
