@@ -60,8 +60,11 @@ def _raw(root: Path, payload: bytes) -> bytes:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
         s.connect(str(root / ".git" / SOCKET_NAME))
-        s.sendall(payload)
-        s.shutdown(socket.SHUT_WR)
+        try:  # the worker stops reading past one line's worth and answers
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
         return s.recv(4096)
 
 
@@ -118,8 +121,11 @@ def _as_user(uid: int, gid: int, sock: Path, payload: bytes) -> bytes:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.settimeout(10)
                 s.connect(str(sock))
-                s.sendall(payload)
-                s.shutdown(socket.SHUT_WR)
+                try:  # the worker may answer and close before reading a word from a stranger
+                    s.sendall(payload)
+                    s.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
                 os.write(write_end, s.recv(400))
         except BaseException as exc:  # noqa: BLE001
             os.write(write_end, f"child failed: {exc!r}".encode())
