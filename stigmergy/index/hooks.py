@@ -84,8 +84,10 @@ def _server_block(python: str, checkout: Path) -> str:
         '  fi\n'
         '  git merge -q --ff-only FETCH_HEAD && mkdir -p .stigmergy && '
         # The index worker, when one runs here, indexes with its model loaded (index/worker.py); its client is
-        # the standard library alone (-S: not even site-packages). Anything but "done" and we index ourselves.
-        f'{{ {py} -S {client} || {py} -m stigmergy.cli.hook --push; }} >>.stigmergy/hook.log 2>&1\n'
+        # the standard library alone (-S: not even site-packages), started only when the worker's socket is
+        # there. Anything but "done" and we index ourselves.
+        f'{{ [ -S .git/{worker_client.SOCKET_NAME} ] && {py} -S {client} || {py} -m stigmergy.cli.hook --push; }}'
+        ' >>.stigmergy/hook.log 2>&1\n'
         ") </dev/null\n"
         f"{END}\n"
     )
