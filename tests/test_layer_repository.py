@@ -468,3 +468,34 @@ def test_the_layers_own_server_judges_pushes_with_the_same_rules(split: dict[str
     assert git(remote, "rev-parse", branch) == tip
     fine = attempt(note, lambda t: t + "\nThe minutes were read aloud.\n", "an uncited line")
     assert fine.returncode == 0, fine.stderr
+
+
+def test_the_force_push_of_an_erase_passes_the_layers_own_gate(split: dict[str, Path], tmp_path: Path) -> None:
+    """After an erase of a board capture (its commit in the board repository is gone, the erase record is
+    there), the force push to the layer's gated server is judged as that erase and accepted; a force push
+    that drops the same source page without an erase record is refused."""
+    root, board, remote = split["root"], split["board"], split["board_remote"]
+    source = next(p for p in git(board, "ls-files", "sources").splitlines())
+    capture = source.rsplit("/", 1)[-1][:-3]
+    proc = subprocess.run([sys.executable, "-m", "stigmergy", "hooks", "install", "--server", str(remote)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    git(board, "push", "-q", "origin", "HEAD")
+    branch = git(board, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    tip = git(remote, "rev-parse", branch)
+    # Hostile first: the same pages dropped by a person's rewrite (no erase record) are refused.
+    dev = tmp_path / "board-dev"
+    git(tmp_path, "clone", "-q", str(remote), str(dev))
+    git(dev, "checkout", "-q", "--orphan", "rewritten")
+    git(dev, "rm", "-q", "-r", "--cached", ".")
+    git(dev, "commit", "-q", "--allow-empty", "-m", "start over")
+    forged = subprocess.run(["git", "push", "--force", "origin", f"rewritten:{branch}"], cwd=dev,
+                            capture_output=True, text=True)
+    assert forged.returncode != 0 and "push rejected" in forged.stderr, forged.stderr
+    assert git(remote, "rev-parse", branch) == tip
+    done = _ok(root, "erase", capture, "--rationale", "legal hold", "--yes", "--as", BOSS)
+    assert done["residue"] == [] and done["repositories"] == ["layers/board/"]
+    push = subprocess.run(["git", "push", "--force", "origin", f"HEAD:{branch}"], cwd=board, capture_output=True,
+                          text=True)
+    assert push.returncode == 0, push.stderr
+    assert git(remote, "rev-parse", branch) == git(board, "rev-parse", "HEAD")
