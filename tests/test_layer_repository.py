@@ -139,6 +139,11 @@ def test_a_clone_of_the_public_repository_alone_holds_no_byte_and_works_for_publ
     assert CANARY not in json.dumps(answer)
     code, _, _ = run_cli(["read", "layers/board/wiki/index.md", "--as", BOSS], cwd=clone)
     assert code != 0  # the layer is not in this clone for anyone, its readers included
+    # An erase planned here says which layer repository it cannot reach (a board page may cite the capture).
+    public_capture = next(p for p in git(clone, "ls-files", "sources").splitlines()
+                          if p.endswith(".md")).rsplit("/", 1)[-1][:-3]
+    plan = _ok(clone, "erase", public_capture, "--rationale", "test", "--as", "reader@example.com")
+    assert plan["unreached"] == ["board"] and plan["repositories"] == [""]
     # A write to the layer is refused before anything is stored, with what to clone.
     (tmp_path / "more.md").write_text(f"# More {CANARY}\n\nMore board news.\n")
     head = git(clone, "rev-parse", "HEAD")
@@ -307,7 +312,7 @@ def test_export_and_import_carry_a_layer_kept_in_its_own_repository(split: dict[
     board_files = git(board, "ls-files").splitlines()
     assert [p for p in board_files if p.startswith("sources/")] and [p for p in board_files if p.startswith("wiki/")]
     assert CANARY in git(board, "log", "-p")
-    assert [p for p in git(new, "ls-files", "sources").splitlines()]  # the public capture landed here
+    assert [p for p in git(new, "ls-files", "sources").splitlines() if p.endswith(".md")]  # the public one here
     # Idempotent: a second import files nothing.
     again = _ok(new, "--as", BOSS, "import", str(tmp_path / "all"))
     assert set(again["counts"]) == {"exists"}, again
@@ -371,7 +376,7 @@ def test_erase_of_a_capture_in_the_layers_own_repository_rewrites_that_history(s
     assert code == 0 and json.loads(out)["findings"] == [], out
     assert _ok(root, "fsck")["ok"]
     # The public capture and the layer both still work: a new board capture lands in the layer's repository.
-    assert [p for p in git(root, "ls-files", "sources").splitlines()]
+    assert [p for p in git(root, "ls-files", "sources").splitlines() if p.endswith(".md")]
     (split["root"].parent / "board2.md").write_text("# Board follow-up\n\nThe board met again on 4 May 2026.\n")
     _ok(root, "capture", str(split["root"].parent / "board2.md"), "--layer", "board", "--as", BOSS)
     assert "4 May 2026" in git(board, "log", "-p", "-1")
@@ -499,3 +504,43 @@ def test_the_force_push_of_an_erase_passes_the_layers_own_gate(split: dict[str, 
                           text=True)
     assert push.returncode == 0, push.stderr
     assert git(remote, "rev-parse", branch) == git(board, "rev-parse", "HEAD")
+
+
+def test_an_erase_killed_between_the_two_rewrites_is_finished_by_resume(split: dict[str, Path]) -> None:
+    """Killed after the layer's repository was rewritten and before the public one: `resume` finishes both,
+    and every change record points at a commit one of the two repositories has."""
+    import os
+    import signal
+    import time
+
+    root, board = split["root"], split["board"]
+    line, source = next((i + 1, p) for p in git(root, "ls-files", "sources").splitlines()
+                        for i, text in enumerate((root / p).read_text().split("\n")) if "launched Harbor Gateway" in text)
+    capture = source.rsplit("/", 1)[-1][:-3]
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    cited = f"- Harbor Gateway launched with 40 customers. ([source](../../../../{source}#L{line}))"
+    (board / note).write_text((board / note).read_text().rstrip("\n") + f"\n{cited}\n")
+    git(board, "commit", "-qam", "a board line citing the public launch")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stigmergy", "erase", capture, "--rationale", "crash test", "--yes", "--as", BOSS],
+        cwd=root, env={**os.environ, "STIGMERGY_PAUSE_AT": "erase-layer-rewritten"}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        out = proc.stdout.readline()
+        if "paused at erase-layer-rewritten" in out or proc.poll() is not None:
+            break
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert (root / ".stigmergy/erase.json").exists()
+    assert capture.encode() not in _all_bytes(board) and capture in git(root, "log", "--all", "-p")  # half done
+    done = subprocess.run([sys.executable, "-m", "stigmergy", "resume"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not (root / ".stigmergy/erase.json").exists()
+    assert capture.encode() not in _all_bytes(board) and capture.encode() not in _all_bytes(root)
+    assert cited not in (board / note).read_text()
+    ops = json.loads(run_cli(["--json", "log", "-n", "100", "--as", BOSS], cwd=root)[1])["operations"]
+    commits = set(git(root, "rev-list", "--all").split()) | set(git(board, "rev-list", "--all").split())
+    assert all(o["commit"] in commits for o in ops if o["commit"]), "a change record points at a vanished commit"

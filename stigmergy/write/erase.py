@@ -483,6 +483,8 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
         # to new and finds nothing more to remove. Commit ids of the repositories never collide.
         map_file.write_text(json.dumps({"map": mapping, "gone": sorted(gone)}))
         drop_unreachable(tree.root)
+        if prefix:
+            repo.pause("erase-layer-rewritten")
     _scrub_open_feedback(repo, plan)
     repo.pause("erase-rewritten")
     purge_evidence(repo, tuple(o for o in plan.evidence_objects if o not in plan.kept))
