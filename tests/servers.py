@@ -75,6 +75,7 @@ class Postgres:
     port: int
     settings: dict[str, str] = field(default_factory=dict)
     _user: tuple[int, int] | None = None
+    keep: bool = False  # `stop` leaves the data folder (a bench's built schemas, reused by its next run)
 
     @property
     def url(self) -> str:
@@ -92,18 +93,23 @@ class Postgres:
                               timeout=timeout, cwd=self.base, check=False, **kw)  # type: ignore[call-overload]
 
     @classmethod
-    def start(cls, settings: dict[str, str] | None = None) -> Postgres:
-        base = Path(tempfile.mkdtemp(prefix="stigmergy-pg-"))
+    def start(cls, settings: dict[str, str] | None = None, keep_at: Path | None = None) -> Postgres:
+        """`keep_at`: a folder kept between runs (a bench's): its data folder is reused when there, and
+        `stop` leaves it."""
+        base = keep_at or Path(tempfile.mkdtemp(prefix="stigmergy-pg-"))
+        base.mkdir(parents=True, exist_ok=True)
         user = _pg_user()
         if user is not None:
             _traversable(pg_bin())
             os.chown(base, *user)
-        server = cls(base, free_port(), dict(settings or {}), user)
-        done = server._run("initdb", "-D", str(server.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                           "--locale=C", "--no-sync")
-        if done.returncode != 0:
-            shutil.rmtree(base, ignore_errors=True)
-            raise RuntimeError(f"initdb failed: {done.stderr.strip()[-2000:]}")
+        server = cls(base, free_port(), dict(settings or {}), user, keep=keep_at is not None)
+        if not (server.data / "PG_VERSION").exists():
+            done = server._run("initdb", "-D", str(server.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                               "--locale=C", "--no-sync")
+            if done.returncode != 0:
+                if not server.keep:
+                    shutil.rmtree(base, ignore_errors=True)
+                raise RuntimeError(f"initdb failed: {done.stderr.strip()[-2000:]}")
         opts = {"listen_addresses": "127.0.0.1", "port": str(server.port), "unix_socket_directories": str(base),
                 "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200",
                 **server.settings}
@@ -111,7 +117,8 @@ class Postgres:
                            "-o", " ".join(f"-c {k}={v}" for k, v in opts.items()), "start")
         if done.returncode != 0:
             log = (base / "log").read_text(errors="replace")[-2000:] if (base / "log").exists() else ""
-            shutil.rmtree(base, ignore_errors=True)
+            if not server.keep:
+                shutil.rmtree(base, ignore_errors=True)
             raise RuntimeError(f"PostgreSQL did not start: {done.stderr.strip()} {log}")
         atexit.register(server.stop)
         return server
@@ -119,7 +126,8 @@ class Postgres:
     def stop(self) -> None:
         if self.data.exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", timeout=60)
-        shutil.rmtree(self.base, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.base, ignore_errors=True)
 
     def _processes(self) -> list[tuple[Path, bool, list[str]]]:
         """The server's processes from /proc: (the /proc folder, whether it is the postmaster, the fields of

@@ -342,3 +342,37 @@ def test_a_servers_reads_go_through_its_warm_connection(tmp_path: Path, pg_env: 
     opened.clear()
     served = answers(WikiService(b.root, b.settings, Identity(BOSS), {}, embedder=HashEmbedder()).serving())
     assert opened == [] and served == plain
+
+
+def test_full_text_scores_equal_sqlites_for_words_and_phrases(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """PostgreSQL re-scores its first cut with FTS5's bm25 from each lexeme's column letters (positions only
+    for the words of a phrase): the scores and their order equal SQLite's, for single words weighted by
+    column (title, heading, body) and for phrases, which must not count their words out of order or apart."""
+    from stigmergy.index.store.protocol import Filters
+
+    b = _wiki(tmp_path / "w", {}, pages=2)
+    b.wiki("note", "Cold chain", "The cold chain is cold. Chain cold is not the phrase.\n\n## Cold chain audit\n\n"
+           "Aurora audits the cold-chain twice: cold chain, cold chain.\n")
+    b.wiki("note", "Widgets", "Widgets cost euros; the chain of widgets is cold.\n")
+    b.wiki("note", "Chain", "chain chain chain cold cold audit\n")
+    b.wiki("note", "Apart", "Cold weather. Chain stores. Nothing else here mentions either word twice.\n")
+    b.commit("pages")
+    scores = {}
+    for label, env in (("sqlite", {}), ("postgres", pg_env)):
+        settings = load_settings(b.root, env)
+        build_index(b.root, settings, embedder=HashEmbedder())
+        store = open_index(index_location(Layout(b.root), settings))
+        try:
+            sel = store.select(("public",), Filters())
+            out = []
+            for terms in (["cold chain"], ["cold-chain", "audit"], ["widgets", "cold", "cold"], ["chain"]):
+                rows = store.lexical(terms, sel, (10.0, 3.0, 1.0), 50)
+                infos = store.page_infos(sorted({p for _, p, _ in rows}))
+                out.append([(infos[p].path, round(s, 9)) for _, p, s in rows])
+            scores[label] = out
+        finally:
+            store.close()
+    assert scores["postgres"] == scores["sqlite"]
+    assert all(scores["sqlite"])  # every query matched something
+    phrase = dict(scores["sqlite"][0])
+    assert "wiki/notes/Apart.md" not in phrase and "wiki/notes/Widgets.md" not in phrase

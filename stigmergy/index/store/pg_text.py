@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -125,21 +124,23 @@ def weights_array(weights: tuple[float, float, float]) -> list[float]:
     return [body / top, EXTRA_WEIGHT / top, headings / top, title / top]
 
 
-def parse_positions(positions: Sequence[int], weights: Sequence[str]) -> list[tuple[int, str]]:
-    return list(zip(positions, weights, strict=True))
-
-
-def phrase_hits(occurrences: dict[str, list[tuple[int, str]]], phrase: tuple[str, ...]) -> Counter[str]:
-    """How often `phrase` occurs in each column (weight letter), from its lexemes' (position, weight)."""
-    hits: Counter[str] = Counter()
-    first = occurrences.get(phrase[0], [])
+def phrase_hits(occurrences: dict[str, tuple[str, Sequence[int] | None]], phrase: tuple[str, ...]) -> dict[str, int]:
+    """How often `phrase` occurs in each column (weight letter), from its lexemes' occurrences: the letter of
+    each position, in position order, and the positions (needed only for a phrase of several words)."""
+    first = occurrences.get(phrase[0])
+    if first is None:
+        return {}
+    letters, positions = first
     if len(phrase) == 1:
-        hits.update(w for _, w in first)
-        return hits
-    later = [dict(occurrences.get(w, [])) for w in phrase[1:]]
-    for pos, letter in first:
+        return {c: letters.count(c) for c in COLUMN_LETTER if c in letters}
+    later = []
+    for word in phrase[1:]:
+        letters_w, positions_w = occurrences.get(word, ("", None))
+        later.append(dict(zip(positions_w or (), letters_w, strict=True)))
+    hits: dict[str, int] = {}
+    for pos, letter in zip(positions or (), letters, strict=True):
         if all(later[i].get(pos + i + 1) == letter for i in range(len(later))):
-            hits[letter] += 1
+            hits[letter] = hits.get(letter, 0) + 1
     return hits
 
 
@@ -149,7 +150,7 @@ def idf(rows: int, matching: int) -> float:
     return value if value > 0 else 1e-6
 
 
-def bm25(per_phrase: Sequence[Counter[str]], idfs: Sequence[float], weights: tuple[float, float, float],
+def bm25(per_phrase: Sequence[dict[str, int]], idfs: Sequence[float], weights: tuple[float, float, float],
          length: int, avg_length: float) -> float:
     """FTS5's bm25 (positive: higher is better) of one row from each phrase's hits per column."""
     by_letter = dict(zip(COLUMN_LETTER, (*weights, EXTRA_WEIGHT), strict=True))
