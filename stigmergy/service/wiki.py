@@ -43,13 +43,27 @@ PAGE_VIEW_CHARS = 2_000_000
 PAGE_VIEW_LINKS = 2_000  # every wikilink of a page is drawn as a link (read resolves 20)
 
 
+# Warm search sessions a long-lived service keeps (a command keeps one). One session at a time made a
+# server answer one search at a time: at 50 searches a second the database's part of one search (its own
+# process) could not overlap the Python part of the next, nor the query embedding (onnxruntime releases
+# the GIL). Each holds a connection; all share the model. More than a few gain nothing under one GIL.
+SEARCH_SESSIONS = 4
+
+
 class _Warm:
-    """The warm search session and its lock; services for several callers of one server share one (the
-    searcher takes the reader per call, so the model and the connection are loaded once)."""
+    """The warm search sessions and their lock; services for several callers of one server share them (a
+    searcher takes the reader per call, so the model is loaded once). A session is lent to one caller at a
+    time; `generation` moves when the sessions are dropped (settings changed, service closed), so a session
+    lent out before is closed when it comes back instead of returning to the pool."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.searcher: Searcher | None = None
+        self.returned = threading.Condition(self.lock)
+        self.idle: list[Searcher] = []
+        self.lent = 0
+        self.generation = 0
+        self.embedder: Any = None  # the model the first session loaded, shared by the next ones
+        self.model_lock = threading.Lock()
         self.trust: Any = None  # the folded feedback records (trust/book.py), kept while no batch changes
         self.access: Any = None  # access counts not yet appended (trust/access.py)
 
@@ -119,7 +133,7 @@ class WikiService:
             return
         settings = refresh_declarations(self.settings, now)
         with self._warm_state.lock:
-            self._close_searcher()  # it holds the old settings
+            self._close_searchers()  # they hold the old settings
             self.settings = settings
             self._repo = None  # rebuilt on next use from the new settings
             self._declared = now
@@ -164,7 +178,7 @@ class WikiService:
 
     def close(self) -> None:
         with self._warm_state.lock:
-            self._close_searcher()
+            self._close_searchers()
         if self._warm_state.access is not None:
             self._warm_state.access.flush()
         if self._repo is not None and self.long_lived:
@@ -520,35 +534,70 @@ class WikiService:
 
     # ------------------------------------------------------------ reads of the index
 
-    def _warm(self) -> Searcher:
-        warm = self._warm_state
-        if warm.searcher is None:
-            from stigmergy.index.search import Searcher
-
-            warm.searcher = Searcher(self.require_root(), self.settings, self._embedder, git=self._git())
-        return warm.searcher
-
     def _git(self) -> Git | None:
         """The Git the reads share: the repository's GitPython reader in a long-lived service, else None
-        (each read opens the binary's wrapper, as a command always did)."""
+        (each read opens the binary's wrapper, as a command always did). It serialises its own pipe."""
         return self.repository().git if self.long_lived else None
 
-    def _close_searcher(self) -> None:
+    def _close_searchers(self) -> None:
+        """Close the idle sessions and retire the lent ones (closed when they come back); under the lock."""
         warm = self._warm_state
-        if warm.searcher is not None:
-            warm.searcher.close()
-            warm.searcher = None
+        warm.generation += 1
+        for searcher in warm.idle:
+            searcher.close()
+        warm.idle.clear()
+
+    def _borrow(self) -> tuple[Searcher, int]:
+        """An idle session, or a new one while fewer than the pool's size are lent, else wait for one."""
+        warm = self._warm_state
+        limit = SEARCH_SESSIONS if self.long_lived else 1
+        with warm.lock:
+            while not warm.idle and warm.lent >= limit:
+                warm.returned.wait()
+            warm.lent += 1
+            generation = warm.generation
+            if warm.idle:
+                return warm.idle.pop(), generation
+            git = self._git()
+        try:
+            from stigmergy.index.search import Searcher
+
+            # Opened outside the lock (a connection, the schema check: others' searches go on meanwhile).
+            searcher = Searcher(self.require_root(), self.settings, self._embedder, git=git)
+            if self.long_lived and self._embedder is None:
+                # One model for every session of the pool: the first loads it, the next ones take it.
+                with warm.model_lock:
+                    if warm.embedder is None:
+                        warm.embedder = searcher.embedder
+                    searcher.scope.memo.embedder = warm.embedder
+        except BaseException:
+            with warm.lock:
+                warm.lent -= 1
+                warm.returned.notify()
+            raise
+        return searcher, generation
+
+    def _give_back(self, searcher: Searcher, generation: int, broken: bool) -> None:
+        warm = self._warm_state
+        with warm.lock:
+            warm.lent -= 1
+            if broken or generation != warm.generation:
+                searcher.close()  # a failed session (the index rebuilt under it), or one from before a drop
+            else:
+                warm.idle.append(searcher)
+            warm.returned.notify()
 
     @contextmanager
     def searching(self) -> Iterator[Searcher]:
-        """The warm search session, one caller at a time; a session that failed (the index rebuilt under
-        it) is closed and reopened on the next call."""
-        with self._warm_state.lock:
-            try:
-                yield self._warm()
-            except Exception:
-                self._close_searcher()
-                raise
+        """A warm search session, lent to this caller alone until the block ends; a session that failed (the
+        index rebuilt under it) is closed, and the next call opens a new one."""
+        searcher, generation = self._borrow()
+        broken = True
+        try:
+            yield searcher
+            broken = False
+        finally:
+            self._give_back(searcher, generation, broken)
 
     def search(self, query: str, *, k: int | None = None, filters: Filters | None = None) -> SearchResult:
         with self.searching() as searcher:
@@ -575,18 +624,20 @@ class WikiService:
         if not (self.long_lived and self.settings.index.backend == "postgres"):
             yield None
             return
-        with self._warm_state.lock:
-            try:
-                searcher = self._warm()
-            except StigmergyError:
-                searcher = None  # the read opens its own and says what is wrong, as before
-            try:
-                yield searcher.store if searcher is not None else None
-            except StigmergyError:
-                raise
-            except Exception:
-                self._close_searcher()  # a broken connection: the next call opens a new one
-                raise
+        try:
+            searcher, generation = self._borrow()
+        except StigmergyError:
+            yield None  # the read opens its own and says what is wrong, as before
+            return
+        broken = True
+        try:
+            yield searcher.store
+            broken = False
+        except StigmergyError:
+            broken = False  # a refusal, not a broken connection
+            raise
+        finally:
+            self._give_back(searcher, generation, broken)
 
     def read(self, refs: Sequence[str], *, evidence: bool = False, chars: int | None = None) -> dict[str, Any]:
         from stigmergy.index.reads import read_pages

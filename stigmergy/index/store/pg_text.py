@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -124,7 +124,7 @@ def weights_array(weights: tuple[float, float, float]) -> list[float]:
     return [body / top, EXTRA_WEIGHT / top, headings / top, title / top]
 
 
-def phrase_hits(occurrences: dict[str, tuple[str, Sequence[int] | None]], phrase: tuple[str, ...]) -> dict[str, int]:
+def phrase_hits(occurrences: Mapping[str, tuple[str, Sequence[int] | None]], phrase: tuple[str, ...]) -> dict[str, int]:
     """How often `phrase` occurs in each column (weight letter), from its lexemes' occurrences: the letter of
     each position, in position order, and the positions (needed only for a phrase of several words)."""
     first = occurrences.get(phrase[0])

@@ -1,0 +1,111 @@
+"""A long-lived service's pool of warm search sessions (service/wiki.py): searches from several callers run
+side by side, each on a session lent to it alone, never more sessions than the pool's size; scope stays the
+caller's; a session that failed is closed, not lent again; one lent out when the readers changed is closed
+when it comes back. Real Git, real SQLite, the tests' deterministic embedder."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from test_index_support import HashEmbedder, RepoBuilder
+
+from stigmergy.index.build import build_index
+from stigmergy.index.search import Searcher
+from stigmergy.service import Identity, WikiService
+from stigmergy.service import wiki as wiki_module
+
+BOSS = "boss@example.com"
+OUTSIDER = "intern@example.com"
+CANARY = "PANGOLINQUASAR"
+
+
+def _wiki(root: Path) -> RepoBuilder:
+    b = RepoBuilder(root, layers={"secret": [BOSS]})
+    for i in range(4):
+        b.wiki("note", f"Note {i}", f"Aurora shipped widget {i} to Acme in week {i}.\n")
+    b.wiki("note", "Secret plan", f"{CANARY} is the plan for the Aurora widget.\n", layer="secret")
+    b.commit("seed")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    return b
+
+
+def _served(b: RepoBuilder) -> WikiService:
+    return WikiService(b.root, b.settings, Identity(BOSS), {}, embedder=HashEmbedder()).serving()
+
+
+def test_searches_run_side_by_side_each_on_a_session_of_its_own(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """As many searches as the pool holds are inside `search` at the same moment (a barrier that one
+    session at a time could never pass), on distinct sessions; a further caller waits for one to come back
+    rather than open another; every caller sees only their own layers."""
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    size = wiki_module.SEARCH_SESSIONS
+    inside = threading.Barrier(size, timeout=30)
+    used: list[int] = []
+    real = Searcher.search
+
+    def search(self: Searcher, *a: object, **k: object) -> object:
+        used.append(id(self))
+        inside.wait()  # BrokenBarrierError (a failed search below) if fewer run at once
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Searcher, "search", search)
+    callers = [server.for_caller(Identity(BOSS if i % 2 else OUTSIDER)) for i in range(2 * size)]
+    found: dict[int, list[str]] = {}
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            found[i] = [h.path for h in callers[i].search(f"{CANARY} Aurora widget").hits]
+        except BaseException as exc:  # noqa: BLE001 - asserted empty below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(callers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    server.close()
+    assert errors == []
+    assert len(set(used)) == size  # the second wave reused the first wave's sessions
+    assert server._warm_state.lent == 0
+    for i, paths in found.items():
+        secret = any(p.startswith("layers/secret/") for p in paths)
+        assert secret == bool(i % 2), (i, paths)
+
+
+def test_a_failed_session_is_closed_and_the_next_search_opens_a_new_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    first = server.search("Aurora widget").hits
+    (session,) = server._warm_state.idle
+    closed: list[int] = []
+    real_close = Searcher.close
+    monkeypatch.setattr(Searcher, "close", lambda self: closed.append(id(self)) or real_close(self))
+    monkeypatch.setattr(Searcher, "search", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("connection lost")))
+    with pytest.raises(RuntimeError, match="connection lost"):
+        server.search("Aurora widget")
+    assert closed == [id(session)] and server._warm_state.idle == [] and server._warm_state.lent == 0
+    monkeypatch.undo()
+    assert server.search("Aurora widget").hits == first
+    server.close()
+
+
+def test_a_session_lent_when_the_readers_change_is_closed_when_it_comes_back(tmp_path: Path) -> None:
+    """The boss is removed from the secret layer while a search session is lent out: the settings are read
+    again at once, the lent session (built with the old readers) is not lent again, and the boss's next
+    search no longer shows the secret page."""
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    assert any(h.path.startswith("layers/secret/") for h in server.search(CANARY).hits)
+    with server.searching() as lent:
+        toml = b.root / "stigmergy.toml"
+        toml.write_text(toml.read_text().replace(f'"{BOSS}"', '"someone@example.com"'))
+        server.refresh_settings()
+    assert lent not in server._warm_state.idle
+    assert not any(h.path.startswith("layers/secret/") for h in server.search(CANARY).hits)
+    server.close()
