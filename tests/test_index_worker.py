@@ -315,3 +315,42 @@ def test_a_push_is_indexed_by_the_worker_and_by_the_hook_once_it_is_gone(
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+def test_the_worker_keeps_its_connection_and_reconnects_after_losing_it(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    from test_index_support import HashEmbedder
+    from test_shared_index import _psql
+
+    b = RepoBuilder(tmp_path / "w", env=pg_env)
+    b.wiki("note", "First", "The first page.\n")
+    b.commit("first")
+    indexer = WarmIndexer(b.root, dict(pg_env))
+    embedder = HashEmbedder()
+    indexer.embedder = lambda settings: embedder  # type: ignore[method-assign]  # no model: this is about the store
+    head = git(b.root, "rev-parse", "HEAD").strip()
+    assert indexer(head) == f"ok {head}"
+    store = indexer._store
+    assert store is not None and not store.conn.closed  # kept open for the next request
+    b.wiki("note", "Second", "The second page.\n")
+    b.commit("second")
+    head = git(b.root, "rev-parse", "HEAD").strip()
+    assert indexer(head) == f"ok {head}" and indexer._store is store
+    # The server ends the session (a restart, an administrator): one request may fail, then a new one.
+    url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
+    pid = store.conn.info.backend_pid
+    _psql(url, schema, f"SELECT pg_terminate_backend({pid})")
+    b.wiki("note", "Third", "The third page.\n")
+    b.commit("third")
+    head = git(b.root, "rev-parse", "HEAD").strip()
+    answers = []
+    for _ in range(2):
+        try:
+            answers.append(indexer(head))
+        except Exception as exc:  # noqa: BLE001 (what handle() turns into an "error" answer)
+            answers.append(f"error {exc}")
+        if answers[-1].startswith("ok"):
+            break
+    assert answers[-1] == f"ok {head}", answers
+    assert indexer._store is not store
+    assert _indexed(b.root, pg_env) == head
+    indexer.close()

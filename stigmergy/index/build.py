@@ -122,12 +122,14 @@ def build_index(
     lock: bool = True,
     pause: Callable[[str], None] = lambda point: None,
     from_push: bool = False,
+    store: IndexStore | None = None,
 ) -> IndexReport:
     """Bring the index up to date: `.stigmergy/index.sqlite` with the working tree, or a shared index with
     HEAD's committed pages. `embedder` may be an Embedder or a factory; by default one is made from
     settings, and only when something needs embedding. `lock=False` when the caller already holds the index
     lock (the hook runner). `from_push`: the server's hook after a push, whose HEAD is the shared history
-    (it writes whatever the shared index held before)."""
+    (it writes whatever the shared index held before). `store`: an open shared index to write through and
+    leave open (the index worker's warm connection), instead of opening and closing one."""
     t_start = time.perf_counter()
     layout = Layout(root)
     git = Git(root)
@@ -145,7 +147,8 @@ def build_index(
 
     loc = index_location(layout, settings)
     with index_lock(layout, settings.lock.timeout_seconds) if lock else contextlib.nullcontext():
-        store = open_index(loc, rebuild=rebuild)
+        own = store is None
+        store = open_index(loc, rebuild=rebuild) if store is None else store
         try:
             with store.writer_lock(settings.lock.timeout_seconds):
                 head = git.head()
@@ -196,7 +199,8 @@ def build_index(
                     pause("index-swap")
                 pages_total, frags_total = store.totals()
         finally:
-            store.close()
+            if own:
+                store.close()
     return IndexReport(
         commit=head, full=full, pages_indexed=indexed_n, pages_removed=removed_n, pages_total=pages_total,
         fragments_total=frags_total, fragments_embedded=embedded, fragments_reused=max(0, reused),

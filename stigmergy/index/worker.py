@@ -35,6 +35,7 @@ from stigmergy.settings import EmbedderSettings, Settings, load_settings
 
 if TYPE_CHECKING:
     from stigmergy.index.build import IndexReport
+    from stigmergy.index.store import IndexLocation, IndexStore
 
 REQUEST_TIMEOUT_S = 2.0  # a client that connects and says nothing does not hold up the next push
 # Room for the socket's path in sockaddr_un (108 bytes on Linux, with its terminating NUL).
@@ -98,6 +99,8 @@ class WarmIndexer:
     env: dict[str, str]
     _embedder: object | None = None
     _embedder_for: tuple[EmbedderSettings, Path] | None = None
+    _store: IndexStore | None = None
+    _store_for: IndexLocation | None = None
     runs: int = field(default=0)
 
     def settings(self) -> Settings:
@@ -111,10 +114,33 @@ class WarmIndexer:
             self._embedder, self._embedder_for = _BySize(settings.embedder, key[1]), key
         return self._embedder
 
+    def store(self, settings: Settings) -> IndexStore | None:
+        """The shared index's connection, kept open between requests (a new one costs its handshake, a fresh
+        server process and that process's cold caches); None for a SQLite index (opened per run, cheaply)."""
+        from stigmergy.index.store import index_location, open_index
+        from stigmergy.repo.layout import Layout
+
+        loc = index_location(Layout(self.root), settings)
+        if not loc.shared:
+            return None
+        conn = getattr(self._store, "conn", None)
+        if self._store is not None and (self._store_for != loc or conn is None or conn.closed or conn.broken):
+            self.close()
+        if self._store is None:
+            self._store, self._store_for = open_index(loc), loc
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            with contextlib.suppress(Exception):  # a connection already gone
+                self._store.close()
+        self._store = self._store_for = None
+
     def warm(self) -> None:
         """Load the model now, not on the first push."""
-        emb = self.embedder(self.settings())
-        emb.embed(["warm"])  # type: ignore[attr-defined]
+        settings = self.settings()
+        self.embedder(settings).embed(["warm"])  # type: ignore[attr-defined]
+        self.store(settings)
 
     def __call__(self, commit: str) -> str:
         from stigmergy.index.build import build_index
@@ -130,10 +156,14 @@ class WarmIndexer:
         reports: list[IndexReport] = []
 
         def run() -> None:
-            reports.append(build_index(self.root, settings, lock=False, from_push=True,
+            reports.append(build_index(self.root, settings, lock=False, from_push=True, store=self.store(settings),
                                        embedder=lambda: self.embedder(settings)))  # type: ignore[arg-type, return-value]
 
-        self.runs += run_hook_index(self.root, run)
+        try:
+            self.runs += run_hook_index(self.root, run)
+        except Exception:
+            self.close()  # whatever failed, the next request starts from a new connection
+            raise
         if not reports:
             return "deferred"
         indexed = reports[-1].commit  # the commit the index reflects after the last run (its note says why not)

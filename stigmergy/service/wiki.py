@@ -500,7 +500,10 @@ class WikiService:
         indexer.warm()
         sock = bind_socket(root)
         ready(str(sock.getsockname()))
-        serve(sock, indexer, stop, log)
+        try:
+            serve(sock, indexer, stop, log)
+        finally:
+            indexer.close()
 
     def check_index(self) -> Any:
         from stigmergy.index.build import check_index
