@@ -100,6 +100,25 @@ def test_a_malformed_request_runs_nothing_and_the_worker_keeps_serving(worker, p
     assert ask_worker(str(b.root))[0]
 
 
+def test_a_client_that_drips_bytes_is_cut_off_and_the_next_push_served(worker) -> None:  # noqa: ANN001
+    b, run, lines = worker
+    t0 = time.monotonic()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(str(b.root / ".git" / SOCKET_NAME))
+        try:
+            for byte in b"stigmergy-index 1 ":  # a byte every 0.4 s: each recv alone would wait forever
+                s.sendall(bytes([byte]))
+                time.sleep(0.4)
+        except OSError:
+            pass
+        answer = s.recv(400)
+    assert answer.startswith(b"refused"), answer
+    assert time.monotonic() - t0 < 8.0  # cut at ~2 s, not after the whole drip
+    assert run.asked == []
+    assert ask_worker(str(b.root))[0]
+
+
 def test_parse_request_takes_one_commit_id_and_nothing_else() -> None:
     assert parse_request(PROTOCOL + b" " + b"0" * 40 + b"\n") == "0" * 40
     assert parse_request(PROTOCOL + b" " + b"f" * 64 + b"\n") == "f" * 64

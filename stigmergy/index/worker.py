@@ -205,8 +205,14 @@ def parse_request(line: bytes) -> str | None:
 
 
 def _read_line(conn: socket.socket) -> bytes:
+    """One request line, read within REQUEST_TIMEOUT_S in all (a byte now and then does not hold the worker)."""
     data = b""
+    deadline = time.monotonic() + REQUEST_TIMEOUT_S
     while b"\n" not in data and len(data) <= MAX_LINE:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return b""
+        conn.settimeout(left)
         chunk = conn.recv(MAX_LINE + 1)
         if not chunk:
             break
@@ -221,7 +227,6 @@ def handle(conn: socket.socket, run: Callable[[str], str], log: Callable[[str], 
     if uid != os.getuid():
         answer = "refused not this worker's user"
     else:
-        conn.settimeout(REQUEST_TIMEOUT_S)
         try:
             commit = parse_request(_read_line(conn))
         except OSError:
