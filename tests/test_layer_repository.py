@@ -294,7 +294,15 @@ def test_export_and_import_carry_a_layer_kept_in_its_own_repository(split: dict[
     """The bundle carries the layer's captures (its manifest says the layer has a repository of its own); an
     import into an empty pair of repositories files them into the new layer repository and nothing of them
     into the public one; a public-only bundle holds no byte of the layer."""
-    root = split["root"]
+    root, board_here = split["root"], split["board"]
+    # People's judgement in the layer's repository travels too: a rename (its curation record is in the
+    # layer's history) and a person's line on the renamed page (blamed there).
+    note = next(p for p in git(board_here, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    _ok(root, "rename", f"layers/board/{note}", "Board minutes of March", "--as", BOSS)
+    renamed = "wiki/notes/Board minutes of March.md"
+    assert (board_here / renamed).is_file()
+    (board_here / renamed).write_text((board_here / renamed).read_text() + "\nThe KOALAZENITH review follows.\n")
+    git(board_here, "commit", "-qam", "a person's line in the board repository")
     full = _ok(root, "export", str(tmp_path / "all"), "--as", BOSS)
     assert full["layers"] == ["board", "public"] and full["captures"] >= 2
     manifest = json.loads((tmp_path / "all" / "manifest.json").read_text())
@@ -312,6 +320,8 @@ def test_export_and_import_carry_a_layer_kept_in_its_own_repository(split: dict[
     board_files = git(board, "ls-files").splitlines()
     assert [p for p in board_files if p.startswith("sources/")] and [p for p in board_files if p.startswith("wiki/")]
     assert CANARY in git(board, "log", "-p")
+    assert full["curation"] >= 1 and full["human_lines"] >= 1, full
+    assert "KOALAZENITH" in (board / renamed).read_text() and report["curation"].get("replayed", 0) >= 1, report
     assert [p for p in git(new, "ls-files", "sources").splitlines() if p.endswith(".md")]  # the public one here
     # Idempotent: a second import files nothing.
     again = _ok(new, "--as", BOSS, "import", str(tmp_path / "all"))

@@ -101,9 +101,10 @@ class _Commit:
         return self.trailers.get(TRAILER_KIND) if self.trailers.get(TRAILER_OP) else None
 
 
-def _log(git: Git) -> tuple[list[_Commit], dict[str, list[dict[str, Any]]]]:
+def _log(git: Git, prefix: str = "") -> tuple[list[_Commit], dict[str, list[dict[str, Any]]]]:
     """Every commit that touched the wiki, oldest first, and what each changed (every path: a delete that
-    removed a source page is told apart by it), read in one walk of the history."""
+    removed a source page is told apart by it), read in one walk of the history. Paths are prefixed with
+    `prefix` (a layer's own repository: its trailers already name paths of the wiki's working tree)."""
     # Values are cut at a group separator, not a comma: page paths may hold commas.
     fmt = _FS.join(["%H", "%ct", "%an <%ae>", *(f"%(trailers:key={k},valueonly,separator=%x1d)" for k in _KEYS)])
     out, changes = [], {}
@@ -113,7 +114,7 @@ def _log(git: Git) -> tuple[list[_Commit], dict[str, list[dict[str, Any]]]]:
             continue
         trailers = {k: parts[3 + i].split("\x1d")[0].strip() for i, k in enumerate(_KEYS) if parts[3 + i].strip()}
         out.append(_Commit(parts[0], int(parts[1] or 0) * 1000, parts[2], trailers))
-        changes[parts[0]] = entries
+        changes[parts[0]] = [{**e, "path": prefix + str(e["path"])} for e in entries] if prefix else entries
     return out, changes
 
 
@@ -136,12 +137,13 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(str(a) for a in value) if isinstance(value, list) else ()
 
 
-def read_curation(git: Git) -> CurationRecord:
-    """The curation record of the repository `git` works in, oldest first."""
+def read_curation(git: Git, prefix: str = "") -> CurationRecord:
+    """The curation record of the repository `git` works in, oldest first; `prefix`: that repository is a
+    layer's own, checked out at `prefix` (`layers/<l>/`), and its pages are named by their path there."""
     record = CurationRecord()
     if git.head() is None:
         return record
-    log, changes = _log(git)
+    log, changes = _log(git, prefix)
     # A person's commit is dated in seconds; it came after every commit before it in history, so it is
     # never placed before an operation made in the same second that it followed.
     last = 0

@@ -7,7 +7,6 @@ its captures would be a false one, so `require` refuses (nothing written) first.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 from pathlib import Path
 
 from stigmergy.garden.carry import human_lines
@@ -47,8 +46,7 @@ def curation(repo: Repository, layers: Collection[str]) -> list[CurationEntry]:
     time order; this repository's is read by the caller."""
     out: list[CurationEntry] = []
     for prefix, git in checkouts(repo, layers).items():
-        for e in read_curation(git).entries:
-            out.append(replace(e, page=prefix + e.page, to=prefix + e.to if e.to else e.to))
+        out += read_curation(git, prefix).entries
     return sorted(out, key=lambda e: e.at)
 
 

@@ -324,6 +324,21 @@ def _commit_routed(repo: Repository, written: list[str], removed: list[str], mes
     return done
 
 
+def commit_person_paths(repo: Repository, written: Sequence[str], message: str, name: str, email: str,
+                        when: int | None = None) -> None:
+    """A person's commit (no operation trailer) of `written`: the paths of a layer kept in a repository of its
+    own in that repository (paths relative to it), the rest here; one commit per repository."""
+    groups: dict[str | None, list[str]] = {}
+    for rel in written:
+        groups.setdefault(own_repository_layer(rel, repo.own_repository_layers), []).append(rel)
+    for layer, paths in sorted(groups.items(), key=lambda item: item[0] or ""):
+        if layer is None:
+            repo.git.commit_paths(paths, message, name, email, when=when)
+        else:
+            local = [rel.removeprefix(f"layers/{layer}/") for rel in paths]
+            repo.layer_git(layer).commit_paths(local, message, name, email, when=when)
+
+
 def _restricted(settings: Settings, layer: str) -> bool:
     # Not stigmergy.layers (repo sits below it): a layer whose readers are not "*" (everyone).
     try:
@@ -336,5 +351,5 @@ __all__ = [
     "TRAILER_CAPTURE", "TRAILER_FILING", "TRAILER_KIND", "TRAILER_OP", "CommitListener", "CommitRequest", "GitError",
     "LayerCheckoutMissingError",
     "Repository",
-    "apply_and_commit", "commit_message", "restore", "utc_now",
+    "apply_and_commit", "commit_message", "commit_person_paths", "restore", "utc_now",
 ]

@@ -23,7 +23,7 @@ from stigmergy.gates.engine import OperationInfo
 from stigmergy.history.curation import CurationEntry
 from stigmergy.pages.wiki import render_wiki_page
 from stigmergy.pages.wikilinks import link_key
-from stigmergy.repo.operations import Repository
+from stigmergy.repo.operations import Repository, commit_person_paths
 from stigmergy.settings import Settings
 
 
@@ -163,8 +163,8 @@ def _commit_as_person(repo: Repository, changes: dict[str, str | None], entry: C
     layers = sorted({layer_of(rel) for rel in written} - {"public"})
     what = f"a person's edit in layer {', '.join(layers)}" if layers else entry.describe()
     name, email = _person(entry.author)
-    repo.git.commit_paths(written, f"{what}\n\nReplayed by `stigmergy import` from commit {entry.commit[:12]}.\n",
-                          name, email, when=entry.at // 1000)
+    commit_person_paths(repo, written, f"{what}\n\nReplayed by `stigmergy import` from commit {entry.commit[:12]}.\n",
+                        name, email, when=entry.at // 1000)
 
 
 def replay_human_lines(repo: Repository, blocks: Iterable[Any], report: Any) -> None:
@@ -189,6 +189,6 @@ def replay_human_lines(repo: Repository, blocks: Iterable[Any], report: Any) -> 
         for rel in written:
             (repo.root / rel).write_text(str(changes[rel]), encoding="utf-8")
         identity = repo.settings.identity
-        repo.git.commit_paths(written, "lines people wrote, replayed by `stigmergy import`\n\nThis commit carries no "
-                              "operation trailer: the lines stay the people's, as they were in the exported repository.\n",
-                              identity.name, identity.email)
+        commit_person_paths(repo, written, "lines people wrote, replayed by `stigmergy import`\n\nThis commit carries "
+                            "no operation trailer: the lines stay the people's, as they were in the exported "
+                            "repository.\n", identity.name, identity.email)
