@@ -437,8 +437,12 @@ def test_recompile_refiles_the_layers_sources_into_its_own_repository(split: dic
     repository's sources): nothing of the layer is deleted, a person's line on a board page (blamed in the
     board repository) is carried over, and nothing of the layer reaches the public repository."""
     root, board = split["root"], split["board"]
-    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    # A rename made in the layer (its curation record is in the layer's history) is replayed by recompile.
+    old = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    _ok(root, "rename", f"layers/board/{old}", "Board minutes of March", "--as", BOSS)
+    note = "wiki/notes/Board minutes of March.md"
     before = {p: (board / p).read_text() for p in git(board, "ls-files", "wiki").splitlines()}
+    assert note in before and old not in before
     (board / note).write_text((board / note).read_text() + "\nThe KOALAZENITH review follows in May.\n")
     git(board, "commit", "-qam", "a person's line in the board repository")
     public_files = git(root, "ls-files").splitlines()
