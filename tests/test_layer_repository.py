@@ -421,7 +421,7 @@ def test_erase_of_a_public_capture_reaches_a_layer_page_that_cites_it(split: dic
 
 def test_erase_refuses_the_whole_of_a_layer_in_its_own_repository(split: dict[str, Path]) -> None:
     """Erasing all of a layer kept in a repository of its own is deleting that repository at its host: refused,
-    nothing changed in either repository; and a clone without the layer's checkout cannot erase its captures."""
+    nothing changed in either repository; so is an erase while the layer's checkout has uncommitted edits."""
     root, board = split["root"], split["board"]
     heads = (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD"))
     for args in (["erase", "--layer", "board", "--rationale", "test", "--yes", "--as", BOSS],
@@ -430,6 +430,14 @@ def test_erase_refuses_the_whole_of_a_layer_in_its_own_repository(split: dict[st
         assert code == 2 and "lives in its own repository" in err and "nothing changed" in err, err
     assert (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD")) == heads
     assert CANARY in (board / next(p for p in git(board, "ls-files", "sources").splitlines())).read_text()
+    # Uncommitted edits in the layer's checkout would be lost to its rewrite: refused (exit 3), nothing changed.
+    note = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
+    (board / note).write_text((board / note).read_text() + "\nAn unsaved thought.\n")
+    capture = next(p for p in git(board, "ls-files", "sources").splitlines()).rsplit("/", 1)[-1][:-3]
+    code, _, err = run_cli(["erase", capture, "--rationale", "test", "--yes", "--as", BOSS], cwd=root)
+    assert code == 3 and "layers/board/" in err and "uncommitted" in err, err
+    assert (git(root, "rev-parse", "HEAD"), git(board, "rev-parse", "HEAD")) == heads
+    assert "An unsaved thought." in (board / note).read_text()
 
 
 def test_recompile_refiles_the_layers_sources_into_its_own_repository(split: dict[str, Path]) -> None:
