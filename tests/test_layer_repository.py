@@ -372,6 +372,9 @@ def test_erase_of_a_capture_in_the_layers_own_repository_rewrites_that_history(s
     dry = _ok(root, "erase", capture, "--rationale", "legal hold", "--as", BOSS)
     assert dry["dry_run"] and dry["repositories"] == ["layers/board/"] and dry["commits_touching"]
     assert [r["where"] for r in dry["remotes"]] == ["layers/board/"] and dry["remotes"][0]["refs"]
+    code, text, _ = run_cli(["erase", capture, "--rationale", "legal hold", "--as", BOSS], cwd=root)
+    assert code == 0 and "cd layers/board/ && git push --force --all origin" in text, text
+    assert "repositories rewritten: layers/board/" in text
     assert git(board, "rev-parse", "HEAD") and CANARY.encode() in _all_bytes(board)  # the dry run changed nothing
     done = _ok(root, "erase", capture, "--rationale", "legal hold", "--yes", "--as", BOSS)
     assert done["residue"] == [] and not done["dry_run"], done["residue"]
