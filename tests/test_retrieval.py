@@ -268,3 +268,79 @@ def test_int8_export_is_smaller_and_close_to_fp32(tmp_path_factory: pytest.TempP
     cos = (a * q).sum(axis=1)
     assert np.all(cos > 0.95), cos
     assert not np.allclose(a, q)  # it really is the other model
+
+
+def _register_corpus(tmp_path: Path) -> tuple[RepoBuilder, str, str]:
+    b = RepoBuilder(tmp_path / "w")
+    answer = b.source("Temporary folders", "The tmp fixture gives each test a temporary folder, removed after the run.\n")
+    # A page written in the question's register: "my", "want", "way" are rare in documentation, so bm25
+    # weighs them like strong terms.
+    noise = b.source("Forum thread", "I want my way. My team wants it my way, my way or no way; I want it.\n")
+    for i in range(10):
+        b.source(f"Filler {i}", f"Release notes {i}: fixed a crash in the reporter and sped up collection.\n")
+    b.commit()
+    return b, answer, noise
+
+
+def test_the_lexical_arm_leaves_out_the_questions_register_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stigmergy.index import arms
+
+    monkeypatch.setattr(arms, "QUESTION_REGISTER", True)  # measured and not adopted (docs/index.md)
+    b, answer, noise = _register_corpus(tmp_path)
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    s = Searcher(b.root, b.settings, HashEmbedder())
+    query = "I want a way to get my temporary folder"
+    try:
+        now = [h.path for h in s.search(query, READER, k=5, arms=("lexical",), check_freshness=False).hits]
+        # A query of nothing but register words still searches by them (nothing else is left).
+        only = [h.path for h in s.search("my way", READER, k=5, arms=("lexical",), check_freshness=False).hits]
+        monkeypatch.setattr(arms, "QUESTION_REGISTER", False)
+        before = [h.path for h in s.search(query, READER, k=5, arms=("lexical",), check_freshness=False).hits]
+    finally:
+        s.close()
+    assert now[0] == answer
+    assert before[0] == noise  # the words the documentation never uses outranked the ones it does
+    assert only == [noise]
+
+
+def test_a_pasted_message_is_a_literal_clause_by_clause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stigmergy.index import literals
+    from stigmergy.index.literals import query_literals
+
+    monkeypatch.setattr(literals, "MESSAGES", True)  # measured and not adopted (docs/index.md)
+
+    assert query_literals("fatal: refusing to merge unrelated histories") == ["refusing to merge unrelated histories"]
+    # Clauses end at a sentence mark followed by a space, not at the dot of a file name.
+    assert query_literals("error: You have local changes to 'settings.py'; not switching branches.") == [
+        "settings.py", "You have local changes to 'settings.py'", "not switching branches"]
+    assert query_literals("! [rejected] main -> main (non-fast-forward) error: failed to push some refs") == [
+        "failed to push some refs"]
+    # A colon in prose is no message; a message of fewer than three words says too little to match exactly.
+    assert query_literals("where do I talk to the developers: chat, mailing list") == []
+    assert query_literals("what does this error: mean") == []
+
+
+def test_a_pasted_message_puts_the_page_that_prints_it_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stigmergy.index import literals
+
+    monkeypatch.setattr(literals, "MESSAGES", True)
+    b = RepoBuilder(tmp_path / "w")
+    answer = b.source("Bundles", "Writing a bundle needs commits to write.\n\n    fatal: Refusing to create empty bundle.\n\n"
+                      "Name a range that selects at least one commit.\n")
+    other = b.source("Empty bundles", "Create an empty bundle? An empty bundle is refused: to create a bundle, "
+                     "create it from commits; empty, empty, empty bundle, refusing.\n")
+    for i in range(10):
+        b.source(f"Filler {i}", f"Release notes {i}: fixed a crash in the reporter and sped up packing.\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    s = Searcher(b.root, b.settings, HashEmbedder())
+    query = "fatal: Refusing to create empty bundle."
+    try:
+        now = [h.path for h in s.search(query, READER, k=5, arms=("lexical", "literal"), check_freshness=False).hits]
+        monkeypatch.setattr(literals, "MESSAGES", False)
+        before = [h.path for h in s.search(query, READER, k=5, arms=("lexical", "literal"),
+                                           check_freshness=False).hits]
+    finally:
+        s.close()
+    assert now[0] == answer
+    assert before[0] == other  # by its words alone, the page that repeats them wins

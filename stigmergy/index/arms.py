@@ -42,6 +42,22 @@ STOPWORDS = frozenset(
     "so than that the their them then there these they this to was we were what when where which who whom "
     "why will with would you your about after before can could should".split()
 )
+# Words of the question's register that documentation, written to "you" in the imperative, rarely uses: in
+# the lexical arm their rarity in the docs makes them look like strong terms ("my", "certain"). Dropped from
+# the lexical arm's terms only (the vector arm reads the whole question). Switch: QUESTION_REGISTER.
+QUESTION_REGISTER = False
+REGISTER_WORDS = frozenset(
+    "me my mine myself us ours ourselves want wants wanted need needs way possible certain particular something "
+    "somehow".split()
+)
+# The rest of NLTK's English stopword list (a wider, well-known list; measured as a variant: WIDE_STOPWORDS).
+WIDE_STOPWORDS = False
+NLTK_EXTRA = frozenset(
+    "me my myself ours ourselves yours yourself yourselves he him his himself she her hers herself itself theirs "
+    "themselves those am been being having doing because until while against between through during above below "
+    "up down out off over under again further once here all any both each few more most other some such no nor "
+    "not only own same too very just don now".split()
+)
 _WORD_RE = re.compile(r"\w+")
 _NAME_TOKEN_RE = re.compile(r"\w[\w'&.+-]*\w|\w")
 
@@ -52,6 +68,18 @@ def query_terms(query: str) -> list[str]:
         if w not in STOPWORDS and w not in seen:
             seen.append(w)
     return seen
+
+
+def lexical_terms(terms: list[str]) -> list[str]:
+    """The query terms the lexical arm ranks by: without the question's register words (all of them kept
+    when nothing else is left)."""
+    drop: frozenset[str] = frozenset()
+    if QUESTION_REGISTER:
+        drop |= REGISTER_WORDS
+    if WIDE_STOPWORDS:
+        drop |= NLTK_EXTRA
+    kept = [t for t in terms if t not in drop]
+    return kept or terms
 
 
 def bm25_weights(settings: Settings) -> tuple[float, float, float]:

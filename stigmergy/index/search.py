@@ -63,6 +63,7 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
 ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
 LITERALS = True  # ablation switch: the literal arm (literals.py)
+LITERAL_BOOST = 1.0  # the literal lift's multiple (measured, docs/index.md)
 GRAPH_SEEDS = 5
 # Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is the
 # mean of two rules: page level (Σ 1/(k + the page's rank in each arm): a long page whose lexical and vector
@@ -163,7 +164,8 @@ def run_search(
     sel = scope.store.select(layers, filters)
     terms = query_terms(query)
     # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
-    lex_terms = terms + [t for t in query_extra(query, scope_languages(scope)) if t not in terms]
+    lex_terms = arms_q.lexical_terms(terms)
+    lex_terms += [t for t in query_extra(query, scope_languages(scope)) if t not in lex_terms]
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
@@ -202,7 +204,7 @@ def run_search(
             # the phrase's bm25 among three pages that name `--allow-empty` says little), as much as the
             # share of the query's literals it holds; the fragment that holds them is the one shown.
             for fid, pid, held in literal_rows:
-                literal_lift[pid] = ARM_WEIGHTS["literal"] * held / len(wanted) / (rrf_k + 1)
+                literal_lift[pid] = ARM_WEIGHTS["literal"] * LITERAL_BOOST * held / len(wanted) / (rrf_k + 1)
                 frag_scores[fid] = frag_scores.get(fid, 0.0) + literal_lift[pid]
                 frag_page[fid] = pid
         timings["literal"] = (time.perf_counter() - t1) * 1000
