@@ -70,6 +70,24 @@ def query_terms(query: str) -> list[str]:
     return seen
 
 
+# Sequential dependence (Metzler and Croft, 2005): a page holding two adjacent query words as a phrase ("last
+# commit", "temporary directory") is closer to the question than one holding them apart. The query's adjacent
+# pairs of non-stopwords are an arm of their own, rank-fused at half weight. Switch: PHRASES.
+PHRASES = False
+MAX_PHRASES = 8
+
+
+def query_bigrams(query: str) -> list[str]:
+    """The query's adjacent pairs of words, neither a stopword, in order, at most MAX_PHRASES."""
+    words = _WORD_RE.findall(query.casefold())
+    out: list[str] = []
+    for a, b in zip(words, words[1:], strict=False):
+        pair = f"{a} {b}"
+        if a not in STOPWORDS and b not in STOPWORDS and pair not in out:
+            out.append(pair)
+    return out[:MAX_PHRASES]
+
+
 def lexical_terms(terms: list[str]) -> list[str]:
     """The query terms the lexical arm ranks by: without the question's register words (all of them kept
     when nothing else is left)."""

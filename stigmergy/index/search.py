@@ -61,7 +61,7 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # The graph arm only echoes the other arms' best hits, and the entity arm ranks whole pages by a name
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
-ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5, "phrase": 0.5}
 LITERALS = True  # ablation switch: the literal arm (literals.py)
 LITERAL_BOOST = 1.0  # the literal lift's multiple (measured, docs/index.md)
 GRAPH_SEEDS = 5
@@ -177,11 +177,12 @@ def run_search(
     by_rank = FUSION in ("rrf", "both")
 
     def take(name: str, found: list[tuple[int, int, float]]) -> None:
-        rows[name] = found
+        if name in FRAGMENT_ARMS:
+            rows[name] = found
         ranks, _ = _rank_pages([(fid, pid) for fid, pid, _ in found])
         page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
-        if not by_rank:
-            return
+        if not by_rank or name not in FRAGMENT_ARMS:
+            return  # the phrase arm counts once, at page level, like the entity and graph arms
         # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
         for i, (fid, pid, _) in enumerate(found):
             if pid in page_ranks[name]:
@@ -192,6 +193,9 @@ def run_search(
     if layers and "lexical" in arms:
         take("lexical", arms_q.lexical(scope, lex_terms, sel, arms_q.bm25_weights(scope.settings)))
         timings["lexical"] = (time.perf_counter() - t0) * 1000
+        pairs = arms_q.query_bigrams(query) if arms_q.PHRASES else []
+        if pairs:
+            take("phrase", arms_q.lexical(scope, pairs, sel, arms_q.bm25_weights(scope.settings)))
     literal_rows: list[tuple[int, int, float]] = []
     literal_lift: dict[int, float] = {}
     if layers and "literal" in arms and LITERALS:
