@@ -42,22 +42,6 @@ STOPWORDS = frozenset(
     "so than that the their them then there these they this to was we were what when where which who whom "
     "why will with would you your about after before can could should".split()
 )
-# Words of the question's register that documentation, written to "you" in the imperative, rarely uses: in
-# the lexical arm their rarity in the docs makes them look like strong terms ("my", "certain"). Dropped from
-# the lexical arm's terms only (the vector arm reads the whole question). Switch: QUESTION_REGISTER.
-QUESTION_REGISTER = False
-REGISTER_WORDS = frozenset(
-    "me my mine myself us ours ourselves want wants wanted need needs way possible certain particular something "
-    "somehow".split()
-)
-# The rest of NLTK's English stopword list (a wider, well-known list; measured as a variant: WIDE_STOPWORDS).
-WIDE_STOPWORDS = False
-NLTK_EXTRA = frozenset(
-    "me my myself ours ourselves yours yourself yourselves he him his himself she her hers herself itself theirs "
-    "themselves those am been being having doing because until while against between through during above below "
-    "up down out off over under again further once here all any both each few more most other some such no nor "
-    "not only own same too very just don now".split()
-)
 _WORD_RE = re.compile(r"\w+")
 _NAME_TOKEN_RE = re.compile(r"\w[\w'&.+-]*\w|\w")
 
@@ -68,36 +52,6 @@ def query_terms(query: str) -> list[str]:
         if w not in STOPWORDS and w not in seen:
             seen.append(w)
     return seen
-
-
-# Sequential dependence (Metzler and Croft, 2005): a page holding two adjacent query words as a phrase ("last
-# commit", "temporary directory") is closer to the question than one holding them apart. The query's adjacent
-# pairs of non-stopwords are an arm of their own, rank-fused at half weight. Switch: PHRASES.
-PHRASES = False
-MAX_PHRASES = 8
-
-
-def query_bigrams(query: str) -> list[str]:
-    """The query's adjacent pairs of words, neither a stopword, in order, at most MAX_PHRASES."""
-    words = _WORD_RE.findall(query.casefold())
-    out: list[str] = []
-    for a, b in zip(words, words[1:], strict=False):
-        pair = f"{a} {b}"
-        if a not in STOPWORDS and b not in STOPWORDS and pair not in out:
-            out.append(pair)
-    return out[:MAX_PHRASES]
-
-
-def lexical_terms(terms: list[str]) -> list[str]:
-    """The query terms the lexical arm ranks by: without the question's register words (all of them kept
-    when nothing else is left)."""
-    drop: frozenset[str] = frozenset()
-    if QUESTION_REGISTER:
-        drop |= REGISTER_WORDS
-    if WIDE_STOPWORDS:
-        drop |= NLTK_EXTRA
-    kept = [t for t in terms if t not in drop]
-    return kept or terms
 
 
 def bm25_weights(settings: Settings) -> tuple[float, float, float]:

@@ -19,13 +19,6 @@ MAX_LITERALS = 6  # a query that pastes a whole log still costs a bounded number
 PHRASE_DEPTH = 60  # phrase matches checked per literal
 _QUOTED_RE = re.compile(r"[\"“`']([^\"”`']{3,80})[\"”`']")
 _WORD_RE = re.compile(r"\w+")
-# A message pasted from a tool's output ("fatal: refusing to merge unrelated histories", "error: failed to
-# push some refs"): each clause after the prefix, of at least MESSAGE_MIN_WORDS words, is a literal.
-MESSAGES = False
-MESSAGE_MIN_WORDS = 3
-_MESSAGE_RE = re.compile(r"(?:^|\s)(?:fatal|error|warning|hint|E)\s*:\s+(.+?)(?=\s(?:fatal|error|warning|hint)\s*:|$)",
-                         re.IGNORECASE)
-_CLAUSE_END_RE = re.compile(r"[.;!?](?=\s|$)")  # not the dot of settings.py
 _EDGE = "\"'“”`()[]{}<>,;!?"
 
 
@@ -55,12 +48,6 @@ def query_literals(query: str) -> list[str]:
         text = m.group(1).strip()
         if len(_WORD_RE.findall(text)) >= 1 and text not in out:
             out.append(text)
-    if MESSAGES:
-        for m in _MESSAGE_RE.finditer(query):
-            for clause in _CLAUSE_END_RE.split(m.group(1)):
-                text = clause.strip(" ,:")
-                if len(_WORD_RE.findall(text)) >= MESSAGE_MIN_WORDS and text not in out:
-                    out.append(text)
     for raw in query.split():
         token = raw.strip(_EDGE).rstrip(".:")
         if _is_literal(token) and token not in out and not any(token in o for o in out):

@@ -61,9 +61,8 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # The graph arm only echoes the other arms' best hits, and the entity arm ranks whole pages by a name
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
-ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5, "phrase": 0.5}
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
 LITERALS = True  # ablation switch: the literal arm (literals.py)
-LITERAL_BOOST = 1.0  # the literal lift's multiple (measured, docs/index.md)
 GRAPH_SEEDS = 5
 # Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is the
 # mean of two rules: page level (Σ 1/(k + the page's rank in each arm): a long page whose lexical and vector
@@ -164,8 +163,7 @@ def run_search(
     sel = scope.store.select(layers, filters)
     terms = query_terms(query)
     # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
-    lex_terms = arms_q.lexical_terms(terms)
-    lex_terms += [t for t in query_extra(query, scope_languages(scope)) if t not in lex_terms]
+    lex_terms = terms + [t for t in query_extra(query, scope_languages(scope)) if t not in terms]
     rrf_k = scope.settings.search.rrf_k
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
@@ -177,12 +175,11 @@ def run_search(
     by_rank = FUSION in ("rrf", "both")
 
     def take(name: str, found: list[tuple[int, int, float]]) -> None:
-        if name in FRAGMENT_ARMS:
-            rows[name] = found
+        rows[name] = found
         ranks, _ = _rank_pages([(fid, pid) for fid, pid, _ in found])
         page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
-        if not by_rank or name not in FRAGMENT_ARMS:
-            return  # the phrase arm counts once, at page level, like the entity and graph arms
+        if not by_rank:
+            return
         # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
         for i, (fid, pid, _) in enumerate(found):
             if pid in page_ranks[name]:
@@ -193,9 +190,6 @@ def run_search(
     if layers and "lexical" in arms:
         take("lexical", arms_q.lexical(scope, lex_terms, sel, arms_q.bm25_weights(scope.settings)))
         timings["lexical"] = (time.perf_counter() - t0) * 1000
-        pairs = arms_q.query_bigrams(query) if arms_q.PHRASES else []
-        if pairs:
-            take("phrase", arms_q.lexical(scope, pairs, sel, arms_q.bm25_weights(scope.settings)))
     literal_rows: list[tuple[int, int, float]] = []
     literal_lift: dict[int, float] = {}
     if layers and "literal" in arms and LITERALS:
@@ -208,7 +202,7 @@ def run_search(
             # the phrase's bm25 among three pages that name `--allow-empty` says little), as much as the
             # share of the query's literals it holds; the fragment that holds them is the one shown.
             for fid, pid, held in literal_rows:
-                literal_lift[pid] = ARM_WEIGHTS["literal"] * LITERAL_BOOST * held / len(wanted) / (rrf_k + 1)
+                literal_lift[pid] = ARM_WEIGHTS["literal"] * held / len(wanted) / (rrf_k + 1)
                 frag_scores[fid] = frag_scores.get(fid, 0.0) + literal_lift[pid]
                 frag_page[fid] = pid
         timings["literal"] = (time.perf_counter() - t1) * 1000
