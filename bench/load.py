@@ -55,8 +55,12 @@ def _proc_cpu(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _proc_rss_mb(pid: int) -> float:
-    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+def _proc_pss_mb(pid: int) -> float:
+    """Proportional set size: SQLite's memory-mapped file counted once, not once per connection."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def _cpu_self() -> float:
@@ -85,6 +89,20 @@ def _built(root: Path, env: dict[str, str]) -> bool:
     store = open_index(loc)
     try:
         return store.meta("commit") == head
+    finally:
+        store.close()
+
+
+def _fragments(root: Path, env: dict[str, str]) -> int | None:
+    from stigmergy.index.store import index_location, open_index
+    from stigmergy.repo.layout import Layout
+
+    loc = index_location(Layout(root), load_settings(root, env))
+    if not loc.exists():
+        return None
+    store = open_index(loc)
+    try:
+        return store.totals()[1]
     finally:
         store.close()
 
@@ -137,6 +155,7 @@ def build(args: argparse.Namespace, n: int, pg: Any, pool: list[str]) -> dict[st
                                  "db_cpu_s": round((pg.cpu_seconds() if pg else 0.0) - s, 1), "loadavg": la,
                                  "fragments": rep.fragments_total}
         print(json.dumps({n: {f"{label}_build": res[f"{label}_build"]}}), flush=True)
+    res["fragments"] = _fragments(root, pg_env(pg, n) if pg is not None and "postgres" in args.backends else {})
     sqlite_file = root / ".stigmergy" / "index.sqlite"
     if sqlite_file.exists():
         res["sqlite_mb"] = round(sqlite_file.stat().st_size / 2**20, 1)
@@ -168,8 +187,16 @@ class McpReader:
         self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def post(self, body: dict[str, Any]) -> Any:
-        self.conn.request("POST", "/mcp", json.dumps(body), self.headers)
-        r = self.conn.getresponse()
+        import http.client
+
+        try:
+            self.conn.request("POST", "/mcp", json.dumps(body), self.headers)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # uvicorn closes a connection idle for 5 s; a client opens another, as any HTTP client does.
+            self.conn.close()
+            self.conn.request("POST", "/mcp", json.dumps(body), self.headers)
+            r = self.conn.getresponse()
         data = r.read()
         if r.status >= 400:
             raise RuntimeError(f"HTTP {r.status}: {data[:200]!r}")
@@ -293,20 +320,20 @@ def serve_load(args: argparse.Namespace, n: int, label: str, pg: Any, qs: list[s
         driver.join()
         cpu_serve = _proc_cpu(proc.pid) - cpu_serve0
         cpu_db = (pg.cpu_seconds() if label == "postgres" else 0.0) - cpu_db0
-        rss = _proc_rss_mb(proc.pid)
+        pss = _proc_pss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=60)
     lat, errors = got["lat"], got["errors"]
     done = max(1, len(lat))
     res = {"searches": len(lat), "errors": len(errors), "error_examples": errors[:3],
-           "per_s": round(len(lat) / args.seconds, 1),
+           "done_per_s": round(len(lat) / (args.seconds + max(0.0, got["drain_s"])), 1),
            "p50_ms": round(pct(lat, 50), 1) if lat else None, "p95_ms": round(pct(lat, 95), 1) if lat else None,
            "max_ms": round(max(lat), 1) if lat else None, "drain_s": got["drain_s"],
            "serve_cpu_ms_per_search": round(cpu_serve / done * 1000, 1),
            "db_cpu_ms_per_search": round(cpu_db / done * 1000, 1),
            "driver_cpu_ms_per_search": round(got["driver_cpu_s"] / done * 1000, 1),
-           "serve_rss_mb": round(rss, 1), "loadavg_before": la, "loadavg_after": loadavg()}
+           "serve_pss_mb": round(pss, 1), "loadavg_before": la, "loadavg_after": loadavg()}
     if label == "postgres":
         res["pg_rss_mb"] = round(pg.rss_bytes() / 2**20, 1)
     return res
@@ -358,20 +385,20 @@ def main() -> None:
 def table(report: dict[str, Any]) -> str:
     lines = [f"{report['readers']} readers, {report['rate_per_s']:g} searches/s, {report['seconds']:g} s window, "
              f"{report['cores']} cores; load before {' '.join(report['loadavg_before'])}",
-             "| fragments | backend | p50 ms | p95 ms | errors | done/s | CPU ms/search serve+db | load after |",
+             "| size | backend | p50 ms | p95 ms | errors | done/s | CPU ms/search serve+db | load after |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for n, res in report["sizes"].items():
         for label in ("sqlite", "postgres"):
             r = res.get(label)
             if r:
-                lines.append(f"| {n:,} | {label} | {r['p50_ms']} | {r['p95_ms']} | {r['errors']} | {r['per_s']} | "
+                lines.append(f"| {n:,} | {label} | {r['p50_ms']} | {r['p95_ms']} | {r['errors']} | {r['done_per_s']} | "
                              f"{r['serve_cpu_ms_per_search']} + {r['db_cpu_ms_per_search']} | "
                              f"{' '.join(r['loadavg_after'])} |")
-    lines += ["", "| fragments | SQLite MB | PG schema MB | HNSW MB | HNSW build s | PG RSS MB idle | builds s (SQLite, PG) |",
+    lines += ["", "| size (fragments) | SQLite MB | PG schema MB | HNSW MB | HNSW build s | PG RSS MB idle | builds s (SQLite, PG) |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for n, res in report["sizes"].items():
         builds = ", ".join(str(res.get(f"{b}_build", {}).get("wall_s", "kept")) for b in ("sqlite", "postgres"))
-        lines.append(f"| {n:,} | {res.get('sqlite_mb')} | {res.get('pg_schema_mb')} | {res.get('pg_hnsw_mb')} | "
+        lines.append(f"| {n:,} ({res.get('fragments')}) | {res.get('sqlite_mb')} | {res.get('pg_schema_mb')} | {res.get('pg_hnsw_mb')} | "
                      f"{res.get('hnsw_build_s')} | {res.get('pg_rss_mb_idle')} | {builds} |")
     return "\n".join(lines)
 

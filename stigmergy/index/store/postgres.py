@@ -712,13 +712,17 @@ class PostgresIndexStore:
         in_phrases = sorted({x for p in phrase_list if len(p) > 1 for x in p})
         # A lexeme's column letters come as one string (counted here); positions only for the words of a
         # phrase, which need them to find the phrase (parsing every position of ~1,600 rows cost more
-        # client CPU than the rest of a search).
+        # client CPU than the rest of a search). Each row's tsvector is cut down to the query's lexemes
+        # (delete the others: the row's lexemes less the query's) before unnest, which otherwise made a
+        # row with two arrays for each of a fragment's ~90 lexemes: 43 -> 19 ms of the database's CPU a
+        # search at 31,000 fragments, the same rows.
         occ: dict[int, dict[str, tuple[str, list[int] | None]]] = {}
         for fid, lexeme, positions, letters in self.conn.execute(
                 "SELECT t.id, u.lexeme, CASE WHEN u.lexeme = ANY(%s::text[]) THEN u.positions END, "
-                "array_to_string(u.weights, '') FROM fts t, unnest(t.tsv) u "
-                "WHERE t.id = ANY(%s::bigint[]) AND u.lexeme = ANY(%s::text[])",
-                (in_phrases, [c[0] for c in cands], lexemes)):
+                "array_to_string(u.weights, '') FROM fts t, "
+                "unnest(ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, %s::text[])))) u "
+                "WHERE t.id = ANY(%s::bigint[])",
+                (in_phrases, lexemes, [c[0] for c in cands])):
             occ.setdefault(fid, {})[lexeme] = (letters, positions)
         rows, avg = self._fts_stats()
         idfs = self._idfs(phrase_list, rows)
