@@ -5,9 +5,14 @@ got every one of these wrong."""
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from stigmergy.capture.extract import extract
 from stigmergy.pages.citations import citations_by_line
-from stigmergy.pages.markdown import code_lines, mask_code_spans
+from stigmergy.pages.markdown import code_lines, mask_code_spans, maybe_block
 from stigmergy.pages.wikilinks import parse_wikilinks
 from stigmergy.plan.deterministic.statements import split_units
 from stigmergy.settings import CaptureSettings
@@ -69,3 +74,16 @@ def test_the_planner_reads_no_statement_out_of_code() -> None:
 def test_a_title_inside_a_fence_is_not_the_title() -> None:
     doc = "~~~\n```\n# Not the title\n~~~\n\n# The title\n\nBody.\n"
     assert extract(doc.encode(), "notes.md", CaptureSettings()).title == "The title"
+
+
+_OLD_MAYBE_BLOCK = re.compile(r"```|~~~|^(?: {4}|\t)", re.M)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=" \t\n`~ab", max_size=40))
+def test_the_code_prefilter_answers_as_the_one_regex_did(text: str) -> None:
+    # maybe_block replaced one slow regex (fences or an indented line) with substring tests first: it
+    # must say yes exactly where that regex matched, or code_lines would miss (or invent) a code block.
+    assert maybe_block(text) == (_OLD_MAYBE_BLOCK.search(text) is not None)
+    for edge in ("    x", "x\n    y", "x    y", "\tx", "x\ty", "x\n\ty", "``", "`` `", "~~", "~~~"):
+        assert maybe_block(edge) == (_OLD_MAYBE_BLOCK.search(edge) is not None)
