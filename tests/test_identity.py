@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import git, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stigmergy.garden.identity import plan_merge
 from stigmergy.gates.engine import judge
@@ -124,3 +126,43 @@ def test_merge_refuses_across_layers(repo: Path):
     commit(repo, ["stigmergy.toml", "layers"])
     code, out, err = run_cli(["merge", rel, "INTO", B], cwd=repo)
     assert code == 2 and "different layers" in err
+
+
+_STEMS = ["Aurora", "Aurora Systems", "Beta", "Beta 2"]
+_PIECES = ["[[Aurora]]", "[[aurora|the firm]]", "[[Aurora#History]]", "[[ Aurora ]]", "[[Aurora Systems]]",
+           "[[Aurora Systems|Aurora]]", "[[Beta]]", "[[Beta 2]]", "[[Old Name]]", "Aurora", " ", "\n", "- ", "`x`"]
+
+
+def _relink_whole_body(snap, old: str, new_target: str, body: str, layer: str) -> str:
+    """What `_relink_text` did before it went line by line: one substitution over the whole body."""
+    import re
+
+    from stigmergy.pages.wikilinks import WIKILINK_RE
+
+    def sub(m: re.Match[str]) -> str:
+        target = m.group(1).strip()
+        if old not in snap.resolver.resolve(target, from_layer=layer):
+            return m.group(0)
+        shown = m.group(3) if m.group(3) else target
+        heading = f"#{m.group(2)}" if m.group(2) is not None else ""
+        return f"[[{new_target}{heading}|{shown}]]"
+
+    return WIKILINK_RE.sub(sub, body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(_STEMS))
+def test_relinking_line_by_line_rewrites_what_the_whole_body_substitution_did(pieces: list[str], old_stem: str):
+    # Only lines holding a target that names the old page are substituted: a link to a page whose name
+    # merely contains the old one ([[Aurora Systems]] for Aurora), an alias, or plain text on the same
+    # line must come out exactly as the one substitution over the body left them.
+    from stigmergy.garden.identity import _relink_text
+    from stigmergy.garden.snapshot import Snapshot
+    from stigmergy.settings import Settings
+
+    texts = {f"wiki/entities/{s}.md": f"---\ntitle: {s}\naliases:\n- Old Name\n---\n# {s}\n" if s == "Beta 2"
+             else f"---\ntitle: {s}\naliases: []\n---\n# {s}\n" for s in _STEMS}
+    snap = Snapshot(Path("/nonexistent"), Settings(), texts)
+    old = f"wiki/entities/{old_stem}.md"
+    body = "# Page\n" + "".join(pieces) + "\n"
+    assert _relink_text(snap, old, "New Title", body, "public") == _relink_whole_body(snap, old, "New Title", body, "public")

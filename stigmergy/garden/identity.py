@@ -49,18 +49,32 @@ def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: st
         return body
     known = cache if cache is not None else {}
 
-    def sub(m: re.Match[str]) -> str:
-        target = m.group(1).strip()
+    def names_old(target: str) -> bool:
         hit = known.get((target, layer))
         if hit is None:
             hit = known[(target, layer)] = old in snap.resolver.resolve(target, from_layer=layer)
-        if not hit:
+        return hit
+
+    hits = [t for t in _link_targets(body) if names_old(t)]
+    if not hits:
+        return body
+
+    def sub(m: re.Match[str]) -> str:
+        target = m.group(1).strip()
+        if not names_old(target):
             return m.group(0)
         shown = m.group(3) if m.group(3) else target
         heading = f"#{m.group(2)}" if m.group(2) is not None else ""
         return f"[[{new_target}{heading}|{shown}]]"
 
-    return WIKILINK_RE.sub(sub, body)
+    # Line by line, and only the lines where a target that names `old` occurs: a wikilink never spans a
+    # line (WIKILINK_RE refuses a newline), and a line without any such target holds no link to rewrite.
+    # A relinked page has a few such lines among dozens of links (a replay relinks ~700 pages).
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if "[[" in line and any(t in line for t in hits):
+            lines[i] = WIKILINK_RE.sub(sub, line)
+    return "\n".join(lines)
 
 
 @lru_cache(maxsize=4096)
