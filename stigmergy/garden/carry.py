@@ -15,6 +15,7 @@ from stigmergy.gates.maintenance import visible
 from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.contradictions import Block, scan_blocks
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page, render_wiki_page
+from stigmergy.repo.git import Git
 
 MAX_LISTED = 200
 
@@ -206,10 +207,11 @@ def reapply_lines(body: str, blocks: list[tuple[str | None, list[str]]]) -> tupl
     return "\n".join(out) + "\n", put_back
 
 
-def human_lines(root: Path, texts: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
+def human_lines(root: Path, texts: dict[str, str], git: Git | None = None) -> dict[str, list[tuple[int, str]]]:
     """{page: [(line, text)]} of the body lines a person wrote (git blame), for pages `texts` of the
-    committed wiki at `root`."""
-    authorship = Authorship(root)
+    committed wiki at `root`. `git`: the repository's, when its walk of the history (and the page versions
+    read) for the curation record can serve here too."""
+    authorship = Authorship(root, git=git)
     authorship.prefetch(list(texts))
     # Pages people touched only in their front matter (an alias edit) hold no body line of theirs.
     no_body = authorship.body_untouched_by_people(texts)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stigmergy.repo.git import Git, GitError
-from stigmergy.repo.trailers import TRAILER_KIND, TRAILER_OP, trailer_format
+from stigmergy.repo.trailers import HISTORY_FORMAT, TRAILER_KIND, TRAILER_OP, trailer_format
 
 _ZERO = "0" * 40
 _TRAILER_FMT = trailer_format(TRAILER_OP)
@@ -290,30 +290,21 @@ class Authorship:
             changes = [touching[i].changed[n] for i in people for n in names & touching[i].changed.keys()]
             if all(status == "M" for status, _, _ in changes):
                 pairs[rel] = [(before, after) for _, before, after in changes]
-        blobs = self.git.blobs(sorted({oid for pair in pairs.values() for both in pair for oid in both}))
+        blobs = self.git.blobs(sorted({oid for pair in pairs.values() for both in pair for oid in both}), keep=True)
         return {rel for rel, pair in pairs.items()
                 if all(_body(blobs.get(a)) is not None and _body(blobs.get(a)) == _body(blobs.get(b)) for a, b in pair)}
 
     def _changes(self, paths: list[str]) -> list[_Change]:
         """Every commit that touched `paths`, newest first (parents after children), with all it changed
-        (a merge: against its first parent)."""
-        mark = "\x1estigmergy-commit "
-        raw = self.git.run_bytes(
-            "-c", "core.quotePath=false", "log", "--topo-order", "--no-renames", "--raw", "--no-abbrev", "-z",
-            "--full-diff", "--diff-merges=first-parent",
-            f"--format={mark}%H%x1f{_TRAILER_FMT}%x1f{trailer_format(TRAILER_KIND)}", "--", *paths,
-            check=False).decode("utf-8", "surrogateescape")
+        (a merge: against its first parent). The walk the curation record is read from (HISTORY_FORMAT):
+        a recompile reads both, and git walks the history once."""
         out = []
-        for block in raw.split(mark)[1:]:
-            head, _, rest = block.partition("\n")
-            sha, op, kind = (head.strip("\0\n ").split("\x1f") + ["", ""])[:3]
-            tokens = rest.split("\0")
-            changed: dict[str, tuple[str, str, str]] = {}
-            for j in range(len(tokens) - 1):
-                meta = tokens[j].strip("\n").split()
-                if meta and meta[0].startswith(":") and len(meta) >= 5:
-                    changed[tokens[j + 1]] = (meta[4][:1], meta[2], meta[3])
-            out.append(_Change(sha, bool(op.strip()), kind.strip(), changed))
+        for head, _merge, entries in self.git.history_changes(HISTORY_FORMAT, *paths):
+            fields = head.split("\x1f")
+            sha, op, kind = fields[0], fields[-2] if len(fields) > 2 else "", fields[-1] if len(fields) > 1 else ""
+            changed = {str(e["path"]): (str(e["status"]), str(e["before"] or _ZERO), str(e["after"] or _ZERO))
+                       for e in entries}
+            out.append(_Change(sha.strip("\0\n "), bool(op.strip()), kind.strip(), changed))
         return out
 
     def _relinking_commits(self, relpath: str) -> list[str]:

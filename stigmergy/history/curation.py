@@ -26,6 +26,9 @@ from stigmergy.repo.git import Git
 from stigmergy.repo.ids import id_ms, iso_of_ms
 from stigmergy.repo.layout import classify
 from stigmergy.repo.trailers import (
+    HISTORY_FIELDS,
+    HISTORY_FORMAT,
+    HISTORY_KEYS,
     TRAILER_INTO,
     TRAILER_KIND,
     TRAILER_MOVE,
@@ -37,7 +40,7 @@ from stigmergy.repo.trailers import (
 CURATION_KINDS = ("rename", "merge", "delete")
 ENTRY_KINDS = (*CURATION_KINDS, "aliases")
 _FS = "\x1f"
-_KEYS = (TRAILER_OP, TRAILER_KIND, TRAILER_TARGET, TRAILER_MOVE, TRAILER_PAGE, TRAILER_INTO)
+_KEYS = HISTORY_KEYS
 
 
 @dataclass(frozen=True)
@@ -103,14 +106,14 @@ class _Commit:
 
 def _log(git: Git, prefix: str = "") -> tuple[list[_Commit], dict[str, list[dict[str, Any]]]]:
     """Every commit that touched the wiki, oldest first, and what each changed (every path: a delete that
-    removed a source page is told apart by it), read in one walk of the history. Paths are prefixed with
-    `prefix` (a layer's own repository: its trailers already name paths of the wiki's working tree)."""
+    removed a source page is told apart by it), read in one walk of the history (the walk people's lines are
+    read from too: HISTORY_FORMAT). Paths are prefixed with `prefix` (a layer's own repository: its trailers
+    already name paths of the wiki's working tree)."""
     # Values are cut at a group separator, not a comma: page paths may hold commas.
-    fmt = _FS.join(["%H", "%ct", "%an <%ae>", *(f"%(trailers:key={k},valueonly,separator=%x1d)" for k in _KEYS)])
     out, changes = [], {}
-    for head, entries in git.log_changes(fmt, "wiki", "layers"):
+    for head, entries in git.log_changes(HISTORY_FORMAT, "wiki", "layers"):
         parts = head.split(_FS)
-        if len(parts) != 3 + len(_KEYS):
+        if len(parts) != HISTORY_FIELDS:
             continue
         trailers = {k: parts[3 + i].split("\x1d")[0].strip() for i, k in enumerate(_KEYS) if parts[3 + i].strip()}
         out.append(_Commit(parts[0], int(parts[1] or 0) * 1000, parts[2], trailers))
@@ -160,7 +163,7 @@ def read_curation(git: Git, prefix: str = "") -> CurationRecord:
                 continue
             if c.kind in CURATION_KINDS or (classify(path) or ("", ""))[0] == "entity":
                 wanted.update(str(oid) for oid in (e["before"], e["after"]) if oid)
-    blobs = git.blobs(sorted(wanted))
+    blobs = git.blobs(sorted(wanted), keep=True)
     metas: dict[str, dict[str, Any]] = {}  # by blob: a page's version after one commit is the next one's before
 
     def meta_of(oid: Any) -> dict[str, Any]:

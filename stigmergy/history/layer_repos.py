@@ -60,5 +60,7 @@ def people_lines(repo: Repository, texts: dict[str, str]) -> dict[str, list[tupl
     out: dict[str, list[tuple[int, str]]] = {}
     for prefix, group in groups.items():
         root: Path = own[prefix] if prefix else repo.root
-        out |= {prefix + rel: lines for rel, lines in human_lines(root, group).items()}
+        # This repository's own Git: the walk and page versions its curation record read are read again.
+        git = None if prefix else repo.git
+        out |= {prefix + rel: lines for rel, lines in human_lines(root, group, git).items()}
     return out

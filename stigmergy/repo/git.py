@@ -12,6 +12,7 @@ subclass of this class, serves the MCP server and history audits of `WALK_THRESH
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -28,6 +29,8 @@ class GitError(StigmergyError):
 # Loose objects after which a commit packs them (git's own `gc --auto` waits for 6,700; at a dozen objects
 # a capture, that was a .git of 106 MB at 750 documents, most of it whole copies of pages rewritten).
 PACK_LOOSE_AT = 768
+BLOB_MEMO_BYTES = 16 << 20  # object contents one Git object keeps (see `blobs`)
+_OID_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class Git:
@@ -38,6 +41,10 @@ class Git:
         self._env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_PAGER": "cat"})
         if env:
             self._env.update(env)
+        # (format, paths) -> (HEAD, walk) of `history_changes`; oid -> bytes of `blobs` (objects never change).
+        self._walks: dict[tuple[str, tuple[str, ...]], tuple[str, list[tuple[str, bool, list[dict[str, str | None]]]]]] = {}
+        self._blob_memo: dict[str, bytes] = {}
+        self._blob_memo_bytes = 0
 
     def run(
         self,
@@ -193,34 +200,65 @@ class Git:
         """Every commit (no merges) that touched `paths`, oldest first in topological order: (its `fmt`
         header, all it changed, as `raw_changes` gives it). One process, where `log` then `raw_changes` of
         the commits walk the history twice."""
-        # The header ends at its own mark, not at a newline: a trailer value may span lines.
+        return [(head, entries) for head, merge, entries in reversed(self.history_changes(fmt, *paths)) if not merge]
+
+    def history_changes(self, fmt: str, *paths: str) -> list[tuple[str, bool, list[dict[str, str | None]]]]:
+        """Every commit that touched `paths`, newest first in topological order, merges included (with what
+        they changed against their first parent): (its `fmt` header, whether it is a merge, all it changed,
+        as `raw_changes` gives it). Read once per HEAD for this object: a recompile reads the curation
+        record and which pages people wrote in from one walk (repo/trailers.HISTORY_FORMAT)."""
+        head = self.fast_head()
+        if head is None:
+            return []
+        key = (fmt, paths)
+        kept = self._walks.get(key)
+        if kept is not None and kept[0] == head:
+            return kept[1]
+        # The header ends at its own mark, not at a newline: a trailer value may span lines. The walk starts
+        # at the commit id read above (not at HEAD), so what is kept is that commit's history.
         mark, end = "\x1estigmergy-commit ", "\x1estigmergy-raw"
-        raw = self.run_bytes("-c", "core.quotePath=false", "log", "--reverse", "--topo-order", "--no-merges", "--root",
-                             "--raw", "--no-renames", "--no-abbrev", "-z", "--full-diff", f"--format={mark}{fmt}{end}",
-                             "--", *paths, check=False).decode("utf-8", "surrogateescape")
+        raw = self.run_bytes("-c", "core.quotePath=false", "log", "--topo-order", "--root", "--raw", "--no-renames",
+                             "--no-abbrev", "-z", "--full-diff", "--diff-merges=first-parent",
+                             f"--format={mark}%P%x1f{fmt}{end}", head, "--", *paths,
+                             check=False).decode("utf-8", "surrogateescape")
         out = []
         for block in raw.split(mark)[1:]:
-            head, _, rest = block.partition(end)
-            out.append((head, raw_entries(rest)))
+            parents, _, block = block.partition("\x1f")
+            header, _, rest = block.partition(end)
+            out.append((header, len(parents.split()) > 1, raw_entries(rest)))
+        self._walks[key] = (head, out)
         return out
 
-    def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+    def blobs(self, oids: Sequence[str], keep: bool = False) -> dict[str, bytes]:
         """Object contents for `oids` (blob ids or `rev:path`) from one `git cat-file --batch`; absent ones
-        are left out."""
-        if not oids:
-            return {}
-        raw = self.run_bytes("cat-file", "--batch", input=("\n".join(oids) + "\n").encode("utf-8", "surrogateescape"))
+        are left out. With `keep`, contents named by object id are kept for later calls with `keep` (up to
+        BLOB_MEMO_BYTES): the curation record and the pages people wrote in read the same page versions
+        in one recompile. Without it git is asked (an audit that an object is gone must ask git)."""
         out: dict[str, bytes] = {}
-        pos = 0
+        wanted = []
         for oid in oids:
+            kept = self._blob_memo.get(oid) if keep else None
+            if kept is not None:
+                out[oid] = kept
+            else:
+                wanted.append(oid)
+        if not wanted:
+            return out
+        raw = self.run_bytes("cat-file", "--batch", input=("\n".join(wanted) + "\n").encode("utf-8", "surrogateescape"))
+        pos = 0
+        for oid in wanted:
             nl = raw.index(b"\n", pos)
             header = raw[pos:nl].split()
             pos = nl + 1
             if len(header) < 3 or header[-1] == b"missing" or header[1] == b"missing":
                 continue
             size = int(header[2])
-            out[oid] = raw[pos : pos + size]
+            out[oid] = data = raw[pos : pos + size]
             pos += size + 1
+            # Only a full object id names the same bytes forever (`rev:path` moves with the branch).
+            if keep and _OID_RE.fullmatch(oid) and self._blob_memo_bytes + size <= BLOB_MEMO_BYTES:
+                self._blob_memo[oid] = data
+                self._blob_memo_bytes += size
         return out
 
     def is_commit(self, oid: str) -> bool:
@@ -340,6 +378,7 @@ def raw_entries(rest: str) -> list[dict[str, str | None]]:
         entries.append({
             "path": path,
             "action": {"A": "add", "D": "delete"}.get(status[:1], "modify"),
+            "status": status[:1],  # git's own letter (A, D, M, T, ...)
             "before": None if set(before) == {"0"} else before,
             "after": None if set(after) == {"0"} else after,
             "mode": None if set(mode_after) == {"0"} else mode_after,  # 120000: a symbolic link

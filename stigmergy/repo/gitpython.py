@@ -47,12 +47,12 @@ class LongLivedGit(Git):
             self._repo.git.update_environment(**{k: self._env[k] for k in ("GIT_TERMINAL_PROMPT", "GIT_PAGER")})
         return self._repo
 
-    def blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+    def blobs(self, oids: Sequence[str], keep: bool = False) -> dict[str, bytes]:
         """As `Git.blobs`: a few objects through the persistent `cat-file --batch` process (no process per
         call); many at once through one `git cat-file --batch` of the binary, whose single pipe read beats
         GitPython's round trip per object (bench/history_git.py)."""
         if len(oids) > BULK:
-            return super().blobs(oids)
+            return super().blobs(oids, keep)
         out: dict[str, bytes] = {}
         with self._lock:
             return self._blobs(oids, out)

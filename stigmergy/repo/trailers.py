@@ -27,6 +27,18 @@ def trailer_format(key: str) -> str:
     return f"%(trailers:key={key},valueonly,separator=%x2c)"
 
 
+# One `git log --format` for the readers of the wiki's history (the curation record, history/curation.py;
+# which pages people wrote lines in, gates/authorship.py): `Git.history_changes` reads the walk once per
+# HEAD and both take it from there (a recompile asks for both). Fields, split at \x1f: commit, commit
+# time, author, then HISTORY_KEYS' values cut at \x1d, then the operation and kind trailers as
+# `trailer_format` writes them (comma-separated).
+HISTORY_KEYS = (TRAILER_OP, TRAILER_KIND, TRAILER_TARGET, TRAILER_MOVE, TRAILER_PAGE, TRAILER_INTO)
+HISTORY_FORMAT = "\x1f".join(["%H", "%ct", "%an <%ae>",
+                               *(f"%(trailers:key={k},valueonly,separator=%x1d)" for k in HISTORY_KEYS),
+                               trailer_format(TRAILER_OP), trailer_format(TRAILER_KIND)])
+HISTORY_FIELDS = 3 + len(HISTORY_KEYS) + 2
+
+
 def commit_message(
     kind: str, title: str, op_id: str, body: str = "", trailers: Mapping[str, str] | None = None
 ) -> str:
