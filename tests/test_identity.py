@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, run_cli
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stigmergy.garden.identity import plan_merge
@@ -166,3 +166,56 @@ def test_relinking_line_by_line_rewrites_what_the_whole_body_substitution_did(pi
     old = f"wiki/entities/{old_stem}.md"
     body = "# Page\n" + "".join(pieces) + "\n"
     assert _relink_text(snap, old, "New Title", body, "public") == _relink_whole_body(snap, old, "New Title", body, "public")
+
+
+_CITE_A = " ([source](../../sources/2026/01/cap_01JD8Z3Q5N4W2X7Y9A0B1C2D3E.md#L3))"
+_CITE_B = " ([source](../../sources/2026/01/cap_01JD8Z3Q5N4W2X7Y9A0B1C2D3F.md#L4-L5))"
+_LINE_PIECES = ["[[Old]]", "[[Old|the old one]]", "[[old#Part]]", "[[Other]]", "text", " ", "- ", "> ", "    ", "```",
+                "~~~", "`", "<div>", "<a href=", "<!--", "-->", ">", "[x]: /u", "]:", "\"", "(", ")", "[source](",
+                "<pre>", "</pre>"]
+
+
+@settings(max_examples=600, deadline=None)
+# Each of these cites otherwise once its link is re-pointed (what _cites_the_same must refuse): a one-line
+# HTML block whose unquoted attribute gains a space, so the fence after it is code; a fence whose info
+# string gains a backtick; an HTML comment ended early; a link definition's title ended early.
+@example([(["<a href=", "[[Old]]", ">"], ""), (["```"], ""), (["text"], _CITE_A), (["```"], "")], "New Title")
+@example([(["```", "[[Old|the old one]]"], ""), (["text"], _CITE_A), (["```"], "")], "A`b")
+@example([(["<!--"], ""), (["[[Old]]"], ""), (["    ", "text"], _CITE_A)], "A-->b")
+@example([([], ""), (["[x]: /u", " ", '"'], ""), (["[[Old]]", '"'], ""), (["    ", "text"], _CITE_A)], 'A"b')
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_LINE_PIECES), max_size=6),
+                          st.sampled_from(["", _CITE_A, _CITE_B, _CITE_A + _CITE_B[1:]])), max_size=12),
+       st.sampled_from(["New Title", "New (title)", "wiki/entities/New", "A<b", "A`b", "A]b", "A>b", 'A"b', "A-->b"]))
+def test_a_relinked_body_said_to_cite_the_same_cites_the_same(lines: list[tuple[list[str], str]], new_target: str):
+    # _relink keeps the sources of a page whose links it re-pointed, without reading its citations again,
+    # when _cites_the_same says so: then the relinked body must cite exactly what the old one cited, and
+    # the same lines must be code (a citation in a code block cites nothing), whatever HTML, fences, link
+    # reference definitions or citation groups surround the links.
+    from stigmergy.garden.identity import _cites_the_same, _relink_lines
+    from stigmergy.garden.snapshot import Snapshot
+    from stigmergy.pages.citations import cited_sources
+    from stigmergy.pages.markdown import code_lines
+    from stigmergy.settings import Settings
+
+    rel = "wiki/notes/Page.md"
+    texts = {"wiki/entities/Old.md": "---\ntitle: Old\naliases: []\n---\n# Old\n",
+             "wiki/entities/Other.md": "---\ntitle: Other\naliases: []\n---\n# Other\n"}
+    snap = Snapshot(Path("/nonexistent"), Settings(), texts)
+    body = "# Page\n" + "\n".join("".join(pieces) + cite for pieces, cite in lines) + "\n"
+    new, rewritten, hits = _relink_lines(snap, "wiki/entities/Old.md", new_target, body, "public")
+    if not _cites_the_same(body, rewritten, new_target, hits):
+        return
+    assert cited_sources(new, rel) == cited_sources(body, rel)
+    assert code_lines(new) == code_lines(body)
+
+
+def test_the_same_citations_are_not_claimed_where_markup_could_move_them():
+    from stigmergy.garden.identity import _cites_the_same
+
+    line = "- [[Old]] text" + _CITE_A
+    assert _cites_the_same("# P\n" + line + "\n", [line], "New Title", ["Old"])
+    assert not _cites_the_same("# P\n" + line + "\n", [line], "A`b", ["Old"])  # a fence's info string
+    assert not _cites_the_same("# P\n" + line + "\n", [line], "New", ["Old>"])  # an HTML block's end
+    assert not _cites_the_same("# P\n<a href=[[Old]]>\n", ["<a href=[[Old]]>"], "New", ["Old"])  # an HTML block
+    assert not _cites_the_same("# P\n[x]: /u 'a\n" + line + "'\n", [line], "New", ["Old"])  # a definition's title
+    assert _cites_the_same("# P\n- [[Lane|lane]]: " + line + "\n", [line], "New", ["Old"])  # no definition

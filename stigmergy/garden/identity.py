@@ -7,6 +7,7 @@ its new path with the same id), record the old title as an alias (entities), and
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -17,6 +18,7 @@ from stigmergy.garden.delete import readable, refresh_maps, resolve_target
 from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
+from stigmergy.pages.citations import cited_sources
 from stigmergy.pages.paths import normalise_title, page_relpath, sanitise_stem
 from stigmergy.pages.wiki import WikiPage, h1, render_wiki_page
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
@@ -45,8 +47,14 @@ def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: st
                  cache: dict[tuple[str, str], bool] | None = None) -> str:
     """`body` with each wikilink that resolved to `old` (in `snap`) pointing at `new_target`, words kept.
     `cache`: (target, layer) -> resolves to `old`, shared across the pages of one operation."""
+    return _relink_lines(snap, old, new_target, body, layer, cache)[0]
+
+
+def _relink_lines(snap: Snapshot, old: str, new_target: str, body: str, layer: str,
+                  cache: dict[tuple[str, str], bool] | None = None) -> tuple[str, list[str], list[str]]:
+    """(`_relink_text`'s body, the lines it rewrote as they were, the link targets it re-pointed)."""
     if "[[" not in body:
-        return body
+        return body, [], []
     known = cache if cache is not None else {}
 
     def names_old(target: str) -> bool:
@@ -57,7 +65,7 @@ def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: st
 
     hits = [t for t in _link_targets(body) if names_old(t)]
     if not hits:
-        return body
+        return body, [], []
 
     def sub(m: re.Match[str]) -> str:
         target = m.group(1).strip()
@@ -71,10 +79,37 @@ def _relink_text(snap: Snapshot, old: str, new_target: str, body: str, layer: st
     # line (WIKILINK_RE refuses a newline), and a line without any such target holds no link to rewrite.
     # A relinked page has a few such lines among dozens of links (a replay relinks ~700 pages).
     lines = body.split("\n")
+    rewritten = []
     for i, line in enumerate(lines):
         if "[[" in line and any(t in line for t in hits):
             lines[i] = WIKILINK_RE.sub(sub, line)
-    return "\n".join(lines)
+            if lines[i] != line:
+                rewritten.append(line)
+    return "\n".join(lines), rewritten, hits
+
+
+# What a wikilink's target must not hold for re-pointing it to leave a page's citations as they were (see
+# `_cites_the_same`): brackets (a `[source](` link, the end of a link), `<` and `>` (where an HTML block
+# ends), a backtick (whether a fence's info string is one), a line break.
+_MARKUP = frozenset("[]<>`\n")
+# `[label]:`, the start of a link reference definition (its label holds no bracket but an escaped one; it may
+# span lines): `[[Lane|lane]]:` is none.
+_LABEL_RE = re.compile(r"\[(?:[^\[\]\\]|\\.)*\]:", re.S)
+
+
+def _cites_the_same(old_body: str, rewritten: list[str], new_target: str, hits: list[str]) -> bool:
+    """Whether re-pointing the links `hits` at `new_target` on the lines `rewritten` leaves what the body
+    cites (`cited_sources`) as it was, so the relinked page's `sources` need not be read again. What a body
+    cites is read line by line, outside code blocks: a rewrite changes only text inside `[[...]]`, which
+    holds no citation link and cannot reach the citation group at the line's end, so each line cites the
+    same (tests/test_identity.py checks it on generated pages). Which lines are code depends on the start
+    of each line but for a few constructs that read further: an HTML block (a line with `<`), a link
+    reference definition (`[label]:`), a fence's info string (a backtick), an HTML block's end (`>`)."""
+    if any(ch in _MARKUP for ch in new_target) or any(ch in _MARKUP for t in hits for ch in t):
+        return False
+    if "]:" in old_body and _LABEL_RE.search(old_body):
+        return False
+    return not any("<" in line for line in rewritten)
 
 
 @lru_cache(maxsize=4096)
@@ -109,12 +144,24 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
         links = not naming[layer].isdisjoint(_link_targets(page.body))
         if not links and not any(names_old(t, layer) for t in page.entities):
             continue
-        body = _relink_text(snap, old, new_target, page.body, layer, cache) if links else page.body
+        body, rewritten, hits = _relink_lines(snap, old, new_target, page.body, layer, cache) if links else (
+            page.body, [], [])
         entities = page.entities
         if any(names_old(t, layer) for t in page.entities):
             entities = tuple(dict.fromkeys(new_title if names_old(t, layer) else t for t in page.entities))
         if body != page.body or entities != page.entities:
-            out[rel] = render_wiki_page(replace(page.with_body(body, rel), entities=entities, updated=timestamp))
+            # `with_body` reads the body's citations again; a replay relinks ~700 pages, most of them
+            # several times, and what a relinked body cites is what it cited before (`_cites_the_same`).
+            folder = posixpath.dirname(rel)
+            if body == page.body or _cites_the_same(page.body, rewritten, new_target, hits):
+                sources = snap.cited.get((folder, page.body))
+                if sources is None:
+                    sources = tuple(cited_sources(page.body, rel))
+                snap.cited[(folder, body)] = sources
+                relinked = replace(page, body=body, sources=sources)
+            else:
+                relinked = page.with_body(body, rel)
+            out[rel] = render_wiki_page(replace(relinked, entities=entities, updated=timestamp))
     return out
 
 

@@ -81,6 +81,10 @@ class Snapshot:
     settings: Settings
     texts: dict[str, str] = field(default_factory=dict)
     unwritten: dict[str, str | None] = field(default_factory=dict)
+    # (page folder, body) -> the capture ids the body cites, where an operation knows them without reading the
+    # body (garden/identity.py: a relinked body cites what it cited before); shared by the snapshots made
+    # from this one, so a replay's next entries find them.
+    cited: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path, settings: Settings) -> Snapshot:
@@ -101,7 +105,7 @@ class Snapshot:
                 texts.pop(rel, None)
             else:
                 texts[rel] = text
-        snap = Snapshot(self.root, self.settings, texts, self.unwritten)
+        snap = Snapshot(self.root, self.settings, texts, self.unwritten, self.cited)
         # Unchanged pages need not be parsed again (from this snapshot, or what it kept of its own parent's).
         done = self.__dict__["parsed"] if "parsed" in self.__dict__ else self.__dict__.get("_kept")
         if done is not None:
