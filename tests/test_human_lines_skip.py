@@ -44,6 +44,21 @@ def _texts(root: Path) -> dict[str, str]:
             if p.endswith(".md") and p.count("/") == 2}
 
 
+def _per_page(root: Path, walk: tuple[str, ...]) -> tuple[dict[str, frozenset[int]], set[str]]:
+    """Each page's human lines and the pages answered without blame, from an Authorship that reads the
+    pages' commits from the shared walk of wiki/ and layers/ (`walk`) or asks git per file (())."""
+    texts = _texts(root)
+    a = Authorship(root, walk=walk)
+    untouched = a.body_untouched_by_people(texts)
+    return {rel: a.human_lines(rel) for rel in texts}, untouched
+
+
+def _walk_agrees(root: Path) -> None:
+    # human_lines reads the pages' commits from the walk the curation record reads: the same answer, page
+    # by page, as the three walks it replaced (people's commits, their files, each file's commits).
+    assert _per_page(root, ("wiki", "layers")) == _per_page(root, ())
+
+
 def _blamed(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[int, str]]]:
     """What human_lines gives when every page is blamed (the answer before the skip)."""
     with monkeypatch.context() as m:
@@ -62,6 +77,7 @@ def test_an_alias_edit_is_answered_without_blame_and_a_body_line_is_not(wiki: Pa
     skipped = Authorship(wiki).body_untouched_by_people(_texts(wiki))
     assert alias_only in skipped and body not in skipped
     got = human_lines(wiki, _texts(wiki))
+    _walk_agrees(wiki)
     assert got == _blamed(wiki, monkeypatch)
     assert [t for _, t in got[body] if t] == ["Our note: calls on Tuesdays."] and alias_only not in got
 
@@ -78,6 +94,7 @@ def test_a_persons_line_before_a_rename_is_still_found(wiki: Path, monkeypatch: 
     _person(wiki, "an alias after the rename")
     assert new not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
     got = human_lines(wiki, _texts(wiki))
+    _walk_agrees(wiki)
     assert got == _blamed(wiki, monkeypatch)
     assert "Our note: calls on Tuesdays." in [t for _, t in got[new]]
 
@@ -89,6 +106,7 @@ def test_an_alias_edit_after_a_rename_is_answered_without_blame(wiki: Path, monk
     _add_alias(wiki, new, "Aoife B.")
     _person(wiki, "an alias after the rename")
     assert new in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    _walk_agrees(wiki)
     assert human_lines(wiki, _texts(wiki)) == _blamed(wiki, monkeypatch) == {}
 
 
@@ -101,6 +119,7 @@ def test_a_commit_blame_looks_through_after_an_alias_edit_means_blame(wiki: Path
     _person(wiki, "an alias")
     _ok(wiki, "merge", "Harbor API", "INTO", "Norrland Fresh")
     assert kept not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
+    _walk_agrees(wiki)
     assert human_lines(wiki, _texts(wiki)) == _blamed(wiki, monkeypatch)
 
 
@@ -112,4 +131,32 @@ def test_an_uncommitted_edit_is_blamed(wiki: Path, monkeypatch: pytest.MonkeyPat
     (wiki / rel).write_text((wiki / rel).read_text(encoding="utf-8") + "\nNot committed yet.\n", encoding="utf-8")
     assert rel not in Authorship(wiki).body_untouched_by_people(_texts(wiki))
     got = human_lines(wiki, _texts(wiki))
+    _walk_agrees(wiki)
     assert got == _blamed(wiki, monkeypatch) and "Not committed yet." in [t for _, t in got[rel]]
+
+
+def test_a_merged_branch_or_a_file_outside_the_walk_reads_the_whole_history(wiki: Path) -> None:
+    """With a merge in the history a file's commits are what `git log -- FILE` simplifies them to, not the
+    commits whose changes list it: the walk is not used. Nor for a file outside wiki/ and layers/, whose
+    people's commits the walk of those folders does not hold; asking one after the pages reads again."""
+    _ok(wiki, "capture", *map(str, FILES))
+    rel = "wiki/entities/Norrland Fresh.md"
+    git(wiki, "checkout", "-qb", "side")
+    _add_alias(wiki, rel, "Norrland")
+    _person(wiki, "an alias on a branch")
+    git(wiki, "checkout", "-q", "-")
+    (wiki / "notes.txt").write_text("a person's file\n", encoding="utf-8")
+    git(wiki, "add", "notes.txt")
+    _person(wiki, "outside the wiki")
+    git(wiki, "-c", "user.name=Pat Person", "-c", "user.email=pat@example.com", "merge", "-q", "--no-ff", "-m", "merge", "side")
+    walked = Authorship(wiki, walk=("wiki", "layers"))
+    walked.prefetch(list(_texts(wiki)))
+    assert not walked._walked
+    _walk_agrees(wiki)
+    git(wiki, "reset", "-q", "--hard", "HEAD^")  # linear again: the walk is read
+    walked = Authorship(wiki, walk=("wiki", "layers"))
+    walked.prefetch(list(_texts(wiki)))
+    assert walked._walked
+    _walk_agrees(wiki)
+    assert walked.human_lines("notes.txt") == frozenset({1})  # outside: the whole history is read again
+    assert not walked._walked and walked._history.human is not None and "notes.txt" in walked._history.human

@@ -211,7 +211,8 @@ def human_lines(root: Path, texts: dict[str, str], git: Git | None = None) -> di
     """{page: [(line, text)]} of the body lines a person wrote (git blame), for pages `texts` of the
     committed wiki at `root`. `git`: the repository's, when its walk of the history (and the page versions
     read) for the curation record can serve here too."""
-    authorship = Authorship(root, git=git)
+    # Pages only: their commit lists come from the walk the curation record reads (one git walk, not three).
+    authorship = Authorship(root, git=git, walk=("wiki", "layers"))
     authorship.prefetch(list(texts))
     # Pages people touched only in their front matter (an alias edit) hold no body line of theirs.
     no_body = authorship.body_untouched_by_people(texts)

@@ -71,9 +71,15 @@ def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
 
 
 class Authorship:
-    def __init__(self, root: Path, git: Git | None = None, history: CommitHistory | None = None) -> None:
+    def __init__(self, root: Path, git: Git | None = None, history: CommitHistory | None = None,
+                 walk: tuple[str, ...] = ()) -> None:
         self.root = Path(root)
         self.git = git or Git(self.root)
+        # Folders (`wiki`, `layers`) whose files' commit lists may be read from the walk of their history
+        # that the curation record reads too (Git.history_changes), while every file asked about lies in
+        # them and the history has no merge: see `_from_walk`.
+        self._walk = walk
+        self._walked = False
         self._status: dict[str, str] = {}  # relpath -> porcelain XY ('??' untracked); absent = clean
         self._history = history if history is not None else CommitHistory()
         self._commits = self._history.commits  # relpath -> commits that touched it
@@ -123,12 +129,47 @@ class Authorship:
         if head is not None:
             with self._history.lock:
                 self._advance(head)
+                if self._walked and not all(self._in_walk(p) for p in paths):
+                    # Read from the walk of `_walk` only: a file outside it needs the whole history.
+                    self._history.human = None
+                    self._history.commits.clear()
+                    self._walked = False
+                if self._history.human is None and all(self._in_walk(p) for p in paths):
+                    self._from_walk(head)
                 human = self._human_commits(head)
                 # A file only stigmergy ever committed, unchanged since, needs no per-file history: its
                 # lines are all stigmergy's. The others (a person's commit touched it, or it differs from
                 # HEAD) get their commit list, for blame.
                 self._log(head, [p for p in paths if p not in self._commits and (p in human or p in self._status)])
         self._known.update(paths)
+
+    def _in_walk(self, relpath: str) -> bool:
+        return any(relpath == top or relpath.startswith(top + "/") for top in self._walk)
+
+    def _from_walk(self, head: str) -> None:
+        """Which files people's commits touched, and every commit of each file, from one walk of the history
+        of `_walk` (Git.history_changes, shared with the curation record), where `_human_commits` and `_log`
+        run three walks: answers the same for files in those folders when no commit is a merge (then a
+        file's commits are those whose changes list it; `git log -- FILE` simplifies merges otherwise)."""
+        history = self._history
+        if not self._walk or history.commits or history.head != head:
+            return
+        if self.git.run("rev-list", "--min-parents=2", "--max-count=1", head, check=False).strip():
+            return
+        human: dict[str, list[str]] = {}
+        commits: dict[str, list[str]] = {}
+        for header, _merge, entries in self.git.history_changes(HISTORY_FORMAT, *self._walk):
+            fields = header.split("\x1f")
+            sha, ours = fields[0], bool(fields[-2].strip()) if len(fields) > 2 else False
+            history.ours[sha] = ours
+            for e in entries:
+                path = str(e["path"])
+                commits.setdefault(path, []).append(sha)
+                if not ours:
+                    human.setdefault(path, []).append(sha)
+        history.human = human
+        history.commits.update(commits)
+        self._walked = True
 
     def _advance(self, head: str) -> None:
         """Bring the per-file commit lists from the last HEAD seen to `head`, reading only new commits."""
