@@ -114,3 +114,29 @@ def test_ids_made_in_one_millisecond_sort_in_the_order_they_were_made() -> None:
     # and random bits alone would order those by chance (the export round trip flaked on it).
     ids = [new_id("cap") for _ in range(5000)]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+def _synchronous(repo: Repository) -> int:
+    return repo.state.conn.execute("PRAGMA synchronous").fetchone()[0]  # type: ignore[attr-defined]
+
+
+def test_relaxed_bookkeeping_commits_and_then_syncs_fully_again(wiki: Path) -> None:
+    """A committed operation's row is written without syncing the WAL (resume rebuilds it from Git), yet
+    it is committed (another connection reads it), and the connection is back to FULL afterwards, also
+    when the relaxed transaction fails: an acknowledgement after it is synced as before."""
+    import sqlite3
+
+    from stigmergy.repo.state.sqlite import StateDB
+
+    repo = Repository(wiki, load_settings(wiki))
+    assert _synchronous(repo) == 2  # FULL
+    row = _op(repo, {"wiki/notes/Kept.md": "kept\n"})
+    assert row.commit_sha and _synchronous(repo) == 2
+    other = StateDB(repo.layout.state_db, readonly=True)
+    assert other.operation(row.id) is not None and other.operation(row.id).commit_sha == row.commit_sha  # type: ignore[union-attr]
+    state = repo.state
+    assert isinstance(state, StateDB)
+    with pytest.raises(sqlite3.IntegrityError), state.tx(durable=False) as c:
+        c.execute("INSERT INTO meta VALUES ('k', 'v')")
+        c.execute("INSERT INTO meta VALUES ('k', 'again')")  # primary key: the transaction rolls back
+    assert _synchronous(repo) == 2 and state.meta("k") is None

@@ -133,14 +133,13 @@ class Git:
         if when is not None:
             env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
         all_paths = [*paths, *removed]
-        # The whole message (trailers included) is on disk before git starts: a message piped through
-        # stdin can be cut short by a kill, leaving a commit without its operation trailer.
+        # The whole message (trailers included) is in the file before git starts: a message piped through
+        # stdin can be cut short by a kill, leaving a commit without its operation trailer. Written and
+        # closed is enough against a kill; no fsync, as git writes the commit itself without one.
         fd, msg_path = tempfile.mkstemp(prefix="stigmergy-msg-", dir=self.git_dir() if self.git_dir().is_dir() else None)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(message.encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
             if paths:
                 self.run("add", "-f", "--", *paths)
             if removed:

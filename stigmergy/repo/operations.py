@@ -277,7 +277,9 @@ def apply_and_commit(repo: Repository, request: CommitRequest, listeners: Sequen
         manifest=full_manifest,
         patch_sha=patch_sha,
     )
-    repo.state.record_operation(row, capture=capture, done_capture_id=queue_capture_id)
+    # A committed operation's row is rebuilt from its commit's trailers should a power cut lose it (resume,
+    # write/recovery.py); a refused one (no commit) exists only in the state store.
+    repo.state.record_operation(row, capture=capture, done_capture_id=queue_capture_id, durable=commit is None)
     return row
 
 

@@ -99,9 +99,10 @@ class StateStore(Protocol):
 
     # -- operations
     def record_operation(self, row: OperationRow, capture: CaptureRow | None = None,
-                         done_capture_id: str | None = None) -> None:
+                         done_capture_id: str | None = None, durable: bool = True) -> None:
         """One transaction: the operation, its capture's catalogue row, the queue row done, the in-flight
-        pre-images dropped, and `last_commit`."""
+        pre-images dropped, and `last_commit`. `durable=False` (a write pipeline's committed operation, which
+        `resume` rebuilds from the commit's trailers) need not survive a power cut, only a killed process."""
         ...
     def has_operation(self, op_id: str) -> bool: ...
     def operation(self, op_id: str) -> OperationRow | None:

@@ -89,7 +89,8 @@ class StateDB:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
-            # An acknowledged capture must survive a crash: FULL syncs each commit of the WAL.
+            # An acknowledged capture must survive a crash: FULL syncs each commit of the WAL. Bookkeeping
+            # that Git can rebuild commits with `tx(durable=False)` (see there).
             self.conn.execute("PRAGMA synchronous=FULL")
             self._migrate()
         self.conn.row_factory = sqlite3.Row
@@ -104,14 +105,26 @@ class StateDB:
         self.conn.close()
 
     @contextmanager
-    def tx(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
+    def tx(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction. `durable=False` commits without syncing the WAL (synchronous=NORMAL):
+        the commit survives a killed process (it is in the OS's cache) and is synced with the next durable
+        one, but a power cut may lose it. Only for rows a crash may lose because `resume` rebuilds them
+        from Git (a filed capture's operation row, from its commit's trailers) or because what they guard
+        is itself unsynced (pre-images of working-tree files, which are written without fsync too): each
+        capture of a chat export was seven fsyncs, three of them here (issue 24)."""
+        if not durable:
+            self.conn.execute("PRAGMA synchronous=NORMAL")
         try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        finally:
+            if not durable:
+                self.conn.execute("PRAGMA synchronous=FULL")
 
     # --- queue -------------------------------------------------------------------------------------
     def enqueue(self, capture_id: str, op_id: str, created_at: str, envelope: dict[str, Any]) -> None:
@@ -128,7 +141,7 @@ class StateDB:
         return [PendingCapture(r[0], r[1], json.loads(r[2]), json.loads(r[3]) if r[3] else None) for r in rows]
 
     def set_inflight(self, capture_id: str, inflight: dict[str, Any] | None) -> None:
-        with self.tx() as c:
+        with self.tx(durable=False) as c:
             c.execute(
                 "UPDATE queue SET inflight=? WHERE capture_id=?",
                 (json.dumps(inflight) if inflight is not None else None, capture_id),
@@ -181,8 +194,9 @@ class StateDB:
         row: OperationRow,
         capture: CaptureRow | None = None,
         done_capture_id: str | None = None,
+        durable: bool = True,
     ) -> None:
-        with self.tx() as c:
+        with self.tx(durable=durable) as c:
             c.execute(
                 "INSERT OR REPLACE INTO operations VALUES (?,?,?,?,?,?,?,?,?)",
                 (
