@@ -17,9 +17,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stigmergy.errors import StigmergyError
+
+if TYPE_CHECKING:
+    from stigmergy.repo.plumbing import Plumbing
 
 
 class GitError(StigmergyError):
@@ -74,6 +79,13 @@ class Git:
             err = proc.stderr.decode("utf-8", "replace").strip()
             raise GitError(f"git {' '.join(args[:3])} failed: {err}")
         return proc.stdout
+
+    @cached_property
+    def plumbing(self) -> Plumbing:
+        """Commits through git's plumbing where that is the same as `git commit` (repo/plumbing.py)."""
+        from stigmergy.repo.plumbing import Plumbing
+
+        return Plumbing(self)
 
     def ok(self, *args: str) -> bool:
         """True when the git command exits 0 (for predicates such as `merge-base --is-ancestor`)."""
@@ -132,14 +144,22 @@ class Git:
         }
         if when is not None:
             env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+        from stigmergy.repo.plumbing import cleanup
+
         all_paths = [*paths, *removed]
+        parent = self.fast_head()
+        plumbing = self.plumbing if self.plumbing.usable(parent) else None
         # The whole message (trailers included) is in the file before git starts: a message piped through
         # stdin can be cut short by a kill, leaving a commit without its operation trailer. Written and
         # closed is enough against a kill; no fsync, as git writes the commit itself without one.
         fd, msg_path = tempfile.mkstemp(prefix="stigmergy-msg-", dir=self.git_dir() if self.git_dir().is_dir() else None)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(message.encode("utf-8"))
+                fh.write((cleanup(message) if plumbing is not None else message).encode("utf-8"))
+            if plumbing is not None and parent is not None:
+                head = plumbing.commit(parent, paths, removed, message, env, Path(msg_path), after_stage)
+                self.pack_loose()
+                return head
             if paths:
                 self.run("add", "-f", "--", *paths)
             if removed:

@@ -1,0 +1,141 @@
+"""Commits through git's plumbing (repo/plumbing.py) are the commits `git add` + `git commit --only` made:
+two repositories, one taking each way, get the same commit ids, index and reflog for the same writes."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import git
+
+from stigmergy.repo.git import Git, GitError
+from stigmergy.repo.plumbing import cleanup
+
+WHEN = 1767225600
+
+
+def _pair(tmp_path: Path) -> tuple[Git, Git]:
+    """Two repositories with the same first commit; the second takes the porcelain (commit.cleanup set
+    to its default, a setting plumbing leaves to `git commit`)."""
+    out = []
+    for name in ("plumbing", "porcelain"):
+        root = tmp_path / name
+        root.mkdir()
+        git(root, "init", "-q")
+        (root / "wiki" / "notes").mkdir(parents=True)
+        (root / "wiki" / "notes" / "Old.md").write_text("old\n")
+        (root / "wiki" / "notes" / "Gone.md").write_text("gone\n")
+        (root / "README.md").write_text("readme\n")
+        Git(root).commit_paths(["README.md", "wiki/notes/Gone.md", "wiki/notes/Old.md"], "first", "T", "t@e", when=WHEN)
+        if name == "porcelain":
+            git(root, "config", "commit.cleanup", "whitespace")
+        out.append(Git(root))
+    return out[0], out[1]
+
+
+def _write(root: Path, rel: str, text: str, executable: bool = False) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if executable:
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+
+def _state(g: Git) -> tuple[str, str, str, str]:
+    return (git(g.root, "rev-parse", "HEAD"), git(g.root, "ls-files", "-s"),
+            git(g.root, "status", "--porcelain=v1", "--untracked-files=all"),
+            git(g.root, "log", "-g", "--format=%gs", "HEAD"))
+
+
+def test_plumbing_and_porcelain_make_the_same_commits(tmp_path: Path) -> None:
+    plumbing, porcelain = _pair(tmp_path)
+    assert plumbing.plumbing.usable(plumbing.fast_head()) and not porcelain.plumbing.usable(porcelain.fast_head())
+    message = "\n\ncapture: Slack #eng, 2026-01-02  \n\n\n# a line that is not a comment\nbody\t\n\n\n\nStigmergy-Kind: capture\n\n"
+    steps: list[tuple[dict[str, str | None], str]] = [
+        # new folders three deep, a name git quotes, a modified page, a page removed (its folder stays)
+        ({"sources/2026/01/cap_1.md": "one\n", "wiki/notes/Q2 — “draft” é.md": "ü\n", "wiki/notes/Old.md": "new\n",
+          "wiki/notes/Gone.md": None}, message),
+        # every page of a folder removed: the folder leaves the tree; an executable file; no trailing newline
+        ({"wiki/notes/Old.md": None, "wiki/notes/Q2 — “draft” é.md": None, "tools/run.sh": "#!/bin/sh\n",
+          "sources/2026/01/cap_2.md": "two, no newline"}, "second"),
+    ]
+    for changes, msg in steps:
+        for g in (plumbing, porcelain):
+            for rel, text in changes.items():
+                if text is None:
+                    (g.root / rel).unlink()
+                else:
+                    _write(g.root, rel, text, executable=rel.endswith(".sh"))
+            g.commit_paths([r for r, t in changes.items() if t is not None], msg, "Stigmergy", "s@e",
+                           removed=[r for r, t in changes.items() if t is None], when=WHEN + 60)
+        assert _state(plumbing) == _state(porcelain)
+    assert git(plumbing.root, "ls-tree", "HEAD", "tools/run.sh").startswith("100755")
+    assert "wiki/notes" not in git(plumbing.root, "ls-tree", "-r", "-t", "--name-only", "HEAD").split("\n")
+    git(plumbing.root, "fsck", "--strict", "--no-dangling")
+
+
+def test_what_a_person_staged_stays_staged_and_a_commit_of_theirs_is_built_on(tmp_path: Path) -> None:
+    plumbing, porcelain = _pair(tmp_path)
+    for g in (plumbing, porcelain):
+        _write(g.root, "wiki/notes/Mine.md", "a person's page\n")
+        git(g.root, "add", "wiki/notes/Mine.md")
+        _write(g.root, "wiki/notes/Ours.md", "ours\n")
+        g.commit_paths(["wiki/notes/Ours.md"], "ours", "S", "s@e", when=WHEN + 1)
+        # a person commits between two of ours: the next one builds on theirs, not on the tree it kept
+        git(g.root, "-c", "user.name=P", "-c", "user.email=p@e", "commit", "-q", "-m", "person")
+        _write(g.root, "wiki/notes/Ours.md", "ours, again\n")
+        g.commit_paths(["wiki/notes/Ours.md"], "ours again", "S", "s@e", when=WHEN + 3)
+    assert git(plumbing.root, "log", "--format=%s", "-3").split("\n")[:3] == ["ours again", "person", "ours"]
+    assert git(plumbing.root, "ls-tree", "-r", "--name-only", "HEAD").count("Mine.md") == 1
+    assert _state(plumbing)[1:] == _state(porcelain)[1:]
+
+
+def test_nothing_to_commit_and_a_moved_head_are_refused(tmp_path: Path) -> None:
+    plumbing, porcelain = _pair(tmp_path)
+    for g in (plumbing, porcelain):
+        with pytest.raises(GitError):
+            g.commit_paths(["README.md"], "same bytes", "S", "s@e")
+    head = plumbing.fast_head()
+    assert head is not None
+    _write(plumbing.root, "README.md", "changed\n")
+    # HEAD moves after we read it (another writer): update-ref refuses to move it from the wrong parent
+    git(plumbing.root, "commit", "-q", "--allow-empty", "-m", "elsewhere")
+    with pytest.raises(GitError):
+        plumbing.plumbing.commit(head, ["README.md"], [], "late", {}, _message(tmp_path, "late"))
+    assert git(plumbing.root, "log", "-1", "--format=%s").strip() == "elsewhere"
+
+
+def test_hooks_attributes_and_settings_take_the_porcelain(tmp_path: Path) -> None:
+    plumbing, _ = _pair(tmp_path)
+    head = plumbing.fast_head()
+    (plumbing.root / ".gitattributes").write_text("*.md text eol=crlf\n")
+    assert not plumbing.plumbing.usable(head)
+    (plumbing.root / ".gitattributes").unlink()
+    assert plumbing.plumbing.usable(head)
+    hook = plumbing.root / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\necho hook >> ran.txt\n")
+    os.chmod(hook, 0o755)
+    fresh = Git(plumbing.root)  # the probe runs once per Git object
+    assert not fresh.plumbing.usable(head)
+    _write(fresh.root, "README.md", "changed\n")
+    fresh.commit_paths(["README.md"], "with a hook", "S", "s@e")
+    assert (fresh.root / "ran.txt").read_text() == "hook\n"  # git commit ran the hook, as before
+    git(plumbing.root, "config", "filter.lfs.clean", "cat")
+    hook.unlink()
+    assert not Git(plumbing.root).plumbing.usable(head)
+
+
+def _message(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "msg"
+    path.write_text(text + "\n")
+    return path
+
+
+@pytest.mark.parametrize("message", ["plain", "\n\n a \n\n\n b  \n\n", "# only\n\n#x", "t\r\n\r\nbody", "x\n \n\t\ny"])
+def test_cleanup_is_gits_whitespace_cleanup(tmp_path: Path, message: str) -> None:
+    import subprocess
+
+    expected = subprocess.run(["git", "stripspace"], input=message.encode(), capture_output=True, check=True).stdout
+    assert cleanup(message).encode() == expected
