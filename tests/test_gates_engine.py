@@ -202,6 +202,24 @@ def test_figures_must_appear_in_the_cited_lines(repo):
     assert run(repo, Plan((UpdatePage(NOTE, body("Q1 review", [*repo["note_lines"], good])),))).ok
 
 
+def test_figures_read_alike_with_or_without_the_quick_tests_and_odd_month_letters_are_no_crash() -> None:
+    """The quick tests that skip patterns (no month name, no hyphen, no digit) never change what is read:
+    each line read again with every pattern run must give the same figures. A month matched through a
+    letter that only folds to ASCII (ſ, ı) was a KeyError at the gate; it is read like its ASCII twin."""
+    from stigmergy.gates import figures as f
+
+    lines = ["ARR was $1.3M on March 3, 2026 (2026-03-03), up 12% from 1,150 in Q4 2025", "no figure here",
+             "sprint review at 751 units", "3rd of sept. 2026, dec 2026, Jan 5 and 2026-07", "FY2026 H2 v1.2.3",
+             "met on ſeptember 3, 2026", "aprıl 4, 2026 and aprİl 5, 2026", "- [10:15] Ann Lee: roadmap at 12 units"]
+    for line in lines:
+        for side in (True, False):
+            quick = f._extract_cached.__wrapped__(line, side)
+            full = f._extract_cached.__wrapped__(line + " jan -", side)  # a month prefix and a hyphen: no skip
+            assert quick == full[: len(quick)], line
+    assert f.figures("met on ſeptember 3, 2026") == [("ſeptember 3, 2026", frozenset({"d:2026-09-03"}))]
+    assert f.missing_figures("- met ſeptember 3, 2026", "met on September 3, 2026") == []
+
+
 def test_title_and_h1_are_stable(repo):
     lines = repo["note_lines"]
     assert "contract" in rules(run(repo, Plan((UpdatePage(NOTE, body("Renamed", lines)),))))
