@@ -14,6 +14,7 @@ from stigmergy.repo.git import Git, GitError
 from stigmergy.repo.plumbing import cleanup
 
 WHEN = 1767225600
+IDENT = {"GIT_AUTHOR_NAME": "S", "GIT_AUTHOR_EMAIL": "s@e", "GIT_COMMITTER_NAME": "S", "GIT_COMMITTER_EMAIL": "s@e"}
 
 
 def _pair(tmp_path: Path) -> tuple[Git, Git]:
@@ -43,15 +44,17 @@ def _write(root: Path, rel: str, text: str, executable: bool = False) -> None:
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
 
-def _state(g: Git) -> tuple[str, str, str, str]:
+def _state(g: Git) -> tuple[str, ...]:
     return (git(g.root, "rev-parse", "HEAD"), git(g.root, "ls-files", "-s"),
             git(g.root, "status", "--porcelain=v1", "--untracked-files=all"),
-            git(g.root, "log", "-g", "--format=%gs", "HEAD"))
+            git(g.root, "log", "-g", "--format=%gs", "HEAD"),
+            (g.root / ".git" / "logs" / "HEAD").read_text(), (g.root / ".git" / "logs" / "refs" / "heads" / "main").read_text())
 
 
 def test_plumbing_and_porcelain_make_the_same_commits(tmp_path: Path) -> None:
     plumbing, porcelain = _pair(tmp_path)
     assert plumbing.plumbing.usable(plumbing.fast_head()) and not porcelain.plumbing.usable(porcelain.fast_head())
+    assert plumbing.plumbing._stamps(IDENT) is not None  # the commit and HEAD are written by this process
     message = "\n\ncapture: Slack #eng, 2026-01-02  \n\n\n# a line that is not a comment\nbody\t\n\n\n\nStigmergy-Kind: capture\n\n"
     steps: list[tuple[dict[str, str | None], str]] = [
         # new folders three deep, a name git quotes, a modified page, a page removed (its folder stays)
@@ -89,7 +92,7 @@ def test_what_a_person_staged_stays_staged_and_a_commit_of_theirs_is_built_on(tm
         g.commit_paths(["wiki/notes/Ours.md"], "ours again", "S", "s@e", when=WHEN + 3)
     assert git(plumbing.root, "log", "--format=%s", "-3").split("\n")[:3] == ["ours again", "person", "ours"]
     assert git(plumbing.root, "ls-tree", "-r", "--name-only", "HEAD").count("Mine.md") == 1
-    assert _state(plumbing)[1:] == _state(porcelain)[1:]
+    assert _state(plumbing)[1:3] == _state(porcelain)[1:3]  # the index and the status (a person's commit has its own time)
 
 
 def test_nothing_to_commit_and_a_moved_head_are_refused(tmp_path: Path) -> None:
@@ -139,3 +142,44 @@ def test_cleanup_is_gits_whitespace_cleanup(tmp_path: Path, message: str) -> Non
 
     expected = subprocess.run(["git", "stripspace"], input=message.encode(), capture_output=True, check=True).stdout
     assert cleanup(message).encode() == expected
+
+
+def test_a_commit_dated_now_is_dated_as_git_dates_it_and_signing_takes_git(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/St_Johns")  # a zone half an hour off the hour
+    time.tzset()  # git reads TZ when it starts; this process reads it again now
+    try:
+        _dated_now(tmp_path)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def _dated_now(tmp_path: Path) -> None:
+    plumbing, _ = _pair(tmp_path)
+    _write(plumbing.root, "README.md", "now\n")
+    head = plumbing.commit_paths(["README.md"], "dated now", "S", "s@e")
+    ours = git(plumbing.root, "cat-file", "commit", head).split("\n")[2].rsplit(" ", 1)[1]
+    theirs = git(plumbing.root, "var", "GIT_COMMITTER_IDENT").split()[-1]
+    assert ours == theirs and ours.startswith(("-0230", "-0330"))
+    git(plumbing.root, "config", "commit.gpgsign", "true")
+    signing = Git(plumbing.root)
+    assert signing.plumbing.usable(head) and signing.plumbing._stamps(IDENT) is None  # commit-tree signs
+    git(plumbing.root, "config", "commit.gpgsign", "false")
+    git(plumbing.root, "config", "core.logAllRefUpdates", "false")
+    unlogged = Git(plumbing.root)
+    assert unlogged.plumbing.usable(head) and unlogged.plumbing._stamps(IDENT) is None
+
+
+def test_a_held_ref_lock_refuses_and_moves_nothing(tmp_path: Path) -> None:
+    plumbing, _ = _pair(tmp_path)
+    head = plumbing.fast_head()
+    lock = plumbing.root / ".git" / "refs" / "heads" / "main.lock"
+    lock.write_text("")
+    _write(plumbing.root, "README.md", "blocked\n")
+    with pytest.raises(GitError, match="cannot lock ref"):
+        plumbing.commit_paths(["README.md"], "blocked", "S", "s@e")
+    assert plumbing.fast_head() == head and lock.read_text() == ""
+    assert git(plumbing.root, "log", "-g", "--format=%gs", "HEAD").count("\n") == 1

@@ -80,6 +80,11 @@ class Git:
             raise GitError(f"git {' '.join(args[:3])} failed: {err}")
         return proc.stdout
 
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment every git process of this wrapper runs with."""
+        return self._env
+
     @cached_property
     def plumbing(self) -> Plumbing:
         """Commits through git's plumbing where that is the same as `git commit` (repo/plumbing.py)."""

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
+import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 _PORCELAIN_SETTINGS = ("core.autocrlf", "core.attributesfile", "core.commentchar", "core.hookspath",
                        "commit.cleanup", "commit.template", "i18n.commitencoding", "core.eol")
 _PORCELAIN_PREFIXES = ("filter.",)
-_HOOKS = ("prepare-commit-msg", "post-commit")
+_HOOKS = ("prepare-commit-msg", "post-commit", "reference-transaction")
 _TREE_MODE = b"40000"
 _NEW_FILE_MODE = b"100644"
 _EXEC_FILE_MODE = b"100755"
@@ -62,6 +64,7 @@ class Plumbing:
         self.git = git
         self.gitdir = git.root / ".git"
         self._usable: bool | None = None
+        self._settings: dict[str, str] = {}
         self._model: _Model | None = None
 
     def usable(self, parent: str | None) -> bool:
@@ -82,9 +85,11 @@ class Plumbing:
             return False
         out = self.git.run_bytes("config", "--list", "-z", check=False)
         for entry in out.split(b"\0"):
-            key = entry.split(b"\n", 1)[0].decode("utf-8", "replace").lower()
+            key, _, value = entry.decode("utf-8", "replace").partition("\n")
+            key = key.lower()
             if key in _PORCELAIN_SETTINGS or key.startswith(_PORCELAIN_PREFIXES):
                 return False
+            self._settings[key] = value
         return True
 
     def commit(self, parent: str, paths: Sequence[str], removed: Sequence[str], message: str,
@@ -112,12 +117,75 @@ class Plumbing:
         tree = self._write_trees(folders, dirty)
         if tree == model.folders[b""][b""][1]:
             raise GitError("git commit failed: nothing to commit (the paths are as HEAD has them)")
-        commit = self.git.run("commit-tree", "-p", parent, "-F", str(msg_path), tree.hex(), env=env).strip()
         subject = cleanup(message).split("\n", 1)[0]
-        self.git.run("update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
+        stamp = self._stamps(env)
+        if stamp is None:
+            commit = self.git.run("commit-tree", "-p", parent, "-F", str(msg_path), tree.hex(), env=env).strip()
+            self.git.run("update-ref", "-m", f"commit: {subject}", "HEAD", commit, parent)
+        else:
+            author, committer = stamp
+            body = (f"tree {tree.hex()}\nparent {parent}\nauthor {author}\ncommitter {committer}\n\n"
+                    f"{msg_path.read_text(encoding='utf-8')}")
+            commit = self._write_object(b"commit", body.encode("utf-8", "surrogateescape")).hex()
+            self._update_head(parent, commit, committer, f"commit: {subject}")
         folders[b""][b""] = (_TREE_MODE, tree)  # the root's own id, kept under the empty name
         self._model = _Model(commit, folders)
         return commit
+
+    # --- the commit and HEAD, written here -----------------------------------------------------------
+    def _stamps(self, env: dict[str, str]) -> tuple[str, str] | None:
+        """The author and committer lines `git commit-tree` would write, when this process can write them
+        exactly: no signing, plain names and emails, and dates it can read (none, or `@<seconds> +0000`).
+        None: `git commit-tree` and `git update-ref` write the commit and move HEAD."""
+        if _true(self._settings.get("commit.gpgsign", "false")) or not self._reflogs_as_git():
+            return None
+        merged = {**self.git.env, **env}
+        now = int(time.time())  # one clock reading for both, as git takes
+        out = []
+        for who in ("AUTHOR", "COMMITTER"):
+            name, email = merged.get(f"GIT_{who}_NAME", ""), merged.get(f"GIT_{who}_EMAIL", "")
+            if not _plain(name) or not _plain(email):
+                return None
+            when = _seconds(merged.get(f"GIT_{who}_DATE"), now)
+            if when is None:
+                return None
+            out.append(f"{name} <{email}> {when[0]} {when[1]}")
+        return out[0], out[1]
+
+    def _reflogs_as_git(self) -> bool:
+        value = self._settings.get("core.logallrefupdates", "true").lower()
+        return value in ("true", "yes", "on", "1", "")
+
+    def _update_head(self, old: str, new: str, committer: str, message: str) -> None:
+        """Move HEAD (its branch, when it names one) from `old` to `new` as `git update-ref` does: under the
+        ref's lock file, refused when the ref no longer holds `old`, with a reflog entry for both."""
+        head = (self.gitdir / "HEAD").read_text(encoding="utf-8").strip()
+        ref = head[5:].strip() if head.startswith("ref: ") else "HEAD"
+        if ref != "HEAD" and (not ref.startswith("refs/heads/") or ".." in ref or ref.endswith(".lock")):
+            raise GitError(f"git update-ref failed: HEAD names {ref!r}")
+        target = self.gitdir / ref
+        lock = target.with_name(target.name + ".lock")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            raise GitError(f"git update-ref failed: cannot lock ref '{ref}': {lock} exists") from None
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(new + "\n")
+            current = self.git.fast_head()
+            if current != old:
+                raise GitError(f"git update-ref failed: cannot lock ref '{ref}': is at {current} but expected {old}")
+            entry = f"{old} {new} {committer}\t{_reflog_message(message)}\n"
+            for log in {ref, "HEAD"}:
+                path = self.gitdir / "logs" / log
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
+                    fh.write(entry)
+            os.replace(lock, target)
+        except BaseException:
+            lock.unlink(missing_ok=True)
+            raise
 
     # --- the model of HEAD's tree --------------------------------------------------------------------
     def _load(self, commit: str) -> _Model:
@@ -208,3 +276,33 @@ def cleanup(message: str) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n" if lines else ""
+
+
+# What git trims from a name or an email (ident.c's crud) and never allows inside one.
+_CRUD = " .,:;<>\"\\'\t\n\r"
+
+
+def _plain(value: str) -> bool:
+    return bool(value) and value == value.strip(_CRUD) and not any(c in value for c in "<>\n")
+
+
+def _true(value: str) -> bool:
+    return value.lower() in ("true", "yes", "on", "1", "")
+
+
+def _seconds(date: str | None, now: int) -> tuple[int, str] | None:
+    """(seconds, zone) of a commit's date: `now` in the local zone, or `@<seconds> +0000` as the write
+    pipelines set it; None for any other form (git reads many; commit-tree is left to read those)."""
+    if date is None:
+        offset = time.localtime(now).tm_gmtoff // 60
+        sign = "-" if offset < 0 else "+"
+        return now, f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    head, _, zone = date.partition(" ")
+    if head.startswith("@") and head[1:].isdigit() and zone == "+0000":
+        return int(head[1:]), zone
+    return None
+
+
+def _reflog_message(message: str) -> str:
+    """As git's copy_reflog_msg: each run of whitespace one space, none at either end."""
+    return re.sub(r"[ \t\n\r\v\f]+", " ", message).strip(" ")

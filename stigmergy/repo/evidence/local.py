@@ -32,14 +32,14 @@ class LocalEvidenceStore:
     def has(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
 
-    def put(self, data: bytes) -> str:
+    def put(self, data: bytes, durable: bool = True) -> str:
         digest = object_id(data)
         target = self.path(digest)
         if target.is_file():
             if self.intact(digest):
                 return digest
             os.chmod(target, stat.S_IWUSR | stat.S_IRUSR)  # corrupt: the right bytes replace it
-        write_atomic(target, data, durable=True, mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        write_atomic(target, data, durable=durable, mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
         return digest
 
     def intact(self, sha256: str) -> bool:

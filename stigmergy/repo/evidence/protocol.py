@@ -28,8 +28,9 @@ class EvidenceStore(Protocol):
 
     hash_name: str
 
-    def put(self, data: bytes) -> str:
-        """Store `data`; its id (`object_id(data)`)."""
+    def put(self, data: bytes, durable: bool = True) -> str:
+        """Store `data`; its id (`object_id(data)`). `durable=False`: an object Git can give again (an
+        operation's patch) need not be on the disk before this returns, only written whole."""
         ...
 
     def get(self, oid: str, verify: bool = True) -> bytes:

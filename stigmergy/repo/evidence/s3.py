@@ -138,7 +138,7 @@ class S3EvidenceStore:
             raise self._fail(f"cannot look up evidence object {oid}", exc) from None
         return str(head.get("ChecksumSHA256") or "")
 
-    def put(self, data: bytes) -> str:
+    def put(self, data: bytes, durable: bool = True) -> str:  # a put the server confirmed is durable
         self.claim()
         oid = object_id(data)
         if self.intact(oid):
