@@ -23,6 +23,10 @@ class StigmergyError(Exception):
         self.hint = hint
 
 
+class GitError(StigmergyError):
+    """A git command failed (`stigmergy.repo.git` runs them; `repo/plumbing.py` writes a commit as one)."""
+
+
 class UsageError(StigmergyError):
     exit_code = EXIT_USAGE
 

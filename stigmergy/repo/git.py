@@ -21,14 +21,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stigmergy.errors import StigmergyError
+from stigmergy.errors import GitError
 
 if TYPE_CHECKING:
     from stigmergy.repo.plumbing import Plumbing
-
-
-class GitError(StigmergyError):
-    pass
 
 
 # Loose objects after which a commit packs them (git's own `gc --auto` waits for 6,700; at a dozen objects

@@ -31,12 +31,23 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from stigmergy.repo.git import GitError
+from stigmergy.errors import GitError
 
-if TYPE_CHECKING:
-    from stigmergy.repo.git import Git
+
+class _Git(Protocol):
+    """What plumbing needs of `repo.git.Git` (which holds a `Plumbing`: an import back would be a cycle)."""
+
+    root: Path
+
+    @property
+    def env(self) -> dict[str, str]: ...
+    def run(self, *args: str, input: bytes | None = None, check: bool = True,
+            env: dict[str, str] | None = None) -> str: ...
+    def run_bytes(self, *args: str, input: bytes | None = None, check: bool = True,
+                  env: dict[str, str] | None = None) -> bytes: ...
+    def fast_head(self) -> str | None: ...
 
 # Settings under which `git add` would store other bytes than the file's, or `git commit` would write
 # another message, or run something: any one of them sends a commit through the porcelain.
@@ -60,7 +71,7 @@ class _Model:
 class Plumbing:
     """The plumbing commit for one repository (kept by its `Git`): whether it may be used, and HEAD's tree."""
 
-    def __init__(self, git: Git) -> None:
+    def __init__(self, git: _Git) -> None:
         self.git = git
         self.gitdir = git.root / ".git"
         self._usable: bool | None = None
