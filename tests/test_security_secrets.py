@@ -86,6 +86,18 @@ def test_asking_the_plugins_expressions_first_finds_exactly_what_the_detector_fi
     assert [(f.line, f.kind, f.value) for f in find_secrets(text)] == fast
 
 
+def test_texts_scanned_under_one_setup_give_what_each_gives_alone() -> None:
+    """A capture's three texts go through one setup of the detector (`find_secrets_each`): each text's
+    findings, values and lines included, are those it has when scanned alone, before and after a text
+    with none and a text too short for any rule."""
+    from stigmergy.capture.secrets import find_secrets_each
+
+    texts = ["\n".join(SAMPLES.values()), "", "short", "\n".join(LOOK_ALIKES), f"line one\nkey {AWS}\n{GITHUB}"]
+    alone = [[(f.line, f.kind, f.value) for f in find_secrets(t)] for t in texts]
+    together = [[(f.line, f.kind, f.value) for f in found] for found in find_secrets_each(texts)]
+    assert together == alone and len(alone[0]) >= len(SAMPLES) and alone[4]
+
+
 def test_look_alikes_are_not_secrets() -> None:
     for line in LOOK_ALIKES:
         assert find_secrets(line) == [], line

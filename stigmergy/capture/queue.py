@@ -231,20 +231,19 @@ def _looks_dated(value: str) -> bool:
 def _check_secrets(read: ReadInput, redact_them: bool) -> ReadInput:
     """Refuse an input that holds a credential (InputError naming the line and kind), or with `redact_them`
     return it with every copy redacted: what the evidence store, source page, wiki and index will hold."""
-    from stigmergy.capture.secrets import find_secrets, redact
+    from stigmergy.capture.secrets import find_secrets, find_secrets_each, redact
 
     ex = read.extraction
     original = None if ex.covers_original else _text_or_none(read.data)
-    in_original = find_secrets(original) if original is not None else []
     if redact_them:
-        in_readable = find_secrets(ex.text)
+        readable = ex.text
     else:
         # A readable line that is verbatim a line of the original was scanned already: scan only the others
         # (blanked, so line numbers hold), which halves the cost of the common case, text and Markdown.
         seen = set(original.split("\n")) if original is not None else set()
-        in_readable = find_secrets("\n".join("" if ln in seen else ln for ln in ex.text.split("\n")))
+        readable = "\n".join("" if ln in seen else ln for ln in ex.text.split("\n"))
     meta_text = json.dumps(ex.metadata, ensure_ascii=False, indent=1, default=str) if ex.metadata else ""
-    in_meta = find_secrets(f"{meta_text}\n{ex.title or ''}")
+    in_original, in_readable, in_meta = find_secrets_each([original or "", readable, f"{meta_text}\n{ex.title or ''}"])
     if not (in_original or in_readable or in_meta):
         return read
     first = (in_original or in_readable or in_meta)[0]

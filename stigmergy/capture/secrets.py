@@ -26,7 +26,7 @@ set a password is not a leak, and a person's note that gives one in a sentence i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -226,20 +226,29 @@ def windows(line: str) -> list[str]:
 
 def find_secrets(text: str) -> list[SecretFinding]:
     """Credentials in `text`, in line order (one finding per line and kind)."""
-    if len(text.strip()) < 8:  # shorter than any rule's match: skip the detector's per-call setup
-        return []
+    return find_secrets_each([text])[0]
+
+
+def find_secrets_each(texts: Sequence[str]) -> list[list[SecretFinding]]:
+    """`find_secrets` of each text, under one setup of the detector: each setup clears its caches and makes
+    its plugins again, and a capture asks about three texts (the original, the readable text, the metadata)."""
+    wanted = [i for i, text in enumerate(texts) if len(text.strip()) >= 8]  # shorter: no rule can match
+    found: list[list[SecretFinding]] = [[] for _ in texts]
+    if not wanted:
+        return found
     scan, plugin_config, transient_settings, get_plugins, snippet = _detector()
-    lines = text.split("\n")
-    out: list[SecretFinding] = []
     with transient_settings({"plugins_used": plugin_config}):
         plugins = [(plugin, _denylist(plugin)) for plugin in get_plugins()]
-        for n, whole in enumerate(lines, 1):
-            if len(whole) < 8 or not whole.strip():
-                continue
-            seen: set[tuple[str, str]] = set()
-            for line in windows(whole):
-                _scan(scan, plugins, snippet, lines, n, line, seen, out)
-    return out
+        for i in wanted:
+            lines = texts[i].split("\n")
+            out = found[i]
+            for n, whole in enumerate(lines, 1):
+                if len(whole) < 8 or not whole.strip():
+                    continue
+                seen: set[tuple[str, str]] = set()
+                for line in windows(whole):
+                    _scan(scan, plugins, snippet, lines, n, line, seen, out)
+    return found
 
 
 def _scan(scan: Any, plugins: Any, snippet: Any, lines: list[str], n: int, line: str, seen: set[tuple[str, str]],
