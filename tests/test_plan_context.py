@@ -83,3 +83,38 @@ def test_catalogue_reads_entity_heads_once_per_change(tmp_path: Path) -> None:
     again = catalogue(root, "public")
     assert again is cat and all(again._heads[p] is heads[p] for p in heads)
     assert again.names()["Aurora Systems"] == "wiki/entities/Aurora Systems.md"
+
+
+def test_title_terms_weigh_the_same_titles_as_weighing_every_title(tmp_path: Path) -> None:
+    """Issue 27: titles that share only very common terms are no longer weighed; the titles added for
+    shared terms, and their weights, must be those of weighing every title (the reference below)."""
+    from stigmergy.plan import context as ctxmod
+
+    root = make_repo(tmp_path)
+    notes = root / "wiki" / "notes"
+    notes.mkdir(parents=True)
+    titles = [f"Weekly sync {i:03d}" for i in range(150)]  # 'weekly' and 'sync' in 150 titles
+    # Terms in 8 titles each: none reaches the weight alone, the four together do (the last title).
+    titles += [f"Sync review {w} {i}" for w in ("harbor", "gateway", "nimbus", "atlas") for i in range(7)]
+    titles += ["Zephyr rollout", "Gateway harbor nimbus atlas review"]
+    for t in titles:
+        (notes / f"{t}.md").write_text(f"---\ntype: note\ntitle: {t}\n---\n\n# {t}\n")
+    rel = write_source(root, 1, "Weekly sync: the zephyr rollout, harbor gateway review with nimbus and atlas.\n",
+                       title="Weekly sync")
+    wide = Settings(context=ContextSettings(max_candidates=1000, candidate_bytes=10**7))
+    got = {c.path: c.score for c in build_context(root, wide, rel).candidates
+           if any(r.startswith("shares rare terms") for r in c.reasons)}
+    index = ctxmod._TITLE_INDEXES[(str(root), "public")]
+    src = ctxmod.read_source(root, rel)
+    text = src.page.title + "\n" + src.page.text
+    src_terms = ctxmod.terms(text) + ctxmod._period_terms(text)
+    scale = min(1.0, 50 / len(titles) + 0.5)
+    want = set()
+    for path in index.paths:  # every title, as before the bound
+        shared = [t for t in set(index.terms[path]) if t in src_terms]
+        weight = sum(1.0 / (1 + len(index.by_term[t])) * min(src_terms[t], 3) for t in shared) * scale
+        if shared and weight >= 0.3:
+            want.add(path)
+    assert set(got) == want
+    assert "wiki/notes/Zephyr rollout.md" in want and "wiki/notes/Gateway harbor nimbus atlas review.md" in want
+    assert not any("Weekly sync 0" in p for p in want)  # the common terms alone never reach the weight

@@ -317,16 +317,22 @@ def build_context(
     # pages added or removed since the last capture): only titles sharing a term with the source are read.
     index = _TITLE_INDEXES[(str(root), layer)]
     total = max(len(titled), 1)
+    scale = min(1.0, 50 / total + 0.5)
+    # A term held by k titles adds at most 3 / (1 + k) to a title's weight, and a title has at most
+    # index.max_terms terms: a title that shares only terms too common to reach 0.3 that way is never
+    # added, so only the titles holding a rarer term are weighed (a term such as "sync" in 300 of 2,000
+    # note titles made every capture weigh those 300).
+    floor = 0.3 / (scale * 3 * max(index.max_terms, 1))
     sharing: set[str] = set()
     for t in src_terms:
-        sharing |= index.by_term.get(t, set())
-    for path in titled:
-        if path not in sharing:
-            continue
+        holders = index.by_term.get(t)
+        if holders and 1.0 / (1 + len(holders)) >= floor * 0.999:
+            sharing |= holders
+    for path in sorted(sharing):
         ts = index.terms[path]
         shared = [t for t in set(ts) if t in src_terms]
         if shared:
-            weight = sum(1.0 / (1 + len(index.by_term[t])) * min(src_terms[t], 3) for t in shared) * min(1.0, 50 / total + 0.5)
+            weight = sum(1.0 / (1 + len(index.by_term[t])) * min(src_terms[t], 3) for t in shared) * scale
             if weight >= 0.3:
                 add(path, weight, "shares rare terms " + ",".join(sorted(shared)[:4]))
     if search is not None:
@@ -404,6 +410,7 @@ class _TitleIndex:
         self.by_first: dict[str, dict[str, str]] = {}  # first word -> {path: stem}
         self.terms: dict[str, list[str]] = {}  # path -> the terms of its title
         self.by_term: dict[str, set[str]] = {}  # term -> paths whose title holds it
+        self.max_terms = 0  # the most distinct terms any title has held (an upper bound: never lowered)
 
     def update(self, paths: Sequence[str]) -> None:
         now = set(paths)
@@ -417,6 +424,7 @@ class _TitleIndex:
             if len(stem) >= 3 and _first_word(stem):
                 self.by_first.setdefault(_first_word(stem), {})[path] = stem
             self.terms[path] = _stem_terms(stem)
+            self.max_terms = max(self.max_terms, len(set(self.terms[path])))
             for t in set(self.terms[path]):
                 self.by_term.setdefault(t, set()).add(path)
         self.paths = now
