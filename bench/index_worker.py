@@ -29,15 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else HERE.parent
-sys.path.insert(0, str(CODE))
-sys.path.insert(1, str(HERE))
-sys.path.insert(2, str(HERE.parent / "tests"))
-
-import stigmergy  # noqa: E402
-
-assert Path(stigmergy.__file__).resolve().is_relative_to(CODE), stigmergy.__file__
+from checkout import CODE, HERE  # noqa: E402  (first: --code's checkout first on the path)
 from search import RandomEmbedder, link_cache, make_repo  # noqa: E402
 
 from stigmergy.index.build import build_index  # noqa: E402

@@ -120,21 +120,6 @@ def _pg_sizes(pg: Any, schema: str) -> dict[str, float]:
     return {"pg_schema_mb": round(total / 2**20, 1), "pg_hnsw_mb": round(hnsw / 2**20, 1)}
 
 
-def _hnsw_rebuild(pg: Any, schema: str) -> float | None:
-    """Seconds to build the schema's HNSW graph(s) again, alone (REINDEX)."""
-    import psycopg
-
-    with psycopg.connect(pg.url, autocommit=True) as conn:
-        names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s AND "
-                                            "indexname LIKE 'vec_hnsw%%'", (schema,)).fetchall()]
-        if not names:
-            return None
-        t = time.perf_counter()
-        for name in names:
-            conn.execute(f'REINDEX INDEX "{schema}"."{name}"')
-        return round(time.perf_counter() - t, 1)
-
-
 def build(args: argparse.Namespace, n: int, pg: Any, pool: list[str]) -> dict[str, Any]:
     from stigmergy.index.build import build_index
 
@@ -162,7 +147,7 @@ def build(args: argparse.Namespace, n: int, pg: Any, pool: list[str]) -> dict[st
     if pg is not None and "postgres" in args.backends:
         res.update(_pg_sizes(pg, f"load_{n}"))
         if args.hnsw_rebuild:
-            res["hnsw_build_s"] = _hnsw_rebuild(pg, f"load_{n}")
+            res["hnsw_build_s"] = pg.hnsw_rebuild_s(f"load_{n}")
             res["hnsw_build_loadavg"] = loadavg()
         res["pg_rss_mb_idle"] = round(pg.rss_bytes() / 2**20, 1)
     return res

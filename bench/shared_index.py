@@ -31,16 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-# --code DIR: measure another checkout's stigmergy (a baseline) with this bench; its venv's python runs it.
-CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else HERE.parent
-sys.path.insert(0, str(CODE))
-sys.path.insert(1, str(HERE))
-sys.path.insert(2, str(HERE.parent / "tests"))
-
-import stigmergy  # noqa: E402  (first: bench/search.py puts this checkout first on the path, for its own use)
-
-assert Path(stigmergy.__file__).resolve().is_relative_to(CODE), stigmergy.__file__
+from checkout import CODE, HERE  # noqa: E402  (first: --code's checkout first on the path)
 from search import RandomEmbedder, link_cache, make_repo, pct, queries  # noqa: E402
 
 from stigmergy.index.build import build_index  # noqa: E402
@@ -279,21 +270,6 @@ def _pg_sizes(pg, schema: str) -> dict:  # noqa: ANN001
     return {"schema_mb": round(int(total[0] or 0) / 2**20, 1), "hnsw_mb": round(hnsw / 2**20, 1)}
 
 
-def _hnsw_build_s(pg, schema: str) -> float | None:  # noqa: ANN001
-    """Time to build the schema's HNSW index again (the build step alone), by REINDEX."""
-    import psycopg
-
-    with psycopg.connect(pg.url, autocommit=True) as conn:
-        names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s AND indexname "
-                                            "LIKE 'vec_hnsw%%'", (schema,)).fetchall()]
-        if not names:
-            return None
-        t = time.perf_counter()
-        for name in names:
-            conn.execute(f'REINDEX INDEX "{schema}"."{name}"')
-        return round(time.perf_counter() - t, 1)
-
-
 def load_bench(args: argparse.Namespace) -> dict:
     from servers import Postgres
 
@@ -321,7 +297,7 @@ def load_bench(args: argparse.Namespace) -> dict:
             res["pg_build_s"] = round(time.perf_counter() - t, 1)
             res["sqlite_mb"] = round((root / ".stigmergy" / "index.sqlite").stat().st_size / 2**20, 1)
             res.update(_pg_sizes(pg, f"bench_{n}"))
-            res["hnsw_build_s"] = _hnsw_build_s(pg, f"bench_{n}")
+            res["hnsw_build_s"] = pg.hnsw_rebuild_s(f"bench_{n}")
             res["pg_rss_mb_idle"] = round(pg.rss_bytes() / 2**20, 1)
             for rate in args.rates or [args.rate]:
                 for label, e in (("sqlite", {}), ("postgres", env)):

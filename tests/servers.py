@@ -85,6 +85,21 @@ class Postgres:
     def data(self) -> Path:
         return self.base / "data"
 
+    def hnsw_rebuild_s(self, schema: str) -> float | None:
+        """Seconds to build `schema`'s HNSW graph(s) again, the build step alone (REINDEX); None when it has none
+        (pgvector builds none below the store's vector threshold). For the benches' size figures."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s AND "
+                                                "indexname LIKE 'vec_hnsw%%'", (schema,)).fetchall()]
+            if not names:
+                return None
+            start = time.perf_counter()
+            for name in names:
+                conn.execute(f'REINDEX INDEX "{schema}"."{name}"')
+            return round(time.perf_counter() - start, 1)
+
     def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         kw: dict[str, object] = {}
         if self._user is not None:
