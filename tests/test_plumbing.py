@@ -183,3 +183,20 @@ def test_a_held_ref_lock_refuses_and_moves_nothing(tmp_path: Path) -> None:
         plumbing.commit_paths(["README.md"], "blocked", "S", "s@e")
     assert plumbing.fast_head() == head and lock.read_text() == ""
     assert git(plumbing.root, "log", "-g", "--format=%gs", "HEAD").count("\n") == 1
+
+
+@pytest.mark.parametrize("kind", ["folder", "symlink", "glob"])
+def test_a_folder_a_symlink_or_a_pathspec_is_committed_as_git_add_takes_it(tmp_path: Path, kind: str) -> None:
+    # `git add` takes a folder (every file under it), a symlink (as a link) and pathspec magic; plumbing
+    # writes one regular file's blob a path, so anything else must take the porcelain and commit what it did.
+    plumbing, porcelain = _pair(tmp_path)
+    for g in (plumbing, porcelain):
+        _write(g.root, "sources/2026/01/a.md", "a\n")
+        _write(g.root, "sources/2026/01/b.md", "b\n")
+        if kind == "symlink":
+            (g.root / "wiki" / "notes" / "Link.md").symlink_to("Old.md")
+        paths = {"folder": ["sources"], "symlink": ["wiki/notes/Link.md"], "glob": ["sources/2026/01/*.md"]}[kind]
+        g.commit_paths(paths, "second", "T", "t@e", when=WHEN + 60)
+    assert _state(plumbing) == _state(porcelain)
+    tracked = git(plumbing.root, "ls-files")
+    assert ("wiki/notes/Link.md" in tracked) if kind == "symlink" else ("sources/2026/01/b.md" in tracked)

@@ -149,7 +149,7 @@ class Git:
 
         all_paths = [*paths, *removed]
         parent = self.fast_head()
-        plumbing = self.plumbing if self.plumbing.usable(parent) else None
+        plumbing = self.plumbing if self.plumbing.usable(parent) and self.plumbing.takes(paths, removed) else None
         # The whole message (trailers included) is in the file before git starts: a message piped through
         # stdin can be cut short by a kill, leaving a commit without its operation trailer. Written and
         # closed is enough against a kill; no fsync, as git writes the commit itself without one.

@@ -88,6 +88,19 @@ class Plumbing:
         return (self._usable and not (self.git.root / ".gitattributes").exists()
                 and not (self.gitdir / "MERGE_HEAD").exists())
 
+    def takes(self, paths: Sequence[str], removed: Sequence[str]) -> bool:
+        """Whether each path is what plumbing writes: one regular file a path (or one entry to remove), named
+        literally. `git add` also takes a folder (every file below it), a symlink (stored as a link) and
+        pathspec magic (`*`, `?`, `[`, a leading `:`); those commits take the porcelain, as before plumbing."""
+        for rel in (*paths, *removed):
+            if rel.startswith(":") or any(ch in rel for ch in "*?[\\"):
+                return False
+        for rel in paths:
+            full = self.git.root / rel
+            if full.is_symlink() or not full.is_file():
+                return False
+        return not any((self.git.root / rel).is_dir() for rel in removed)
+
     def _probe(self) -> bool:
         """Once per process: the settings and hooks that `git commit` would honour and we would not."""
         if (self.gitdir / "info" / "attributes").exists():
