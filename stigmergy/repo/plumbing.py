@@ -1,5 +1,5 @@
 """A commit of exactly some paths through git's plumbing, the trees built here: what `git add` + `git commit
---only` did for every operation, in three short processes instead of two long ones.
+--only` did for every operation, in one short process (`update-index`) instead of two long ones.
 
 Why: `git commit --only` rebuilds a temporary index from HEAD's whole tree, refreshes both indexes (a stat
 of every file) and writes every tree again, so its cost grows with the wiki: on a 1,058-file wiki it cost
@@ -10,8 +10,10 @@ of every file) and writes every tree again, so its cost grows with the wiki: on 
   the paths committed;
 - `git update-index --add --remove` stages the paths in the real index (with their stat data), so the
   working tree reads clean after the commit, as it did, and what else a person staged stays staged;
-- `git commit-tree` writes the commit (identity, dates and commit.gpgSign as `git commit` has them), and
-  `git update-ref` moves HEAD from the parent we built on (refused if HEAD moved meanwhile).
+- the commit object is written here and HEAD moved from the parent we built on as `git update-ref` moves it
+  (under the ref's lock, refused if HEAD moved meanwhile, reflogs for the branch and HEAD), where this
+  process can write the bytes git would (`_stamps`); with commit.gpgSign, a reflog setting or an identity or
+  date it cannot write exactly, `git commit-tree` and `git update-ref` do those two steps.
 
 `Git.commit_paths` uses it only where it is equivalent to `git commit`: a plain `.git` folder, a parent
 commit, no hook that `git commit` would run (prepare-commit-msg, post-commit: `stigmergy hooks install`
@@ -141,7 +143,8 @@ class Plumbing:
         tree = self._write_trees(folders, dirty)
         if tree == model.folders[b""][b""][1]:
             raise GitError("git commit failed: nothing to commit (the paths are as HEAD has them)")
-        subject = cleanup(message).split("\n", 1)[0]
+        text = msg_path.read_text(encoding="utf-8")  # `message` as `cleanup` left it (Git.commit_paths)
+        subject = text.split("\n", 1)[0]
         stamp = self._stamps(env)
         if stamp is None:
             commit = self.git.run("commit-tree", "-p", parent, "-F", str(msg_path), tree.hex(), env=env).strip()
@@ -149,7 +152,7 @@ class Plumbing:
         else:
             author, committer = stamp
             body = (f"tree {tree.hex()}\nparent {parent}\nauthor {author}\ncommitter {committer}\n\n"
-                    f"{msg_path.read_text(encoding='utf-8')}")
+                    f"{text}")
             commit = self._write_object(b"commit", body.encode("utf-8", "surrogateescape")).hex()
             self._update_head(parent, commit, committer, f"commit: {subject}")
         folders[b""][b""] = (_TREE_MODE, tree)  # the root's own id, kept under the empty name
