@@ -61,7 +61,10 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # The graph arm only echoes the other arms' best hits, and the entity arm ranks whole pages by a name
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
-ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5, "describe": 0.5}
+# The vector arm's page view (arms.describe): its candidates re-ranked by what each whole page is about,
+# rank-fused at the weight of the other page-level arms (not tuned; 0.3-0.7 measured, docs/index.md).
+DESCRIBE = True
 LITERALS = True  # ablation switch: the literal arm (literals.py)
 GRAPH_SEEDS = 5
 # Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is the
@@ -213,6 +216,11 @@ def run_search(
         t1 = time.perf_counter()
         take("vector", arms_q.vector(scope, qvec, sel))
         timings["vector"] = (time.perf_counter() - t1) * 1000
+        if DESCRIBE and rows["vector"]:
+            t1 = time.perf_counter()
+            cand = list(dict.fromkeys(pid for arm_rows in rows.values() for _, pid, _ in arm_rows))
+            page_ranks["describe"] = {pid: i + 1 for i, pid in enumerate(arms_q.describe(scope, qvec, cand))}
+            timings["describe"] = (time.perf_counter() - t1) * 1000
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
     if by_rank:
         # Page level: each text arm ranks pages by their best fragment.
@@ -258,7 +266,7 @@ def run_search(
     def fuse() -> dict[int, float]:
         if not by_rank:
             fused = dict(blended)
-            for arm in ("entity", "graph"):
+            for arm in ("entity", "graph", "describe"):
                 weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
                 for pid, r in page_ranks.get(arm, {}).items():
                     fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
