@@ -120,14 +120,38 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
 
 # A reStructuredText section underline (or overline): the line above it is a heading, not a statement.
 _UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
-# Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::".
-_MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$)|lorem ipsum", re.I)
+# Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::", a directive's
+# options and a document's fields (":maxdepth: 2", ":http-equiv=refresh: 3; url=…", ":orphan:").
+_MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$|:[a-z][\w-]*(?:=[\w-]+)?:(?:\s|$))|lorem ipsum", re.I)
 _ALPHA_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 
 
 def statement(text: str) -> bool:
     """A source sentence that states something: not markup, and at least two words."""
     return not _MARKUP_RE.search(text) and len(_ALPHA_WORD_RE.findall(text)) >= 2
+
+
+_BARE_SEP_RE = re.compile(r"\s\|\s")
+
+
+def _bare_cells(raw: str) -> int:
+    """The column separators of a table row written without its outer pipes ("What | Where | Who to ask"), as
+    an HTML table or a spreadsheet reads out; 0 for any other line."""
+    s = raw.strip()
+    if not s or s.startswith(("|", "#", ">", "```")) or _MARKER_RE.match(raw):
+        return 0
+    return len(_BARE_SEP_RE.findall(s))
+
+
+def _bare_row(content: list[str], offset: int) -> bool:
+    """A line of a table without outer pipes: a run of at least two lines with the same number of " | "
+    separators. Read as one paragraph, a wide table of this kind became one long line that "answered"
+    whatever any of its cells mentioned; read as rows, each row stands alone with the header row as its
+    context, like a Markdown table's."""
+    n = _bare_cells(content[offset])
+    if not n:
+        return False
+    return any(0 <= j < len(content) and _bare_cells(content[j]) == n for j in (offset - 1, offset + 1))
 
 
 def source_units(content: list[str], first: int, body_from: int
@@ -149,6 +173,8 @@ def source_units(content: list[str], first: int, body_from: int
             blocks.append(([], "", 0))
             heading_at[len(blocks)] = heading
             continue
+        bare = offset >= body_from and _bare_row(content, offset)
+        raw = f"| {' | '.join(c.strip() for c in raw.split('|'))} |" if bare else raw
         row = raw.lstrip().startswith("|")
         if offset < body_from or not _is_claim(raw):
             in_table = in_table and row  # a separator row (|---|) keeps the table going

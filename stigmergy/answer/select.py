@@ -135,9 +135,28 @@ def _says(term: Term, said: set[str], alts: dict[str, tuple[frozenset[str], ...]
             or spelled_out(term.word, text))
 
 
+def topical(terms: list[Term]) -> frozenset[str]:
+    """The stems of the question's words that put a line on its topic: plain words (an acronym too: CI, GA,
+    MKT name a kind of thing), except the words the whole wiki is about (on a third of the reader's
+    fragments: "pip" in pip's documentation; "which pip release added the lock command" is not answered by a
+    line about pre-releases because it says "pip"); when that leaves none, every plain word does."""
+    plain = [t for t in terms if not t.figure and (not t.name or t.word.isupper())]
+    keep = frozenset(t.stem for t in plain if not t.everywhere)
+    return keep or frozenset(t.stem for t in plain)
+
+
+def _rare_names(terms: list[Term]) -> frozenset[str]:
+    """A rare proper name the line itself says is what the question is about ("which *CPython* versions does
+    current pip work on"), now that the wiki's own subject no longer puts a line on topic. Only in the line:
+    a page titled "Beacon G2 installation guide" does not put its version line on "how much does a Beacon G2
+    weigh"."""
+    return frozenset(t.stem for t in terms if t.proper and not t.common and not t.figure)
+
+
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]]
                ) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched)."""
+    on = topical(terms) | _rare_names(terms)
     own = stems(line.text)
     ctx_text = context_text(line)
     context = stems(ctx_text)
@@ -150,8 +169,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             matched.append(t.word)
             if not t.figure:
                 got += t.weight
-                # An acronym (CI, GA, MKT) names a kind of thing, like a plain word: it puts a line on topic.
-                topic = topic or not t.name or t.word.isupper()
+                topic = topic or t.stem in on
         elif _says(t, context, alts, ctx_text):
             matched.append(t.word)
             if not t.figure:
@@ -173,6 +191,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     from stigmergy.answer.meaning import cosine
 
     alts = {**same_as(terms), **aliases(terms, part.text, names)}
+    on = topical(terms)
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts)
@@ -198,7 +217,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         score = combine(m, w, f)
         if by_words:
             ctx = stems(context_text(line))
-            on_topic = topic or any(not (t.name or t.figure) and t.stem in ctx for t in terms)
+            on_topic = topic or bool(on & ctx)
         else:
             on_topic = topic or m >= MEANING_ON_TOPIC
         out.append(Scored(line, score, w, m, f, via, on_topic, matched, topic))

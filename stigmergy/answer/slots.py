@@ -64,6 +64,8 @@ _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:projec
 _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
                              r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
 _NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
+# "Python 3 environments", "pip 21": a major release named by its number alone is no amount either.
+_NAMED_MAJOR_RE = re.compile(r"\b(?:python|pip|version|release|cpython|pypy)\s?(\d+)\b(?![.,]\d)", re.I)
 _MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday today".split())
@@ -125,11 +127,17 @@ def _dates(text: str, q: Asked, day: bool = False) -> list[str]:
 _RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())
 
 
+# "Of the people using pip in automation, how many…", "how many of those users…": how many of a group the
+# question names, which a share of that group answers as well as a count ("only 9% having issues").
+_PARTITIVE_RE = re.compile(r"^(?:\w+ )?of (?:the|those|these|all|our) [^,?]+, how many\b|\bhow many of (?:the|those|these|"
+                           r"them|all|our)\b")
+
+
 def _numbers(text: str, q: Asked, unit: str) -> list[str]:
     """Figures of the asked unit that the question does not hold. Digits glued to letters name things
     (Q1, G2, M2, v0), so they are no figures; a year, a day of a month or a clock time is a date."""
     dates = [m.span() for m in _DATE_RE.finditer(text)]
-    versions = [m.span(1) for m in _NAMED_VERSION_RE.finditer(text)]
+    versions = [m.span(1) for r in (_NAMED_VERSION_RE, _NAMED_MAJOR_RE) for m in r.finditer(text)]
     out = []
     for m in _NUMBER_RE.finditer(text):
         a, b = m.span("n")
@@ -154,7 +162,7 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
             continue
         if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
             continue
-        if unit == "count" and (is_time or m.group("cur") or m.group("pct")):
+        if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
             continue  # "delayed by up to 47 minutes" counts no alerts; "£46k", "12%" count nothing
         value = m.group(0).strip()
         if _new(value, q) and _new(m.group("n"), q):

@@ -26,6 +26,9 @@ HOW_WORDS = frozenset("long late early soon far big large old often fast high lo
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05
+# A word on a third of the reader's fragments says what the whole wiki is about ("pip" on most pages of pip's
+# documentation): saying it does not put a line on a question's topic.
+EVERYWHERE_SHARE = 1 / 3
 
 
 @lru_cache(maxsize=1)
@@ -76,6 +79,7 @@ class Term:
     weight: float = 1.0
     common: bool = False  # in at least COMMON_SHARE of the reader's fragments: the wiki's recurring subject
     proper: bool = False  # a proper name (Hull, Asia, ResolutionTooDeep, a known entity): a constraint when rare
+    everywhere: bool = False  # in at least EVERYWHERE_SHARE of the reader's fragments ("pip" in pip's docs)
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -140,7 +144,8 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
     absent = []
     for t in terms:
         df = store.term_frequency(t.word, _DF_PROBE, layers)
-        out.append(replace(t, weight=math.log(1 + n / (df + 0.5)), common=df >= COMMON_SHARE * n))
+        out.append(replace(t, weight=math.log(1 + n / (df + 0.5)), common=df >= COMMON_SHARE * n,
+                           everywhere=df >= EVERYWHERE_SHARE * n))
         if df == 0 and not (t.figure or t.name):
             absent.append(len(out) - 1)
     # A plain word the reader's wiki never uses is the asker's own word ("the april ingestion *mess*", "who
