@@ -376,3 +376,41 @@ def test_full_text_scores_equal_sqlites_for_words_and_phrases(tmp_path: Path, pg
     assert all(scores["sqlite"])  # every query matched something
     phrase = dict(scores["sqlite"][0])
     assert "wiki/notes/Apart.md" not in phrase and "wiki/notes/Widgets.md" not in phrase
+
+
+def test_the_cut_scored_in_the_database_equals_the_python_re_score(tmp_path: Path, pg_env: dict[str, str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Single-word queries have their ts_rank cut re-scored with FTS5's bm25 inside PostgreSQL (pg_rank): the
+    rows, their order and their scores equal the Python re-score's (pg_text.bm25) on many queries, with
+    title and heading weights, words given twice, rows of many lengths and a cut smaller than the matches."""
+    import random
+
+    from stigmergy.index.store import pg_rank
+    from stigmergy.index.store.protocol import Filters
+
+    rng = random.Random(7)
+    vocab = ("aurora widget harbor ledger invoice comet basalt cedar delta ember fjord glacier heron iris "
+             "juniper kelp lantern meadow nectar orchid").split()
+    b = RepoBuilder(tmp_path / "w", env=pg_env)
+    for i in range(130):
+        words = lambda n: " ".join(rng.choice(vocab) for _ in range(n))  # noqa: E731
+        b.wiki("note", f"{words(2).title()} {i}", f"{words(rng.randint(3, 60))}.\n\n## {words(2).title()}\n\n"
+               f"{words(rng.randint(1, 40))} 東京タワー {words(rng.randint(0, 9))}.\n")
+    b.commit("pages")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    store = open_index(index_location(Layout(b.root), b.settings))
+    try:
+        sel = store.select(("public",), Filters())
+        queries = [[rng.choice(vocab) for _ in range(rng.randint(1, 4))] for _ in range(40)]
+        queries += [["aurora", "aurora", "comet"], ["東京タワー", "heron"], ["aurora", "nowhere"], ["nowhere"]]
+        got: dict[bool, list] = {}
+        for in_db in (True, False):
+            monkeypatch.setattr(pg_rank, "IN_DATABASE", in_db)
+            got[in_db] = [store.lexical(terms, sel, (10.0, 3.0, 1.0), 30) for terms in queries]
+    finally:
+        store.close()
+    for terms, fast, slow in zip(queries, got[True], got[False], strict=True):
+        assert [r[:2] for r in fast] == [r[:2] for r in slow], terms
+        assert [round(r[2], 9) for r in fast] == [round(r[2], 9) for r in slow], terms
+    assert sum(len(rows) == 30 for rows in got[True]) > 20  # most queries match more rows than the depth
+    assert len({r[2] for rows in got[True] for r in rows}) > 200  # scores differ: not one value for all

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import IndexMissingExtensionError, LockTimeoutError, StigmergyError
-from stigmergy.index.store import pg_text, pg_write
+from stigmergy.index.store import pg_rank, pg_text, pg_write
 from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
@@ -669,10 +669,15 @@ class PostgresIndexStore:
             self._phrase_df = {}
         return self._stats[1]
 
-    def _idfs(self, phrase_list: Sequence[tuple[str, ...]], rows: int) -> list[float]:
+    def _dfs(self, phrase_list: Sequence[tuple[str, ...]]) -> dict[str, int]:
+        """Document frequency of each single-word phrase's lexeme (absent: none)."""
         singles = sorted({p[0] for p in phrase_list if len(p) == 1})
-        df = dict(self.conn.execute("SELECT term, df FROM terms WHERE term = ANY(%s::text[])", (singles,)).fetchall()) \
-            if singles else {}
+        return {str(k): int(v) for k, v in self.conn.execute(
+            "SELECT term, df FROM terms WHERE term = ANY(%s::text[])", (singles,)).fetchall()} if singles else {}
+
+    def _idfs(self, phrase_list: Sequence[tuple[str, ...]], rows: int,
+              df: dict[str, int] | None = None) -> list[float]:
+        df = self._dfs(phrase_list) if df is None else df
         out = []
         for phrase in phrase_list:
             if len(phrase) == 1:
@@ -688,24 +693,37 @@ class PostgresIndexStore:
     def _ranked(self, phrase_list: Sequence[tuple[str, ...]], layers: Sequence[str], where: str,
                 params: Sequence[Any], weights: tuple[float, float, float], depth: int,
                 filter_first: bool) -> list[tuple[int, int, float]]:
-        """(fragment, page, bm25) of the best BM25 matches in `layers` of pages meeting `where`, best first: a
-        ts_rank cut of FIRST_CUT x `depth` inside the database, re-scored exactly here."""
+        """(fragment, page, bm25) of the best BM25 matches in `layers` of pages meeting `where`, best first (ties
+        by id): a ts_rank cut of FIRST_CUT x `depth` inside the database, re-scored exactly with FTS5's bm25
+        (inside the database for single words, `pg_rank`; here for phrases)."""
         query = pg_text.tsquery(phrase_list)
         w = pg_text.weights_array(weights)
         cut = max(depth * FIRST_CUT, 100)
         if filter_first:
             sql_text = (
-                "SELECT t.id, f.page, t.ntok FROM fts t JOIN fragments f ON f.id = t.id JOIN pages p ON p.id = f.page "
-                f"WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) AND {where} "
+                "SELECT t.id, f.page, t.ntok FROM fts t JOIN fragments f ON f.id = t.id JOIN pages p "
+                f"ON p.id = f.page WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) AND {where} "
                 "ORDER BY ts_rank(%s::float4[], t.tsv, %s::tsquery, 1) DESC LIMIT %s")
             args: tuple[Any, ...] = (query, list(layers), *params, w, query, cut)
         else:
             sql_text = (
-                "SELECT c.id, f.page, c.ntok FROM (SELECT t.id, t.ntok, ts_rank(%s::float4[], t.tsv, %s::tsquery, 1) "
-                "AS r FROM fts t WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) ORDER BY r DESC LIMIT %s) c "
-                f"JOIN fragments f ON f.id = c.id JOIN pages p ON p.id = f.page WHERE {where} ORDER BY c.r DESC")
+                "SELECT c.id, f.page, c.ntok FROM (SELECT t.id, t.ntok, ts_rank(%s::float4[], t.tsv, "
+                "%s::tsquery, 1) AS r FROM fts t WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) "
+                f"ORDER BY r DESC LIMIT %s) c JOIN fragments f ON f.id = c.id JOIN pages p ON p.id = f.page WHERE {where}")
             args = (w, query, query, list(layers), cut, *params)
-        cands = self.conn.execute(sql_text, args).fetchall()
+        if pg_rank.in_database(phrase_list):
+            rows, avg = self._fts_stats()
+            scored = self.conn.execute(
+                f"SELECT c.id, c.page, s.score FROM ({sql_text}) c JOIN fts t ON t.id = c.id {pg_rank.score_join('t')} "
+                "ORDER BY s.score DESC, c.id LIMIT %s",
+                (*args, *pg_rank.score_params(phrase_list, self._idfs(phrase_list, rows), avg, weights), depth))
+            return [(fid, page, float(score)) for fid, page, score in scored.fetchall()]
+        cands = self.conn.execute(f"SELECT id, page, ntok FROM ({sql_text}) c", args).fetchall()
+        return self._rescored(cands, phrase_list, weights, depth)
+
+    def _rescored(self, cands: Sequence[tuple[int, int, int]], phrase_list: Sequence[tuple[str, ...]],
+                  weights: tuple[float, float, float], depth: int) -> list[tuple[int, int, float]]:
+        """The best `depth` of (fragment, page, token count) rows by FTS5's bm25, best first (ties by id)."""
         if not cands:
             return []
         lexemes = sorted({x for p in phrase_list for x in p})
@@ -727,11 +745,11 @@ class PostgresIndexStore:
         rows, avg = self._fts_stats()
         idfs = self._idfs(phrase_list, rows)
         scored = []
-        for order, (fid, page, ntok) in enumerate(cands):
+        for fid, page, ntok in cands:
             hits = [pg_text.phrase_hits(occ.get(fid, {}), p) for p in phrase_list]
-            scored.append((-pg_text.bm25(hits, idfs, weights, ntok, avg), order, fid, page))
+            scored.append((-pg_text.bm25(hits, idfs, weights, ntok, avg), fid, page))
         scored.sort()
-        return [(fid, page, -neg) for neg, _, fid, page in scored[:depth]]
+        return [(fid, page, -neg) for neg, fid, page in scored[:depth]]
 
     # ------------------------------------------------------------ the search arms
 
