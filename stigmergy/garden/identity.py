@@ -94,7 +94,9 @@ def _relink_lines(snap: Snapshot, old: str, new_target: str, body: str, layer: s
 _MARKUP = frozenset("[]<>`\n")
 # `[label]:`, the start of a link reference definition (its label holds no bracket but an escaped one; it may
 # span lines): `[[Lane|lane]]:` is none.
-_LABEL_RE = re.compile(r"\[(?:[^\[\]\\]|\\.)*\]:", re.S)
+# Written as an unrolled loop (`a*(?:b a*)*` for `(?:a|b)*`: the same strings, without an alternation tried
+# at every character); tests/test_identity.py compares it with the plain form.
+_LABEL_RE = re.compile(r"\[[^\[\]\\]*(?:\\.[^\[\]\\]*)*\]:", re.S)
 
 
 def _cites_the_same(old_body: str, rewritten: list[str], new_target: str, hits: list[str]) -> bool:
@@ -161,7 +163,7 @@ def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp
                 relinked = replace(page, body=body, sources=sources)
             else:
                 relinked = page.with_body(body, rel)
-            out[rel] = render_wiki_page(replace(relinked, entities=entities, updated=timestamp))
+            out[rel] = snap.render(replace(relinked, entities=entities, updated=timestamp))
     return out
 
 
@@ -254,7 +256,7 @@ def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: 
     target = _link_target(snap.with_changes(changes), b_rel, b.title)
     # Links on the merged page that named the merged-away page now name the page they are on.
     merged = merged.with_body(_relink_text(snap, a_rel, target, merged.body, layer_of(b_rel)), b_rel)
-    changes[b_rel] = render_wiki_page(merged)
+    changes[b_rel] = snap.render(merged)
     changes.update(_relink(snap, a_rel, target, b.title, timestamp, skip={a_rel, b_rel}))
     refresh_maps(root, snap.with_changes(changes), changes, {layer_of(b_rel)})
     op = OperationInfo(op_id=op_id, kind="merge", timestamp=timestamp, targets=(a_rel, b_rel), moves=((a_rel, b_rel),))
@@ -289,7 +291,7 @@ def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, re
     target = _link_target(snap.with_changes({rel: None, new_rel: ""}), new_rel, title) if new_rel != rel else title
     renamed = renamed.with_body(_relink_text(snap, rel, target, renamed.body, old.layer), new_rel)
     changes: dict[str, str | None] = {rel: None} if new_rel != rel else {}
-    changes[new_rel] = render_wiki_page(renamed)
+    changes[new_rel] = snap.render(renamed)
     relinked = _relink(snap, rel, target, title, timestamp, skip={rel})
     changes.update(relinked)
     refresh_maps(root, snap.with_changes(changes), changes, {old.layer})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from stigmergy.errors import ContractError
 from stigmergy.pages.paths import stem_of
-from stigmergy.pages.wiki import WikiPage, parse_wiki_page
+from stigmergy.pages.wiki import WikiPage, parse_wiki_page, parses_back, render_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key
 from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
 from stigmergy.settings import Settings
@@ -85,6 +85,9 @@ class Snapshot:
     # body (garden/identity.py: a relinked body cites what it cited before); shared by the snapshots made
     # from this one, so a replay's next entries find them.
     cited: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # text -> the page it parses to, for texts an operation rendered from a page that `parses_back` (see
+    # `render`); shared like `cited`.
+    known: dict[str, WikiPage] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path, settings: Settings) -> Snapshot:
@@ -105,11 +108,16 @@ class Snapshot:
                 texts.pop(rel, None)
             else:
                 texts[rel] = text
-        snap = Snapshot(self.root, self.settings, texts, self.unwritten, self.cited)
+        snap = Snapshot(self.root, self.settings, texts, self.unwritten, self.cited, self.known)
         # Unchanged pages need not be parsed again (from this snapshot, or what it kept of its own parent's).
         done = self.__dict__["parsed"] if "parsed" in self.__dict__ else self.__dict__.get("_kept")
         if done is not None:
-            snap.__dict__["_kept"] = {rel: value for rel, value in done.items() if texts.get(rel) == self.texts.get(rel)}
+            # Only the paths in `changes` can differ (the rest are the same objects): not every page compared.
+            kept = dict(done)
+            for rel in changes:
+                if rel in kept and texts.get(rel) != self.texts.get(rel):
+                    del kept[rel]
+            snap.__dict__["_kept"] = kept
         return snap
 
     def applied(self, changes: Mapping[str, str | None]) -> Snapshot:
@@ -117,6 +125,19 @@ class Snapshot:
         snap = self.with_changes(changes)
         snap.unwritten = {**self.unwritten, **changes}
         return snap
+
+    def render(self, page: WikiPage) -> str:
+        """`page`'s text; remembered as that text's parse where it provably is one (`parses_back`): a
+        recompile's curation replay rewrites hundreds of pages, and each entry parsed the ones before it
+        wrote again."""
+        text = render_wiki_page(page)
+        if text not in self.known and parses_back(page):
+            self.known[text] = page
+        return text
+
+    def _parse(self, rel: str) -> WikiPage | ContractError:
+        text = self.texts[rel]
+        return self.known.get(text) or _parse(text, rel)
 
     def is_file(self, rel: str) -> bool:
         if rel in self.unwritten:
@@ -141,9 +162,9 @@ class Snapshot:
         # looked at for their stems or their map of content, and a recompile's replay makes one per entry.
         kept = self.__dict__.pop("_kept", None)
         if kept is None:
-            return {rel: _parse(text, rel) for rel, text in self.texts.items()}
+            return {rel: self._parse(rel) for rel in self.texts}
         for rel in self.texts.keys() - kept.keys():
-            kept[rel] = _parse(self.texts[rel], rel)
+            kept[rel] = self._parse(rel)
         return kept
 
     def page(self, rel: str) -> WikiPage | None:
@@ -154,7 +175,7 @@ class Snapshot:
         else:
             kept = self.__dict__.get("_kept")
             value = kept[rel] if kept is not None and rel in kept else (
-                _parse(self.texts[rel], rel) if rel in self.texts else None)
+                self._parse(rel) if rel in self.texts else None)
         return value if isinstance(value, WikiPage) else None
 
     def pages(self) -> dict[str, WikiPage]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from stigmergy.errors import ContractError
@@ -25,7 +26,7 @@ from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.pages.citations import parse_line
 from stigmergy.pages.contradictions import Contradiction, render_block, scan_blocks
 from stigmergy.pages.paths import stem_of
-from stigmergy.pages.wiki import WikiPage, is_placeholder, render_wiki_page
+from stigmergy.pages.wiki import WikiPage, is_placeholder
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks, unlink
 from stigmergy.pages.wikilinks import fold_name as fold
 from stigmergy.repo.layout import classify
@@ -55,8 +56,21 @@ class _Sweeper:
         self.timestamp = timestamp
         self.records: list[str] = []
         self.skipped: dict[str, str] = {}
+        # dead_targets' answers for one resolver and one set of removed pages (it only grows: a cascade);
+        # a page names the same targets on many lines, and the next pages name them again.
+        self._dead: dict[tuple[str, str], bool] = {}
+        self._dead_for: tuple[LinkResolver, int] | None = None
 
     def dead_targets(self, post: LinkResolver, target: str, layer: str) -> bool:
+        state = (post, len(self.removed_pages))
+        if self._dead_for is None or self._dead_for[0] is not post or self._dead_for[1] != state[1]:
+            self._dead, self._dead_for = {}, state
+        hit = self._dead.get((target, layer))
+        if hit is None:
+            hit = self._dead[(target, layer)] = self._dead_target(post, target, layer)
+        return hit
+
+    def _dead_target(self, post: LinkResolver, target: str, layer: str) -> bool:
         before = self.base.resolver.resolve(target, from_layer=layer)
         if not before or not all(p in self.removed_pages for p in before):
             return False
@@ -107,9 +121,12 @@ class _Sweeper:
                 out.append(line)
                 i += 1
                 continue
-            try:
-                cites = parse_line(line, rel)
-            except ContractError:
+            if _may_cite(line, self.removed_caps):
+                try:
+                    cites = parse_line(line, rel)
+                except ContractError:
+                    cites = ()
+            else:
                 cites = ()
             if any(c.capture_id in self.removed_caps for c in cites):
                 changed = True
@@ -118,7 +135,7 @@ class _Sweeper:
                 i += 1
                 continue
             if "[[" in line:
-                dead = [lk.raw for lk in parse_wikilinks(line) if self.dead_targets(post, lk.target, layer)]
+                dead = [raw for target, raw in _links_on(line) if self.dead_targets(post, target, layer)]
                 if dead:
                     changed = True
                     line = unlink(line, dead)
@@ -161,6 +178,18 @@ class _Sweeper:
         if len(claims) != len(record.claims):
             self.records.append(f"contradiction {record.id} on {rel}: {len(record.claims) - len(claims)} claim(s) removed")
         return replace(record, claims=claims, resolution=resolution, status="open" if resolution is None else record.status)
+
+
+def _may_cite(line: str, caps: set[str]) -> bool:
+    """False when `line` cannot cite any of `caps`: a citation's capture id is the file stem of its link
+    target (pages/citations.py), which the line holds verbatim. Most sweeps remove no source at all."""
+    return bool(caps) and "[source](" in line and any(c in line for c in caps)
+
+
+@lru_cache(maxsize=1 << 14)
+def _links_on(line: str) -> tuple[tuple[str, str], ...]:
+    """(target, raw text) of each wikilink on one line; a line recurs on every sweep of its page."""
+    return tuple((lk.target, lk.raw) for lk in parse_wikilinks(line))
 
 
 def _read(root: Path, rel: str) -> str:
@@ -247,7 +276,7 @@ def sweep_references(
                 sweeper.records.append(f"page removed: {rel} (nothing but its heading was left)")
                 grew = True
             elif new is not page:
-                changes[rel] = render_wiki_page(new)
+                changes[rel] = post.render(new)
         if not grew:
             break
         # A cascaded removal can make more links dead: sweep again from the pages as they now stand.
@@ -274,8 +303,14 @@ def _names(base: Snapshot, removed_pages: set[str]) -> list[str]:
 
 def _mentions_any(text: str, names: list[str]) -> bool:
     # A cheap filter before a page is parsed: a link or entry naming a removed page contains its name.
-    folded = text.casefold()
+    folded = _casefolded(text)
     return any(n in folded for n in names)
+
+
+@lru_cache(maxsize=1024)
+def _casefolded(text: str) -> str:
+    # Each deletion a recompile replays folds every page of the wiki, most of them unchanged since the last.
+    return text.casefold()
 
 
 def _entity_cited_text(post: Snapshot, removed_caps: set[str]) -> dict[str, str]:

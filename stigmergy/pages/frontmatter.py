@@ -318,6 +318,19 @@ def _load_scalar(text: str) -> Any:
     return value[0]
 
 
+def line_round_trips(value: Any) -> bool:
+    """True when the string `value` is written by the fast renderer as one line (`key: text` or `- text`)
+    that the fast loader reads back as the same string, with nothing that sends a front matter to the full
+    YAML loader (anchor and alias marks, odd line breaks). pages/wiki.py `parses_back` rests on it."""
+    if type(value) is not str:
+        return False
+    text = _scalar_node(value)
+    if text is None or "&" in text or "*" in text or _ODD_BREAKS.search(text) or text in ("[]", "{}"):
+        return False
+    loaded = _load_scalar(text)
+    return type(loaded) is str and loaded == value
+
+
 def _copy(value: Any) -> Any:
     """A copy of loaded YAML deep enough that no container is shared (leaves are immutable)."""
     kind = type(value)

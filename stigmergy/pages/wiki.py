@@ -11,7 +11,12 @@ from typing import Any
 
 from stigmergy.errors import ContractError
 from stigmergy.pages.citations import cited_sources
-from stigmergy.pages.frontmatter import render_front_matter, split_front_matter
+from stigmergy.pages.frontmatter import (
+    MAX_FRONT_MATTER_BYTES,
+    line_round_trips,
+    render_front_matter,
+    split_front_matter,
+)
 from stigmergy.pages.paths import normalise_title
 from stigmergy.repo.ids import encode_ulid
 from stigmergy.repo.layout import PAGE_TYPES
@@ -203,6 +208,56 @@ def _parse(text: str, relpath: str | None) -> WikiPage:
     if render_wiki_page(page) != text:
         raise ContractError(f"{where}: not in canonical form (front matter or trailing newline differ)")
     return page
+
+
+def parses_back(page: WikiPage) -> bool:
+    """True only where `parse_wiki_page(render_wiki_page(page))` is certain to return a page equal to `page`,
+    so code that rendered `page` may use it as that text's parse (garden/snapshot.py `Snapshot.render`; a
+    recompile's curation replay rewrites hundreds of pages, and each was parsed again by the next entry).
+    Each check is one `_parse` makes, on the fields instead of on loaded YAML; the YAML is covered by
+    `line_round_trips` for every value (the fast renderer writes it, the fast loader reads it back). False
+    is no verdict: the text is parsed as before. tests/test_pages_contracts.py compares it with the parse."""
+    strings = (page.id, page.type, page.title, page.status, page.created, page.updated, page.layer)
+    lists = (page.entities, page.sources, page.aliases)
+    if not all(type(v) is str for v in strings) or not all(type(v) is tuple and {*map(type, v)} <= {str} for v in lists):
+        return False  # exact types: the cached checks below take an equal tuple of str subclasses for the same
+    if page.type not in PAGE_TYPES or page.status not in STATUSES or not PAGE_ID_RE.fullmatch(page.id):
+        return False
+    if not (TIMESTAMP_RE.fullmatch(page.created) and TIMESTAMP_RE.fullmatch(page.updated)):
+        return False
+    if not page.title.strip() or normalise_title(page.title) != page.title:
+        return False
+    if page.decay is not None and page.decay not in DECAY_CLASSES:
+        return False
+    if not _sources_parse_back(page.sources):
+        return False
+    if page.type == "entity":
+        if page.entity_type not in ENTITY_TYPES:
+            return False
+    elif page.entity_type is not None or page.aliases:  # not written for other pages: parsed as None and ()
+        return False
+    body, head = page.body, h1(page.title)
+    if type(body) is not str or body.rstrip("\n") + "\n" != body or not (body == head + "\n" or body.startswith(head + "\n")):
+        return False
+    values = [*strings, page.entity_type] if page.type == "entity" else list(strings)
+    values += [page.decay] if page.decay is not None else []
+    if not all(map(line_round_trips, values)) or not _lines_round_trip(page.entities):
+        return False
+    if not _lines_round_trip(page.aliases):
+        return False
+    return len(_front(page)) < MAX_FRONT_MATTER_BYTES
+
+
+# A page's sources, entities and aliases are the same tuples on every rewrite of it: checked once each.
+@lru_cache(maxsize=4096)
+def _sources_parse_back(sources: tuple[str, ...]) -> bool:
+    return list(sources) == sorted(set(sources)) and all(
+        CAPTURE_ID_RE.fullmatch(s) is not None and line_round_trips(s) for s in sources)
+
+
+@lru_cache(maxsize=4096)
+def _lines_round_trip(values: tuple[str, ...]) -> bool:
+    return all(map(line_round_trips, values))
 
 
 def content_lines(body: str) -> list[str]:

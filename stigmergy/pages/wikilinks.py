@@ -222,6 +222,17 @@ def entity_listing(root: Path, layers: Iterable[str]) -> list[str]:
 
 def aliases_from_text(text: str) -> list[str]:
     """The `aliases` list of an entity page, read with a line scan of its (canonical) front matter."""
+    return list(_aliases_from_text(text))
+
+
+@lru_cache(maxsize=4096)
+def _aliases_from_text(text: str) -> tuple[str, ...]:
+    # Memoised: each snapshot a rename or merge makes lists the aliases of every entity page again, and
+    # most of those pages are as they were.
+    return tuple(_read_aliases(text))
+
+
+def _read_aliases(text: str) -> list[str]:
     if not text.startswith("---\n"):
         return []
     end = text.find("\n---\n", 3)

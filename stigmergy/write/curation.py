@@ -21,7 +21,6 @@ from stigmergy.garden.proposal import Proposal
 from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.history.curation import CurationEntry
-from stigmergy.pages.wiki import render_wiki_page
 from stigmergy.pages.wikilinks import link_key
 from stigmergy.repo.operations import Repository, commit_person_paths
 from stigmergy.settings import Settings
@@ -98,7 +97,7 @@ def _aliases(e: CurationEntry, snap: Snapshot) -> Replayed:
         return Replayed("in-effect")
     # A person's edit changes only the aliases; garden's learning also marks the page updated.
     changed = replace(page, aliases=tuple(aliases), updated=e.timestamp if e.by == "garden" else page.updated)
-    changes: dict[str, str | None] = {e.page: render_wiki_page(changed)}
+    changes: dict[str, str | None] = {e.page: snap.render(changed)}
     proposal = None
     if e.by == "garden" and e.op_id:
         proposal = Proposal(OperationInfo(op_id=e.op_id, kind="garden", timestamp=e.timestamp), "learn aliases",
