@@ -64,3 +64,33 @@ def test_the_wikis_own_subject_does_not_put_a_line_on_topic() -> None:
     assert topical(only)
     named = [replace(t, everywhere=t.word == "pip") for t in question_terms("which CPython versions does pip work on?")]
     assert word_score(_line("CPython 3.9, 3.10 and 3.11."), named, {})[1]
+
+
+def test_a_list_item_and_a_code_block_take_what_introduces_them_as_context() -> None:
+    content = ["# Caching", "", "### Default paths", "", "````{tab} Linux", "```", "~/.cache/pip", "```", "````", "",
+               "````{tab} Windows", "```", "%LocalAppData%\\pip\\Cache", "```", "````", "",
+               "- The default clone location (for editable", "  installs) is:", "",
+               "  - `<venv path>/src/SomeProject` in virtual environments", "", "A paragraph of its own.",
+               "- an item after it", "", "### Next", "", "- an item of another section"]
+    units = {u[2]: u for u in source_units(content, 1, 1)}
+    # A code fence is no section underline: the path above it stays a statement, with its tab's label.
+    assert units["%LocalAppData%\\pip\\Cache"][3:5] == ("Windows", (11, 11))
+    assert units["~/.cache/pip"][3] == "Linux"
+    item = units["- `<venv path>/src/SomeProject` in virtual environments"]
+    assert item[3:5] == ("The default clone location (for editable installs) is:", (17, 18))
+    # What a lead-in introduced ends with the list: a later paragraph's item, another section's, get none.
+    assert units["- an item after it"][3] == ""
+    assert units["- an item of another section"][3] == ""
+
+
+def test_the_best_pages_are_read_whole_when_short() -> None:
+    from stigmergy.answer.evidence import WHOLE_PAGES, _rest_of_top
+
+    def page(path: str, total: int, shown: list[int]) -> dict[str, object]:
+        return {"path": path, "fragments_total": total, "fragments": [{"n": n} for n in shown]}
+
+    pages = [page("a.md", 7, [2, 3, 4]), page("b.md", 3, [1, 2, 3]), page("c.md", 9, [5])]
+    # a.md: fragments 1 and 5-7 were left out: #1 (with its neighbour) and #6 (with 5 and 7) bring them.
+    assert _rest_of_top(pages) == ["a.md#1", "a.md#6"]
+    assert WHOLE_PAGES == 2  # c.md, the third page, is read as the search found it
+    assert _rest_of_top([page("long.md", 40, [10])]) == []  # a long page is not read whole

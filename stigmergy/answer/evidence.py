@@ -73,6 +73,35 @@ def _fragment_refs(hits: list[dict[str, Any]]) -> list[str]:
     return [f"{h['path']}#{h['fragment']}" for h in hits]
 
 
+WHOLE_PAGES = 2  # the best pages of the search read whole (every fragment), when short enough
+WHOLE_PAGE_FRAGMENTS = 16
+
+
+def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
+    """References to the fragments of the search's best pages that their best fragment's window left out.
+    The search finds the page ("Caching") by one fragment; the line that answers may sit two sections on
+    ("Default paths … Windows: %LocalAppData%\\pip\\Cache"). Each reference reads a fragment with its
+    neighbours, so one in three is asked for."""
+    refs: list[str] = []
+    paths: list[str] = []
+    for page in pages:
+        if page["path"] in paths:
+            continue
+        paths.append(page["path"])
+        if len(paths) > WHOLE_PAGES:
+            break
+        total = int(page.get("fragments_total") or 0)
+        if total > WHOLE_PAGE_FRAGMENTS:
+            continue
+        shown = {f["n"] for p in pages if p["path"] == page["path"] for f in p["fragments"]}
+        missing = [m for m in range(1, total + 1) if m not in shown]
+        while missing:
+            centre = missing[0] + 1 if missing[0] + 1 in missing else missing[0]
+            refs.append(f"{page['path']}#{centre}")
+            missing = [m for m in missing if abs(m - centre) > 1]
+    return refs
+
+
 def _read(root: Path, settings: Settings, reader: str, refs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     pages: list[dict[str, Any]] = []
     index = None
@@ -154,65 +183,106 @@ def _bare_row(content: list[str], offset: int) -> bool:
     return any(0 <= j < len(content) and _bare_cells(content[j]) == n for j in (offset - 1, offset + 1))
 
 
+_FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})\s*(.*)$")
+_ROLE_RE = re.compile(r"\{[\w-]+\}")
+
+
+def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """A block's lines joined and split into sentences, each with the lines it spans."""
+    text, starts = "", []
+    for n, part in block:
+        starts.append((len(text), n))
+        text += part + " "
+    out, pos = [], 0
+    for piece in _SENTENCE_END_RE.split(text.rstrip()):
+        at = text.index(piece, pos)
+        end = at + len(piece)
+        pos = end
+        out.append((max(n for off, n in starts if off <= at), max(n for off, n in starts if off < end), piece.strip()))
+    return out
+
+
 def source_units(content: list[str], first: int, body_from: int
                  ) -> list[tuple[int, int, str, str, tuple[int, int] | None, str]]:
     """A source's text as (first line, last line, sentence, its context): hard-wrapped paragraphs and list
     items are joined, then split into sentences, each citing exactly the lines it spans; a sentence's
     context is the previous sentence of its paragraph. A table row stands alone, with the table's header
-    row as its context (the row says "| Revenue | £1.88M |", the header says which quarter)."""
-    blocks: list[tuple[list[tuple[int, str]], str, int]] = []  # (lines, a table row's header, its line)
+    row as its context (the row says "| Revenue | £1.88M |", the header says which quarter). A list item or
+    a code block takes the sentence that introduces it as its context ("The default clone location is:" for
+    "- `<venv path>/src/SomeProject` in virtual environments"; a tab's label, "Windows", for the path in its
+    code block)."""
+    # (lines, context, the context's lines)
+    blocks: list[tuple[list[tuple[int, str]], str, tuple[int, int] | None]] = []
     header, header_at = "", 0
-    in_table = False
+    in_table = in_code = False
     heading_at: dict[int, str] = {}  # block index -> the reStructuredText heading above it
     heading = ""
+    intro: tuple[str, tuple[int, int]] | None = None  # the sentence (or label) that introduces what follows
+    intro_depth = 0  # the fence depth a label introduces (0: a sentence)
+    fences: list[str] = []
     for offset, raw in enumerate(content):
         n = first + offset
+        fence = _FENCE_RE.match(raw) if offset >= body_from else None
+        if fence:
+            # A Markdown code fence (never a section underline), nested ones too (a tab holding a code
+            # block): an opener's label ("````{tab} Windows") introduces what it holds.
+            marker, label = fence.group(1), " ".join(_ROLE_RE.sub(" ", fence.group(2)).split())
+            if fences and not label and marker[0] == fences[-1][0] and len(marker) >= len(fences[-1]):
+                fences.pop()
+                if intro_depth > len(fences):
+                    intro, intro_depth = None, 0
+            else:
+                fences.append(marker)
+                if _ALPHA_WORD_RE.search(label):
+                    intro, intro_depth = (label, (n, n)), len(fences)
+            in_code = bool(fences)
+            blocks.append(([], "", None))
+            continue
         if offset >= body_from and _UNDERLINE_RE.match(raw):
             if blocks and len(blocks[-1][0]) == 1 and offset and content[offset - 1].strip():
                 heading = blocks.pop()[0][0][1].strip()  # the title line above its underline
-            blocks.append(([], "", 0))
+            blocks.append(([], "", None))
             heading_at[len(blocks)] = heading
+            intro = None
             continue
         bare = offset >= body_from and _bare_row(content, offset)
         raw = f"| {' | '.join(c.strip() for c in raw.split('|'))} |" if bare else raw
         row = raw.lstrip().startswith("|")
         if offset < body_from or not _is_claim(raw):
             in_table = in_table and row  # a separator row (|---|) keeps the table going
-            blocks.append(([], "", 0))
+            if raw.lstrip().startswith("#"):
+                intro = None  # a new section: what introduced the last one's lists is behind
+            blocks.append(([], "", None))
             continue
         if row:
             if not in_table:
                 header, header_at, in_table = raw.strip(), n, True
-                blocks.append(([(n, raw.strip())], "", 0))
+                blocks.append(([(n, raw.strip())], "", None))
             else:
-                blocks.append(([(n, raw.strip())], header, header_at))
-            blocks.append(([], "", 0))
+                blocks.append(([(n, raw.strip())], header, (header_at, header_at)))
+            blocks.append(([], "", None))
             continue
         in_table = False
-        if not blocks or not blocks[-1][0] or _MARKER_RE.match(raw) or _TURN_RE.match(raw) or _MARKUP_RE.match(raw):
-            blocks.append(([], "", 0))
+        item = bool(_MARKER_RE.match(raw))
+        if not blocks or not blocks[-1][0] or item or _TURN_RE.match(raw) or _MARKUP_RE.match(raw):
+            if not (item or in_code):
+                intro = None  # a paragraph of its own: not part of a list the last lead-in introduced
+            ctx, at = intro if intro and (item or in_code) else ("", None)
+            blocks.append(([], ctx, at))
         blocks[-1][0].append((n, raw.strip()))
+        if raw.rstrip().endswith(":") and not in_code:
+            a, b, last = _sentences(blocks[-1][0])[-1]
+            intro = (claim_text(last).strip() or last, (a, b))
     units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
     current = ""
-    for i, (block, table_header, header_line) in enumerate(blocks):
+    for i, (block, context, context_at) in enumerate(blocks):
         current = heading_at.get(i, current)
         if not block:
             continue
-        text, starts = "", []
-        for n, part in block:
-            starts.append((len(text), n))
-            text += part + " "
-        pos = 0
-        previous = table_header
-        previous_at: tuple[int, int] | None = (header_line, header_line) if table_header else None
-        for piece in _SENTENCE_END_RE.split(text.rstrip()):
-            at = text.index(piece, pos)
-            end = at + len(piece)
-            pos = end
-            a = max(n for off, n in starts if off <= at)
-            b = max(n for off, n in starts if off < end)
-            units.append((a, b, piece.strip(), previous, previous_at, current))
-            previous, previous_at = piece.strip(), (a, b)
+        previous, previous_at = context, context_at
+        for a, b, piece in _sentences(block):
+            units.append((a, b, piece, previous, previous_at, current))
+            previous, previous_at = piece, (a, b)
     return units
 
 
@@ -241,6 +311,12 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
     """The evidence lines of the hits' fragments; with `store` (the search session's), each line also carries
     the titles and dates of the sources it rests on, and the pages' resolved contradictions come too."""
     pages, index = _read(root, settings, reader, _fragment_refs(hits))
+    rank_of: dict[str, int] = {}
+    for page in pages:
+        rank_of.setdefault(page["path"], len(rank_of) + 1)
+    more = _rest_of_top(pages)
+    if more:
+        pages.extend(_read(root, settings, reader, more)[0])
     layers = readable_layers(settings, reader)
     lines: list[Line] = []
     seen: set[tuple[str, int, str]] = set()
@@ -249,7 +325,8 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
         for ev in page.get("evidence", []):
             cited_paths.update(c["path"] for c in ev["cites"] if c["path"])
     facts = _facts(store, layers, cited_paths)
-    for rank, page in enumerate(pages, 1):
+    for page in pages:
+        rank = rank_of[page["path"]]
         first = page["lines"][0]
         content = page["content"].split("\n")
         if page["type"] == "source":
