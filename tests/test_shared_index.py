@@ -414,3 +414,17 @@ def test_the_cut_scored_in_the_database_equals_the_python_re_score(tmp_path: Pat
         assert [round(r[2], 9) for r in fast] == [round(r[2], 9) for r in slow], terms
     assert sum(len(rows) == 30 for rows in got[True]) > 20  # most queries match more rows than the depth
     assert len({r[2] for rows in got[True] for r in rows}) > 200  # scores differ: not one value for all
+
+
+def test_a_searchs_queries_run_without_parallel_workers(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """Many readers share the server's cores: a search's scan is not split over parallel workers (which cost
+    the server more CPU a search), on every connection the store opens."""
+    b = _wiki(tmp_path / "w", pg_env)
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    store = open_index(index_location(Layout(b.root), b.settings))
+    try:
+        assert store.conn.execute("SHOW max_parallel_workers_per_gather").fetchone()[0] == "0"
+    finally:
+        store.close()
+    assert _psql(pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"],
+                 "SHOW max_parallel_workers_per_gather") != [("0",)]  # the server's own default is left alone

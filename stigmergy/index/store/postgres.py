@@ -236,8 +236,12 @@ def connect(url: str, schema: str, *, timeout: float = 10.0, migrate_schema: boo
     schema migrated (when `migrate_schema`); IndexTooNewError when the schema is newer than this code."""
     psycopg = _psycopg()
     try:
+        # No parallel workers for this connection's queries: a shared index answers many readers at once,
+        # whose searches already keep the server's cores busy, and a search's full-text scan split over
+        # two workers cost ~15% more of the server's CPU (303 -> 263 ms a search at 247,762 fragments,
+        # client + server, four paired runs: docs/team.md) for a lower latency only on an idle server.
         conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout)),
-                               application_name="stigmergy")
+                               application_name="stigmergy", options="-c max_parallel_workers_per_gather=0")
     except psycopg.Error as exc:
         raise SharedIndexError(f"cannot reach the shared index at {redact(url)}: {str(exc).strip().splitlines()[0]}",
                                hint="check index.url in ~/.config/stigmergy/config.toml or STIGMERGY_INDEX__URL") from None
@@ -694,8 +698,9 @@ class PostgresIndexStore:
                 params: Sequence[Any], weights: tuple[float, float, float], depth: int,
                 filter_first: bool) -> list[tuple[int, int, float]]:
         """(fragment, page, bm25) of the best BM25 matches in `layers` of pages meeting `where`, best first (ties
-        by id): a ts_rank cut of FIRST_CUT x `depth` inside the database, re-scored exactly with FTS5's bm25
-        (inside the database for single words, `pg_rank`; here for phrases)."""
+        by id): a ts_rank cut of FIRST_CUT x `depth` inside the database (ties by id too, so that the cut is the
+        same whatever the plan), re-scored exactly with FTS5's bm25 (inside the database for single words,
+        `pg_rank`; here for phrases)."""
         query = pg_text.tsquery(phrase_list)
         w = pg_text.weights_array(weights)
         cut = max(depth * FIRST_CUT, 100)
@@ -703,13 +708,13 @@ class PostgresIndexStore:
             sql_text = (
                 "SELECT t.id, f.page, t.ntok FROM fts t JOIN fragments f ON f.id = t.id JOIN pages p "
                 f"ON p.id = f.page WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) AND {where} "
-                "ORDER BY ts_rank(%s::float4[], t.tsv, %s::tsquery, 1) DESC LIMIT %s")
+                "ORDER BY ts_rank(%s::float4[], t.tsv, %s::tsquery, 1) DESC, t.id LIMIT %s")
             args: tuple[Any, ...] = (query, list(layers), *params, w, query, cut)
         else:
             sql_text = (
                 "SELECT c.id, f.page, c.ntok FROM (SELECT t.id, t.ntok, ts_rank(%s::float4[], t.tsv, "
                 "%s::tsquery, 1) AS r FROM fts t WHERE t.tsv @@ %s::tsquery AND t.layer = ANY(%s::text[]) "
-                f"ORDER BY r DESC LIMIT %s) c JOIN fragments f ON f.id = c.id JOIN pages p ON p.id = f.page WHERE {where}")
+                f"ORDER BY r DESC, t.id LIMIT %s) c JOIN fragments f ON f.id = c.id JOIN pages p ON p.id = f.page WHERE {where}")
             args = (w, query, query, list(layers), cut, *params)
         if pg_rank.in_database(phrase_list):
             rows, avg = self._fts_stats()
