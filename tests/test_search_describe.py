@@ -71,7 +71,7 @@ def test_the_page_about_the_question_outranks_a_long_page_with_one_window_on_it(
     try:
         s.embedder.embed = lambda texts: Directed.embed(emb, ["QUERY-VEC" for _ in texts])  # type: ignore[method-assign]
         on = _titles(s, "shelving work")
-        monkeypatch.setattr(search_mod, "DESCRIBE", False)
+        monkeypatch.setattr(search_mod, "DESCRIBE", 0.0)
         off = _titles(s, "shelving work")
     finally:
         s.close()

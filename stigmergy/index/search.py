@@ -7,6 +7,8 @@ Arms (each one restricted to the reader's layers inside its SQL, never filtered 
 - vector: sqlite-vec nearest fragments, one vec0 table per layer (exact float scan on small layers,
   1-bit prefilter + float rerank on large ones);
 - entity: entity names and aliases found in the query -> those entity pages, then the pages about them;
+- describe: the vector arm's page view, the two text arms' candidate pages ranked by what each whole page
+  is about (its centroid and its lead fragment), rank-fused beside the page arms;
 - graph: pages linked from and to the best hits of the other arms.
 Factors: page status, freshness of the sources the best fragment cites, citation support, and focus
 (how much of a wiki page's citations go to the source its best fragment is about).
@@ -61,10 +63,11 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # The graph arm only echoes the other arms' best hits, and the entity arm ranks whole pages by a name
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
-ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5, "describe": 0.5}
+ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
 # The vector arm's page view (arms.describe): its candidates re-ranked by what each whole page is about,
-# rank-fused at the weight of the other page-level arms (not tuned; 0.3-0.7 measured, docs/index.md).
-DESCRIBE = True
+# rank-fused at this weight, that of the other page-level arms (not tuned: 0.3-1.0 measured, docs/index.md;
+# 0 switches it off).
+DESCRIBE = 0.5
 LITERALS = True  # ablation switch: the literal arm (literals.py)
 GRAPH_SEEDS = 5
 # Fragments, not pages, are what the lexical and vector arms rank. A page's share of those two arms is the
@@ -134,6 +137,14 @@ class SearchResult:
             "query": self.query, "reader": self.reader, "index": self.index.to_dict(), "arms": list(self.arms),
             "hits": [h.to_dict() for h in self.hits],
         }
+
+def _arm_weight(arm: str, entity_weight: float) -> float:
+    """A page-ranking arm's weight in the rank fusion (the entity arm's scaled by how much of the query
+    its names are)."""
+    if arm == "describe":
+        return DESCRIBE
+    return ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
+
 
 def _rank_pages(rows: list[tuple[int, int]]) -> tuple[dict[int, int], dict[int, int]]:
     """From (fragment id, page id) rows in rank order: page -> rank, page -> best fragment id."""
@@ -267,7 +278,7 @@ def run_search(
         if not by_rank:
             fused = dict(blended)
             for arm in ("entity", "graph", "describe"):
-                weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
+                weight = _arm_weight(arm, entity_weight)
                 for pid, r in page_ranks.get(arm, {}).items():
                     fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
             for pid, lift in literal_lift.items():
@@ -284,7 +295,7 @@ def run_search(
         for arm, ranks in page_ranks.items():
             if arm == "literal" or (arm in FRAGMENT_ARMS and PAGE_LEVEL_FUSION != 1):
                 continue
-            weight = ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
+            weight = _arm_weight(arm, entity_weight)
             for pid, r in ranks.items():
                 fused[pid] = fused.get(pid, 0.0) + weight / (rrf_k + r)
         for pid, sc in blended.items():
