@@ -1,4 +1,4 @@
-"""The vector arm's page view (`arms.describe`, issue 20, fourth pass): the text arms' candidates ranked by
+"""The vector arm's page view (`fusion.describe`, issue 20, fourth pass): the text arms' candidates ranked by
 what each whole page is about (its centroid and its lead), rank-fused beside the arms that rank fragments."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pytest
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.index import arms as arms_mod
+from stigmergy.index import fusion
 from stigmergy.index import search as search_mod
 from stigmergy.index.build import build_index
 from stigmergy.index.search import Searcher
@@ -83,18 +84,26 @@ def test_the_page_about_the_question_outranks_a_long_page_with_one_window_on_it(
     assert on[1] == "Guide", on
 
 
-def test_describe_ranks_only_the_pages_it_is_given(tmp_path: Path) -> None:
-    """The arm re-ranks the candidates the reader's arms found; it never reaches a page outside them (a
-    layer the reader cannot see stays out: the candidates came from SQL restricted to the reader's layers)."""
+def test_the_page_view_reads_what_the_store_holds_and_ranks_by_centroid_and_lead(tmp_path: Path) -> None:
+    """`page_vectors` gives each candidate's centroid, lead and fragment count (one read serves the page view
+    and the blend); the view ranks the given pages only, by the mean of the two cosines, ties by page id."""
     b = _corpus(tmp_path / "w")
     emb = Directed()
     build_index(b.root, b.settings, embedder=emb)
     s = Searcher(b.root, b.settings, emb)
     try:
         ids = dict(s.store.conn.execute("SELECT title, id FROM pages").fetchall())
+        stored = s.store.page_vectors([ids["Guide"], ids["Shelving changes"]])
+        assert stored[ids["Guide"]][2] > 10 and stored[ids["Shelving changes"]][2] == 1
+        assert s.store.page_vectors([ids["Guide"], ids["Shelving changes"]], 4).keys() == {ids["Guide"]}
         q = _unit((5, 1.0))
-        assert arms_mod.describe(s.scope, q, []) == []
-        ranked = arms_mod.describe(s.scope, q, [ids["Guide"], ids["Shelving changes"]])
-        assert ranked == [ids["Shelving changes"], ids["Guide"]]
+        cosines = {pid: (float(c @ q), float(lead @ q), n) for pid, (c, lead, n) in stored.items()}
+        assert fusion.describe({}, 10) == []
+        assert fusion.describe(cosines, 10) == [ids["Shelving changes"], ids["Guide"]]
+        assert fusion.describe(cosines, 1) == [ids["Shelving changes"]]
+        # A page whose lead is on the question but whose body is not ranks between the two.
+        mixed = {**cosines, 999: (0.0, 1.0, 5)}
+        assert fusion.describe(mixed, 10) == [ids["Shelving changes"], 999, ids["Guide"]]
+        assert fusion.describe({1: (0.5, 0.5, 1), 2: (1.0, 0.0, 3)}, 10) == [1, 2]
     finally:
         s.close()

@@ -90,16 +90,6 @@ def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[i
     return per_page(scope.store.nearest(qvec, sel, want * FETCH_FACTOR, prefilter, index_fingerprint(scope)),
                     PAGE_CAP, want)
 
-def describe(scope: SearchScope, qvec: np.ndarray, pages: list[int]) -> list[int]:
-    """`pages` (the text arms' candidates) ranked by what each one is about as a whole, best first: the mean
-    of the query's cosine with the page's centroid (the mean of its fragment vectors) and with its lead (its
-    first fragment: a man page's NAME line, a guide's introduction). The vector arm ranks a page by its one
-    window nearest the query; a long guide has a window near almost any question, the short page that
-    answers is about the question from its first line (docs/index.md, issue 20, fourth pass)."""
-    vectors = scope.store.page_vectors(pages, 1)
-    score = {pid: float(centroid @ qvec + lead @ qvec) / 2 for pid, (centroid, lead) in vectors.items()}
-    return sorted(score, key=lambda pid: (-score[pid], pid))[:ARM_DEPTH]
-
 def entity(scope: SearchScope, query: str, sel: Selection, terms: list[str] | None = None,
            relevance: dict[int, float] | None = None) -> tuple[list[int], int, float]:
     """(entity pages named in the query followed by the pages about them, how many of those are named

@@ -60,6 +60,17 @@ def _normalised(values: dict[int, float], depth: int) -> dict[int, float]:
     return {k: (min(1.0, max(0.0, (v - floor) / span)) if span > 1e-9 else 1.0) for k, v in values.items()}
 
 
+def describe(page_cosines: dict[int, tuple[float, float, int]], depth: int) -> list[int]:
+    """The candidate pages ranked by what each one is about as a whole, best first: the mean of the query's
+    cosine with the page's centroid (the mean of its fragment vectors) and with its lead (its first fragment:
+    a man page's NAME line, a guide's introduction). `page_cosines`: page -> (cosine with its centroid, with
+    its lead, its fragments). The vector arm ranks a page by its one window nearest the query, and a long
+    guide has a window near almost any question; the short page that answers is about the question from its
+    first line (docs/index.md, issue 20, fourth pass)."""
+    score = {pid: (cent + lead) / 2 for pid, (cent, lead, _) in page_cosines.items()}
+    return sorted(score, key=lambda pid: (-score[pid], pid))[:depth]
+
+
 def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cosines: dict[int, float],
           depth: int, scale: float, alpha: float | None = None,
           page_cosines: dict[int, tuple[float, float]] | None = None) -> Blend:

@@ -64,7 +64,7 @@ STATUS_FACTOR = {"seed": 0.97, "developing": 1.0, "mature": 1.02, "evergreen": 1
 # (coarser than a matching fragment), so each counts half; on bench/questions.json this moved fused
 # strict R@1 from 0.575 to 0.60 and lenient from 0.75 to 0.775.
 ARM_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "literal": 1.0, "entity": 0.5, "graph": 0.5}
-# The vector arm's page view (arms.describe): its candidates re-ranked by what each whole page is about,
+# The vector arm's page view (fusion.describe): its candidates re-ranked by what each whole page is about,
 # rank-fused at this weight, that of the other page-level arms (not tuned: 0.3-1.0 measured, docs/index.md;
 # 0 switches it off).
 DESCRIBE = 0.5
@@ -227,11 +227,17 @@ def run_search(
         t1 = time.perf_counter()
         take("vector", arms_q.vector(scope, qvec, sel))
         timings["vector"] = (time.perf_counter() - t1) * 1000
-        if DESCRIBE and rows["vector"]:
-            t1 = time.perf_counter()
-            cand = list(dict.fromkeys(pid for arm_rows in rows.values() for _, pid, _ in arm_rows))
-            page_ranks["describe"] = {pid: i + 1 for i, pid in enumerate(arms_q.describe(scope, qvec, cand))}
-            timings["describe"] = (time.perf_counter() - t1) * 1000
+    # What each candidate page is about as a whole (its centroid and lead vectors, read once): the page view
+    # ranks by it, the blend mixes it into the vector side of pages of a few fragments or more.
+    page_cos: dict[int, tuple[float, float, int]] = {}
+    if qvec is not None and rows and (DESCRIBE or (FUSION != "rrf" and (fusion.CENTROID or fusion.LEAD))):
+        t1 = time.perf_counter()
+        cand = list(dict.fromkeys(pid for arm_rows in rows.values() for _, pid, _ in arm_rows))
+        page_cos = {pid: (float(c @ qvec), float(lead @ qvec), n)
+                    for pid, (c, lead, n) in scope.store.page_vectors(cand).items()}
+        if DESCRIBE and rows.get("vector"):
+            page_ranks["describe"] = {pid: i + 1 for i, pid in enumerate(fusion.describe(page_cos, ARM_DEPTH))}
+        timings["describe"] = (time.perf_counter() - t1) * 1000
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
     if by_rank:
         # Page level: each text arm ranks pages by their best fragment.
@@ -250,13 +256,10 @@ def run_search(
             extra = {fid: float(v @ qvec) for fid, v in got.items()}
         weight = BLEND_WEIGHT if by_rank else 1.0
         scale = weight * sum(ARM_WEIGHTS[a] for a in rows) / (rrf_k + 1)
-        page_cos: dict[int, tuple[float, float]] = {}
-        if qvec is not None and (fusion.CENTROID or fusion.LEAD):
-            cand = list(dict.fromkeys(pid for arm_rows in rows.values() for _, pid, _ in arm_rows))
-            page_cos = {pid: (float(c @ qvec), float(lead @ qvec))
-                        for pid, (c, lead) in scope.store.page_vectors(cand, fusion.DESCRIBE_MIN_FRAGMENTS).items()}
+        described = ({pid: (c, lead) for pid, (c, lead, n) in page_cos.items() if n >= fusion.DESCRIBE_MIN_FRAGMENTS}
+                     if fusion.CENTROID or fusion.LEAD else {})
         mixed = fusion.blend(rows.get("lexical"), rows.get("vector"), extra, ARM_DEPTH, scale,
-                             page_cosines=page_cos)
+                             page_cosines=described)
         blended = mixed.pages
         blend_frags = mixed.fragments
         frag_page.update(mixed.fragment_page)

@@ -533,13 +533,14 @@ class PostgresIndexStore:
                                 "ON CONFLICT (page) DO UPDATE SET centroid = excluded.centroid, lead = excluded.lead, "
                                 "fragments = excluded.fragments", rows)
 
-    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
 
         if not pages:
             return {}
-        return {pid: (_np(c), _np(lead))
-                for pid, c, lead in self.conn.execute(
-                    "SELECT page, centroid, lead FROM page_vectors WHERE page = ANY(%s::bigint[]) AND fragments >= %s",
+        return {pid: (_np(c), _np(lead), int(n))
+                for pid, c, lead, n in self.conn.execute(
+                    "SELECT page, centroid, lead, fragments FROM page_vectors WHERE page = ANY(%s::bigint[]) "
+                    "AND fragments >= %s",
                     (list(pages), min_fragments), binary=True)}
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:

@@ -287,9 +287,10 @@ class IndexStore(Protocol):
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
         """The stored vectors of `fragments` (ids the caller already has under a reader's scope)."""
         ...
-    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Page -> (the mean of its fragment vectors, its first fragment's vector), for those of `pages` (ids
-        the caller already has under a reader's scope) with at least `min_fragments` fragments."""
+    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
+        """Page -> (the mean of its fragment vectors, its first fragment's vector, its number of fragments),
+        for those of `pages` (ids the caller already has under a reader's scope) with at least `min_fragments`
+        fragments."""
         ...
     def entity_names_in(self, names: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, int]]:
         """(name, entity page) for each of `names` that is an entity's title or alias in `layers`."""

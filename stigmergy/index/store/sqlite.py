@@ -538,15 +538,15 @@ class SqliteIndexStore:
         self.conn.executemany(
             "INSERT OR REPLACE INTO page_vectors(page, centroid, lead, fragments) VALUES (?, ?, ?, ?)", rows)
 
-    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
         import numpy as np
 
         if not pages:
             return {}
-        return {pid: (np.frombuffer(c, dtype=np.float32), np.frombuffer(lead, dtype=np.float32))
-                for pid, c, lead in self.conn.execute(
-                    f"SELECT page, centroid, lead FROM page_vectors WHERE page IN ({marks(pages)}) AND fragments >= ?",
-                    (*pages, min_fragments))}
+        return {pid: (np.frombuffer(c, dtype=np.float32), np.frombuffer(lead, dtype=np.float32), n)
+                for pid, c, lead, n in self.conn.execute(
+                    f"SELECT page, centroid, lead, fragments FROM page_vectors WHERE page IN ({marks(pages)}) "
+                    "AND fragments >= ?", (*pages, min_fragments))}
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:
