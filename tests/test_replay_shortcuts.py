@@ -238,17 +238,28 @@ def test_a_snapshot_keeps_exactly_the_parses_of_unchanged_pages(changes: list[tu
 _PLAIN_LABEL = re.compile(r"\[(?:[^\[\]\\]|\\.)*\]:", re.S)
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @example("[a\\]b]:")
 @example("[a\\\n]:")
 @example("\\[x]:")
+@example("[a\\\\]:")
+@example("[a\\]:")
+@example("[[x]]:")
 @given(st.text(alphabet="[]\\:ab\n ", max_size=24))
-def test_the_unrolled_link_definition_regex_finds_what_the_plain_one_found(text: str):
-    from stigmergy.garden.identity import _LABEL_RE
+def test_the_link_definition_searched_backwards_is_found_where_the_forward_search_found_one(text: str):
+    from stigmergy.garden.identity import _has_label
 
-    plain, unrolled = _PLAIN_LABEL.search(text), _LABEL_RE.search(text)
-    assert (plain is None) == (unrolled is None)
-    assert plain is None or unrolled is None or plain.span() == unrolled.span()
+    assert _has_label(text) == (_PLAIN_LABEL.search(text) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@example("[[a#b]] [[ a |b]] [[a#b|c]] [[a|b#c]] [[[a]]] [[a]b]] [[a\nb]]")
+@given(st.text(alphabet="[]|#\nab \\", max_size=30))
+def test_link_targets_are_read_as_the_wikilink_pattern_reads_them(text: str):
+    from stigmergy.garden.identity import _TARGET_RE
+    from stigmergy.pages.wikilinks import WIKILINK_RE
+
+    assert _TARGET_RE.findall(text) == [m.group(1) for m in WIKILINK_RE.finditer(text)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -262,3 +273,51 @@ def test_aliases_read_from_a_text_are_a_fresh_list_each_time(aliases: list[str],
     first.append("changed by a caller")
     assert aliases_from_text(text) == _read_aliases(text)
     assert replace(page).aliases == page.aliases
+
+
+# -- the curation record: page versions read ahead ---------------------------------------------------------
+
+
+def test_the_curation_record_reads_ahead_only_what_it_needs_and_reads_the_rest_when_asked(wiki: Path) -> None:
+    # A rename or merge relinks many pages; the record reads only the versions it looks at (a rename's new
+    # title; pages found by id where the trailers name none: a restricted layer's). Whatever is read ahead,
+    # the record is the same: with nothing read ahead, and with every version read ahead (as it was).
+    import stigmergy.history.curation as curation
+    from stigmergy.repo.git import Git
+    from tests.test_curation import CEO, FILES, _ok
+
+    toml = wiki / "stigmergy.toml"
+    toml.write_text(toml.read_text() + f'\n[layers.board]\nreaders = ["{CEO}"]\n')
+    _ok(wiki, "capture", *map(str, FILES))
+    _ok(wiki, "rename", "Dublin", "Dublin office")
+    _ok(wiki, "merge", "Harbor API", "INTO", "Norrland Fresh")
+    _ok(wiki, "delete", "wiki/entities/Erik Sandberg.md", "--rationale", "not a person we work with")
+    for text in ("Board note: Maya Okafor proposed the Heronsgate budget of $2M on 2 September 2026.",
+                 "Board note: Oliver Brandt and Maya Okafor met Quentin Zephyr of Heronsgate on 3 September 2026."):
+        _ok(wiki, "--as", CEO, "capture", "--layer", "board", "--text", text)
+    notes = sorted(p.relative_to(wiki).as_posix() for p in (wiki / "layers/board/wiki/notes").glob("*.md"))
+    _ok(wiki, "--as", CEO, "rename", notes[0], "Heronsgate budget")
+    _ok(wiki, "--as", CEO, "merge", notes[1], "INTO", "layers/board/wiki/notes/Heronsgate budget.md")
+
+    def record(reads: object = None) -> tuple[object, object, int, int]:
+        asked: list[int] = []
+        real = Git.blobs
+
+        def blobs(self: Git, oids: list[str], keep: bool = False) -> dict[str, bytes]:
+            asked.append(len(oids))
+            return real(self, oids, keep)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Git, "blobs", blobs)
+            if reads is not None:
+                mp.setattr(curation, "_operation_reads", reads)
+            got = curation.read_curation(Git(wiki))
+        return got.entries, got.unreadable, sum(asked), len(asked)
+
+    every = lambda c, entries: {str(o) for e in entries for o in (e["before"], e["after"]) if o}  # noqa: E731
+    narrow, none_ahead, all_ahead = record(), record(lambda c, entries: set()), record(every)
+    kinds = [e.kind for e in narrow[0]]
+    assert (kinds.count("rename"), kinds.count("merge"), kinds.count("delete")) == (2, 2, 1) and not narrow[1]
+    assert narrow[:2] == none_ahead[:2] == all_ahead[:2]
+    assert narrow[2] < all_ahead[2]  # fewer versions read,
+    assert narrow[3] == 1 < none_ahead[3]  # and all of them ahead, in one `git cat-file`

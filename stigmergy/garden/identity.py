@@ -93,10 +93,14 @@ def _relink_lines(snap: Snapshot, old: str, new_target: str, body: str, layer: s
 # ends), a backtick (whether a fence's info string is one), a line break.
 _MARKUP = frozenset("[]<>`\n")
 # `[label]:`, the start of a link reference definition (its label holds no bracket but an escaped one; it may
-# span lines): `[[Lane|lane]]:` is none.
-# Written as an unrolled loop (`a*(?:b a*)*` for `(?:a|b)*`: the same strings, without an alternation tried
-# at every character); tests/test_identity.py compares it with the plain form.
-_LABEL_RE = re.compile(r"\[[^\[\]\\]*(?:\\.[^\[\]\\]*)*\]:", re.S)
+# span lines): `[[Lane|lane]]:` is none. Searched from its end, in the reversed body: `]:` is rare where `[`
+# starts every link and citation. The pattern is `\[(?:[^\[\]\\]|\\.)*\]:` read backwards (an escape pair
+# `\x` is `x\` reversed); tests/test_replay_shortcuts.py compares the two.
+_LABEL_END_RE = re.compile(r":\](?:[^\[\]\\]|.\\)*\[", re.S)
+
+
+def _has_label(body: str) -> bool:
+    return "]:" in body and _LABEL_END_RE.search(body[::-1]) is not None
 
 
 def _cites_the_same(old_body: str, rewritten: list[str], new_target: str, hits: list[str]) -> bool:
@@ -109,7 +113,7 @@ def _cites_the_same(old_body: str, rewritten: list[str], new_target: str, hits: 
     reference definition (`[label]:`), a fence's info string (a backtick), an HTML block's end (`>`)."""
     if any(ch in _MARKUP for ch in new_target) or any(ch in _MARKUP for t in hits for ch in t):
         return False
-    if "]:" in old_body and _LABEL_RE.search(old_body):
+    if _has_label(old_body):
         return False
     return not any("<" in line for line in rewritten)
 
@@ -117,7 +121,12 @@ def _cites_the_same(old_body: str, rewritten: list[str], new_target: str, hits: 
 @lru_cache(maxsize=4096)
 def _link_targets(body: str) -> frozenset[str]:
     """The targets of the wikilinks in `body`, as `_relink_text` reads them."""
-    return frozenset(m.group(1).strip() for m in WIKILINK_RE.finditer(body))
+    return frozenset(map(str.strip, _TARGET_RE.findall(body)))
+
+
+# WIKILINK_RE with its target the only group (findall then gives the targets without a match object each);
+# tests/test_replay_shortcuts.py compares the two.
+_TARGET_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 
 
 def _relink(snap: Snapshot, old: str, new_target: str, new_title: str, timestamp: str,

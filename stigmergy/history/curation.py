@@ -157,13 +157,14 @@ def read_curation(git: Git, prefix: str = "") -> CurationRecord:
     commits = [c for c in log if c.kind in CURATION_KINDS or c.kind in (None, "garden")]
     wanted: set[str] = set()
     for c in commits:
-        for e in changes.get(c.sha, []):
-            path = str(e["path"])
-            if not _is_wiki(path):
-                continue
-            if c.kind in CURATION_KINDS or (classify(path) or ("", ""))[0] == "entity":
+        entries = [e for e in changes.get(c.sha, []) if _is_wiki(str(e["path"]))]
+        if c.kind in CURATION_KINDS:
+            wanted.update(_operation_reads(c, entries))
+            continue
+        for e in entries:
+            if (classify(str(e["path"])) or ("", ""))[0] == "entity":
                 wanted.update(str(oid) for oid in (e["before"], e["after"]) if oid)
-    blobs = git.blobs(sorted(wanted), keep=True)
+    blobs = _Blobs(git, git.blobs(sorted(wanted), keep=True))
     metas: dict[str, dict[str, Any]] = {}  # by blob: a page's version after one commit is the next one's before
 
     def meta_of(oid: Any) -> dict[str, Any]:
@@ -181,8 +182,44 @@ def read_curation(git: Git, prefix: str = "") -> CurationRecord:
     return record
 
 
+class _Blobs:
+    """Page versions by object id: those read ahead in one `git cat-file`, and any other asked for read
+    then (so what is read ahead is only a cost, never an answer: a blob it missed is read all the same)."""
+
+    def __init__(self, git: Git, ahead: dict[str, bytes]) -> None:
+        self.git, self.got = git, dict(ahead)
+        self.absent: set[str] = set()
+
+    def get(self, oid: str) -> bytes | None:
+        if oid not in self.got and oid not in self.absent:
+            self.got.update(self.git.blobs([oid], keep=True))
+            if oid not in self.got:
+                self.absent.add(oid)
+        return self.got.get(oid)
+
+
+def _operation_reads(c: _Commit, entries: list[dict[str, Any]]) -> set[str]:
+    """The page versions `_operation` reads for commit `c`: a rename's new page (its title), unless the
+    trailers and the paths do not say which pages it moved (then every version it changed, as pages are
+    found by id). A rename, merge or delete of a page relinks dozens of others, whose versions it never
+    reads: reading them all cost more than the rest of the record."""
+    every = {str(oid) for e in entries for oid in (e["before"], e["after"]) if oid}
+    move, target = c.trailers.get(TRAILER_MOVE), c.trailers.get(TRAILER_TARGET)
+    moved = tuple(p.strip() for p in move.split(" -> ", 1)) if move and " -> " in move else None
+    deleted = [str(e["path"]) for e in entries if e["action"] == "delete"]
+    added = [str(e["path"]) for e in entries if e["action"] == "add"]
+    if c.kind == "rename":
+        to = moved[1] if moved else target or (added[0] if len(deleted) == 1 and len(added) == 1 else None)
+        if to is None:
+            return every
+        return {str(e["after"]) for e in entries if str(e["path"]) == to and e.get("after")}
+    if c.kind == "merge":
+        return set() if moved else every
+    return set() if target or len(deleted) == 1 else every
+
+
 def _operation(c: _Commit, at: int, entries: list[dict[str, Any]], all_entries: list[dict[str, Any]],
-               blobs: dict[str, bytes], record: CurationRecord) -> None:
+               blobs: _Blobs, record: CurationRecord) -> None:
     ts, op_id = iso_of_ms(at), c.trailers.get(TRAILER_OP)
     kind = str(c.kind)
 
