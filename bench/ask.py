@@ -520,7 +520,7 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
             if split(set_name, q["id"]) == "calibrate":
                 data.append((set_name, q, feats[q["id"]], loc))
     table = []
-    for weak in (0.85, 0.75, 0.65, 0.6, 0.55):
+    for weak in (0.85, 0.75, 0.65, 0.6, 0.55, 0.5, 0.45):
         for weight in (0.4, 0.5, 0.6, 0.7, 0.8):
             picks = []
             for set_name, q, f, loc in data:

@@ -151,11 +151,27 @@ def side_repo(base: Path, side: str, code: Path, out: Path) -> Path:
     return root
 
 
-def _new_process(code: Path, root: Path, *args: str) -> float:
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each new process, by what it ran
+
+
+def _cpu_children() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _new_process(code: Path, root: Path, *args: str, key: str = "") -> float:
+    """Wall seconds of one `stigmergy` process; its CPU seconds (user + sys, its children included: the
+    processes run one at a time, so the delta of RUSAGE_CHILDREN is this one's) go to CPU[key]."""
+    c = _cpu_children()
     t = time.perf_counter()
     subprocess.run([_python(code), "-m", "stigmergy", "--as", READER, *args, "--json"], cwd=root, env=_env(code),
                    capture_output=True, check=True)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    if key:
+        CPU.setdefault(key, []).append(_cpu_children() - c)
+    return wall
 
 
 def _mcp_ask(code: Path, root: Path, qs: list[str]) -> list[float]:
@@ -223,10 +239,13 @@ def latency(out: Path, runs: int, mcp_queries: int, baseline: Path | None) -> di
     walls: dict[str, list[float]] = {}
     for q in qs[:runs]:
         for side, code in sides:
-            walls.setdefault(f"{side}_ask_cold", []).append(_new_process(code, roots[side], "ask", q))
-            walls.setdefault(f"{side}_ask_warm", []).append(_new_process(code, roots[side], "ask", q))
-        walls.setdefault("this_search", []).append(_new_process(CODE, roots["this"], "search", q))
+            for key in (f"{side}_ask_cold", f"{side}_ask_warm"):
+                walls.setdefault(key, []).append(_new_process(code, roots[side], "ask", q, key=key))
+        for side, code in sides:
+            key = f"{side}_search"
+            walls.setdefault(key, []).append(_new_process(code, roots[side], "search", q, key=key))
     report["new_process_median_s"] = {k: round(statistics.median(v), 3) for k, v in walls.items()}
+    report["new_process_median_cpu_s"] = {k: round(statistics.median(v), 3) for k, v in CPU.items()}
     report["new_process_max_s"] = {k: round(max(v), 3) for k, v in walls.items()}
     report["load_mid"] = _load()
     mcp: dict[str, Any] = {}

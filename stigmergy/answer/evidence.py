@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +287,13 @@ def source_units(content: list[str], first: int, body_from: int
     return units
 
 
+@lru_cache(maxsize=256)
+def _units_of(text: str, first: int, body_from: int
+              ) -> tuple[tuple[int, int, str, str, tuple[int, int] | None, str], ...]:
+    """`source_units` of a page's read text, memoised: a warm server reads the same pages for many questions."""
+    return tuple(source_units(text.split("\n"), first, body_from))
+
+
 def _facts(store: Any, layers: tuple[str, ...], paths: set[str]) -> dict[str, tuple[str, str]]:
     """path -> (title, occurred_at) of the readable source pages among `paths`."""
     if store is None or not layers or not paths:
@@ -336,7 +344,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
                               content[body_from - 1]) if body_from else None
             title, date = facts.get(page["path"], (page["title"], ""))
             date = date or str(page["front_matter"].get("occurred_at") or "")[:10]
-            for a, b, sentence, before, before_at, rst_heading in source_units(content, first, body_from):
+            for a, b, sentence, before, before_at, rst_heading in _units_of(page["content"], first, body_from):
                 text = claim_text(sentence).strip()
                 if not text or not statement(text) or (page["path"], a, text) in seen:
                     continue

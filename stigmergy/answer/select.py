@@ -100,7 +100,7 @@ _WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
 def spelled_out(acronym: str, text: str) -> bool:
     """ "GA" is said by "generally available", "MKT" by "mean kinetic temperature": consecutive words of the
     line, none of them a stopword, whose initials spell the acronym the question typed in capitals."""
-    if not _ACRONYM_RE.fullmatch(acronym):
+    if not acronym.isupper() or not _ACRONYM_RE.fullmatch(acronym):
         return False
     ws = [w for w in _WORD_RE.findall(text)]
     n = len(acronym)
@@ -128,7 +128,7 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     return out
 
 
-def _says(term: Term, said: set[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
+def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))

@@ -60,14 +60,16 @@ def tokens(text: str) -> list[str]:
     return [t.strip(".-") for t in _TOKEN_RE.findall(text.replace("’", "'")) if t.strip(".-")]
 
 
-def stems(text: str) -> set[str]:
-    """Every stem of `text`, plus the parts of hyphenated or dotted tokens (`eu-west-2` also gives `west`)."""
+@lru_cache(maxsize=16384)
+def stems(text: str) -> frozenset[str]:
+    """Every stem of `text`, plus the parts of hyphenated or dotted tokens (`eu-west-2` also gives `west`).
+    Memoised: a warm server scores the same lines for every question and every part."""
     out: set[str] = set()
     for tok in tokens(text):
         out.add(stem(tok))
         if "-" in tok or "." in tok:
             out.update(stem(p) for p in re.split(r"[.\-]", tok) if p)
-    return out
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
