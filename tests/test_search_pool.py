@@ -109,3 +109,29 @@ def test_a_session_lent_when_the_readers_change_is_closed_when_it_comes_back(tmp
     assert lent not in server._warm_state.idle
     assert not any(h.path.startswith("layers/secret/") for h in server.search(CANARY).hits)
     server.close()
+
+
+def test_the_pools_sessions_share_one_working_tree_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Re-scanning the working tree for page edits is two git commands over every page file: the pool's
+    sessions share one freshness answer (one scan a `freshness_ttl` for all of them, not one a session),
+    and a page edited since is still seen once that answer expires."""
+    from stigmergy.index import session as session_module
+
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    scans: list[tuple[str, ...]] = []
+    real = session_module.freshness
+
+    def counted(store: object, git: object, layers: tuple[str, ...]) -> object:
+        scans.append(tuple(layers))
+        return real(store, git, layers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session_module, "freshness", counted)
+    with server.searching() as one, server.searching() as two:
+        assert one is not two  # two sessions of the pool, both lent at once
+        first, second = one.freshness(("public",)), two.freshness(("public",))
+        assert len(scans) == 1 and first is second and not first.stale
+        (b.root / "wiki" / "notes" / "Note 1.md").write_text("edited, not committed\n")
+        one.scope.memo.fresh.last = None  # the answer expires through one session: the other sees it too
+        assert two.freshness(("public",)).stale  # and the edit shows
+        assert len(scans) == 2

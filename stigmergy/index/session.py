@@ -6,6 +6,7 @@ queries (`arms`) and the fusion (`search`) are plain functions of a scope.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,18 @@ from stigmergy.settings import Settings
 from stigmergy.trust.book import BookCache, TrustBook, load_book
 
 
+class FreshnessCache:
+    """The last freshness answer (its key, when it was taken, the answer), which the sessions of one server
+    share: re-scanning the working tree is two git commands over every page file (~0.3 s of CPU for a
+    62,000-page wiki), and each session of a pool of four re-scanned it on its own every `freshness_ttl`,
+    up to a core's half at 247,762 fragments. The lock makes a session that finds the answer expired
+    while another re-scans wait for that scan instead of starting its own."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last: tuple[tuple[Any, ...], float, Freshness] | None = None
+
+
 @dataclass
 class _Memo:
     """What a warm scope remembers between queries (the scope itself never changes): the embedder, loaded
@@ -37,7 +50,7 @@ class _Memo:
 
     embedder: Embedder | None = None
     fingerprint: str | None = None
-    fresh: tuple[tuple[Any, ...], float, Freshness] | None = None
+    fresh: FreshnessCache = field(default_factory=FreshnessCache)
     languages: tuple[str, ...] | None = None
     trust: BookCache = field(default_factory=BookCache)
 
@@ -100,19 +113,21 @@ def scope_embedder(scope: SearchScope) -> Embedder:
 
 def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
     """How far the index is behind the repository for `layers`, cached while HEAD, the git index and the
-    database are unchanged, for at most `freshness_ttl` seconds."""
+    database are unchanged, for at most `freshness_ttl` seconds (in the scope's `FreshnessCache`, which a
+    server's sessions share)."""
     try:
         git_index = (scope.root / ".git" / "index").stat().st_mtime_ns
     except OSError:
         git_index = None
     key = (fast_head(scope.git), git_index, scope.store.version(), layers)
-    now = time.monotonic()
-    cached = scope.memo.fresh
-    if cached is not None and cached[0] == key and now - cached[1] < scope.freshness_ttl:
-        return cached[2]
-    fresh = freshness(scope.store, scope.git, layers)
-    scope.memo.fresh = (key, now, fresh)
-    return fresh
+    cache = scope.memo.fresh
+    with cache.lock:
+        now = time.monotonic()
+        if cache.last is not None and cache.last[0] == key and now - cache.last[1] < scope.freshness_ttl:
+            return cache.last[2]
+        fresh = freshness(scope.store, scope.git, layers)
+        cache.last = (key, now, fresh)
+        return fresh
 
 
 def scope_languages(scope: SearchScope) -> tuple[str, ...]:

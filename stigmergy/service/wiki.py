@@ -63,6 +63,7 @@ class _Warm:
         self.lent = 0
         self.generation = 0
         self.embedder: Any = None  # the model the first session loaded, shared by the next ones
+        self.fresh: Any = None  # the sessions' one freshness cache (index/session.FreshnessCache)
         self.model_lock = threading.Lock()
         self.trust: Any = None  # the folded feedback records (trust/book.py), kept while no batch changes
         self.access: Any = None  # access counts not yet appended (trust/access.py)
@@ -567,6 +568,10 @@ class WikiService:
 
             # Opened outside the lock (a connection, the schema check: others' searches go on meanwhile).
             searcher = Searcher(self.require_root(), self.settings, self._embedder, git=git)
+            with warm.model_lock:  # one working-tree scan per freshness_ttl for the pool, not one a session
+                if warm.fresh is None:
+                    warm.fresh = searcher.scope.memo.fresh
+                searcher.scope.memo.fresh = warm.fresh
             if self.long_lived and self._embedder is None:
                 # One model for every session of the pool: the first loads it, the next ones take it.
                 with warm.model_lock:
