@@ -9,6 +9,8 @@ import string
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from stigmergy.pages import frontmatter
 from stigmergy.pages.frontmatter import _dump, render_yaml
@@ -67,3 +69,17 @@ def test_nested_metadata_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch, me
     monkeypatch.setattr(frontmatter, "_dump", lambda data: (whole.append(data) if isinstance(data, dict) else None) or real(data))
     assert render_yaml(meta) == expected
     assert whole == []  # assembled from scalars, never the whole document through the emitter
+
+
+@settings(max_examples=300, deadline=None)
+@example("2026-03-10T12:00:00Z")
+@example("9999-99-99T99:99:99Z")
+@given(st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", fullmatch=True)
+       | st.sampled_from(["2026-03-10T12:00:00Z ", "2026-03-10T12:00:00", "2026-03-10 12:00:00Z", "٢٠٢٦-03-10T12:00:00Z",
+                          "2026-03-10T12:00:00Z\n", "2026-3-10T12:00:00Z"]))
+def test_a_timestamp_is_written_as_the_emitter_writes_it(value: str) -> None:
+    # `created`/`updated` are written without the emitter (each operation has a new one): the same bytes.
+    frontmatter._scalar_node.cache_clear()
+    node = frontmatter._scalar_node(value)
+    out = _dump([value])
+    assert (node is None and (out.count("\n") != 1 or not out.startswith("- "))) or out == f"- {node}\n"

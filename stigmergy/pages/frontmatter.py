@@ -61,10 +61,19 @@ _BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
 _KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
+# A page's `created`/`updated` (YYYY-MM-DDTHH:MM:SSZ, ASCII digits): YAML 1.1 reads it plain as a timestamp,
+# so the emitter single-quotes it, and nothing in it needs escaping. Every operation writes a new one (a
+# recompile's curation replay, 200 of them), and the emitter costs far more than writing it here;
+# tests/test_frontmatter_render.py compares the two.
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
 @lru_cache(maxsize=1 << 14, typed=True)
 def _scalar_node(value: str | int | bool | None) -> str | None:
     """How the emitter writes `value` as a block-context node (a mapping value or a sequence item make
     the same style choice), or None when that is not one line."""
+    if type(value) is str and _TIMESTAMP.fullmatch(value):
+        return f"'{value}'"
     if isinstance(value, str) and (len(value) > _MAX_SCALAR or _BREAKS.search(value)):
         return None  # YAML line breaks are written with the indentation of their context
     out = _dump([value])
