@@ -200,3 +200,46 @@ def test_a_folder_a_symlink_or_a_pathspec_is_committed_as_git_add_takes_it(tmp_p
     assert _state(plumbing) == _state(porcelain)
     tracked = git(plumbing.root, "ls-files")
     assert ("wiki/notes/Link.md" in tracked) if kind == "symlink" else ("sources/2026/01/b.md" in tracked)
+
+
+def test_a_kept_tree_model_commits_what_git_commits_over_many_commits(tmp_path: Path) -> None:
+    # The model keeps each folder in git's tree order by bisection across commits: names that sort
+    # differently as a file and as a folder ("a" < "a-b" < "a.b" < "a/"), a file that becomes a folder,
+    # a folder emptied and made again, a refused commit in between (the model must stay HEAD's tree).
+    import random
+
+    plumbing, porcelain = _pair(tmp_path)
+    rng = random.Random(27)
+    names = ["a", "a-b", "a.b", "a0", "A", "é", "b c.md", "z", "a.md", "a_"]
+    on_disk: dict[str, str] = {}
+    for step in range(40):
+        changes: dict[str, str | None] = {}
+        for _ in range(rng.randint(1, 4)):
+            rel = "wiki/notes/" + rng.choice(names) + (f"/{rng.choice(names)}" if rng.random() < 0.3 else "")
+            if rel in on_disk and rng.random() < 0.4:
+                changes[rel] = None
+            elif not any(p.startswith(rel + "/") or rel.startswith(p + "/") for p in on_disk if p != rel):
+                changes[rel] = f"step {step}\n"
+        if not changes:
+            continue
+        for g in (plumbing, porcelain):
+            for rel, text in changes.items():
+                if text is None:
+                    (g.root / rel).unlink()
+                    if not any((g.root / rel).parent.iterdir()) and (g.root / rel).parent.name != "notes":
+                        (g.root / rel).parent.rmdir()
+                else:
+                    _write(g.root, rel, text)
+            g.commit_paths([r for r, t in changes.items() if t is not None], f"step {step}", "S", "s@e",
+                           removed=[r for r, t in changes.items() if t is None], when=WHEN + step)
+        on_disk.update({r: t for r, t in changes.items() if t is not None})
+        for r, t in changes.items():
+            if t is None:
+                on_disk.pop(r, None)
+        assert _state(plumbing) == _state(porcelain), step
+        if step % 7 == 3:
+            for g in (plumbing, porcelain):  # the same bytes again: refused, nothing moves
+                with pytest.raises(GitError):
+                    g.commit_paths(["README.md"], "same", "S", "s@e", when=WHEN + step)
+    assert plumbing.plumbing._model is not None and plumbing.plumbing._model.commit == plumbing.fast_head()
+    git(plumbing.root, "fsck", "--strict", "--no-dangling")

@@ -24,6 +24,7 @@ indexes from one), no attributes or settings that make git store other bytes tha
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
@@ -62,12 +63,57 @@ _NEW_FILE_MODE = b"100644"
 _EXEC_FILE_MODE = b"100755"
 
 
+class _Folder:
+    """One folder of HEAD's tree: its entries, and the same entries in git's tree order, each already in
+    its tree-object form, kept in step by bisection. A commit changes a few entries of a folder that may
+    hold thousands (`sources/YYYY/MM/`, `wiki/notes/`): re-sorting and re-encoding every entry of it on
+    each commit made the commit's cost grow with the wiki."""
+
+    __slots__ = ("entries", "keys", "encoded")
+
+    def __init__(self) -> None:
+        self.entries: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, object id bytes)
+        self.keys: list[bytes] = []  # tree order: a tree's name sorts as name + "/"
+        self.encoded: list[bytes] = []  # b"<mode> <name>\0<id>", aligned with keys
+
+    def set(self, name: bytes, mode: bytes, oid: bytes) -> None:
+        old = self.entries.get(name)
+        if old is not None and (old[0] == _TREE_MODE) != (mode == _TREE_MODE):
+            self.remove(name)  # a file became a folder (or back): its place in the order moves
+            old = None
+        self.entries[name] = (mode, oid)
+        key = _order_key(name, mode)
+        i = bisect.bisect_left(self.keys, key)
+        if old is None:
+            self.keys.insert(i, key)
+            self.encoded.insert(i, mode + b" " + name + b"\0" + oid)
+        else:
+            self.encoded[i] = mode + b" " + name + b"\0" + oid
+
+    def remove(self, name: bytes) -> None:
+        old = self.entries.pop(name, None)
+        if old is None:
+            return
+        i = bisect.bisect_left(self.keys, _order_key(name, old[0]))
+        del self.keys[i]
+        del self.encoded[i]
+
+    def body(self) -> bytes:
+        return b"".join(self.encoded)
+
+
+def _order_key(name: bytes, mode: bytes) -> bytes:
+    return name + b"/" if mode == _TREE_MODE else name
+
+
 @dataclass
 class _Model:
-    """HEAD's tree, as folders of entries: folder (b'' is the root) -> name -> (mode, object id bytes)."""
+    """HEAD's tree, as folders (b'' is the root): changed in place by a commit, and dropped by one that
+    fails part-way (the next commit reads HEAD's tree again)."""
 
     commit: str
-    folders: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = field(default_factory=dict)
+    tree: bytes  # the root tree's id
+    folders: dict[bytes, _Folder] = field(default_factory=dict)
 
 
 class Plumbing:
@@ -123,25 +169,27 @@ class Plumbing:
         """Commit exactly `paths` (as they are on disk) and `removed` on top of `parent`; the new commit.
         `message` is already in `msg_path`, as `cleanup` leaves it."""
         model = self._model if self._model is not None and self._model.commit == parent else self._load(parent)
+        self._model = None  # until this commit lands: a failure part-way leaves the model half changed
         written = {p: self._blob_entry(p) for p in paths}
         staged = "".join(f"{p}\0" for p in [*paths, *removed]).encode("utf-8", "surrogateescape")
         self.git.run_bytes("update-index", "--add", "--remove", "-z", "--stdin", input=staged)
         if callable(after_stage):
             after_stage()  # crash tests stop here: staged, not committed
-        folders = {k: dict(v) for k, v in model.folders.items()}
+        folders = model.folders
         dirty: set[bytes] = {b""}
-        for rel, entry in written.items():
+        for rel, (mode, oid) in written.items():
             folder, name = _split(rel)
-            folders.setdefault(folder, {})[name] = entry
+            _folder(folders, folder).set(name, mode, oid)
             dirty.update(_ancestors(folder))
         for rel in removed:
             folder, name = _split(rel)
-            entries = folders.get(folder, {})
-            if name in entries and entries[name][0] != _TREE_MODE:
-                del entries[name]
+            got = folders.get(folder)
+            if got is not None and name in got.entries and got.entries[name][0] != _TREE_MODE:
+                got.remove(name)
                 dirty.update(_ancestors(folder))
         tree = self._write_trees(folders, dirty)
-        if tree == model.folders[b""][b""][1]:
+        if tree == model.tree:
+            self._model = model  # nothing changed: the model still is HEAD's tree
             raise GitError("git commit failed: nothing to commit (the paths are as HEAD has them)")
         text = msg_path.read_text(encoding="utf-8")  # `message` as `cleanup` left it (Git.commit_paths)
         subject = text.split("\n", 1)[0]
@@ -155,8 +203,8 @@ class Plumbing:
                     f"{text}")
             commit = self._write_object(b"commit", body.encode("utf-8", "surrogateescape")).hex()
             self._update_head(parent, commit, committer, f"commit: {subject}")
-        folders[b""][b""] = (_TREE_MODE, tree)  # the root's own id, kept under the empty name
-        self._model = _Model(commit, folders)
+        model.commit, model.tree = commit, tree
+        self._model = model
         return commit
 
     # --- the commit and HEAD, written here -----------------------------------------------------------
@@ -218,7 +266,7 @@ class Plumbing:
     def _load(self, commit: str) -> _Model:
         out = self.git.run_bytes("ls-tree", "-r", "-t", "-z", "--full-tree", commit)
         root = self.git.run("rev-parse", f"{commit}^{{tree}}").strip()
-        folders: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {b"": {b"": (_TREE_MODE, bytes.fromhex(root))}}
+        folders: dict[bytes, _Folder] = {b"": _Folder()}
         for line in out.split(b"\0"):
             if not line:
                 continue
@@ -226,28 +274,29 @@ class Plumbing:
             mode, _kind, oid = meta.split(b" ")
             folder, _, name = path.rpartition(b"/")
             mode = mode.lstrip(b"0") if mode.startswith(b"04") else mode
-            folders.setdefault(folder, {})[name] = (mode, bytes.fromhex(oid.decode()))
+            _folder(folders, folder).entries[name] = (mode, bytes.fromhex(oid.decode()))
             if mode == _TREE_MODE:
-                folders.setdefault(path, {})
-        return _Model(commit, folders)
+                _folder(folders, path)
+        for got in folders.values():  # the tree order once; commits keep it by bisection
+            pairs = sorted((_order_key(n, m), m + b" " + n + b"\0" + o) for n, (m, o) in got.entries.items())
+            got.keys = [k for k, _ in pairs]
+            got.encoded = [e for _, e in pairs]
+        return _Model(commit, bytes.fromhex(root), folders)
 
-    def _write_trees(self, folders: dict[bytes, dict[bytes, tuple[bytes, bytes]]], dirty: set[bytes]) -> bytes:
+    def _write_trees(self, folders: dict[bytes, _Folder], dirty: set[bytes]) -> bytes:
         """Write the dirty folders' trees, deepest first, each into its parent; the root tree's id."""
         root = b""
         for folder in sorted(dirty, key=lambda f: (-f.count(b"/") - (1 if f else 0), f)):
-            entries = {n: e for n, e in folders.get(folder, {}).items() if n}
-            if folder and not entries:
+            got = _folder(folders, folder)
+            parent, _, name = folder.rpartition(b"/")
+            if folder and not got.entries:
                 # git keeps no empty trees: an emptied folder leaves its parent
-                parent, _, name = folder.rpartition(b"/")
-                folders.get(parent, {}).pop(name, None)
+                _folder(folders, parent).remove(name)
                 folders.pop(folder, None)
                 continue
-            body = b"".join(mode + b" " + name + b"\0" + oid for name, (mode, oid) in
-                            sorted(entries.items(), key=lambda kv: kv[0] + b"/" if kv[1][0] == _TREE_MODE else kv[0]))
-            oid = self._write_object(b"tree", body)
+            oid = self._write_object(b"tree", got.body())
             if folder:
-                parent, _, name = folder.rpartition(b"/")
-                folders.setdefault(parent, {})[name] = (_TREE_MODE, oid)
+                _folder(folders, parent).set(name, _TREE_MODE, oid)
             else:
                 root = oid
         return root
@@ -277,6 +326,13 @@ class Plumbing:
         os.chmod(tmp, 0o444)
         os.replace(tmp, target)
         return oid
+
+
+def _folder(folders: dict[bytes, _Folder], folder: bytes) -> _Folder:
+    got = folders.get(folder)
+    if got is None:
+        got = folders[folder] = _Folder()
+    return got
 
 
 def _split(rel: str) -> tuple[bytes, bytes]:
