@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from stigmergy.pages.paths import stem_of
 from stigmergy.plan.deterministic.figures import measures_in
@@ -48,8 +49,7 @@ def lead_lines(
     defining = None
     for names, verbs in (([title], _PRESENT), ([title, *also], _DEFINES)):
         alts = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
-        defines = re.compile(rf"^- (?:\[\[[^\]]*\]\]\s*)?(?:[^.]{{0,40}}?\b)?(?:{alts})(?:\s*\([^)]*\))?{verbs}", re.I)
-        defining = next((line for _, line in cited if defines.search(line)), None)
+        defining = next((line for _, line in cited if _defines(alts, verbs, line)), None)
         if defining is not None:
             break
     if defining is None and kind == "concept" and cited:
@@ -76,10 +76,7 @@ def lead_lines(
         lead.append("Older open contradictions, on the archive pages: "
                     + " · ".join(f"[[{a}]] ({n})" for a, n in archived_open) + ".")
     me = stem_of(path)
-    links = Counter(
-        m.group(1).strip() for line in rest if not line.startswith("#") for m in _LINK.finditer(line)
-        if m.group(1).strip() != me and archive_base(m.group(1).strip()) is None
-    )
+    links = Counter(t for line in rest if not line.startswith("#") for t in _line_links(line) if t != me)
     related = [t for t, _ in sorted(links.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_RELATED]]
     if related:  # the entities, concepts and projects its lines link to (a heading links a dated note)
         lead.append("Related: " + " · ".join(f"[[{t}]]" for t in related))
@@ -93,3 +90,28 @@ def lead_lines(
             spaced.append("")
         spaced.append(line)
     return with_lead(body, spaced)
+
+
+# A lead is made again on every filing that touches its page, from a body whose lines are nearly all the
+# lines it had the last time: what each line says for the lead is kept by its text (bounded), so the
+# lead of a page at its size bound costs about what it cost on a page of a few lines.
+@lru_cache(maxsize=65536)
+def _line_links(line: str) -> tuple[str, ...]:
+    """The link targets of a body line that can count as related pages (archive pages never do)."""
+    out = []
+    for m in _LINK.finditer(line):
+        target = m.group(1).strip()
+        if archive_base(target) is None:
+            out.append(target)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _defines(alts: str, verbs: str, line: str) -> bool:
+    """Whether `line` defines one of the names `alts` (a regular expression alternation) with `verbs`."""
+    return _defining(alts, verbs).search(line) is not None
+
+
+@lru_cache(maxsize=256)
+def _defining(alts: str, verbs: str) -> re.Pattern[str]:
+    return re.compile(rf"^- (?:\[\[[^\]]*\]\]\s*)?(?:[^.]{{0,40}}?\b)?(?:{alts})(?:\s*\([^)]*\))?{verbs}", re.I)

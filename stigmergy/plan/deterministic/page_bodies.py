@@ -39,7 +39,7 @@ from stigmergy.plan.deterministic.layout import (
     split_blocks,
 )
 from stigmergy.plan.deterministic.lead import MAX_ARCHIVE_LINKS, lead_lines
-from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
+from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, count_on_disk, existing
 from stigmergy.plan.schema import CreatePage, UpdatePage
 
 MAX_ENTITY_LINES = 6
@@ -282,20 +282,16 @@ def _archived_open(st: Filing, archives: list[str]) -> list[tuple[str, int]]:
     out = []
     for title in archives[:MAX_ARCHIVE_LINKS]:
         path = st.all_stems.get(title.casefold())
-        body = ""
+        n = 0
         if path is not None and path in st.pages_read:
             got = st.pages_read[path]
-            body = got[1] if got is not None else ""
+            n = got[1].count(_OPEN_MARK) if got is not None else 0
         elif path is not None:
-            try:  # only counted: no front matter parsed
-                body = (st.ctx.root / path).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                body = ""
+            n = count_on_disk(st.ctx.root, path, _OPEN_MARK)  # only counted: no front matter parsed
         pending = next((m for m in st.mutations if isinstance(m, CreatePage | UpdatePage)
                         and (getattr(m, "path", None) == path or getattr(m, "title", None) == title)), None)
         if pending is not None:
-            body = pending.body
-        n = body.count(_OPEN_MARK)
+            n = pending.body.count(_OPEN_MARK)
         if n:
             out.append((title, n))
     return out

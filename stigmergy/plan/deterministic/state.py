@@ -7,7 +7,9 @@ functions over it: orchestration in `planner`, page bodies in `page_bodies`, con
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import ContractError
@@ -120,3 +122,34 @@ def existing(st: Filing, path: str) -> tuple[dict[str, Any], str] | None:
 def already_cites(st: Filing, path: str) -> bool:
     got = existing(st, path)
     return got is not None and st.cid in (got[0].get("sources") or [])
+
+
+# Per process: (root, path, text) -> (the file's stamp, how often `text` occurs in it). Each filing that
+# touches a page counts the open blocks on its newest archive pages; those pages change rarely, and
+# reading each of them on every filing made a busy page's filing cost grow with its archive. A stamp
+# (inode, mtime, ctime, size) that moved reads the file again; every write of filing replaces the inode.
+_COUNTS: dict[tuple[str, str, str], tuple[tuple[int, int, int, int], int]] = {}
+_COUNTS_MAX = 4096
+
+
+def count_on_disk(root: Path, path: str, text: str) -> int:
+    """How often `text` occurs in the file `root/path` (0 when it cannot be read as UTF-8)."""
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+    except OSError:
+        return 0
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+    key = (str(root), path, text)
+    got = _COUNTS.get(key)
+    if got is not None and got[0] == stamp:
+        return got[1]
+    try:
+        with open(full, encoding="utf-8") as fh:
+            n = fh.read().count(text)
+    except (OSError, UnicodeDecodeError):
+        n = 0
+    if len(_COUNTS) >= _COUNTS_MAX:
+        _COUNTS.clear()  # bounded: a wiki with more archive pages than this reads some of them again
+    _COUNTS[key] = (stamp, n)
+    return n
