@@ -104,3 +104,16 @@ def test_open_block_counts_stay_bounded(tmp_path: Path) -> None:
         assert state_mod.count_on_disk(tmp_path, "a.md", f"x{i}") == 0
         assert len(state_mod._COUNTS) <= state_mod._COUNTS_MAX
     assert state_mod.count_on_disk(tmp_path, "a.md", "x") == 2
+
+
+def test_one_search_for_any_measure_word_answers_as_testing_each_word() -> None:
+    from stigmergy.plan.deterministic.contradiction_assembly import _any_of
+
+    rng = random.Random(2027)
+    alphabet = ["a", "r", "ar", "r.", "(", ")", "$", "+", "é", " ", "\\", "|", "*", "arr", "q1"]
+    for _ in range(400):
+        words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 6))}
+        test = _any_of(words)
+        for _ in range(10):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            assert test(text) == any(w in text for w in words), (words, text)
