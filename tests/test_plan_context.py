@@ -118,3 +118,18 @@ def test_title_terms_weigh_the_same_titles_as_weighing_every_title(tmp_path: Pat
     assert set(got) == want
     assert "wiki/notes/Zephyr rollout.md" in want and "wiki/notes/Gateway harbor nimbus atlas review.md" in want
     assert not any("Weekly sync 0" in p for p in want)  # the common terms alone never reach the weight
+
+
+def test_the_planner_plans_the_same_from_the_contexts_catalogue_as_from_a_fresh_listing(tmp_path: Path) -> None:
+    # build_context hands its catalogue to the deterministic planner (one listing per filing): the plan
+    # must be the one the planner makes when it lists the layer itself.
+    from stigmergy.plan.deterministic import DeterministicPlanner
+
+    root = _filed(tmp_path)
+    rel = write_source(root, 9, "Maria Chen said Aurora Systems reported revenue of $1.4M in Q1 2026.\n",
+                       title="Aurora review")
+    ctx = build_context(root, Settings(), rel)
+    assert ctx.catalogue is catalogue(root, "public")
+    kept = DeterministicPlanner().plan(ctx).plan
+    listed = DeterministicPlanner().plan(replace(ctx, catalogue=None)).plan
+    assert kept == listed and kept.mutations and kept.contradictions

@@ -96,6 +96,9 @@ class PlannerContext:
     evidence: tuple[Evidence, ...]
     entities: tuple[EntityRef, ...]
     trimmed: dict[str, int] = field(default_factory=dict)  # objects dropped per part
+    # The layer's catalogue as this context was built from it: the deterministic planner reads the same
+    # listing instead of listing and stat-ing every entity page a second time in the same filing.
+    catalogue: Catalogue | None = field(default=None, compare=False, repr=False)
 
     def sizes(self) -> dict[str, int]:
         return {
@@ -391,7 +394,7 @@ def build_context(
     while source_lines and source_lines[-1][1] == "":
         source_lines.pop()
     return PlannerContext(
-        root, settings, src, tuple(source_lines), tuple(candidates), tuple(evidence), tuple(entities), trimmed
+        root, settings, src, tuple(source_lines), tuple(candidates), tuple(evidence), tuple(entities), trimmed, cat
     )
 
 

@@ -82,7 +82,9 @@ class Filing:
     @classmethod
     def start(cls, ctx: PlannerContext) -> Filing:
         page = ctx.source.page
-        cat = catalogue(ctx.root, page.layer)
+        cat = ctx.catalogue
+        if cat is None or cat.layer != page.layer:
+            cat = catalogue(ctx.root, page.layer)
         units, headings = split_units(page.text.split("\n"), page.body_start_line)
         return cls(
             ctx=ctx,
