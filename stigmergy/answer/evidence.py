@@ -74,12 +74,14 @@ def _fragment_refs(hits: list[dict[str, Any]]) -> list[str]:
     return [f"{h['path']}#{h['fragment']}" for h in hits]
 
 
-WHOLE_PAGES = 2  # the best pages of the search read whole (every fragment), when short enough
+# The best page of the search is read whole (every fragment) when short enough. Two pages answered the same
+# questions on every set and cost 1.1-1.2x the CPU of a cold ask (more lines to embed); one costs 1.05x.
+WHOLE_PAGES = 1
 WHOLE_PAGE_FRAGMENTS = 16
 
 
 def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
-    """References to the fragments of the search's best pages that their best fragment's window left out.
+    """References to the fragments of the search's best page that its best fragment's window left out.
     The search finds the page ("Caching") by one fragment; the line that answers may sit two sections on
     ("Default paths … Windows: %LocalAppData%\\pip\\Cache"). Each reference reads a fragment with its
     neighbours, so one in three is asked for."""
@@ -103,20 +105,24 @@ def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
     return refs
 
 
-def _read(root: Path, settings: Settings, reader: str, refs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _read(root: Path, settings: Settings, reader: str, refs: list[str], store: Any = None
+          ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The pages `refs` name; through `store` (the search session's) when given, so that each batch does not
+    open and close the index again (a warm server's `ask` made two or three reads)."""
     pages: list[dict[str, Any]] = []
     index = None
     for i in range(0, len(refs), MAX_READS):
         batch = refs[i : i + MAX_READS]
         try:
-            got = read_pages(root, settings, reader, batch, evidence=True, check_freshness=False)
+            got = read_pages(root, settings, reader, batch, evidence=True, check_freshness=False, store=store)
             pages.extend(got["pages"])
             index = got["index"]
         except NotFoundError:
             # A page the index still lists may be gone from the working tree (a stale index): read the others.
             for ref in batch:
                 try:
-                    got = read_pages(root, settings, reader, [ref], evidence=True, check_freshness=False)
+                    got = read_pages(root, settings, reader, [ref], evidence=True, check_freshness=False,
+                                     store=store)
                 except NotFoundError:
                     continue
                 pages.extend(got["pages"])
@@ -318,13 +324,13 @@ def _blocks(store: Any, layers: tuple[str, ...], paths: list[str]) -> tuple[dict
 def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any]], store: Any = None) -> Evidence:
     """The evidence lines of the hits' fragments; with `store` (the search session's), each line also carries
     the titles and dates of the sources it rests on, and the pages' resolved contradictions come too."""
-    pages, index = _read(root, settings, reader, _fragment_refs(hits))
+    pages, index = _read(root, settings, reader, _fragment_refs(hits), store)
     rank_of: dict[str, int] = {}
     for page in pages:
         rank_of.setdefault(page["path"], len(rank_of) + 1)
     more = _rest_of_top(pages)
     if more:
-        pages.extend(_read(root, settings, reader, more)[0])
+        pages.extend(_read(root, settings, reader, more, store)[0])
     layers = readable_layers(settings, reader)
     lines: list[Line] = []
     seen: set[tuple[str, int, str]] = set()
