@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import pwd
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -45,7 +47,23 @@ def _repo(root: Path) -> RepoBuilder:
 
 @pytest.fixture
 def worker(tmp_path: Path) -> Iterator[tuple[RepoBuilder, Recorder, list[str]]]:
-    b = _repo(tmp_path / "w")
+    yield from _serving(tmp_path)
+
+
+@pytest.fixture
+def open_worker() -> Iterator[tuple[RepoBuilder, Recorder, list[str]]]:
+    # Another user must be able to walk to the socket, so its folders are opened to others; a folder of
+    # its own under /tmp, because pytest resets its shared base folder to 0700 whenever another pytest
+    # run on the machine starts, which would close the way mid-test.
+    base = Path(tempfile.mkdtemp(prefix="stigmergy-worker-"))
+    try:
+        yield from _serving(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _serving(base: Path) -> Iterator[tuple[RepoBuilder, Recorder, list[str]]]:
+    b = _repo(base / "w")
     run, lines = Recorder(), []
     stop = threading.Event()
     thread = threading.Thread(target=serve, args=(bind_socket(b.root), run, stop, lines.append), daemon=True)
@@ -163,11 +181,11 @@ def _nobody() -> tuple[int, int]:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="running a client as another user needs root")
-def test_another_user_is_refused_even_through_an_open_socket(worker, tmp_path: Path) -> None:  # noqa: ANN001
-    b, run, lines = worker
+def test_another_user_is_refused_even_through_an_open_socket(open_worker) -> None:  # noqa: ANN001
+    b, run, lines = open_worker
     sock = b.root / ".git" / SOCKET_NAME
     sock.chmod(0o666)  # as if the mode were lost: the peer's user is still checked
-    for p in (b.root, *b.root.parents):
+    for p in (b.root / ".git", b.root, *b.root.parents):
         p.chmod(p.stat().st_mode | 0o001)
     head = git(b.root, "rev-parse", "HEAD").strip()
     uid, gid = _nobody()
