@@ -26,7 +26,7 @@ import numpy as np
 
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import Part
+from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import SAME_AS, Asked, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 
@@ -35,6 +35,12 @@ MEANING_ON_TOPIC = 0.45
 CONTEXT_CREDIT = 0.7
 MAX_EMBED = 64  # candidate lines embedded per part (the best by words first): bounds a cold answer's cost
 POOL_RATIO = 0.5  # the LLM answerer's pool: eligible lines scoring at least this share of the best
+# Slots whose check has little to refuse with: any content word fills a plain "what", any statement a yes/no.
+LOOSE_KINDS = frozenset(("value", "yesno", "definition", "procedure", "reason"))
+# How much lower the bar is for a line that holds, in itself, a full value of a typed slot (a date for
+# *when*, a figure of the asked unit, a name of the asked kind): calibrated on the calibration halves only
+# (bench/ask.py; docs/agents.md, issue #19's fourth pass).
+TYPED_EASE = 0.06
 # The planner's section headings say where a line sits, not what it is about.
 _GENERIC_HEADINGS = frozenset((
     "key points", "figures", "decisions", "mentioned", "summary", "timeline", "related", "notes", "details",
@@ -135,6 +141,19 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
             or spelled_out(term.word, text))
 
 
+def kind_words(slot: Slot) -> frozenset[str]:
+    """The question's words that name the kind of value it asks for, not what it is about: "which pip
+    *release* added the lock command" is not answered by a line about pre-releases for saying "release",
+    any more than a date question by a line for saying "date". Versions only: the noun of "how many
+    gateways" or "what is the monthly rent" is the topic too."""
+    return frozenset(stem(w) for w in VERSION_HEADS) if slot.unit == "version" else frozenset()
+
+
+def _without(on: frozenset[str], kind: frozenset[str]) -> frozenset[str]:
+    """The topical stems less the kind's, unless the kind is all the question says ("what version is this")."""
+    return (on - kind) or on
+
+
 def topical(terms: list[Term]) -> frozenset[str]:
     """The stems of the question's words that put a line on its topic: plain words (an acronym too: CI, GA,
     MKT name a kind of thing), except the words the whole wiki is about (on a third of the reader's
@@ -153,10 +172,11 @@ def _rare_names(terms: list[Term]) -> frozenset[str]:
     return frozenset(t.stem for t in terms if t.proper and not t.common and not t.figure)
 
 
-def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]]
-               ) -> tuple[float, bool, bool, tuple[str, ...]]:
-    """(the share of the question's weight the line supports, on topic by words, every figure held, matched)."""
-    on = topical(terms) | _rare_names(terms)
+def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
+               kind: frozenset[str] = frozenset()) -> tuple[float, bool, bool, tuple[str, ...]]:
+    """(the share of the question's weight the line supports, on topic by words, every figure held, matched);
+    `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`)."""
+    on = _without(topical(terms), kind) | _rare_names(terms)
     own = stems(line.text)
     ctx_text = context_text(line)
     context = stems(ctx_text)
@@ -191,10 +211,11 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     from stigmergy.answer.meaning import cosine
 
     alts = {**same_as(terms), **aliases(terms, part.text, names)}
-    on = topical(terms)
+    kind = kind_words(part.slot)
+    on = _without(topical(terms), kind)
     pre = []
     for line in lines:
-        w, topic, figures_ok, matched = word_score(line, terms, alts)
+        w, topic, figures_ok, matched = word_score(line, terms, alts, kind)
         if not figures_ok:
             continue
         f, via = fill(part.slot, line.text, context_text(line), names, q)
@@ -226,15 +247,29 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     return out
 
 
+def typed(sc: Scored, kind: str) -> bool:
+    """The line itself fills a slot whose check has teeth: a paraphrase ("how long did they spend writing up
+    one excursion" / "it takes her team about 25 minutes per excursion") shares few words with its question,
+    and the value of the asked kind is the evidence that it answers, which a plain "what" never has."""
+    return kind not in LOOSE_KINDS and sc.fill >= 1.0 and not sc.via_context
+
+
+def clears(sc: Scored, kind: str, threshold: float) -> bool:
+    """The line is good enough to answer a part asking for `kind`: at least the threshold, or, for a line that
+    fills a typed slot in full by itself, the threshold less `TYPED_EASE`."""
+    return sc.score >= (threshold - TYPED_EASE if typed(sc, kind) else threshold)
+
+
 def best(scored: list[Scored]) -> float:
     return next((s.score for s in scored if s.eligible), 0.0)
 
 
-def pool(scored: list[Scored], limit: int, threshold: float) -> list[Scored]:
+def pool(scored: list[Scored], limit: int, threshold: float, kind: str = "value") -> list[Scored]:
     """The eligible lines near the best (the LLM answerer's numbered lines), one of each text."""
-    top = best(scored)
-    if top < threshold:
+    first = next((s for s in scored if s.eligible), None)
+    if first is None or not clears(first, kind, threshold):
         return []
+    top = first.score
     out: list[Scored] = []
     said: set[str] = set()
     for s in scored:
