@@ -66,3 +66,16 @@ def test_a_version_word_names_the_kind_asked_not_the_topic() -> None:
     assert _topic("what version is this?", "This is version 2.3.")
     # The counted noun of "how many X" is the topic, not only the kind.
     assert _topic("how many gateways does Norrland run?", "Norrland Fresh runs 412 gateways.")
+
+
+def test_what_does_x_express_asks_what_x_is_not_its_figure() -> None:
+    from stigmergy.answer.question import Slot, slot
+
+    # "temperature" is a quantity noun, but the question asks what the measure says, not a reading of it.
+    assert slot("What does mean kinetic temperature express?") == Slot("definition",
+                                                                       subject="mean kinetic temperature")
+    assert slot("what does the max delay mean for customers?") == Slot("definition", subject="max delay")
+    assert slot("what does MKT stand for?") == Slot("definition", subject="mkt")
+    # A figure asked with "do" stays a figure.
+    assert slot("what does the office rent come to?").kind == "quantity"
+    assert slot("what did Q2 revenue end up at?").kind == "quantity"

@@ -345,6 +345,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,3}(?:paid|earn|earned|charged|priced|worth|cost|spend|"
                 r"spent)\b", tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
+    m = _MEANS_RE.match(tail)
+    if m:
+        # "what does mean kinetic temperature express": what X says or stands for, not X's figure.
+        return Slot("definition", subject=m.group(1))
     m = _QUANTITY_OF_RE.search(low)
     if m:
         head = m.group(1)
@@ -359,6 +363,11 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low):
         return Slot("procedure")
     return Slot("value")
+
+
+# "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
+_MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}[\w'-]+) (?:really |actually )?"
+                       r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")
 
 
 def _kind_of_head(head: str) -> str:
