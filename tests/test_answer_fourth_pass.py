@@ -79,3 +79,29 @@ def test_what_does_x_express_asks_what_x_is_not_its_figure() -> None:
     # A figure asked with "do" stays a figure.
     assert slot("what does the office rent come to?").kind == "quantity"
     assert slot("what did Q2 revenue end up at?").kind == "quantity"
+
+
+def test_where_reads_the_address_a_link_points_at() -> None:
+    from pathlib import Path
+
+    from stigmergy.answer.compose import sentence
+    from stigmergy.answer.select import fill_text
+    from stigmergy.answer.slots import fill
+
+    raw = ("If you encounter a `ResolutionTooDeep` error consider reporting it at the dedicated "
+           "[pip issue](https://github.com/pypa/pip/issues/13281).")
+    text = "If you encounter a `ResolutionTooDeep` error consider reporting it at the dedicated pip issue."
+    line = replace(_line(text), raw=raw)
+    assert line.links == ("https://github.com/pypa/pip/issues/13281",)
+    names = _names()
+    [part] = parts("where should I report a ResolutionTooDeep error?")
+    q = asked(part.text, names)
+    # The link's words name no place; its address is one.
+    assert fill(part.slot, line.text, "", names, q)[0] == 0
+    assert fill(part.slot, fill_text(line, part.slot), "", names, q)[0] == 1.0
+    said = sentence(line, part.slot, False, names, q, Path("."), ("public",), False)["text"]
+    assert said.endswith("the dedicated pip issue (https://github.com/pypa/pip/issues/13281).")
+    # Another slot reads the line as it states things; a wiki page's citation links are no addresses.
+    [when] = parts("when was the pip issue opened?")
+    assert fill_text(line, when.slot) == line.text
+    assert replace(_line("Pip caches wheels."), raw="Pip caches wheels. [^1](../../sources/x.md#L3)").links == ()

@@ -72,6 +72,9 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
              layers: tuple[str, ...], with_text: bool) -> dict[str, Any]:
     """One answer sentence for `line`, with the citations it rests on."""
     text = readable(line)
+    shown = [u for u in line.links if u not in text] if slot.kind == "place" else []
+    if shown:
+        text = f"{text.rstrip('.')} ({', '.join(shown)})."  # where: the address, not only the link's words
     cites: list[Cite] = [] if line.type == "source" else [line.wiki_cite]
     cites.extend(line.cites)
     if line.before_cite is not None and line.text.startswith("|"):

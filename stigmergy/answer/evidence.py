@@ -57,6 +57,12 @@ class Line:
     def wiki_cite(self) -> Cite:
         return Cite(self.page, self.line, self.line, self.raw)
 
+    @property
+    def links(self) -> tuple[str, ...]:
+        """The web addresses the line's links point at: `text` keeps a link's words and drops its target,
+        which for "where do I report it" is the answer ("at the dedicated [pip issue](https://…/13281)")."""
+        return tuple(dict.fromkeys(_WEB_LINK_RE.findall(self.raw)))
+
     def support_text(self) -> str:
         """Everything this line may be checked against: itself and the lines it cites."""
         return "\n".join([self.text, *(c.text for c in self.cites)])
@@ -143,6 +149,7 @@ def _is_claim(raw: str) -> bool:
     return bool(s) and not s.startswith(("#", ">", "<!--", "```", "|---", "| ---")) and s.strip("|-: ") != ""
 
 
+_WEB_LINK_RE = re.compile(r"\]\((https?://[^)\s]+)\)")
 _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # A line that opens a turn of its own: a chat message or log entry ("[08:02] Sam: …", "07:44 The queue …"),
 # or a labelled line ("Venue: …"): hard-wrapped prose never starts a line like this.

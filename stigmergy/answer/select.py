@@ -73,6 +73,11 @@ def context_text(line: Line) -> str:
     return " ".join([line.title, *line.headings, line.before])
 
 
+def fill_text(line: Line, slot: Slot) -> str:
+    """What the slot check reads: the line, and for *where* the addresses its links point at."""
+    return f"{line.text} {' '.join(line.links)}" if slot.kind == "place" and line.links else line.text
+
+
 def embed_text(line: Line) -> str:
     """What the embedder reads for a line: its page title, its last heading unless it is a planner
     section, a table row's header or a short sentence's predecessor, then the line."""
@@ -218,7 +223,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind)
         if not figures_ok:
             continue
-        f, via = fill(part.slot, line.text, context_text(line), names, q)
+        f, via = fill(part.slot, fill_text(line, part.slot), context_text(line), names, q)
         pre.append((line, w, topic, f, via, matched))
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its
     # meaning would cost an embedding and change nothing), by words and search rank.
