@@ -105,3 +105,22 @@ def test_where_reads_the_address_a_link_points_at() -> None:
     [when] = parts("when was the pip issue opened?")
     assert fill_text(line, when.slot) == line.text
     assert replace(_line("Pip caches wheels."), raw="Pip caches wheels. [^1](../../sources/x.md#L3)").links == ()
+
+
+def test_a_short_line_that_leans_on_its_previous_sentence_says_it() -> None:
+    from pathlib import Path
+
+    from stigmergy.answer.compose import sentence
+    from stigmergy.answer.evidence import Cite
+
+    names = _names()
+    [_, part] = parts("when do the v0 endpoints go, and do beta keys need rotating?")
+    q = asked(part.text, names)
+    before = "- Beta API keys are now production keys."
+    line = replace(_line("You do not need to rotate them."), before=before, before_cite=Cite("sources/2026/01/x.md", 5, 5, before))
+    got = sentence(line, part.slot, False, names, q, Path("."), ("public",), False)
+    assert got["text"] == "Beta API keys are now production keys. You do not need to rotate them."
+    assert [c["lines"] for c in got["citations"]] == [[5, 5]]
+    # A line that names its own subject, or a long one, stands alone.
+    alone = replace(_line("Beta keys do not need rotating."), before=before)
+    assert sentence(alone, part.slot, False, names, q, Path("."), ("public",), False)["text"] == alone.text

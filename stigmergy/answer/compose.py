@@ -6,6 +6,7 @@ cites the kickoff's title line too)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot
 from stigmergy.answer.slots import Asked, kind_fill
+from stigmergy.gates.figures import claim_text
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify
 
@@ -68,6 +70,16 @@ def _source_head(root: Path, layers: tuple[str, ...], path: str, want_date: str,
     return out
 
 
+# A short line whose subject is a pronoun says what it says of its previous sentence's subject: "You do not
+# need to rotate them." is an answer only with "Beta API keys are now production keys." before it.
+_BACK_RE = re.compile(r"\b(?:it|its|they|them|their|these|those|he|she|him|his|her)\b", re.I)
+SHORT_LINE = 8  # words: as the embedder's reading of a line (select.embed_text)
+
+
+def leans_back(text: str) -> bool:
+    return len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))
+
+
 def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, root: Path,
              layers: tuple[str, ...], with_text: bool) -> dict[str, Any]:
     """One answer sentence for `line`, with the citations it rests on."""
@@ -79,6 +91,10 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
     cites.extend(line.cites)
     if line.before_cite is not None and line.text.startswith("|"):
         cites.append(line.before_cite)
+    elif line.before and not via_context and leans_back(line.text):
+        text = f"{readable(replace(line, text=claim_text(line.before).strip(), before=''))} {text}"
+        if line.before_cite is not None:
+            cites.append(line.before_cite)
     if via_context:
         label, extra = _context(line, slot, names, q, root, layers)
         if label:
