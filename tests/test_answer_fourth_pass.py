@@ -124,3 +124,24 @@ def test_a_short_line_that_leans_on_its_previous_sentence_says_it() -> None:
     # A line that names its own subject, or a long one, stands alone.
     alone = replace(_line("Beta keys do not need rotating."), before=before)
     assert sentence(alone, part.slot, False, names, q, Path("."), ("public",), False)["text"] == alone.text
+
+
+def test_a_version_directive_dates_what_it_holds() -> None:
+    from stigmergy.answer.evidence import source_units
+    from tests.test_answer_slots import _fills
+
+    content = ["# Local project installs", "", "## Build artifacts", "", "```{versionchanged} 22.1",
+               "The `--use-deprecated=out-of-tree-build` option has been removed.", "```", "",
+               "```{versionadded} 23.0", "The report format is stable.", "```"]
+    units = {u[2]: u for u in source_units(content, 1, 1)}
+    assert units["The `--use-deprecated=out-of-tree-build` option has been removed."][3:5] == (
+        "Changed in version 22.1", (5, 5))
+    assert units["The report format is stable."][3] == "New in version 23.0"
+    # A release answers *when* in software's own calendar, from the line or from its context.
+    when = "when did the out-of-tree-build option go?"
+    assert _fills(when, "The option has been removed.") == 0
+    assert _fills(when, "The option has been removed.", "Changed in version 22.1") > 0.8
+    assert _fills(when, "It was removed in pip 22.1.") == 1.0
+    # A release the question names is no answer; a day asked for wants a day.
+    assert _fills("when was version 22.1 released?", "Version 22.1 removed it.") == 0
+    assert _fills("on what date did it go?", "Changed in version 22.1") == 0

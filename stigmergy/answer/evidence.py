@@ -216,6 +216,20 @@ def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
     return out
 
 
+# A MyST version directive wraps what changed in a release ("```{versionchanged} 22.1"): said as Sphinx
+# renders it, it is the context of what it holds, as a tab's label is ("when did that option go?").
+_VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
+                       "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+_VERSION_DIRECTIVE_RE = re.compile(r"^\{(" + "|".join(_VERSION_DIRECTIVES) + r")\}\s+(\S+)\s*$")
+
+
+def _fence_label(info: str) -> str:
+    m = _VERSION_DIRECTIVE_RE.match(info.strip())
+    if m:
+        return f"{_VERSION_DIRECTIVES[m.group(1)]} {m.group(2)}"
+    return " ".join(_ROLE_RE.sub(" ", info).split())
+
+
 def source_units(content: list[str], first: int, body_from: int
                  ) -> list[tuple[int, int, str, str, tuple[int, int] | None, str]]:
     """A source's text as (first line, last line, sentence, its context): hard-wrapped paragraphs and list
@@ -240,7 +254,7 @@ def source_units(content: list[str], first: int, body_from: int
         if fence:
             # A Markdown code fence (never a section underline), nested ones too (a tab holding a code
             # block): an opener's label ("````{tab} Windows") introduces what it holds.
-            marker, label = fence.group(1), " ".join(_ROLE_RE.sub(" ", fence.group(2)).split())
+            marker, label = fence.group(1), _fence_label(fence.group(2))
             if fences and not label and marker[0] == fences[-1][0] and len(marker) >= len(fences[-1]):
                 fences.pop()
                 if intro_depth > len(fences):

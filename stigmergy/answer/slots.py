@@ -66,6 +66,7 @@ _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b
 _NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
 # "Python 3 environments", "pip 21": a major release named by its number alone is no amount either.
 _NAMED_MAJOR_RE = re.compile(r"\b(?:python|pip|version|release|cpython|pypy)\s?(\d+)\b(?![.,]\d)", re.I)
+_RELEASE_RE = re.compile(r"\b(?:version|release|pip|v)\s?(\d+(?:\.\d+)+)\b", re.I)
 _MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday today".split())
@@ -201,6 +202,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
     if k == "date":
+        if slot.unit != "day" and any(_new(m.group(1), q) for m in _RELEASE_RE.finditer(text)):
+            return 1.0  # "when did that option go": "Changed in version 22.1" (software is dated by releases)
         return 1.0 if _dates(text, q, day=slot.unit == "day") else 0.0
     if k == "quantity":
         if slot.unit == "version":
