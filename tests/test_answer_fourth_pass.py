@@ -145,3 +145,18 @@ def test_a_version_directive_dates_what_it_holds() -> None:
     # A release the question names is no answer; a day asked for wants a day.
     assert _fills("when was version 22.1 released?", "Version 22.1 removed it.") == 0
     assert _fills("on what date did it go?", "Changed in version 22.1") == 0
+
+
+def test_what_the_wiki_may_call_a_quantity_works_both_ways() -> None:
+    from stigmergy.answer.select import same_as, word_score
+    from stigmergy.answer.terms import stem
+
+    # slots.SAME_AS says a salary may be called pay; then what someone was paid may be called a salary.
+    terms = question_terms("what were the engineers paid before the pay rise?")
+    alts = same_as(terms)
+    paid = next(t for t in terms if t.word == "paid")
+    assert frozenset({stem("salary")}) in alts[paid.stem]
+    line = _line("The committee proposed a salary of £85,000 for engineers (from £80,000).")
+    assert word_score(line, terms, alts)[0] > word_score(line, terms, {})[0]
+    # The forward direction stands: "revenue" is said by "sales".
+    assert frozenset({stem("sales")}) in same_as(question_terms("what was Q2 revenue?"))[stem("revenue")]

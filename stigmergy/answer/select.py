@@ -133,10 +133,23 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
         if t.name or t.figure:
             continue
         low = t.word.casefold()
-        others = SAME_AS.get(low) or SAME_AS.get(low[:-1] if low.endswith("s") else low, "")
+        others = (SAME_AS.get(low) or SAME_AS.get(low[:-1] if low.endswith("s") else low, "")).split()
+        # Both ways: a salary may be called pay, so "what was Maya paid" is said by "a salary of £185,000".
+        others += [k for k in _CALLED_BY.get(stem(low), ()) if k not in others]
         if others:
-            out[t.stem] = tuple(frozenset({stem(w)}) for w in others.split())
+            out[t.stem] = tuple(frozenset({stem(w)}) for w in others)
     return out
+
+
+def _called_by() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for key, others in SAME_AS.items():
+        for w in others.split():
+            out.setdefault(stem(w), []).append(key)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_CALLED_BY = _called_by()
 
 
 def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
