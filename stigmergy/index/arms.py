@@ -54,10 +54,14 @@ def query_terms(query: str) -> list[str]:
     return seen
 
 
+FIELD_TITLE = 0.0  # ablation switches: the title and headings weights instead of `[search]`'s (0: the setting)
+FIELD_HEADINGS = 0.0
+
+
 def bm25_weights(settings: Settings) -> tuple[float, float, float]:
     """The lexical arm's column weights from `[search]`."""
     search = settings.search
-    return (search.title_weight, search.headings_weight, 1.0)
+    return (FIELD_TITLE or search.title_weight, FIELD_HEADINGS or search.headings_weight, 1.0)
 
 def per_page(rows: list[tuple[int, int, float]], cap: int, depth: int) -> list[tuple[int, int, float]]:
     """The first `depth` rows, at most `cap` of them from one page (a 900-fragment changelog would
