@@ -20,10 +20,11 @@ from stigmergy.pages.wikilinks import link_key
 from stigmergy.settings import Settings
 
 ARM_DEPTH = 50  # pages each arm contributes to the fusion
-# Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a higher title
-# weight lets one title word outrank the body that answers ("merge base" for a rebase question); 1:1:1
-# measured no worse than 10:4:1 on any set (docs/index.md). `[search] title_weight, headings_weight`.
-BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a very high title
+# weight lets one title word outrank the body that answers ("merge base" for a rebase question): 5 : 3 : 1 and
+# up lost questions on pytest; 4 : 2 : 1 measured no worse than 1 : 1 : 1 on any set and better on two (docs/index.md,
+# issue 20, fifth pass). `[search] title_weight, headings_weight`.
+BM25_WEIGHTS = (4.0, 2.0, 1.0)
 ENTITY_ABOUT_DEPTH = 500
 # Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. The vector arm's exact scan
 # (layers up to EXACT_SCAN_MAX_ROWS) fetches 3x deeper so that one long file (a 130 KB manual is ~150
@@ -54,14 +55,10 @@ def query_terms(query: str) -> list[str]:
     return seen
 
 
-FIELD_TITLE = 0.0  # ablation switches: the title and headings weights instead of `[search]`'s (0: the setting)
-FIELD_HEADINGS = 0.0
-
-
 def bm25_weights(settings: Settings) -> tuple[float, float, float]:
     """The lexical arm's column weights from `[search]`."""
     search = settings.search
-    return (FIELD_TITLE or search.title_weight, FIELD_HEADINGS or search.headings_weight, 1.0)
+    return (search.title_weight, search.headings_weight, 1.0)
 
 def per_page(rows: list[tuple[int, int, float]], cap: int, depth: int) -> list[tuple[int, int, float]]:
     """The first `depth` rows, at most `cap` of them from one page (a 900-fragment changelog would

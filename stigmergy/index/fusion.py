@@ -22,7 +22,6 @@ Measured on the three public sets and bench/questions.json (docs/index.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,14 +32,6 @@ LEAD = 0.3
 # A page of a few fragments is what its best fragment says (its centroid and lead are that fragment, or a
 # neighbour that dilutes it: a note whose first fragment is its list and whose second its contradiction).
 DESCRIBE_MIN_FRAGMENTS = 4
-
-# A candidate page whose title the query names word for word ("git bisect run" -> `git-bisect(1)`) is lifted by
-# TITLE_MATCH times what a page first in one arm scores (0: off), when its title has TITLE_MIN_WORDS words or
-# more (a one-word title such as "Configuration" or "Python" is named by many questions it does not answer).
-TITLE_MATCH = 0.0
-TITLE_MIN_WORDS = 2
-_WORD_RE = re.compile(r"\w+")
-_MAN_SECTION_RE = re.compile(r"\(\d\w*\)\s*$")
 
 Row = tuple[int, int, float]  # (fragment, page, score): bm25 negated, or cosine similarity
 
@@ -133,20 +124,3 @@ def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cos
                     if pid in cent else page_vec.get(pid, 0.0) for pid in keep}
     pages_out = {pid: scale * (w_lex * page_lex.get(pid, 0.0) + w_vec * page_vec.get(pid, 0.0)) for pid in keep}
     return Blend(pages_out, fragments, {fid: page_of[fid] for fid in fragments})
-
-
-def title_words(title: str) -> list[str]:
-    """A title's words, case folded, without a man page's section (`git-gc(1)` -> git, gc)."""
-    return _WORD_RE.findall(_MAN_SECTION_RE.sub("", title).casefold())
-
-
-def named_titles(query: str, titles: dict[int, str], min_words: int) -> list[int]:
-    """The pages of `titles` (page -> title) whose title's words, `min_words` or more, occur in the query
-    as one run of words, in order."""
-    text = " " + " ".join(_WORD_RE.findall(query.casefold())) + " "
-    out = []
-    for pid, title in titles.items():
-        words = title_words(title)
-        if len(words) >= max(1, min_words) and f" {' '.join(words)} " in text:
-            out.append(pid)
-    return sorted(out)

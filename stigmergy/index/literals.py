@@ -17,9 +17,6 @@ from stigmergy.index.store import IndexStore, Selection
 
 MAX_LITERALS = 6  # a query that pastes a whole log still costs a bounded number of queries
 PHRASE_DEPTH = 60  # phrase matches checked per literal
-# A page that defines a literal (it starts a line: an option list's `--allow-empty::`, `.. confval:: name`,
-# a definition list's term) counts DEFINED times more for it than a page that mentions it (1: no difference).
-DEFINED = 1.0
 _QUOTED_RE = re.compile(r"[\"“`']([^\"”`']{3,80})[\"”`']")
 _WORD_RE = re.compile(r"\w+")
 _EDGE = "\"'“”`()[]{}<>,;!?"
@@ -64,7 +61,6 @@ def literal_pages(store: IndexStore, literals: Sequence[str], sel: Selection,
     a page's fragment is its one holding the most."""
     found: dict[int, dict[int, set[int]]] = {}  # page -> fragment -> literals it holds
     phrase_score: dict[int, float] = {}
-    defined: dict[int, set[int]] = {}  # page -> the literals it defines
     for n, lit in enumerate(literals):
         words = _WORD_RE.findall(lit)
         if not words:
@@ -74,14 +70,10 @@ def literal_pages(store: IndexStore, literals: Sequence[str], sel: Selection,
             continue
         texts = store.fragment_texts([fid for fid, _, _ in rows])
         needle = lit.casefold()
-        head = re.compile(r"(?m)^[ \t]*(?:\.\. [\w:-]+:: *)?" + re.escape(needle) + r"(?![\w-])")
         for fid, pid, score in rows:
-            text = texts.get(fid, "").casefold()
-            if needle in text:
+            if needle in texts.get(fid, "").casefold():
                 found.setdefault(pid, {}).setdefault(fid, set()).add(n)
                 phrase_score[pid] = max(phrase_score.get(pid, 0.0), score)
-                if DEFINED != 1.0 and head.search(text):
-                    defined.setdefault(pid, set()).add(n)
     # A literal that many pages hold (conf.py in a Sphinx manual) says little: each counts by its rarity,
     # log(N / holders) / log(N) over the N pages in scope (1 for a literal only one page holds).
     holders = [sum(1 for frags in found.values() if any(n in h for h in frags.values())) for n in range(len(literals))]
@@ -91,6 +83,6 @@ def literal_pages(store: IndexStore, literals: Sequence[str], sel: Selection,
     for pid, frags in found.items():
         held = set().union(*frags.values())
         fid = max(frags, key=lambda f: len(frags[f]))
-        ranked.append((fid, pid, sum(rarity[n] * (DEFINED if n in defined.get(pid, ()) else 1.0) for n in held)))
+        ranked.append((fid, pid, sum(rarity[n] for n in held)))
     ranked.sort(key=lambda r: (-r[2], -phrase_score[r[1]]))
     return ranked

@@ -85,7 +85,6 @@ FUSION = "both"
 BLEND_WEIGHT = 1.0
 NAMED_SCALE = True
 PAGE_LEVEL_FUSION = 2  # 2: both averaged; 1: page ranks only; 0: a page's best fragment only
-BEST_SHARE = 0.5  # with 2: the best fragment's share of the mean (ablation switch)
 QUOTED_SOURCE_FIRST = True
 QUOTED_PULL_IN = True  # a quoted source no arm found is added
 NAMED_ANSWER_COVERAGE = 0.0  # a named entity page covering more than this share of the query is the answer itself
@@ -239,11 +238,6 @@ def run_search(
         if DESCRIBE and rows.get("vector"):
             page_ranks["describe"] = {pid: i + 1 for i, pid in enumerate(fusion.describe(page_cos, ARM_DEPTH))}
         timings["describe"] = (time.perf_counter() - t1) * 1000
-    if fusion.TITLE_MATCH and rows:  # a page the query names by its title (ablation switch, off)
-        cand = list(dict.fromkeys(pid for arm_rows in [*rows.values(), literal_rows] for _, pid, _ in arm_rows))
-        titles = {pid: p.title for pid, p in scope.store.page_infos(cand).items()}
-        for pid in fusion.named_titles(query, titles, fusion.TITLE_MIN_WORDS):
-            literal_lift[pid] = literal_lift.get(pid, 0.0) + fusion.TITLE_MATCH / (rrf_k + 1)
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
     if by_rank:
         # Page level: each text arm ranks pages by their best fragment.
@@ -298,8 +292,7 @@ def run_search(
             for fid, sc in frag_scores.items():
                 fused[frag_page[fid]] = max(fused.get(frag_page[fid], 0.0), sc)
         if PAGE_LEVEL_FUSION == 2:  # both rules, averaged
-            fused = {pid: BEST_SHARE * fused.get(pid, 0.0) + (1 - BEST_SHARE) * text_rrf.get(pid, 0.0)
-                     for pid in set(fused) | set(text_rrf)}
+            fused = {pid: (fused.get(pid, 0.0) + text_rrf.get(pid, 0.0)) / 2 for pid in set(fused) | set(text_rrf)}
         for pid, lift in literal_lift.items():
             fused[pid] = fused.get(pid, 0.0) + lift
         for arm, ranks in page_ranks.items():
