@@ -82,17 +82,6 @@ def lexical(scope: SearchScope, terms: list[str], sel: Selection,
         return scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH)
     return per_page(scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH * FETCH_FACTOR), PAGE_CAP, LEXICAL_DEPTH)
 
-LEAD_LEXICAL = 0.0  # ablation switch: the lead arm's weight (0: off)
-
-
-def lead(scope: SearchScope, rows: list[tuple[int, int, float]]) -> list[int]:
-    """The pages whose first fragment (a man page's NAME and synopsis, a guide's introduction) is among the
-    lexical arm's `rows`, in the arm's order: what the page says it is for holds the query's words."""
-    if not rows:
-        return []
-    seqs = scope.store.fragment_rows([fid for fid, _, _ in rows])
-    return list(dict.fromkeys(pid for fid, pid, _ in rows if fid in seqs and seqs[fid].seq == 1))[:ARM_DEPTH]
-
 def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[int, int, float]]:
     """(fragment, page, cosine similarity) nearest the query's vector, nearest first."""
     want = VECTOR_DEPTH * (3 if sel.filtered else 1)

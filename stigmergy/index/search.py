@@ -143,8 +143,6 @@ def _arm_weight(arm: str, entity_weight: float) -> float:
     its names are)."""
     if arm == "describe":
         return DESCRIBE
-    if arm == "lead":
-        return arms_q.LEAD_LEXICAL
     return ARM_WEIGHTS[arm] * (entity_weight if arm == "entity" else 1.0)
 
 
@@ -240,8 +238,6 @@ def run_search(
         if DESCRIBE and rows.get("vector"):
             page_ranks["describe"] = {pid: i + 1 for i, pid in enumerate(fusion.describe(page_cos, ARM_DEPTH))}
         timings["describe"] = (time.perf_counter() - t1) * 1000
-    if arms_q.LEAD_LEXICAL and rows.get("lexical"):
-        page_ranks["lead"] = {pid: i + 1 for i, pid in enumerate(arms_q.lead(scope, rows["lexical"]))}
     text_rrf: dict[int, float] = {}  # page -> its lexical + vector share, for the entity arm's ordering
     if by_rank:
         # Page level: each text arm ranks pages by their best fragment.
