@@ -113,9 +113,8 @@ class EvidenceSettings:
 class SearchSettings:
     k: int = 5
     rrf_k: int = 100
-    # FTS5 bm25 column weights: title (+ aliases), heading trail; body is 1 (docs/index.md, issue 20, fifth pass)
-    title_weight: float = 4.0
-    headings_weight: float = 2.0
+    title_weight: float = 1.0  # FTS5 bm25 column weights: title (+ aliases), heading trail; body is 1
+    headings_weight: float = 1.0
     read_head_chars: int = 6000
 
 

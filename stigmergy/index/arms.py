@@ -20,11 +20,12 @@ from stigmergy.pages.wikilinks import link_key
 from stigmergy.settings import Settings
 
 ARM_DEPTH = 50  # pages each arm contributes to the fusion
-# Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a very high title
-# weight lets one title word outrank the body that answers ("merge base" for a rebase question): 5 : 3 : 1 and
-# up lost questions on pytest; 4 : 2 : 1 measured no worse than 1 : 1 : 1 on any set and better on two (docs/index.md,
-# issue 20, fifth pass). `[search] title_weight, headings_weight`.
-BM25_WEIGHTS = (4.0, 2.0, 1.0)
+# Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a higher title
+# weight lets one title word outrank the body that answers ("merge base" for a rebase question), and it lifts
+# all of a page's fragments alike, which can change the fragment shown and read (a concept page's definition
+# lost to a timeline line: bench/ask.py a23). 4:2:1 gains a question or two in search and loses that one in
+# ask (docs/index.md, issue 20, fifth pass). `[search] title_weight, headings_weight`.
+BM25_WEIGHTS = (1.0, 1.0, 1.0)
 ENTITY_ABOUT_DEPTH = 500
 # Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. The vector arm's exact scan
 # (layers up to EXACT_SCAN_MAX_ROWS) fetches 3x deeper so that one long file (a 130 KB manual is ~150
