@@ -2,15 +2,17 @@
 
     bench/ask_user_questions.json    users' questions over sample_corpus/ (public reader + board reader)
     bench/ask_public_questions.json  users' questions over pip 25.1.1's documentation (docs/html of the sdist)
+    bench/ask_fresh_sample_questions.json, bench/ask_fresh_public_questions.json  the same two corpora, written
+                                     blind to the answerer on 3 December 2026 (a fresh held-out measure)
 
-Both were written before the answerer was changed and are frozen. This module loads them, fetches the
+The first two were written before the answerer was changed, the fresh two without looking at it; all are frozen. This module loads them, fetches the
 public corpus (the ordinary package client, into bench/out/, git-ignored) and checks the sets against
 their documents: every `source` exists and every `expect` string of an answerable question is in the
 readable text of at least one of its sources (the text `stigmergy capture` keeps, so PDF, DOCX and HTML
 count as captured), under the sets' own matching rule (case-insensitive, whitespace collapsed,
 thousands separators ignored).
 
-    .venv/bin/python bench/ask_sets.py            # fetch the pip docs if needed, verify both sets
+    .venv/bin/python bench/ask_sets.py            # fetch the pip docs if needed, verify every set
     .venv/bin/python bench/ask_sets.py --fetch    # only fetch; prints the docs folder
 
 Capturing the public corpus for a bench run:
@@ -32,6 +34,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 USER_SET = HERE / "ask_user_questions.json"
 PUBLIC_SET = HERE / "ask_public_questions.json"
+FRESH_SAMPLE_SET = HERE / "ask_fresh_sample_questions.json"
+FRESH_PUBLIC_SET = HERE / "ask_fresh_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -131,7 +135,8 @@ def main() -> None:
         return
     sys.path.insert(0, str(REPO))
     bad = 0
-    for path, root in ((USER_SET, SAMPLE_CORPUS), (PUBLIC_SET, docs)):
+    for path, root in ((USER_SET, SAMPLE_CORPUS), (PUBLIC_SET, docs),
+                       (FRESH_SAMPLE_SET, SAMPLE_CORPUS), (FRESH_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)

@@ -58,3 +58,26 @@ def test_public_set_shape() -> None:
             assert all(src.endswith((".md", ".rst")) for src in q["source"]), q["id"]
         else:
             assert q["expect"] is None and q["why"], q["id"]
+
+
+def test_fresh_sets_are_true_to_their_documents_and_shaped_alike() -> None:
+    """The fresh pair (written blind to the answerer, 3 December 2026): the sample half is verified against
+    sample_corpus/, the public half's shape only (its documents need a download); together >= 60, >= 25
+    unanswerable, and a part the corpus does not cover in some two-part question of each."""
+    s = _ask_sets()
+    sample, public = s.load(s.FRESH_SAMPLE_SET), s.load(s.FRESH_PUBLIC_SET)
+    assert s.verify(sample, s.SAMPLE_CORPUS) == []
+    c_s, c_p = s.counts(sample), s.counts(public)
+    assert c_s["questions"] + c_p["questions"] >= 60
+    assert c_s["unanswerable"] + c_p["unanswerable"] >= 25
+    for spec in (sample, public):
+        assert "frozen" in spec["written"]
+        assert len({q["id"] for q in spec["questions"]}) == len(spec["questions"])
+        assert any(not p["covered"] for q in spec["questions"] for p in q.get("parts", []))
+        for q in spec["questions"]:
+            if q["answerable"]:
+                assert q["expect"] and q["source"] and q["kind"], q["id"]
+            else:
+                assert q["expect"] is None and q["why"], q["id"]
+    # capture's secret gate refuses this file, so no answer can cite it
+    assert not any("topics/authentication.md" in q.get("source", []) for q in public["questions"])
