@@ -336,7 +336,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         head = _head(rest)
         kind = _kind_of_head(head)
         if kind:
-            unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else ""
+            unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
             return Slot(kind, head=head, unit=unit)
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
@@ -353,7 +353,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m:
         head = m.group(1)
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
-                    "percent" if head in ("percentage", "percent", "share") else "")
+                    "percent" if head in ("percentage", "percent", "share") else _rate(head, low))
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
@@ -363,6 +363,12 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low):
         return Slot("procedure")
     return Slot("value")
+
+
+def _rate(head: str, low: str) -> str:
+    """ "What is the error rate": a share or a figure per something, not a count ("a rate limit" is a cap)."""
+    rate = head in ("rate", "rates") or re.search(r"\b" + re.escape(head) + r" rates?\b", low)
+    return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""
 
 
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.

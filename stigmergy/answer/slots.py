@@ -25,6 +25,7 @@ from stigmergy.answer.question import (
     modifiers,
 )
 from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 
 WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md)
 CONTEXT = 0.9  # the value is in the line's context (title, heading, previous sentence), not in the line
@@ -42,9 +43,27 @@ _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours
 _NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
     r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
-_FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|nightly|every|"
-                      r"each (?:day|week|month|quarter|year)|once|twice|per (?:day|week|month|hour|year|minute)|"
-                      r"a (?:day|week|month|year))\b", re.I)
+# How often: a period ("weekly", "every 6 hours", "3 times a day", "twice per sprint", "10/hour"), not any
+# figure ("43.16%" of users is no frequency). "Once" and "every" alone are too common to say one.
+_PERIOD = (r"(?:\d+\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|quarters?|"
+           r"years?|sprints?|releases?|runs?|builds?|deploys?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+           r"mornings?|evenings?|weekends?|business days?|working days?)")
+_FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|nightly|"
+                      r"twice|thrice|\d+\s*(?:times|x)\b|(?:once|twice|\d+\s*times)\s+(?:a|an|per|each|every)\b|"
+                      r"(?:every|each|per)\s+(?:other\s+|few\s+|couple of\s+)?" + _PERIOD + r"\b|"
+                      r"\d[\d.,]*\s+(?:[a-z]+\s+){0,2}(?:a|an)\s+" + _PERIOD + r"\b|"
+                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days\b)|\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
+                      re.I)
+# A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
+_PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
+# "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
+_FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
+                              r"\bwhen (?:will|shall)\b", re.I)
+# A line that says its event has no date yet: a date in its heading ("Deprecations (2020)") is not the event's.
+_UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming) (?:release|version|update)|"
+                         r"(?:at some point|eventually|some ?day|in the future|at a later (?:date|time|point)|"
+                         r"not yet (?:decided|scheduled|known|set|planned|dated)|no (?:fixed |set )?date|"
+                         r"tb[cda]|to be (?:decided|announced|confirmed|scheduled))\b)", re.I)
 _CAUSE_RE = re.compile(
     r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
     r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
@@ -86,6 +105,7 @@ class Asked:
     text: str  # folded question text
     stems: frozenset[str]  # content stems of the question, with the stems of every name of its entities
     entities: frozenset[int]  # pages of the entities the question names
+    kinds: frozenset[str] = frozenset()  # their kinds (place, product, person, …)
 
 
 def asked(question: str, names: Names) -> Asked:
@@ -94,7 +114,7 @@ def asked(question: str, names: Names) -> Asked:
     for e in ents:
         for n in e.names:
             st.update(stem(w) for w in n.split())
-    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents))
+    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents), frozenset(e.kind for e in ents))
 
 
 def _new(value: str, q: Asked) -> bool:
@@ -161,6 +181,9 @@ def _numbers(text: str, q: Asked, unit: str) -> list[str]:
             continue  # "1.2 million events a week" is a count, not what anyone pays
         if unit == "percent" and not m.group("pct"):
             continue
+        core = max(m.end(g) for g in ("n", "scale", "pct") if m.group(g))
+        if unit == "rate" and not (m.group("pct") or _PER_RE.match(text, core) or _PER_RE.match(text, m.end())):
+            continue  # "what is the error rate": "412 errors" is a count, "0.4%" or "3 per hour" a rate
         if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
             continue
         if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
@@ -210,12 +233,14 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0 if any(_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
                               for m in _VERSION_RE.finditer(text)) else 0.0  # "43.16%" is a share
         if slot.unit == "frequency":
-            return 1.0 if _FREQ_RE.search(text) or _numbers(text, q, "") else 0.0
+            return 1.0 if any(_new(m.group(0), q) for m in _FREQ_RE.finditer(text)) else 0.0
         if slot.unit == "count" and slot.head and says_counted(slot.head, text):
             # "how many people work in Leeds": "We have two offices: Leeds (…, finance and people)" counts
             # offices. The count must stand beside what is counted, in the same sentence.
             if _count_beside(slot.head, text, q):
                 return 1.0
+            if _counts_other(slot.head, text, q):
+                return 0.0  # "how many maintainers": "two members of the team … and no maintainers opposing"
             return WEAK if _numbers(text, q, "count") or any(
                 w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
         if _numbers(text, q, slot.unit):
@@ -279,15 +304,21 @@ _INDEFINITE = frozenset("a an one some another any two three four five several f
                         "fourth".split())
 
 
-def unnamed(slot: Slot, text: str) -> bool:
+def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) -> bool:
     """The line speaks of the asked X without naming it: "a network provider outage", "one component",
-    "two more carriers" — it knows there is one, not which."""
+    "two more carriers", "the second Nordic customer success manager" — it knows there is one, not which.
+    The question's own words before X ("Nordic customer success") do not count towards the three looked at."""
     if not slot.head or not slot.named:
         return False
     kin = {stem(slot.head)} | {stem(h) for h in _KIN.get(slot.kind, ())}
     ws = words(text)
-    return any(stem(w) in kin and any(x in _INDEFINITE for x in ws[max(0, i - 3) : i]) and not _named_after(text, w)
-               for i, w in enumerate(ws))
+    for i, w in enumerate(ws):
+        if stem(w) not in kin:
+            continue
+        before = [x for x in ws[max(0, i - 6) : i] if stem(x) not in asked_stems or x in _INDEFINITE][-3:]
+        if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
+            return True
+    return False
 
 
 def _name_beside(head: str, text: str, q: Asked) -> bool:
@@ -391,39 +422,41 @@ def says_role(role: str, text: str) -> bool:
     return not own or any(_says_head(w, text) for w in own)
 
 
-# "[08:45] Priya Raghunathan: …", "Hannah Lindqvist: introduce …": a speaker or a task's owner, then what they say.
-_SPEAKER_RE = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}\]?\s*)?[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,3}\s*:\s+(.*)$")
-_THIRD_PERSON = frozenset("the a an our their new next this that".split())
+_APART = frozenset("of for in at from with among than per".split())
 
 
-def _speaks_of_role(role: str, text: str, names: Names, q: Asked) -> bool:
-    """The line's only name is its speaker (or a task's owner), and what follows speaks of the role holder in
-    the third person without naming them ("introduce the new Nordic customer success manager")."""
-    m = _SPEAKER_RE.match(text)
-    if not m or len(m.group(1).split()) < 5:
-        return False  # "Maya Okafor: CEO" is a name and its role
-    rest = m.group(1)
-    heads = [w for w in words(role) if w in PERSON_HEADS] or words(role)[-1:]
-    ws = words(rest)
-    spoken = any(stem(w) in {stem(h) for h in heads} and any(x in _THIRD_PERSON for x in ws[max(0, i - 5) : i])
-                 for i, w in enumerate(ws))
-    return spoken and kind_fill(Slot("person"), rest, names, q) == 0.0
+def _counts_other(head: str, text: str, q: Asked) -> bool:
+    """Every count in the line stands before a noun of its own, not the counted one ("two members")."""
+    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
+    counts = {v.split()[0].lstrip("~") for v in _numbers(text, q, "count")}
+    ws = [fold(w.strip(",:;()~*—-")) for w in text.split()]
+    found = [i for i, w in enumerate(ws) if w in counts or (w in _NUMBER_WORDS and w not in q.text.split())]
+    return bool(found) and all(i + 1 < len(ws) and ws[i + 1].isalpha() and ws[i + 1] not in STOPWORDS
+                               and stem(ws[i + 1]) not in kin for i in found)
 
 
 def _count_beside(head: str, text: str, q: Asked) -> bool:
-    """A count within four words of the counted noun (or what the wiki calls it instead), in one sentence:
-    "room for 55 people", "Headcount — Q2 2026: 56", "seven levels of verbosity"."""
+    """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
+    no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
+    counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
     kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
+    said = q.text.split()
     for clause in re.split(r"[.;!?](?:\s|$)", text):
         ws = clause.split()
         # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
         counts = {v.split()[0].lstrip("~") for v in _numbers(clause, q, "count")}
-        for i, w in enumerate(ws):
-            if stem(fold(w.strip(",:()—-*"))) not in kin:
+        bare = [fold(w.strip(",:;()~*—-")) for w in ws]
+        for i, w in enumerate(bare):
+            if stem(w) not in kin:
                 continue
-            near = ws[max(0, i - 4) : i + 5]
-            if any(x.strip(",:;()~*") in counts for x in near) or any(
-                    x in _NUMBER_WORDS and x not in q.text.split() for x in words(" ".join(near))):
+            for j in range(max(0, i - 4), min(len(ws), i + 5)):
+                if not (ws[j].strip(",:;()~*") in counts or (bare[j] in _NUMBER_WORDS and bare[j] not in said)):
+                    continue
+                if j < i and any(b in _APART for b in bare[j + 1 : i]):
+                    continue  # "two members of the maintainers": members are counted
+                nxt = bare[j + 1] if j + 1 < len(bare) else ""
+                if j > i and nxt.isalpha() and nxt not in STOPWORDS and stem(nxt) not in kin:
+                    continue  # "maintainers: two members": what follows the count is what it counts
                 return True
     return False
 
@@ -480,14 +513,28 @@ _START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began
                        r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
 
 
+def _holds_head(slot: Slot, line: str, clause: str) -> bool:
+    """The clause speaks of the asked X when the line does ("18 desks" is no count of the people it seats)."""
+    return not slot.head or not says_counted(slot.head, line) or says_counted(slot.head, clause)
+
+
 def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
-    if unnamed(slot, text):
+    if unnamed(slot, text, q.stems):
         return 0.0, False
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
-    if slot.kind == "person" and role and _speaks_of_role(role, text, names, q):
+    if slot.kind == "person" and role and speaks_of_role(role, text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # "Hannah: introduce the new customer success manager": Hannah is not the manager
+    if slot.kind == "person" and not role and speaker_only(text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
+        return 0.0, False  # a speaker is not the author of what they speak of
+    if slot.kind == "person" and role and role_apart(
+            text, lambda t: says_role(role, t), lambda t: kind_fill(Slot("person"), t, names, q) > 0):
+        return 0.0, False  # "Hannah stays the contact until the new manager starts": she is not the manager
+    if slot.kind in ("quantity", "date") and elsewhere(
+            text, context, names, q.entities, q.kinds, q.stems,
+            lambda t: kind_fill(slot, t, names, q) > 0 and _holds_head(slot, text, t)):
+        return 0.0, False  # "how many people fit in Leeds": "Lisbon has room for 55 people" is Lisbon's count
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
         said = stems_of(f"{text} {context}")
@@ -496,6 +543,12 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             missing += after
         if missing and _other_qualifier(slot.head, text, q):
             return 0.0, False  # "software subscriptions' margin": "Hardware gross margin" is another margin
+        if slot.unit == "version" and after and not version_tied(
+                after, text, (v for v in _VERSION_RE.finditer(text) if _new(v.group(0), q)),
+                q.stems - {stem(m) for m in after} - {stem(w) for w in before}):
+            return 0.0, False  # "what version of requests does pip vendor": "since version 20.2" is pip's
+        if slot.unit == "version" and after and not any(stem(m) in said for m in after):
+            return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
             return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
@@ -509,6 +562,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     own = kind_fill(slot, text, names, q)
     if own >= 1.0 or not context or slot.kind in ("definition", "yesno", "procedure", "value"):
         return own, False
+    if slot.kind == "date" and (_UNDATED_RE.search(text) or _FUTURE_ASKED_RE.search(q.text)):
+        return own, False  # "dropped in a future release": the "(2020)" of its heading is not that release's date
     if slot.kind == "reason" and _CAUSE_HEAD_RE.search(context) and len(_content(text, q)) >= 2:
         return 1.0, False
     if slot.kind == "thing":
