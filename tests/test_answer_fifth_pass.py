@@ -85,6 +85,9 @@ def test_a_count_of_another_noun_does_not_answer() -> None:
     assert _fills(q, "Style guide changes need two members of the docs team and no reviewers objecting.") == 0.0
     assert _fills(q, "The style guide has three reviewers.") == 1.0
     assert _fills(q, "Style guide reviewers: 4") == 1.0
+    # Engineers are people: a count of engineers is no count of another noun for "how many people".
+    assert _fills("How many people work in Oslo?", "People in Oslo: 12 engineers and 3 designers.") > 0.0
+    assert _fills("How many people work in Oslo?", "People in Oslo: 12 engineers") > 0.0
 
 
 def test_a_role_holder_is_named_in_the_roles_own_clause() -> None:

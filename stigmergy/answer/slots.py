@@ -426,10 +426,13 @@ _APART = frozenset("of for in at from with among than per".split())
 
 
 def _counts_other(head: str, text: str, q: Asked) -> bool:
-    """Every count in the line stands before a noun of its own, not the counted one ("two members")."""
+    """Every count in the line stands before a noun of its own, not the counted one ("two members"). Engineers
+    and designers are people: any person noun is a count of "people", "staff" or a headcount."""
     kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
+    if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
+        kin |= {stem(w) for w in PERSON_HEADS}
     counts = {v.split()[0].lstrip("~") for v in _numbers(text, q, "count")}
-    ws = [fold(w.strip(",:;()~*—-")) for w in text.split()]
+    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
     found = [i for i, w in enumerate(ws) if w in counts or (w in _NUMBER_WORDS and w not in q.text.split())]
     return bool(found) and all(i + 1 < len(ws) and ws[i + 1].isalpha() and ws[i + 1] not in STOPWORDS
                                and stem(ws[i + 1]) not in kin for i in found)
