@@ -125,6 +125,15 @@ def test_when_will_takes_no_date_from_a_heading() -> None:
     heading = "Changelog (2021)"
     assert _fills("When will the CSV export be retired?", "The CSV export is deprecated.", heading) == 0.0
     assert _fills("When was the CSV export retired?", "The CSV export was retired.", heading) > 0.0
+    # A release in a line that says what is so dates that, not what is to come; one it says will come answers.
+    q = "When will the CSV export be retired?"
+    assert _fills(q, "Version 4.2: the JSON export is the default, the CSV export stays available.") == 0.0
+    assert _fills(q, "The CSV export will be retired in version 5.0.") == 1.0
+    assert _fills("When was the JSON export made the default?", "Version 4.2: the JSON export is the default.") == 1.0
+    assert _fills(q, "The CSV export is retired on 1 March 2027.") == 1.0  # a dated plan, said in the present
+    # An option's digits are no year.
+    assert _fills(q, "Until then the CSV export needs the flag --enable=2021-exporter.") == 0.0
+    assert _fills("When was the exporter added?", "The exporter was added in 2021 (build_2021-rc).") == 1.0
 
 
 def test_a_speaker_reporting_a_state_is_not_its_doer() -> None:

@@ -59,6 +59,8 @@ _PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
 _FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
                               r"\bwhen (?:will|shall)\b", re.I)
+_WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upcoming|next|future|intend\w*|"
+                      r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
 # A line that says its event has no date yet: a date in its heading ("Deprecations (2020)") is not the event's.
 _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming) (?:release|version|update)|"
                          r"(?:at some point|eventually|some ?day|in the future|at a later (?:date|time|point)|"
@@ -136,6 +138,8 @@ def _dates(text: str, q: Asked, day: bool = False) -> list[str]:
     out = []
     for m in _DATE_RE.finditer(text):
         got = m.group(0)
+        if text[m.start() - 1 : m.start()] in ("=", "_") or re.match(r"[-_][A-Za-z]", text[m.end() : m.end() + 2]):
+            continue  # "--use-feature=2020-resolver", "build_2021": a name's digits, not a year
         if not any(ch.isdigit() for ch in got) and got[:1].islower() and fold(got) not in _RELATIVE_DATES:
             continue
         if day and not (_DAY_RE.search(got) and not re.fullmatch(r"(?:19|20)\d\d|q[1-4](?:\s+\d{4})?", got, re.I)):
@@ -225,7 +229,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
     if k == "date":
-        if slot.unit != "day" and any(_new(m.group(1), q) for m in _RELEASE_RE.finditer(text)):
+        if slot.unit != "day" and any(_new(m.group(1), q) for m in _RELEASE_RE.finditer(text)) and (
+                not _FUTURE_ASKED_RE.search(q.text) or _WILL_RE.search(text)):
+            # "when will X be removed": "Pip 20.3: pip defaults to the new resolver" dates what is so, not what
+            # is to come; a release answers it when the line speaks of what will be
             return 1.0  # "when did that option go": "Changed in version 22.1" (software is dated by releases)
         return 1.0 if _dates(text, q, day=slot.unit == "day") else 0.0
     if k == "quantity":
