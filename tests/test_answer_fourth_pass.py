@@ -1,5 +1,6 @@
-"""Issue #19, fourth pass: a line that holds a value of the asked kind answers below the plain threshold, and a
-word that names the kind of value asked puts no line on topic (no index)."""
+"""Issue #19, fourth pass: a word that names the kind of value asked puts no line on topic, and what the fourth
+pass's other changes read (no index). Its lower bar for typed values was taken out again in the fifth pass's
+review: it gained nothing on the held-out halves or the blind sets (docs/agents.md)."""
 
 from __future__ import annotations
 
@@ -7,44 +8,14 @@ from dataclasses import replace
 
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.question import parts
-from stigmergy.answer.select import TYPED_EASE, Scored, clears, pool, score_part
+from stigmergy.answer.select import score_part
 from stigmergy.answer.slots import asked
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _names
 
-THRESHOLD = 0.46
-
 
 def _line(text: str, title: str = "Notes") -> Line:
     return Line("sources/2026/01/x.md", title, "source", "public", 5, text, text, (), (), 1, "")
-
-
-def _scored(score: float, fill: float = 1.0, via_context: bool = False) -> Scored:
-    return Scored(_line("From Monday 19 October we work from Rua do Alecrim 38."), score, 0.26, 0.57, fill,
-                  via_context, True, ("day",))
-
-
-def test_a_value_of_the_asked_kind_clears_a_lower_bar() -> None:
-    # "what's the first working day at the new lisbon address?": a date, in the line, in other words than the
-    # question's, scores under the plain threshold and still answers.
-    paraphrase = _scored(THRESHOLD - TYPED_EASE + 0.01)
-    for kind in ("date", "quantity", "person", "org", "place", "thing"):
-        assert clears(paraphrase, kind, THRESHOLD)
-    # A plain "what", a yes/no, a definition, a procedure or a reason: any statement fills them, so the score
-    # is all the evidence there is.
-    for kind in ("value", "yesno", "definition", "procedure", "reason"):
-        assert not clears(paraphrase, kind, THRESHOLD)
-    # A weak fill (a guess at the kind) or a value from the line's title or heading is held to the threshold.
-    assert not clears(replace(paraphrase, fill=0.6), "date", THRESHOLD)
-    assert not clears(replace(paraphrase, fill=0.9, via_context=True), "date", THRESHOLD)
-    assert not clears(_scored(THRESHOLD - TYPED_EASE - 0.01), "date", THRESHOLD)
-    assert clears(_scored(THRESHOLD), "value", THRESHOLD)
-
-
-def test_the_llm_pool_uses_the_same_bar() -> None:
-    got = [_scored(THRESHOLD - TYPED_EASE + 0.01)]
-    assert pool(got, 12, THRESHOLD, "date") == got
-    assert pool(got, 12, THRESHOLD, "value") == []
 
 
 def _topic(question: str, text: str, title: str = "Notes") -> bool:

@@ -35,12 +35,6 @@ MEANING_ON_TOPIC = 0.45
 CONTEXT_CREDIT = 0.7
 MAX_EMBED = 64  # candidate lines embedded per part (the best by words first): bounds a cold answer's cost
 POOL_RATIO = 0.5  # the LLM answerer's pool: eligible lines scoring at least this share of the best
-# Slots whose check has little to refuse with: any content word fills a plain "what", any statement a yes/no.
-LOOSE_KINDS = frozenset(("value", "yesno", "definition", "procedure", "reason"))
-# How much lower the bar is for a line that holds, in itself, a full value of a typed slot (a date for
-# *when*, a figure of the asked unit, a name of the asked kind): calibrated on the calibration halves only
-# (bench/ask.py; docs/agents.md, issue #19's fourth pass).
-TYPED_EASE = 0.06
 # The planner's section headings say where a line sits, not what it is about.
 _GENERIC_HEADINGS = frozenset((
     "key points", "figures", "decisions", "mentioned", "summary", "timeline", "related", "notes", "details",
@@ -265,29 +259,15 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     return out
 
 
-def typed(sc: Scored, kind: str) -> bool:
-    """The line itself fills a slot whose check has teeth: a paraphrase ("how long did they spend writing up
-    one excursion" / "it takes her team about 25 minutes per excursion") shares few words with its question,
-    and the value of the asked kind is the evidence that it answers, which a plain "what" never has."""
-    return kind not in LOOSE_KINDS and sc.fill >= 1.0 and not sc.via_context
-
-
-def clears(sc: Scored, kind: str, threshold: float) -> bool:
-    """The line is good enough to answer a part asking for `kind`: at least the threshold, or, for a line that
-    fills a typed slot in full by itself, the threshold less `TYPED_EASE`."""
-    return sc.score >= (threshold - TYPED_EASE if typed(sc, kind) else threshold)
-
-
 def best(scored: list[Scored]) -> float:
     return next((s.score for s in scored if s.eligible), 0.0)
 
 
-def pool(scored: list[Scored], limit: int, threshold: float, kind: str = "value") -> list[Scored]:
+def pool(scored: list[Scored], limit: int, threshold: float) -> list[Scored]:
     """The eligible lines near the best (the LLM answerer's numbered lines), one of each text."""
-    first = next((s for s in scored if s.eligible), None)
-    if first is None or not clears(first, kind, threshold):
+    top = best(scored)
+    if top < threshold:
         return []
-    top = first.score
     out: list[Scored] = []
     said: set[str] = set()
     for s in scored:

@@ -22,7 +22,7 @@ from stigmergy.answer.evidence import Cite, Evidence, Line, gather
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
-from stigmergy.answer.select import Scored, best, clears, pool, score_part
+from stigmergy.answer.select import Scored, best, pool, score_part
 from stigmergy.answer.slots import asked
 from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import Term, question_terms, stem, stems, weigh
@@ -163,7 +163,7 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         # of value asks for another value, so it takes another line.
         taken = used.setdefault((part.slot.kind, part.slot.unit), set())
         top = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in taken), None)
-        ok = top is not None and clears(top, part.slot.kind, threshold)
+        ok = top is not None and top.score >= threshold
         if top is not None and ok:
             taken.add(_key(top.line.text))
         entry: dict[str, Any] = {"question": part.text, "asks": part.slot.kind, "answered": False, "sentences": [],
@@ -207,7 +207,7 @@ def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, 
     superseded: list[dict[str, Any]] = []
     report = []
     for part, _, scored in scored_parts:
-        got = pool(scored, LLM_POOL, threshold, part.slot.kind)
+        got = pool(scored, LLM_POOL, threshold)
         report.append({"question": part.text, "asks": part.slot.kind, "answered": bool(got), "sentences": [],
                        "best": round(best(scored), 4)})
         if got:
