@@ -369,6 +369,13 @@ def test_full_text_scores_equal_sqlites_for_words_and_phrases(tmp_path: Path, pg
                 rows = store.lexical(terms, sel, (10.0, 3.0, 1.0), 50)
                 infos = store.page_infos(sorted({p for _, p, _ in rows}))
                 out.append([(infos[p].path, round(s, 9)) for _, p, s in rows])
+                # The same rows with their score at the weights that choose a page's fragment, which is the
+                # score those weights give alone.
+                both = store.lexical_both(terms, sel, (10.0, 3.0, 1.0), (1.0, 1.0, 1.0), 50)
+                assert [r[:3] for r in both] == rows
+                alone = {f: s for f, _, s in store.lexical(terms, sel, (1.0, 1.0, 1.0), 50)}
+                assert all(abs(alone[f] - s2) < 1e-9 for f, _, _, s2 in both), terms
+                out.append([(infos[p].path, round(s2, 9)) for _, p, _, s2 in both])
             scores[label] = out
         finally:
             store.close()
@@ -407,11 +414,12 @@ def test_the_cut_scored_in_the_database_equals_the_python_re_score(tmp_path: Pat
         for in_db in (True, False):
             monkeypatch.setattr(pg_rank, "IN_DATABASE", in_db)
             got[in_db] = [store.lexical(terms, sel, (10.0, 3.0, 1.0), 30) for terms in queries]
+            got[in_db] += [store.lexical_both(terms, sel, (10.0, 3.0, 1.0), (1.0, 1.0, 1.0), 30) for terms in queries]
     finally:
         store.close()
-    for terms, fast, slow in zip(queries, got[True], got[False], strict=True):
+    for terms, fast, slow in zip(queries + queries, got[True], got[False], strict=True):
         assert [r[:2] for r in fast] == [r[:2] for r in slow], terms
-        assert [round(r[2], 9) for r in fast] == [round(r[2], 9) for r in slow], terms
+        assert [tuple(round(x, 9) for x in r[2:]) for r in fast] == [tuple(round(x, 9) for x in r[2:]) for r in slow], terms
     assert sum(len(rows) == 30 for rows in got[True]) > 20  # most queries match more rows than the depth
     assert len({r[2] for rows in got[True] for r in rows}) > 200  # scores differ: not one value for all
 

@@ -21,11 +21,16 @@ from stigmergy.settings import Settings
 
 ARM_DEPTH = 50  # pages each arm contributes to the fusion
 # Title (+ aliases), headings, body. The title is copied into every fragment of its page, so a higher title
-# weight lets one title word outrank the body that answers ("merge base" for a rebase question), and it lifts
-# all of a page's fragments alike, which can change the fragment shown and read (a concept page's definition
-# lost to a timeline line: bench/ask.py a23). 4:2:1 gains a question or two in search and loses that one in
-# ask (docs/index.md, issue 20, fifth pass). `[search] title_weight, headings_weight`.
+# weight lets one title word outrank the body that answers ("merge base" for a rebase question). 4:2:1 ranks
+# pages better on the search sets, and with PICK_WEIGHTS keeps each page's fragment, but it surfaces pages the
+# answerer then answers an unanswerable question from (bench/ask.py user s-u09), so the default stays 1:1:1
+# (docs/index.md, issue 20, fifth and sixth passes). `[search] title_weight, headings_weight`.
 BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# The weights that choose each page's fragment (the one shown, read and handed to `ask`) when the ranking
+# weights differ. A title weight lifts every fragment of a page alike, and bm25 saturates, so the page's
+# shortest fragment wins over the one whose body answers: a concept page's definition lost to a timeline line
+# (bench/ask.py a23 under 4:2:1). None: the ranking weights choose too.
+PICK_WEIGHTS: tuple[float, float, float] | None = (1.0, 1.0, 1.0)
 ENTITY_ABOUT_DEPTH = 500
 # Fragments each text arm fetches; they collapse to at most ARM_DEPTH pages. The vector arm's exact scan
 # (layers up to EXACT_SCAN_MAX_ROWS) fetches 3x deeper so that one long file (a 130 KB manual is ~150
@@ -82,6 +87,23 @@ def lexical(scope: SearchScope, terms: list[str], sel: Selection,
     if not PAGE_CAP:
         return scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH)
     return per_page(scope.store.lexical(terms, sel, weights, LEXICAL_DEPTH * FETCH_FACTOR), PAGE_CAP, LEXICAL_DEPTH)
+
+def lexical_views(scope: SearchScope, terms: list[str], sel: Selection, weights: tuple[float, float, float],
+                  ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:
+    """`lexical`'s rows (pages ranked by `weights`) and the same matches as PICK_WEIGHTS order them, from one
+    query: the second only chooses each page's fragment. Both are the first rows when the weights agree."""
+    pick = PICK_WEIGHTS
+    if pick is None or tuple(map(float, pick)) == tuple(map(float, weights)):
+        rows = lexical(scope, terms, sel, weights)
+        return rows, rows
+    depth = LEXICAL_DEPTH * FETCH_FACTOR if PAGE_CAP else LEXICAL_DEPTH
+    both = scope.store.lexical_both(terms, sel, weights, pick, depth)
+    ranked = [(fid, pid, s) for fid, pid, s, _ in both]
+    # A stable sort: fragments the second weights tie keep the first's order.
+    picked = sorted(((fid, pid, s2) for fid, pid, _, s2 in both), key=lambda r: -r[2])
+    if not PAGE_CAP:
+        return ranked, picked
+    return per_page(ranked, PAGE_CAP, LEXICAL_DEPTH), per_page(picked, PAGE_CAP, LEXICAL_DEPTH)
 
 def vector(scope: SearchScope, qvec: np.ndarray, sel: Selection) -> list[tuple[int, int, float]]:
     """(fragment, page, cosine similarity) nearest the query's vector, nearest first."""

@@ -182,27 +182,33 @@ def run_search(
     page_ranks: dict[str, dict[int, int]] = {}
     entity_weight = 1.0
     named_entities: dict[int, float] = {}  # entity pages the query names -> the share of the query they cover
-    frag_scores: dict[int, float] = {}  # fragment-level fusion, to pick each page's best fragment
+    frag_scores: dict[int, float] = {}  # fragment-level fusion: each page's best fragment's share of its score
+    pick_scores: dict[int, float] = {}  # the same with the lexical arm at arms.PICK_WEIGHTS: the fragment shown
     frag_page: dict[int, int] = {}
 
     rows: dict[str, list[tuple[int, int, float]]] = {}
+    picks: dict[str, list[tuple[int, int, float]]] = {}  # an arm's rows in the order that chooses fragments
     by_rank = FUSION in ("rrf", "both")
 
-    def take(name: str, found: list[tuple[int, int, float]]) -> None:
+    def take(name: str, found: list[tuple[int, int, float]], picked: list[tuple[int, int, float]] | None = None) -> None:
         rows[name] = found
+        picks[name] = found if picked is None else picked
         ranks, _ = _rank_pages([(fid, pid) for fid, pid, _ in found])
         page_ranks[name] = dict(list(ranks.items())[:ARM_DEPTH])
         if not by_rank:
             return
-        # Fragment-level fusion only picks each page's best fragment (the snippet and `read PATH#n`).
-        for i, (fid, pid, _) in enumerate(found):
-            if pid in page_ranks[name]:
-                frag_scores[fid] = frag_scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
-                frag_page[fid] = pid
+        # Fragment-level fusion picks each page's best fragment (the snippet and `read PATH#n`), and that
+        # fragment's score is half of the page's (PAGE_LEVEL_FUSION).
+        for scores, order in ((frag_scores, found), (pick_scores, picks[name])):
+            for i, (fid, pid, _) in enumerate(order):
+                if pid in page_ranks[name]:
+                    scores[fid] = scores.get(fid, 0.0) + ARM_WEIGHTS[name] / (rrf_k + i + 1)
+                    frag_page[fid] = pid
 
     qvec = None
     if layers and "lexical" in arms:
-        take("lexical", arms_q.lexical(scope, lex_terms, sel, arms_q.bm25_weights(scope.settings)))
+        lex_rows, lex_picked = arms_q.lexical_views(scope, lex_terms, sel, arms_q.bm25_weights(scope.settings))
+        take("lexical", lex_rows, lex_picked)
         timings["lexical"] = (time.perf_counter() - t0) * 1000
     literal_rows: list[tuple[int, int, float]] = []
     literal_lift: dict[int, float] = {}
@@ -218,6 +224,7 @@ def run_search(
             for fid, pid, held in literal_rows:
                 literal_lift[pid] = ARM_WEIGHTS["literal"] * held / len(wanted) / (rrf_k + 1)
                 frag_scores[fid] = frag_scores.get(fid, 0.0) + literal_lift[pid]
+                pick_scores[fid] = pick_scores.get(fid, 0.0) + literal_lift[pid]
                 frag_page[fid] = pid
         timings["literal"] = (time.perf_counter() - t1) * 1000
     if layers and "vector" in arms and query.strip():
@@ -251,7 +258,7 @@ def run_search(
         extra: dict[int, float] = {}
         if qvec is not None and rows.get("lexical"):
             have = {fid for fid, _, _ in rows.get("vector", ())}
-            missing = [fid for fid, _, _ in rows["lexical"] if fid not in have]
+            missing = list(dict.fromkeys(fid for fid, _, _ in (*rows["lexical"], *picks["lexical"]) if fid not in have))
             got = scope.store.fragment_vectors(missing, index_fingerprint(scope))
             extra = {fid: float(v @ qvec) for fid, v in got.items()}
         weight = BLEND_WEIGHT if by_rank else 1.0
@@ -263,6 +270,12 @@ def run_search(
         blended = mixed.pages
         blend_frags = mixed.fragments
         frag_page.update(mixed.fragment_page)
+        if picks.get("lexical") is not rows.get("lexical"):
+            # The fragments' side of the blend as the fragment-choosing weights score them (pages as before).
+            chosen = fusion.blend(picks["lexical"], rows.get("vector"), extra, ARM_DEPTH, scale,
+                                  page_cosines=described)
+            blend_frags = chosen.fragments
+            frag_page.update(chosen.fragment_page)
         timings["blend"] = (time.perf_counter() - t1) * 1000
     # The entity arm orders the pages about a name by what the text arms made of them.
     relevance = {pid: text_rrf.get(pid, 0.0) + blended.get(pid, 0.0) for pid in set(text_rrf) | set(blended)}
@@ -321,11 +334,11 @@ def run_search(
     fused = fuse()
     top = sorted(fused.items(), key=lambda kv: -kv[1])[: max(3 * k, 20)]
     for fid, sc in blend_frags.items():  # each page's best fragment: both rules' view of it
-        frag_scores[fid] = frag_scores.get(fid, 0.0) + sc
+        pick_scores[fid] = pick_scores.get(fid, 0.0) + sc
     t1 = time.perf_counter()
     book = scope_trust(scope)
     timings["trust"] = (time.perf_counter() - t1) * 1000
-    hits = _hits(scope.store, top, page_ranks, frag_scores, frag_page, lex_terms, arms, k, sel, named_entities,
+    hits = _hits(scope.store, top, page_ranks, pick_scores, frag_page, lex_terms, arms, k, sel, named_entities,
                  book=book, trust=scope.settings.trust, query=query)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(

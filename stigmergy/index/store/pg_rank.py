@@ -27,7 +27,7 @@ _SCORE = (
     "/ %s::float8))), 0) AS score FROM (SELECT u.lexeme, (SELECT sum(CASE l::text WHEN 'A' THEN %s::float8 "
     "WHEN 'B' THEN %s::float8 WHEN 'C' THEN %s::float8 ELSE %s::float8 END) FROM unnest(u.weights) l) AS wf "
     "FROM unnest(ts_delete({row}.tsv, tsvector_to_array(ts_delete({row}.tsv, %s::text[])))) u) x "
-    "JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, c) ON q.lexeme = x.lexeme) s")
+    "JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, c) ON q.lexeme = x.lexeme) {alias}")
 
 
 def in_database(phrase_list: Sequence[tuple[str, ...]]) -> bool:
@@ -35,9 +35,9 @@ def in_database(phrase_list: Sequence[tuple[str, ...]]) -> bool:
     return IN_DATABASE and all(len(p) == 1 for p in phrase_list)
 
 
-def score_join(row: str) -> str:
-    """A lateral join giving `s.score`, the bm25 of the row aliased `row` (with `tsv` and `ntok`)."""
-    return _SCORE.format(k1p=repr(pg_text.K1 + 1), k1=repr(pg_text.K1), b=repr(pg_text.B), row=row)
+def score_join(row: str, alias: str = "s") -> str:
+    """A lateral join giving `<alias>.score`, the bm25 of the row aliased `row` (with `tsv` and `ntok`)."""
+    return _SCORE.format(k1p=repr(pg_text.K1 + 1), k1=repr(pg_text.K1), b=repr(pg_text.B), row=row, alias=alias)
 
 
 def score_params(phrase_list: Sequence[tuple[str, ...]], idfs: Sequence[float], avg: float,

@@ -697,11 +697,11 @@ class PostgresIndexStore:
 
     def _ranked(self, phrase_list: Sequence[tuple[str, ...]], layers: Sequence[str], where: str,
                 params: Sequence[Any], weights: tuple[float, float, float], depth: int,
-                filter_first: bool) -> list[tuple[int, int, float]]:
-        """(fragment, page, bm25) of the best BM25 matches in `layers` of pages meeting `where`, best first (ties
-        by id): a ts_rank cut of FIRST_CUT x `depth` inside the database (ties by id too, so that the cut is the
-        same whatever the plan), re-scored exactly with FTS5's bm25 (inside the database for single words,
-        `pg_rank`; here for phrases)."""
+                filter_first: bool, pick: tuple[float, float, float] | None = None) -> list[tuple[int, int, float, float]]:
+        """(fragment, page, bm25, bm25 at the weights `pick` or 0.0) of the best BM25 matches in `layers` of pages
+        meeting `where`, best first (ties by id): a ts_rank cut of FIRST_CUT x `depth` inside the database (ties
+        by id too, so that the cut is the same whatever the plan), re-scored exactly with FTS5's bm25 (inside the
+        database for single words, `pg_rank`; here for phrases)."""
         query = pg_text.tsquery(phrase_list)
         w = pg_text.weights_array(weights)
         cut = max(depth * FIRST_CUT, 100)
@@ -719,17 +719,23 @@ class PostgresIndexStore:
             args = (w, query, query, list(layers), cut, *params)
         if pg_rank.in_database(phrase_list):
             rows, avg = self._fts_stats()
+            idfs = self._idfs(phrase_list, rows)
+            both = pick is not None
             scored = self.conn.execute(
-                f"SELECT c.id, c.page, s.score FROM ({sql_text}) c JOIN fts t ON t.id = c.id {pg_rank.score_join('t')} "
+                f"SELECT c.id, c.page, s.score, {'s2.score' if both else '0.0'} FROM ({sql_text}) c JOIN fts t ON t.id = c.id "
+                f"{pg_rank.score_join('t')} {pg_rank.score_join('t', 's2') if both else ''} "
                 "ORDER BY s.score DESC, c.id LIMIT %s",
-                (*args, *pg_rank.score_params(phrase_list, self._idfs(phrase_list, rows), avg, weights), depth))
-            return [(fid, page, float(score)) for fid, page, score in scored.fetchall()]
+                (*args, *pg_rank.score_params(phrase_list, idfs, avg, weights),
+                 *(pg_rank.score_params(phrase_list, idfs, avg, pick) if pick is not None else ()), depth))
+            return [(fid, page, float(score), float(score2)) for fid, page, score, score2 in scored.fetchall()]
         cands = self.conn.execute(f"SELECT id, page, ntok FROM ({sql_text}) c", args).fetchall()
-        return self._rescored(cands, phrase_list, weights, depth)
+        return self._rescored(cands, phrase_list, weights, depth, pick)
 
     def _rescored(self, cands: Sequence[tuple[int, int, int]], phrase_list: Sequence[tuple[str, ...]],
-                  weights: tuple[float, float, float], depth: int) -> list[tuple[int, int, float]]:
-        """The best `depth` of (fragment, page, token count) rows by FTS5's bm25, best first (ties by id)."""
+                  weights: tuple[float, float, float], depth: int,
+                  pick: tuple[float, float, float] | None = None) -> list[tuple[int, int, float, float]]:
+        """The best `depth` of (fragment, page, token count) rows by FTS5's bm25, best first (ties by id), each
+        with its bm25 at the weights `pick` (0.0 without)."""
         if not cands:
             return []
         lexemes = sorted({x for p in phrase_list for x in p})
@@ -753,9 +759,10 @@ class PostgresIndexStore:
         scored = []
         for fid, page, ntok in cands:
             hits = [pg_text.phrase_hits(occ.get(fid, {}), p) for p in phrase_list]
-            scored.append((-pg_text.bm25(hits, idfs, weights, ntok, avg), fid, page))
+            also = pg_text.bm25(hits, idfs, pick, ntok, avg) if pick is not None else 0.0
+            scored.append((-pg_text.bm25(hits, idfs, weights, ntok, avg), fid, page, also))
         scored.sort()
-        return [(fid, page, -neg) for neg, fid, page in scored[:depth]]
+        return [(fid, page, -neg, also) for neg, fid, page, also in scored[:depth]]
 
     # ------------------------------------------------------------ the search arms
 
@@ -765,7 +772,17 @@ class PostgresIndexStore:
         if not phrase_list:
             return []
         where, params = sel.condition
-        return self._ranked(phrase_list, sel.layers, where, params, weights, depth, filter_first=sel.filtered)
+        return [(fid, pid, s) for fid, pid, s, _ in
+                self._ranked(phrase_list, sel.layers, where, params, weights, depth, filter_first=sel.filtered)]
+
+    def lexical_both(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
+                     pick: tuple[float, float, float], depth: int) -> list[tuple[int, int, float, float]]:
+        phrase_list = pg_text.phrases(terms)
+        if not phrase_list:
+            return []
+        where, params = sel.condition
+        return self._ranked(phrase_list, sel.layers, where, params, weights, depth, filter_first=sel.filtered,
+                            pick=pick)
 
     def _vec_rows(self) -> dict[str, int]:
         version = self.version()
@@ -1050,8 +1067,8 @@ class PostgresIndexStore:
             return []
         ranked = self._ranked(phrase_list, [layer], "TRUE", (), weights, depth, filter_first=False)
         paths = dict(self.conn.execute("SELECT id, path FROM pages WHERE id = ANY(%s::bigint[]) AND type != 'source'",
-                                       (sorted({p for _, p, _ in ranked}),)).fetchall())
-        return [paths[p] for _, p, _ in ranked if p in paths]
+                                       (sorted({p for _, p, _, _ in ranked}),)).fetchall())
+        return [paths[p] for _, p, _, _ in ranked if p in paths]
 
 
 def _conforms(store: PostgresIndexStore) -> None:

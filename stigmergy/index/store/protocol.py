@@ -279,6 +279,11 @@ class IndexStore(Protocol):
         """(fragment, page, score) of the best full-text matches of any of `terms`, best first; the score is
         bm25 negated (higher is better). A term with spaces is a phrase; a term given twice counts twice."""
         ...
+    def lexical_both(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
+                     pick: tuple[float, float, float], depth: int) -> list[tuple[int, int, float, float]]:
+        """`lexical`'s rows (ranked and cut by `weights`), each with its score under the column weights `pick`
+        too: search ranks pages by the first and chooses each page's fragment by the second."""
+        ...
     def nearest(self, query: np.ndarray, sel: Selection, want: int, prefilter: int,
                 fingerprint: str) -> list[tuple[int, int, float]]:
         """(fragment, page, cosine similarity) nearest `query`, nearest first, at most `want`; layers past

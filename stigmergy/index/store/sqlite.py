@@ -179,6 +179,12 @@ def fts_query(terms: Iterable[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+def _bm25(weights: tuple[float, float, float]) -> str:
+    """FTS5's bm25 over the title, headings, body and extra columns at these weights (the layer column: 0)."""
+    w1, w2, w3 = (float(w) for w in weights)
+    return f"bm25(fts, {w1}, {w2}, {w3}, {EXTRA_WEIGHT}, 0.0)"
+
+
 def mention_query(names: Iterable[str]) -> str:
     """An FTS5 query matching any of `names` as a phrase in the body column ('' when none has a word)."""
     phrases = ['"' + " ".join(_WORD_RE.findall(n)) + '"' for n in names if _WORD_RE.search(n)]
@@ -641,16 +647,25 @@ class SqliteIndexStore:
 
     def lexical(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
                 depth: int) -> list[tuple[int, int, float]]:
+        return [(fid, pid, s) for fid, pid, s, _ in self._lexical(terms, sel, weights, None, depth)]
+
+    def lexical_both(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
+                     pick: tuple[float, float, float], depth: int) -> list[tuple[int, int, float, float]]:
+        return self._lexical(terms, sel, weights, pick, depth)
+
+    def _lexical(self, terms: Sequence[str], sel: Selection, weights: tuple[float, float, float],
+                 pick: tuple[float, float, float] | None, depth: int) -> list[tuple[int, int, float, float]]:
         if not terms:
             return []
         where, params = sel.condition
         layers = sel.layers
-        w1, w2, w3 = weights
-        rank = f"bm25(fts, {w1}, {w2}, {w3}, {EXTRA_WEIGHT}, 0.0)"
+        rank = _bm25(weights)
+        # The second score costs one more bm25 over the rows already found (FTS5 keeps their phrase hits).
+        also = _bm25(pick) if pick is not None else "0.0"
         if not sel.filtered:
             # Scope is inside the full-text query itself (the layer column); the best rows are then joined.
             sql = (
-                f"SELECT f.id, f.page, -h.s FROM (SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? "
+                f"SELECT f.id, f.page, -h.s, -h.s2 FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? "
                 f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
                 f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
             )
@@ -658,7 +673,7 @@ class SqliteIndexStore:
         # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
         # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key.
         sql = (
-            f"SELECT f.id, f.page, -{rank} AS s FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+            f"SELECT f.id, f.page, -{rank} AS s, -{also} FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
             f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY s DESC LIMIT ?"
         )
         return self.conn.execute(sql, (fts_query(terms), *layers, *params, depth)).fetchall()
@@ -976,9 +991,8 @@ class SqliteIndexStore:
 
     def page_matches(self, terms: Sequence[str], layer: str, weights: tuple[float, float, float],
                      depth: int) -> list[str]:
-        w1, w2, w3 = weights
         return [r[0] for r in self.conn.execute(
-            f"SELECT p.path FROM (SELECT rowid, bm25(fts, {w1}, {w2}, {w3}, {EXTRA_WEIGHT}, 0.0) AS s FROM fts WHERE fts MATCH ? "
+            f"SELECT p.path FROM (SELECT rowid, {_bm25(weights)} AS s FROM fts WHERE fts MATCH ? "
             f"AND layer = ? ORDER BY s LIMIT ?) h CROSS JOIN fragments f ON f.id = h.rowid "
             f"CROSS JOIN pages p ON p.id = f.page WHERE p.type != 'source' ORDER BY h.s",
             (fts_query(terms), layer, depth)).fetchall()]
