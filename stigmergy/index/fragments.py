@@ -27,21 +27,7 @@ from typing import Protocol
 from stigmergy.settings import IndexSettings
 
 # Bumped when the embedded text's layout or the splitting changes: part of the embedding fingerprint.
-EMBED_TEXT_VERSION = 3
-# Capture and contradiction ids (ULIDs) are random: counted in word pieces they moved fragment windows, and
-# embedded they moved vectors, between two captures of the same material (docs/index.md, issue 20, sixth
-# pass). The model reads one fixed id in their place, and a fixed text in place of a block's base64 data (which
-# holds them too), of the same length, so that windows stay about as long as before; the shown text keeps them.
-_ID_RE = re.compile(r"\b(cap|con)_[0-9A-HJKMNP-TV-Z]{26}\b")
-_DATA_RE = re.compile(r"(?<=<!-- stigmergy:data )[A-Za-z0-9+/=_-]+(?= -->)")
-_FIXED_ID = "01M8XAQK3298EQK7TKCHM1CVZK"
-_FIXED_DATA = "eyJjbGFpbXMiOlt7ImRhdGUiOiIyMDI2LTA3LTA4IiwiZW5kIjozNSwicGF0aCI6InNvdXJjZXMvMjAyNi8xMi9jYXBf"
-
-
-def model_text(text: str) -> str:
-    """`text` as the model reads it: every capture or contradiction id the same fixed one, block data fixed."""
-    text = _ID_RE.sub(lambda m: f"{m.group(1)}_{_FIXED_ID}", text)
-    return _DATA_RE.sub(lambda m: (_FIXED_DATA * (len(m.group()) // len(_FIXED_DATA) + 1))[: len(m.group())], text)
+EMBED_TEXT_VERSION = 2
 # Word pieces the model adds around every text ([CLS] ... [SEP]).
 SPECIAL_TOKENS = 2
 # Below this many word pieces for the text itself (after a very long title and trail) fragments would be
@@ -72,8 +58,7 @@ class Fragment:
     def embed_text(self, title: str) -> str:
         """What the embedder sees: page title, heading trail, fragment text."""
         head = " > ".join(self.trail)
-        text = model_text(self.text)
-        return f"{title}\n{head}\n{text}" if head else f"{title}\n{text}"
+        return f"{title}\n{head}\n{self.text}" if head else f"{title}\n{self.text}"
 
     def content_hash(self, title: str) -> str:
         return hashlib.sha256(self.embed_text(title).encode("utf-8")).hexdigest()
@@ -204,7 +189,7 @@ class _Counter:
     """Word pieces of spans of one page, from a single tokenisation of its body."""
 
     def __init__(self, tokens: Tokens, text: str, start: int) -> None:
-        spans = tokens.offsets(model_text(text[start:]))  # the same length: offsets stay the file's
+        spans = tokens.offsets(text[start:])
         self.starts = [start + a for a, _ in spans]
         self.ends = [start + b for _, b in spans]
 
