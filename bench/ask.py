@@ -10,7 +10,9 @@ Sets (bench/ask_*.json, frozen once committed): `bench` = ask_questions.json (sa
 first answerer), `user` = ask_user_questions.json (sample_corpus/, questions in users' own words), `public` =
 ask_public_questions.json (a public corpus from a package registry), `fresh_sample` and `fresh_public` =
 ask_fresh_*_questions.json (the same two corpora, written blind to the answerer on 3 December 2026; a set has one
-corpus, so the fresh set is two files). A set that is not committed yet is skipped with a note.
+corpus, so the fresh set is two files), `tune_sample` and `tune_public` = ask_tune_*_questions.json (the same two
+corpora again, written blind on 3 December 2026 as a calibration set: tune thresholds and slot checks on these
+freely and measure on the others). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -52,7 +54,9 @@ BOARD_READER = "ceo@lanternfish.example"
 SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.json", "sample"),
         "public": ("ask_public_questions.json", "public"),
         "fresh_sample": ("ask_fresh_sample_questions.json", "sample"),
-        "fresh_public": ("ask_fresh_public_questions.json", "public")}
+        "fresh_public": ("ask_fresh_public_questions.json", "public"),
+        "tune_sample": ("ask_tune_sample_questions.json", "sample"),
+        "tune_public": ("ask_tune_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 

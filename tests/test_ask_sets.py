@@ -81,3 +81,31 @@ def test_fresh_sets_are_true_to_their_documents_and_shaped_alike() -> None:
                 assert q["expect"] is None and q["why"], q["id"]
     # capture's secret gate refuses this file, so no answer can cite it
     assert not any("topics/authentication.md" in q.get("source", []) for q in public["questions"])
+
+
+def test_tune_sets_are_big_enough_to_calibrate_on_and_true_to_their_documents() -> None:
+    """The calibration pair (written blind to the answerer, 3 December 2026, to tune on): each set alone has
+    >= 50 questions with >= 20 answerable and >= 20 unanswerable, so a threshold tuned on it rests on more than a
+    dozen refusals; the sample set is verified against sample_corpus/, the public set's shape only (its
+    documents need a download; bench/ask_sets.py verifies it)."""
+    s = _ask_sets()
+    sample, public = s.load(s.TUNE_SAMPLE_SET), s.load(s.TUNE_PUBLIC_SET)
+    assert s.verify(sample, s.SAMPLE_CORPUS) == []
+    fresh_ids = {q["id"] for path in (s.FRESH_SAMPLE_SET, s.FRESH_PUBLIC_SET) for q in s.load(path)["questions"]}
+    for spec in (sample, public):
+        c = s.counts(spec)
+        assert c["questions"] >= 50 and c["answerable"] >= 20 and c["unanswerable"] >= 20
+        assert "calibration" in spec["written"] and "frozen" in spec["written"].casefold()
+        ids = [q["id"] for q in spec["questions"]]
+        assert len(ids) == len(set(ids)) and not set(ids) & fresh_ids
+        assert any(not p["covered"] for q in spec["questions"] for p in q.get("parts", []))
+        for q in spec["questions"]:
+            if q["answerable"]:
+                assert q["expect"] and q["source"] and q["kind"], q["id"]
+                assert all(src.endswith((".md", ".rst", ".txt", ".html", ".pdf", ".docx")) for src in q["source"])
+            else:
+                assert q["expect"] is None and q["why"] and q["kind"], q["id"]
+    # capture's secret check refuses these two pip pages, so no answer can cite them
+    refused = {"topics/authentication.md", "reference/installation-report.md"}
+    assert not any(refused & set(q.get("source", [])) for q in public["questions"])
+    assert not any(src.startswith("_restricted/") for q in sample["questions"] for src in q.get("source", []))
