@@ -5,9 +5,9 @@ is the event's own, a version of the named product (no index; sentences written 
 from __future__ import annotations
 
 from stigmergy.answer.names import Names, load
-from stigmergy.answer.question import parts, slot
-from stigmergy.answer.slots import asked, fill
+from stigmergy.answer.question import slot
 from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _fills as _slot_fills
 from tests.test_answer_slots import _Rows
 
 
@@ -20,9 +20,7 @@ def _names() -> Names:
 
 
 def _fills(question: str, line: str, context: str = "") -> float:
-    names = _names()
-    [part] = parts(question)
-    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+    return _slot_fills(question, line, context, _names())
 
 
 def test_how_often_wants_a_frequency() -> None:

@@ -31,8 +31,8 @@ def _names() -> Names:
     ]), ("public",))
 
 
-def _fills(question: str, line: str, context: str = "") -> float:
-    names = _names()
+def _fills(question: str, line: str, context: str = "", names: Names | None = None) -> float:
+    names = names or _names()
     [part] = parts(question)
     return fill(part.slot, line, context, names, asked(part.text, names))[0]
 
