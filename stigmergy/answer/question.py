@@ -65,7 +65,7 @@ class Slot:
     kind: str  # person | org | place | project | product | thing | date | quantity | reason | definition |
     #            procedure | yesno | value
     head: str = ""  # "which X" / "what X": X
-    unit: str = ""  # quantity: time | money | percent | count | "" (any figure)
+    unit: str = ""  # quantity: time | money | percent | count | "" (any figure); date: day | clock | ""
     subject: str = ""  # definition: the X of "what is X"
 
     @property
@@ -328,6 +328,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("reason")
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
         return Slot("quantity", unit="percent")
+    if nxt == "time" and not re.match(r"time (?:frame|period|window|zone|of|range|span|line|scale)\b", tail):
+        return Slot("date", unit="clock")  # "what time does the stand-up start": an hour, not the day it is on
     if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
         return Slot("date")
     # "what happened", "what changed", "what goes": a verb, not the kind of thing asked for.

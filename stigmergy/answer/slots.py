@@ -38,6 +38,8 @@ _DATE_RE = re.compile(
     r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
     r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
     r"\bend of (?:the )?(?:week|month|quarter|year)\b|\b(?:early|mid|late)[- ](?:" + _MONTH + r"|\d{4})\b", re.I)
+# "What time": an hour of the day ("09:30", "9am", "at noon"); the weekday or date it falls on does not say it.
+_CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?!\d|\.\d)|\b\d{1,2}\s?[ap]\.?m\b\.?|\b(?:noon|midday|midnight)\b", re.I)
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
               r"business days?|working days?|nights?|sprints?|quarters?)")
 _NUMBER_RE = re.compile(
@@ -229,6 +231,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
     if k == "date":
+        if slot.unit == "clock":
+            return 1.0 if any(_new(m.group(0), q) for m in _CLOCK_RE.finditer(text)) else 0.0
         if slot.unit != "day" and any(_new(m.group(1), q) for m in _RELEASE_RE.finditer(text)) and (
                 not _FUTURE_ASKED_RE.search(q.text) or _WILL_RE.search(text)):
             # "when will X be removed": "Pip 20.3: pip defaults to the new resolver" dates what is so, not what

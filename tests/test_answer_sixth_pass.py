@@ -1,0 +1,34 @@
+"""Issue #19, sixth pass: a value of the asked kind, read closer (found on the tune sets; no index; sentences
+written for these tests)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.names import Names, load
+from stigmergy.answer.question import parts, slot
+from stigmergy.answer.slots import asked, fill
+from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _Rows
+
+
+def _names() -> Names:
+    return load(_Rows([NameRow("oslo", 1, "Oslo", "place"), NameRow("kettle", 2, "Kettle", "product")]),
+                ("public",))
+
+
+def _fills(question: str, line: str, context: str = "") -> float:
+    names = _names()
+    [part] = parts(question)
+    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+
+
+def test_what_time_wants_an_hour_of_the_day() -> None:
+    assert slot("What time does the Thursday design review start?").unit == "clock"
+    assert slot("what time frame do we have for the migration?").unit != "clock"
+    q = "What time does the Thursday design review start?"
+    # The weekday or the date the meeting falls on is no hour.
+    assert _fills(q, "Lena chairs the Thursday design review.") == 0.0
+    assert _fills(q, "The Thursday design review moved to 14 May 2026.") == 0.0
+    for line in ("The Thursday design review starts at 10:30.", "The Thursday design review starts at 3pm.",
+                 "The Thursday design review starts at noon in the Oslo room."):
+        assert _fills(q, line) == 1.0, line
+
