@@ -32,3 +32,14 @@ def test_what_time_wants_an_hour_of_the_day() -> None:
                  "The Thursday design review starts at noon in the Oslo room."):
         assert _fills(q, line) == 1.0, line
 
+
+
+def test_a_money_question_wants_a_sum() -> None:
+    assert slot("How much ARR does the Oslo office bring in, in euros?").unit == "money"
+    assert slot("What does the Kettle team starter plan cost per month?").unit == "money"
+    q = "How much ARR does the Oslo office bring in, in euros?"
+    assert _fills(q, "The Oslo office is 14% of ARR.") == 0.0  # a share of it, not a sum
+    assert _fills(q, "The Oslo office brings in €2.4 million of ARR.") == 1.0
+    q = "What does the Kettle team starter plan cost per month?"
+    assert _fills(q, "Pricing: the Kettle team starter plan is billed per seat.") == 0.0  # no sum
+    assert _fills(q, "The Kettle team starter plan costs $49 per month.") == 1.0

@@ -300,7 +300,8 @@ def _how(nxt: str, rest: str) -> Slot:
     if nxt == "much" and re.match(r"much (?:time|longer|later|earlier)\b", rest):
         return Slot("quantity", unit="time")
     if nxt == "much" and re.search(r"\b(?:cost|costs|worth|pay|paid|price|budget|spend|spent|raise|raised|charge|"
-                                   r"charged|fee|revenue|earn|bill|invoice|sell|sold|money|rent)\b", rest):
+                                   r"charged|fee|revenue|earn|bill|invoice|sell|sold|money|rent|arr|mrr|salary|"
+                                   r"pounds|dollars|euros|gbp|usd|eur)\b", rest):
         return Slot("quantity", unit="money")
     if nxt in ("often", "frequently"):
         return Slot("quantity", unit="frequency")
@@ -344,7 +345,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
         return Slot("definition", subject=m.group(2))
-    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,3}(?:paid|earn|earned|charged|priced|worth|cost|spend|"
+    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|earn|earned|charged|priced|worth|cost|spend|"
                 r"spent)\b", tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
     m = _MEANS_RE.match(tail)

@@ -259,8 +259,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
             return 1.0  # "two maintainers", "seven levels"
         # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
-        # or a share counts nothing of "how many".
-        return WEAK if slot.unit == "money" and _numbers(text, q, "") else 0.0
+        # or a share counts nothing of "how many"; a share is no sum either ("12% of ARR" for "how much ARR").
+        return WEAK if slot.unit == "money" and any(
+            not re.search(r"%|percent", v, re.I) for v in _numbers(text, q, "")) else 0.0
     if k == "person":
         known, unknown = _names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
