@@ -43,3 +43,12 @@ def test_a_money_question_wants_a_sum() -> None:
     q = "What does the Kettle team starter plan cost per month?"
     assert _fills(q, "Pricing: the Kettle team starter plan is billed per seat.") == 0.0  # no sum
     assert _fills(q, "The Kettle team starter plan costs $49 per month.") == 1.0
+
+
+def test_who_was_hired_as_a_role_asks_for_the_roles_holder() -> None:
+    q = "Who did we hire as the Oslo support lead?"
+    assert slot(q).subject == "oslo support lead"
+    # A plan to hire names no one; the organisations on the line are not the hire.
+    assert _fills(q, "An Oslo support lead, for Project Kettle and Fjord Logistics.") == 0.0
+    assert _fills(q, "Fjord Logistics asked about the Oslo office.") == 0.0  # no lead spoken of
+    assert _fills(q, "We hired Dana Reyes as the Oslo support lead in May.") > 0.0

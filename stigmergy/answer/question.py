@@ -184,6 +184,11 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
 # "who is the quality director at X", "who was the leeds backup for on-call": the role the person holds.
 _ROLE_OPEN_RE = re.compile(r"^(?:who|whom)(?:'s| is| was| are| were| will be)\s+(?:the |our |their |its |his |her |"
                            r"[\w-]+'s )?(?:new |current |actual |real |present )?(.*)$", re.I)
+# "Who did we hire as the Leeds account exec": the role the hire fills is asked as plainly as "who is the …".
+_ROLE_AS_RE = re.compile(r"^(?:who|whom) (?:did|do|does|have|has|had|will) (?:we|you|they|the company|the team|\w+) "
+                         r"(?:hire|hired|appoint|appointed|name|named|pick|picked|choose|chosen|promote|promoted|"
+                         r"bring in|brought in|take on|taken on|recruit|recruited) as (?:the |a |an |our |their |its )?"
+                         r"(?:new )?(.*)$", re.I)
 _ROLE_STOP = frozenset("and or at for on in over from with to who that behind when during since by as now these days "
                        "today currently".split())
 
@@ -191,7 +196,7 @@ _ROLE_STOP = frozenset("and or at for on in over from with to who that behind wh
 def role(text: str) -> str:
     """The role a *who* part asks about ("head of marketing", "quality director", "leeds backup"), "" when
     it asks who did something ("who led it", "who pulled the plug") or names someone ("who is Tomek")."""
-    m = _ROLE_OPEN_RE.match(_clean(text).rstrip(" ?"))
+    m = _ROLE_OPEN_RE.match(_clean(text).rstrip(" ?")) or _ROLE_AS_RE.match(_clean(text).rstrip(" ?"))
     if not m:
         return ""
     taken: list[str] = []

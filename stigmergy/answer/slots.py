@@ -539,6 +539,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
+    if slot.kind == "person" and role and not slot.head and unnamed(replace(slot, head=role.split()[-1]), text, q.stems):
+        return 0.0, False  # "who did we hire as the Oslo lead": "an Oslo lead, for Project Kettle" names no one
     if slot.kind == "person" and role and speaks_of_role(role, text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # "Hannah: introduce the new customer success manager": Hannah is not the manager
     if slot.kind == "person" and not role and speaker_only(text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
