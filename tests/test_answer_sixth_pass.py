@@ -52,3 +52,13 @@ def test_who_was_hired_as_a_role_asks_for_the_roles_holder() -> None:
     assert _fills(q, "An Oslo support lead, for Project Kettle and Fjord Logistics.") == 0.0
     assert _fills(q, "Fjord Logistics asked about the Oslo office.") == 0.0  # no lead spoken of
     assert _fills(q, "We hired Dana Reyes as the Oslo support lead in May.") > 0.0
+
+
+def test_a_version_named_before_its_product_is_that_products() -> None:
+    q = "What is the minimum Kettle version the exporter needs?"
+    assert slot(q).unit == "version"  # "minimum" says which version, the version is asked
+    # A line about another package's minimum version does not say Kettle's.
+    assert _fills(q, "The exporter is installed with pip install 'exporter>=2.4' # minimum version") == 0.0
+    assert _fills(q, "The exporter needs Kettle 3.1 or later.") == 1.0
+    # Words that say which of the versions are not a product the line must name.
+    assert _fills("What is the minimum supported Kettle version?", "Kettle 3.1 is the oldest we test against.") > 0.0

@@ -360,6 +360,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     m = _QUANTITY_OF_RE.search(low)
     if m:
         head = m.group(1)
+        later = re.match(r"\s+(?:[\w'-]+\s+){0,2}(" + "|".join(sorted(VERSION_HEADS)) + r")\b", low[m.end() :])
+        if head in ("minimum", "maximum", "min", "max") and later:
+            # "what is the minimum git version": the version is asked, "minimum" says which one
+            return Slot("quantity", head=_singular(later.group(1)), unit="version")
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "percent" if head in ("percentage", "percent", "share") else _rate(head, low))
     if _DATE_OF_RE.search(low):

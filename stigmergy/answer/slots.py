@@ -521,6 +521,12 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# Words before "version" that say which of a product's versions, not which product ("the minimum version").
+_WHICH_VERSION = frozenset("minimum maximum min max latest current newest oldest earliest first last supported "
+                           "required recommended default stable next new old previous exact specific lowest highest "
+                           "major minor patch release lts".split())
+
+
 _SINCE_ASKED_RE = re.compile(r"\bsince (?:which|what|when)\b|\bstarting (?:with|from|in) (?:which|what)\b|"
                              r"\bfrom (?:which|what) (?:version|release)\b", re.I)
 _START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began|beginning|onwards?|became|becomes|"
@@ -564,6 +570,9 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
                 after, text, (v for v in _VERSION_RE.finditer(text) if _new(v.group(0), q)),
                 q.stems - {stem(m) for m in after} - {stem(w) for w in before}):
             return 0.0, False  # "what version of requests does pip vendor": "since version 20.2" is pip's
+        named = [m for m in missing if m not in _WHICH_VERSION]
+        if slot.unit == "version" and named:
+            return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
         if missing:
