@@ -11,8 +11,9 @@ from tests.test_answer_slots import _Rows
 
 
 def _names() -> Names:
-    return load(_Rows([NameRow("oslo", 1, "Oslo", "place"), NameRow("kettle", 2, "Kettle", "product")]),
-                ("public",))
+    return load(_Rows([NameRow("oslo", 1, "Oslo", "place"), NameRow("kettle", 2, "Kettle", "product"),
+                       NameRow("jonas berg", 3, "Jonas Berg", "person"),
+                       NameRow("marta silva", 4, "Marta Silva", "person")]), ("public",))
 
 
 def _fills(question: str, line: str, context: str = "") -> float:
@@ -62,3 +63,10 @@ def test_a_version_named_before_its_product_is_that_products() -> None:
     assert _fills(q, "The exporter needs Kettle 3.1 or later.") == 1.0
     # Words that say which of the versions are not a product the line must name.
     assert _fills("What is the minimum supported Kettle version?", "Kettle 3.1 is the oldest we test against.") > 0.0
+
+
+def test_a_named_role_beside_other_unnamed_people_is_named() -> None:
+    q = "Who is the Oslo head of logistics?"
+    # "two depot managers" are other people, unnamed; the head of logistics is named.
+    assert _fills(q, "From Oslo: Jonas Berg (Head of Logistics) and two depot managers.") > 0.0
+    assert _fills(q, "From Oslo: a head of logistics and two depot managers.") == 0.0

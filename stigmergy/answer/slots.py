@@ -434,6 +434,12 @@ def says_role(role: str, text: str) -> bool:
     return not own or any(_says_head(w, text) for w in own)
 
 
+def _role_head(role: str) -> str:
+    """The person noun of a role ("head" of "head of logistics", "lead" of "Oslo support lead")."""
+    ws = words(role)
+    return next((w for w in ws if w in PERSON_HEADS), ws[-1] if ws else "")
+
+
 _APART = frozenset("of for in at from with among than per".split())
 
 
@@ -545,8 +551,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
-    if slot.kind == "person" and role and not slot.head and unnamed(replace(slot, head=role.split()[-1]), text, q.stems):
-        return 0.0, False  # "who did we hire as the Oslo lead": "an Oslo lead, for Project Kettle" names no one
+    if slot.kind == "person" and role and not slot.head and unnamed(Slot("thing", head=_role_head(role)), text, q.stems):
+        # "who did we hire as the Oslo lead": "an Oslo lead, for Project Kettle" names no one. The role's own
+        # noun only: "Erik Sandberg (Head of Logistics) and two depot managers" names the head of logistics.
+        return 0.0, False
     if slot.kind == "person" and role and speaks_of_role(role, text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # "Hannah: introduce the new customer success manager": Hannah is not the manager
     if slot.kind == "person" and not role and speaker_only(text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
