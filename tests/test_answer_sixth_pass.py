@@ -65,8 +65,25 @@ def test_a_version_named_before_its_product_is_that_products() -> None:
     assert _fills("What is the minimum supported Kettle version?", "Kettle 3.1 is the oldest we test against.") > 0.0
 
 
+def test_a_role_joined_by_and_is_a_second_person() -> None:
+    q = "Who is the Oslo office's finance director?"
+    assert _fills(q, "Jonas Berg and the Oslo office's finance director joined the call.") == 0.0
+    assert _fills(q, "Jonas Berg and Marta Silva's finance director joined the Oslo call.") == 0.0
+    assert _fills(q, "Jonas Berg, the Oslo office's finance director, joined the call.") > 0.0
+    assert _fills(q, "Jonas Berg, Oslo office manager and finance director, joined the call.") > 0.0
+    # The page's title may say the rest of the role: the line's "Oslo's finance director" is the asked one.
+    assert _fills(q, "Jonas Berg and Oslo's finance director joined the call.", "Oslo office") == 0.0
+
+
 def test_a_named_role_beside_other_unnamed_people_is_named() -> None:
     q = "Who is the Oslo head of logistics?"
     # "two depot managers" are other people, unnamed; the head of logistics is named.
     assert _fills(q, "From Oslo: Jonas Berg (Head of Logistics) and two depot managers.") > 0.0
     assert _fills(q, "From Oslo: a head of logistics and two depot managers.") == 0.0
+
+
+def test_an_owners_role_is_said_by_the_role_not_the_owner() -> None:
+    q = "Who is Fjord Dairy's CFO?"
+    # The owner spoken of and someone named: that someone is not the CFO.
+    assert _fills(q, "Jonas Berg: offer Fjord Dairy a service credit per the contract.") == 0.0
+    assert _fills(q, "Marta Silva, Fjord Dairy's CFO, signed the renewal.") > 0.0

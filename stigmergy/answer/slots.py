@@ -12,6 +12,7 @@ can only guess at: a "why" answered without a causal word, a capitalised word th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from stigmergy.answer.names import Names, words
@@ -427,6 +428,11 @@ def says_role(role: str, text: str) -> bool:
     """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
     a role of person words only ("the CTO") is said when one of them is."""
     said = {stem(w) for w in words(text)}
+    whose, _, function = role.rpartition("'s ")
+    if whose:
+        # "norrland fresh's CFO": the owner names whose role, the rest which role; a line that says Norrland
+        # Fresh and no CFO speaks of someone else there.
+        return all(stem(w) in said for w in words(whose) if w not in STOPWORDS) and says_role(function, text)
     own = [w for w in words(role) if w not in STOPWORDS and w not in VAGUE]
     qualifiers = [w for w in own if w not in PERSON_HEADS]
     if qualifiers:
@@ -438,6 +444,16 @@ def _role_head(role: str) -> str:
     """The person noun of a role ("head" of "head of logistics", "lead" of "Oslo support lead")."""
     ws = words(role)
     return next((w for w in ws if w in PERSON_HEADS), ws[-1] if ws else "")
+
+
+def _says_role_here(role: str, line: str) -> Callable[[str], bool]:
+    """Whether a clause of `line` says the role as the line does: the role's words the line says, all of them
+    (the page title may say the rest: "Norrland's CFO" on the Norrland Fresh page says "norrland fresh's CFO")."""
+    line_stems = {stem(w) for w in words(line)}
+    own = [stem(w) for w in words(role) if w not in STOPWORDS and stem(w) in line_stems]
+    if not own:
+        return lambda t: says_role(role, t)
+    return lambda t: all(x in {stem(w) for w in words(t)} for x in own)
 
 
 _APART = frozenset("of for in at from with among than per".split())
@@ -560,7 +576,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if slot.kind == "person" and not role and speaker_only(text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # a speaker is not the author of what they speak of
     if slot.kind == "person" and role and role_apart(
-            text, lambda t: says_role(role, t), lambda t: kind_fill(Slot("person"), t, names, q) > 0):
+            text, _says_role_here(role, text), lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # "Hannah stays the contact until the new manager starts": she is not the manager
     if slot.kind in ("quantity", "date") and elsewhere(
             text, context, names, q.entities, q.kinds, q.stems,

@@ -70,9 +70,14 @@ def elsewhere(text: str, context: str, names: Names, entities: frozenset[int], k
     return True
 
 
+_AND_OTHER_RE = re.compile(r"\s+and\s+(?=(?:the|a|an|our|their|his|her|its|[\w-]+'s)\s)", re.I)
+
+
 def role_apart(text: str, says_role: Callable[[str], bool], names_someone: Callable[[str], bool]) -> bool:
     """The line says the role and names a person, never in one clause: the name is not the role's holder."""
-    parts = clauses(text)
+    # "Erik Sandberg and Norrland's CFO attended": a role joined to a name by "and" and its own determiner or
+    # possessive is a second person ("Maya Okafor, CEO and co-founder" is one).
+    parts = [p for c in clauses(text) for p in _AND_OTHER_RE.split(c) if p.strip()]
     if len(parts) < 2 or not says_role(text) or not names_someone(text):
         return False
     return not any(says_role(c) and names_someone(c) for c in parts)
