@@ -87,3 +87,11 @@ def test_an_owners_role_is_said_by_the_role_not_the_owner() -> None:
     # The owner spoken of and someone named: that someone is not the CFO.
     assert _fills(q, "Jonas Berg: offer Fjord Dairy a service credit per the contract.") == 0.0
     assert _fills(q, "Marta Silva, Fjord Dairy's CFO, signed the renewal.") > 0.0
+
+
+def test_a_measure_asked_by_name_wants_a_figure_of_it() -> None:
+    q = "What operating voltage does the Kettle base station use?"
+    assert slot(q).kind == "quantity"
+    # A figure of something else about the base station is not its voltage, and a name is no figure.
+    assert _fills(q, "Kettle base station agreement with the Oslo lab: 100% within 0.5 dB.") == 0.0
+    assert _fills(q, "The Kettle base station runs at an operating voltage of 12 V.") == 1.0

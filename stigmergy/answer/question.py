@@ -48,7 +48,8 @@ QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
-    "length weight height population age rent".split())
+    "length weight height population age rent energy power voltage pressure humidity distance depth width volume"
+    .split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 _QUANTITY_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
     r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)

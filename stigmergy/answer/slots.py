@@ -599,6 +599,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
+        if missing and slot.unit not in ("count", "time", "version") and not _says_head(slot.head, f"{text} {context}"):
+            return 0.0, False  # "the operating voltage": a figure where no voltage is spoken of, with or without "operating"
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
             return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
