@@ -9,8 +9,8 @@ from dataclasses import replace
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.question import parts
 from stigmergy.answer.select import score_part
-from stigmergy.answer.slots import asked
 from stigmergy.answer.terms import question_terms
+from stigmergy.answer.values import asked
 from tests.test_answer_slots import _names
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import parts, slot
-from stigmergy.answer.slots import asked, fill
+from stigmergy.answer.slots import fill
+from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
 from tests.test_answer_slots import _Rows
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.question import parts, slot
-from stigmergy.answer.slots import asked, fill
+from stigmergy.answer.slots import fill
+from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
 
 

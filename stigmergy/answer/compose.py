@@ -13,7 +13,8 @@ from typing import Any
 from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot
-from stigmergy.answer.slots import Asked, kind_fill
+from stigmergy.answer.slots import kind_fill
+from stigmergy.answer.values import Asked
 from stigmergy.gates.figures import claim_text
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify

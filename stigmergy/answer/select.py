@@ -27,8 +27,9 @@ import numpy as np
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
-from stigmergy.answer.slots import SAME_AS, Asked, fill
+from stigmergy.answer.slots import SAME_AS, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
+from stigmergy.answer.values import Asked
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45

@@ -23,9 +23,9 @@ from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, score_part
-from stigmergy.answer.slots import asked
 from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import Term, question_terms, stem, stems, weigh
+from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.errors import UsageError
 from stigmergy.index.search import Searcher

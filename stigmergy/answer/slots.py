@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import (
@@ -27,38 +27,22 @@ from stigmergy.answer.question import (
 )
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
+from stigmergy.answer.values import (
+    CALENDAR,
+    CLOCK_RE,
+    FREQ_RE,
+    RELEASE_RE,
+    VERSION_RE,
+    Asked,
+    dates_in,
+    figures_in,
+    is_new,
+    is_new_name,
+)
 
 WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md)
 CONTEXT = 0.9  # the value is in the line's context (title, heading, previous sentence), not in the line
 
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_DATE_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
-    r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
-    r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
-    r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
-    r"\bend of (?:the )?(?:week|month|quarter|year)\b|\b(?:early|mid|late)[- ](?:" + _MONTH + r"|\d{4})\b", re.I)
-# "What time": an hour of the day ("09:30", "9am", "at noon"); the weekday or date it falls on does not say it.
-_CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?!\d|\.\d)|\b\d{1,2}\s?[ap]\.?m\b\.?|\b(?:noon|midday|midnight)\b", re.I)
-_TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
-              r"business days?|working days?|nights?|sprints?|quarters?)")
-_NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
-    r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
-# How often: a period ("weekly", "every 6 hours", "3 times a day", "twice per sprint", "10/hour"), not any
-# figure ("43.16%" of users is no frequency). "Once" and "every" alone are too common to say one.
-_PERIOD = (r"(?:\d+\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|quarters?|"
-           r"years?|sprints?|releases?|runs?|builds?|deploys?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
-           r"mornings?|evenings?|weekends?|business days?|working days?)")
-_FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|nightly|"
-                      r"twice|thrice|\d+\s*(?:times|x)\b|(?:once|twice|\d+\s*times)\s+(?:a|an|per|each|every)\b|"
-                      r"(?:every|each|per)\s+(?:other\s+|few\s+|couple of\s+)?" + _PERIOD + r"\b|"
-                      r"\d[\d.,]*\s+(?:[a-z]+\s+){0,2}(?:a|an)\s+" + _PERIOD + r"\b|"
-                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days\b)|\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
-                      re.I)
-# A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
-_PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
 _FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
                               r"\bwhen (?:will|shall)\b", re.I)
@@ -85,120 +69,12 @@ _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
 _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
-_LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
-                             r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
-_NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
-# "Python 3 environments", "pip 21": a major release named by its number alone is no amount either.
-_NAMED_MAJOR_RE = re.compile(r"\b(?:python|pip|version|release|cpython|pypy)\s?(\d+)\b(?![.,]\d)", re.I)
-_RELEASE_RE = re.compile(r"\b(?:version|release|pip|v)\s?(\d+(?:\.\d+)+)\b", re.I)
-_MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
-_CALENDAR = frozenset("january february march april may june july august september october november december "
-                      "monday tuesday wednesday thursday friday saturday sunday today".split())
-_VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w])|\b(?:version|release|pip|python|v)\s?\d+(?:\.\d+)*\b", re.I)
-# Words that stand for a thing without naming it: "one component", "another customer".
 VAGUE = frozenset(
     "one ones some someone something another other others certain several various thing things part parts item "
     "items stuff kind sort type each every both either neither few many lot lots new old same different "
     "particular specific main key".split())
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
 
-
-@dataclass(frozen=True)
-class Asked:
-    """What the question already holds, to tell a new value from an echo of the question."""
-
-    text: str  # folded question text
-    stems: frozenset[str]  # content stems of the question, with the stems of every name of its entities
-    entities: frozenset[int]  # pages of the entities the question names
-    kinds: frozenset[str] = frozenset()  # their kinds (place, product, person, …)
-
-
-def asked(question: str, names: Names) -> Asked:
-    ents = names.entities(question)
-    st = {stem(w) for w in words(question) if w not in STOPWORDS}
-    for e in ents:
-        for n in e.names:
-            st.update(stem(w) for w in n.split())
-    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents), frozenset(e.kind for e in ents))
-
-
-def _new(value: str, q: Asked) -> bool:
-    v = " ".join(words(value))
-    return bool(v) and v not in q.text
-
-
-def _new_name(name: str, q: Asked) -> bool:
-    """A name the question does not say, by any of its words (the question's "harbor" is "Harbor API")."""
-    return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
-
-
-_DAY_RE = re.compile(r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
-
-
-def _dates(text: str, q: Asked, day: bool = False) -> list[str]:
-    """Dates the question does not hold. A month named alone must be capitalised ("A future release may drop
-    these options" names no month); with `day` ("what date", "which day"), only a date that names its day."""
-    out = []
-    for m in _DATE_RE.finditer(text):
-        got = m.group(0)
-        if text[m.start() - 1 : m.start()] in ("=", "_") or re.match(r"[-_][A-Za-z]", text[m.end() : m.end() + 2]):
-            continue  # "--use-feature=2020-resolver", "build_2021": a name's digits, not a year
-        if not any(ch.isdigit() for ch in got) and got[:1].islower() and fold(got) not in _RELATIVE_DATES:
-            continue
-        if day and not (_DAY_RE.search(got) and not re.fullmatch(r"(?:19|20)\d\d|q[1-4](?:\s+\d{4})?", got, re.I)):
-            continue
-        if _new(got, q):
-            out.append(got)
-    return out
-
-
-_RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())
-
-
-# "Of the people using pip in automation, how many…", "how many of those users…": how many of a group the
-# question names, which a share of that group answers as well as a count ("only 9% having issues").
-_PARTITIVE_RE = re.compile(r"^(?:\w+ )?of (?:the|those|these|all|our) [^,?]+, how many\b|\bhow many of (?:the|those|these|"
-                           r"them|all|our)\b")
-
-
-def _numbers(text: str, q: Asked, unit: str) -> list[str]:
-    """Figures of the asked unit that the question does not hold. Digits glued to letters name things
-    (Q1, G2, M2, v0), so they are no figures; a year, a day of a month or a clock time is a date."""
-    dates = [m.span() for m in _DATE_RE.finditer(text)]
-    versions = [m.span(1) for r in (_NAMED_VERSION_RE, _NAMED_MAJOR_RE) for m in r.finditer(text)]
-    out = []
-    for m in _NUMBER_RE.finditer(text):
-        a, b = m.span("n")
-        if any(x <= a < y for x, y in versions) and not (m.group("pct") or m.group("cur") or m.group("scale")):
-            continue  # "Pip 20.3:", "Python 3.10", "version 1.4": a release, not an amount
-        if a > 0 and (text[a - 1].isalpha() or (text[a - 1] in "-." and a > 1 and text[a - 2].isalpha())):
-            continue
-        if b < len(text) and text[b : b + 1].isalpha() and not m.group("scale") and not m.group("unit"):
-            continue
-        in_date = any(x <= a < y for x, y in dates)
-        u = (m.group("unit") or "").lower()
-        is_time = bool(u) and re.fullmatch(_TIME_UNIT, u) is not None
-        if unit == "time" and not is_time:
-            continue
-        if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
-            continue
-        if unit == "size" and (is_time or in_date):
-            continue  # "how big can the cache grow": "redirected in 3 seconds" is no size
-        if unit == "money" and not (m.group("cur") or (m.group("scale") and (not u or u in _MONEY_UNITS))):
-            continue  # "1.2 million events a week" is a count, not what anyone pays
-        if unit == "percent" and not m.group("pct"):
-            continue
-        core = max(m.end(g) for g in ("n", "scale", "pct") if m.group(g))
-        if unit == "rate" and not (m.group("pct") or _PER_RE.match(text, core) or _PER_RE.match(text, m.end())):
-            continue  # "what is the error rate": "412 errors" is a count, "0.4%" or "3 per hour" a rate
-        if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
-            continue
-        if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
-            continue  # "delayed by up to 47 minutes" counts no alerts; "£46k", "12%" count nothing
-        value = m.group(0).strip()
-        if _new(value, q) and _new(m.group("n"), q):
-            out.append(value)
-    return out
 
 
 def _names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -> tuple[list[str], list[str]]:
@@ -215,9 +91,9 @@ def _names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) 
     for m in _CAP_RE.finditer(body):
         name = m.group(0)
         ws = words(name)
-        if not ws or all(w in STOPWORDS or w in VAGUE or w in _CALENDAR for w in ws) or names.entity(name) is not None:
+        if not ws or all(w in STOPWORDS or w in VAGUE or w in CALENDAR for w in ws) or names.entity(name) is not None:
             continue
-        if any(stem(w) in q.stems for w in ws) or not _new(name, q):
+        if any(stem(w) in q.stems for w in ws) or not is_new(name, q):
             continue
         unknown.append(name)
     return known, unknown
@@ -233,19 +109,19 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     k = slot.kind
     if k == "date":
         if slot.unit == "clock":
-            return 1.0 if any(_new(m.group(0), q) for m in _CLOCK_RE.finditer(text)) else 0.0
-        if slot.unit != "day" and any(_new(m.group(1), q) for m in _RELEASE_RE.finditer(text)) and (
+            return 1.0 if any(is_new(m.group(0), q) for m in CLOCK_RE.finditer(text)) else 0.0
+        if slot.unit != "day" and any(is_new(m.group(1), q) for m in RELEASE_RE.finditer(text)) and (
                 not _FUTURE_ASKED_RE.search(q.text) or _WILL_RE.search(text)):
             # "when will X be removed": "Pip 20.3: pip defaults to the new resolver" dates what is so, not what
             # is to come; a release answers it when the line speaks of what will be
             return 1.0  # "when did that option go": "Changed in version 22.1" (software is dated by releases)
-        return 1.0 if _dates(text, q, day=slot.unit == "day") else 0.0
+        return 1.0 if dates_in(text, q, day=slot.unit == "day") else 0.0
     if k == "quantity":
         if slot.unit == "version":
-            return 1.0 if any(_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
-                              for m in _VERSION_RE.finditer(text)) else 0.0  # "43.16%" is a share
+            return 1.0 if any(is_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
+                              for m in VERSION_RE.finditer(text)) else 0.0  # "43.16%" is a share
         if slot.unit == "frequency":
-            return 1.0 if any(_new(m.group(0), q) for m in _FREQ_RE.finditer(text)) else 0.0
+            return 1.0 if any(is_new(m.group(0), q) for m in FREQ_RE.finditer(text)) else 0.0
         if slot.unit == "count" and slot.head and says_counted(slot.head, text):
             # "how many people work in Leeds": "We have two offices: Leeds (…, finance and people)" counts
             # offices. The count must stand beside what is counted, in the same sentence.
@@ -253,16 +129,16 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
                 return 1.0
             if _counts_other(slot.head, text, q):
                 return 0.0  # "how many maintainers": "two members of the team … and no maintainers opposing"
-            return WEAK if _numbers(text, q, "count") or any(
+            return WEAK if figures_in(text, q, "count") or any(
                 w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
-        if _numbers(text, q, slot.unit):
+        if figures_in(text, q, slot.unit):
             return 1.0
         if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
             return 1.0  # "two maintainers", "seven levels"
         # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
         # or a share counts nothing of "how many"; a share is no sum either ("12% of ARR" for "how much ARR").
         return WEAK if slot.unit == "money" and any(
-            not re.search(r"%|percent", v, re.I) for v in _numbers(text, q, "")) else 0.0
+            not re.search(r"%|percent", v, re.I) for v in figures_in(text, q, "")) else 0.0
     if k == "person":
         known, unknown = _names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
@@ -277,13 +153,13 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if known:
             return 1.0
         if k == "place" and (_STREET_RE.search(text) or any(
-                _new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
+                is_new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
             return 1.0 if _STREET_RE.search(text) else WEAK
-        if k == "place" and any(_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
+        if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
             return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
-        if k == "place" and any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        if k == "place" and any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
             return WEAK  # "in conf.py", "under `[answer]`"
-        if k == "project" and any(_new(a or b, q) for a, b in _PROJECT_RE.findall(text)):
+        if k == "project" and any(is_new(a or b, q) for a, b in _PROJECT_RE.findall(text)):
             return 1.0
         return WEAK if [n for n in unknown if names.entity(n) is None] else 0.0
     if k == "thing":
@@ -299,13 +175,13 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0
         return 1.0 if len(_content(text, q)) >= 2 else 0.0
     if k == "procedure":
-        if any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        if any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
             return 1.0  # an option, a command, a file: what "how do I…" is usually after
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         return 1.0
     # A plain "what…": any value the question does not hold.
-    if _numbers(text, q, "") or _dates(text, q) or any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+    if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
 
@@ -346,7 +222,7 @@ def _name_beside(head: str, text: str, q: Asked) -> bool:
         for got in (before, after):
             if got and all(w.isupper() and len(w) <= 4 for w in got.group(1).split() if w.lower() not in STOPWORDS):
                 continue  # "SMS provider", "CI service": an acronym says what kind, not which one
-            if got and _new_name(got.group(1), q) and not all(w in _CALENDAR or w in STOPWORDS
+            if got and is_new_name(got.group(1), q) and not all(w in CALENDAR or w in STOPWORDS
                                                               for w in words(got.group(1))):
                 return True
     return False
@@ -373,7 +249,7 @@ def _known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
     if want is None:
         return True
     known, _ = _names_in(text, names, q, want)
-    return bool(known) or (slot.kind == "project" and any(_new(a or b, q) for a, b in _PROJECT_RE.findall(text)))
+    return bool(known) or (slot.kind == "project" and any(is_new(a or b, q) for a, b in _PROJECT_RE.findall(text)))
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
@@ -395,7 +271,7 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = _names_in(text, names, q, None)
-    if known or any(_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+    if known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
         return 1.0
     low = fold(text)
     hs = stem(head)
@@ -465,7 +341,7 @@ def _counts_other(head: str, text: str, q: Asked) -> bool:
     kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
     if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
         kin |= {stem(w) for w in PERSON_HEADS}
-    counts = {v.split()[0].lstrip("~") for v in _numbers(text, q, "count")}
+    counts = {v.split()[0].lstrip("~") for v in figures_in(text, q, "count")}
     ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
     found = [i for i, w in enumerate(ws) if w in counts or (w in _NUMBER_WORDS and w not in q.text.split())]
     return bool(found) and all(i + 1 < len(ws) and ws[i + 1].isalpha() and ws[i + 1] not in STOPWORDS
@@ -481,7 +357,7 @@ def _count_beside(head: str, text: str, q: Asked) -> bool:
     for clause in re.split(r"[.;!?](?:\s|$)", text):
         ws = clause.split()
         # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
-        counts = {v.split()[0].lstrip("~") for v in _numbers(clause, q, "count")}
+        counts = {v.split()[0].lstrip("~") for v in figures_in(clause, q, "count")}
         bare = [fold(w.strip(",:;()~*—-")) for w in ws]
         for i, w in enumerate(bare):
             if stem(w) not in kin:
@@ -591,7 +467,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         if missing and _other_qualifier(slot.head, text, q):
             return 0.0, False  # "software subscriptions' margin": "Hardware gross margin" is another margin
         if slot.unit == "version" and after and not version_tied(
-                after, text, (v for v in _VERSION_RE.finditer(text) if _new(v.group(0), q)),
+                after, text, (v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)),
                 q.stems - {stem(m) for m in after} - {stem(w) for w in before}):
             return 0.0, False  # "what version of requests does pip vendor": "since version 20.2" is pip's
         named = [m for m in missing if m not in _WHICH_VERSION]

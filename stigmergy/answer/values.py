@@ -1,0 +1,147 @@
+"""The values a line holds, before any slot is asked of them: dates, figures with their units, releases and
+frequencies, and what the question already holds (`Asked`), so that an echo of the question is no value.
+slots.py decides whether such a value fills a question's slot; these are its raw readings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stigmergy.answer.names import Names, words
+from stigmergy.answer.terms import STOPWORDS, fold, stem
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
+    r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
+    r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
+    r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
+    r"\bend of (?:the )?(?:week|month|quarter|year)\b|\b(?:early|mid|late)[- ](?:" + _MONTH + r"|\d{4})\b", re.I)
+# "What time": an hour of the day ("09:30", "9am", "at noon"); the weekday or date it falls on does not say it.
+CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?!\d|\.\d)|\b\d{1,2}\s?[ap]\.?m\b\.?|\b(?:noon|midday|midnight)\b", re.I)
+_TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
+              r"business days?|working days?|nights?|sprints?|quarters?)")
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
+    r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
+# How often: a period ("weekly", "every 6 hours", "3 times a day", "twice per sprint", "10/hour"), not any
+# figure ("43.16%" of users is no frequency). "Once" and "every" alone are too common to say one.
+_PERIOD = (r"(?:\d+\s*)?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|fortnights?|months?|quarters?|"
+           r"years?|sprints?|releases?|runs?|builds?|deploys?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+           r"mornings?|evenings?|weekends?|business days?|working days?)")
+FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|nightly|"
+                      r"twice|thrice|\d+\s*(?:times|x)\b|(?:once|twice|\d+\s*times)\s+(?:a|an|per|each|every)\b|"
+                      r"(?:every|each|per)\s+(?:other\s+|few\s+|couple of\s+)?" + _PERIOD + r"\b|"
+                      r"\d[\d.,]*\s+(?:[a-z]+\s+){0,2}(?:a|an)\s+" + _PERIOD + r"\b|"
+                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days\b)|\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
+                      re.I)
+# A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
+_PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
+_LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
+                             r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
+_NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
+# "Python 3 environments", "pip 21": a major release named by its number alone is no amount either.
+_NAMED_MAJOR_RE = re.compile(r"\b(?:python|pip|version|release|cpython|pypy)\s?(\d+)\b(?![.,]\d)", re.I)
+RELEASE_RE = re.compile(r"\b(?:version|release|pip|v)\s?(\d+(?:\.\d+)+)\b", re.I)
+_MONEY_UNITS = frozenset("pounds pound dollars dollar euros euro gbp usd eur sterling".split())
+CALENDAR = frozenset("january february march april may june july august september october november december "
+                      "monday tuesday wednesday thursday friday saturday sunday today".split())
+VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w])|\b(?:version|release|pip|python|v)\s?\d+(?:\.\d+)*\b", re.I)
+# Words that stand for a thing without naming it: "one component", "another customer".
+@dataclass(frozen=True)
+class Asked:
+    """What the question already holds, to tell a new value from an echo of the question."""
+
+    text: str  # folded question text
+    stems: frozenset[str]  # content stems of the question, with the stems of every name of its entities
+    entities: frozenset[int]  # pages of the entities the question names
+    kinds: frozenset[str] = frozenset()  # their kinds (place, product, person, …)
+
+
+def asked(question: str, names: Names) -> Asked:
+    ents = names.entities(question)
+    st = {stem(w) for w in words(question) if w not in STOPWORDS}
+    for e in ents:
+        for n in e.names:
+            st.update(stem(w) for w in n.split())
+    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents), frozenset(e.kind for e in ents))
+
+
+def is_new(value: str, q: Asked) -> bool:
+    v = " ".join(words(value))
+    return bool(v) and v not in q.text
+
+
+def is_new_name(name: str, q: Asked) -> bool:
+    """A name the question does not say, by any of its words (the question's "harbor" is "Harbor API")."""
+    return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
+
+
+_DAY_RE = re.compile(r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
+
+
+def dates_in(text: str, q: Asked, day: bool = False) -> list[str]:
+    """Dates the question does not hold. A month named alone must be capitalised ("A future release may drop
+    these options" names no month); with `day` ("what date", "which day"), only a date that names its day."""
+    out = []
+    for m in _DATE_RE.finditer(text):
+        got = m.group(0)
+        if text[m.start() - 1 : m.start()] in ("=", "_") or re.match(r"[-_][A-Za-z]", text[m.end() : m.end() + 2]):
+            continue  # "--use-feature=2020-resolver", "build_2021": a name's digits, not a year
+        if not any(ch.isdigit() for ch in got) and got[:1].islower() and fold(got) not in _RELATIVE_DATES:
+            continue
+        if day and not (_DAY_RE.search(got) and not re.fullmatch(r"(?:19|20)\d\d|q[1-4](?:\s+\d{4})?", got, re.I)):
+            continue
+        if is_new(got, q):
+            out.append(got)
+    return out
+
+
+_RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())
+
+
+# "Of the people using pip in automation, how many…", "how many of those users…": how many of a group the
+# question names, which a share of that group answers as well as a count ("only 9% having issues").
+_PARTITIVE_RE = re.compile(r"^(?:\w+ )?of (?:the|those|these|all|our) [^,?]+, how many\b|\bhow many of (?:the|those|these|"
+                           r"them|all|our)\b")
+
+
+def figures_in(text: str, q: Asked, unit: str) -> list[str]:
+    """Figures of the asked unit that the question does not hold. Digits glued to letters name things
+    (Q1, G2, M2, v0), so they are no figures; a year, a day of a month or a clock time is a date."""
+    dates = [m.span() for m in _DATE_RE.finditer(text)]
+    versions = [m.span(1) for r in (_NAMED_VERSION_RE, _NAMED_MAJOR_RE) for m in r.finditer(text)]
+    out = []
+    for m in _NUMBER_RE.finditer(text):
+        a, b = m.span("n")
+        if any(x <= a < y for x, y in versions) and not (m.group("pct") or m.group("cur") or m.group("scale")):
+            continue  # "Pip 20.3:", "Python 3.10", "version 1.4": a release, not an amount
+        if a > 0 and (text[a - 1].isalpha() or (text[a - 1] in "-." and a > 1 and text[a - 2].isalpha())):
+            continue
+        if b < len(text) and text[b : b + 1].isalpha() and not m.group("scale") and not m.group("unit"):
+            continue
+        in_date = any(x <= a < y for x, y in dates)
+        u = (m.group("unit") or "").lower()
+        is_time = bool(u) and re.fullmatch(_TIME_UNIT, u) is not None
+        if unit == "time" and not is_time:
+            continue
+        if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
+            continue
+        if unit == "size" and (is_time or in_date):
+            continue  # "how big can the cache grow": "redirected in 3 seconds" is no size
+        if unit == "money" and not (m.group("cur") or (m.group("scale") and (not u or u in _MONEY_UNITS))):
+            continue  # "1.2 million events a week" is a count, not what anyone pays
+        if unit == "percent" and not m.group("pct"):
+            continue
+        core = max(m.end(g) for g in ("n", "scale", "pct") if m.group(g))
+        if unit == "rate" and not (m.group("pct") or _PER_RE.match(text, core) or _PER_RE.match(text, m.end())):
+            continue  # "what is the error rate": "412 errors" is a count, "0.4%" or "3 per hour" a rate
+        if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
+            continue
+        if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
+            continue  # "delayed by up to 47 minutes" counts no alerts; "£46k", "12%" count nothing
+        value = m.group(0).strip()
+        if is_new(value, q) and is_new(m.group("n"), q):
+            out.append(value)
+    return out
