@@ -94,6 +94,11 @@ def test_topic_is_not_an_answer_and_the_refusal_lists_the_nearest_lines(wiki: Re
     near = out["nearest_lines"]
     assert any("one component has a 16-week lead time" in n["text"] and n["why"] == "does not say which" for n in near)
     assert all(n["citations"] for n in near)
+    # The wiki note that quotes the source line says the same thing: one entry, cited in both places.
+    texts = [n["text"] for n in near]
+    assert len(texts) == len(set(texts)), texts
+    [lead] = [n for n in near if "16-week" in n["text"]]
+    assert {c["path"].split("/")[0] for c in lead["citations"]} == {"sources", "wiki"}
 
 
 def test_an_alias_names_the_entity_and_the_slot_is_filled_from_the_title(wiki: RepoBuilder) -> None:

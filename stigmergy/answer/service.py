@@ -258,18 +258,27 @@ def _nearest_lines(scored_parts: list[tuple[Part, list[Term], list[Scored]]], wi
     """The lines that came closest, and why each does not answer: the refusal's reading list."""
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
+    by_text: dict[str, dict[str, Any]] = {}
     for part, _, scored in scored_parts:
         ranked = sorted(scored, key=lambda sc: (-(0.5 * max(sc.meaning, 0.0) + 0.5 * sc.words), sc.line.rank))
         for sc in ranked[:NEAREST]:
             if (sc.line.page, sc.line.line) in seen:
                 continue
             seen.add((sc.line.page, sc.line.line))
-            why = (_WHY_NOT.get(part.slot.kind, "") if sc.fill == 0 else
-                   "off the question's topic" if not sc.on_topic else "too far from the question")
             cites = [sc.line.wiki_cite] if sc.line.type != "source" else []
             cites.extend(sc.line.cites)
-            out.append({"text": readable(sc.line), "page": sc.line.page, "line": sc.line.line, "why": why,
-                        "citations": [c.to_dict(with_text) for c in dict.fromkeys(cites)]})
+            cited = [c.to_dict(with_text) for c in dict.fromkeys(cites)]
+            text = readable(sc.line)
+            # A wiki line that quotes its source says what the source line says: one entry, with both places.
+            same = by_text.get(" ".join(text.casefold().split()))
+            if same is not None:
+                same["citations"].extend(c for c in cited if c not in same["citations"])
+                continue
+            why = (_WHY_NOT.get(part.slot.kind, "") if sc.fill == 0 else
+                   "off the question's topic" if not sc.on_topic else "too far from the question")
+            entry = {"text": text, "page": sc.line.page, "line": sc.line.line, "why": why, "citations": cited}
+            by_text[" ".join(text.casefold().split())] = entry
+            out.append(entry)
     return out[:NEAREST * max(1, len(scored_parts))]
 
 
