@@ -32,6 +32,13 @@ LEAD = 0.3
 # A page of a few fragments is what its best fragment says (its centroid and lead are that fragment, or a
 # neighbour that dilutes it: a note whose first fragment is its list and whose second its contradiction).
 DESCRIBE_MIN_FRAGMENTS = 4
+# A page's best window is the best of its n windows, and the best of n draws rises with n: a 385-window guide
+# has a window near almost any question. So the best window's share (1 - CENTROID - LEAD at
+# DESCRIBE_MIN_FRAGMENTS windows) falls as (DESCRIBE_MIN_FRAGMENTS / n) ** BEST_WINDOW_DECAY, and the centroid
+# and lead take what it gives up in their own proportion (0.40 : 0.30 : 0.30 at 4 windows, 0.32 : 0.34 : 0.34
+# at 35, 0.25 : 0.37 : 0.37 at 385). 0.1: the middle of the calibration halves' plateau (0.05-0.15 score alike;
+# docs/index.md, issue 20, seventh pass); 0 gives fixed shares at every length.
+BEST_WINDOW_DECAY = 0.1
 
 Row = tuple[int, int, float]  # (fragment, page, score): bm25 negated, or cosine similarity
 
@@ -71,12 +78,25 @@ def describe(page_cosines: dict[int, tuple[float, float, int]], depth: int) -> l
     return sorted(score, key=lambda pid: (-score[pid], pid))[:depth]
 
 
+def _pooled(best: float, centroid: float, lead: float, windows: int) -> float:
+    """A described page's vector side: its best window, centroid and lead (each normalised), the best window's
+    share falling with the page's length (BEST_WINDOW_DECAY)."""
+    fixed = 1.0 - CENTROID - LEAD
+    share = fixed * min(1.0, (DESCRIBE_MIN_FRAGMENTS / max(1, windows)) ** BEST_WINDOW_DECAY)
+    whole = CENTROID + LEAD
+    if whole <= 0:
+        return best
+    given = fixed - share
+    return share * best + (CENTROID + given * CENTROID / whole) * centroid + (LEAD + given * LEAD / whole) * lead
+
+
 def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cosines: dict[int, float],
           depth: int, scale: float, alpha: float | None = None,
-          page_cosines: dict[int, tuple[float, float]] | None = None) -> Blend:
+          page_cosines: dict[int, tuple[float, float, int]] | None = None) -> Blend:
     """The text arms' pages (each arm's first `depth` pages) scored by the blend. `lexical` / `vector`:
     an arm's rows best first, None when the arm did not run; `extra_cosines`: the cosine of lexical
-    fragments the vector arm did not return; `scale`: what a page best in both arms scores."""
+    fragments the vector arm did not return; `scale`: what a page best in both arms scores; `page_cosines`:
+    page -> (cosine with its centroid, with its lead, its fragments) for the pages described."""
     alpha = ALPHA if alpha is None else alpha  # read at call time: bench ablations set the constant
     lex: dict[int, float] = {}
     cos: dict[int, float] = dict(extra_cosines)
@@ -118,9 +138,9 @@ def blend(lexical: Sequence[Row] | None, vector: Sequence[Row] | None, extra_cos
         # What the whole page is about, beside its best passage: the mean of its fragment vectors and its
         # first fragment (a man page's NAME line, a guide's introduction). A long reference page whose one
         # window happens to resemble the query is, as a whole, about something else.
-        cent = _normalised({pid: c for pid, (c, _) in page_cosines.items() if pid in keep}, depth)
-        lead = _normalised({pid: c for pid, (_, c) in page_cosines.items() if pid in keep}, depth)
-        page_vec = {pid: ((1 - CENTROID - LEAD) * page_vec.get(pid, 0.0) + CENTROID * cent[pid] + LEAD * lead[pid])
+        cent = _normalised({pid: c for pid, (c, _, _) in page_cosines.items() if pid in keep}, depth)
+        lead = _normalised({pid: c for pid, (_, c, _) in page_cosines.items() if pid in keep}, depth)
+        page_vec = {pid: _pooled(page_vec.get(pid, 0.0), cent[pid], lead[pid], page_cosines[pid][2])
                     if pid in cent else page_vec.get(pid, 0.0) for pid in keep}
     pages_out = {pid: scale * (w_lex * page_lex.get(pid, 0.0) + w_vec * page_vec.get(pid, 0.0)) for pid in keep}
     return Blend(pages_out, fragments, {fid: page_of[fid] for fid in fragments})

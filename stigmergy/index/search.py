@@ -263,7 +263,7 @@ def run_search(
             extra = {fid: float(v @ qvec) for fid, v in got.items()}
         weight = BLEND_WEIGHT if by_rank else 1.0
         scale = weight * sum(ARM_WEIGHTS[a] for a in rows) / (rrf_k + 1)
-        described = ({pid: (c, lead) for pid, (c, lead, n) in page_cos.items() if n >= fusion.DESCRIBE_MIN_FRAGMENTS}
+        described = ({pid: cos for pid, cos in page_cos.items() if cos[2] >= fusion.DESCRIBE_MIN_FRAGMENTS}
                      if fusion.CENTROID or fusion.LEAD else {})
         mixed = fusion.blend(rows.get("lexical"), rows.get("vector"), extra, ARM_DEPTH, scale,
                              page_cosines=described)
