@@ -22,7 +22,21 @@ _AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will",
 _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
-                       r"were|does|did|do|can|will|has|have)\b)", re.I)
+                       r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
+                       r"whose)\b)", re.I)
+# A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
+# first part's predicate.
+_BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
+                           r"^(?:who|when|where|why|how)$", re.I)
+# A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
+# its own question word does not say what is asked.
+_FRAME_RE = re.compile(r"^(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
+                       r"under|over|regarding|about)\b[^,?]*,\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
+                       r"is|are|was|were|does|did|do|can|will|has|have|should)\b)", re.I)
+# "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
+# it say who asks, not what is asked.
+_QUOTED_IT_RE = re.compile(r"^.*?(?:^|\s)['\"‘“]([^'\"’”]{2,40})['\"’”](?=[\s,.;:?]).*?,\s*"
+                           r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)\s+(.{2,40}?)\s*\??$", re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -93,6 +107,11 @@ def _clean(question: str) -> str:
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
+    quoted = _QUOTED_IT_RE.match(q)
+    if quoted:
+        term, wh, aux, rest = quoted.groups()
+        said = f"{wh.lower()} {aux.lower()} {term} {rest}".rstrip(" ?")
+        return [Part(said, slot(said))]
     m = _TWO_WH_RE.match(q)
     if m:
         rest = m.group(3)
@@ -105,11 +124,22 @@ def parts(question: str) -> list[Part]:
     out = [Part(pieces[0], slot(pieces[0]))]
     subject = _subject_words(pieces[0])
     for p in pieces[1:]:
+        if _BARE_PART_RE.match(p):
+            p = f"{p} {_predicate(pieces[0])}".strip()
         # "…and who led it": the second part's pronoun is the first part's subject.
         carried = re.sub(r"\b(it|its|they|them|their|this|that|he|she|him|her|there)\b",
                          lambda mm: subject or mm.group(0), p, count=1, flags=re.I) if subject else p
         out.append(Part(carried, slot(p)))
     return out
+
+
+def _predicate(text: str) -> str:
+    """The first part less its question word: "who ran the lodestar retro" -> "ran the lodestar retro"."""
+    ws = text.split()
+    i = 0
+    while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
+        i += 1
+    return " ".join(ws[i:])
 
 
 def _subject_words(text: str) -> str:
@@ -267,6 +297,9 @@ def slot(text: str) -> Slot:
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
     ("is", "does", "should") asks yes or no."""
     q = _clean(text)
+    frame = _FRAME_RE.match(q)
+    if frame:
+        return slot(q[frame.end():])
     named = _NAME_OF_RE.match(q.rstrip(" ?"))
     if named:
         return slot(f"which {named.group(1) or named.group(2)}")
