@@ -51,3 +51,22 @@ def test_a_quoted_term_is_what_it_means_asks_about() -> None:
                   "Reviewers keep asking what the team means in reviews.") == 0.0
     assert _fills("my team keeps saying 'cold soak' in reviews, what does it mean?",
                   "Cold soak — how long a unit sits below freezing before it is powered on.") == 1.0
+
+
+def test_api_calls_are_counted_as_requests() -> None:
+    q = "how many calls an hour can one client make?"
+    assert _fills(q, "Each client is limited to 1,200 requests per hour.") == 1.0
+
+
+def test_a_cloud_region_is_a_place() -> None:
+    q = "where is the Oslo customers' data stored?"
+    assert _fills(q, "Backups are kept for 30 days in the primary region: eu-north-1 for the Oslo customers.") == 1.0
+    assert _fills(q, "Backups are kept for 30 days for the Oslo customers.") == 0.0
+
+
+def test_a_refusal_and_what_stands_in_its_way_is_a_reason() -> None:
+    q = "why was the Bergen depot left out of the trial?"
+    line = "We cannot trial in the Bergen depot this spring; its freezers are leased and the lessor must sign off."
+    assert _fills(q, line) == 1.0
+    # A plain statement about the depot gives no reason.
+    assert _fills(q, "The Bergen depot has twelve freezers and one loading bay.") < 1.0

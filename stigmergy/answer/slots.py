@@ -68,6 +68,13 @@ _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van
 _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
 _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+# A cloud region ("eu-west-2", "us-east-1"): where data or a service is hosted.
+_REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|west|central|northeast|northwest|"
+                        r"southeast|southwest)-\d\b", re.I)
+# A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
+# our frozen stock is contract-manufactured".
+_REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
+                                r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
 _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
 VAGUE = frozenset(
     "one ones some someone something another other others certain several various thing things part parts item "
@@ -155,6 +162,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if k == "place" and (_STREET_RE.search(text) or any(
                 is_new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
             return 1.0 if _STREET_RE.search(text) else WEAK
+        if k == "place" and any(is_new(m.group(0), q) for m in _REGION_RE.finditer(text)):
+            return 1.0
         if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
             return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
         if k == "place" and any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
@@ -165,7 +174,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "thing":
         return _thing_fill(slot.head, text, names, q)
     if k == "reason":
-        if _CAUSE_RE.search(text) and len(_content(text, q)) >= 2:
+        if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text)) and len(_content(text, q)) >= 2:
             return 1.0
         return WEAK if len(_content(text, q)) >= 4 else 0.0
     if k == "definition":
@@ -259,7 +268,8 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
             "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
             "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
-            "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated"}
+            "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
+            "call": "requests request"}
 
 
 def _says_head(head: str, text: str) -> bool:
