@@ -3,9 +3,12 @@ the slot only weakly (found on the tune sets; no index; sentences written for th
 
 from __future__ import annotations
 
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import parts, slot
+from stigmergy.answer.select import word_score
 from stigmergy.answer.slots import fill
+from stigmergy.answer.terms import question_terms
 from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
 from tests.test_answer_slots import _Rows
@@ -20,6 +23,10 @@ def _fills(question: str, line: str, context: str = "") -> float:
     names = _names()
     [part] = parts(question)
     return fill(part.slot, line, context, names, asked(part.text, names))[0]
+
+
+def _line(text: str, title: str = "Notes") -> Line:
+    return Line("sources/2026/01/x.md", title, "source", "public", 5, text, text, (), (), 1, "")
 
 
 def test_a_second_part_without_a_predicate_asks_about_the_first_parts() -> None:
@@ -70,3 +77,15 @@ def test_a_refusal_and_what_stands_in_its_way_is_a_reason() -> None:
     assert _fills(q, line) == 1.0
     # A plain statement about the depot gives no reason.
     assert _fills(q, "The Bergen depot has twelve freezers and one loading bay.") < 1.0
+
+
+def test_a_clipped_word_is_said_by_the_title_that_spells_it_out() -> None:
+    terms = question_terms("who facilitated the kettle retro?")
+    plain = word_score(_line("Facilitated by Jonas Berg.", "Kettle launch"), terms, {})[0]
+    spelled = word_score(_line("Facilitated by Jonas Berg.", "Kettle launch retrospective"), terms, {})[0]
+    assert spelled > plain
+    # In the line's own words the start of a longer word is as often another word: no credit there.
+    terms = question_terms("does the client trust the store?")
+    own = word_score(_line("Use --feature=truststore to read the system store."), terms, {})[0]
+    bare = word_score(_line("Use --feature=x to read the system store."), terms, {})[0]
+    assert own == bare

@@ -147,6 +147,21 @@ def _called_by() -> dict[str, tuple[str, ...]]:
 _CALLED_BY = _called_by()
 
 
+CLIPPED = (5, 6)  # the lengths of a clipped word ("retro", "config"): shorter ones start too many words
+
+
+def clipped(term: Term, said: frozenset[str]) -> bool:
+    """ "retro" is said by "retrospective", "config" by "configuration": people clip long words, a page's
+    title and headings spell them out. A plain word of five or six letters, the start of a word at least two
+    letters longer (stems: "configur"); a longer word that starts another ("inspect", "InspectReportItem") is
+    a compound's part, not a clip. Read in a line's context only: in a line's own words the start of a word
+    is as often a compound ("trust" in "--use-feature=truststore")."""
+    w = term.stem
+    if term.name or term.figure or not CLIPPED[0] <= len(w) <= CLIPPED[1] or not w.isalpha():
+        return False
+    return any(len(s) >= len(w) + 2 and s.startswith(w) for s in said)
+
+
 def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
@@ -203,7 +218,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if not t.figure:
                 got += t.weight
                 topic = topic or t.stem in on
-        elif _says(t, context, alts, ctx_text):
+        elif _says(t, context, alts, ctx_text) or clipped(t, context):
             matched.append(t.word)
             if not t.figure:
                 got += CONTEXT_CREDIT * t.weight
