@@ -89,3 +89,14 @@ def test_a_clipped_word_is_said_by_the_title_that_spells_it_out() -> None:
     own = word_score(_line("Use --feature=truststore to read the system store."), terms, {})[0]
     bare = word_score(_line("Use --feature=x to read the system store."), terms, {})[0]
     assert own == bare
+
+
+def test_a_table_row_of_a_label_and_a_figure_is_a_statement() -> None:
+    from stigmergy.answer.evidence import row_statement, statement
+
+    header = "| How often do you back up your laptop? | Number of answers |"
+    row = "| Weekly                                | 41                |"
+    assert not statement(row)  # one word: as a sentence it says nothing
+    assert row_statement(row, header)  # read with its header: "Weekly — Number of answers: 41"
+    assert not row_statement("| ----- | ----- |", header)  # the separator row
+    assert not row_statement(row, "How often do you back up your laptop?")  # no header row above it

@@ -174,6 +174,14 @@ def statement(text: str) -> bool:
     return not _MARKUP_RE.search(text) and len(_ALPHA_WORD_RE.findall(text)) >= 2
 
 
+def row_statement(text: str, before: str) -> bool:
+    """A table row under its header row is read with it ("Never — Number of responses: 68"): a row of a
+    one-word label and a figure states as much as a sentence does."""
+    cells = [c for c in text.strip().strip("|").split("|") if c.strip()]
+    return (text.startswith("|") and before.startswith("|") and len(cells) >= 2 and not _MARKUP_RE.search(text)
+            and bool(_ALPHA_WORD_RE.search(text)))
+
+
 _BARE_SEP_RE = re.compile(r"\s\|\s")
 
 
@@ -373,7 +381,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
             date = date or str(page["front_matter"].get("occurred_at") or "")[:10]
             for a, b, sentence, before, before_at, rst_heading in _units_of(page["content"], first, body_from):
                 text = claim_text(sentence).strip()
-                if not text or not statement(text) or (page["path"], a, text) in seen:
+                if not text or not (statement(text) or row_statement(text, before)) or (page["path"], a, text) in seen:
                     continue
                 seen.add((page["path"], a, text))
                 cited = "\n".join(content[a - first : b - first + 1])
