@@ -100,3 +100,16 @@ def test_a_table_row_of_a_label_and_a_figure_is_a_statement() -> None:
     assert row_statement(row, header)  # read with its header: "Weekly — Number of answers: 41"
     assert not row_statement("| ----- | ----- |", header)  # the separator row
     assert not row_statement(row, "How often do you back up your laptop?")  # no header row above it
+
+
+def test_a_best_page_of_up_to_24_fragments_is_read_whole() -> None:
+    from stigmergy.answer.evidence import _rest_of_top
+
+    def page(total: int) -> dict[str, object]:
+        return {"path": "sources/2026/01/survey.md", "fragments_total": total, "fragments": [{"n": 1}, {"n": 2}]}
+
+    # Each reference reads a fragment with its neighbours: 3..24 need one in three of them.
+    refs = _rest_of_top([page(24)])
+    assert refs and all(r.startswith("sources/2026/01/survey.md#") for r in refs)
+    assert {int(r.split("#")[1]) for r in refs} >= {4, 24}
+    assert _rest_of_top([page(25)]) == []  # longer pages stay as the search found them

@@ -82,8 +82,10 @@ def _fragment_refs(hits: list[dict[str, Any]]) -> list[str]:
 
 # The best page of the search is read whole (every fragment) when short enough. Two pages answered the same
 # questions on every set and cost 1.1-1.2x the CPU of a cold ask (more lines to embed); one costs 1.05x.
+# 24 fragments (seventh pass, 16 before): a survey's write-up runs to 24, its answer two sections past the hit;
+# 32 let one more unanswerable question be "answered" on the public set and was dropped (docs/agents.md).
 WHOLE_PAGES = 1
-WHOLE_PAGE_FRAGMENTS = 16
+WHOLE_PAGE_FRAGMENTS = 24
 
 
 def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
