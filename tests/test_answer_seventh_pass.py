@@ -113,3 +113,15 @@ def test_a_best_page_of_up_to_24_fragments_is_read_whole() -> None:
     assert refs and all(r.startswith("sources/2026/01/survey.md#") for r in refs)
     assert {int(r.split("#")[1]) for r in refs} >= {4, 24}
     assert _rest_of_top([page(25)]) == []  # longer pages stay as the search found them
+
+
+def test_a_paragraph_that_opens_with_this_takes_the_paragraph_before_as_context() -> None:
+    from stigmergy.answer.evidence import source_units
+
+    content = ["# Backups", "", "Nightly jobs copy the vault with `--snapshot`.", "",
+               "This keeps a restore under ten minutes.", "", "Weekly jobs copy the archive.", "",
+               "## Restores", "", "This section lists the restore steps."]
+    units = {piece: (before, at) for _, _, piece, before, at, _ in source_units(content, 1, 1)}
+    assert units["This keeps a restore under ten minutes."] == ("Nightly jobs copy the vault with `--snapshot`.", (3, 3))
+    assert units["Weekly jobs copy the archive."][0] == ""  # no pointer back: a paragraph of its own
+    assert units["This section lists the restore steps."][0] == ""  # a heading between: another section

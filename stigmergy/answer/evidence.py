@@ -184,6 +184,8 @@ def row_statement(text: str, before: str) -> bool:
             and bool(_ALPHA_WORD_RE.search(text)))
 
 
+# A sentence that opens with a pointer back ("This can be…", "These options…", "It also…").
+_ANAPHOR_RE = re.compile(r"^\s*(?:this|that|these|those|such|it)\b", re.I)
 _BARE_SEP_RE = re.compile(r"\s\|\s")
 
 
@@ -258,6 +260,7 @@ def source_units(content: list[str], first: int, body_from: int
     intro: tuple[str, tuple[int, int]] | None = None  # the sentence (or label) that introduces what follows
     intro_depth = 0  # the fence depth a label introduces (0: a sentence)
     fences: list[str] = []
+    breaks: set[int] = set()  # block indices where a section, a table or a code block began
     for offset, raw in enumerate(content):
         n = first + offset
         fence = _FENCE_RE.match(raw) if offset >= body_from else None
@@ -274,12 +277,14 @@ def source_units(content: list[str], first: int, body_from: int
                 if _ALPHA_WORD_RE.search(label):
                     intro, intro_depth = (label, (n, n)), len(fences)
             in_code = bool(fences)
+            breaks.add(len(blocks))
             blocks.append(([], "", None))
             continue
         if offset >= body_from and _UNDERLINE_RE.match(raw):
             if blocks and len(blocks[-1][0]) == 1 and offset and content[offset - 1].strip():
                 heading = blocks.pop()[0][0][1].strip()  # the title line above its underline
             blocks.append(([], "", None))
+            breaks.add(len(blocks))
             heading_at[len(blocks)] = heading
             intro = None
             continue
@@ -290,9 +295,11 @@ def source_units(content: list[str], first: int, body_from: int
             in_table = in_table and row  # a separator row (|---|) keeps the table going
             if raw.lstrip().startswith("#"):
                 intro = None  # a new section: what introduced the last one's lists is behind
+                breaks.add(len(blocks))
             blocks.append(([], "", None))
             continue
         if row:
+            breaks.add(len(blocks))
             if not in_table:
                 header, header_at, in_table = raw.strip(), n, True
                 blocks.append(([(n, raw.strip())], "", None))
@@ -313,14 +320,24 @@ def source_units(content: list[str], first: int, body_from: int
             intro = (claim_text(last).strip() or last, (a, b))
     units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
     current = ""
+    last: tuple[str, tuple[int, int]] | None = None  # the last sentence of the previous plain paragraph
     for i, (block, context, context_at) in enumerate(blocks):
         current = heading_at.get(i, current)
+        if i in breaks:
+            last = None
         if not block:
             continue
         previous, previous_at = context, context_at
-        for a, b, piece in _sentences(block):
+        sentences = _sentences(block)
+        if not previous and last and _ANAPHOR_RE.match(sentences[0][2]):
+            # "This can be useful in deploy scripts, …" opens a paragraph about what the one before said
+            # ("… by passing --require-hashes"): that sentence is its context.
+            previous, previous_at = last
+        for a, b, piece in sentences:
             units.append((a, b, piece, previous, previous_at, current))
             previous, previous_at = piece, (a, b)
+        plain = not (block[0][1].startswith("|") or _MARKER_RE.match(block[0][1]) or _TURN_RE.match(block[0][1]))
+        last = (sentences[-1][2], sentences[-1][:2]) if plain and sentences else None
     return units
 
 
