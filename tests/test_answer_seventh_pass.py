@@ -125,3 +125,10 @@ def test_a_paragraph_that_opens_with_this_takes_the_paragraph_before_as_context(
     assert units["This keeps a restore under ten minutes."] == ("Nightly jobs copy the vault with `--snapshot`.", (3, 3))
     assert units["Weekly jobs copy the archive."][0] == ""  # no pointer back: a paragraph of its own
     assert units["This section lists the restore steps."][0] == ""  # a heading between: another section
+
+
+def test_a_known_head_word_before_two_more_nouns_modifies_them() -> None:
+    s = slot("which version control systems can the build server check out from?")
+    assert (s.kind, s.unit) == ("thing", "")  # not a version
+    assert slot("which release did the exporter first ship in?").unit == "version"
+    assert slot("which Oslo partner sits on the board?").kind == "person"  # one word after: most likely the verb

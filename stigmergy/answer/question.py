@@ -280,6 +280,10 @@ def _head(after: list[str]) -> str:
     known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
     if len(known) >= 2 and known[-1] == "number":
         return _singular(known[-2])  # "what version number": a version
+    if known and len(taken) - taken.index(known[-1]) > 2:
+        # "which version control systems": two more nouns after the known word make it a modifier of the last
+        # one (a single word after it is most likely the verb, "which partner sits on").
+        return _singular(taken[-1])
     if known:
         return _singular(known[-1])
     if len(taken) >= 2 and taken[-1].endswith("s"):
