@@ -132,3 +132,18 @@ def test_a_known_head_word_before_two_more_nouns_modifies_them() -> None:
     assert (s.kind, s.unit) == ("thing", "")  # not a version
     assert slot("which release did the exporter first ship in?").unit == "version"
     assert slot("which Oslo partner sits on the board?").kind == "person"  # one word after: most likely the verb
+
+
+def test_when_something_runs_out_wants_an_end_date() -> None:
+    q = "when does the Oslo office lease run out?"
+    assert _fills(q, "The Oslo office lease was renewed in March 2025.") < 1.0  # another event's date
+    assert _fills(q, "The Oslo office lease runs until 31 March 2028.") == 1.0
+    assert _fills(q, "The Oslo office lease expires on 31 March 2028.") == 1.0
+
+
+def test_a_statistic_asked_by_name_wants_that_statistic() -> None:
+    q = "what is the median tenure of engineers in the Oslo office?"
+    assert _fills(q, "In the Oslo office, 40% of engineers have stayed between 2 and 5 years.") == 0.0
+    assert _fills(q, "The median tenure of engineers in the Oslo office is 3.5 years.") == 1.0
+    # "mean" as a verb is no statistic.
+    assert _fills("what does a cold soak mean for the Oslo freezers?", "A cold soak means 4 hours below -18 C.") > 0.0
