@@ -147,3 +147,12 @@ def test_a_statistic_asked_by_name_wants_that_statistic() -> None:
     assert _fills(q, "The median tenure of engineers in the Oslo office is 3.5 years.") == 1.0
     # "mean" as a verb is no statistic.
     assert _fills("what does a cold soak mean for the Oslo freezers?", "A cold soak means 4 hours below -18 C.") > 0.0
+
+
+def test_a_line_that_says_when_less_exactly_takes_no_day_from_its_heading() -> None:
+    q = "what day did Jonas demo the exporter to the Oslo team?"
+    heading = "Jonas Berg 2026-05-12 · [[Oslo planning meeting]]"
+    # The heading dates the meeting where the demo was planned, not the demo.
+    assert _fills(q, "Jonas Berg: exporter demo for the Oslo team, June.", heading) == 0.0
+    # A line that says no date of its own may still be dated by its heading.
+    assert _fills(q, "Jonas Berg demoed the exporter to the Oslo team.", heading) > 0.0

@@ -515,6 +515,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return own, False
     if slot.kind == "date" and (_UNDATED_RE.search(text) or _FUTURE_ASKED_RE.search(q.text)):
         return own, False  # "dropped in a future release": the "(2020)" of its heading is not that release's date
+    if slot.kind == "date" and dates_in(text, q):
+        # "Maya: Lodestar demo with Priya, October" under "2026-09-24 · [[QBR]]": the line says when its event
+        # is, less exactly than asked; the heading's date is when it was said.
+        return own, False
     if slot.kind == "reason" and _CAUSE_HEAD_RE.search(context) and len(_content(text, q)) >= 2:
         return 1.0, False
     if slot.kind == "thing":
