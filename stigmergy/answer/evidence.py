@@ -320,24 +320,24 @@ def source_units(content: list[str], first: int, body_from: int
             intro = (claim_text(last).strip() or last, (a, b))
     units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
     current = ""
-    last: tuple[str, tuple[int, int]] | None = None  # the last sentence of the previous plain paragraph
+    ended: tuple[str, tuple[int, int]] | None = None  # the last sentence of the previous plain paragraph
     for i, (block, context, context_at) in enumerate(blocks):
         current = heading_at.get(i, current)
         if i in breaks:
-            last = None
+            ended = None
         if not block:
             continue
         previous, previous_at = context, context_at
         sentences = _sentences(block)
-        if not previous and last and _ANAPHOR_RE.match(sentences[0][2]):
+        if not previous and ended and _ANAPHOR_RE.match(sentences[0][2]):
             # "This can be useful in deploy scripts, …" opens a paragraph about what the one before said
             # ("… by passing --require-hashes"): that sentence is its context.
-            previous, previous_at = last
+            previous, previous_at = ended
         for a, b, piece in sentences:
             units.append((a, b, piece, previous, previous_at, current))
             previous, previous_at = piece, (a, b)
         plain = not (block[0][1].startswith("|") or _MARKER_RE.match(block[0][1]) or _TURN_RE.match(block[0][1]))
-        last = (sentences[-1][2], sentences[-1][:2]) if plain and sentences else None
+        ended = (sentences[-1][2], (sentences[-1][0], sentences[-1][1])) if plain and sentences else None
     return units
 
 
