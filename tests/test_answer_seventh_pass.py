@@ -156,3 +156,17 @@ def test_a_line_that_says_when_less_exactly_takes_no_day_from_its_heading() -> N
     assert _fills(q, "Jonas Berg: exporter demo for the Oslo team, June.", heading) == 0.0
     # A line that says no date of its own may still be dated by its heading.
     assert _fills(q, "Jonas Berg demoed the exporter to the Oslo team.", heading) > 0.0
+
+
+def test_a_count_of_x_in_a_sentence_that_does_not_say_which_x_counts_weakly() -> None:
+    q = "how many premium subscribers does the Oslo app have?"
+    line = "The Oslo app launched its premium tier in May. Jonas Berg emailed the forty subscribers who asked for it."
+    assert _fills(q, line) < 1.0  # the forty are the ones who asked, in a sentence that does not say premium
+    assert _fills(q, "The Oslo app has forty premium subscribers.") == 1.0
+
+
+def test_a_number_word_before_another_noun_counts_that_noun() -> None:
+    q = "how many partners does the Oslo office work with?"
+    # The page speaks of partners; the line's number word counts months.
+    assert _fills(q, "The Oslo office signed a deal worth €40k over six months.", "Oslo office partners") == 0.0
+    assert _fills(q, "The Oslo office works with six of them.", "Oslo office partners") > 0.0

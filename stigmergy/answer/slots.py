@@ -141,6 +141,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if figures_in(text, q, slot.unit):
             return 1.0
         if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
+            if slot.head and _counts_other(slot.head, text, q):
+                return 0.0  # "how many customers": "over six months" counts months
             return 1.0  # "two maintainers", "seven levels"
         # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
         # or a share counts nothing of "how many"; a share is no sum either ("12% of ARR" for "how much ARR").
@@ -485,6 +487,12 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         before, after = modifiers(q.text, slot.head)
         said = stems_of(f"{text} {context}")
         missing = [m for m in before if stem(m) not in said]
+        if slot.unit == "count" and before and not missing:
+            # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were
+            # told" counts customers in a sentence that does not say which.
+            counting = [c for c in re.split(r"[.;!?](?:\s|$)", text) if _count_beside(slot.head, c, q)]
+            if counting and not any(all(stem(m) in stems_of(c) for m in before) for c in counting):
+                missing = list(before)
         if after and not any(stem(m) in said for m in after):
             missing += after
         if missing and _other_qualifier(slot.head, text, q):
