@@ -170,3 +170,15 @@ def test_a_number_word_before_another_noun_counts_that_noun() -> None:
     # The page speaks of partners; the line's number word counts months.
     assert _fills(q, "The Oslo office signed a deal worth €40k over six months.", "Oslo office partners") == 0.0
     assert _fills(q, "The Oslo office works with six of them.", "Oslo office partners") > 0.0
+
+
+def test_a_reference_links_text_names_a_thing() -> None:
+    q = "which tool does the guide suggest for pinning lock files?"
+    assert _fills(q, "[lockwright] is a small program that pins lock files for you.") == 1.0
+    assert _fills(q, "A small program pins lock files for you, the guide says.") < 1.0  # names no tool
+
+
+def test_where_a_file_goes_relative_to_a_folder_is_a_place() -> None:
+    q = "where does the build cache end up?"
+    assert _fills(q, "The build cache is created relative to the project root, next to the sources.") == 1.0
+    assert _fills(q, "The build cache is created when the first build runs.") == 0.0

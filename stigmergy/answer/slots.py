@@ -71,6 +71,12 @@ _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?
 # A cloud region ("eu-west-2", "us-east-1"): where data or a service is hosted.
 _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|west|central|northeast|northwest|"
                         r"southeast|southwest)-\d\b", re.I)
+# A reference link's text names what it links to ("[pip-tools] is a package that…").
+_LINK_TEXT_RE = re.compile(r"\[([^\]\s][^\]]{1,40})\](?!\()")
+# Where, on a computer, said relative to something the line names ("relative to the project path", "inside the
+# build directory").
+_LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|next to|beside|alongside) (?:the|your|a|its|each|"
+                          r"that) (?:[\w.-]+ ){0,2}(?:path|directory|folder|root|dir|tree|workspace|checkout)\b", re.I)
 # A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
 # our frozen stock is contract-manufactured".
 _REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
@@ -166,6 +172,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0 if _STREET_RE.search(text) else WEAK
         if k == "place" and any(is_new(m.group(0), q) for m in _REGION_RE.finditer(text)):
             return 1.0
+        if k == "place" and any(is_new(m.group(0), q) for m in _LOCATION_RE.finditer(text)):
+            return 1.0  # "the .egg-info directory is created relative to the project path"
         if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
             return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
         if k == "place" and any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
@@ -283,7 +291,8 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = _names_in(text, names, q, None)
-    if known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+    if known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)) or any(
+            is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
     low = fold(text)
     hs = stem(head)
