@@ -182,3 +182,9 @@ def test_where_a_file_goes_relative_to_a_folder_is_a_place() -> None:
     q = "where does the build cache end up?"
     assert _fills(q, "The build cache is created relative to the project root, next to the sources.") == 1.0
     assert _fills(q, "The build cache is created when the first build runs.") == 0.0
+
+
+def test_since_when_after_a_question_is_a_second_part() -> None:
+    first, second = parts("is the exporter's file format stable? since when?")
+    assert (first.slot.kind, second.slot.kind) == ("yesno", "date")
+    assert second.text == "since when is the exporter's file format stable"

@@ -23,11 +23,11 @@ _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
-                       r"whose)\b)", re.I)
+                       r"whose)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
 # A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
 # first part's predicate.
 _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
-                           r"^(?:who|when|where|why|how)$", re.I)
+                           r"^(?:(?:since|until|till) )?(?:who|when|where|why|how)$", re.I)
 # A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
 # its own question word does not say what is asked.
 _FRAME_RE = re.compile(r"^(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
