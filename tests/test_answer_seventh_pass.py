@@ -188,3 +188,10 @@ def test_since_when_after_a_question_is_a_second_part() -> None:
     first, second = parts("is the exporter's file format stable? since when?")
     assert (first.slot.kind, second.slot.kind) == ("yesno", "date")
     assert second.text == "since when is the exporter's file format stable"
+
+
+def test_an_owners_own_thing_must_be_spoken_of() -> None:
+    q = "what discount rate does the Oslo office's own model use?"
+    # Our default, on a line that does not speak of the office's model, is not theirs.
+    assert _fills(q, "Forecasts use a discount rate configurable per office (default 8%).") == 0.0
+    assert _fills(q, "The Oslo office's model uses a discount rate of 6%.") == 1.0

@@ -439,6 +439,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
     if got and slot.kind == "date" and _END_ASKED_RE.search(q.text) and not _END_RE.search(text):
         got *= WEAK  # "when does the certificate run out": "renewed in November 2025" is another event's date
+    own = _OWN_RE.search(q.text)
+    if got and own and stem(own.group(1)) not in stems_of(f"{text} {context}"):
+        return 0.0, False  # "Pellucid's own spreadsheet": a line that does not speak of the spreadsheet is ours
     if got and _STAT_ASKED_RE.search(q.text) and not _STAT_RE.search(f"{text} {context}"):
         return 0.0, False  # "the median experience": "55% had 5-20 years" is a share, not the median
     return got, via
@@ -448,6 +451,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
                      r"due|through)\b", re.I)
+# "X's own Y": Y as against someone else's.
+_OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
 _STAT_ASKED_RE = re.compile(r"\b(?:median|average|averages|the mean)\b", re.I)
 _STAT_RE = re.compile(r"\b(?:median|averag\w*|mean|avg|typical\w*|on the whole)\b", re.I)
