@@ -195,3 +195,16 @@ def test_an_owners_own_thing_must_be_spoken_of() -> None:
     # Our default, on a line that does not speak of the office's model, is not theirs.
     assert _fills(q, "Forecasts use a discount rate configurable per office (default 8%).") == 0.0
     assert _fills(q, "The Oslo office's model uses a discount rate of 6%.") == 1.0
+
+
+def test_a_blend_is_said_by_the_heading_that_spells_out_its_two_words() -> None:
+    terms = question_terms("is the devbox image supported?")
+    under = Line("sources/2026/01/x.md", "Setup", "source", "public", 5, "It is supported on Linux only.",
+                 "It is supported on Linux only.", ("Development box image",), (), 1, "")
+    plain = Line("sources/2026/01/x.md", "Setup", "source", "public", 5, "It is supported on Linux only.",
+                 "It is supported on Linux only.", ("Images",), (), 1, "")
+    assert word_score(under, terms, {})[0] > word_score(plain, terms, {})[0]
+    # In the line's own words a blend earns nothing: "dev box" there is as often two other things.
+    own = _line("The dev box image is supported on Linux only.")
+    bare = _line("The image is supported on Linux only.")
+    assert word_score(own, terms, {})[0] == word_score(bare, terms, {})[0]

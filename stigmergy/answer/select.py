@@ -162,6 +162,17 @@ def clipped(term: Term, said: frozenset[str]) -> bool:
     return any(len(s) >= len(w) + 2 and s.startswith(w) for s in said)
 
 
+def blended(term: Term, text: str) -> bool:
+    """ "zipapp" is said by "zip application", "sysadmin" by "system administrator": a word of at least six
+    letters made of the starts (three letters or more) of two words that stand together in the text."""
+    w = term.word.casefold()
+    if term.figure or term.name or len(w) < 6 or not w.isalpha():
+        return False
+    ws = [x.casefold() for x in _WORD_RE.findall(text)]
+    return any(a.startswith(w[:cut]) and b.startswith(w[cut:]) and len(a) + len(b) > len(w)
+               for a, b in zip(ws, ws[1:], strict=False) for cut in range(3, len(w) - 2))
+
+
 def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
@@ -218,7 +229,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if not t.figure:
                 got += t.weight
                 topic = topic or t.stem in on
-        elif _says(t, context, alts, ctx_text) or clipped(t, context):
+        elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])):
             matched.append(t.word)
             if not t.figure:
                 got += CONTEXT_CREDIT * t.weight
