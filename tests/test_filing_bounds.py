@@ -29,6 +29,31 @@ def test_commits_pack_loose_objects_past_a_threshold(tmp_path: Path) -> None:
     assert (tmp_path / ".git" / "objects" / "pack").is_dir()
 
 
+def test_packing_stores_a_pages_later_versions_as_deltas_and_leaves_nothing_loose(tmp_path: Path) -> None:
+    """`repack --geometric` alone packs loose objects without their paths: 40 pages of like size, three
+    versions each, packed with no delta at all (147 KB); packed with their names (`repack -d`), each later
+    version is a delta of its page's earlier one. An object no commit reaches is packed too."""
+    import random
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git = Git(tmp_path)
+    rng = random.Random(1)
+    pages = {f"p{i:02d}.md": "".join(f"{rng.getrandbits(64):x} {rng.getrandbits(64):x}\n" for _ in range(60))
+             for i in range(40)}
+    for v in range(3):
+        for name in pages:
+            pages[name] += f"version {v} line\n"
+            (tmp_path / name).write_text(pages[name])
+        git.commit_paths(list(pages), f"v{v}", "T", "t@example.com")
+    git.run("hash-object", "-w", "--stdin", input=b"reached by no commit\n")
+    assert git.pack_loose(threshold=0)
+    assert _loose(tmp_path) == 0
+    listing = git.run("verify-pack", "-v", *(str(p) for p in (tmp_path / ".git" / "objects" / "pack").glob("*.idx")))
+    blobs = [line.split() for line in listing.splitlines() if " blob " in line]
+    assert len(blobs) == 121
+    assert sum(1 for b in blobs if len(b) > 5) >= 80  # a delta names its base: every later version is one
+
+
 def test_a_commit_starts_no_git_maintenance(tmp_path: Path) -> None:
     """Issue 24: `git commit` starts `git maintenance run --auto` after each commit unless told not to; a
     10,000-message export is 500 commits, and pack_loose does the packing."""
