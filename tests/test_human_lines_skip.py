@@ -160,3 +160,49 @@ def test_a_merged_branch_or_a_file_outside_the_walk_reads_the_whole_history(wiki
     _walk_agrees(wiki)
     assert walked.human_lines("notes.txt") == frozenset({1})  # outside: the whole history is read again
     assert not walked._walked and walked._history.human is not None and "notes.txt" in walked._history.human
+
+
+def _ours(g: object, paths: list[str], n: int) -> None:
+    g.commit_paths(paths, f"capture: {n}\n\nStigmergy-Operation: op_{n}\nStigmergy-Kind: capture", "S", "s@e")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("extra", [(), ("wiki/notes/Untracked.md", "wiki/notes/Ignored.md")])
+def test_status_after_our_commit_skips_the_untracked_walk_and_answers_as_one_status(tmp_path: Path, extra: tuple[str, ...]) -> None:
+    """After a commit of this process (the plumbing keeps HEAD's tree), `git status` of pages HEAD holds
+    reads no folder for untracked files; what the human-line gate learns is what one full status says:
+    a person's uncommitted edit, a page they took out of the index (untracked again), and, when asked,
+    an untracked and an ignored page."""
+    from stigmergy.repo.git import Git
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "wiki" / "notes").mkdir(parents=True)
+    pages = [f"wiki/notes/{n}.md" for n in ("Edited", "Unstaged", "Clean")]
+    for i, rel in enumerate(pages):
+        (root / rel).write_text("".join(f"line {k} of {i}\n" for k in range(4)))
+    (root / ".gitignore").write_text("wiki/notes/Ignored.md\n")
+    trace = tmp_path / "trace.txt"
+    g = Git(root, env={"GIT_TRACE": str(trace)})
+    _ours(g, [*pages, ".gitignore"], 1)
+    (root / pages[2]).write_text("line 0 of 2, again\n")
+    _ours(g, [pages[2]], 2)  # through the plumbing: this process now holds HEAD's tree
+    (root / pages[0]).write_text("a person's line\n" + (root / pages[0]).read_text())
+    git(root, "rm", "-q", "--cached", pages[1])
+    for rel in ("wiki/notes/Untracked.md", "wiki/notes/Ignored.md"):
+        (root / rel).write_text("theirs\n")
+    asked = [*pages, *extra]
+    new = ["wiki/notes/New page.md"]
+    trace.write_text("")
+    shortcut = Authorship(root, git=g)
+    shortcut.prefetch(asked, also_status=new)
+    statuses = [line for line in trace.read_text().splitlines() if "'status'" in line or " status " in line]
+    assert statuses and ("--untracked-files=no" in statuses[0]) == (not extra)
+    full = Authorship(root)  # a new Git: no kept tree, one status with the walk, as before
+    full.prefetch(asked, also_status=new)
+    assert shortcut.changed([*asked, *new]) == full.changed([*asked, *new])
+    assert shortcut.changed([*asked, *new]) == sorted([pages[0], pages[1], *extra[:1]])
+    for rel in asked:
+        assert shortcut.human_lines(rel) == full.human_lines(rel)
+    assert shortcut.human_lines(pages[1]) == frozenset(range(1, 5))  # out of the index: every line a person's
+    assert 1 in shortcut.human_lines(pages[0]) and shortcut.human_lines(pages[2]) == frozenset()

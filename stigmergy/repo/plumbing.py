@@ -164,6 +164,20 @@ class Plumbing:
             self._settings[key] = value
         return True
 
+    def tracked(self, head: str, paths: Sequence[str]) -> list[bool] | None:
+        """For each path, whether HEAD's tree holds it as a file, from the model the last commit of this
+        process kept (no git process); None when there is no model of `head`."""
+        model = self._model
+        if model is None or model.commit != head:
+            return None
+        out = []
+        for rel in paths:
+            folder, name = _split(rel)
+            got = model.folders.get(folder)
+            entry = got.entries.get(name) if got is not None else None
+            out.append(entry is not None and entry[0] != _TREE_MODE)
+        return out
+
     def _split_index(self) -> tuple[str, ...]:
         """`-c core.splitIndex=true` unless the repository's config says otherwise: git then writes only the
         entries that changed since the shared index (`.git/sharedindex.*`, rewritten once a fifth of the
