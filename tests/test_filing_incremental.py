@@ -137,3 +137,30 @@ def test_a_source_edited_by_hand_is_never_a_side_of_a_disagreement(tmp_path: Pat
         rel2 = write_source(root, 2, _review(2, 200), title="Halden review 2", metadata=meta, occurred_at="2024-03-03")
         file_and_commit(root, rel2, 2)
         assert len(_all_blocks(root)) == (0 if edited else 1)
+
+
+def test_the_claims_on_record_are_read_only_once_a_fact_disagrees(tmp_path: Path) -> None:
+    """Reading the claims on record stats every page of the layer; a capture whose figures agree with
+    the earlier sources' never needs them, and the one that disagrees still records its block."""
+    from test_plan_support import file_and_commit, write_source
+
+    from stigmergy.plan.deterministic import contradiction_assembly
+
+    root = make_repo(tmp_path)
+
+    def file(n: int, value: int) -> None:
+        text = (f"Halden Logistics signed order {n} for the Atlas rollout, said Maria Chen.\n"
+                f"Halden Logistics revenue in FY2010 was ${value}k according to finance.\n")
+        rel = write_source(root, n, text, title=f"Halden review {n}", metadata={"participants": ["Maria Chen"]},
+                           occurred_at=f"2024-0{n}-0{n}")
+        file_and_commit(root, rel, n)
+
+    def asked() -> bool:
+        return any(key.startswith(f"{root}\0") for key in contradiction_assembly._RECORDED)
+
+    file(1, 100)
+    file(2, 100)
+    file(3, 100)
+    assert not asked() and not _all_blocks(root)
+    file(4, 200)
+    assert asked() and len(_all_blocks(root)) == 1

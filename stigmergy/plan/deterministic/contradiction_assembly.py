@@ -52,15 +52,20 @@ def conflicts(st: Filing, note_path: str | None) -> list[tuple[str, str, Conflic
     words = set()
     for _subject, measure, _, _ in new_facts:
         words |= set(MEASURES.get(measure, ())) | set(measure.split())
-    recorded = _recorded(st)
+    recorded: frozenset[tuple[str, int, int]] | None = None
     out: list[tuple[str, str, Conflict]] = []
     seen: set[tuple] = set()
     for old_fact, old in _old_facts(st, words, resolver):
+        differ = [(f, c) for f, c in new_facts.get(old_fact.key, []) if f.measure.value != old_fact.measure.value]
+        if not differ:
+            continue
+        # The claims on record cost a stat of every page of the layer: asked only once a fact disagrees,
+        # which most captures of a corpus whose figures agree never reach.
+        if recorded is None:
+            recorded = _recorded(st)
         if (old.capture_id, old.start, old.end) in recorded:
             continue  # this claim is already in a contradiction on record
-        for fact, claim in new_facts.get(old_fact.key, []):
-            if fact.measure.value == old_fact.measure.value:
-                continue
+        for fact, claim in differ:
             page, title = _record_page(st, fact.subject, note_path, resolver)
             if page is None:
                 continue
