@@ -243,37 +243,3 @@ def test_a_kept_tree_model_commits_what_git_commits_over_many_commits(tmp_path: 
                     g.commit_paths(["README.md"], "same", "S", "s@e", when=WHEN + step)
     assert plumbing.plumbing._model is not None and plumbing.plumbing._model.commit == plumbing.fast_head()
     git(plumbing.root, "fsck", "--strict", "--no-dangling")
-
-
-def test_the_index_is_split_so_a_commit_writes_what_changed_and_a_persons_setting_wins(tmp_path: Path) -> None:
-    plumbing, _ = _pair(tmp_path)
-    root = plumbing.root
-    for i in range(3):
-        _write(root, f"wiki/notes/N{i}.md", f"note {i}\n")
-        plumbing.commit_paths([f"wiki/notes/N{i}.md"], f"note {i}", "S", "s@e", when=WHEN + i)
-    # The index is split (a shared index beside it) and reads clean: the work tree is what HEAD holds.
-    assert list((root / ".git").glob("sharedindex.*"))
-    assert git(root, "status", "--porcelain=v1", "--untracked-files=all") == ""
-    assert "wiki/notes/N2.md" in git(root, "ls-files").split("\n")
-    # A person's own git on the split index: their staged page commits and stays in later commits.
-    _write(root, "wiki/notes/Theirs.md", "theirs\n")
-    git(root, "add", "wiki/notes/Theirs.md")
-    git(root, "-c", "user.name=P", "-c", "user.email=p@e", "commit", "-q", "-m", "person")
-    _write(root, "wiki/notes/N0.md", "note 0, again\n")
-    plumbing.commit_paths(["wiki/notes/N0.md"], "again", "S", "s@e", when=WHEN + 9)
-    assert git(root, "status", "--porcelain=v1", "--untracked-files=all") == ""
-    git(root, "fsck", "--strict", "--no-dangling")
-
-    # core.splitIndex set (to false) in the repository's config is left as the person set it.
-    other = tmp_path / "unsplit"
-    other.mkdir()
-    git(other, "init", "-q")
-    git(other, "config", "core.splitIndex", "false")
-    _write(other, "a.md", "a\n")
-    Git(other).commit_paths(["a.md"], "first", "T", "t@e", when=WHEN)
-    _write(other, "a.md", "a, again\n")
-    g = Git(other)
-    assert g.plumbing.usable(g.fast_head())
-    g.commit_paths(["a.md"], "second", "T", "t@e", when=WHEN + 1)
-    assert not list((other / ".git").glob("sharedindex.*"))
-    assert git(other, "status", "--porcelain=v1") == ""

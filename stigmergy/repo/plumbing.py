@@ -178,14 +178,6 @@ class Plumbing:
             out.append(entry is not None and entry[0] != _TREE_MODE)
         return out
 
-    def _split_index(self) -> tuple[str, ...]:
-        """`-c core.splitIndex=true` unless the repository's config says otherwise: git then writes only the
-        entries that changed since the shared index (`.git/sharedindex.*`, rewritten once a fifth of the
-        entries changed), where a whole index is one entry per source and page, written and hashed again
-        by every commit. Git keeps an index split once it is, and reads it as any index; a config that
-        sets the key (either way) is the person's choice, and wins."""
-        return () if "core.splitindex" in self._settings else ("-c", "core.splitIndex=true")
-
     def commit(self, parent: str, paths: Sequence[str], removed: Sequence[str], message: str,
                env: dict[str, str], msg_path: Path, after_stage: object = None) -> str:
         """Commit exactly `paths` (as they are on disk) and `removed` on top of `parent`; the new commit.
@@ -194,7 +186,7 @@ class Plumbing:
         self._model = None  # until this commit lands: a failure part-way leaves the model half changed
         written = {p: self._blob_entry(p) for p in paths}
         staged = "".join(f"{p}\0" for p in [*paths, *removed]).encode("utf-8", "surrogateescape")
-        self.git.run_bytes(*self._split_index(), "update-index", "--add", "--remove", "-z", "--stdin", input=staged)
+        self.git.run_bytes("update-index", "--add", "--remove", "-z", "--stdin", input=staged)
         if callable(after_stage):
             after_stage()  # crash tests stop here: staged, not committed
         folders = model.folders
