@@ -291,7 +291,13 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = _names_in(text, names, q, None)
-    if known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)) or any(
+    if _singular(head) in _FOLDER_HEADS:
+        # "which folder are the built docs in": a folder is a path ("docs/build"); a file ("noxfile.py") or a
+        # command ("nox -s docs") the line names is no folder.
+        if any(is_new(m.group(0), q) for m in _FOLDER_PATH_RE.finditer(text)) or any(
+                _folder_name(m.group(0), text[: m.start()]) and is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+            return 1.0
+    elif known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)) or any(
             is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
     low = fold(text)
@@ -307,6 +313,18 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     return WEAK if unknown else 0.0
 
 
+def _folder_name(token: str, before: str) -> bool:
+    """A code token that may name a folder (`cache-v2`, `.venv`): not a command (`nox -s docs`), a file
+    (`noxfile.py`), a role or what it refers to (:pypi:`nox`, a package), an option or a number."""
+    t = token.strip("`\"“”")
+    if not t or before.endswith(":") or re.search(r"\s", t) or t.startswith((":", "-")):
+        return False
+    return not re.search(r"\w\.[A-Za-z]\w{0,4}$|\(\)$", t) and not re.fullmatch(r"[\d.]+", t)
+
+
+_FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
+# A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
+_FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
 _NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                           "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
                           "hundreds thousands".split())

@@ -1,0 +1,35 @@
+"""Issue #19, eighth pass: lines that "answered" with a value of another kind than the one asked (found on the
+tune sets; no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.names import Names, load
+from stigmergy.answer.question import parts
+from stigmergy.answer.slots import fill
+from stigmergy.answer.values import asked
+from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _Rows
+
+
+def _names() -> Names:
+    return load(_Rows([NameRow("oslo", 1, "Oslo", "place")]), ("public",))
+
+
+def _fills(question: str, line: str, context: str = "") -> float:
+    names = _names()
+    [part] = parts(question)
+    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+
+
+def test_a_folder_is_a_path_not_a_file_or_a_command() -> None:
+    q = "once the site is rendered with make, which folder does the output land in?"
+    # A file or a command the line names is no folder.
+    assert _fills(q, "Makefile.am -- the build rules live in this file.") == 0.0
+    assert _fills(q, "Run `make html_site` to render the pages.") == 0.0
+    # A path is.
+    assert _fills(q, "The rendered pages are written to the public/html folder.") == 1.0
+    assert _fills(q, "The rendered pages are written to dist/.") == 1.0
+    # So is a folder the line names in code, when it is no file, command or package.
+    assert _fills(q, "Pages now go to a directory called `site-v2`.") == 1.0
+    assert _fills(q, "Install the theme with :pypi:`furo` first.") == 0.0
+
