@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import parts
-from stigmergy.answer.slots import fill
+from stigmergy.answer.slots import WEAK, fill
 from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
 from tests.test_answer_slots import _Rows
@@ -33,3 +33,11 @@ def test_a_folder_is_a_path_not_a_file_or_a_command() -> None:
     assert _fills(q, "Pages now go to a directory called `site-v2`.") == 1.0
     assert _fills(q, "Install the theme with :pypi:`furo` first.") == 0.0
 
+
+def test_the_acronym_of_the_asked_noun_is_not_one_of_them() -> None:
+    q = "apart from svn, which version control systems does the build farm mirror?"
+    # "(VCS)" names the asked words again; it says none of the systems (a capitalised word may still be a name:
+    # weakly).
+    assert _fills(q, "The build farm mirrors several version control systems (VCS).") == WEAK
+    # A word beside the noun that is not its acronym still says which one.
+    assert _fills(q, "The build farm mirrors the version control systems fossil and darcs.") == 1.0

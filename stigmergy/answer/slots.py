@@ -307,7 +307,8 @@ def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         if stem(w) != hs:
             continue
         near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
-                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems]
+                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
+                and not _initials_of(x, ws[: i + 1])]
         if near:
             return 1.0
     return WEAK if unknown else 0.0
@@ -320,6 +321,13 @@ def _folder_name(token: str, before: str) -> bool:
     if not t or before.endswith(":") or re.search(r"\s", t) or t.startswith((":", "-")):
         return False
     return not re.search(r"\w\.[A-Za-z]\w{0,4}$|\(\)$", t) and not re.fullmatch(r"[\d.]+", t)
+
+
+def _initials_of(word: str, before: list[str]) -> bool:
+    """ "version control systems (VCS)": the acronym of the words it follows names them again, not one of
+    them."""
+    n = len(word)
+    return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
 
 
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
