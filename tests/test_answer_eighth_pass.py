@@ -41,3 +41,17 @@ def test_the_acronym_of_the_asked_noun_is_not_one_of_them() -> None:
     assert _fills(q, "The build farm mirrors several version control systems (VCS).") == WEAK
     # A word beside the noun that is not its acronym still says which one.
     assert _fills(q, "The build farm mirrors the version control systems fossil and darcs.") == 1.0
+
+
+def test_what_else_a_thing_is_called_is_given_by_an_aka() -> None:
+    q = "the runbook talks about cold soak, what's that called otherwise?"
+    [part] = parts(q)
+    assert (part.text, part.slot.kind, part.slot.subject) == ("what else is cold soak called", "alias", "cold soak")
+    names = _names()
+    a = asked(part.text, names)
+    assert fill(part.slot, "Thermal dwell (AKA cold soak) keeps a unit below freezing.", "", names, a)[0] == 1.0
+    # A line that only speaks of the thing gives it no other name.
+    assert fill(part.slot, "Cold soak lasts two hours.", "", names, a)[0] == 0.0
+    # The other name may be the heading the line sits under.
+    assert fill(part.slot, "Let the unit sit overnight.", "Checklist Thermal dwell (AKA Cold Soak)", names, a) == (
+        0.9, True)

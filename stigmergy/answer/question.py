@@ -37,6 +37,12 @@ _FRAME_RE = re.compile(r"^(?:in|on|at|for|during|from|among|across|of|within|apa
 # it say who asks, not what is asked.
 _QUOTED_IT_RE = re.compile(r"^.*?(?:^|\s)['\"‘“]([^'\"’”]{2,40})['\"’”](?=[\s,.;:?]).*?,\s*"
                            r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)\s+(.{2,40}?)\s*\??$", re.I)
+# "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
+# comma (the words before it say where the asker met it).
+_OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentioned|term|word|phrase|call)\s+)?['\"‘“]?"
+                            r"(?P<x>[^,'\"’”]{2,40}?)['\"’”]?,\s*what (?:is|are|was|were) (?:that|it|this|they|those|these) "
+                            r"(?:also |otherwise )?(?:called|known as|named)(?: (?:otherwise|else|elsewhere|instead|too|"
+                            r"also))?\s*\??$", re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -78,7 +84,7 @@ _VERBISH = frozenset(_AUX) | frozenset(
 @dataclass(frozen=True)
 class Slot:
     kind: str  # person | org | place | project | product | thing | date | quantity | reason | definition |
-    #            procedure | yesno | value
+    #            alias (another name of `subject`) | procedure | yesno | value
     head: str = ""  # "which X" / "what X": X
     unit: str = ""  # quantity: time | money | percent | count | "" (any figure); date: day | clock | ""
     subject: str = ""  # definition: the X of "what is X"
@@ -107,6 +113,10 @@ def _clean(question: str) -> str:
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
+    other = _OTHER_NAME_RE.match(q)
+    if other:
+        thing = other.group("x").strip()
+        return [Part(f"what else is {thing} called", Slot("alias", subject=thing))]
     quoted = _QUOTED_IT_RE.match(q)
     if quoted:
         term, wh, aux, rest = quoted.groups()

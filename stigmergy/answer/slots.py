@@ -82,6 +82,8 @@ _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|next to|besi
 _REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
                                 r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
 _PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
+_AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
+                     r"better known as|formerly known as|short for)\b", re.I)
 VAGUE = frozenset(
     "one ones some someone something another other others certain several various thing things part parts item "
     "items stuff kind sort type each every both either neither few many lot lots new old same different "
@@ -187,6 +189,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text)) and len(_content(text, q)) >= 2:
             return 1.0
         return WEAK if len(_content(text, q)) >= 4 else 0.0
+    if k == "alias":
+        # "Using a wheelhouse (AKA Installation Bundles)": a line that gives the thing another name, beside it.
+        return 1.0 if _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text) else 0.0
     if k == "definition":
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
