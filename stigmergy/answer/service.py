@@ -44,6 +44,7 @@ _WHY_NOT = {
     "thing": "does not say which", "date": "holds no date the question does not", "reason": "gives no reason",
     "quantity": "holds no figure of the asked kind", "definition": "does not say what it is",
     "procedure": "does not say how", "value": "adds nothing to the question", "yesno": "",
+    "alias": "gives it no other name",
 }
 
 
