@@ -85,6 +85,40 @@ def test_catalogue_reads_entity_heads_once_per_change(tmp_path: Path) -> None:
     assert again.names()["Aurora Systems"] == "wiki/entities/Aurora Systems.md"
 
 
+def test_catalogue_entities_and_names_are_made_once_per_change_of_a_name(tmp_path: Path, monkeypatch) -> None:
+    # Every capture asks for entities() and names(); each walked every head. They are kept until a head's
+    # title, type or aliases change, a page appears or goes, and never served stale.
+    import stigmergy.plan.context as context
+
+    root = _filed(tmp_path)
+    cat = catalogue(root, "public")
+    cat.entities(), cat.names()
+    walked = []
+    real = context.archive_base
+    monkeypatch.setattr(context, "archive_base", lambda title: walked.append(title) or real(title))
+    mine = cat.names()
+    mine["Someone else"] = "wiki/entities/X.md"  # a caller's own copy
+    catalogue(root, "public")
+    assert cat.names() == {n: p for n, p in mine.items() if n != "Someone else"} and not walked
+
+    page = root / "wiki/entities/Aurora Systems.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("aliases: []", "aliases:\n- Aurora"), encoding="utf-8")
+    catalogue(root, "public")
+    assert cat.names()["Aurora"] == "wiki/entities/Aurora Systems.md" and walked
+
+    archive = root / "wiki/entities/Aurora Systems (2026).md"
+    archive.write_text(text.replace("title: Aurora Systems", "title: Aurora Systems (2026)"), encoding="utf-8")
+    catalogue(root, "public")
+    assert "wiki/entities/Aurora Systems (2026).md" not in {e.path for e in cat.entities()}
+    assert "Aurora Systems (2026)" not in cat.names()
+    page.unlink()
+    catalogue(root, "public")
+    fresh = context.Catalogue(root, "public").refresh()
+    assert cat.entities() == fresh.entities() and cat.names() == fresh.names()
+    assert "wiki/entities/Aurora Systems (2026).md" in {e.path for e in cat.entities()}
+
+
 def test_title_terms_weigh_the_same_titles_as_weighing_every_title(tmp_path: Path) -> None:
     """Issue 27: titles that share only very common terms are no longer weighed; the titles added for
     shared terms, and their weights, must be those of weighing every title (the reference below)."""

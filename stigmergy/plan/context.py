@@ -144,6 +144,10 @@ class Catalogue:
         self._stem_src: dict[str, list[str]] = {}
         self._stem_paths: dict[str, dict[str, list[str]]] = {}
         self._stem_map: dict[str, dict[str, str]] = {}
+        # entities() and names() made from the heads as they were: every capture asks for both, and
+        # each walks every head (archive titles matched against every title); a head read again, added
+        # or gone drops them, so they are never older than the heads.
+        self._made: tuple[list[EntityRef], dict[str, str]] | None = None
 
     def all_stems(self) -> dict[str, str]:
         """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); where
@@ -200,12 +204,18 @@ class Catalogue:
                             key = (st.st_mtime_ns, st.st_size)
                             head = self._heads.get(rel)
                             if head is None or head.key != key:
-                                self._heads[rel] = _read_head(self.root / rel, key, entry.name[:-3])
+                                new = _read_head(self.root / rel, key, entry.name[:-3])
+                                if head is None or (new.title, new.entity_type, new.aliases) != (
+                                    head.title, head.entity_type, head.aliases
+                                ):  # a page filed again keeps its name: what was made from it still holds
+                                    self._made = None
+                                self._heads[rel] = new
             except FileNotFoundError:
                 pass
             self.pages[ptype] = sorted(f"{rel_dir}/{n}" for n in names)
         for gone in set(self._heads) - live:
             del self._heads[gone]
+            self._made = None
         return self
 
     def _archives(self) -> set[str]:
@@ -213,18 +223,28 @@ class Catalogue:
         titles = {h.title for h in self._heads.values()}
         return {p for p, h in self._heads.items() if (archive_base(h.title) or "\0") in titles}
 
+    def _make(self) -> tuple[list[EntityRef], dict[str, str]]:
+        if self._made is None:
+            skip = self._archives()
+            self._made = self._entities(skip), self._names(skip)
+        return self._made
+
     def entities(self) -> list[EntityRef]:
-        skip = self._archives()
+        return list(self._make()[0])  # a fresh list: callers may sort or extend it
+
+    def names(self) -> dict[str, str]:
+        """Every entity title and alias -> entity page path. A name two entities claim belongs to neither
+        (matching it would guess)."""
+        return dict(self._make()[1])  # a fresh dict: callers may add to it
+
+    def _entities(self, skip: set[str]) -> list[EntityRef]:
         return [
             EntityRef(path, h.title, h.entity_type, h.aliases) for path, h in sorted(self._heads.items())
             if path not in skip
         ]
 
-    def names(self) -> dict[str, str]:
-        """Every entity title and alias -> entity page path. A name two entities claim belongs to neither
-        (matching it would guess)."""
+    def _names(self, skip: set[str]) -> dict[str, str]:
         owners: dict[str, set[str]] = {}
-        skip = self._archives()
         for path, h in self._heads.items():
             if path in skip:
                 continue
