@@ -169,7 +169,7 @@ def test_a_full_archive_year_continues_on_its_next_part(tmp_path: Path, monkeypa
     assert "Halden Logistics (2024).md" in names and "Halden Logistics (2024, 2).md" in names
     second = split_front_matter(_text(root, "wiki/entities/Halden Logistics (2024, 2).md"))[1]
     assert "Earlier: [[Halden Logistics (2024)]]" in second
-    from stigmergy.plan.context import catalogue
+    from stigmergy.plan.catalogue import catalogue
 
     assert all("(" not in n for n in catalogue(root, "public").names())  # archive parts are no identities
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from test_plan_support import file_and_commit, make_repo, write_source
 
-from stigmergy.plan.context import build_context, catalogue, fit_total
+from stigmergy.plan.catalogue import catalogue
+from stigmergy.plan.context import build_context, fit_total
 from stigmergy.plan.prompt import new_nonce, render_request
 from stigmergy.settings import ContextSettings, Settings
 
@@ -88,14 +89,14 @@ def test_catalogue_reads_entity_heads_once_per_change(tmp_path: Path) -> None:
 def test_catalogue_entities_and_names_are_made_once_per_change_of_a_name(tmp_path: Path, monkeypatch) -> None:
     # Every capture asks for entities() and names(); each walked every head. They are kept until a head's
     # title, type or aliases change, a page appears or goes, and never served stale.
-    import stigmergy.plan.context as context
+    import stigmergy.plan.catalogue as catalogue_module
 
     root = _filed(tmp_path)
     cat = catalogue(root, "public")
     cat.entities(), cat.names()
     walked = []
-    real = context.archive_base
-    monkeypatch.setattr(context, "archive_base", lambda title: walked.append(title) or real(title))
+    real = catalogue_module.archive_base
+    monkeypatch.setattr(catalogue_module, "archive_base", lambda title: walked.append(title) or real(title))
     mine = cat.names()
     mine["Someone else"] = "wiki/entities/X.md"  # a caller's own copy
     catalogue(root, "public")
@@ -114,7 +115,7 @@ def test_catalogue_entities_and_names_are_made_once_per_change_of_a_name(tmp_pat
     assert "Aurora Systems (2026)" not in cat.names()
     page.unlink()
     catalogue(root, "public")
-    fresh = context.Catalogue(root, "public").refresh()
+    fresh = catalogue_module.Catalogue(root, "public").refresh()
     assert cat.entities() == fresh.entities() and cat.names() == fresh.names()
     assert "wiki/entities/Aurora Systems (2026).md" in {e.path for e in cat.entities()}
 

@@ -75,7 +75,7 @@ def test_bounded_page_moves_oldest_sections_to_archive_pages(tmp_path: Path) -> 
     meta, _, _ = split_front_matter(archives[0].read_text(encoding="utf-8"))
     assert meta["type"] == "entity"
     # An archive page is not an identity: no entity is found under its name.
-    from stigmergy.plan.context import catalogue
+    from stigmergy.plan.catalogue import catalogue
 
     assert all("(" not in n for n in catalogue(root, "public").names())
 

@@ -10,7 +10,6 @@ the bodies of the pages it picks. When `.stigmergy/index.sqlite` exists its sear
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 from collections import Counter, defaultdict
@@ -26,12 +25,10 @@ import yaml
 from stigmergy.errors import ContractError
 from stigmergy.pages.citations import citations_by_line
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.pages.paths import stem_of
 from stigmergy.pages.source import SourcePage, parse_source_page
-from stigmergy.pages.wikilinks import folder_listing
+from stigmergy.plan.catalogue import Catalogue, EntityRef, catalogue
 from stigmergy.plan.deterministic.analysis import find_known, terms
-from stigmergy.plan.deterministic.layout import archive_base
-from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
+from stigmergy.repo.layout import layer_prefix
 from stigmergy.settings import Settings
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -53,15 +50,6 @@ class SourceDoc:
     @property
     def body_lines(self) -> tuple[str, ...]:
         return self.file_lines[self.page.body_start_line - 1 :]
-
-
-@dataclass(frozen=True)
-class EntityRef:
-    path: str
-    title: str
-    entity_type: str
-    aliases: tuple[str, ...]
-    matched: bool = False  # named in the source
 
 
 @dataclass(frozen=True)
@@ -117,172 +105,6 @@ class PlannerContext:
 
 def _entity_bytes(e: EntityRef) -> int:
     return len(json.dumps([e.path, e.title, e.entity_type, list(e.aliases)], ensure_ascii=False).encode())
-
-
-# ------------------------------------------------------------------------------------ catalogue
-
-
-@dataclass(frozen=True)
-class _Head:
-    key: tuple[int, int]
-    title: str
-    entity_type: str
-    aliases: tuple[str, ...]
-
-
-class Catalogue:
-    """Page paths of one layer and the entity titles and aliases, re-read only for files that changed."""
-
-    def __init__(self, root: Path, layer: str) -> None:
-        self.root = root
-        self.layer = layer
-        self._heads: dict[str, _Head] = {}
-        self.pages: dict[str, list[str]] = {}  # type -> sorted relpaths
-        # Per type: the listing the stems below were made from, and {casefolded stem: every path with
-        # it}; a listing that changed (the notes folder after each capture) is applied as the paths added
-        # and removed, so the stems of 2,000 notes are not made again on every capture.
-        self._stem_src: dict[str, list[str]] = {}
-        self._stem_paths: dict[str, dict[str, list[str]]] = {}
-        self._stem_map: dict[str, dict[str, str]] = {}
-        # entities() and names() made from the heads as they were: every capture asks for both, and
-        # each walks every head (archive titles matched against every title); a head read again, added
-        # or gone drops them, so they are never older than the heads.
-        self._made: tuple[list[EntityRef], dict[str, str]] | None = None
-
-    def all_stems(self) -> dict[str, str]:
-        """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); where
-        two pages of one folder share a casefolded stem, the later path in sorted order."""
-        out: dict[str, str] = {}
-        for ptype, paths in self.pages.items():
-            if self._stem_src.get(ptype) is not paths:
-                self._apply(ptype, paths)
-            out.update(self._stem_map[ptype])
-        return out
-
-    def _apply(self, ptype: str, paths: list[str]) -> None:
-        before = set(self._stem_src.get(ptype, ()))
-        now = set(paths)
-        by_stem = self._stem_paths.setdefault(ptype, {})
-        stem_map = self._stem_map.setdefault(ptype, {})
-        touched: set[str] = set()
-        for p in before - now:
-            key = stem_of(p).casefold()
-            if p in by_stem.get(key, ()):
-                by_stem[key].remove(p)
-            touched.add(key)
-        for p in now - before:
-            key = stem_of(p).casefold()
-            by_stem.setdefault(key, []).append(p)
-            touched.add(key)
-        for key in touched:
-            if by_stem.get(key):
-                stem_map[key] = max(by_stem[key])
-            else:
-                by_stem.pop(key, None)
-                stem_map.pop(key, None)
-        self._stem_src[ptype] = paths
-
-    def refresh(self) -> Catalogue:
-        prefix = layer_prefix(self.layer)
-        self.pages = {}
-        live: set[str] = set()
-        for ptype, folder in TYPE_FOLDERS.items():
-            rel_dir = f"{prefix}wiki/{folder}"
-            if ptype != "entity":
-                # The kept listing (wikilinks.folder_listing): one directory read when the folder changed.
-                self.pages[ptype] = folder_listing(self.root, rel_dir)
-                continue
-            names: list[str] = []
-            try:
-                with os.scandir(self.root / rel_dir) as it:
-                    for entry in it:
-                        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                            names.append(entry.name)
-                            rel = f"{rel_dir}/{entry.name}"
-                            live.add(rel)
-                            st = entry.stat(follow_symlinks=False)
-                            key = (st.st_mtime_ns, st.st_size)
-                            head = self._heads.get(rel)
-                            if head is None or head.key != key:
-                                new = _read_head(self.root / rel, key, entry.name[:-3])
-                                if head is None or (new.title, new.entity_type, new.aliases) != (
-                                    head.title, head.entity_type, head.aliases
-                                ):  # a page filed again keeps its name: what was made from it still holds
-                                    self._made = None
-                                self._heads[rel] = new
-            except FileNotFoundError:
-                pass
-            self.pages[ptype] = sorted(f"{rel_dir}/{n}" for n in names)
-        for gone in set(self._heads) - live:
-            del self._heads[gone]
-            self._made = None
-        return self
-
-    def _archives(self) -> set[str]:
-        """Entity pages that are another entity page's archive ('Harbor API (2026)'): not identities."""
-        titles = {h.title for h in self._heads.values()}
-        return {p for p, h in self._heads.items() if (archive_base(h.title) or "\0") in titles}
-
-    def _make(self) -> tuple[list[EntityRef], dict[str, str]]:
-        if self._made is None:
-            skip = self._archives()
-            self._made = self._entities(skip), self._names(skip)
-        return self._made
-
-    def entities(self) -> list[EntityRef]:
-        return list(self._make()[0])  # a fresh list: callers may sort or extend it
-
-    def names(self) -> dict[str, str]:
-        """Every entity title and alias -> entity page path. A name two entities claim belongs to neither
-        (matching it would guess)."""
-        return dict(self._make()[1])  # a fresh dict: callers may add to it
-
-    def _entities(self, skip: set[str]) -> list[EntityRef]:
-        return [
-            EntityRef(path, h.title, h.entity_type, h.aliases) for path, h in sorted(self._heads.items())
-            if path not in skip
-        ]
-
-    def _names(self, skip: set[str]) -> dict[str, str]:
-        owners: dict[str, set[str]] = {}
-        for path, h in self._heads.items():
-            if path in skip:
-                continue
-            for name in (h.title, *h.aliases):
-                if name.strip():
-                    owners.setdefault(name, set()).add(path)
-        return {n: next(iter(p)) for n, p in owners.items() if len(p) == 1}
-
-
-def _read_head(path: Path, key: tuple[int, int], stem: str) -> _Head:
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read(16384)
-    try:
-        end = text.index("\n---\n", 3)
-        meta = yaml.load(text[4:end], Loader=_Loader) or {}
-    except (ValueError, yaml.YAMLError):
-        meta = {}
-    if not isinstance(meta, dict):
-        meta = {}
-    aliases = meta.get("aliases") or []
-    return _Head(
-        key,
-        str(meta.get("title") or stem),
-        str(meta.get("entity_type") or "other"),
-        tuple(str(a) for a in aliases if isinstance(a, str)),
-    )
-
-
-# Per process: capture-after-capture in one process (bench, import) must not re-read every entity head.
-_CATALOGUES: dict[tuple[str, str], Catalogue] = {}
-
-
-def catalogue(root: Path, layer: str) -> Catalogue:
-    key = (str(root.resolve()), layer)
-    cat = _CATALOGUES.get(key)
-    if cat is None:
-        cat = _CATALOGUES[key] = Catalogue(root, layer)
-    return cat.refresh()
 
 
 # ------------------------------------------------------------------------------------- building

@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from stigmergy.pages.paths import page_relpath, stem_of
-from stigmergy.plan.context import PlannerContext, catalogue
+from stigmergy.plan.catalogue import catalogue
+from stigmergy.plan.context import PlannerContext
 from stigmergy.plan.deterministic import contradiction_assembly as assembly
 from stigmergy.plan.deterministic import page_bodies as bodies
 from stigmergy.plan.deterministic.analysis import (

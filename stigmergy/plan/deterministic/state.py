@@ -15,7 +15,8 @@ from typing import Any
 from stigmergy.errors import ContractError
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.source import SourcePage
-from stigmergy.plan.context import Catalogue, PlannerContext, SourceDoc, catalogue
+from stigmergy.plan.catalogue import Catalogue, catalogue
+from stigmergy.plan.context import PlannerContext, SourceDoc
 from stigmergy.plan.deterministic.analysis import NameIndex, Unit, split_units
 from stigmergy.plan.deterministic.facts import SourceReading
 from stigmergy.plan.schema import AliasProposal, ContradictionProposal, CreatePage, UpdatePage
