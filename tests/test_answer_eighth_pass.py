@@ -8,6 +8,7 @@ from stigmergy.answer.question import parts
 from stigmergy.answer.slots import WEAK, fill
 from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _fills as _slot_fills
 from tests.test_answer_slots import _Rows
 
 
@@ -16,9 +17,7 @@ def _names() -> Names:
 
 
 def _fills(question: str, line: str, context: str = "") -> float:
-    names = _names()
-    [part] = parts(question)
-    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+    return _slot_fills(question, line, context, _names())
 
 
 def test_a_folder_is_a_path_not_a_file_or_a_command() -> None:

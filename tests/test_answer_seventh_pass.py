@@ -7,10 +7,9 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import word_score
-from stigmergy.answer.slots import fill
 from stigmergy.answer.terms import question_terms
-from stigmergy.answer.values import asked
 from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _fills as _slot_fills
 from tests.test_answer_slots import _Rows
 
 
@@ -20,9 +19,7 @@ def _names() -> Names:
 
 
 def _fills(question: str, line: str, context: str = "") -> float:
-    names = _names()
-    [part] = parts(question)
-    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+    return _slot_fills(question, line, context, _names())
 
 
 def _line(text: str, title: str = "Notes") -> Line:

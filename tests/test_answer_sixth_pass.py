@@ -4,10 +4,9 @@ written for these tests)."""
 from __future__ import annotations
 
 from stigmergy.answer.names import Names, load
-from stigmergy.answer.question import parts, slot
-from stigmergy.answer.slots import fill
-from stigmergy.answer.values import asked
+from stigmergy.answer.question import slot
 from stigmergy.index.store import NameRow
+from tests.test_answer_slots import _fills as _slot_fills
 from tests.test_answer_slots import _Rows
 
 
@@ -18,9 +17,7 @@ def _names() -> Names:
 
 
 def _fills(question: str, line: str, context: str = "") -> float:
-    names = _names()
-    [part] = parts(question)
-    return fill(part.slot, line, context, names, asked(part.text, names))[0]
+    return _slot_fills(question, line, context, _names())
 
 
 def test_what_time_wants_an_hour_of_the_day() -> None:
