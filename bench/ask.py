@@ -12,7 +12,10 @@ ask_public_questions.json (a public corpus from a package registry), `fresh_samp
 ask_fresh_*_questions.json (the same two corpora, written blind to the answerer on 3 December 2026; a set has one
 corpus, so the fresh set is two files), `tune_sample` and `tune_public` = ask_tune_*_questions.json (the same two
 corpora again, written blind on 3 December 2026 as a calibration set: tune thresholds and slot checks on these
-freely and measure on the others). A set that is not committed yet is skipped with a note.
+freely and measure on the others), `blind_sample` and `blind_public` = ask_blind_*_questions.json (the same two
+corpora, written blind in a second session on 3 December 2026 without reading the answerer or any earlier set's
+questions; the board reader asks blind_sample's `restricted` questions). A set that is not committed yet is
+skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -56,7 +59,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "fresh_sample": ("ask_fresh_sample_questions.json", "sample"),
         "fresh_public": ("ask_fresh_public_questions.json", "public"),
         "tune_sample": ("ask_tune_sample_questions.json", "sample"),
-        "tune_public": ("ask_tune_public_questions.json", "public")}
+        "tune_public": ("ask_tune_public_questions.json", "public"),
+        "blind_sample": ("ask_blind_sample_questions.json", "sample"),
+        "blind_public": ("ask_blind_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 

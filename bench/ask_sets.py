@@ -6,9 +6,12 @@
                                      blind to the answerer on 3 December 2026 (a fresh held-out measure)
     bench/ask_tune_sample_questions.json, bench/ask_tune_public_questions.json  the same two corpora, written
                                      blind on 3 December 2026 as a calibration set (tune on these, not the rest)
+    bench/ask_blind_sample_questions.json, bench/ask_blind_public_questions.json  the same two corpora again, written
+                                     blind to the answerer in a second session on 3 December 2026, without reading any
+                                     earlier set's questions (a second held-out measure)
 
-The first two were written before the answerer was changed, the fresh and tune pairs without looking at it; all are
-frozen. This module loads them, fetches the
+The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
+are frozen. This module loads them, fetches the
 public corpus (the ordinary package client, into bench/out/, git-ignored) and checks the sets against
 their documents: every `source` exists and every `expect` string of an answerable question is in the
 readable text of at least one of its sources (the text `stigmergy capture` keeps, so PDF, DOCX and HTML
@@ -41,6 +44,8 @@ FRESH_SAMPLE_SET = HERE / "ask_fresh_sample_questions.json"
 FRESH_PUBLIC_SET = HERE / "ask_fresh_public_questions.json"
 TUNE_SAMPLE_SET = HERE / "ask_tune_sample_questions.json"
 TUNE_PUBLIC_SET = HERE / "ask_tune_public_questions.json"
+BLIND_SAMPLE_SET = HERE / "ask_blind_sample_questions.json"
+BLIND_PUBLIC_SET = HERE / "ask_blind_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -142,7 +147,8 @@ def main() -> None:
     bad = 0
     for path, root in ((USER_SET, SAMPLE_CORPUS), (PUBLIC_SET, docs),
                        (FRESH_SAMPLE_SET, SAMPLE_CORPUS), (FRESH_PUBLIC_SET, docs),
-                       (TUNE_SAMPLE_SET, SAMPLE_CORPUS), (TUNE_PUBLIC_SET, docs)):
+                       (TUNE_SAMPLE_SET, SAMPLE_CORPUS), (TUNE_PUBLIC_SET, docs),
+                       (BLIND_SAMPLE_SET, SAMPLE_CORPUS), (BLIND_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)

@@ -109,3 +109,37 @@ def test_tune_sets_are_big_enough_to_calibrate_on_and_true_to_their_documents() 
     refused = {"topics/authentication.md", "reference/installation-report.md"}
     assert not any(refused & set(q.get("source", [])) for q in public["questions"])
     assert not any(src.startswith("_restricted/") for q in sample["questions"] for src in q.get("source", []))
+
+
+def test_blind_sets_are_true_to_their_documents_and_apart_from_the_earlier_sets() -> None:
+    """The blind pair (a second session on 3 December 2026, written without reading the answerer or any earlier
+    set's questions): the public set has >= 60 questions with >= 20 unanswerable, the sample set >= 40 with >= 14,
+    not counting the board reader's; the sample set is verified against sample_corpus/, the public set's shape only
+    (its documents need a download; bench/ask_sets.py verifies it). No id is shared with an earlier set, so a
+    question can be traced to one set."""
+    s = _ask_sets()
+    sample, public = s.load(s.BLIND_SAMPLE_SET), s.load(s.BLIND_PUBLIC_SET)
+    assert s.verify(sample, s.SAMPLE_CORPUS) == []
+    for spec, least, unanswerable in ((public, 60, 20), (sample, 40, 14)):
+        asked = [q for q in spec["questions"] if q["kind"] != "restricted"]
+        assert len(asked) >= least and sum(not q["answerable"] for q in asked) >= unanswerable
+        assert "second session" in spec["written"] and "frozen" in spec["written"]
+        assert any(not p["covered"] for q in spec["questions"] for p in q.get("parts", []))
+        for q in spec["questions"]:
+            if q["answerable"]:
+                assert q["expect"] and q["source"] and q["kind"] in spec["kinds"], q["id"]
+            else:
+                assert q["expect"] is None and q["why"] and q["kind"] in spec["kinds"], q["id"]
+    earlier = {q["id"] for path in (s.USER_SET, s.PUBLIC_SET, s.FRESH_SAMPLE_SET, s.FRESH_PUBLIC_SET,
+                                    s.TUNE_SAMPLE_SET, s.TUNE_PUBLIC_SET, REPO / "bench" / "ask_questions.json")
+               for q in [*s.load(path)["questions"], *s.load(path).get("restricted", [])]}
+    ids = [q["id"] for q, _ in [*s.items(sample), *s.items(public)]]
+    assert len(ids) == len(set(ids)) and not set(ids) & earlier
+    # every board-reader question is asked again by the public reader, who must be refused
+    twins = {q.get("same_as") for q in sample["questions"] if q["kind"] == "restricted"}
+    assert twins == {q["id"] for q in sample["restricted"]}
+    assert all(src.startswith("_restricted/") for q in sample["restricted"] for src in q["source"])
+    assert not any(src.startswith("_restricted/") for q in sample["questions"] for src in q.get("source", []))
+    # capture's secret check refuses these two pip pages, so no answer can cite them
+    refused = {"topics/authentication.md", "reference/installation-report.md"}
+    assert not any(refused & set(q.get("source", [])) for q in public["questions"])
