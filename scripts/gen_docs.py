@@ -194,7 +194,7 @@ def _json_shapes() -> list[str]:
 def schema_md() -> str:
     from stigmergy.index.build import CheckReport, IndexReport
     from stigmergy.index.store.postgres import MIGRATIONS as PG_MIGRATIONS
-    from stigmergy.index.store.sqlite import MIGRATIONS
+    from stigmergy.index.store.sqlite_schema import MIGRATIONS
     from stigmergy.repo import state
     from stigmergy.repo.state import OperationRow
     from stigmergy.write.capture import CaptureOutcome
@@ -210,7 +210,7 @@ def schema_md() -> str:
         "",
         "## Index (`.stigmergy/index.sqlite`, derived: `stigmergy index --rebuild` remakes it)",
         "",
-        f"{len(MIGRATIONS)} migration(s), from `stigmergy/index/store/sqlite.py`; per-layer `vec0` tables are",
+        f"{len(MIGRATIONS)} migration(s), from `stigmergy/index/store/sqlite_schema.py`; per-layer `vec0` tables are",
         "created on demand and listed in `vec_tables`.",
         "",
         *_schema(list(MIGRATIONS)),

@@ -105,7 +105,9 @@ def test_the_graph_script_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 
 # Every SQL statement lives in a store module: one per backend of each store (docs/architecture.md).
-STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/postgres.py",
+STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlite_schema.py",
+                 "stigmergy/index/store/sqlite_write.py", "stigmergy/index/store/sqlite_ask.py",
+                 "stigmergy/index/store/postgres.py",
                  "stigmergy/index/store/pg_write.py", "stigmergy/repo/state/sqlite.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
                   r"REPLACE|WITH)\b")

@@ -13,8 +13,7 @@ from stigmergy.errors import CheckFailedError, IndexMissingExtensionError
 from stigmergy.index.build import build_index, check_index, freshness
 from stigmergy.index.fragments import split_page
 from stigmergy.index.search import Searcher
-from stigmergy.index.store import open_index
-from stigmergy.index.store import sqlite as store
+from stigmergy.index.store import open_index, sqlite_schema
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.settings import IndexSettings
@@ -33,7 +32,7 @@ def repo(tmp_path: Path) -> RepoBuilder:
 
 
 def _rows(root: Path, sql: str) -> list[tuple]:
-    conn = store.connect(Layout(root).index_db)
+    conn = sqlite_schema.connect(Layout(root).index_db)
     try:
         return conn.execute(sql).fetchall()
     finally:
@@ -82,7 +81,7 @@ def test_schema_is_migrated_and_commit_recorded(repo: RepoBuilder) -> None:
     assert report.full and report.pages_total == 3 and report.fragments_embedded == 3
     head = git(repo.root, "rev-parse", "HEAD").strip()
     assert _rows(repo.root, "SELECT value FROM meta WHERE key='commit'") == [(head,)]
-    assert _rows(repo.root, "PRAGMA user_version") == [(len(store.MIGRATIONS),)]
+    assert _rows(repo.root, "PRAGMA user_version") == [(len(sqlite_schema.MIGRATIONS),)]
     assert {r[0] for r in _rows(repo.root, "SELECT type FROM pages")} == {"source", "note", "entity"}
 
 
@@ -172,7 +171,7 @@ def test_check_detects_drift(repo: RepoBuilder) -> None:
 def test_missing_extension_is_a_typed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sqlite_vec", None)
     with pytest.raises(IndexMissingExtensionError) as err:
-        store.connect(tmp_path / "x.sqlite")
+        sqlite_schema.connect(tmp_path / "x.sqlite")
     assert "sqlite-vec" in err.value.hint
 
 

@@ -159,7 +159,7 @@ def test_languages_setting_change_rereads_pages_without_reembedding(tmp_path: Pa
 def test_an_index_of_the_old_schema_is_upgraded_never_silently_wrong(tmp_path: Path) -> None:
     """An index made before the `extra` column (schema 1) is migrated on open: the full text is made anew
     and the index says it must be rebuilt; `stigmergy index` re-reads the pages and reuses every vector."""
-    from stigmergy.index.store.sqlite import MIGRATIONS, connect
+    from stigmergy.index.store.sqlite_schema import MIGRATIONS, connect
 
     b = _corpus(tmp_path / "w")
     emb = HashEmbedder()

@@ -2,7 +2,7 @@
 
 Public entry points (import them from their modules; this package imports nothing heavy on its own):
 
-- `stigmergy.index.store`: the `IndexStore` protocol and `open_index` (every SQL statement: `store/sqlite.py`)
+- `stigmergy.index.store`: the `IndexStore` protocol and `open_index` (every SQL statement: `store/sqlite*.py`)
 - `stigmergy.index.build`: `build_index`, `check_index`, `prepare` (the writer; the read side never imports it)
 - `stigmergy.index.freshness`: `freshness`, `current_fingerprint`, `index_building`
 - `stigmergy.index.search`: `Searcher`, `search`, `run_search`, `Filters` (over `session.SearchScope`)

@@ -2,7 +2,8 @@
 
 `IndexStore` names every question the index stage asks of its database (page rows, fragments, full text,
 vectors, links, citations, entities, contradictions, meta) and every write the builder makes. Each backend
-is one module holding every statement it runs: `sqlite.py` today (SQLite, FTS5 and sqlite-vec); a
+is one module holding every statement it runs: `sqlite.py` (SQLite, FTS5 and sqlite-vec, with its schema,
+the builder's writes and ask's statements in `sqlite_schema.py`, `sqlite_write.py`, `sqlite_ask.py`); a
 PostgreSQL + pgvector backend is a second module implementing the same protocol and passing the same
 tests. Nothing else in `stigmergy/` writes SQL (tests/test_architecture.py fails on a statement
 elsewhere), and what crosses the seam is a frozen value or a tuple of plain ids, never a cursor.
@@ -141,7 +142,7 @@ def peek_index(where: Path | IndexLocation) -> IndexStore | None:
 
 def peek_meta(path: Path, key: str) -> tuple[bool, str | None, str | None]:
     """(readable, the meta value or None, the error when unreadable), without migrating or loading anything."""
-    from stigmergy.index.store.sqlite import peek_meta as sqlite_peek_meta
+    from stigmergy.index.store.sqlite_schema import peek_meta as sqlite_peek_meta
 
     return sqlite_peek_meta(path, key)
 
@@ -192,7 +193,7 @@ def _shared_state(loc: IndexLocation) -> dict[str, Any]:
 
 def schema_migrations() -> tuple[str, ...]:
     """The backend's schema, for docs/schema.md."""
-    from stigmergy.index.store.sqlite import MIGRATIONS
+    from stigmergy.index.store.sqlite_schema import MIGRATIONS
 
     return MIGRATIONS
 

@@ -1,17 +1,12 @@
 """The SQLite index store: `.stigmergy/index.sqlite` (pysqlite3-binary) with FTS5 and sqlite-vec. Every
-statement the index runs against SQLite is in this module (the `IndexStore` protocol says what each one
-answers).
-
-Derived and rebuildable. The schema comes from numbered migrations (PRAGMA user_version). Vectors live
-twice on purpose: `vectors` is the content-addressed cache (hash, fingerprint) -> float32 blob that
-survives renames and rebuilds; each readable layer has its own vec0 table (rowid = fragment id) so that a
-reader's vector search only ever scans the layers they may read.
+statement the index runs against SQLite is in this module and its two neighbours (the `IndexStore` protocol
+says what each one answers): the database's schema and connection in sqlite_schema.py, the builder's writes
+in sqlite_write.py, and here the store itself with every read (scope, the search arms, hits, reads, ask's).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import IndexMissingExtensionError
+from stigmergy.index.store import sqlite_ask, sqlite_write
 from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
@@ -31,7 +27,6 @@ from stigmergy.index.store.protocol import (
     IndexedPage,
     IndexUnreadableError,
     Integrity,
-    LayerVectors,
     ListedPage,
     NameRow,
     NewFragment,
@@ -40,126 +35,12 @@ from stigmergy.index.store.protocol import (
     Selection,
     SourceRow,
 )
+from stigmergy.index.store.sqlite_schema import MIGRATIONS, connect, dbapi, marks
 
 if TYPE_CHECKING:
     import numpy as np
 
     from stigmergy.index.pagedoc import PageDoc
-
-MIGRATIONS: tuple[str, ...] = (
-    # 1: pages, fragments, full text, vector cache, links, citations, entities
-    """
-    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE pages(
-        id INTEGER PRIMARY KEY,
-        path TEXT NOT NULL UNIQUE,
-        stem TEXT NOT NULL,            -- casefolded file stem, for wikilink resolution
-        layer TEXT NOT NULL,
-        type TEXT NOT NULL,            -- source | note | concept | entity | project
-        title TEXT NOT NULL,
-        page_id TEXT,                  -- front matter id (pg_... or cap_...)
-        status TEXT,
-        created TEXT,
-        updated TEXT,
-        occurred_at TEXT,
-        captured_at TEXT,
-        locator TEXT,
-        blob_sha TEXT NOT NULL,        -- git blob id of the indexed file content
-        meta TEXT NOT NULL,            -- front matter as JSON
-        n_fragments INTEGER NOT NULL,
-        n_claims INTEGER NOT NULL,
-        n_cited INTEGER NOT NULL
-    );
-    CREATE INDEX pages_layer_type ON pages(layer, type);
-    CREATE INDEX pages_stem ON pages(stem);
-    CREATE INDEX pages_page_id ON pages(page_id);
-    CREATE TABLE fragments(
-        id INTEGER PRIMARY KEY,
-        page INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        layer TEXT NOT NULL,
-        trail TEXT NOT NULL,           -- JSON list of headings
-        start_char INTEGER NOT NULL,
-        end_char INTEGER NOT NULL,
-        start_line INTEGER NOT NULL,
-        end_line INTEGER NOT NULL,
-        hash TEXT NOT NULL             -- sha256 of the embedded text
-    );
-    CREATE INDEX fragments_page ON fragments(page, seq);
-    CREATE INDEX fragments_hash ON fragments(hash);
-    CREATE VIRTUAL TABLE fts USING fts5(title, headings, body, layer UNINDEXED, tokenize='porter unicode61');
-    CREATE TABLE vectors(
-        hash TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        vector BLOB NOT NULL,
-        PRIMARY KEY(hash, fingerprint)
-    ) WITHOUT ROWID;
-    CREATE TABLE vec_tables(layer TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dimension INTEGER NOT NULL);
-    CREATE TABLE entity_names(
-        name TEXT NOT NULL,            -- casefolded title or alias of an entity page
-        page INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        kind TEXT NOT NULL             -- title | alias
-    );
-    CREATE INDEX entity_names_name ON entity_names(name);
-    CREATE TABLE page_entities(
-        page INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        entity TEXT NOT NULL           -- casefolded entity title from the `entities` front matter
-    );
-    CREATE INDEX page_entities_entity ON page_entities(entity);
-    CREATE INDEX page_entities_page ON page_entities(page);
-    CREATE TABLE links(
-        src INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        target TEXT NOT NULL,          -- casefolded wikilink target
-        line INTEGER NOT NULL
-    );
-    CREATE INDEX links_src ON links(src);
-    CREATE INDEX links_target ON links(target);
-    CREATE TABLE citations(
-        src INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        line INTEGER NOT NULL,         -- file line of the citing page
-        source_path TEXT NOT NULL,
-        capture_id TEXT NOT NULL,
-        start_line INTEGER NOT NULL,
-        end_line INTEGER NOT NULL
-    );
-    CREATE INDEX citations_src ON citations(src);
-    CREATE INDEX citations_capture ON citations(capture_id);
-    CREATE TABLE contradictions(
-        page INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        con_id TEXT NOT NULL,
-        status TEXT NOT NULL,
-        data TEXT NOT NULL             -- JSON of the block's record
-    );
-    CREATE INDEX contradictions_page ON contradictions(page);
-    """,
-    # 2: the full-text table gains `extra` (CJK bigrams, other languages' stems: index/analysis.py), and each
-    # page its two descriptor vectors (fusion.py). An FTS5 table cannot add a column, so it is made anew,
-    # empty, and the index is marked unbuilt (no fingerprint, no commit): searches say "run `stigmergy
-    # index`", which re-reads every page and reuses every cached vector (nothing is embedded again).
-    """
-    DROP TABLE fts;
-    CREATE VIRTUAL TABLE fts USING fts5(title, headings, body, extra, layer UNINDEXED, tokenize='porter unicode61');
-    CREATE TABLE page_vectors(
-        page INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
-        centroid BLOB NOT NULL,        -- mean of the page's fragment vectors, L2-normalised
-        lead BLOB NOT NULL,            -- its first fragment's vector
-        fragments INTEGER NOT NULL     -- how many fragments it has
-    );
-    DELETE FROM meta WHERE key IN ('commit', 'fingerprint', 'dirty');
-    """,
-    # 3: ask's cache of candidate-line vectors, keyed like `vectors` by (text hash, fingerprint); kept by
-    # rebuilds (it is keyed by content, not by page)
-    """
-    CREATE TABLE line_vectors(
-        hash TEXT NOT NULL,            -- sha256 of the text embedded (a line with its title and heading)
-        fingerprint TEXT NOT NULL,
-        vector BLOB NOT NULL,
-        PRIMARY KEY(hash, fingerprint)
-    ) WITHOUT ROWID;
-    """,
-)
-# ask's line cache stays below this many rows (~0.5 GB at 384 dimensions): past it half goes.
-MAX_LINE_VECTORS = 300_000
 
 # Above this many rows a layer's vector search prefilters on 1-bit quantised vectors and reranks in
 # float: the exact float scan costs ~30 ms per 100k rows here, the bit scan ~8 ms (measured, bench/search.py).
@@ -167,11 +48,6 @@ EXACT_SCAN_MAX_ROWS = 20_000
 # bm25 weight of the `extra` column (CJK bigrams, other languages' stems), beside title, headings and body.
 EXTRA_WEIGHT = 1.0
 _WORD_RE = re.compile(r"\w+")
-
-
-def marks(values: Sequence[Any]) -> str:
-    """`?, ?, ?` for an SQL IN list (an empty list matches nothing)."""
-    return ",".join("?" * len(values)) if values else "NULL"
 
 
 def fts_query(terms: Iterable[str]) -> str:
@@ -191,102 +67,6 @@ def mention_query(names: Iterable[str]) -> str:
     return "body : (" + " OR ".join(phrases) + ")" if phrases else ""
 
 
-def _sqlite() -> Any:
-    try:
-        import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise IndexMissingExtensionError(
-            "pysqlite3 is not installed (the standard sqlite3 module cannot load extensions here)",
-            hint="pip install pysqlite3-binary",
-        ) from exc
-    return sqlite3
-
-
-def connect(path: Path | str) -> Any:
-    """A connection with FTS5 and sqlite-vec loaded and the schema migrated. Raises
-    IndexMissingExtensionError (with the fix) when either extension is unavailable."""
-    sqlite3 = _sqlite()
-    try:
-        import sqlite_vec  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise IndexMissingExtensionError("sqlite-vec is not installed", hint="pip install sqlite-vec") from exc
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-    try:
-        conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
-        conn.enable_load_extension(False)
-    except Exception as exc:
-        raise IndexMissingExtensionError(
-            f"could not load the sqlite-vec extension: {exc}", hint="pip install --force-reinstall sqlite-vec"
-        ) from exc
-    try:
-        conn.execute("CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(x)")
-        conn.execute("DROP TABLE temp.fts5_probe")
-    except Exception as exc:
-        if "fts5" not in str(exc).lower():  # the probe read a damaged file, not a missing module
-            conn.close()
-            raise IndexUnreadableError(path, exc) from None
-        raise IndexMissingExtensionError(
-            "this SQLite build has no FTS5", hint="pip install --force-reinstall pysqlite3-binary"
-        ) from exc
-    try:
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA cache_size=-65536")
-        conn.execute("PRAGMA mmap_size=268435456")
-        migrate(conn)
-        conn.execute("SELECT count(*) FROM meta").fetchone()
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            conn.close()
-            raise
-        conn.close()
-        raise IndexUnreadableError(path, exc) from None
-    return conn
-
-
-def migrate(conn: Any) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    for number, script in enumerate(MIGRATIONS, start=1):
-        if number <= version:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Re-check under the write lock: another process may have migrated meanwhile.
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
-                conn.execute("ROLLBACK")
-                continue
-            for statement in _statements(script):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version={number}")
-            conn.execute("COMMIT")
-        except Exception:
-            conn.execute("ROLLBACK")
-            raise
-
-
-def _statements(script: str) -> list[str]:
-    cleaned = re.sub(r"--[^\n]*", "", script)
-    return [s.strip() for s in cleaned.split(";") if s.strip()]
-
-
-def peek_meta(path: Path, key: str) -> tuple[bool, str | None, str | None]:
-    """One meta value through the standard library's sqlite3, read-only (no extension, no migration)."""
-    import sqlite3
-
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return False, None, str(exc)
-    return True, (row[0] if row else None), None
-
-
 class SqliteIndexStore:
     """`IndexStore` over one SQLite connection. A warm store (a search session) keeps a few answers that
     only change when the database does: the per-layer vec0 tables and their row counts."""
@@ -300,7 +80,7 @@ class SqliteIndexStore:
 
     @classmethod
     def open(cls, path: Path) -> SqliteIndexStore:
-        return cls(connect(path), (_sqlite().Error,))
+        return cls(connect(path), (dbapi().Error,))
 
     @classmethod
     def open_for_rebuild(cls, path: Path) -> SqliteIndexStore:
@@ -313,7 +93,7 @@ class SqliteIndexStore:
         if conn is not None:
             try:
                 if conn.execute("PRAGMA quick_check").fetchone()[0] == "ok":
-                    return cls(conn, (_sqlite().Error,))
+                    return cls(conn, (dbapi().Error,))
             except Exception:  # noqa: BLE001 - any failure here means the file cannot be trusted
                 pass
             conn.close()
@@ -322,12 +102,12 @@ class SqliteIndexStore:
             damaged = Path(f"{path}{suffix}")
             if damaged.exists():
                 damaged.replace(Path(f"{path}.corrupt{suffix}"))
-        return cls(connect(path), (_sqlite().Error,))
+        return cls(connect(path), (dbapi().Error,))
 
     @classmethod
     def peek(cls, path: Path) -> SqliteIndexStore | None:
         try:
-            sqlite3 = _sqlite()
+            sqlite3 = dbapi()
         except IndexMissingExtensionError:  # pragma: no cover - pysqlite3 is a dependency
             import sqlite3
         try:
@@ -380,7 +160,7 @@ class SqliteIndexStore:
     def writer_busy(self) -> bool:
         return False
 
-    # ------------------------------------------------------------ the builder's writes
+    # ------------------------------------------------------------ the builder's writes (sqlite_write.py)
 
     def indexed_pages(self) -> dict[str, IndexedPage]:
         return {r[0]: IndexedPage(r[1], r[0], r[2], r[3])
@@ -391,158 +171,26 @@ class SqliteIndexStore:
 
     def vec_table(self, layer: str, dimension: int | None = None) -> str | None:
         """The vec0 table of `layer`; created when `dimension` is given and it does not exist yet."""
-        row = self.conn.execute("SELECT name, dimension FROM vec_tables WHERE layer = ?", (layer,)).fetchone()
-        if row is not None:
-            return str(row[0])
-        if dimension is None:
-            return None
-        n = self.conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM vec_tables").fetchone()[0]
-        name = f"vec_layer_{n}"
-        self.conn.execute(
-            f"CREATE VIRTUAL TABLE {name} USING vec0(embedding float[{dimension}] distance_metric=cosine, "
-            f"bits bit[{dimension}])"
-        )
-        self.conn.execute("INSERT INTO vec_tables(layer, name, dimension) VALUES (?, ?, ?)", (layer, name, dimension))
-        return name
+        return sqlite_write.vec_table(self.conn, layer, dimension)
 
     def clear(self) -> None:
-        self.conn.execute("DELETE FROM pages")
-        self.conn.execute("DELETE FROM fts")
-        for (name,) in self.conn.execute("SELECT name FROM vec_tables").fetchall():
-            self.conn.execute(f"DROP TABLE IF EXISTS {name}")
-        self.conn.execute("DELETE FROM vec_tables")
+        sqlite_write.clear(self.conn)
 
     def remove_pages(self, pages: Sequence[IndexedPage]) -> None:
-        for page in pages:
-            self._remove_page(page)
+        sqlite_write.remove_pages(self.conn, pages)
 
     def insert_pages(self, items: Sequence[tuple[PageDoc, str]]) -> list[NewFragment]:
-        return [f for doc, sha in items for f in self._insert_page(doc, sha)]
-
-    def _remove_page(self, page: IndexedPage) -> None:
-        ids = [r[0] for r in self.conn.execute("SELECT id FROM fragments WHERE page = ?", (page.id,))]
-        if ids:
-            self.conn.execute(f"DELETE FROM fts WHERE rowid IN ({marks(ids)})", ids)
-            table = self.vec_table(page.layer)
-            if table:
-                self.conn.execute(f"DELETE FROM {table} WHERE rowid IN ({marks(ids)})", ids)
-        self.conn.execute("DELETE FROM pages WHERE id = ?", (page.id,))
-
-    def _insert_page(self, doc: PageDoc, blob_sha: str) -> list[NewFragment]:
-        from stigmergy.index.analysis import extra_text, has_cjk
-        from stigmergy.index.pagedoc import meta_str
-        from stigmergy.pages.wikilinks import link_key
-
-        conn, m = self.conn, doc.meta
-        stem = link_key(doc.path.rsplit("/", 1)[-1][:-3])
-        cur = conn.execute(
-            "INSERT INTO pages(path, stem, layer, type, title, page_id, status, created, updated, occurred_at, "
-            "captured_at, locator, blob_sha, meta, n_fragments, n_claims, n_cited) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                doc.path, stem, doc.layer, doc.type, doc.title, meta_str(m, "id"), doc.status,
-                meta_str(m, "created"), meta_str(m, "updated"), meta_str(m, "occurred_at"),
-                meta_str(m, "captured_at"), meta_str(m, "locator"), blob_sha,
-                json.dumps(m, default=str, ensure_ascii=False), len(doc.fragments), doc.claim_lines,
-                len(doc.citations),
-            ),
-        )
-        pid = cur.lastrowid
-        title_col = " ".join((doc.title, *doc.aliases))
-        # Only a page that holds CJK text or has a stemmer besides English's gets an `extra` column.
-        analysed = bool(doc.languages) or has_cjk(doc.text)
-        out = []
-        for f in doc.fragments:
-            h = f.content_hash(doc.title)
-            fid = conn.execute(
-                "INSERT INTO fragments(page, seq, layer, trail, start_char, end_char, start_line, end_line, hash) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (pid, f.seq, doc.layer, json.dumps(list(f.trail), ensure_ascii=False), f.start_char, f.end_char,
-                 f.start_line, f.end_line, h),
-            ).lastrowid
-            heads = " ".join(f.trail)
-            extra = extra_text(f"{title_col}\n{heads}\n{f.text}", doc.languages) if analysed else ""
-            conn.execute(
-                "INSERT INTO fts(rowid, title, headings, body, extra, layer) VALUES (?, ?, ?, ?, ?, ?)",
-                (fid, title_col, heads, f.text, extra, doc.layer),
-            )
-            out.append(NewFragment(fid, doc.layer, h))
-        if doc.type == "entity":
-            names = {link_key(doc.title): "title"}
-            for alias in doc.aliases:
-                names.setdefault(link_key(alias), "alias")
-            conn.executemany("INSERT INTO entity_names(name, page, kind) VALUES (?, ?, ?)",
-                             [(n, pid, k) for n, k in names.items() if n])
-        conn.executemany("INSERT INTO page_entities(page, entity) VALUES (?, ?)",
-                         [(pid, e) for e in sorted({link_key(e) for e in doc.entities})])
-        conn.executemany("INSERT INTO links(src, target, line) VALUES (?, ?, ?)",
-                         [(pid, link_key(ln.target), ln.line) for ln in doc.links])
-        conn.executemany(
-            "INSERT INTO citations(src, line, source_path, capture_id, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
-            [(pid, line, c.path, c.capture_id, c.start, c.end) for line, cs in doc.citations.items() for c in cs],
-        )
-        conn.executemany(
-            "INSERT INTO contradictions(page, con_id, status, data) VALUES (?, ?, ?, ?)",
-            [(pid, c.id, c.status, json.dumps(c.to_dict(), ensure_ascii=False)) for c in doc.contradictions],
-        )
-        return out
+        return sqlite_write.insert_pages(self.conn, items)
 
     def cached_vectors(self, fingerprint: str, hashes: Sequence[str]) -> set[str]:
-        have: set[str] = set()
-        for i in range(0, len(hashes), 500):
-            chunk = list(hashes[i : i + 500])
-            have.update(r[0] for r in self.conn.execute(
-                f"SELECT hash FROM vectors WHERE fingerprint = ? AND hash IN ({marks(chunk)})", (fingerprint, *chunk)))
-        return have
+        return sqlite_write.cached_vectors(self.conn, fingerprint, hashes)
 
     def put_vectors(self, fingerprint: str, rows: Iterable[tuple[str, np.ndarray]]) -> None:
-        import numpy as np
-
         with self.transaction():
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO vectors(hash, fingerprint, vector) VALUES (?, ?, ?)",
-                [(h, fingerprint, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in rows],
-            )
+            sqlite_write.put_vectors(self.conn, fingerprint, rows)
 
     def attach_vectors(self, fragments: Sequence[NewFragment], fingerprint: str, dimension: int | None) -> None:
-        if not fragments:
-            return
-        if dimension is None:
-            row = self.conn.execute("SELECT vector FROM vectors WHERE fingerprint = ? LIMIT 1", (fingerprint,)).fetchone()
-            dimension = len(row[0]) // 4
-        by_layer: dict[str, list[tuple[int, str]]] = {}
-        for f in fragments:
-            by_layer.setdefault(f.layer, []).append((f.id, f.hash))
-        for layer, rows in by_layer.items():
-            table = self.vec_table(layer, dimension)
-            self.conn.executemany(
-                f"INSERT INTO {table}(rowid, embedding, bits) SELECT ?, vector, vec_quantize_binary(vector) "
-                "FROM vectors WHERE hash = ? AND fingerprint = ?",
-                [(fid, h, fingerprint) for fid, h in rows],
-            )
-        self._page_vectors([f.id for f in fragments], fingerprint)
-
-    def _page_vectors(self, fragments: Sequence[int], fingerprint: str) -> None:
-        """Each page of `fragments` (all of a page's fragments are new together): the mean of its fragment
-        vectors and its first fragment's vector."""
-        import numpy as np
-
-        pages: dict[int, list[tuple[int, bytes]]] = {}
-        for i in range(0, len(fragments), 500):
-            chunk = fragments[i : i + 500]
-            for pid, seq, blob in self.conn.execute(
-                    f"SELECT f.page, f.seq, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash "
-                    f"AND v.fingerprint = ? WHERE f.id IN ({marks(chunk)})", (fingerprint, *chunk)):
-                pages.setdefault(pid, []).append((seq, blob))
-        rows = []
-        for pid, got in pages.items():
-            got.sort()
-            mat = np.frombuffer(b"".join(b for _, b in got), dtype=np.float32).reshape(len(got), -1)
-            mean = mat.mean(axis=0)
-            mean /= max(float(np.linalg.norm(mean)), 1e-12)
-            rows.append((pid, mean.astype(np.float32).tobytes(), mat[0].tobytes(), len(got)))
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO page_vectors(page, centroid, lead, fragments) VALUES (?, ?, ?, ?)", rows)
+        sqlite_write.attach_vectors(self.conn, fragments, fingerprint, dimension)
 
     def page_vectors(self, pages: Sequence[int], min_fragments: int = 1) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
         import numpy as np
@@ -555,16 +203,10 @@ class SqliteIndexStore:
                     "AND fragments >= ?", (*pages, min_fragments))}
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
-        if keep_fingerprint is not None:
-            self.conn.execute("DELETE FROM vectors WHERE fingerprint != ?", (keep_fingerprint,))
-            self.conn.execute("DELETE FROM line_vectors WHERE fingerprint NOT LIKE ? || ':%'", (keep_fingerprint,))
-        self.conn.execute("DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM fragments f WHERE f.hash = vectors.hash)")
+        sqlite_write.prune_vectors(self.conn, keep_fingerprint)
 
     def drop_layer_vectors(self, layer: str) -> None:
-        table = self.vec_table(layer)
-        if table:
-            self.conn.execute(f"DROP TABLE IF EXISTS {table}")
-            self.conn.execute("DELETE FROM vec_tables WHERE layer = ?", (layer,))
+        sqlite_write.drop_layer_vectors(self.conn, layer)
 
     def analyze(self, full: bool) -> None:
         # Planner statistics: without them SQLite may drive a query from the (unselective) layer index.
@@ -585,17 +227,7 @@ class SqliteIndexStore:
         return int(pages), int(fragments)
 
     def integrity(self, fingerprint: str) -> Integrity:
-        q = self.conn.execute
-        n_frag = q("SELECT count(*) FROM fragments").fetchone()[0]
-        n_fts = q("SELECT count(*) FROM fts").fetchone()[0]
-        missing = q("SELECT count(*) FROM fragments f WHERE NOT EXISTS "
-                    "(SELECT 1 FROM vectors v WHERE v.hash = f.hash AND v.fingerprint = ?)", (fingerprint,)).fetchone()[0]
-        layers = []
-        for layer, table in q("SELECT layer, name FROM vec_tables").fetchall():
-            n = q(f"SELECT count(*) FROM {table}").fetchone()[0]
-            want = q("SELECT count(*) FROM fragments WHERE layer = ?", (layer,)).fetchone()[0]
-            layers.append(LayerVectors(layer, n, want))
-        return Integrity(n_frag, n_fts, missing, tuple(layers))
+        return sqlite_write.integrity(self.conn, fingerprint)
 
     # ------------------------------------------------------------ scope
 
@@ -911,66 +543,22 @@ class SqliteIndexStore:
             f"SELECT c.page, c.data FROM contradictions c WHERE c.page IN ({marks(pages)}) "
             f"ORDER BY c.status = 'resolved', c.con_id", list(pages))]
 
-    # ------------------------------------------------------------ ask
+    # ------------------------------------------------------------ ask (sqlite_ask.py)
 
     def name_rows(self, layers: tuple[str, ...]) -> list[NameRow]:
-        if not layers:
-            return []
-        lay = marks(layers)
-        rows = [NameRow(n, pid, t, str(json.loads(m).get("entity_type") or "")) for n, pid, t, m in self.conn.execute(
-            f"SELECT en.name, p.id, p.title, p.meta FROM entity_names en JOIN pages p ON p.id = en.page "
-            f"WHERE +p.layer IN ({lay})", layers)]
-        rows += [NameRow(t, pid, t, "project") for pid, t in self.conn.execute(
-            f"SELECT id, title FROM pages WHERE type = 'project' AND layer IN ({lay})", layers)]
-        return rows
+        return sqlite_ask.name_rows(self.conn, layers)
 
     def sources_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[SourceRow]:
-        out: list[SourceRow] = []
-        listed = sorted(set(paths))
-        for i in range(0, len(listed), 500):
-            chunk = listed[i : i + 500]
-            out += [SourceRow(*r) for r in self.conn.execute(
-                f"SELECT path, title, coalesce(occurred_at, captured_at, '') FROM pages WHERE type = 'source' "
-                f"AND path IN ({marks(chunk)}) AND layer IN ({marks(layers)})", (*chunk, *layers))]
-        return out
+        return sqlite_ask.sources_at(self.conn, paths, layers)
 
     def contradictions_at(self, paths: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.conn.execute(
-            f"SELECT p.path, c.data FROM contradictions c JOIN pages p ON p.id = c.page "
-            f"WHERE p.path IN ({marks(paths)}) AND p.layer IN ({marks(layers)}) ORDER BY p.path, c.con_id",
-            (*paths, *layers))]
+        return sqlite_ask.contradictions_at(self.conn, paths, layers)
 
     def line_vectors(self, fingerprint: str, hashes: Sequence[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        for i in range(0, len(hashes), 500):
-            chunk = list(hashes[i : i + 500])
-            out.update(self.conn.execute(
-                f"SELECT hash, vector FROM line_vectors WHERE fingerprint = ? AND hash IN ({marks(chunk)})",
-                (fingerprint, *chunk)).fetchall())
-        return out
+        return sqlite_ask.line_vectors(self.conn, fingerprint, hashes)
 
     def put_line_vectors(self, fingerprint: str, rows: Sequence[tuple[str, bytes]], wait: float) -> bool:
-        sqlite3 = _sqlite()
-        self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                self.conn.executemany("INSERT OR REPLACE INTO line_vectors(hash, fingerprint, vector) VALUES (?, ?, ?)",
-                                      [(h, fingerprint, v) for h, v in rows])
-                n = self.conn.execute("SELECT count(*) FROM line_vectors").fetchone()[0]
-                if n > MAX_LINE_VECTORS:
-                    # No ages are kept: an arbitrary half goes (a line asked about again costs one embedding).
-                    self.conn.execute("DELETE FROM line_vectors WHERE hash IN (SELECT hash FROM line_vectors "
-                                      "LIMIT ?)", (n // 2,))
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            return True
-        except sqlite3.OperationalError:
-            return False  # the index is being written: this answer keeps its vectors to itself
-        finally:
-            self.conn.execute("PRAGMA busy_timeout = 30000")
+        return sqlite_ask.put_line_vectors(self.conn, fingerprint, rows, wait)
 
     # ------------------------------------------------------------ term statistics
 
