@@ -1,4 +1,4 @@
-"""A long-lived service's pool of warm search sessions (service/wiki.py): searches from several callers run
+"""A long-lived service's pool of warm search sessions (service/core.py): searches from several callers run
 side by side, each on a session lent to it alone, never more sessions than the pool's size; scope stays the
 caller's; a session that failed is closed, not lent again; one lent out when the readers changed is closed
 when it comes back. Real Git, real SQLite, the tests' deterministic embedder."""
@@ -14,7 +14,7 @@ from test_index_support import HashEmbedder, RepoBuilder
 from stigmergy.index.build import build_index
 from stigmergy.index.search import Searcher
 from stigmergy.service import Identity, WikiService
-from stigmergy.service import wiki as wiki_module
+from stigmergy.service import core as core_module
 
 BOSS = "boss@example.com"
 OUTSIDER = "intern@example.com"
@@ -42,7 +42,7 @@ def test_searches_run_side_by_side_each_on_a_session_of_its_own(tmp_path: Path,
     rather than open another; every caller sees only their own layers."""
     b = _wiki(tmp_path / "w")
     server = _served(b)
-    size = wiki_module.SEARCH_SESSIONS
+    size = core_module.SEARCH_SESSIONS
     inside = threading.Barrier(size, timeout=30)
     used: list[int] = []
     real = Searcher.search

@@ -17,7 +17,8 @@ from stigmergy.repo.lock import WriterLock
 from stigmergy.service import PAGE_STATUSES, PAGE_TYPES, WRITE_POLICIES, Identity, Recovery, WikiService
 from stigmergy.settings import load_settings
 
-SERVICE = REPO_ROOT / "stigmergy" / "service" / "wiki.py"
+# WikiService is written in several modules of the package (core.py, judgements.py, wiki.py).
+SERVICE = sorted((REPO_ROOT / "stigmergy" / "service").glob("*.py"))
 READER = "reader@example.com"
 
 
@@ -30,8 +31,8 @@ def _service(root: Path, timeout: float | None = None) -> WikiService:
 
 def _operations_taking_the_lock() -> list[str]:
     """The operation names `WikiService` passes to `_writing`, in the order they appear."""
-    tree = ast.parse(SERVICE.read_text(encoding="utf-8"))
-    return [node.args[0].value for node in ast.walk(tree)
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in SERVICE]
+    return [node.args[0].value for tree in trees for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "_writing"
             and node.args and isinstance(node.args[0], ast.Constant)]
 

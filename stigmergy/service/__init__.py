@@ -4,8 +4,9 @@ one method per operation and renders what it returns (DESIGN §13). Front ends i
 the foundation (errors, settings) only: tests/test_architecture.py fails on a front end that reaches
 into write/, repo/, index/ or any other stage.
 
-Adding an operation: a method on `WikiService` (in `wiki.py`) that calls one library entry point; if it
-writes, a line in `policy.WRITE_POLICIES` says how it takes the writer lock and what it recovers first.
+Adding an operation: a method on `WikiService` (in `wiki.py`; a trust judgement's in `judgements.py`) that
+calls one library entry point; if it writes, a line in `policy.WRITE_POLICIES` says how it takes the writer
+lock (`_writing`, in `core.py`, with what every operation stands on) and what it recovers first.
 """
 
 from __future__ import annotations
