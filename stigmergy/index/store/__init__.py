@@ -2,10 +2,10 @@
 
 `IndexStore` names every question the index stage asks of its database (page rows, fragments, full text,
 vectors, links, citations, entities, contradictions, meta) and every write the builder makes. Each backend
-is one module holding every statement it runs: `sqlite.py` (SQLite, FTS5 and sqlite-vec, with its schema,
-the builder's writes and ask's statements in `sqlite_schema.py`, `sqlite_write.py`, `sqlite_ask.py`); a
-PostgreSQL + pgvector backend is a second module implementing the same protocol and passing the same
-tests. Nothing else in `stigmergy/` writes SQL (tests/test_architecture.py fails on a statement
+holds every statement it runs in modules of its own: `sqlite.py` (SQLite, FTS5 and sqlite-vec, with its
+schema, the builder's writes and ask's statements beside it in `sqlite_schema.py`, `sqlite_write.py`,
+`sqlite_ask.py`); a PostgreSQL + pgvector backend is a second set implementing the same protocol and
+passing the same tests. Nothing else in `stigmergy/` writes SQL (tests/test_architecture.py fails on a statement
 elsewhere), and what crosses the seam is a frozen value or a tuple of plain ids, never a cursor.
 
 Where the reader's scope goes: every query that returns pages takes a `Selection` (the reader's layers
