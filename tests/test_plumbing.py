@@ -243,3 +243,33 @@ def test_a_kept_tree_model_commits_what_git_commits_over_many_commits(tmp_path: 
                     g.commit_paths(["README.md"], "same", "S", "s@e", when=WHEN + step)
     assert plumbing.plumbing._model is not None and plumbing.plumbing._model.commit == plumbing.fast_head()
     git(plumbing.root, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_status_through_git_takes_no_optional_lock_and_still_sees_a_persons_edit_and_staging(tmp_path: Path) -> None:
+    """`Git` runs git without optional locks: the gates' `git status` after a commit answers as before (a
+    person's edit in the working tree, a change they staged) but leaves the index as it was, where it
+    rewrote all of it to store refreshed stat data (a file touched, its bytes the same); a person's own
+    `git status` still refreshes it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    for name in ("touched.md", "edited.md", "staged.md"):
+        _write(root, f"wiki/{name}", f"{name}\n")
+    ours = Git(root)
+    ours.commit_paths(["wiki/touched.md", "wiki/edited.md", "wiki/staged.md"], "first", "T", "t@e", when=WHEN)
+    touched = root / "wiki" / "touched.md"
+    old = touched.stat().st_mtime_ns
+    os.utime(touched, ns=(old - 10**10, old - 10**10))  # same bytes, another mtime: stat data to refresh
+    _write(root, "wiki/edited.md", "a person's edit\n")
+    _write(root, "wiki/staged.md", "a person's staged change\n")
+    git(root, "add", "wiki/staged.md")
+    index = root / ".git" / "index"
+    before = index.read_bytes()
+    out = ours.run_bytes("status", "--porcelain=v1", "-z", "--untracked-files=no", "--",
+                         "wiki/touched.md", "wiki/edited.md", "wiki/staged.md")
+    got = {e[3:].decode(): e[:2].decode() for e in out.split(b"\0") if e}
+    assert got == {"wiki/edited.md": " M", "wiki/staged.md": "M "}
+    assert index.read_bytes() == before
+    git(root, "status", "--porcelain")  # a person's status, optional locks and all
+    assert index.read_bytes() != before
+    assert ours.status_porcelain() == [" M wiki/edited.md", "M  wiki/staged.md"]
