@@ -193,7 +193,7 @@ def _json_shapes() -> list[str]:
 
 def schema_md() -> str:
     from stigmergy.index.build import CheckReport, IndexReport
-    from stigmergy.index.store.postgres import MIGRATIONS as PG_MIGRATIONS
+    from stigmergy.index.store.pg_schema import MIGRATIONS as PG_MIGRATIONS
     from stigmergy.index.store.sqlite_schema import MIGRATIONS
     from stigmergy.repo import state
     from stigmergy.repo.state import OperationRow
@@ -217,7 +217,7 @@ def schema_md() -> str:
         "",
         "## Shared index (PostgreSQL + pgvector, `[index] backend = \"postgres\"`; derived like the file)",
         "",
-        f"{len(PG_MIGRATIONS)} migration(s), from `stigmergy/index/store/postgres.py`, in the schema `[index] schema`",
+        f"{len(PG_MIGRATIONS)} migration(s), from `stigmergy/index/store/pg_schema.py`, in the schema `[index] schema`",
         "names; `schema_version` holds the number, and per-layer HNSW indexes are created on demand (listed in",
         "`vec_indexes`).",
         "",

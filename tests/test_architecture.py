@@ -107,7 +107,8 @@ def test_the_graph_script_sees_a_forbidden_import(tmp_path: Path) -> None:
 # Every SQL statement lives in a store module: one per backend of each store (docs/architecture.md).
 STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlite_schema.py",
                  "stigmergy/index/store/sqlite_write.py", "stigmergy/index/store/sqlite_ask.py",
-                 "stigmergy/index/store/postgres.py",
+                 "stigmergy/index/store/postgres.py", "stigmergy/index/store/pg_schema.py",
+                 "stigmergy/index/store/pg_search.py", "stigmergy/index/store/pg_reads.py",
                  "stigmergy/index/store/pg_write.py", "stigmergy/repo/state/sqlite.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
                   r"REPLACE|WITH)\b")
@@ -151,7 +152,9 @@ def test_the_sql_check_sees_a_statement_outside_a_store(tmp_path: Path) -> None:
 
 # Every object call on a bucket and every PostgreSQL connection lives in its backend module.
 CLIENT_HOMES = {"boto3": {"stigmergy/repo/evidence/s3.py"}, "botocore": {"stigmergy/repo/evidence/s3.py"},
-                "psycopg": {"stigmergy/index/store/postgres.py"}, "pgvector": {"stigmergy/index/store/postgres.py"}}
+                "psycopg": {"stigmergy/index/store/postgres.py", "stigmergy/index/store/pg_schema.py",
+                            "stigmergy/index/store/pg_search.py"},
+                "pgvector": {"stigmergy/index/store/pg_schema.py"}}
 _CLIENT_IMPORT = re.compile(r"^\s*(?:import|from)\s+(boto3|botocore|psycopg|pgvector)\b", re.M)
 
 

@@ -18,7 +18,7 @@ from stigmergy.errors import ConfigError, StigmergyError
 from stigmergy.index.build import SharedIndexAheadError, build_index
 from stigmergy.index.freshness import tree_pages
 from stigmergy.index.store import index_location, open_index
-from stigmergy.index.store.postgres import MIGRATIONS, IndexTooNewError
+from stigmergy.index.store.pg_schema import MIGRATIONS, IndexTooNewError
 from stigmergy.repo.git import Git
 from stigmergy.repo.layout import Layout
 from stigmergy.service import Identity, WikiService

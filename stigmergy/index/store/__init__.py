@@ -14,7 +14,8 @@ after it.
 
 Where it lives is an `IndexLocation` (`index_location(layout, settings)`): the SQLite file under
 `.stigmergy/` (the default), or a schema of a shared PostgreSQL database (`[index] backend = "postgres"`,
-the connection string and schema from the user's environment or configuration only; `postgres.py`).
+the connection string and schema from the user's environment or configuration only; `postgres.py`
+and the `pg_*.py` modules beside it).
 
 Open a store with `open_index` (reads and builds), `open_index(..., rebuild=True)` (a damaged file is moved
 aside), or `peek_index` (read-only, never migrates, never waits: the lexical page search filing asks).
@@ -71,7 +72,7 @@ class IndexLocation:
     def __str__(self) -> str:
         if not self.shared:
             return str(self.path)
-        from stigmergy.index.store.postgres import redact
+        from stigmergy.index.store.pg_schema import redact
 
         return f"{redact(self.url)} (schema {self.schema})"
 
@@ -81,7 +82,7 @@ class IndexLocation:
             return self.path.is_file()
         if not self.wiki:  # not a repository with a commit: nothing of it can be in a shared index
             return False
-        from stigmergy.index.store.postgres import schema_present
+        from stigmergy.index.store.pg_schema import schema_present
 
         return schema_present(self.url, self.schema)
 
@@ -172,7 +173,8 @@ def _shared_state(loc: IndexLocation) -> dict[str, Any]:
     state: dict[str, Any] = {"present": False, "readable": None, "commit": None, "behind_head": None,
                              "building": False, "error": None}
     from stigmergy.errors import StigmergyError
-    from stigmergy.index.store.postgres import PostgresIndexStore, connect
+    from stigmergy.index.store.pg_schema import connect
+    from stigmergy.index.store.postgres import PostgresIndexStore
 
     try:
         store = PostgresIndexStore(connect(loc.url, loc.schema, timeout=5.0, migrate_schema=False), loc.schema)

@@ -1,4 +1,4 @@
-"""FTS5's bm25 of a first cut, scored inside PostgreSQL (the statement's text; `postgres.py` runs it).
+"""FTS5's bm25 of a first cut, scored inside PostgreSQL (the statement's text; `pg_search.py` runs it).
 
 The lexical arm ranks every match with `ts_rank` and re-scores the best FIRST_CUT x depth rows (1,600) with
 FTS5's bm25. Re-scored in Python, each row's lexemes came back as rows (~3,900 a search) and were counted

@@ -8,7 +8,7 @@ stores the lexemes as a `tsvector` literal (title positions weighted A, heading 
 GIN index serves; queries are `tsquery` literals of the same lexemes. `ts_rank` picks a deep first cut
 of the matches inside the database and `bm25` re-scores that cut exactly.
 
-No SQL here (the statements are in `postgres.py`); only text to lexemes and the scores.
+No SQL here (the statements are in `pg_search.py` and `pg_write.py`); only text to lexemes and the scores.
 """
 
 from __future__ import annotations
