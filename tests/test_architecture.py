@@ -109,7 +109,8 @@ STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlit
                  "stigmergy/index/store/sqlite_write.py", "stigmergy/index/store/sqlite_ask.py",
                  "stigmergy/index/store/postgres.py", "stigmergy/index/store/pg_schema.py",
                  "stigmergy/index/store/pg_search.py", "stigmergy/index/store/pg_reads.py",
-                 "stigmergy/index/store/pg_write.py", "stigmergy/repo/state/sqlite.py"}
+                 "stigmergy/index/store/pg_write.py", "stigmergy/index/store/pg_impact.py",
+                 "stigmergy/repo/state/sqlite.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
                   r"REPLACE|WITH)\b")
 _SQLITE_IMPORT = re.compile(r"^\s*(?:import|from)\s+(sqlite3|pysqlite3|sqlite_vec)\b", re.M)

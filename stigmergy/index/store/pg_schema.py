@@ -10,6 +10,7 @@ import hashlib
 from typing import Any
 
 from stigmergy.errors import IndexMissingExtensionError, StigmergyError
+from stigmergy.index.store import pg_impact
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: pages, fragments, full text + term statistics, vector cache and per-fragment vectors, links,
@@ -128,6 +129,8 @@ MIGRATIONS: tuple[str, ...] = (
     );
     INSERT INTO meta(key, value) VALUES ('generation', '0');
     """,
+    # 2: the lexical arm's impact-ordered postings (pg_impact.py), filled from the full text already there
+    pg_impact.MIGRATION,
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from stigmergy.index.store import pg_rank, pg_text
+from stigmergy.index.store import pg_impact, pg_rank, pg_text
 from stigmergy.index.store.pg_reads import PgReads
 from stigmergy.index.store.protocol import Filters, Selection
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 EXACT_SCAN_MAX_ROWS = 20_000  # as on SQLite: smaller layers are scanned exactly, larger ones through HNSW
+WALK = True  # False: every single-word cut by ts_rank over every match (the tests' reference)
 FIRST_CUT = 4  # ts_rank keeps this many times the arm's depth for the exact BM25 re-score
 
 
@@ -27,6 +28,7 @@ class PgSearch(PgReads):
     _stats: tuple[int, tuple[int, float]] | None
     _phrase_df: dict[tuple[str, ...], int]
     _ef_search: int
+    _ref: tuple[int, float] | None
 
     # ------------------------------------------------------------ scope
 
@@ -130,6 +132,12 @@ class PgSearch(PgReads):
             rows, avg = self._fts_stats()
             idfs = self._idfs(phrase_list, rows)
             both = pick is not None
+            # The walk's floors hold for fragments in the reader's layers; a narrower selection (a type, a date)
+            # keeps the ts_rank cut, whose statement filters first.
+            walked = (self._walked(phrase_list, idfs, avg, layers, where, params, weights, depth, pick)
+                      if WALK and not filter_first else None)
+            if walked is not None:
+                return walked
             scored = self.conn.execute(
                 f"SELECT c.id, c.page, s.score, {'s2.score' if both else '0.0'} FROM ({sql_text}) c JOIN fts t ON t.id = c.id "
                 f"{pg_rank.score_join('t')} {pg_rank.score_join('t', 's2') if both else ''} "
@@ -139,6 +147,23 @@ class PgSearch(PgReads):
             return [(fid, page, float(score), float(score2)) for fid, page, score, score2 in scored.fetchall()]
         cands = self.conn.execute(f"SELECT id, page, ntok FROM ({sql_text}) c", args).fetchall()
         return self._rescored(cands, phrase_list, weights, depth, pick)
+
+    def _walked(self, phrase_list: Sequence[tuple[str, ...]], idfs: Sequence[float], avg: float,
+                layers: Sequence[str], where: str, params: Sequence[Any], weights: tuple[float, float, float],
+                depth: int, pick: tuple[float, float, float] | None) -> list[tuple[int, int, float, float]] | None:
+        """The exact bm25 top of single words by the impact walk (`pg_impact.walk`), or None where it gave up."""
+        version = self.version()
+        if self._ref is None or self._ref[0] != version:
+            self._ref = (version, pg_impact.reference(self.conn))
+        coef: dict[str, float] = {}
+        for phrase, w_idf in zip(phrase_list, idfs, strict=True):
+            coef[phrase[0]] = coef.get(phrase[0], 0.0) + w_idf
+        both = pick is not None
+        joins = f"{pg_rank.score_join('t')} {pg_rank.score_join('t', 's2') if both else ''}"
+        fixed = (*pg_rank.score_params(phrase_list, idfs, avg, weights),
+                 *(pg_rank.score_params(phrase_list, idfs, avg, pick) if pick is not None else ()))
+        return pg_impact.walk(self.conn, coef, layers, pg_impact.factors(avg, self._ref[1], weights), depth,
+                              (joins, where, fixed, params))
 
     def _rescored(self, cands: Sequence[tuple[int, int, int]], phrase_list: Sequence[tuple[str, ...]],
                   weights: tuple[float, float, float], depth: int,

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from stigmergy.index.store import pg_text
+from stigmergy.index.store import pg_impact, pg_text
 from stigmergy.index.store.protocol import IndexedPage, NewFragment
 
 if TYPE_CHECKING:
@@ -144,6 +144,7 @@ def _insert_chunk(conn: Any, items: Sequence[tuple[PageDoc, str]], df: Counter[s
             "INSERT INTO fts(id, layer, ntok, tsv) SELECT i, l, n, t::tsvector "
             "FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::text[]) AS u(i, l, n, t)",
             (ids, fts_layer, fts_ntok, fts_tsv))
+        pg_impact.add(conn, ids)  # in the page swap's transaction, as every other row of the page
         out = [NewFragment(fid, doc.layer, h) for fid, (doc, h) in zip(ids, hashes, strict=True)]
     if names[0]:
         conn.execute("INSERT INTO entity_names(name, page, kind) SELECT * FROM unnest(%s::text[], %s::bigint[], "
