@@ -77,6 +77,8 @@ def main() -> None:
     ap.add_argument("--warm", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--code", type=Path, help="the checkout whose stigmergy is measured (default: this one)")
+    ap.add_argument("--schema", help="the PostgreSQL schema (default: bench/load.py's load_<size>); a copy lets a "
+                    "newer schema version be measured beside a baseline that refuses it")
     args = ap.parse_args()
     from servers import Postgres
 
@@ -95,7 +97,7 @@ def main() -> None:
                 if pg is None:
                     pg = Postgres.start({"shared_buffers": "1GB", "max_connections": "300"}, keep_at=out / "load-pg")
                 env = {"STIGMERGY_INDEX__BACKEND": "postgres", "STIGMERGY_INDEX__URL": pg.url,
-                       "STIGMERGY_INDEX__SCHEMA": f"load_{args.size}"}
+                       "STIGMERGY_INDEX__SCHEMA": args.schema or f"load_{args.size}"}
             report[label] = measure(root, env, qs, pg if label == "postgres" else None, args.warm, args.profile)
             report[label]["loadavg"] = Path("/proc/loadavg").read_text().split()[:3]
             prof = report[label].pop("profile", None)
