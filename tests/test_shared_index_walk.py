@@ -40,11 +40,13 @@ class _Watched:
     def __init__(self, conn) -> None:  # noqa: ANN001
         self.conn = conn
         self.walks: list[tuple[list[str], list[str], list[int]]] = []
+        self.statements = 0
 
     def __getattr__(self, name: str):  # noqa: ANN204
         return getattr(self.conn, name)
 
     def execute(self, statement, params=None, **kw):  # noqa: ANN001, ANN201
+        self.statements += 1
         if isinstance(statement, str) and statement.startswith("WITH q AS") and "postings" in statement:
             self.walks.append((list(params[0]), list(params[1]), list(params[3])))
         return self.conn.execute(statement, params, **kw)
@@ -119,6 +121,28 @@ def test_the_walk_settles_without_reading_every_posting(tmp_path: Path, pg_env: 
     assert sorted(titles) == [f"Lantern {i}" for i in range(4)]
     # A lone lexeme's first round reads past the depth (40 -> 50 postings) and settles there too.
     assert [w[2] for w in watched.walks] == [[16], [50]] and held > 60 and len(deeper) == 40
+
+
+def test_a_walk_that_splits_runs_two_statements(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """A question of several words whose first round does not settle: the version, the document
+    frequencies and the walk's two rounds, nothing else (the lists' highest impacts come back with the first
+    round, and the version read for the statistics serves the walk)."""
+    rng = random.Random(4)
+    b = RepoBuilder(tmp_path / "w", env=pg_env)
+    _pages(b, rng, 0, 60, 20)
+    b.commit("seed")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    store = open_index(index_location(Layout(b.root), b.settings))
+    try:
+        sel = store.select(("public",), Filters())
+        store.lexical(["aurora", "comet", "heron"], sel, (1.0, 1.0, 1.0), 40)  # statistics read once
+        watched = _Watched(store.conn)
+        store.conn = watched
+        rows = store.lexical(["aurora", "comet", "heron"], sel, (1.0, 1.0, 1.0), 40)
+        store.conn = watched.conn
+    finally:
+        store.close()
+    assert len(rows) == 40 and len(watched.walks) == 2 and watched.statements == 4
 
 
 def test_a_restricted_layers_fragments_never_enter_the_walk(tmp_path: Path, pg_env: dict[str, str]) -> None:

@@ -116,7 +116,7 @@ def walk(conn: Any, coef: dict[str, float], layers: Sequence[str], bounds: tuple
     lexeme it was not met under, that lexeme's last impact read); a fragment never met is under the sum
     of those last impacts (`unmet`). Once the depth-th best floor (theta) is above `unmet`, the fragments
     met whose ceiling reaches theta are scored exactly in the same statement and the best `depth` of them
-    come back; otherwise one row (-1, 0, unmet, theta) says to read deeper."""
+    come back; otherwise one row (-1, 0, unmet, theta, the lists' highest impacts) says to read deeper."""
     low, high = bounds
     if not math.isfinite(high) or not coef:
         return None
@@ -128,7 +128,8 @@ def walk(conn: Any, coef: dict[str, float], layers: Sequence[str], bounds: tuple
         "r AS (SELECT q.o, q.lx, q.c, x.id, x.impact FROM q CROSS JOIN LATERAL (SELECT s.id, s.impact FROM postings s "
         "WHERE s.lexeme = q.lx AND s.layer = q.ly ORDER BY s.impact DESC, s.id DESC LIMIT q.n) x), "
         # A list read to its end has nothing left under it (head 0).
-        "l AS (SELECT q.o, q.lx, q.c, CASE WHEN count(r.id) < q.n THEN 0 ELSE min(r.impact) END AS head "
+        "l AS (SELECT q.o, q.lx, q.c, CASE WHEN count(r.id) < q.n THEN 0 ELSE min(r.impact) END AS head, "
+        "coalesce(max(r.impact), 0) AS top "
         "FROM q LEFT JOIN r ON r.o = q.o GROUP BY q.o, q.lx, q.c, q.n), "
         "w AS (SELECT lx, max(c) AS c, max(head) AS head FROM l GROUP BY lx), "
         "b AS (SELECT coalesce(sum(c * head), 0) * %s::float8 AS unmet, bool_or(head > 0) AS open FROM w), "
@@ -136,11 +137,14 @@ def walk(conn: Any, coef: dict[str, float], layers: Sequence[str], bounds: tuple
         "AS lift FROM r JOIN w ON w.lx = r.lx GROUP BY r.id), "
         "k AS (SELECT b.unmet, b.open, coalesce((SELECT lo FROM d ORDER BY lo DESC OFFSET %s LIMIT 1), 0) "
         "AS theta FROM b) "
-        "(SELECT c.id, f.page, s.score, " + ("s2.score" if "s2" in joins else "0.0::float8") + " FROM d c "
+        "(SELECT c.id, f.page, s.score, " + ("s2.score" if "s2" in joins else "0.0::float8") + ", NULL::real[] FROM d c "
         "JOIN fts t ON t.id = c.id JOIN fragments f ON f.id = t.id JOIN pages p ON p.id = f.page " + joins + " "
         "CROSS JOIN k WHERE (k.unmet * %s < k.theta OR NOT k.open) AND (k.unmet + c.lift) * %s >= k.theta "
         f"AND t.layer = ANY(%s::text[]) AND {where} ORDER BY s.score DESC, c.id LIMIT %s) "
-        "UNION ALL (SELECT -1, 0, k.unmet, k.theta FROM k WHERE k.unmet * %s >= k.theta AND k.open)")
+        # Not settled: (-1, 0, unmet, theta, each list's highest impact, in the lists' order).
+        "UNION ALL (SELECT -1, 0, k.unmet, k.theta, (SELECT array_agg(top ORDER BY o) FROM l) FROM k "
+        "WHERE k.unmet * %s >= k.theta AND k.open)")
+
     def run(n: list[int]) -> list[tuple[Any, ...]]:
         return list(conn.execute(statement, (
             [x[0] for x in lists], [x[1] for x in lists], [x[2] for x in lists], n, high, low * (1 - MARGIN),
@@ -150,7 +154,7 @@ def walk(conn: Any, coef: dict[str, float], layers: Sequence[str], bounds: tuple
     def done(rows: list[tuple[Any, ...]]) -> list[tuple[int, int, float, float]] | None:
         if rows and rows[0][0] == -1:
             return None
-        return [(int(fid), int(page), float(s), float(s2)) for fid, page, s, s2 in rows]
+        return [(int(fid), int(page), float(s), float(s2)) for fid, page, s, s2, _ in rows]
 
     first = max(16, int(depth * (FIRST_ROUND if len(coef) > 1 else ONE_LEXEME_ROUND)))
     rows = run([first] * len(lists))
@@ -162,10 +166,7 @@ def walk(conn: Any, coef: dict[str, float], layers: Sequence[str], bounds: tuple
     # essential lists are read to their end (a fragment not met in one has not that lexeme), the others
     # a little deeper than before; the unmet ceiling is then under theta and the round settles.
     theta = float(rows[0][3])
-    tops = dict(zip(range(len(lists)), (r[0] or 0.0 for r in conn.execute(
-        "SELECT (SELECT max(s.impact) FROM postings s WHERE s.lexeme = q.lx AND s.layer = q.ly) "
-        "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS q(lx, ly, o) ORDER BY q.o",
-        ([x[0] for x in lists], [x[1] for x in lists])).fetchall()), strict=True))
+    tops = [float(x) for x in rows[0][4]]  # the first posting read of each list: its highest impact
     ceiling = {w: coef[w] * high * max(tops[i] for i, x in enumerate(lists) if x[0] == w) for w in coef}
     spare: set[str] = set()
     total = 0.0

@@ -152,7 +152,8 @@ class PgSearch(PgReads):
                 layers: Sequence[str], where: str, params: Sequence[Any], weights: tuple[float, float, float],
                 depth: int, pick: tuple[float, float, float] | None) -> list[tuple[int, int, float, float]] | None:
         """The exact bm25 top of single words by the impact walk (`pg_impact.walk`), or None where it gave up."""
-        version = self.version()
+        # _fts_stats has just read the version (this search's statistics); no second round trip for it.
+        version = self._stats[0] if self._stats is not None else self.version()
         if self._ref is None or self._ref[0] != version:
             self._ref = (version, pg_impact.reference(self.conn))
         coef: dict[str, float] = {}
