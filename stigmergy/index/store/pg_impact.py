@@ -57,7 +57,7 @@ MIGRATION = f"""
         lexeme TEXT COLLATE "C" NOT NULL,
         layer TEXT COLLATE "C" NOT NULL,
         impact REAL NOT NULL,
-        id BIGINT NOT NULL REFERENCES fragments(id) ON DELETE CASCADE
+        id BIGINT NOT NULL
     );
     INSERT INTO meta(key, value) SELECT 'impact_avg', coalesce(avg(ntok), 0)::text FROM fts;
     INSERT INTO postings(lexeme, layer, impact, id)
@@ -86,6 +86,13 @@ def add(conn: Any, fragments: Sequence[int]) -> None:
         "INSERT INTO postings(lexeme, layer, impact, id) SELECT u.lexeme, t.layer, "
         + _IMPACT.format(ref="%s::float8") + ", t.id FROM fts t, unnest(t.tsv) u WHERE t.id = ANY(%s::bigint[])",
         (reference(conn) or 1.0, list(fragments)))
+
+
+def remove(conn: Any, pages: Sequence[int]) -> None:
+    """The postings of these pages' fragments (before the pages go: no foreign key does it, whose check of
+    every row inserted cost a build more than the rest of the postings' upkeep)."""
+    conn.execute("DELETE FROM postings WHERE id IN (SELECT id FROM fragments WHERE page = ANY(%s::bigint[]))",
+                 (list(pages),))
 
 
 def clear(conn: Any) -> None:

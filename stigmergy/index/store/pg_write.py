@@ -33,6 +33,7 @@ def remove_pages(conn: Any, pages: Sequence[IndexedPage]) -> None:
         "WITH gone AS (SELECT u.lexeme, count(*) AS n FROM fragments f JOIN fts t ON t.id = f.id, "
         "unnest(t.tsv) u WHERE f.page = ANY(%s) GROUP BY u.lexeme) "
         "UPDATE terms SET df = terms.df - gone.n FROM gone WHERE terms.term = gone.lexeme", (ids,))
+    pg_impact.remove(conn, ids)
     conn.execute("DELETE FROM pages WHERE id = ANY(%s)", (ids,))
 
 

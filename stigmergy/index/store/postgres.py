@@ -168,8 +168,8 @@ class PostgresIndexStore(PgSearch):
         return dict(self.conn.execute("SELECT path, blob_sha FROM pages").fetchall())
 
     def clear(self) -> None:
-        # DELETE, not TRUNCATE: readers keep the old rows until the swap commits. The postings first, in one
-        # statement, rather than by the cascade's lookup per deleted fragment.
+        # DELETE, not TRUNCATE: readers keep the old rows until the swap commits. The postings have no foreign
+        # key to cascade from the pages (pg_impact.remove): they go here.
         pg_impact.clear(self.conn)
         self.conn.execute("DELETE FROM pages")
         self.conn.execute("DELETE FROM terms")
