@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
+import pytest
 from test_filing_bounds import ENTITY, _blocks, _disagreeing
 from test_plan_support import make_repo
 
@@ -47,15 +49,50 @@ def test_kept_listings_follow_pages_added_and_removed(tmp_path: Path) -> None:
 
 def test_a_listing_made_in_the_folders_own_tick_is_made_again(tmp_path: Path) -> None:
     # A folder changed twice within one tick of its mtime keeps that mtime: a listing taken then must not
-    # be trusted, or the second change would never be seen.
+    # be trusted, or the second change would never be seen. The tick is held open by an mtime just ahead of
+    # the clock (a read cannot stamp a later access time), as a coarse file-system clock would leave it.
     notes = tmp_path / "wiki" / "notes"
     notes.mkdir(parents=True)
     (notes / "A.md").write_text("x")
+    ahead = time.time_ns() + 10**9
+    os.utime(notes, ns=(ahead - 1, ahead))
     assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md"]
     stamp = notes.stat().st_mtime_ns
     (notes / "B.md").write_text("x")
     os.utime(notes, ns=(stamp, stamp))  # the same mtime as when it was listed
     assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md", "wiki/notes/B.md"]
+
+
+def test_a_listing_soon_after_a_change_is_shared_once_the_file_system_clock_has_passed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The notes folder changes with every capture, and the next capture's catalogue lists it well within
+    # _RACY_NS of that change; the gates' stem index then listed it again. A read stamps the folder's access
+    # time from the file system's clock: once that is later than the mtime, no later change can keep the
+    # mtime, so the one listing serves the whole capture.
+    notes = tmp_path / "wiki" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "A.md").write_text("x")
+    changed = time.time_ns() - 50_000_000  # 50 ms ago: within _RACY_NS, and no read since
+    os.utime(notes, ns=(changed - 1, changed))
+    reads: list[str] = []
+    real = os.scandir
+
+    def counted(path: object) -> object:
+        reads.append(str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", counted)
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md"]
+    if notes.stat().st_atime_ns <= changed:
+        pytest.skip("this file system does not stamp access times on a folder read (noatime)")
+    listed = len(reads)
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md"]
+    assert "a" in stem_listing(tmp_path, ["public"])
+    assert sum(r.endswith("notes") for r in reads[listed:]) == 0  # the catalogue's listing, shared
+    (notes / "B.md").write_text("x")  # a change from now on moves the mtime: listed again
+    assert folder_listing(tmp_path, "wiki/notes") == ["wiki/notes/A.md", "wiki/notes/B.md"]
+    assert stem_listing(tmp_path, ["public"])["b"] == ["wiki/notes/B.md"]
 
 
 def _pages(root: Path) -> list[str]:

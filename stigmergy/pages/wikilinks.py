@@ -103,8 +103,34 @@ def fold_name(text: str) -> str:
 # the names added or removed since are applied, so a plan over a wiki of 2,000 notes costs one directory
 # read, not a rebuild of the index. As with git's racy index entries, a listing taken within _RACY_NS of
 # the folder's mtime is not trusted the next time: file times tick coarsely, and a change in the same tick
-# would leave the mtime as it was.
+# would leave the mtime as it was. Unless the file system's own clock is seen to have passed that mtime
+# (`_settled`): then every later change stamps a later mtime, and the listing is trusted at once.
 _RACY_NS = 200_000_000
+
+
+def _settled(path: Path, st: os.stat_result) -> os.stat_result | None:
+    """The folder's stat, when its access time shows a read at a file-system time after its mtime; else None.
+
+    A capture lists the notes folder soon after its own last note went in, within _RACY_NS, so every such
+    listing was made again by the next asker in the same capture (the planner's catalogue, then the gates'
+    stem index: ~2.6 ms a listing of 2,000 notes). An access time later than the mtime was stamped by the
+    same clock as any later change would be, so a change from then on cannot keep the mtime. If no read has
+    stamped one since the last change, one read of the folder's first entries does (relatime and
+    strictatime update the access time of a folder read while it is not later than the mtime); with
+    noatime, a read-only mount or a clock still in the mtime's tick it stays not later, and the listing is
+    judged by _RACY_NS as before. (A file time set by hand, `touch -d`, can defeat this, as it can git's
+    racy check.)"""
+    if st.st_atime_ns > st.st_mtime_ns:
+        return st  # read after its last change, before this stat: the clock had passed the mtime then
+    try:
+        with os.scandir(path) as entries:
+            next(entries, None)
+        again = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(again.st_mode) or again.st_atime_ns <= again.st_mtime_ns:
+        return None
+    return again
 
 
 class _Folder:
@@ -127,6 +153,11 @@ class _Folder:
         if stamp is not None and self.stamp == stamp:
             return self.names
         listed_at = time.time_ns()
+        settled = None
+        if stamp is not None and listed_at - stamp[0] <= _RACY_NS:
+            settled = _settled(self.path, st)
+            if settled is not None:  # the stamp the listing below is trusted against: this stat's
+                stamp = (settled.st_mtime_ns, settled.st_ino)
         names: frozenset[str] = frozenset()
         if stamp is not None:
             try:
@@ -137,7 +168,7 @@ class _Folder:
         if names != self.names:
             self.names = names  # a new object: holders of the old one see that it changed
             self._sorted = None
-        racy = stamp is None or listed_at - stamp[0] <= _RACY_NS
+        racy = stamp is None or (settled is None and listed_at - stamp[0] <= _RACY_NS)
         self.stamp = None if racy else stamp
         return self.names
 
