@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 from pathlib import Path
 
@@ -140,3 +141,74 @@ def test_relaxed_bookkeeping_commits_and_then_syncs_fully_again(wiki: Path) -> N
         c.execute("INSERT INTO meta VALUES ('k', 'v')")
         c.execute("INSERT INTO meta VALUES ('k', 'again')")  # primary key: the transaction rolls back
     assert _synchronous(repo) == 2 and state.meta("k") is None
+
+
+def _myers_line_by_line(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """The change record's diff as it was before it walked runs: one line per step, forward and back."""
+    n, m = len(a), len(b)
+    offset = n + m + 1
+    v = [0] * (2 * offset + 1)
+    trace: list[list[int]] = []
+    for d in range(n + m + 1):
+        trace.append(v[:])
+        for k in range(-d, d + 1, 2):
+            x = v[offset + k + 1] if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]) else v[offset + k - 1] + 1
+            y = x - k
+            while x < n and y < m and a[x] == b[y]:
+                x, y = x + 1, y + 1
+            v[offset + k] = x
+            if x >= n and y >= m:
+                moves: list[tuple[str, int, int]] = []
+                for dd in range(d, 0, -1):
+                    w, kk = trace[dd], x - y
+                    pk = kk + 1 if kk == -dd or (kk != dd and w[offset + kk - 1] < w[offset + kk + 1]) else kk - 1
+                    px = w[offset + pk]
+                    while x > px and y > px - pk:
+                        x, y = x - 1, y - 1
+                        moves.append(("equal", x, y))
+                    if x == px:
+                        y -= 1
+                        moves.append(("insert", x, y))
+                    else:
+                        x -= 1
+                        moves.append(("delete", x, y))
+                while x > 0 and y > 0:
+                    x, y = x - 1, y - 1
+                    moves.append(("equal", x, y))
+                ops: list[tuple[str, int, int, int, int]] = []
+                for tag, i, j in reversed(moves):
+                    di, dj = (1, 1) if tag == "equal" else ((1, 0) if tag == "delete" else (0, 1))
+                    if ops and ops[-1][0] in (tag, "replace") or (ops and {ops[-1][0], tag} == {"delete", "insert"}):
+                        t, i1, i2, j1, j2 = ops[-1]
+                        if t == tag or (t != "equal" and tag != "equal"):
+                            if i2 == i and j2 == j:
+                                ops[-1] = (t if t == tag else "replace", i1, i2 + di, j1, j2 + dj)
+                                continue
+                    ops.append((tag, i, i + di, j, j + dj))
+                return ops
+    raise AssertionError("unreachable")
+
+
+def test_the_diff_walks_runs_and_finds_the_same_opcodes_as_a_line_by_line_walk() -> None:
+    # The diff of a page at its bound walks hundreds of equal lines; it walks them as runs (slices compared
+    # in C, the path read back a run at a time) and must find the same edit script, tie for tie.
+    from stigmergy.repo.patch import _myers
+
+    rnd = random.Random(27)
+    page = [f"- fact {i} ([source](../../sources/2026/01/cap_{i % 7}.md#L{i}))\n" for i in range(460)]
+    cases = [(page, page[:40] + ["## 2026-12\n", "\n"] + page[40:300] + page[301:] + ["new\n"]), (page, page), ([], page)]
+    for _ in range(3000):
+        alphabet = rnd.choice(["ab", "abc", "abcdefgh"])
+        a = [rnd.choice(alphabet) for _ in range(rnd.randint(0, 60))]
+        b = list(a)
+        for _ in range(rnd.randint(0, 8)):
+            at = rnd.randint(0, len(b))
+            if rnd.random() < 0.5 and b[at:]:
+                del b[at]
+            else:
+                b.insert(at, rnd.choice(alphabet))
+        cases.append((a, b if rnd.random() < 0.8 else [rnd.choice(alphabet) for _ in range(rnd.randint(0, 60))]))
+    for a, b in cases:
+        ops = _myers(a, b)
+        assert ops == _myers_line_by_line(a, b), (a, b)
+        assert [line for t, i1, i2, j1, j2 in ops for line in (a[i1:i2] if t == "equal" else b[j1:j2])] == b

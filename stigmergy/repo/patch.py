@@ -70,58 +70,74 @@ def _myers(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] |
     v = [0] * (2 * offset + 1)
     trace: list[list[int]] = []
     for d in range(min(n + m, _MYERS_MAX_EDITS) + 1):
-        trace.append(v[:])
+        trace.append(v[offset - d - 1 : offset + d + 2])  # the diagonals -d-1..d+1 are all it reads back
         for k in range(-d, d + 1, 2):
             if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
                 x = v[offset + k + 1]
             else:
                 x = v[offset + k - 1] + 1
             y = x - k
-            while x < n and y < m and a[x] == b[y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[x] == b[y]:
+                x = _snake(a, b, x, y)
+                y = x - k
             v[offset + k] = x
             if x >= n and y >= m:
                 return _backtrack(trace, v, a, b, d, offset)
     return None
 
 
+def _snake(a: list[str], b: list[str], x: int, y: int) -> int:
+    """The end of the run of equal lines from a[x], b[y]: the line-by-line walk, in doubling slices.
+
+    The first diagonal of a page filed again runs through every line before the first change (hundreds on
+    a page at its bound); comparing slices does that walk in C, and a run ends at the same line."""
+    step = 8
+    while True:
+        if x + step <= len(a) and y + step <= len(b) and a[x : x + step] == b[y : y + step]:
+            x += step
+            y += step
+            step *= 2
+        elif step > 1:
+            step //= 2
+        else:
+            return x
+
+
 def _backtrack(trace: list[list[int]], v_end: list[int], a: list[str], b: list[str], d_end: int, offset: int):  # noqa: ANN202
+    # Walked back a run at a time (a page at its bound is ~460 lines, nearly all in a few equal runs), not a
+    # line at a time; the opcodes are the path's maximal runs: equal, or changed (delete, insert, or
+    # replace where both occur).
     x, y = len(a), len(b)
-    moves: list[tuple[str, int, int]] = []  # ("equal"|"delete"|"insert", a index, b index)
+    runs: list[tuple[str, int, int, int, int]] = []  # from the end back
     for d in range(d_end, 0, -1):
-        v = trace[d]
+        v = trace[d]  # diagonal k at v[d + 1 + k]
         k = x - y
-        if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+        if k == -d or (k != d and v[d + k] < v[d + k + 2]):
             prev_k = k + 1
         else:
             prev_k = k - 1
-        prev_x = v[offset + prev_k]
+        prev_x = v[d + 1 + prev_k]
         prev_y = prev_x - prev_k
-        while x > prev_x and y > prev_y:
-            x, y = x - 1, y - 1
-            moves.append(("equal", x, y))
+        if x > prev_x and y > prev_y:
+            s = min(x - prev_x, y - prev_y)
+            runs.append(("equal", x - s, x, y - s, y))
+            x, y = x - s, y - s
         if x == prev_x:
             y -= 1
-            moves.append(("insert", x, y))
+            runs.append(("insert", x, x, y, y + 1))
         else:
             x -= 1
-            moves.append(("delete", x, y))
-    while x > 0 and y > 0:
-        x, y = x - 1, y - 1
-        moves.append(("equal", x, y))
-    moves.reverse()
+            runs.append(("delete", x, x + 1, y, y))
+    if x > 0 and y > 0:
+        s = min(x, y)
+        runs.append(("equal", x - s, x, y - s, y))
     ops: list[tuple[str, int, int, int, int]] = []
-    for tag, i, j in moves:
-        di, dj = (1, 1) if tag == "equal" else ((1, 0) if tag == "delete" else (0, 1))
-        if ops and ops[-1][0] in (tag, "replace") or (ops and {ops[-1][0], tag} == {"delete", "insert"}):
-            t, i1, i2, j1, j2 = ops[-1]
-            if t == tag or (t != "equal" and tag != "equal"):
-                merged = t if t == tag else "replace"
-                if i2 == i and j2 == j:
-                    ops[-1] = (merged, i1, i2 + di, j1, j2 + dj)
-                    continue
-        ops.append((tag, i, i + di, j, j + dj))
+    for tag, i1, i2, j1, j2 in reversed(runs):
+        if ops and (ops[-1][0] == "equal") == (tag == "equal"):
+            t = ops[-1][0]
+            ops[-1] = (t if t == tag else "replace", ops[-1][1], i2, ops[-1][3], j2)
+        else:
+            ops.append((tag, i1, i2, j1, j2))
     return ops
 
 
