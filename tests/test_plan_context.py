@@ -168,3 +168,42 @@ def test_the_planner_plans_the_same_from_the_contexts_catalogue_as_from_a_fresh_
     kept = DeterministicPlanner().plan(ctx).plan
     listed = DeterministicPlanner().plan(replace(ctx, catalogue=None)).plan
     assert kept == listed and kept.mutations and kept.contradictions
+
+
+_TRICKY = ["Acme", "yes", "No", "null", "~", "1.0", "1e3", "0x1F", "2026-01-01", "12:30", "a: b", "#hash", "- dash",
+           "'quoted'", '"dq"', "Zürich AG", "x #y", "[list]", "{map}", "&anchor", "*alias", "!tag", "@at", "`tick`",
+           "%pct", "? q", "| pipe", "> gt", "trailing ", " lead", "tab\there", "O'Brien", 'say "hi"', "a,b", ""]
+
+
+def test_catalogue_heads_read_by_the_line_loader_are_what_yaml_reads(tmp_path: Path) -> None:
+    # An entity head is read with the page parser's line loader (libyaml for any line it does not read the
+    # same way): title, type and aliases must be what libyaml reads, on canonical heads and hand-written ones.
+    import yaml
+
+    from stigmergy.pages.frontmatter import render_front_matter
+    from stigmergy.plan.catalogue import _read_head
+
+    folder = tmp_path / "wiki" / "entities"
+    folder.mkdir(parents=True)
+    heads: list[str] = []
+    for i, word in enumerate(_TRICKY):
+        heads.append(render_front_matter({"title": word, "entity_type": "org", "aliases": [word, f"{word} Co"]}))
+        heads.append(f"---\ntitle: {word}\nentity_type: {_TRICKY[-i - 1]}\naliases:\n- {word}\n- x{word}\n---\n")
+        heads.append(f"---\ntitle: {word}\naliases: [{word}]\n---\n")
+    heads += ["---\n---\n", "---\n\n---\n", "---\ntitle: |\n  Block\n---\n", "---\ntitle: A\ntitle: B\n---\n",
+              "---\n- a list\n---\n", "---\ntitle: [unclosed\n---\n", "no front matter\n",
+              "---\ntitle: Big\n" + "aliases:\n" + "".join(f"- alias {n}\n" for n in range(2000)) + "---\n"]
+    for n, head in enumerate(heads):
+        path = folder / f"E{n}.md"
+        path.write_text(head + "# Body\n")
+        got = _read_head(path, (0, 0), f"E{n}")
+        text = path.read_text()[:16384]
+        try:
+            meta = yaml.load(text[4 : text.index("\n---\n", 3)], Loader=yaml.CSafeLoader) or {}
+        except (ValueError, yaml.YAMLError):
+            meta = {}
+        meta = meta if isinstance(meta, dict) else {}
+        aliases = meta.get("aliases") or []
+        want = (str(meta.get("title") or f"E{n}"), str(meta.get("entity_type") or "other"),
+                tuple(str(a) for a in aliases if isinstance(a, str)))
+        assert (got.title, got.entity_type, got.aliases) == want, head

@@ -279,6 +279,13 @@ _FAIL = object()
 _ODD_BREAKS = re.compile("[\r\x85\u2028\u2029\ufeff]")  # line breaks YAML sees and str.split does not
 
 
+def load_lines(raw: str) -> dict[str, Any] | None:
+    """The mapping `raw` (front matter between its delimiters, newline-terminated, with no '&' or '*':
+    anchors and aliases join lines) loads as, read line by line: None when a line is not one the fast
+    loader reads (the caller then loads it with YAML)."""
+    return _fast_load(raw)
+
+
 def _fast_load(raw: str) -> dict[str, Any] | None:
     if not raw.endswith("\n") or _ODD_BREAKS.search(raw):
         return None
