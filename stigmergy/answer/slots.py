@@ -7,6 +7,7 @@ which component).
 
 `fill` returns how well the line fills the slot: 1.0 (a value of the asked kind), WEAK (a value the rules
 can only guess at: a "why" answered without a causal word, a capitalised word that may be a name), or 0.
+Whether a line names the asked thing (which X, who, which organisation) is which.py's.
 """
 
 from __future__ import annotations
@@ -16,19 +17,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import (
-    ORG_HEADS,
-    PERSON_HEADS,
-    PLACE_HEADS,
-    PRODUCT_HEADS,
-    PROJECT_HEADS,
-    Slot,
-    modifiers,
-)
+from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
-    CALENDAR,
     CLOCK_RE,
     FREQ_RE,
     RELEASE_RE,
@@ -37,10 +29,21 @@ from stigmergy.answer.values import (
     dates_in,
     figures_in,
     is_new,
-    is_new_name,
+)
+from stigmergy.answer.which import (
+    CODE_RE,
+    PROJECT_RE,
+    VAGUE,
+    WEAK,
+    known_kind,
+    name_beside,
+    names_in,
+    qualified,
+    singular,
+    thing_fill,
+    unnamed,
 )
 
-WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md)
 CONTEXT = 0.9  # the value is in the line's context (title, heading, previous sentence), not in the line
 
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
@@ -59,20 +62,15 @@ _CAUSE_RE = re.compile(
     r"to ensure|to stop|so we|so it|reason|root cause|why|led to|leads to|meant that|means that|therefore|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*)\b", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
-_CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
-                      r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
-_CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
 _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 # A cloud region ("eu-west-2", "us-east-1"): where data or a service is hosted.
 _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|west|central|northeast|northwest|"
                         r"southeast|southwest)-\d\b", re.I)
-# A reference link's text names what it links to ("[pip-tools] is a package that…").
-_LINK_TEXT_RE = re.compile(r"\[([^\]\s][^\]]{1,40})\](?!\()")
 # Where, on a computer, said relative to something the line names ("relative to the project path", "inside the
 # build directory").
 _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|next to|beside|alongside) (?:the|your|a|its|each|"
@@ -81,37 +79,11 @@ _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|next to|besi
 # our frozen stock is contract-manufactured".
 _REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
                                 r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
-_PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
 _AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
                      r"better known as|formerly known as|short for)\b", re.I)
-VAGUE = frozenset(
-    "one ones some someone something another other others certain several various thing things part parts item "
-    "items stuff kind sort type each every both either neither few many lot lots new old same different "
-    "particular specific main key".split())
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
 
 
-
-def _names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -> tuple[list[str], list[str]]:
-    """(known names of the asked kinds, unknown capitalised names), neither in the question."""
-    known, spans = [], []
-    for i, j, ent in names.found(text):
-        spans.append((i, j))
-        if ent.page in q.entities or not any(stem(w) not in q.stems for n in [ent.title] for w in words(n)):
-            continue
-        if kinds is None or ent.kind in kinds:
-            known.append(ent.title)
-    unknown = []
-    body = text[1:] if text[:1].isupper() else text  # the first word is capitalised by grammar
-    for m in _CAP_RE.finditer(body):
-        name = m.group(0)
-        ws = words(name)
-        if not ws or all(w in STOPWORDS or w in VAGUE or w in CALENDAR for w in ws) or names.entity(name) is not None:
-            continue
-        if any(stem(w) in q.stems for w in ws) or not is_new(name, q):
-            continue
-        unknown.append(name)
-    return known, unknown
 
 
 def _content(text: str, q: Asked) -> list[str]:
@@ -157,16 +129,16 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if slot.unit == "money" and any(
             not re.search(r"%|percent", v, re.I) for v in figures_in(text, q, "")) else 0.0
     if k == "person":
-        known, unknown = _names_in(text, names, q, ("person", "organisation", "organization", ""))
+        known, unknown = names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
             return 1.0
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
-    if slot.head and k in ("person", "org", "project", "product", "place") and _name_beside(slot.head, text, q):
+    if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
-        known, unknown = _names_in(text, names, q, want)
+        known, unknown = names_in(text, names, q, want)
         if known:
             return 1.0
         if k == "place" and (_STREET_RE.search(text) or any(
@@ -178,13 +150,13 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0  # "the .egg-info directory is created relative to the project path"
         if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
             return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
-        if k == "place" and any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        if k == "place" and any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return WEAK  # "in conf.py", "under `[answer]`"
-        if k == "project" and any(is_new(a or b, q) for a, b in _PROJECT_RE.findall(text)):
+        if k == "project" and any(is_new(a or b, q) for a, b in PROJECT_RE.findall(text)):
             return 1.0
         return WEAK if [n for n in unknown if names.entity(n) is None] else 0.0
     if k == "thing":
-        return _thing_fill(slot.head, text, names, q)
+        return thing_fill(slot.head, text, names, q)
     if k == "reason":
         if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text)) and len(_content(text, q)) >= 2:
             return 1.0
@@ -199,81 +171,15 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0
         return 1.0 if len(_content(text, q)) >= 2 else 0.0
     if k == "procedure":
-        if any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+        if any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return 1.0  # an option, a command, a file: what "how do I…" is usually after
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         return 1.0
     # A plain "what…": any value the question does not hold.
-    if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
+    if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
-
-
-# Nouns of the same kind as the asked one: "which logger company…" is not answered by "a logger hardware vendor".
-_KIN = {"org": ORG_HEADS, "person": PERSON_HEADS, "place": PLACE_HEADS, "project": PROJECT_HEADS,
-        "product": PRODUCT_HEADS}
-_INDEFINITE = frozenset("a an one some another any two three four five several few more other certain second third "
-                        "fourth".split())
-
-
-def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) -> bool:
-    """The line speaks of the asked X without naming it: "a network provider outage", "one component",
-    "two more carriers", "the second Nordic customer success manager" — it knows there is one, not which.
-    The question's own words before X ("Nordic customer success") do not count towards the three looked at."""
-    if not slot.head or not slot.named:
-        return False
-    kin = {stem(slot.head)} | {stem(h) for h in _KIN.get(slot.kind, ())}
-    ws = words(text)
-    for i, w in enumerate(ws):
-        if stem(w) not in kin:
-            continue
-        before = [x for x in ws[max(0, i - 6) : i] if stem(x) not in asked_stems or x in _INDEFINITE][-3:]
-        if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
-            return True
-    return False
-
-
-def _name_beside(head: str, text: str, q: Asked) -> bool:
-    """A capitalised name (not the question's) right before or after the head noun."""
-    hs = stem(head)
-    for m in re.finditer(r"[\w'’.-]+", text):
-        if stem(fold(m.group(0))) != hs:
-            continue
-        # "Marcus Hale — partner at …", "Aoife Brennan, quality director": a name, then its role
-        before = re.search(r"((?:[A-Z][\w'’.-]+\s+){1,3})(?:[—–,:-]\s*(?:an?\s+|the\s+)?)?$", text[: m.start()])
-        after = re.match(r"\s*[:(,—-]?\s*((?:[A-Z][\w'’.-]+\s*){1,3})", text[m.end() :])
-        for got in (before, after):
-            if got and all(w.isupper() and len(w) <= 4 for w in got.group(1).split() if w.lower() not in STOPWORDS):
-                continue  # "SMS provider", "CI service": an acronym says what kind, not which one
-            if got and is_new_name(got.group(1), q) and not all(w in CALENDAR or w in STOPWORDS
-                                                              for w in words(got.group(1))):
-                return True
-    return False
-
-
-def _qualified(head: str, text: str, q: Asked) -> bool:
-    """The line speaks of a particular X by a word of its own ("our fallback provider"), not of the page's
-    X ("the project lead" on the project's kickoff page)."""
-    hs = stem(head)
-    ws = words(text)
-    return any(stem(w) == hs and i and ws[i - 1].isalpha() and ws[i - 1] not in STOPWORDS and ws[i - 1] not in VAGUE
-               and stem(ws[i - 1]) not in q.stems for i, w in enumerate(ws))
-
-
-def _named_after(text: str, word: str) -> bool:
-    """ "provider Twilio", "component: the LTE modem (…)": a name right after the noun."""
-    m = re.search(r"\b" + re.escape(word) + r"\w*\s*[:(,—-]?\s*(?:the\s+)?([A-Z`\"“][\w`\"”.-]*)", text, re.I)
-    return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper()))
-
-
-def _known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
-    want = {"person": ("person", "organisation", "organization"), "org": ("organisation", "organization"),
-            "project": ("project",), "product": ("product",), "place": ("place",)}.get(slot.kind)
-    if want is None:
-        return True
-    known, _ = _names_in(text, names, q, want)
-    return bool(known) or (slot.kind == "project" and any(is_new(a or b, q) for a, b in _PROJECT_RE.findall(text)))
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
@@ -292,52 +198,6 @@ def _says_head(head: str, text: str) -> bool:
     return stem(head) in said or any(stem(w) in said for w in SAME_AS.get(head, "").split())
 
 
-def _thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
-    """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
-    that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
-    known, unknown = _names_in(text, names, q, None)
-    if _singular(head) in _FOLDER_HEADS:
-        # "which folder are the built docs in": a folder is a path ("docs/build"); a file ("noxfile.py") or a
-        # command ("nox -s docs") the line names is no folder.
-        if any(is_new(m.group(0), q) for m in _FOLDER_PATH_RE.finditer(text)) or any(
-                _folder_name(m.group(0), text[: m.start()]) and is_new(m.group(0), q) for m in _CODE_RE.finditer(text)):
-            return 1.0
-    elif known or any(is_new(m.group(0), q) for m in _CODE_RE.finditer(text)) or any(
-            is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
-        return 1.0
-    low = fold(text)
-    hs = stem(head)
-    ws = words(low)
-    for i, w in enumerate(ws):
-        if stem(w) != hs:
-            continue
-        near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
-                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
-                and not _initials_of(x, ws[: i + 1])]
-        if near:
-            return 1.0
-    return WEAK if unknown else 0.0
-
-
-def _folder_name(token: str, before: str) -> bool:
-    """A code token that may name a folder (`cache-v2`, `.venv`): not a command (`nox -s docs`), a file
-    (`noxfile.py`), a role or what it refers to (:pypi:`nox`, a package), an option or a number."""
-    t = token.strip("`\"“”")
-    if not t or before.endswith(":") or re.search(r"\s", t) or t.startswith((":", "-")):
-        return False
-    return not re.search(r"\w\.[A-Za-z]\w{0,4}$|\(\)$", t) and not re.fullmatch(r"[\d.]+", t)
-
-
-def _initials_of(word: str, before: list[str]) -> bool:
-    """ "version control systems (VCS)": the acronym of the words it follows names them again, not one of
-    them."""
-    n = len(word)
-    return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
-
-
-_FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
-# A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
-_FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
 _NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                           "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
                           "hundreds thousands".split())
@@ -345,11 +205,8 @@ _NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven t
 
 def says_counted(head: str, text: str) -> bool:
     """ "How many X": the line (or its context) speaks of X, or of what the wiki may call X instead."""
-    return _says_head(head, text) or _says_head(_singular(head), text)
+    return _says_head(head, text) or _says_head(singular(head), text)
 
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def says_role(role: str, text: str) -> bool:
@@ -390,7 +247,7 @@ _APART = frozenset("of for in at from with among than per".split())
 def _counts_other(head: str, text: str, q: Asked) -> bool:
     """Every count in the line stands before a noun of its own, not the counted one ("two members"). Engineers
     and designers are people: any person noun is a count of "people", "staff" or a headcount."""
-    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
     if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
         kin |= {stem(w) for w in PERSON_HEADS}
     counts = {v.split()[0].lstrip("~") for v in figures_in(text, q, "count")}
@@ -404,7 +261,7 @@ def _count_beside(head: str, text: str, q: Asked) -> bool:
     """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
     no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
     counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
-    kin = {stem(head), stem(_singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(_singular(head), "")).split()}
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
     said = q.text.split()
     for clause in re.split(r"[.;!?](?:\s|$)", text):
         ws = clause.split()
@@ -576,12 +433,12 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return 1.0, False
     if slot.kind == "thing":
         return own, False  # a title names what the page is about, not which X this line means
-    if slot.named and slot.head and _qualified(slot.head, text, q) and not _name_beside(slot.head, text, q):
+    if slot.named and slot.head and qualified(slot.head, text, q) and not name_beside(slot.head, text, q):
         return own, False  # "our fallback provider had been disabled": the line speaks of one X and names none
     if slot.kind == "quantity":
         return own, False  # a figure in a title or heading ("Page 1", "Q3 plan") is the page's, not the answer
     ctx = kind_fill(slot, context, names, q)
-    if slot.named and not _known_kind(slot, context, names, q):
+    if slot.named and not known_kind(slot, context, names, q):
         return own, False  # only a name the wiki knows to be of the asked kind counts from the context
     if ctx * CONTEXT > own:
         return ctx * CONTEXT, True

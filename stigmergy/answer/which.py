@@ -1,0 +1,166 @@
+"""Does a line name the asked thing? "Which X" wants a name, a code token or a word beside X that says which X
+the line means ("the modem component"), not an X it only counts or calls vague ("one component"); *who*, *which
+organisation* and *which project* want a name, of the asked kind where the wiki knows it. slots.py asks these for
+every slot that wants a name, and the context's credit (a heading, a title) asks `known_kind`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stigmergy.answer.names import Names, words
+from stigmergy.answer.question import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS, Slot
+from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.values import CALENDAR, Asked, is_new, is_new_name
+
+WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md); slots.py fills with it too
+
+CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
+                     r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+_CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
+# A reference link's text names what it links to ("[pip-tools] is a package that…").
+_LINK_TEXT_RE = re.compile(r"\[([^\]\s][^\]]{1,40})\](?!\()")
+PROJECT_RE = re.compile(r"\b(?i:project)\s+([A-Z]\w+)|\b([A-Z]\w+)\s+(?i:project)\b")
+VAGUE = frozenset(
+    "one ones some someone something another other others certain several various thing things part parts item "
+    "items stuff kind sort type each every both either neither few many lot lots new old same different "
+    "particular specific main key".split())
+
+
+def names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -> tuple[list[str], list[str]]:
+    """(known names of the asked kinds, unknown capitalised names), neither in the question."""
+    known, spans = [], []
+    for i, j, ent in names.found(text):
+        spans.append((i, j))
+        if ent.page in q.entities or not any(stem(w) not in q.stems for n in [ent.title] for w in words(n)):
+            continue
+        if kinds is None or ent.kind in kinds:
+            known.append(ent.title)
+    unknown = []
+    body = text[1:] if text[:1].isupper() else text  # the first word is capitalised by grammar
+    for m in _CAP_RE.finditer(body):
+        name = m.group(0)
+        ws = words(name)
+        if not ws or all(w in STOPWORDS or w in VAGUE or w in CALENDAR for w in ws) or names.entity(name) is not None:
+            continue
+        if any(stem(w) in q.stems for w in ws) or not is_new(name, q):
+            continue
+        unknown.append(name)
+    return known, unknown
+
+
+# Nouns of the same kind as the asked one: "which logger company…" is not answered by "a logger hardware vendor".
+_KIN = {"org": ORG_HEADS, "person": PERSON_HEADS, "place": PLACE_HEADS, "project": PROJECT_HEADS,
+        "product": PRODUCT_HEADS}
+_INDEFINITE = frozenset("a an one some another any two three four five several few more other certain second third "
+                        "fourth".split())
+
+
+def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) -> bool:
+    """The line speaks of the asked X without naming it: "a network provider outage", "one component",
+    "two more carriers", "the second Nordic customer success manager" — it knows there is one, not which.
+    The question's own words before X ("Nordic customer success") do not count towards the three looked at."""
+    if not slot.head or not slot.named:
+        return False
+    kin = {stem(slot.head)} | {stem(h) for h in _KIN.get(slot.kind, ())}
+    ws = words(text)
+    for i, w in enumerate(ws):
+        if stem(w) not in kin:
+            continue
+        before = [x for x in ws[max(0, i - 6) : i] if stem(x) not in asked_stems or x in _INDEFINITE][-3:]
+        if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
+            return True
+    return False
+
+
+def name_beside(head: str, text: str, q: Asked) -> bool:
+    """A capitalised name (not the question's) right before or after the head noun."""
+    hs = stem(head)
+    for m in re.finditer(r"[\w'’.-]+", text):
+        if stem(fold(m.group(0))) != hs:
+            continue
+        # "Marcus Hale — partner at …", "Aoife Brennan, quality director": a name, then its role
+        before = re.search(r"((?:[A-Z][\w'’.-]+\s+){1,3})(?:[—–,:-]\s*(?:an?\s+|the\s+)?)?$", text[: m.start()])
+        after = re.match(r"\s*[:(,—-]?\s*((?:[A-Z][\w'’.-]+\s*){1,3})", text[m.end() :])
+        for got in (before, after):
+            if got and all(w.isupper() and len(w) <= 4 for w in got.group(1).split() if w.lower() not in STOPWORDS):
+                continue  # "SMS provider", "CI service": an acronym says what kind, not which one
+            if got and is_new_name(got.group(1), q) and not all(w in CALENDAR or w in STOPWORDS
+                                                              for w in words(got.group(1))):
+                return True
+    return False
+
+
+def qualified(head: str, text: str, q: Asked) -> bool:
+    """The line speaks of a particular X by a word of its own ("our fallback provider"), not of the page's
+    X ("the project lead" on the project's kickoff page)."""
+    hs = stem(head)
+    ws = words(text)
+    return any(stem(w) == hs and i and ws[i - 1].isalpha() and ws[i - 1] not in STOPWORDS and ws[i - 1] not in VAGUE
+               and stem(ws[i - 1]) not in q.stems for i, w in enumerate(ws))
+
+
+def _named_after(text: str, word: str) -> bool:
+    """ "provider Twilio", "component: the LTE modem (…)": a name right after the noun."""
+    m = re.search(r"\b" + re.escape(word) + r"\w*\s*[:(,—-]?\s*(?:the\s+)?([A-Z`\"“][\w`\"”.-]*)", text, re.I)
+    return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper()))
+
+
+def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
+    want = {"person": ("person", "organisation", "organization"), "org": ("organisation", "organization"),
+            "project": ("project",), "product": ("product",), "place": ("place",)}.get(slot.kind)
+    if want is None:
+        return True
+    known, _ = names_in(text, names, q, want)
+    return bool(known) or (slot.kind == "project" and any(is_new(a or b, q) for a, b in PROJECT_RE.findall(text)))
+
+
+def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
+    """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
+    that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
+    known, unknown = names_in(text, names, q, None)
+    if singular(head) in _FOLDER_HEADS:
+        # "which folder are the built docs in": a folder is a path ("docs/build"); a file ("noxfile.py") or a
+        # command ("nox -s docs") the line names is no folder.
+        if any(is_new(m.group(0), q) for m in _FOLDER_PATH_RE.finditer(text)) or any(
+                _folder_name(m.group(0), text[: m.start()]) and is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
+            return 1.0
+    elif known or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)) or any(
+            is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
+        return 1.0
+    low = fold(text)
+    hs = stem(head)
+    ws = words(low)
+    for i, w in enumerate(ws):
+        if stem(w) != hs:
+            continue
+        near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
+                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
+                and not _initials_of(x, ws[: i + 1])]
+        if near:
+            return 1.0
+    return WEAK if unknown else 0.0
+
+
+def _folder_name(token: str, before: str) -> bool:
+    """A code token that may name a folder (`cache-v2`, `.venv`): not a command (`nox -s docs`), a file
+    (`noxfile.py`), a role or what it refers to (:pypi:`nox`, a package), an option or a number."""
+    t = token.strip("`\"“”")
+    if not t or before.endswith(":") or re.search(r"\s", t) or t.startswith((":", "-")):
+        return False
+    return not re.search(r"\w\.[A-Za-z]\w{0,4}$|\(\)$", t) and not re.fullmatch(r"[\d.]+", t)
+
+
+def _initials_of(word: str, before: list[str]) -> bool:
+    """ "version control systems (VCS)": the acronym of the words it follows names them again, not one of
+    them."""
+    n = len(word)
+    return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
+
+
+_FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
+# A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
+_FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
+def singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
