@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from stigmergy.answer.question import parts, slot
+from stigmergy.answer.slots import WEAK
 from tests.test_answer_slots import _fills
 
 
@@ -14,3 +16,14 @@ def test_a_lead_in_holds_no_value_what_it_introduces_does() -> None:
     assert _fills(q, "$ tox run -e docs_install", "To install the rendered docs without make install, run:") == 1.0
     # A lead-in that gives a figure of its own still holds it.
     assert _fills("what share of builders skip the docs?", "Most builders skip the docs (72.5%):") == 1.0
+
+
+def test_a_period_after_that_or_in_says_which_period_not_that_a_date_is_asked() -> None:
+    # "…, and what was the burn that month?": the burn is asked (a sum), "that month" says which one.
+    second = parts("how many weeks of stock did we hold at the end of May, and what was the burn that month?")[1]
+    assert (second.slot.kind, second.slot.unit, second.slot.head) == ("quantity", "money", "burn")
+    assert slot("what was the date of the move").kind == "date"
+    # A figure with a unit of its own is no sum, not even weakly.
+    assert _fills("what was the burn that month?", "At the current burn the runway is about 30 months.") == 0.0
+    assert _fills("how much did the fit-out cost?", "The fit-out took 9 weeks.") == 0.0
+    assert _fills("what was the burn that month?", "Net burn in May was £210k.") == 1.0

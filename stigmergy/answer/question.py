@@ -66,15 +66,18 @@ PRODUCT_HEADS = frozenset("product products".split())
 DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
 QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
-    "value version budget revenue headcount arr mrr fee fees salary capacity timeout interval duration threshold "
+    "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume"
     .split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 _QUANTITY_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
     r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)
+# "What was the burn that quarter": a date word after "that", "in", "each" says which period, not that a date is
+# asked.
 _DATE_OF_RE = re.compile(
-    r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
+    r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?"
+    r"(?:(?!(?:that|this|in|of|for|during|per|each|every|same) )[\w\-']+ ){0,3}?"
     r"(date|day|deadline|year|month|week|quarter)\b", re.I)
 _VERBISH = frozenset(_AUX) | frozenset(
     "did does do has have had will would can could should shall may might must am 's got gets get goes went "
@@ -268,7 +271,7 @@ _HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_
                | VERSION_HEADS)
 _PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
 _DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
-MONEY_HEADS = frozenset("price cost costs budget revenue fee fees salary valuation arr mrr rent spend".split())
+MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend".split())
 
 
 def _singular(word: str) -> str:

@@ -126,8 +126,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0  # "two maintainers", "seven levels"
         # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
         # or a share counts nothing of "how many"; a share is no sum either ("12% of ARR" for "how much ARR").
-        return WEAK if slot.unit == "money" and any(
-            not re.search(r"%|percent", v, re.I) for v in figures_in(text, q, "")) else 0.0
+        # A figure with a unit of its own ("26 months", "600 requests") is no sum.
+        return WEAK if slot.unit == "money" and any(not re.search(r"%|percent", v, re.I) and not _OTHER_UNIT_RE.search(v)
+                                                    for v in figures_in(text, q, "")) else 0.0
     if k == "person":
         known, unknown = names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
@@ -344,6 +345,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
                      r"due|through)\b", re.I)
+# A figure with a unit of its own ("26 months", "600 requests"), not a scale ("£1.2 million" on a header's sign).
+_OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-z]{2,}", re.I)
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
