@@ -27,3 +27,10 @@ def test_a_period_after_that_or_in_says_which_period_not_that_a_date_is_asked() 
     assert _fills("what was the burn that month?", "At the current burn the runway is about 30 months.") == 0.0
     assert _fills("how much did the fit-out cost?", "The fit-out took 9 weeks.") == 0.0
     assert _fills("what was the burn that month?", "Net burn in May was £210k.") == 1.0
+
+
+def test_an_illustration_is_not_the_asked_figure() -> None:
+    q = "how long a warranty do the sensors usually get?"
+    line = "Warranty: the period a vendor repairs a faulty unit for free, set per contract (for example 24 months)."
+    assert _fills(q, line) == WEAK
+    assert _fills(q, "Warranty: the sensors come with 24 months of cover.") == 1.0

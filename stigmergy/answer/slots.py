@@ -333,6 +333,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
     if got and slot.kind == "date" and _END_ASKED_RE.search(q.text) and not _END_RE.search(text):
         got *= WEAK  # "when does the certificate run out": "renewed in November 2025" is another event's date
+    if got and slot.kind in ("quantity", "date") and _EXAMPLE_RE.search(text) and not kind_fill(
+            slot, _EXAMPLE_RE.sub(" ", text), names, q):
+        got *= WEAK  # "(for example 72 hours between 8 °C and 25 °C)": an illustration, not the asked figure
     own = _OWN_RE.search(q.text)
     if got and own and stem(own.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "Pellucid's own spreadsheet": a line that does not speak of the spreadsheet is ours
@@ -347,6 +350,8 @@ _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? 
                      r"due|through)\b", re.I)
 # A figure with a unit of its own ("26 months", "600 requests"), not a scale ("£1.2 million" on a header's sign).
 _OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-z]{2,}", re.I)
+# A value given as an illustration.
+_EXAMPLE_RE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)[^;)\]]*", re.I)
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
