@@ -34,3 +34,11 @@ def test_an_illustration_is_not_the_asked_figure() -> None:
     line = "Warranty: the period a vendor repairs a faulty unit for free, set per contract (for example 24 months)."
     assert _fills(q, line) == WEAK
     assert _fills(q, "Warranty: the sensors come with 24 months of cover.") == 1.0
+
+
+def test_a_due_date_does_not_say_when_it_happened() -> None:
+    q = "when was the audit report sent out?"
+    # The stamp says when the line was said; "due 14 Mar" is what was planned.
+    assert _fills(q, "[09:12] Priya: audit report owner: Sam, due 14 Mar.") == WEAK
+    # A line that says both dates what happened too.
+    assert _fills(q, "The audit report was due 2 May and went out on 9 May.") == 1.0

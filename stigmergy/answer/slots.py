@@ -336,6 +336,11 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and slot.kind in ("quantity", "date") and _EXAMPLE_RE.search(text) and not kind_fill(
             slot, _EXAMPLE_RE.sub(" ", text), names, q):
         got *= WEAK  # "(for example 72 hours between 8 °C and 25 °C)": an illustration, not the asked figure
+    if got and slot.kind == "date" and _WAS_ASKED_RE.search(q.text) and _DUE_RE.search(text) and not _DUE_RE.search(
+            q.text) and not kind_fill(slot, _DUE_RE.sub(" ", _STAMP_RE.sub("", text)), names, q):
+        # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
+        # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
+        got *= WEAK
     own = _OWN_RE.search(q.text)
     if got and own and stem(own.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "Pellucid's own spreadsheet": a line that does not speak of the spreadsheet is ours
@@ -350,8 +355,11 @@ _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? 
                      r"due|through)\b", re.I)
 # A figure with a unit of its own ("26 months", "600 requests"), not a scale ("£1.2 million" on a header's sign).
 _OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-z]{2,}", re.I)
-# A value given as an illustration.
+# A value given as an illustration, and a date given as what is due rather than what happened.
 _EXAMPLE_RE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)[^;)\]]*", re.I)
+_STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
+_WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
+_DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
