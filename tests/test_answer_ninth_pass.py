@@ -42,3 +42,10 @@ def test_a_due_date_does_not_say_when_it_happened() -> None:
     assert _fills(q, "[09:12] Priya: audit report owner: Sam, due 14 Mar.") == WEAK
     # A line that says both dates what happened too.
     assert _fills(q, "The audit report was due 2 May and went out on 9 May.") == 1.0
+
+
+def test_an_address_is_asked_as_a_place() -> None:
+    q = "what's the street address of the Leeds lab?"
+    assert slot(q).kind == "place"
+    assert _fills(q, "Leeds: the lab sits in a shared unit near the canal.") == 0.0
+    assert _fills(q, "The Leeds lab is at 14 Wharf Street.") == 1.0

@@ -417,6 +417,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             return Slot("quantity", head=_singular(later.group(1)), unit="version")
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "percent" if head in ("percentage", "percent", "share") else _rate(head, low))
+    if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
+        return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
