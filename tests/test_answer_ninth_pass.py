@@ -49,3 +49,11 @@ def test_an_address_is_asked_as_a_place() -> None:
     assert slot(q).kind == "place"
     assert _fills(q, "Leeds: the lab sits in a shared unit near the canal.") == 0.0
     assert _fills(q, "The Leeds lab is at 14 Wharf Street.") == 1.0
+
+
+def test_a_share_of_a_named_kind_of_people_is_theirs() -> None:
+    q = "what percentage of plugin maintainers pin their dependencies?"
+    assert slot(q).head == "maintainers"
+    # A share of the survey's respondents is another share.
+    assert _fills(q, "Of all survey respondents, 38% pin their dependencies.") == 0.0
+    assert _fills(q, "Among plugin maintainers, 38% pin their dependencies.") == 1.0

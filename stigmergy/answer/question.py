@@ -384,7 +384,11 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b", tail):
         return Slot("reason")
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
-        return Slot("quantity", unit="percent")
+        # "what percentage of package maintainers audit code": a share of maintainers, when the rules know the
+        # word as a kind of thing (a share of research participants is another share)
+        of = re.match(r"\w+ of (?:the |our |all |those |these )?(.+)$", tail)
+        head = _counted(of.group(1).split()) if of else ""
+        return Slot("quantity", unit="percent", head=head if _singular(head) in _HEAD_VOCAB else "")
     if nxt == "time" and not re.match(r"time (?:frame|period|window|zone|of|range|span|line|scale)\b", tail):
         return Slot("date", unit="clock")  # "what time does the stand-up start": an hour, not the day it is on
     if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
