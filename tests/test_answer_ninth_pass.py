@@ -57,3 +57,10 @@ def test_a_share_of_a_named_kind_of_people_is_theirs() -> None:
     # A share of the survey's respondents is another share.
     assert _fills(q, "Of all survey respondents, 38% pin their dependencies.") == 0.0
     assert _fills(q, "Among plugin maintainers, 38% pin their dependencies.") == 1.0
+
+
+def test_how_a_thing_gets_done_is_said_by_a_line_that_says_it_is_done() -> None:
+    q = "how do exported reports get encrypted?"
+    # A line about the reports' retention says nothing of how they are encrypted.
+    assert _fills(q, "Exported reports are kept for 30 days in the `exports/` bucket.") == 0.0
+    assert _fills(q, "Exported reports are encrypted at rest with a rotating customer secret.") > 0.0

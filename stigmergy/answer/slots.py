@@ -341,6 +341,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
+    done = _DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
+    if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
+        return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how
     own = _OWN_RE.search(q.text)
     if got and own and stem(own.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "Pellucid's own spreadsheet": a line that does not speak of the spreadsheet is ours
@@ -360,6 +363,9 @@ _EXAMPLE_RE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)[^;)\]]*
 _STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
+# "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
+_DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets|got|be|is|are|was|were) ([a-z]+(?:ed|en))\b",
+                         re.I)
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
