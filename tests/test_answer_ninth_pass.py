@@ -64,3 +64,12 @@ def test_how_a_thing_gets_done_is_said_by_a_line_that_says_it_is_done() -> None:
     # A line about the reports' retention says nothing of how they are encrypted.
     assert _fills(q, "Exported reports are kept for 30 days in the `exports/` bucket.") == 0.0
     assert _fills(q, "Exported reports are encrypted at rest with a rotating customer secret.") > 0.0
+
+
+def test_a_line_broken_at_a_hyphen_joins_without_a_space_and_a_named_method_says_how() -> None:
+    from stigmergy.answer.evidence import source_units
+
+    [(first, last, sentence, _, _, _)] = source_units(
+        ["# Backups", "", "Nightly backups are signed with ED25519-", "SHA512 before upload."], 1, 1)
+    assert (first, last, sentence) == (3, 4, "Nightly backups are signed with ED25519-SHA512 before upload.")
+    assert _fills("how do nightly backups get signed?", sentence) == 1.0

@@ -213,12 +213,16 @@ _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})\s*(.*)$")
 _ROLE_RE = re.compile(r"\{[\w-]+\}")
 
 
+_BROKEN_AT_HYPHEN_RE = re.compile(r"[A-Za-z0-9]-$")
+
+
 def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
     """A block's lines joined and split into sentences, each with the lines it spans."""
     text, starts = "", []
     for n, part in block:
         starts.append((len(text), n))
-        text += part + " "
+        # "signed with HMAC-" / "SHA256": a line broken at a word's hyphen joins without a space.
+        text += part + ("" if _BROKEN_AT_HYPHEN_RE.search(part) else " ")
     out, pos = [], 0
     for piece in _SENTENCE_END_RE.split(text.rstrip()):
         at = text.index(piece, pos)

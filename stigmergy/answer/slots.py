@@ -172,8 +172,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0
         return 1.0 if len(_content(text, q)) >= 2 else 0.0
     if k == "procedure":
+        done = _DONE_TO_RE.search(q.text)
         if any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return 1.0  # an option, a command, a file: what "how do I…" is usually after
+        if done and any(is_new(m.group(0), q) for m in _STANDARD_RE.finditer(text)):
+            return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         return 1.0
@@ -366,6 +369,8 @@ _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expecte
 # "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
 _DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets|got|be|is|are|was|were) ([a-z]+(?:ed|en))\b",
                          re.I)
+# A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
+_STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
 # A statistic asked by name (the median, the average) and a line that gives one.
