@@ -73,3 +73,10 @@ def test_a_line_broken_at_a_hyphen_joins_without_a_space_and_a_named_method_says
         ["# Backups", "", "Nightly backups are signed with ED25519-", "SHA512 before upload."], 1, 1)
     assert (first, last, sentence) == (3, 4, "Nightly backups are signed with ED25519-SHA512 before upload.")
     assert _fills("how do nightly backups get signed?", sentence) == 1.0
+
+
+def test_the_utmost_value_is_said_as_a_bound() -> None:
+    q = "what was the longest delay on nightly exports during the spring migration?"
+    # "up to 9 minutes" says the longest delay; a line with a delay and no bound says some delay, weakly.
+    assert _fills(q, "During the spring migration nightly exports were delayed by up to 9 minutes.") == 1.0
+    assert _fills(q, "During the spring migration nightly exports were delayed by 9 minutes.") == WEAK
