@@ -80,3 +80,9 @@ def test_the_utmost_value_is_said_as_a_bound() -> None:
     # "up to 9 minutes" says the longest delay; a line with a delay and no bound says some delay, weakly.
     assert _fills(q, "During the spring migration nightly exports were delayed by up to 9 minutes.") == 1.0
     assert _fills(q, "During the spring migration nightly exports were delayed by 9 minutes.") == WEAK
+
+
+def test_a_duration_spelled_out_is_a_duration() -> None:
+    q = "how soon after sign-off must the invoice go out?"
+    assert _fills(q, "Invoices go out within three working days of sign-off.") == 1.0
+    assert _fills(q, "Invoices go out within three signatures of sign-off.") == 0.0

@@ -22,6 +22,10 @@ _DATE_RE = re.compile(
 CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?!\d|\.\d)|\b\d{1,2}\s?[ap]\.?m\b\.?|\b(?:noon|midday|midnight)\b", re.I)
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
               r"business days?|working days?|nights?|sprints?|quarters?)")
+_WORD_DURATION_RE = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|sixty|ninety)"
+    r"\s+(?:business |working |calendar )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?|"
+    r"sprints?|nights?)\b", re.I)
 _NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
     r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)
@@ -144,4 +148,7 @@ def figures_in(text: str, q: Asked, unit: str) -> list[str]:
         value = m.group(0).strip()
         if is_new(value, q) and is_new(m.group("n"), q):
             out.append(value)
+    if unit in ("time", "extent"):
+        # "within five working days": a duration spelled out is one too
+        out += [m.group(0) for m in _WORD_DURATION_RE.finditer(text) if is_new(m.group(0), q)]
     return out
