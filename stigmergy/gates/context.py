@@ -197,6 +197,14 @@ def line_counter(text: str | None) -> Counter[str]:
     return _line_counter(text).copy() if text else Counter()
 
 
+def line_counts(text: str | None) -> Counter[str]:
+    """How many times each line occurs in `text`, shared and read-only: for lookups that never count off."""
+    return _line_counter(text) if text else _EMPTY
+
+
+_EMPTY: Counter[str] = Counter()
+
+
 @lru_cache(maxsize=32)
 def _line_counter(text: str) -> Counter[str]:
     # Every gate counts the lines of the same few old and new texts; copying a Counter is far cheaper

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from stigmergy.gates.context import GateContext, line_counter
+from stigmergy.gates.context import GateContext, line_counter, line_counts
 from stigmergy.gates.view import _v
 from stigmergy.pages.citations import parse_line
 from stigmergy.pages.contradictions import Block
@@ -89,8 +89,10 @@ class FilingMoves:
         old_lines = old.split("\n")
         self.old_lead = Counter(old_lines[i] for i in lead_range(old_lines))
         new_lines = (new or "").split("\n")
-        lead = lead_range(new_lines)
-        self.new_body = Counter(line for i, line in enumerate(new_lines) if i not in lead)
+        # The new body's count of a line is the page's shared count less the new lead's: no pass in Python
+        # over every line of a page at its bound.
+        self.new_all = line_counts(new) if new else Counter(new_lines)
+        self.new_lead = Counter(new_lines[i] for i in lead_range(new_lines))
         self.arrived: Counter[str] = Counter()
         self.arrived_on: dict[str, str] = {}
         for other in _archives_of(ctx, rel):
@@ -102,7 +104,7 @@ class FilingMoves:
 
     def account(self, line: str) -> str | None:
         """Why losing one copy of `line` from this page is allowed, as a record; None when it is not."""
-        if self.old_lead[line] > 0 and self.new_body[line] > 0:
+        if self.old_lead[line] > 0 and self.new_all[line] - self.new_lead[line] > 0:
             self.old_lead[line] -= 1
             return f"lead line regenerated, kept in the body of {self.rel}: {line}"
         if self.arrived[line] > 0:

@@ -6,11 +6,12 @@ layer-flow, human-line. See docs/gates.md for what each promises and how a line 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from stigmergy.errors import ContractError
-from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter
+from stigmergy.gates.context import GateContext, Violation, front_matter_keys, line_counter, line_counts
 from stigmergy.gates.figures import claim_text, missing_figures
 from stigmergy.gates.filing_moves import FilingMoves, block_from_base, block_moved, moved_sources
 from stigmergy.gates.maintenance import (
@@ -100,10 +101,15 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
         if old is None or not _is_wiki(rel):
             continue
         old_view = _v(ctx, rel, old)
-        remaining = line_counter(new)
+        # Each old cited line takes one copy of itself from the new text, in page order. The new text's
+        # shared count is read, never copied (`taken` counts what this page took), and the filing moves
+        # (counters over the new page and its archive pages) are built only for the first line left
+        # without a copy: in most plans every cited line keeps its copy.
+        available = line_counts(new)
+        taken: Counter[str] = Counter()
         lost: list[str] = []
         ledger = LineLedger(ctx, rel) if is_maintenance(ctx) else None
-        moves = FilingMoves(ctx, rel, old, new) if ledger is None else None
+        moves: FilingMoves | None = None
         if ledger is not None and new is None:
             reason = page_removal_reason(ctx, rel)
             if reason is None:
@@ -118,14 +124,16 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
                 elif why != "kept":
                     ctx.records.append(why)
                 continue
-            if remaining[line] > 0:
-                remaining[line] -= 1
+            if taken[line] < available[line]:
+                taken[line] += 1
                 continue
             con_id = _retired_by_resolution(ctx, old_view.cites[n])
             if con_id is not None:
                 ctx.records.append(f"retired cited line (resolution {con_id}) {rel}:{n}: {line}")
                 continue
-            why = moves.account(line) if moves is not None else None
+            if moves is None:
+                moves = FilingMoves(ctx, rel, old, new)
+            why = moves.account(line)
             if why is not None:
                 ctx.records.append(why)
                 continue
