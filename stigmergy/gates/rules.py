@@ -6,7 +6,6 @@ layer-flow, human-line. See docs/gates.md for what each promises and how a line 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -106,7 +105,7 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
         # (counters over the new page and its archive pages) are built only for the first line left
         # without a copy: in most plans every cited line keeps its copy.
         available = line_counts(new)
-        taken: Counter[str] = Counter()
+        taken: dict[str, int] = {}
         lost: list[str] = []
         ledger = LineLedger(ctx, rel) if is_maintenance(ctx) else None
         moves: FilingMoves | None = None
@@ -124,8 +123,9 @@ def cited_line_lost(ctx: GateContext) -> list[Violation]:
                 elif why != "kept":
                     ctx.records.append(why)
                 continue
-            if taken[line] < available[line]:
-                taken[line] += 1
+            had = taken.get(line, 0)  # dict.get: a Counter's missing key costs a Python call
+            if had < available.get(line, 0):
+                taken[line] = had + 1
                 continue
             con_id = _retired_by_resolution(ctx, old_view.cites[n])
             if con_id is not None:
