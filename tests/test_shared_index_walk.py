@@ -237,3 +237,31 @@ def test_the_migration_backfills_an_existing_schema(tmp_path: Path, pg_env: dict
     assert _psql(url, schema, "SELECT value FROM meta WHERE key = 'impact_avg'") == ref
     assert sorted(_psql(url, schema, "SELECT lexeme, layer, impact, id FROM postings")) == written
     assert len(written) > 300
+
+
+def test_page_swaps_keep_the_postings_exact_after_a_backfill(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """Page swaps on a schema whose postings and R came from the migration's backfill (R read back from its
+    text): after pages are rewritten, added in another layer and deleted, the postings are exactly one per
+    (lexeme, fragment) of the full text, in its fragment's layer, none left behind."""
+    rng = random.Random(21)
+    b = RepoBuilder(tmp_path / "w", env=pg_env)
+    _pages(b, rng, 0, 30, 25)
+    b.commit("seed")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
+    version = MIGRATIONS.index(pg_impact.MIGRATION)  # the schema as the version before left it
+    _psql(url, schema, f"DROP TABLE postings; DELETE FROM meta WHERE key = 'impact_avg'; "
+                       f"UPDATE schema_version SET version = {version}")
+    open_index(index_location(Layout(b.root), b.settings)).close()
+    before = _psql(url, schema, "SELECT count(*) FROM postings")[0][0]
+    notes = sorted((b.root / "wiki" / "notes").iterdir())
+    for i, page in enumerate(notes[:6]):
+        page.write_text(page.read_text() + f"\nRevision {i}: heron kelp lantern {'meadow ' * i}.\n")
+    git(b.root, "rm", "-q", str(notes[6].relative_to(b.root)))
+    _pages(b, rng, 100, 2, 25, layer="secret")
+    b.commit("swap")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    after = _psql(url, schema, "SELECT count(*) FROM postings")[0][0]
+    assert after != before and after == _psql(url, schema, "SELECT count(*) FROM fts, unnest(fts.tsv)")[0][0]
+    assert _psql(url, schema, "SELECT count(*) FROM postings s LEFT JOIN fts t ON t.id = s.id "
+                              "WHERE t.id IS NULL OR t.layer <> s.layer") == [(0,)]
