@@ -27,7 +27,7 @@ import numpy as np
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
-from stigmergy.answer.slots import SAME_AS, fill
+from stigmergy.answer.slots import SAME_AS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 from stigmergy.answer.values import Asked
 
@@ -177,7 +177,14 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
-            or spelled_out(term.word, text))
+            or spelled_out(term.word, text) or _bound(term, text))
+
+
+def _bound(term: Term, text: str) -> bool:
+    """ "worst case", "the longest delay" are said by "a maximum delay of 11 seconds", "up to 47 minutes": the
+    utmost value said as a bound, the way the slot rules already read it (slots.UTMOST), so that the words score
+    credits the line whose bound is the answer instead of only the line that repeats the question's adjective."""
+    return term.word.casefold() in UTMOST and bool(UTMOST_RE.search(text))
 
 
 def kind_words(slot: Slot) -> frozenset[str]:

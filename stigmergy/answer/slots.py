@@ -372,8 +372,8 @@ _DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|get
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 _STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 # "The longest delay" is said by "delayed by up to 47 minutes": the utmost value, said as a bound.
-_UTMOST = frozenset("longest largest biggest highest most worst peak maximum max greatest".split())
-_UTMOST_RE = re.compile(r"\b(?:up to|at most|at worst|at the worst|at (?:its|the) peak|peak(?:ed)?|max(?:imum)?|"
+UTMOST = frozenset("longest largest biggest highest most worst peak maximum max greatest".split())
+UTMOST_RE = re.compile(r"\b(?:up to|at most|at worst|at the worst|at (?:its|the) peak|peak(?:ed)?|max(?:imum)?|"
                         r"as (?:long|much|many|high|late) as)\b", re.I)
 # "X's own Y": Y as against someone else's.
 _OWN_RE = re.compile(r"\b\w+(?:'s|s') own ([a-z][\w-]+)", re.I)
@@ -425,7 +425,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         before, after = modifiers(q.text, slot.head)
         said = stems_of(f"{text} {context}")
         missing = [m for m in before if stem(m) not in said
-                   and not (m in _UTMOST and _UTMOST_RE.search(f"{text} {context}"))]
+                   and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))]
         if slot.unit == "count" and before and not missing:
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were
             # told" counts customers in a sentence that does not say which.
