@@ -159,13 +159,15 @@ def attribution_lost(ctx: GateContext) -> list[Violation]:
     for rel, new in ctx.changes.items():
         if not _is_wiki(rel):
             continue
-        new_view = _v(ctx, rel, new) if new is not None else None
-        if new is not None and new_view is not None:
+        # Both sides' sources are read off the views' memoised sets (the page on disk is most often the
+        # previous plan's new text, whose view and set this process already made), never walked twice.
+        new_sources = _v(ctx, rel, new).source_ids if new is not None else frozenset()
+        if new is not None:
             try:
                 declared = split_front_matter(new)[0].get("sources")
             except ContractError:
                 declared = None
-            if declared != sorted(new_view.sources()):
+            if declared != sorted(new_sources):
                 out.append(Violation("attribution-lost", rel, "front matter 'sources' differs from the sources cited"))
         old = ctx.disk_text(rel)
         if old is None:
@@ -174,7 +176,6 @@ def attribution_lost(ctx: GateContext) -> list[Violation]:
         old_sources = _v(ctx, rel, old).sources()
         if old_page is not None and not isinstance(old_page, ContractError):
             old_sources |= set(old_page.sources)
-        new_sources = new_view.sources() if new_view is not None else set()
         lost = sorted(old_sources - new_sources)
         if not lost:
             continue

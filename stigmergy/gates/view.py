@@ -4,7 +4,7 @@ in them, parsed once per (path, text) and shared by every rule (rules.py, mainte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from stigmergy.gates.context import GateContext
 from stigmergy.pages.citations import Citation, citations_by_line
@@ -28,7 +28,14 @@ class PageView:
         return [(n, self.lines[n - 1]) for n in sorted(self.cites) if n not in self.block_lines]
 
     def sources(self) -> set[str]:
-        return {c.capture_id for cs in self.cites.values() for c in cs}
+        """The capture ids the page's lines cite (a fresh set: callers add to it)."""
+        return set(self.source_ids)
+
+    @cached_property
+    def source_ids(self) -> frozenset[str]:
+        # A view is kept across plans (`_view_memo`): the page a plan writes is the next plan's page on
+        # disk, and attribution-lost reads both sides' sources, so each view walks its citations once.
+        return frozenset(c.capture_id for cs in self.cites.values() for c in cs)
 
 
 def body_first_line(text: str) -> int:
