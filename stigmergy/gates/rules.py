@@ -307,7 +307,9 @@ def contract(ctx: GateContext) -> list[Violation]:
                 out.append(Violation("contract", rel, "aliases are only ever added"))
         # A link to a scheme other than http, https or mailto would be live for every reader: no operation
         # (an LLM planner's line, a push) adds one; lines already on the page are left to `lint`.
-        had = line_counter(ctx.disk_text(rel))
+        # The old text's count is the shared one (read, never counted off: what this plan's lines took of
+        # it is counted apart in `taken`), not two page-size copies per page.
+        had = line_counts(ctx.disk_text(rel))
         live = [line for line in new.split("\n") if had[line] == 0 and unsafe_link(line)]
         if live:
             out.append(Violation("contract", rel, "a link to a scheme other than http, https or mailto would be live",
@@ -317,17 +319,18 @@ def contract(ctx: GateContext) -> list[Violation]:
             if dead:
                 out.append(Violation("contract", rel, "links written by this operation resolve to no page", _shown(dead)))
         new_view = _v(ctx, rel, new)
-        old_lines = line_counter(ctx.disk_text(rel))
+        taken: dict[str, int] = {}
         for line, message in new_view.cite_errors:
-            if old_lines[new_view.lines[line - 1]] == 0:
+            if had[new_view.lines[line - 1]] == 0:
                 out.append(Violation("contract", rel, f"line {line}: {message}", (new_view.lines[line - 1],)))
         bad: list[str] = []
         unsupported: list[str] = []
         old_visible = visible_counter(ctx.disk_text(rel)) if is_maintenance(ctx) else None
         for n, cites in sorted(new_view.cites.items()):
             line = new_view.lines[n - 1]
-            if old_lines[line] > 0:
-                old_lines[line] -= 1
+            took = taken.get(line, 0)
+            if had[line] > took:
+                taken[line] = took + 1
                 continue  # written (and checked) before; old lines are judged by lint, not by this plan
             problems = [p for p in (_check_citation(ctx, c) for c in cites) if p]
             if problems:
