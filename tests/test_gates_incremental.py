@@ -208,9 +208,11 @@ def _case(rng: random.Random) -> tuple[dict[str, str | None], dict[str, str | No
     return disk, changes, claims
 
 
-def _run(gate, tmp: Path, disk, changes, claims, kind: str):  # noqa: ANN001, ANN202
-    ctx = GateContext(root=tmp, settings=Settings(), op=op(kind), changes=dict(changes), _disk=dict(disk),
-                      resolved_claims=list(claims))
+def _run(gate, tmp: Path, disk, changes, claims, kind: str, targets: tuple[str, ...] = ()):  # noqa: ANN001, ANN202
+    """One gate over one generated case: its verdict, its records and the exception it raised, if any (the
+    attribution and contract equivalence tests run their gates through this too)."""
+    ctx = GateContext(root=tmp, settings=Settings(), op=op(kind, targets=targets), changes=dict(changes),
+                      _disk=dict(disk), resolved_claims=list(claims))
     try:
         return gate(ctx), ctx.records, None
     except Exception as exc:  # noqa: BLE001 (both forms must fail alike)

@@ -11,19 +11,18 @@ import random
 from pathlib import Path
 
 import pytest
-from test_gates_incremental import CON, PAGE, SRC, _case
+from test_gates_incremental import CON, PAGE, SRC, _case, _run
 from test_gates_support import capture_id
 
 from stigmergy.errors import ContractError
 from stigmergy.gates import rules
-from stigmergy.gates.context import GateContext, OperationInfo, Violation
+from stigmergy.gates.context import GateContext, Violation
 from stigmergy.gates.filing_moves import moved_sources
 from stigmergy.gates.maintenance import attribution_accounted, is_maintenance
 from stigmergy.gates.view import PageView, _v, view
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.wiki import WikiPage, render_wiki_page
-from stigmergy.settings import Settings
 
 TS = "2026-03-11T09:00:00Z"
 
@@ -123,16 +122,6 @@ def _attribution_case(rng: random.Random):  # noqa: ANN202
     kind = "capture" if r < 0.75 else "recompile" if r < 0.85 else "delete"
     targets = (PAGE,) if kind == "delete" and rng.random() < 0.5 else ()
     return disk, changes, claims, kind, targets
-
-
-def _run(gate, tmp: Path, disk, changes, claims, kind: str, targets: tuple[str, ...]):  # noqa: ANN001, ANN202
-    operation = OperationInfo(op_id="op_test99", kind=kind, timestamp=TS, capture_id=capture_id(99), targets=targets)
-    ctx = GateContext(root=tmp, settings=Settings(), op=operation, changes=dict(changes), _disk=dict(disk),
-                      resolved_claims=list(claims))
-    try:
-        return gate(ctx), ctx.records, None
-    except Exception as exc:  # noqa: BLE001 (both forms must fail alike)
-        return None, ctx.records, repr(exc)
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -10,13 +10,12 @@ import random
 from pathlib import Path
 
 import pytest
-from test_gates_incremental import PAGE, SRC, _mutate, _page
-from test_gates_incremental_attribution import TS, _canonical
-from test_gates_support import capture_id
+from test_gates_incremental import PAGE, SRC, _mutate, _page, _run
+from test_gates_incremental_attribution import _canonical
 
 from stigmergy.errors import ContractError
 from stigmergy.gates import rules
-from stigmergy.gates.context import GateContext, OperationInfo, Violation, line_counter
+from stigmergy.gates.context import GateContext, Violation, line_counter
 from stigmergy.gates.figures import missing_figures
 from stigmergy.gates.maintenance import (
     alias_removal_accounted,
@@ -31,7 +30,6 @@ from stigmergy.pages.citations import Citation
 from stigmergy.pages.markdown import unsafe_link
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
 from stigmergy.repo.layout import classify
-from stigmergy.settings import Settings
 
 _check_citation, _cited_text, _shown, _is_wiki = rules._check_citation, rules._cited_text, rules._shown, rules._is_wiki
 
@@ -152,23 +150,14 @@ def _contract_case(rng: random.Random):  # noqa: ANN202
     return disk, changes, kind
 
 
-def _run(gate, tmp: Path, disk, changes, kind: str):  # noqa: ANN001, ANN202
-    operation = OperationInfo(op_id="op_test99", kind=kind, timestamp=TS, capture_id=capture_id(99))
-    ctx = GateContext(root=tmp, settings=Settings(), op=operation, changes=dict(changes), _disk=dict(disk))
-    try:
-        return gate(ctx), ctx.records, None
-    except Exception as exc:  # noqa: BLE001 (both forms must fail alike)
-        return None, ctx.records, repr(exc)
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_contract_gives_the_copying_gates_verdicts(tmp_path: Path, seed: int) -> None:
     rng = random.Random(2000 + seed)
     seen: dict[str, int] = {}
     for _ in range(400):
         disk, changes, kind = _contract_case(rng)
-        got = _run(rules.contract, tmp_path, disk, changes, kind)
-        want = _run(_old_contract, tmp_path, disk, changes, kind)
+        got = _run(rules.contract, tmp_path, disk, changes, (), kind)
+        want = _run(_old_contract, tmp_path, disk, changes, (), kind)
         assert got == want, (disk, changes, kind)
         for v in want[0] or []:
             key = v.message.split(":")[0][:40]

@@ -73,10 +73,11 @@ def commit(root: Path, paths: list[str], *, ours: bool = True, title: str = "tes
     return git.commit_paths(paths, message, name, email)
 
 
-def op(kind: str = "capture", *, n: int = 99, resolves: str | None = None, source_path: str | None = None) -> OperationInfo:
+def op(kind: str = "capture", *, n: int = 99, resolves: str | None = None, source_path: str | None = None,
+       targets: tuple[str, ...] = ()) -> OperationInfo:
     return OperationInfo(
         op_id=f"op_test{n}", kind=kind, timestamp="2026-03-11T09:00:00Z", capture_id=capture_id(n),
-        source_path=source_path, resolves=resolves,
+        source_path=source_path, resolves=resolves, targets=targets,
     )
 
 
