@@ -217,6 +217,13 @@ def test_a_deleted_page_leaves_no_postings(tmp_path: Path, pg_env: dict[str, str
                               "WHERE t.id IS NULL") == [(0,)]
 
 
+def _before_the_postings(url: str, schema: str) -> None:
+    """Set a schema back to the version before the postings, as that version left it (no table, no R)."""
+    version = MIGRATIONS.index(pg_impact.MIGRATION)
+    _psql(url, schema, f"DROP TABLE postings; DELETE FROM meta WHERE key = 'impact_avg'; "
+                       f"UPDATE schema_version SET version = {version}")
+
+
 def test_the_migration_backfills_an_existing_schema(tmp_path: Path, pg_env: dict[str, str]) -> None:
     """A schema at the version before the postings (its full text there, no postings) gets them from its
     migration: the same rows, and the same reference length, as the page writes make."""
@@ -228,9 +235,7 @@ def test_the_migration_backfills_an_existing_schema(tmp_path: Path, pg_env: dict
     url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
     written = sorted(_psql(url, schema, "SELECT lexeme, layer, impact, id FROM postings"))
     ref = _psql(url, schema, "SELECT value FROM meta WHERE key = 'impact_avg'")
-    version = MIGRATIONS.index(pg_impact.MIGRATION)  # the schema as the version before left it
-    _psql(url, schema, f"DROP TABLE postings; DELETE FROM meta WHERE key = 'impact_avg'; "
-                       f"UPDATE schema_version SET version = {version}")
+    _before_the_postings(url, schema)
     store = open_index(index_location(Layout(b.root), b.settings))
     store.close()
     assert _psql(url, schema, "SELECT version FROM schema_version") == [(len(MIGRATIONS),)]
@@ -249,9 +254,7 @@ def test_page_swaps_keep_the_postings_exact_after_a_backfill(tmp_path: Path, pg_
     b.commit("seed")
     build_index(b.root, b.settings, embedder=HashEmbedder())
     url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
-    version = MIGRATIONS.index(pg_impact.MIGRATION)  # the schema as the version before left it
-    _psql(url, schema, f"DROP TABLE postings; DELETE FROM meta WHERE key = 'impact_avg'; "
-                       f"UPDATE schema_version SET version = {version}")
+    _before_the_postings(url, schema)
     open_index(index_location(Layout(b.root), b.settings)).close()
     before = _psql(url, schema, "SELECT count(*) FROM postings")[0][0]
     notes = sorted((b.root / "wiki" / "notes").iterdir())
