@@ -65,7 +65,9 @@ int main(int argc, char **argv) {
 
 def _capture(python: str, wiki: Path, batch: Path, env: dict[str, str]) -> tuple[float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([python, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
+    # -P: `python -m` would put the cwd first on sys.path, so a replay started inside one checkout ran that
+    # checkout's stigmergy under every --python given, and both columns measured the same code.
+    proc = subprocess.run([python, "-P", "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
                           env=env, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 3):
@@ -124,7 +126,7 @@ def replay_once(rig: Path, python: str, kind: str, work: Path, wrap: Path | None
     wiki = Path(tempfile.mkdtemp(prefix="replay-", dir=work)) / "wiki"
     env = git_env()
     if kind == "fresh":
-        subprocess.run([python, "-m", "stigmergy", "init", str(wiki)], check=True, env=env, capture_output=True)
+        subprocess.run([python, "-P", "-m", "stigmergy", "init", str(wiki)], check=True, env=env, capture_output=True)
         batch = rig / "batch-first"
     else:
         shutil.copytree(rig / "wiki", wiki, symlinks=True)
