@@ -290,3 +290,24 @@ def test_page_paths_imports_no_model(scoped: RepoBuilder) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, **scoped.env}).stdout.splitlines()
     assert "Aurora revenue" in out[0] and out[1] == "[]"
+
+
+def test_a_layer_filter_searches_that_layer_not_the_best_of_all(tmp_path: Path, index_env: dict[str, str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader of two layers who filters to one gets that layer's best matches, even when the other layer's
+    matches fill every arm's depth: the filter narrows the reader's layers before the arms cut, not after."""
+    import stigmergy.index.arms as arms
+
+    monkeypatch.setattr(arms, "LEXICAL_DEPTH", 4)
+    b = RepoBuilder(tmp_path / "w", layers={"secret": [BOSS]}, env=index_env)
+    for i in range(40):  # more than the arm fetches (depth x FETCH_FACTOR)
+        b.wiki("note", f"Budget line {i}", f"Budget budget budget: the widget budget, item {i}.\n")
+    b.wiki("note", "Board minutes", "The board read many papers today; one of them touched the budget.\n",
+           layer="secret")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    hits = _search(b, "budget", BOSS, arms=("lexical",), filters=Filters(layer="secret")).hits
+    assert [h.path for h in hits] == ["layers/secret/wiki/notes/Board minutes.md"]
+    everyone = _search(b, "budget", BOSS, arms=("lexical",)).hits
+    assert "layers/secret/wiki/notes/Board minutes.md" not in [h.path for h in everyone]  # outranked without the filter
+    assert not _search(b, "budget", OUTSIDER, arms=("lexical",), filters=Filters(layer="secret")).hits

@@ -172,8 +172,11 @@ def run_search(
     k = k or scope.settings.search.k
     filters = filters or Filters()
     layers = readable_layers(scope.settings, reader)
-    if filters.layer and filters.layer not in layers:
-        layers = ()  # a layer the reader cannot see answers exactly like an empty one
+    if filters.layer:
+        # A layer filter narrows the reader's layers before any arm cuts its depth: filtered after the cut,
+        # another layer's better matches filled the depth and the filtered layer's pages were never seen.
+        # A layer the reader cannot see answers exactly like an empty one.
+        layers = (filters.layer,) if filters.layer in layers else ()
     sel = scope.store.select(layers, filters)
     terms = query_terms(query)
     # The full text's `extra` column: CJK bigrams and other languages' stems (index/analysis.py).
