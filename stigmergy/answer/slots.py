@@ -362,7 +362,9 @@ _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? 
 # A figure with a unit of its own ("26 months", "600 requests"), not a scale ("£1.2 million" on a header's sign).
 _OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-z]{2,}", re.I)
 # A value given as an illustration, and a date given as what is due rather than what happened.
-_EXAMPLE_RE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)[^;)\]]*", re.I)
+# A line that opens with "Example:" is an illustration whole ("Example: nox -s test-3.10" gives no version of nox).
+_EXAMPLE_RE = re.compile(r"(?:^\s*(?:an? )?examples?(?:\s*:|\s+[—–-]\s)|\b(?:for example|for instance|e\.g\.|such as))[^;)\]]*",
+                         re.I)
 _STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
