@@ -14,3 +14,16 @@ def test_a_line_that_opens_with_example_is_an_illustration() -> None:
     # The version the line gives as a fact still fills; "example-driven" opens no illustration.
     assert _fills(q, "The docs build needs tox 4.2 or later.") == 1.0
     assert _fills("how many pages does the example-driven guide have?", "Example-driven guide: 48 pages.") == 1.0
+
+
+def test_a_figure_of_those_who_do_not_is_no_figure_of_those_who_do() -> None:
+    q = "what share of the reviewers read the full diff?"
+    assert _fills(q, "Most reviewers, 64%, do not (or rarely) read the full diff.") == WEAK
+    assert _fills(q, "Only 12% of reviewers read the full diff.") == 1.0
+    # A word said both ways is affirmed; a question that asks about those who do not is answered by them; a
+    # version before which something was not so dates the change.
+    assert _fills(q, "Of the reviewers, 18% read the full diff; the rest did not read it.") == 1.0
+    assert _fills("what share of the reviewers never read the full diff?",
+                  "Most reviewers, 64%, do not (or rarely) read the full diff.") == 1.0
+    assert _fills("since which release does the tool sign its wheels?",
+                  "Releases of the tool before v4.1 did not sign its wheels.") == 1.0

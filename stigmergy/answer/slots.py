@@ -330,6 +330,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):
         got *= WEAK
+    if got and slot.unit in ("percent", "count") and not _NEGATION_RE.search(q.text) and _denies(text, q):
+        got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
     if got and _PAST_RE.search(text) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
@@ -353,6 +355,26 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and _STAT_ASKED_RE.search(q.text) and not _STAT_RE.search(f"{text} {context}"):
         return 0.0, False  # "the median experience": "55% had 5-20 years" is a share, not the median
     return got, via
+
+
+_NEGATION_RE = re.compile(r"\b(?:not|never|no|none|nobody|neither|nor|without|cannot)\b|n't\b", re.I)
+_NEGATIONS = frozenset("not never no none nobody neither nor without cannot don't doesn't didn't won't isn't aren't "
+                       "wasn't weren't haven't hasn't can't".split())
+
+
+def _denies(text: str, q: Asked) -> bool:
+    """The line says a word of the question only under a negation ("82% do not (rarely or never) do a code
+    audit" for "what share audit the code"): its figure counts those who do not. A word said both ways ("did not
+    ship on 3 May; it shipped on 9 May") is affirmed."""
+    ws = [w for w in words(text.replace("’", "'")) if w not in STOPWORDS or w in _NEGATIONS]
+    negated: set[str] = set()
+    affirmed: set[str] = set()
+    for i, w in enumerate(ws):
+        st = stem(w)
+        if w in _NEGATIONS or st not in q.stems or not w.isalpha():
+            continue
+        (negated if any(x in _NEGATIONS for x in ws[max(0, i - 4) : i]) else affirmed).add(st)
+    return bool(negated - affirmed)
 
 
 # A question about when something ends, and a line that speaks of an end.
