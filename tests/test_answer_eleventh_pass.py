@@ -3,8 +3,20 @@ cause (no index; sentences written for these tests)."""
 
 from __future__ import annotations
 
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.select import plainly, word_score
 from stigmergy.answer.slots import WEAK
+from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills
+
+
+def _line(text: str, title: str = "Notes") -> Line:
+    return Line("sources/2026/01/x.md", title, "source", "public", 5, text, text, (), (), 1, "")
+
+
+def _words(question: str, text: str, title: str = "Notes") -> float:
+    terms = question_terms(question)
+    return word_score(_line(text, title), terms, plainly(terms, question))[0]
 
 
 def test_a_line_that_opens_with_example_is_an_illustration() -> None:
@@ -14,6 +26,17 @@ def test_a_line_that_opens_with_example_is_an_illustration() -> None:
     # The version the line gives as a fact still fills; "example-driven" opens no illustration.
     assert _fills(q, "The docs build needs tox 4.2 or later.") == 1.0
     assert _fills("how many pages does the example-driven guide have?", "Example-driven guide: 48 pages.") == 1.0
+
+
+def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
+    q = "how do I stop the linter from rewriting imports?"
+    assert _words(q, "Import rewriting is disabled with the --keep-imports flag.") > _words(
+        q, "Import rewriting is described in the guide.")
+    q = "does the exporter compress files out of the box?"
+    assert _words(q, "The exporter compresses files by default.") > _words(q, "The exporter compresses files.")
+    # "box" alone is a box.
+    assert _words("what is in the box?", "The default kit has a charger.") == _words(
+        "what is in the box?", "The spare kit has a charger.")
 
 
 def test_a_figure_of_those_who_do_not_is_no_figure_of_those_who_do() -> None:

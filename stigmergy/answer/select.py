@@ -136,6 +136,24 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     return out
 
 
+# What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
+# the box" is "by default". (the question's word, the phrase it must stand in (None: the word alone), the words
+# that say it)
+_PLAIN = (
+    ("stop", None, ("disable", "disables")), ("prevent", None, ("disable", "disables")),
+    ("turn", re.compile(r"\bturn\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
+    ("switch", re.compile(r"\bswitch\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
+    ("box", re.compile(r"\bout of the box\b", re.I), ("default", "defaults")),
+)
+
+
+def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the plain words that say it ("stop" caching: "disabled"; "box" of "out of the box": "default")."""
+    have = {t.stem for t in terms if not (t.name or t.figure)}
+    return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
+            if stem(word) in have and (phrase is None or phrase.search(text))}
+
+
 def _called_by() -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for key, others in SAME_AS.items():
@@ -256,7 +274,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = {**same_as(terms), **aliases(terms, part.text, names)}
+    alts = {**same_as(terms), **plainly(terms, part.text), **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
     pre = []
