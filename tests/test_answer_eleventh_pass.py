@@ -28,6 +28,18 @@ def test_a_line_that_opens_with_example_is_an_illustration() -> None:
     assert _fills("how many pages does the example-driven guide have?", "Example-driven guide: 48 pages.") == 1.0
 
 
+def test_a_capital_letter_alone_is_a_label_the_line_must_say() -> None:
+    [o] = [t for t in question_terms("what does the label starting with R mean on the board?") if t.word == "R"]
+    assert o.proper
+    q = "what does the label starting with R mean on the board?"
+    # A line about labels that names no R is about other labels: the label is a constraint, as a rare name is.
+    assert _words(q, "On the board we use labels to sort the work.") == 0.0
+    assert _words(q, "R - Release blocker : fix before the next cut.") > 0.0
+    # "I" is the asker, a question's first word is capitalised by grammar, "a capital P" is the letter itself.
+    assert not any(t.word in ("I", "A") for t in question_terms("A quick one: can I read the board?"))
+    assert not any(t.word == "P" for t in question_terms("do we write Pellet with a capital P?"))
+
+
 def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
     q = "how do I stop the linter from rewriting imports?"
     assert _words(q, "Import rewriting is disabled with the --keep-imports flag.") > _words(
@@ -50,3 +62,10 @@ def test_a_figure_of_those_who_do_not_is_no_figure_of_those_who_do() -> None:
                   "Most reviewers, 64%, do not (or rarely) read the full diff.") == 1.0
     assert _fills("since which release does the tool sign its wheels?",
                   "Releases of the tool before v4.1 did not sign its wheels.") == 1.0
+
+
+def test_an_option_typed_with_its_dashes_is_said_only_with_them() -> None:
+    q = "what does running the builder with --verbose change?"
+    # A page about the `builder verbose` command, or a line saying "verbose" as a word, does not say the option.
+    assert _words(q, "Its output may change between releases.", title="builder verbose") == 0.0
+    assert _words(q, "The --verbose flag prints every step the builder takes.") > 0.0

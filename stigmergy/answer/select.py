@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -194,8 +195,15 @@ def blended(term: Term, text: str) -> bool:
 def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026"): said together
         return term.stem in " ".join(fold(text).replace("-", " ").split())
+    if term.option:
+        return _option_re(term.word).search(text) is not None
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text))
+
+
+@lru_cache(maxsize=256)
+def _option_re(word: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])--?" + re.escape(word) + r"(?![\w-])", re.I)
 
 
 def _bound(term: Term, text: str) -> bool:

@@ -82,6 +82,7 @@ class Term:
     common: bool = False  # in at least COMMON_SHARE of the reader's fragments: the wiki's recurring subject
     proper: bool = False  # a proper name (Hull, Asia, ResolutionTooDeep, a known entity): a constraint when rare
     everywhere: bool = False  # in at least EVERYWHERE_SHARE of the reader's fragments ("pip" in pip's docs)
+    option: bool = False  # typed as a command-line option ("--debug"): said only with its dashes
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -91,6 +92,8 @@ _YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
 _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
                        r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
+# "with a capital P": the letter itself, as written, not a label named by it.
+_LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
 
 def _periods(toks: list[str]) -> list[str]:
@@ -111,9 +114,16 @@ def question_terms(question: str) -> list[Term]:
     # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
     # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
     code = {t.casefold() for m in _IDENT_RE.finditer(question) for t in tokens(m.group(0))}
+    # "--debug" is the option, not the `pip debug` command nor debugging: a page titled "pip debug" does not say it.
+    options = {tokens(m.group(0))[0].casefold() for m in _IDENT_RE.finditer(question) if m.group(0).startswith("-")}
     for i, tok in enumerate(toks):
         low = tok.casefold()
-        if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
+        # A capital letter alone inside a question is a label ("the O prefix", "plan B"), not a stray letter: a
+        # constraint like a rare proper name, so the line must say it ("O - Operating System"). "I" is the asker;
+        # "a capital P" is the letter itself.
+        letter = (len(tok) == 1 and tok.isalpha() and tok.isupper() and tok != "I" and i > 0
+                  and toks[i - 1].casefold() not in _LETTER_CASE)
+        if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter):
             continue
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say
@@ -128,8 +138,8 @@ def question_terms(question: str) -> list[Term]:
         name = not figure and tok[:1].isupper() and i > 0
         # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
         proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
-        proper = proper or (low in code and not figure)
-        out.append(Term(tok, s, name, figure, proper=proper))
+        proper = proper or (low in code and not figure) or letter
+        out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
     return out
 
 
