@@ -4,7 +4,8 @@ cause (no index; sentences written for these tests)."""
 from __future__ import annotations
 
 from stigmergy.answer.evidence import Line
-from stigmergy.answer.select import plainly, word_score
+from stigmergy.answer.question import slot
+from stigmergy.answer.select import addressed, plainly, word_score
 from stigmergy.answer.slots import WEAK
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills
@@ -69,3 +70,17 @@ def test_an_option_typed_with_its_dashes_is_said_only_with_them() -> None:
     # A page about the `builder verbose` command, or a line saying "verbose" as a word, does not say the option.
     assert _words(q, "Its output may change between releases.", title="builder verbose") == 0.0
     assert _words(q, "The --verbose flag prints every step the builder takes.") > 0.0
+
+
+def test_a_line_that_gives_a_street_says_the_address() -> None:
+    q = "when is the first day at the new oslo address?"
+    terms = question_terms(q)
+    street = _line("From 2 March we work from 14 Harbour Road.", title="Oslo office")
+    plain = _line("From 2 March we work from the harbour.", title="Oslo office")
+    alts = addressed(slot(q))
+    assert word_score(street, terms, alts)[0] == word_score(
+        _line("From 2 March we work from the address.", title="Oslo office"), terms, alts)[0]
+    assert word_score(street, terms, alts)[0] > word_score(plain, terms, alts)[0]
+    # For *where*, the address is the value asked: the slot rules judge the street, not the words score.
+    assert addressed(slot("what is the street address of the oslo office?")) == {}
+

@@ -277,12 +277,23 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
+_STREETS = tuple(frozenset({stem(w)}) for w in "rua travessa avenida street road avenue boulevard lane calle strasse quay".split())
+
+
+def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
+    """ "the first working day at the new address": a line that gives a street ("we work from Rua do Alecrim 38")
+    says the address, as a bound says "the longest". Not for *where*: there the address is the value asked,
+    which the slot rules check."""
+    return {} if slot.kind == "place" else {stem(w): _STREETS for w in ("address", "addresses")}
+
+
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
                vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = {**same_as(terms), **plainly(terms, part.text), **aliases(terms, part.text, names)}
+    alts = {**same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
+            **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
     pre = []
