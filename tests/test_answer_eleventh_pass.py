@@ -47,6 +47,15 @@ def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
         q, "Import rewriting is described in the guide.")
     q = "does the exporter compress files out of the box?"
     assert _words(q, "The exporter compresses files by default.") > _words(q, "The exporter compresses files.")
+    q = "when did the auditors sign off the yearly accounts?"
+    assert _words(q, "The auditors approved the yearly accounts on 3 May.") > _words(
+        q, "The auditors read the yearly accounts on 3 May.")
+    q = "why did the nightly export start falling behind?"
+    assert _words(q, "The nightly export lags because the disk is full.") > _words(
+        q, "The nightly export runs because the disk is full.")
+    q = "when does the team fly out to the summit?"
+    assert _words(q, "The team's flights to the summit leave on 4 June.") > _words(
+        q, "The team's trains to the summit leave on 4 June.")
     # "box" alone is a box.
     assert _words("what is in the box?", "The default kit has a charger.") == _words(
         "what is in the box?", "The spare kit has a charger.")
