@@ -56,6 +56,8 @@ def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
     q = "when does the team fly out to the summit?"
     assert _words(q, "The team's flights to the summit leave on 4 June.") > _words(
         q, "The team's trains to the summit leave on 4 June.")
+    q = "how long did the clerks spend filing each claim?"
+    assert _words(q, "Filing a claim takes the clerks 12 minutes.") > _words(q, "Filing a claim is the clerks' job, 12 minutes.")
     # "box" alone is a box.
     assert _words("what is in the box?", "The default kit has a charger.") == _words(
         "what is in the box?", "The spare kit has a charger.")

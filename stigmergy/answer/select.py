@@ -139,7 +139,8 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 
 # What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
 # the box" is "by default"; to sign off is to approve or accept; to fall behind is to lag; to fly is to take a
-# flight. (the question's word, the phrase it must stand in (None: the word alone), the words that say it)
+# flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
+# in (None: the word alone), the words that say it)
 _PLAIN = (
     ("stop", None, ("disable", "disables")), ("prevent", None, ("disable", "disables")),
     ("turn", re.compile(r"\bturn\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
@@ -148,6 +149,7 @@ _PLAIN = (
     ("sign", re.compile(r"\bsign\w*\s+off\b", re.I), ("approve", "approval", "accept", "acceptance")),
     ("behind", re.compile(r"\bfall\w*\s+behind\b", re.I), ("lag", "lags", "lagging", "backlog")),
     ("fly", None, ("flight", "flights")),
+    ("spend", re.compile(r"\bhow long\b.*\bspen[dt]\b", re.I), ("take", "takes", "took")),
 )
 
 
