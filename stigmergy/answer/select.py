@@ -150,6 +150,9 @@ _PLAIN = (
     ("behind", re.compile(r"\bfall\w*\s+behind\b", re.I), ("lag", "lags", "lagging", "backlog")),
     ("fly", None, ("flight", "flights")),
     ("spend", re.compile(r"\bhow long\b.*\bspen[dt]\b", re.I), ("take", "takes", "took")),
+    ("count", re.compile(r"\bcount\w*\s+towards?\b", re.I), ("satisfy", "satisfies", "meet", "meets")),
+    ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
+     ("respond", "responds", "reply", "replies", "answer", "answers")),
 )
 
 
