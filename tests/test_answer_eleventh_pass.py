@@ -58,6 +58,12 @@ def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
         q, "The team's trains to the summit leave on 4 June.")
     q = "how long did the clerks spend filing each claim?"
     assert _words(q, "Filing a claim takes the clerks 12 minutes.") > _words(q, "Filing a claim is the clerks' job, 12 minutes.")
+    q = "does a verbal approval count toward the two sign-offs?"
+    assert _words(q, "A verbal approval does not satisfy the two sign-offs.") > _words(
+        q, "A verbal approval is recorded beside the two sign-offs.")
+    q = "how fast does the help desk get back to a customer?"
+    assert _words(q, "The help desk responds to a customer within a day.") > _words(
+        q, "The help desk writes to a customer within a day.")
     # "box" alone is a box.
     assert _words("what is in the box?", "The default kit has a charger.") == _words(
         "what is in the box?", "The spare kit has a charger.")
@@ -94,4 +100,12 @@ def test_a_line_that_gives_a_street_says_the_address() -> None:
     assert word_score(street, terms, alts)[0] > word_score(plain, terms, alts)[0]
     # For *where*, the address is the value asked: the slot rules judge the street, not the words score.
     assert addressed(slot("what is the street address of the oslo office?")) == {}
+
+
+def test_a_duration_spelled_out_answers_how_fast() -> None:
+    q = "how fast does the help desk get back to a customer?"
+    assert _fills(q, "The help desk responds within three working days.") == 1.0
+    assert _fills(q, "The help desk responds within 3 working days.") == 1.0
+    # A line with no figure of any kind still fills nothing.
+    assert _fills(q, "The help desk responds as soon as it can.") == 0.0
 

@@ -148,7 +148,7 @@ def figures_in(text: str, q: Asked, unit: str) -> list[str]:
         value = m.group(0).strip()
         if is_new(value, q) and is_new(m.group("n"), q):
             out.append(value)
-    if unit in ("time", "extent"):
+    if unit in ("time", "extent", ""):
         # "within five working days": a duration spelled out is one too
         out += [m.group(0) for m in _WORD_DURATION_RE.finditer(text) if is_new(m.group(0), q)]
     return out
