@@ -1,16 +1,19 @@
 """The cuts in a search's own CPU (issue #21) give the same answers as the work they replace: SQLite's lexical
-arm cut over every layer before the reader's layers are tested (`SqliteIndexStore._lexical_scoped`)."""
+arm cut over every layer before the reader's layers are tested (`SqliteIndexStore._lexical_scoped`), and the
+vector arm's 1-bit prefilter counted in process (`sqlite_bits`) instead of by vec0's scan."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.index.build import build_index
 from stigmergy.index.store import sqlite as sqlite_store
+from stigmergy.index.store import sqlite_bits
 from stigmergy.index.store.protocol import Filters
 from stigmergy.index.store.sqlite import SqliteIndexStore, fts_query, marks
 
@@ -96,3 +99,81 @@ def test_a_wider_first_cut_changes_nothing(layered: SqliteIndexStore, monkeypatc
     before = layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12)
     monkeypatch.setattr(sqlite_store, "LEXICAL_OVERFETCH", 50)
     assert layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12) == before
+
+
+def _vec0(tmp_path: Path, dimension: int, n: int, chunk: int, seed: int) -> tuple[object, np.ndarray]:
+    """A vec0 table of `n` random bit vectors in chunks of `chunk` (many chunks, many equal distances), with
+    every seventh row deleted (slots a chunk keeps but no longer counts) and a few rows inserted after."""
+    from stigmergy.index.store.sqlite_schema import connect
+
+    conn = connect(tmp_path / f"bits-{dimension}-{chunk}-{seed}.sqlite")
+    conn.execute(f"CREATE VIRTUAL TABLE v USING vec0(embedding float[{dimension}] distance_metric=cosine, "
+                 f"bits bit[{dimension}], chunk_size={chunk})")
+    rng = np.random.default_rng(seed)
+    vecs = rng.standard_normal((n + 20, dimension)).astype(np.float32)
+    for i in range(n):
+        conn.execute("INSERT INTO v(rowid, embedding, bits) VALUES (?, ?, vec_quantize_binary(?))",
+                     (i + 1, vecs[i].tobytes(), vecs[i].tobytes()))
+    conn.execute("DELETE FROM v WHERE rowid % 7 = 3")
+    for i in range(n, n + 20):
+        conn.execute("INSERT INTO v(rowid, embedding, bits) VALUES (?, ?, vec_quantize_binary(?))",
+                     (i + 1, vecs[i].tobytes(), vecs[i].tobytes()))
+    return conn, rng.standard_normal((40, dimension)).astype(np.float32)
+
+
+@pytest.mark.skipif(not sqlite_bits.AVAILABLE, reason="numpy < 2 has no bitwise_count: vec0's own scan runs")
+@pytest.mark.parametrize(("dimension", "chunk"), [(64, 8), (384, 64), (40, 16)])
+def test_the_bit_prefilter_in_process_returns_vec0s_rows(tmp_path: Path, dimension: int, chunk: int) -> None:
+    # 64 dimensions: distances 0-64 over 300 rows, so the k-th distance is nearly always shared and vec0's
+    # tie order decides the rows; 40: a width that is not whole 64-bit words.
+    conn, queries = _vec0(tmp_path, dimension, 300, chunk, seed=dimension)
+    layer = sqlite_bits.load(conn, "v", 1)
+    assert len(layer.rowids) == conn.execute("SELECT count(*) FROM v").fetchone()[0]
+    ties = 0
+    for q in queries:
+        for k in (1, 5, 37, 100, 1000):
+            want = [r[0] for r in conn.execute(
+                "SELECT rowid FROM v WHERE bits MATCH vec_quantize_binary(?) AND k = ?", (q.tobytes(), k))]
+            got = sqlite_bits.nearest(layer, q, k)
+            assert got == want, (k, got, want)
+            dist = [r[0] for r in conn.execute(
+                "SELECT distance FROM v WHERE bits MATCH vec_quantize_binary(?) AND k = ?", (q.tobytes(), k + 1))]
+            ties += len(dist) > k and dist[k - 1] == dist[k]
+    assert ties > 20  # the cases that decide the order were there
+    conn.close()
+
+
+def test_the_store_reads_a_layers_bits_again_after_another_connection_writes(
+        index_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A copy of the index (this test deletes a vector), every layer through the prefilter
+    # (EXACT_SCAN_MAX_ROWS 0), and the in-process count against vec0's scan.
+    copy = tmp_path / "index.sqlite"
+    source = SqliteIndexStore.open(index_file)
+    source.conn.execute("VACUUM INTO ?", (str(copy),))
+    source.close()
+    monkeypatch.setattr(sqlite_store, "EXACT_SCAN_MAX_ROWS", 0)
+    store, other = SqliteIndexStore.open(copy), SqliteIndexStore.open(copy)
+    fingerprint = store.meta("fingerprint") or ""
+    sel = store.select(("public", "board"), Filters())
+    query = HashEmbedder().embed(["harbor pilot note"])[0]
+
+    def both() -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:
+        fast = store.nearest(query, sel, 30, 25, fingerprint)
+        monkeypatch.setattr(sqlite_bits, "AVAILABLE", False)
+        slow = store.nearest(query, sel, 30, 25, fingerprint)
+        monkeypatch.undo()
+        monkeypatch.setattr(sqlite_store, "EXACT_SCAN_MAX_ROWS", 0)
+        return fast, slow
+
+    try:
+        fast, slow = both()
+        assert fast == slow and len(fast) == 30
+        gone = fast[0][0]
+        layer = other.conn.execute("SELECT p.layer FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id = ?",
+                                   (gone,)).fetchone()[0]
+        other.conn.execute(f"DELETE FROM {other.vec_table(layer)} WHERE rowid = ?", (gone,))
+        fast, slow = both()
+        assert fast == slow and len(fast) == 30 and gone not in {f for f, _, _ in fast}
+    finally:
+        store.close()
+        other.close()

@@ -41,10 +41,13 @@ if TYPE_CHECKING:
     import numpy as np
 
     from stigmergy.index.pagedoc import PageDoc
+    from stigmergy.index.store.sqlite_bits import LayerBits
 
 # Above this many rows a layer's vector search prefilters on 1-bit quantised vectors and reranks in
 # float: the exact float scan costs ~30 ms per 100k rows here, the bit scan ~8 ms (measured, bench/search.py).
 EXACT_SCAN_MAX_ROWS = 20_000
+# A vec0 table's vector columns: `embedding` (0) and `bits` (1), as sqlite_write.vec_table declares them.
+BITS_COLUMN = 1
 # bm25 weight of the `extra` column (CJK bigrams, other languages' stems), beside title, headings and body.
 EXTRA_WEIGHT = 1.0
 # The lexical arm's first cut over every layer, in multiples of its depth (`_lexical_scoped`).
@@ -79,6 +82,7 @@ class SqliteIndexStore:
         self.conn = conn
         self.errors = errors
         self._counts: tuple[int, dict[str, int]] | None = None
+        self._bits: dict[str, tuple[int, str, LayerBits]] = {}
 
     @classmethod
     def open(cls, path: Path) -> SqliteIndexStore:
@@ -345,6 +349,21 @@ class SqliteIndexStore:
             counts[layer] = self.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
         return counts[layer]
 
+    def _bit_nearest(self, layer: str, table: str, query: np.ndarray, blob: bytes, k: int) -> list[int]:
+        """The 1-bit prefilter's candidates: vec0's own scan, or the same rows counted in process
+        (sqlite_bits) from the layer's bits, read once per database version."""
+        from stigmergy.index.store import sqlite_bits  # numpy: searches only
+
+        if not sqlite_bits.AVAILABLE:
+            return [r[0] for r in self.conn.execute(
+                f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?", (blob, k))]
+        version = self.version()
+        held = self._bits.get(layer)
+        if held is None or held[0] != version or held[1] != table:
+            held = (version, table, sqlite_bits.load(self.conn, table, BITS_COLUMN))
+            self._bits[layer] = held
+        return sqlite_bits.nearest(held[2], query, k)
+
     def nearest(self, query: np.ndarray, sel: Selection, want: int, prefilter: int,
                 fingerprint: str) -> list[tuple[int, int, float]]:
         import numpy as np
@@ -363,9 +382,7 @@ class SqliteIndexStore:
                     f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ?", (blob, want)))
             else:
                 # 1-bit prefilter, then exact cosine on the float vectors of the candidates.
-                cand = [r[0] for r in self.conn.execute(
-                    f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
-                    (blob, prefilter))]
+                cand = self._bit_nearest(layer, table, query, blob, prefilter)
                 if not cand:
                     continue
                 got = self.conn.execute(
