@@ -44,9 +44,9 @@ def layered(index_file: Path) -> Iterator[SqliteIndexStore]:
 
 
 def _scoped_in_fts(store: SqliteIndexStore, terms: list[str], layers: tuple[str, ...],
-                   depth: int) -> list[tuple[int, int, float, float]]:
+                   depth: int, filters: Filters | None = None) -> list[tuple[int, int, float, float]]:
     """The lexical arm's statement before the cut: the reader's layers tested inside the full-text query."""
-    sel = store.select(layers, Filters())
+    sel = store.select(layers, filters or Filters())
     where, params = sel.condition
     rank = sqlite_store._bm25(WEIGHTS)
     sql = (f"SELECT f.id, f.page, -h.s, -h.s2 FROM (SELECT rowid, {rank} AS s, 0.0 AS s2 FROM fts WHERE fts MATCH ? "
@@ -99,6 +99,45 @@ def test_a_wider_first_cut_changes_nothing(layered: SqliteIndexStore, monkeypatc
     before = layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12)
     monkeypatch.setattr(sqlite_store, "LEXICAL_OVERFETCH", 50)
     assert layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12) == before
+
+
+def _filtered_in_fts(store: SqliteIndexStore, terms: list[str], layers: tuple[str, ...], filters: Filters,
+                     depth: int) -> list[tuple[int, int, float]]:
+    """The filtered lexical statement before the cut: the full text's layer column tested beside the page's."""
+    sel = store.select(layers, filters)
+    where, params = sel.condition
+    rank = sqlite_store._bm25(WEIGHTS)
+    sql = (f"SELECT f.id, f.page, -{rank} AS s FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+           f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY s DESC LIMIT ?")
+    return [tuple(r) for r in store.conn.execute(sql, (fts_query(terms), *layers, *params, depth)).fetchall()]
+
+
+@pytest.mark.parametrize("filters", [Filters(type="note"), Filters(status="developing"), Filters(type="entity"),
+                                     Filters(since="2026-01-01")])
+@pytest.mark.parametrize("layers", [("public",), ("public", "board")])
+def test_a_filtered_cut_reads_no_layer_column_and_finds_the_same_rows(
+        layered: SqliteIndexStore, filters: Filters, layers: tuple[str, ...]) -> None:
+    reads = _layer_reads(layered)
+    for query in (["harbor"], ["harbor", "quay"], ["board"]):
+        for depth in (3, 30, 200):
+            got = layered.lexical(query, layered.select(layers, filters), WEIGHTS, depth)
+            assert got == _filtered_in_fts(layered, query, layers, filters, depth)[:depth]
+            assert not ({p for _, p, _ in got} - {r[0] for r in layered.conn.execute(
+                f"SELECT id FROM pages WHERE layer IN ({marks(layers)})", layers)})
+    reads.clear()
+    layered.lexical(["harbor"], layered.select(layers, filters), WEIGHTS, 10)
+    assert reads == []
+
+
+@pytest.mark.parametrize("depth", [1, 3, 30, 200])
+@pytest.mark.parametrize("layer", ["public", "board"])
+def test_a_layer_filter_keeps_what_the_scoped_cut_kept(layered: SqliteIndexStore, layer: str, depth: int) -> None:
+    # A layer filter does not narrow the selection (`Filters.narrows`): the cut is of the reader's layers
+    # and the filter applies to its rows, as before.
+    for query in (["harbor"], ["board"], ["harbor", "quay"]):
+        got = layered.lexical(query, layered.select(("public", "board"), Filters(layer=layer)), WEIGHTS, depth)
+        want = _scoped_in_fts(layered, query, ("public", "board"), depth, Filters(layer=layer))
+        assert got == [(f, p, s) for f, p, s, _ in want]
 
 
 def _vec0(tmp_path: Path, dimension: int, n: int, chunk: int, seed: int) -> tuple[object, np.ndarray]:

@@ -296,41 +296,44 @@ class SqliteIndexStore:
         if not terms:
             return []
         where, params = sel.condition
-        layers = sel.layers
         rank = _bm25(weights)
         # The second score costs one more bm25 over the rows already found (FTS5 keeps their phrase hits).
         also = _bm25(pick) if pick is not None else "0.0"
         if not sel.filtered:
             return self._lexical_scoped(terms, sel, rank, also, depth)
         # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
-        # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key.
+        # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key. The reader's layers are
+        # the page's (`where`); the full text's own layer column, the same value, is not read (reading it
+        # read each match's stored row: twice the CPU, see `_lexical_scoped`).
         sql = (
             f"SELECT f.id, f.page, -{rank} AS s, -{also} FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
-            f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(layers)}) AND {where} ORDER BY s DESC LIMIT ?"
+            f"ON p.id = f.page WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
         )
-        return self.conn.execute(sql, (fts_query(terms), *layers, *params, depth)).fetchall()
+        return self.conn.execute(sql, (fts_query(terms), *params, depth)).fetchall()
 
     def _lexical_scoped(self, terms: Sequence[str], sel: Selection, rank: str, also: str,
                         depth: int) -> list[tuple[int, int, float, float]]:
-        """The best `depth` matches in the reader's layers, without reading each match's layer. The layer
-        column is UNINDEXED: testing it inside the full-text query reads every match's stored row (title,
-        headings and body with it), which was half of the arm's CPU (17 -> 8 ms a search at 30,839
-        fragments). So the best LEXICAL_OVERFETCH x `depth` of all matches are cut first and the reader's
-        layers tested on those rows alone, through their pages; when fewer than `depth` of them are
-        readable and more matches remain, the scoped query below runs as before. Exact: both cuts rank by
+        """The best `depth` matches in the reader's layers, then those of them that meet the selection (a
+        layer filter, which does not narrow the cut), without reading each match's layer. The layer column
+        is UNINDEXED: testing it inside the full-text query reads every match's stored row (title, headings
+        and body with it), which was half of the arm's CPU (17 -> 8 ms a search at 30,839 fragments). So
+        the best LEXICAL_OVERFETCH x `depth` of all matches are cut first and the reader's layers tested on
+        those rows alone, through their pages; when fewer than `depth` of them are readable and more
+        matches remain, the statement that tests the layer column runs as before. Exact: both cuts rank by
         (score, FTS5's rowid order), so the readable rows among the first of every match are the first
         readable rows (ties included)."""
         where, params = sel.condition
+        layers = sel.layers
         match = fts_query(terms)
         over = depth * LEXICAL_OVERFETCH
         rows = self.conn.execute(
-            f"SELECT f.id, f.page, -h.s, -h.s2, p.id IS NOT NULL AND {where} FROM (SELECT rowid, {rank} AS s, "
-            f"{also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h LEFT JOIN fragments f ON f.id = h.rowid "
-            f"LEFT JOIN pages p ON p.id = f.page ORDER BY h.s", (*params, match, over)).fetchall()
-        readable = [(fid, pid, s, s2) for fid, pid, s, s2, ok in rows if ok]
+            f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
+            f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
+            f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
+            (*layers, *params, match, over)).fetchall()
+        readable = [row for row in rows if row[4]]
         if len(readable) >= depth or len(rows) < over:
-            return readable[:depth]
-        layers = sel.layers
+            return [(fid, pid, s, s2) for fid, pid, s, s2, _, ok in readable[:depth] if ok]
         # Scope inside the full-text query itself (the layer column); the best rows are then joined.
         sql = (
             f"SELECT f.id, f.page, -h.s, -h.s2 FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? "
@@ -442,8 +445,8 @@ class SqliteIndexStore:
         where, params = sel.condition
         return [r[0] for r in self.conn.execute(
             f"SELECT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
-            f"ON p.id = f.page WHERE fts MATCH ? AND fts.layer IN ({marks(sel.layers)}) AND p.type = 'source' "
-            f"AND {where} GROUP BY p.id, p.path ORDER BY p.path LIMIT ?", (match, *sel.layers, *params, depth))]
+            f"ON p.id = f.page WHERE fts MATCH ? AND p.type = 'source' "
+            f"AND {where} GROUP BY p.id, p.path ORDER BY p.path LIMIT ?", (match, *params, depth))]
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
         return self.conn.execute(
