@@ -1,5 +1,5 @@
 """The cuts in a search's own CPU (issue #21) give the same answers as the work they replace: SQLite's lexical
-arm cut over every layer before the reader's layers are tested (`SqliteIndexStore._lexical_scoped`), and the
+arm cut over every layer before the reader's layers are tested (`sqlite_lexical`), and the
 vector arm's 1-bit prefilter counted in process (`sqlite_bits`) instead of by vec0's scan."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.index.build import build_index
 from stigmergy.index.store import sqlite as sqlite_store
-from stigmergy.index.store import sqlite_bits
+from stigmergy.index.store import sqlite_bits, sqlite_lexical
 from stigmergy.index.store.protocol import Filters
 from stigmergy.index.store.sqlite import SqliteIndexStore, fts_query, marks
 
@@ -97,7 +97,7 @@ def test_the_layer_column_is_read_only_when_the_cut_falls_short(layered: SqliteI
 def test_a_wider_first_cut_changes_nothing(layered: SqliteIndexStore, monkeypatch: pytest.MonkeyPatch) -> None:
     sel = layered.select(("public",), Filters())
     before = layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12)
-    monkeypatch.setattr(sqlite_store, "LEXICAL_OVERFETCH", 50)
+    monkeypatch.setattr(sqlite_lexical, "LEXICAL_OVERFETCH", 50)
     assert layered.lexical(["harbor", "quay"], sel, WEIGHTS, 12) == before
 
 

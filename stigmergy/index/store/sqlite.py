@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import IndexMissingExtensionError
-from stigmergy.index.store import sqlite_ask, sqlite_write
+from stigmergy.index.store import sqlite_ask, sqlite_lexical, sqlite_write
 from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
@@ -50,8 +50,6 @@ EXACT_SCAN_MAX_ROWS = 20_000
 BITS_COLUMN = 1
 # bm25 weight of the `extra` column (CJK bigrams, other languages' stems), beside title, headings and body.
 EXTRA_WEIGHT = 1.0
-# The lexical arm's first cut over every layer, in multiples of its depth (`_lexical_scoped`).
-LEXICAL_OVERFETCH = 2
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -295,52 +293,9 @@ class SqliteIndexStore:
                  pick: tuple[float, float, float] | None, depth: int) -> list[tuple[int, int, float, float]]:
         if not terms:
             return []
-        where, params = sel.condition
-        rank = _bm25(weights)
         # The second score costs one more bm25 over the rows already found (FTS5 keeps their phrase hits).
         also = _bm25(pick) if pick is not None else "0.0"
-        if not sel.filtered:
-            return self._lexical_scoped(terms, sel, rank, also, depth)
-        # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
-        # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key. The reader's layers are
-        # the page's (`where`); the full text's own layer column, the same value, is not read (reading it
-        # read each match's stored row: twice the CPU, see `_lexical_scoped`).
-        sql = (
-            f"SELECT f.id, f.page, -{rank} AS s, -{also} FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
-            f"ON p.id = f.page WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
-        )
-        return self.conn.execute(sql, (fts_query(terms), *params, depth)).fetchall()
-
-    def _lexical_scoped(self, terms: Sequence[str], sel: Selection, rank: str, also: str,
-                        depth: int) -> list[tuple[int, int, float, float]]:
-        """The best `depth` matches in the reader's layers, then those of them that meet the selection (a
-        layer filter, which does not narrow the cut), without reading each match's layer. The layer column
-        is UNINDEXED: testing it inside the full-text query reads every match's stored row (title, headings
-        and body with it), which was half of the arm's CPU (17 -> 8 ms a search at 30,839 fragments). So
-        the best LEXICAL_OVERFETCH x `depth` of all matches are cut first and the reader's layers tested on
-        those rows alone, through their pages; when fewer than `depth` of them are readable and more
-        matches remain, the statement that tests the layer column runs as before. Exact: both cuts rank by
-        (score, FTS5's rowid order), so the readable rows among the first of every match are the first
-        readable rows (ties included)."""
-        where, params = sel.condition
-        layers = sel.layers
-        match = fts_query(terms)
-        over = depth * LEXICAL_OVERFETCH
-        rows = self.conn.execute(
-            f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
-            f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
-            f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
-            (*layers, *params, match, over)).fetchall()
-        readable = [row for row in rows if row[4]]
-        if len(readable) >= depth or len(rows) < over:
-            return [(fid, pid, s, s2) for fid, pid, s, s2, _, ok in readable[:depth] if ok]
-        # Scope inside the full-text query itself (the layer column); the best rows are then joined.
-        sql = (
-            f"SELECT f.id, f.page, -h.s, -h.s2 FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? "
-            f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
-            f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
-        )
-        return self.conn.execute(sql, (match, *layers, depth, *params)).fetchall()
+        return sqlite_lexical.ranked(self.conn, fts_query(terms), sel, _bm25(weights), also, depth)
 
     def _vec_rows(self, layer: str, table: str) -> int:
         """Rows in `layer`'s vec0 table, counted once per database version."""

@@ -1,0 +1,63 @@
+"""The SQLite lexical arm's statements: the best full-text matches of a reader's selection by FTS5's bm25.
+
+The full text's `layer` column is UNINDEXED, so testing it inside the full-text query reads every match's
+stored row (title, headings and body with it): half of the arm's CPU (17 -> 8 ms a search at 30,839
+fragments, docs/team.md). Neither statement here reads it where it can be avoided: the reader's layers are
+tested on the pages of the rows a cut keeps (the selection's condition holds them already).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stigmergy.index.store.protocol import Selection
+from stigmergy.index.store.sqlite_schema import marks
+
+# The unfiltered arm's first cut over every layer, in multiples of its depth (`_scoped`).
+LEXICAL_OVERFETCH = 2
+
+Row = tuple[int, int, float, float]  # (fragment, page, score, score at the fragment-choosing weights)
+
+
+def ranked(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int) -> list[Row]:
+    """The best `depth` matches of the FTS5 query `match` in `sel`, best first: `rank` and `also` are the
+    two bm25 expressions (`also` "0.0" when one score is enough)."""
+    where, params = sel.condition
+    if not sel.filtered:
+        return _scoped(conn, match, sel, rank, also, depth)
+    # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
+    # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key. The reader's layers are
+    # the page's (`where`), not the full text's layer column (the same value).
+    sql = (
+        f"SELECT f.id, f.page, -{rank} AS s, -{also} FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+        f"ON p.id = f.page WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
+    )
+    return conn.execute(sql, (match, *params, depth)).fetchall()  # type: ignore[no-any-return]
+
+
+def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int) -> list[Row]:
+    """The best `depth` matches in the reader's layers, then those of them that meet the selection (a layer
+    filter, which does not narrow the cut). The best LEXICAL_OVERFETCH x `depth` of all matches are cut
+    first and the reader's layers tested on those rows alone, through their pages; when fewer than `depth`
+    of them are readable and more matches remain, the statement that tests the layer column inside the
+    full-text query runs, as it always did. Exact: both cuts rank by (score, FTS5's rowid order), so the
+    readable rows among the first of every match are the first readable rows (ties included)."""
+    where, params = sel.condition
+    layers: Sequence[str] = sel.layers
+    over = depth * LEXICAL_OVERFETCH
+    rows = conn.execute(
+        f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
+        f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
+        f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
+        (*layers, *params, match, over)).fetchall()
+    readable = [row for row in rows if row[4]]
+    if len(readable) >= depth or len(rows) < over:
+        return [(fid, pid, s, s2) for fid, pid, s, s2, _, ok in readable[:depth] if ok]
+    # Scope inside the full-text query itself (the layer column); the best rows are then joined.
+    sql = (
+        f"SELECT f.id, f.page, -h.s, -h.s2 FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? "
+        f"AND layer IN ({marks(layers)}) ORDER BY s LIMIT ?) h "
+        f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
+    )
+    return conn.execute(sql, (match, *layers, depth, *params)).fetchall()  # type: ignore[no-any-return]
