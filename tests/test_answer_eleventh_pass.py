@@ -80,6 +80,10 @@ def test_a_figure_of_those_who_do_not_is_no_figure_of_those_who_do() -> None:
                   "Most reviewers, 64%, do not (or rarely) read the full diff.") == 1.0
     assert _fills("since which release does the tool sign its wheels?",
                   "Releases of the tool before v4.1 did not sign its wheels.") == 1.0
+    # A side clause that negates one word of the question does not make the line's figure one of those who do
+    # not: the reviewers it counts read the diff.
+    assert _fills("how many reviewers read the diff behind the merge button?",
+                  "41 reviewers read the full diff, 9 of them not knowing the merge button existed.") == 1.0
 
 
 def test_an_option_typed_with_its_dashes_is_said_only_with_them() -> None:

@@ -363,9 +363,12 @@ _NEGATIONS = frozenset("not never no none nobody neither nor without cannot don'
 
 
 def _denies(text: str, q: Asked) -> bool:
-    """The line says a word of the question only under a negation ("82% do not (rarely or never) do a code
+    """The line says the question's words only under a negation ("82% do not (rarely or never) do a code
     audit" for "what share audit the code"): its figure counts those who do not. A word said both ways ("did not
-    ship on 3 May; it shipped on 9 May") is affirmed."""
+    ship on 3 May; it shipped on 9 May") is affirmed. The negated words must outnumber the affirmed ones: a
+    subject named before the negation ("most reviewers, 64%, do not read the diff") leaves the count one of
+    those who do not, while a side clause that negates a word or two ("41 read the diff, 9 of them not knowing
+    the button existed") does not turn around a count whose predicate is affirmed."""
     ws = [w for w in words(text.replace("’", "'")) if w not in STOPWORDS or w in _NEGATIONS]
     negated: set[str] = set()
     affirmed: set[str] = set()
@@ -374,7 +377,7 @@ def _denies(text: str, q: Asked) -> bool:
         if w in _NEGATIONS or st not in q.stems or not w.isalpha():
             continue
         (negated if any(x in _NEGATIONS for x in ws[max(0, i - 4) : i]) else affirmed).add(st)
-    return bool(negated - affirmed)
+    return len(negated - affirmed) > len(affirmed)
 
 
 # A question about when something ends, and a line that speaks of an end.
