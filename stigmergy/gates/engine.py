@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from stigmergy.errors import ContractError, StigmergyError
 from stigmergy.gates.authorship import Authorship
-from stigmergy.gates.context import GateContext, OperationInfo, Violation, line_counter
+from stigmergy.gates.context import GateContext, OperationInfo, Violation, line_counts
 from stigmergy.gates.rules import GATES, RULES
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.contradictions import (
@@ -286,10 +286,12 @@ class _Materialiser:
             if page is None:
                 continue
             old = ctx.old_page(rel)
-            old_lines = line_counter(old.body if isinstance(old, WikiPage) else None)
+            # Only looked up (the shared count, not a copy of it per page); `get`, since a Counter's
+            # missing key is a Python call and most new lines are not on the old page.
+            old_lines = line_counts(old.body if isinstance(old, WikiPage) else None)
             lines = page.body.split("\n")
             for i, line in enumerate(lines):
-                if "[[" not in line or old_lines[line] > 0:
+                if "[[" not in line or old_lines.get(line, 0) > 0:
                     continue
                 dead = [lk.raw for lk in parse_wikilinks(line) if not ctx.resolver.resolve(lk.target)]
                 if dead:
@@ -303,7 +305,7 @@ class _Materialiser:
             page = replace(page, updated=self.op.timestamp)
             ctx.changes[rel] = render_wiki_page(page)
             for line in lines:
-                if old_lines[line] == 0 and _is_correction(line):
+                if not old_lines.get(line, 0) and _is_correction(line):
                     ctx.records.append(f"correction on {rel}: {line}")
 
 

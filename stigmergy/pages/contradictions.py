@@ -28,7 +28,10 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?$")
 START_PREFIX = "<!-- stigmergy:contradiction "
 DATA_PREFIX = "<!-- stigmergy:data "
 END_MARKER = "<!-- /stigmergy:contradiction -->"
-_MARKER_RE = re.compile(r"stigmergy:(?:contradiction|data)|/stigmergy:contradiction")
+# The end marker's "/stigmergy:contradiction" holds "stigmergy:contradiction", so this one literal-led
+# pattern finds every marker line; an alternation led by "/" loses the regex engine's literal prefix search
+# and tries every position of the page (0.12 against 0.01 ms for an 18 KB page whose lead names "stigmergy:").
+_MARKER_RE = re.compile(r"stigmergy:(?:contradiction|data)")
 STATUSES = ("open", "resolved")
 
 
@@ -222,7 +225,6 @@ def scan_blocks(
     """Every block in `text`, plus (line, message) for each non-canonical one (those are not returned)."""
     if "stigmergy:" not in text:  # every marker names it: most pages have no block at all
         return [], []
-    lines = text.split("\n")
     # Only lines with a marker matter (start, data and end lines all carry one): find them with one
     # regex pass over the text instead of a search per line.
     marked: list[int] = []
@@ -232,6 +234,9 @@ def scan_blocks(
         pos = m.start()
         if not marked or marked[-1] != line_no:
             marked.append(line_no)
+    if not marked:  # "stigmergy:" was the lead's marker: no block, and no page-size split for it
+        return [], []
+    lines = text.split("\n")
     blocks: list[Block] = []
     errors: list[tuple[int, str]] = []
     seen: set[str] = set()

@@ -11,6 +11,7 @@ import re
 import stat
 import time
 import unicodedata
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -142,7 +143,8 @@ class _Folder:
         self.rel_dir = rel_dir
         self.stamp: tuple[int, int] | None = None
         self.names: frozenset[str] = frozenset()
-        self._sorted: list[str] | None = None
+        self._sorted: list[str] = []
+        self._sorted_from: frozenset[str] = self.names  # the names `_sorted` lists
 
     def refresh(self) -> frozenset[str]:
         try:
@@ -167,15 +169,25 @@ class _Folder:
                 names = frozenset()
         if names != self.names:
             self.names = names  # a new object: holders of the old one see that it changed
-            self._sorted = None
         racy = stamp is None or (settled is None and listed_at - stamp[0] <= _RACY_NS)
         self.stamp = None if racy else stamp
         return self.names
 
     def paths(self) -> list[str]:
         """The sorted relpaths: the same list object until the folder's entries change (do not modify it)."""
-        if self._sorted is None:
-            self._sorted = sorted(f"{self.rel_dir}/{n}" for n in self.names)
+        if self._sorted_from is not self.names:
+            # The notes folder gains a page a capture: the last sorted list with the names added and
+            # removed since, not the folder's every path made and sorted again (a new list all the same).
+            gone, new = self._sorted_from - self.names, self.names - self._sorted_from
+            if len(gone) + len(new) <= 64:
+                out = list(self._sorted)
+                for name in gone:
+                    del out[bisect_left(out, f"{self.rel_dir}/{name}")]
+                for name in new:
+                    insort(out, f"{self.rel_dir}/{name}")
+            else:
+                out = sorted(f"{self.rel_dir}/{n}" for n in self.names)
+            self._sorted, self._sorted_from = out, self.names
         return self._sorted
 
 

@@ -82,17 +82,18 @@ def insert_section(body: str, date: str, section: list[str]) -> str:
     if not any(line.strip() for line in section[1:]):
         return body.rstrip("\n") + "\n"
     at = None
-    last_end = None
+    last = None
     for n, line in enumerate(lines):
-        m = _DATED.match(line)
-        if m:
+        if line.startswith("## ") and _DATED.match(line):
             if line[3:13] > date:
                 at = n
                 break
-            last_end = _section_end(lines, n)
+            last = n
     if at is None:
-        at = last_end if last_end is not None else len(lines)
-        if last_end is None:
+        # Only the last dated section's end is wanted: walking every section to its end walked the page
+        # a second time (most filings add the newest section, after every other).
+        at = _section_end(lines, last) if last is not None else len(lines)
+        if last is None:
             for n, line in enumerate(lines):
                 if line.startswith(BLOCK_START):
                     at = n

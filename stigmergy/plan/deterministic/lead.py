@@ -58,9 +58,7 @@ def lead_lines(
         lead.append(defining)
     latest: dict[tuple[str, str], tuple[str, str]] = {}
     for d, line in cited:
-        text = line[2:].split(" ([source](")[0]
-        for m in measures_in(text, [""]):
-            key = (m.measure, m.kind)
+        for key in _line_measures(line):
             if key not in latest or d >= latest[key][0]:
                 latest[key] = (d, line)
     figures = sorted({(d, line) for d, line in latest.values() if line != defining}, reverse=True)[:MAX_FIGURES]
@@ -104,6 +102,12 @@ def _line_links(line: str) -> tuple[str, ...]:
         if archive_base(target) is None:
             out.append(target)
     return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _line_measures(line: str) -> tuple[tuple[str, str], ...]:
+    """(measure, kind) of each figure a cited list line states, in order (its citation left out)."""
+    return tuple((m.measure, m.kind) for m in measures_in(line[2:].split(" ([source](")[0], [""]))
 
 
 @lru_cache(maxsize=65536)

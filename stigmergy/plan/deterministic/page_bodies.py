@@ -9,6 +9,7 @@ units, entities and catalogue and append to its mutations.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -249,7 +250,12 @@ def _archives(st: Filing, folder: str, stem: str) -> dict[tuple[str, int], str]:
     listed = next((ps for ps in st.cat.pages.values() if ps and ps[0].startswith(folder + "/")), [])
     added = [p for p in st.added_stems if p.startswith(folder + "/")]
     prefix = f"{folder}/{stem} ("
-    for p in (*listed, *added):
+    # The listing is sorted, so the paths with the prefix are one run of it, found by bisection: a pass
+    # over the folder's every page for each page filed grew with the folder.
+    at = end = bisect_left(listed, prefix)
+    while end < len(listed) and listed[end].startswith(prefix):
+        end += 1
+    for p in (*listed[at:end], *added):
         # The prefix is necessary for archive_base(...) == stem; the stem map decides, as ever, which of
         # several pages with one casefolded stem is the page.
         if p.startswith(prefix) and p.count("/") == folder.count("/") + 1 \
