@@ -455,8 +455,9 @@ def layer_flow(ctx: GateContext) -> list[Violation]:
             continue
         layer = (classify(rel) or ("", ""))[1]
         new_view = _v(ctx, rel, new)
-        old_lines = line_counter(ctx.disk_text(rel))
-        fresh = [n for n in range(new_view.body_first_line, len(new_view.lines) + 1) if old_lines[new_view.lines[n - 1]] == 0]
+        # The shared count, only looked up (`get`: a Counter's missing key is a Python call), not a copy.
+        had = line_counts(ctx.disk_text(rel)).get
+        fresh = [n for n in range(new_view.body_first_line, len(new_view.lines) + 1) if not had(new_view.lines[n - 1], 0)]
         problems: list[str] = []
         for n in fresh:
             for c in new_view.cites.get(n, ()):

@@ -47,9 +47,22 @@ def render_wikilink(target: str, label: str | None = None, heading: str | None =
 
 def parse_wikilinks(text: str, *, first_line: int = 1) -> list[WikiLink]:
     """Every wikilink outside code blocks and inline code spans (as markdown-it reads them)."""
-    out: list[WikiLink] = []
     if "[[" not in text:
-        return out
+        return []
+    if first_line == 1 and "\n" not in text:
+        # One line: the gates read each line a plan adds twice (dead links in `finish`, then layer-flow),
+        # and a page's lead lines come back on every filing that touches it. WikiLink is frozen: shared.
+        return list(_line_wikilinks(text))
+    return _parse_wikilinks(text, first_line)
+
+
+@lru_cache(maxsize=1 << 14)
+def _line_wikilinks(line: str) -> tuple[WikiLink, ...]:
+    return tuple(_parse_wikilinks(line, 1))
+
+
+def _parse_wikilinks(text: str, first_line: int) -> list[WikiLink]:
+    out: list[WikiLink] = []
     code = code_lines(text)
     for offset, line in enumerate(text.split("\n")):
         if "[[" not in line or offset in code:
