@@ -113,3 +113,13 @@ def test_a_duration_spelled_out_answers_how_fast() -> None:
     # A line with no figure of any kind still fills nothing.
     assert _fills(q, "The help desk responds as soon as it can.") == 0.0
 
+
+
+def test_a_default_does_not_say_what_holds_once_something_is_done() -> None:
+    q = "what upload limit does a team get once they've upgraded?"
+    line = "Upload limit: 2 GB per file by default; teams can upgrade."
+    assert _fills(q, line) == WEAK
+    assert _fills(q, "Once a team has upgraded, the upload limit is 20 GB per file.") == 1.0
+    # A question about the default, or about what holds when nothing is done, is answered by it.
+    assert _fills("what upload limit does a team get by default?", line) == 1.0
+    assert _fills("what upload limit does a team get if they don't upgrade?", line) == 1.0

@@ -332,6 +332,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK
     if got and slot.unit in ("percent", "count") and not _NEGATION_RE.search(q.text) and _denies(text, q):
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
+    if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and _DONE_IF_RE.search(q.text) and not (
+            _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
+        got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and _PAST_RE.search(text) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
@@ -357,6 +360,12 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# A value that holds by default, and a question about what holds once, after or if something is done (not when
+# nothing is: "if I don't set one" asks for the default).
+_DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
+_DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
+_UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
+                           r"\bunless\b|\bwithout\b", re.I)
 _NEGATION_RE = re.compile(r"\b(?:not|never|no|none|nobody|neither|nor|without|cannot)\b|n't\b", re.I)
 _NEGATIONS = frozenset("not never no none nobody neither nor without cannot don't doesn't didn't won't isn't aren't "
                        "wasn't weren't haven't hasn't can't".split())
