@@ -84,6 +84,10 @@ def test_a_figure_of_those_who_do_not_is_no_figure_of_those_who_do() -> None:
     # not: the reviewers it counts read the diff.
     assert _fills("how many reviewers read the diff behind the merge button?",
                   "41 reviewers read the full diff, 9 of them not knowing the merge button existed.") == 1.0
+    # The figure is followed by the negation even when the line goes on to affirm words of the question.
+    assert _fills("roughly what share of reviewers actually read the full diff they merge with the tool?",
+                  "The great majority of reviewers, 82%, do not (rarely or never) read the full diff of the changes "
+                  "they merge using the tool.") == WEAK
 
 
 def test_an_option_typed_with_its_dashes_is_said_only_with_them() -> None:

@@ -372,12 +372,15 @@ _NEGATIONS = frozenset("not never no none nobody neither nor without cannot don'
 
 
 def _denies(text: str, q: Asked) -> bool:
-    """The line says the question's words only under a negation ("82% do not (rarely or never) do a code
-    audit" for "what share audit the code"): its figure counts those who do not. A word said both ways ("did not
-    ship on 3 May; it shipped on 9 May") is affirmed. The negated words must outnumber the affirmed ones: a
-    subject named before the negation ("most reviewers, 64%, do not read the diff") leaves the count one of
-    those who do not, while a side clause that negates a word or two ("41 read the diff, 9 of them not knowing
-    the button existed") does not turn around a count whose predicate is affirmed."""
+    """The line's figures count those who do not ("82% do not (rarely or never) do a code audit" for "what share
+    audit the code"): every figure in it is followed by a negation before its clause ends, and the question's
+    words it says are said under a negation. A word said both ways ("did not ship on 3 May; it shipped on 9 May")
+    is affirmed. A figure the line affirms ("302 responses …, 62 of them not knowing the command existed") keeps
+    the line a count of those who do, whatever a side clause negates."""
+    figures = list(_FIGURE_RE.finditer(text))
+    if not figures or not all(_NEGATION_RE.search(" ".join(_CLAUSE_END_RE.split(text[m.end():], 1)[0].split()[:4]))
+                              for m in figures):
+        return False
     ws = [w for w in words(text.replace("’", "'")) if w not in STOPWORDS or w in _NEGATIONS]
     negated: set[str] = set()
     affirmed: set[str] = set()
@@ -386,7 +389,11 @@ def _denies(text: str, q: Asked) -> bool:
         if w in _NEGATIONS or st not in q.stems or not w.isalpha():
             continue
         (negated if any(x in _NEGATIONS for x in ws[max(0, i - 4) : i]) else affirmed).add(st)
-    return len(negated - affirmed) > len(affirmed)
+    return bool(negated - affirmed)
+
+
+_FIGURE_RE = re.compile(r"\d[\d,.]*\s*%?")
+_CLAUSE_END_RE = re.compile(r"[.;:]\s|\d")  # a figure's clause ends at a full stop, a semicolon or the next figure
 
 
 # A question about when something ends, and a line that speaks of an end.
