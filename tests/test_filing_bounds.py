@@ -68,6 +68,76 @@ def test_a_commit_starts_no_git_maintenance(tmp_path: Path) -> None:
     assert git.run("log", "--format=%s").strip() == "commit"
 
 
+def _flat_folder_history(root: Path, commits: int, pack_every: int) -> Git:
+    """The shape that makes repacks cost after 2,000 documents: every commit adds a note to one flat folder
+    (its tree rewritten whole) and rewrites a busy page; `pack_loose` packs as filing goes."""
+    import random
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git = Git(root)
+    rng = random.Random(7)
+    (root / "notes").mkdir()
+    busy: list[str] = [f"{rng.getrandbits(64):x} fact {k}\n" for k in range(150)]
+    for i in range(commits):
+        note = f"notes/{rng.getrandbits(40):010x}-note-{i}.md"
+        (root / note).write_text(f"# Note {i}\n\n{rng.getrandbits(128):x}\n")
+        busy.insert(rng.randrange(len(busy)), f"{rng.getrandbits(64):x} fact {i}\n")
+        del busy[: max(0, len(busy) - 300)]
+        (root / "busy.md").write_text("".join(busy))
+        git.commit_paths([note, "busy.md"], f"commit {i}", "T", "t@example.com", when=1_700_000_000 + i)
+        if (i + 1) % pack_every == 0:
+            assert git.pack_loose(threshold=0)
+    return git
+
+
+def test_packing_searches_a_small_delta_window_on_one_thread(tmp_path: Path) -> None:
+    """What pack_loose's repacks are told (PACK_SETTINGS), as the `pack-objects` they start read it: a
+    delta window of 5 (git's default 10 tried each rewrite of a flat folder's tree against 10 others) and
+    one delta thread (two split the object list, and the pack's bytes with it)."""
+    import json
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    events = tmp_path / "trace.json"
+    git = Git(tmp_path / "repo", env={"GIT_TRACE2_EVENT": str(events),
+                                      "GIT_TRACE2_CONFIG_PARAMS": "pack.window,pack.threads"})
+    for i in range(3):
+        (tmp_path / "repo" / "page.md").write_text(f"version {i}\n")
+        git.commit_paths(["page.md"], f"commit {i}", "T", "t@example.com")
+    events.unlink(missing_ok=True)
+    assert git.pack_loose(threshold=0)
+    seen = [json.loads(line) for line in events.read_text().splitlines()]
+    packers = {e["sid"] for e in seen if e["event"] == "cmd_name" and e["name"] == "pack-objects"}
+    assert packers  # the repack did start pack-objects
+    for sid in packers:
+        params = {e["param"]: e["value"] for e in seen if e["event"] == "def_param" and e["sid"] == sid}
+        assert params == {"pack.window": "5", "pack.threads": "1"}
+
+
+def test_packing_as_filing_goes_keeps_every_object_and_stays_near_an_aggressive_pack(tmp_path: Path) -> None:
+    """The smaller window loses nothing and little room: after 120 commits packed every 20, nothing is
+    loose, every object is packed and readable (fsck), each page's versions are deltas, and the packs are
+    within the issue's bound (3x a `git gc --aggressive` copy of the same history)."""
+    git = _flat_folder_history(tmp_path / "a", 120, 20)
+    root = tmp_path / "a"
+    assert _loose(root) == 0
+    assert subprocess.run(["git", "fsck", "--full", "--strict", "--no-dangling"], cwd=root,
+                          capture_output=True).returncode == 0
+    reachable = {line.split()[0] for line in git.run("rev-list", "--objects", "--all").splitlines()}
+    packs = sorted((root / ".git" / "objects" / "pack").glob("*.idx"))
+    listing = git.run("verify-pack", "-v", *(str(p) for p in packs))
+    packed = {line.split()[0] for line in listing.splitlines() if " blob " in line or " tree " in line or " commit " in line}
+    assert reachable <= packed
+    deltas = [line.split() for line in listing.splitlines() if " tree " in line or " blob " in line]
+    assert sum(1 for d in deltas if len(d) > 5) >= 200  # 120 versions of notes/ and of busy.md: deltas
+
+    def size(repo: Path) -> int:
+        return sum(p.stat().st_size for p in (repo / ".git" / "objects").rglob("*") if p.is_file())
+
+    subprocess.run(["git", "clone", "-q", "--no-local", str(root), str(tmp_path / "agg")], check=True)
+    subprocess.run(["git", "gc", "-q", "--aggressive"], cwd=tmp_path / "agg", check=True)
+    assert size(root) <= 3 * size(tmp_path / "agg")
+
+
 # -- contradiction blocks and archive pages: bounded, moved verbatim, checked by the gates -------------
 
 import pytest  # noqa: E402

@@ -30,6 +30,16 @@ if TYPE_CHECKING:
 # Loose objects after which a commit packs them (git's own `gc --auto` waits for 6,700; at a dozen objects
 # a capture, that was a .git of 106 MB at 750 documents, most of it whole copies of pages rewritten).
 PACK_LOOSE_AT = 768
+# How `pack_loose` searches for deltas. A capture after 2,000 documents writes a new version of each flat
+# folder's tree on every commit (`wiki/notes/` 174 KB, a burst month's `sources/YYYY/MM/` 123 KB): trees are
+# three quarters of the bytes a repack reads, and git's default window tries each version against 10 others
+# of its path where the one before or after it is nearly always the best. A window of 5 cut a repack's CPU
+# by a sixth on the 2,000-document rigs (team 1.21 -> 0.99 CPU-s, varied 0.45 -> 0.38) for a new pack 1-2%
+# larger; a window of 3 cut a little more on team but its blob deltas were a quarter larger, and a whole
+# history filed with it packed 18% larger. One delta thread: the same CPU, and no split of the object list
+# between threads, whose parts' deltas cannot see one another. A person's own `git gc` and `git repack`
+# read their own settings (docs/planning.md, #27's tenth pass).
+PACK_SETTINGS = ("-c", "pack.window=5", "-c", "pack.threads=1")
 BLOB_MEMO_BYTES = 16 << 20  # object contents one Git object keeps (see `blobs`)
 _OID_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -209,8 +219,8 @@ class Git:
         if self.loose_estimate() < threshold:
             return False
         try:
-            self.run("repack", "-d", "-q", check=False)
-            self.run("repack", "-d", "-q", "--geometric=2", check=False)
+            self.run(*PACK_SETTINGS, "repack", "-d", "-q", check=False)
+            self.run(*PACK_SETTINGS, "repack", "-d", "-q", "--geometric=2", check=False)
         except OSError:
             return False
         return True
