@@ -29,6 +29,21 @@ def test_commits_pack_loose_objects_past_a_threshold(tmp_path: Path) -> None:
     assert (tmp_path / ".git" / "objects" / "pack").is_dir()
 
 
+def test_the_loose_estimate_reads_eight_fan_out_folders(tmp_path: Path) -> None:
+    """1,500 loose objects (fixed contents, so fixed ids): the estimate that decides when to pack is within
+    15% of the count (1,312 from eight folders x 32; one folder x 256, as `gc --auto` reads, said 2,048)."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    folder = tmp_path / "o"
+    folder.mkdir()
+    for i in range(1500):
+        (folder / str(i)).write_text(f"a note of the wiki, number {i}\n")
+    subprocess.run(["git", "hash-object", "-w", "--stdin-paths"], cwd=tmp_path, check=True, capture_output=True,
+                   input="\n".join(str(folder / str(i)) for i in range(1500)), text=True)
+    assert _loose(tmp_path) == 1500
+    assert abs(Git(tmp_path).loose_estimate() - 1500) <= 0.15 * 1500
+    assert Git(tmp_path / "o").loose_estimate() == 0  # no .git/objects there: nothing loose, no error
+
+
 def test_packing_stores_a_pages_later_versions_as_deltas_and_leaves_nothing_loose(tmp_path: Path) -> None:
     """`repack --geometric` alone packs loose objects without their paths: 40 pages of like size, three
     versions each, packed with no delta at all (147 KB); packed with their names (`repack -d`), each later
