@@ -4,6 +4,7 @@ vector arm's 1-bit prefilter counted in process (`sqlite_bits`) instead of by ve
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -216,3 +217,26 @@ def test_the_store_reads_a_layers_bits_again_after_another_connection_writes(
     finally:
         store.close()
         other.close()
+
+
+def test_vec0_storage_it_cannot_read_falls_back_to_vec0s_scan(
+        index_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another sqlite-vec release may lay its chunks out otherwise: reading them fails, and the prefilter's
+    candidates come from vec0's own scan, the same rows, instead of an error in every search."""
+    monkeypatch.setattr(sqlite_store, "EXACT_SCAN_MAX_ROWS", 0)
+    store = SqliteIndexStore.open(index_file)
+    fingerprint = store.meta("fingerprint") or ""
+    sel = store.select(("public", "board"), Filters())
+    query = HashEmbedder().embed(["harbor pilot note"])[0]
+    try:
+        want = store.nearest(query, sel, 30, 25, fingerprint)
+        store._bits.clear()
+
+        def unreadable(*_: object) -> None:
+            raise sqlite3.OperationalError("no such table: v_chunks")
+
+        monkeypatch.setattr(sqlite_bits, "load", unreadable)
+        assert store.nearest(query, sel, 30, 25, fingerprint) == want
+        assert store.nearest(query, sel, 30, 25, fingerprint) == want  # and again, without trying to read it
+    finally:
+        store.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,7 +81,7 @@ class SqliteIndexStore:
         self.conn = conn
         self.errors = errors
         self._counts: tuple[int, dict[str, int]] | None = None
-        self._bits: dict[str, tuple[int, str, LayerBits]] = {}
+        self._bits: dict[str, tuple[int, str, LayerBits | None]] = {}
 
     @classmethod
     def open(cls, path: Path) -> SqliteIndexStore:
@@ -312,14 +313,19 @@ class SqliteIndexStore:
         (sqlite_bits) from the layer's bits, read once per database version."""
         from stigmergy.index.store import sqlite_bits  # numpy: searches only
 
-        if not sqlite_bits.AVAILABLE:
-            return [r[0] for r in self.conn.execute(
-                f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?", (blob, k))]
         version = self.version()
         held = self._bits.get(layer)
-        if held is None or held[0] != version or held[1] != table:
-            held = (version, table, sqlite_bits.load(self.conn, table, BITS_COLUMN))
+        if sqlite_bits.AVAILABLE and (held is None or held[0] != version or held[1] != table):
+            try:
+                held = (version, table, sqlite_bits.load(self.conn, table, BITS_COLUMN))
+            except (sqlite3.Error, ValueError):
+                # vec0's storage is not laid out as sqlite-vec 0.1.x lays it (another release): its own scan
+                # answers instead, as it does without numpy 2, and this layer is not read again this version.
+                held = (version, table, None)
             self._bits[layer] = held
+        if not sqlite_bits.AVAILABLE or held is None or held[2] is None:
+            return [r[0] for r in self.conn.execute(
+                f"SELECT rowid FROM {table} WHERE bits MATCH vec_quantize_binary(?) AND k = ?", (blob, k))]
         return sqlite_bits.nearest(held[2], query, k)
 
     def nearest(self, query: np.ndarray, sel: Selection, want: int, prefilter: int,
