@@ -38,7 +38,8 @@ def ranked(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: i
 
 def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int) -> list[Row]:
     """The best `depth` matches in the reader's layers, then those of them that meet the selection (a layer
-    filter, which does not narrow the cut). The best LEXICAL_OVERFETCH x `depth` of all matches are cut
+    filter given here does not narrow the cut; `index.search` narrows the reader's layers to it before it
+    asks, so a search's filtered layer is cut on its own). The best LEXICAL_OVERFETCH x `depth` of all matches are cut
     first and the reader's layers tested on those rows alone, through their pages; when fewer than `depth`
     of them are readable and more matches remain, the statement that tests the layer column inside the
     full-text query runs, as it always did. Exact: both cuts rank by (score, FTS5's rowid order), so the
