@@ -6,7 +6,8 @@ import os
 import threading
 import time
 
-_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32
+_ALPHABET = ALPHABET
 
 
 _last = [0, 0]  # (ms, random part) of the last clock-made id in this process
