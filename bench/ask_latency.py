@@ -69,7 +69,6 @@ def _sentence(rng: random.Random, words: list[str]) -> str:
 def make_repo(root: Path) -> list[str]:
     """The repository (committed); returns the source sentences, for queries."""
     from stigmergy.pages.citations import cite
-    from stigmergy.pages.paths import page_relpath
     from stigmergy.pages.source import Artifact, SourcePage, render_source_page
     from stigmergy.pages.wiki import WikiPage, render_wiki_page
     from stigmergy.repo.layout import source_relpath
@@ -97,7 +96,7 @@ def make_repo(root: Path) -> list[str]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(rendered)
         numbered = rendered.split("\n")
-        note = page_relpath("note", title, "public")
+        note = f"wiki/notes/{title}.md"
         body = [f"# {title}", "", "## Key points", ""]
         for line in lines:
             n = numbered.index(line) + 1
@@ -105,7 +104,6 @@ def make_repo(root: Path) -> list[str]:
         wp = WikiPage(id=f"pg_{i:026d}", type="note", title=title, status="developing",
                       created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z", layer="public",
                       body="\n".join(body) + "\n", sources=(cap,))
-        (root / note).parent.mkdir(parents=True, exist_ok=True)
         (root / note).write_text(render_wiki_page(wp))
     env = {**os.environ, **GIT_ENV}
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)

@@ -63,7 +63,6 @@ def build(folder: Path, commits: int) -> tuple[Path, str]:
     citing three of its lines, and appends a cited line to the entity page of the person it names. The
     canary is commit N/2; it names two people, so their entity pages carry its lines in every later version."""
     from stigmergy.pages.citations import cite
-    from stigmergy.pages.paths import page_relpath
     from stigmergy.pages.source import Artifact, SourcePage, render_source_page
     from stigmergy.pages.wiki import WikiPage, render_wiki_page
     from stigmergy.repo.evidence import LocalEvidenceStore
@@ -106,7 +105,7 @@ def build(folder: Path, commits: int) -> tuple[Path, str]:
         source_text = render_source_page(page)
         lines = source_text.split("\n")
         cited = [(n + 1, ln) for n, ln in enumerate(lines) if ln.startswith("- ")][:3]
-        note = page_relpath("note", title, "public")
+        note = f"wiki/notes/{title}.md"
         note_body = f"# {title}\n\n## Key points\n\n" + "".join(
             f"{ln} {cite(note, src, n)}\n" for n, ln in cited
         )

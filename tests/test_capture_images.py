@@ -20,7 +20,6 @@ from test_gates_engine import body, repo, rules, run  # noqa: F401 — `repo` is
 from test_gates_support import cited, make_source
 
 from stigmergy.capture.extract import extract
-from stigmergy.pages.paths import page_relpath
 from stigmergy.pages.source import is_unsure, parse_source_page, unsure_mark
 from stigmergy.plan.schema import Plan, UpdatePage
 from stigmergy.settings import CaptureSettings
@@ -89,7 +88,7 @@ def test_lines_below_the_threshold_are_marked_and_never_cited(wiki: Path, tmp_pa
 def test_the_gates_refuse_a_wiki_line_that_cites_an_unsure_line(repo) -> None:  # noqa: F811
     src = make_source(repo["root"], 7, ["Aurora opened an office in Porto." + unsure_mark(41),
                                         "Aurora opened an office in Lisbon."])
-    note = page_relpath("note", "Q1 review", "public")
+    note = "wiki/notes/Q1 review.md"
     unsure = f"- Aurora opened an office in Porto. {cited(note, src, 0)}"
     verdict = run(repo, Plan((UpdatePage(note, body("Q1 review", [*repo["note_lines"], unsure])),)))
     assert "contract" in rules(verdict)

@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import git, run_cli
 
-from stigmergy.pages.paths import page_relpath
-
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 FILES = [CORPUS / "customers", CORPUS / "reports" / "2026-07-08-q2-2026-quarterly-report-draft.md",
          CORPUS / "reports" / "2026-07-21-q2-2026-quarterly-report-final.md"]
@@ -190,11 +188,9 @@ def test_a_restricted_layer_keeps_its_curation_without_naming_a_page_in_git(wiki
     for text in ("Board note: Maya Okafor proposed the Heronsgate budget of $2M on 2 September 2026.",
                  "Board note: Oliver Brandt and Maya Okafor met Quentin Zephyr of Heronsgate on 3 September 2026."):
         _ok(wiki, "--as", CEO, "capture", "--layer", "board", "--text", text)
-    # Ordered by file name, as before notes were sharded (a shard's name is a hash of it).
-    notes = sorted((p.relative_to(wiki).as_posix() for p in (wiki / "layers/board/wiki/notes").glob("*/*.md")),
-                   key=lambda rel: rel.rsplit("/", 1)[-1])
+    notes = sorted(p.relative_to(wiki).as_posix() for p in (wiki / "layers/board/wiki/notes").glob("*.md"))
     _ok(wiki, "--as", CEO, "rename", notes[0], "Heronsgate budget")
-    _ok(wiki, "--as", CEO, "merge", notes[1], "INTO", page_relpath("note", "Heronsgate budget", "board"))
+    _ok(wiki, "--as", CEO, "merge", notes[1], "INTO", "layers/board/wiki/notes/Heronsgate budget.md")
     messages = git(wiki, "log", "--format=%B", "-2")
     assert "Heronsgate" not in messages and "layers/board" not in messages and "Stigmergy-Page: pg_" in messages
     before = _wiki(wiki)

@@ -9,7 +9,7 @@ import pytest
 from conftest import git, run_cli
 
 from stigmergy.repo.evidence import LocalEvidenceStore
-from stigmergy.repo.layout import Layout, source_shard
+from stigmergy.repo.layout import Layout
 
 CUSTOMERS = Path(__file__).resolve().parent.parent / "sample_corpus" / "customers"
 
@@ -68,7 +68,7 @@ def test_garden_repairs_what_lint_finds_and_lint_then_passes(built: Path):
 
 
 def test_garden_repairs_a_persons_links_without_changing_their_words(built: Path):
-    note = next((built / "wiki/notes").glob("*/*.md")).relative_to(built).as_posix()
+    note = next((built / "wiki/notes").glob("*.md")).relative_to(built).as_posix()
     _human_edit(built, note, "See [[Aoife-Brennan]] and [[Nobody Known]] and [[Oliver Brandt|Olly]].")
     assert _lint(built)["counts"].get("dead-link") == 2
     code, out, err = run_cli(["--json", "garden"], cwd=built)
@@ -128,7 +128,7 @@ def test_delete_a_capture_sweeps_the_wiki_keeps_the_evidence_and_allows_recaptur
     ops = json.loads(out)["operations"]
     review = next(o for o in ops if "pellucid" in o["summary"].lower())
     cap = review["manifest"]["capture"]
-    source = next(built.glob(f"sources/*/*/{source_shard(cap)}/{cap}.md"))
+    source = next(built.glob(f"sources/*/*/{cap}.md"))
     sha = source.read_text(encoding="utf-8").split("sha256: ", 1)[1].split("\n", 1)[0].strip("'\"")
     head = git(built, "rev-parse", "HEAD")
     code, out, err = run_cli(["delete", cap, "--rationale", "captured by mistake", "--dry-run"], cwd=built)
@@ -169,7 +169,7 @@ def test_deleting_a_restricted_page_needs_a_reader_of_its_layer(wiki: Path, tmp_
     doc = tmp_path / "board.md"
     doc.write_text("# Board minutes\n\nMaya Okafor proposed a budget of $2M on 2 September 2026.\n", encoding="utf-8")
     assert run_cli(["capture", str(doc), "--layer", "board", "--as", "ceo@example.com"], cwd=wiki)[0] == 0
-    page = next((wiki / "layers/board/wiki/notes").glob("*/*.md")).relative_to(wiki).as_posix()
+    page = next((wiki / "layers/board/wiki/notes").glob("*.md")).relative_to(wiki).as_posix()
     code, out, err = run_cli(["delete", page, "--rationale", "x"], cwd=wiki)
     assert code == 2 and "may not read" in err
     assert (wiki / page).is_file()

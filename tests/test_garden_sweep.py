@@ -10,14 +10,13 @@ import pytest
 from stigmergy.garden.sweep import sweep_references
 from stigmergy.gates.engine import judge
 from stigmergy.pages.contradictions import ClaimRecord, make_contradiction, new_contradiction_id, render_block
-from stigmergy.pages.paths import page_relpath
 from stigmergy.pages.wiki import parse_wiki_page
 from stigmergy.settings import load_settings
 from tests.test_gates_support import TS, cited, commit, make_page, make_source, op
 
 ENTITY = "wiki/entities/Aurora Systems.md"
-NOTE = page_relpath("note", "Q1 review", "public")  # where make_page files each note: its shard
-INDEXNOTE = page_relpath("note", "Reading list", "public")
+NOTE = "wiki/notes/Q1 review.md"
+INDEXNOTE = "wiki/notes/Reading list.md"
 TS2 = "2026-03-12T10:00:00Z"
 
 

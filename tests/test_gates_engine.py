@@ -11,7 +11,6 @@ from test_gates_support import capture_id, cited, commit, make_page, make_source
 from stigmergy.gates.authorship import Authorship
 from stigmergy.gates.engine import evaluate
 from stigmergy.pages.contradictions import parse_blocks
-from stigmergy.pages.paths import page_relpath
 from stigmergy.pages.wiki import parse_wiki_page
 from stigmergy.plan.schema import (
     AliasProposal,
@@ -33,7 +32,7 @@ A_LINES = [
 ]
 B_LINES = ["Aurora Systems reported ARR of $1.5M for Q1 2026.", "Aurora Systems was founded in 2019."]
 ENTITY = "wiki/entities/Aurora Systems.md"
-NOTE = page_relpath("note", "Q1 review", "public")
+NOTE = "wiki/notes/Q1 review.md"
 
 
 @pytest.fixture
@@ -71,13 +70,12 @@ def run(repo: dict, plan: Plan, kind: str = "capture", **kw):
 
 
 def test_create_renders_front_matter_and_derived_path(repo):
-    rel = page_relpath("note", "Lisbon office", "public")
-    line = f"- Aurora is headquartered in Lisbon. {cited(rel, repo['a'], 2)}"
+    line = f"- Aurora is headquartered in Lisbon. {cited('wiki/notes/Lisbon office.md', repo['a'], 2)}"
     plan = Plan((CreatePage("note", "Lisbon office", body("Lisbon office", [line]), entities=("Aurora",)),))
     verdict = run(repo, plan)
     assert verdict.ok, verdict.violations
-    text = verdict.changes[rel]
-    page = parse_wiki_page(text, rel)
+    text = verdict.changes["wiki/notes/Lisbon office.md"]
+    page = parse_wiki_page(text, "wiki/notes/Lisbon office.md")
     assert page.id.startswith("pg_") and page.created == page.updated == "2026-03-11T09:00:00Z"
     assert page.sources == (capture_id(1),)
     # Reproducible: the same plan and operation give the same bytes.
@@ -330,7 +328,7 @@ def test_public_page_may_not_cite_or_copy_a_restricted_source(repo):
     plan = Plan((UpdatePage(NOTE, body("Q1 review", [*repo["note_lines"], copy])),))
     assert "layer-flow" in {v.rule for v in evaluate(plan, repo["root"], LAYERED, op()).violations}
     # The benign twin: a board page may cite both its own layer and the public layer.
-    rel = page_relpath("note", "Deal", "board")
+    rel = "layers/board/wiki/notes/Deal.md"
     ok_lines = [f"- The board approved an acquisition for 4 million. {cited(rel, secret, 0)}",
                 f"- Aurora is headquartered in Lisbon. {cited(rel, repo['a'], 2)}"]
     plan = Plan((CreatePage("note", "Deal", body("Deal", ok_lines), layer="board"),))

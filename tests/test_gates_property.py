@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 from test_gates_support import cited, commit, make_page, make_source, op
 
 from stigmergy.gates.engine import evaluate
-from stigmergy.pages.paths import page_relpath
 from stigmergy.pages.wiki import parse_wiki_page
 from stigmergy.plan.schema import Plan, UpdatePage
 from stigmergy.repo.init import init_repository
 from stigmergy.settings import Settings
 
-PAGE = page_relpath("note", "Aurora", "public")
+PAGE = "wiki/notes/Aurora.md"
 SOURCE_LINES = [f"Fact {i}: Aurora shipped {10 + i} units in week {i}." for i in range(8)]
 
 step = st.one_of(

@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import git, run_cli
 
-from stigmergy.pages.paths import page_relpath
-
 Q1 = "## Results\n\nAurora Systems reported revenue of $1.2M in Q1 2026.\nThe board of Aurora Systems met in Leeds with Maria Chen.\nMaria Chen said the pipeline is healthy.\n"
 Q1_REVISED = "## Corrected figures\n\nThis corrected report replaces the earlier one.\nAurora Systems reported revenue of $1.3M in Q1 2026.\nMaria Chen signed off the corrected figures.\n"
 ENTITY = "wiki/entities/Aurora Systems.md"
-NOTE = page_relpath("note", "Aurora results", "public")
+NOTE = "wiki/notes/Aurora results.md"
 
 
 def _capture(root: Path, *args: str) -> None:

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from stigmergy.garden.identity import plan_merge
 from stigmergy.gates.engine import judge
-from stigmergy.pages.paths import page_relpath
 from stigmergy.pages.wiki import parse_wiki_page
 from stigmergy.settings import load_settings
 from tests.test_garden_sweep import _block
@@ -21,7 +20,7 @@ from tests.test_gates_support import TS, cited, commit, make_page, make_source
 
 A = "wiki/entities/Olly Brandt.md"
 B = "wiki/entities/Oliver Brandt.md"
-NOTE = page_relpath("note", "Renewal call", "public")  # where make_page files it: its shard
+NOTE = "wiki/notes/Renewal call.md"
 
 
 @pytest.fixture

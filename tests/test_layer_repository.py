@@ -7,7 +7,6 @@ refuses the layer's files."""
 from __future__ import annotations
 
 import json
-import posixpath
 import subprocess
 import sys
 from pathlib import Path
@@ -16,14 +15,11 @@ import pytest
 from conftest import git, run_cli
 
 from stigmergy.errors import ConfigError
-from stigmergy.pages.paths import page_relpath
 from stigmergy.settings import load_settings
 
 BOSS = "boss@example.com"
 CANARY = "WOMBATCIRRUS"
 PUBLIC_DOC = "# Harbor launch\n\nAurora Systems launched Harbor Gateway in March 2026 with 40 customers.\n"
-# A page's path inside the board repository, whose root is the layer's folder `layers/board/`.
-RENAMED = page_relpath("note", "Board minutes of March", "board").removeprefix("layers/board/")
 BOARD_DOC = f"""# Board minutes {CANARY}
 
 - The board approved the {CANARY} acquisition of Norrland Fresh for £4.4M.
@@ -76,7 +72,7 @@ def test_the_layers_files_are_committed_in_its_own_repository_only(split: dict[s
     notes = [p for p in board_files if p.startswith("wiki/notes/")]
     assert notes
     text = (board / notes[0]).read_text()
-    assert f"]({posixpath.relpath('sources', posixpath.dirname(notes[0]))}/" in text and CANARY in text
+    assert "](../../sources/" in text and CANARY in text
     assert _ok(root, "fsck")["ok"]
 
 
@@ -303,7 +299,7 @@ def test_export_and_import_carry_a_layer_kept_in_its_own_repository(split: dict[
     # layer's history) and a person's line on the renamed page (blamed there).
     note = next(p for p in git(board_here, "ls-files", "-z", "wiki/notes").split("\0") if p)
     _ok(root, "rename", f"layers/board/{note}", "Board minutes of March", "--as", BOSS)
-    renamed = RENAMED
+    renamed = "wiki/notes/Board minutes of March.md"
     assert (board_here / renamed).is_file()
     (board_here / renamed).write_text((board_here / renamed).read_text() + "\nThe KOALAZENITH review follows.\n")
     git(board_here, "commit", "-qam", "a person's line in the board repository")
@@ -455,7 +451,7 @@ def test_recompile_refiles_the_layers_sources_into_its_own_repository(split: dic
     # A rename made in the layer (its curation record is in the layer's history) is replayed by recompile.
     old = next(p for p in git(board, "ls-files", "-z", "wiki/notes").split("\0") if p)
     _ok(root, "rename", f"layers/board/{old}", "Board minutes of March", "--as", BOSS)
-    note = RENAMED
+    note = "wiki/notes/Board minutes of March.md"
     before = {p: (board / p).read_text() for p in git(board, "ls-files", "wiki").splitlines()}
     assert note in before and old not in before
     (board / note).write_text((board / note).read_text() + "\nThe KOALAZENITH review follows in May.\n")
@@ -496,8 +492,7 @@ def test_the_layers_own_server_judges_pushes_with_the_same_rules(split: dict[str
     tip = git(remote, "rev-parse", branch)
     tampered = attempt(source, lambda t: t.replace("£4.4M", "£1.0M"), "a quieter figure in the source")
     assert tampered.returncode != 0 and "push rejected" in tampered.stderr, tampered.stderr
-    to_sources = posixpath.relpath("sources", posixpath.dirname(note))
-    cited = next(ln for ln in (dev / note).read_text().splitlines() if "acquisition" in ln and f"]({to_sources}/" in ln)
+    cited = next(ln for ln in (dev / note).read_text().splitlines() if "acquisition" in ln and "](../../sources/" in ln)
     dropped = attempt(note, lambda t: t.replace(cited + "\n", ""), "drop the acquisition line")
     assert dropped.returncode != 0 and "push rejected" in dropped.stderr, dropped.stderr
     assert git(remote, "rev-parse", branch) == tip

@@ -10,11 +10,10 @@ from test_gates_support import cited, commit, make_page, make_source
 
 from stigmergy.gates.lint import lint_repository
 from stigmergy.pages.citations import cite
-from stigmergy.pages.paths import page_relpath
 from stigmergy.settings import Settings, settings_from_mapping
 
 ENTITY = "wiki/entities/Aurora Systems.md"
-NOTE = page_relpath("note", "Q1 review", "public")
+NOTE = "wiki/notes/Q1 review.md"
 LINES = ["Aurora Systems reached $1.3M ARR in Q1 2026.", "Aurora is headquartered in Lisbon."]
 
 
@@ -69,7 +68,7 @@ def test_noncanonical_block_and_layer_flow(wiki):
     text = (wiki / NOTE).read_text()
     (wiki / NOTE).write_text(text + "<!-- stigmergy:contradiction con_01JQ0000000000000000000000 -->\n> forged\n"
                              "<!-- /stigmergy:contradiction -->\n")
-    leak = page_relpath("note", "Leak", "public")
+    leak = "wiki/notes/Leak.md"
     make_page(wiki, "note", "Leak", [
         f"- The board will acquire Borealis for 4 million. {cited(leak, secret, 0)}",
         f"- Confidential: the board will acquire Borealis for 4 million next year. {cited(leak, src, 1)}",

@@ -14,7 +14,6 @@ import pytest
 from test_plan_support import capture_id, file_and_commit, make_repo, op_for, write_source
 
 from stigmergy.errors import ConfigError, PlannerError
-from stigmergy.pages.paths import page_relpath
 from stigmergy.plan.context import build_context
 from stigmergy.plan.llm import AnthropicPlanner, OpenAIPlanner
 from stigmergy.plan.prompt import escape
@@ -133,7 +132,7 @@ def test_good_reply_is_validated_gated_and_recorded(tmp_path: Path, server: Serv
     planner, _ = planner_for(kind, server.url + ("/v1" if kind == "openai" else ""))
     result = propose(root, load_settings(root), rel, op_for(root, rel, 1), planner)
     assert result.verdict.ok, result.verdict.violations
-    assert page_relpath("note", "Aurora note", "public") in result.verdict.changes
+    assert "wiki/notes/Aurora note.md" in result.verdict.changes
     rec = result.record
     assert rec["planner"] == kind and rec["model"] == "test-model"
     assert re.fullmatch(r"[0-9a-f]{64}", rec["prompt_sha256"])

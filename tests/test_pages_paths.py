@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stigmergy.pages.paths import MAX_STEM_BYTES, page_relpath, sanitise_stem, unsafe_relpath_reason
-from stigmergy.repo.layout import classify, is_note_shard, note_shard
+from stigmergy.repo.layout import classify
 
 HOSTILE = [
     "../../etc/passwd", "..", ".", "...", "/abs/path", "a\\b", "C:\\Windows", "NUL", "con", "Con.txt", "COM1",
@@ -22,9 +22,7 @@ HOSTILE = [
 def test_hostile_titles_stay_in_their_folder(title):
     stem = sanitise_stem(title)
     rel = page_relpath("note", title, "public")
-    shard = note_shard(stem)
-    assert is_note_shard(shard)
-    assert rel == f"wiki/notes/{shard}/{stem}.md"
+    assert rel == f"wiki/notes/{stem}.md"
     assert classify(rel) == ("note", "public")
     assert unsafe_relpath_reason(rel) is None
     assert "/" not in stem and "\\" not in stem and "\x00" not in stem

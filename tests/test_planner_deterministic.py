@@ -23,7 +23,6 @@ from test_plan_support import (
 from stigmergy.gates.engine import evaluate
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.pages.paths import page_relpath
 from stigmergy.plan.context import build_context
 from stigmergy.plan.deterministic import DeterministicPlanner
 from stigmergy.plan.deterministic.analysis import COMMON, MONTHS, WEEKDAYS, Unit, definitions
@@ -223,7 +222,7 @@ def test_project_named_entity_is_not_created(tmp_path: Path) -> None:
     result = file_and_commit(root, write_source(root, 3, text3, title="Orion", occurred_at="2026-07-02"), 3)
     created = {m.title for m in result.plan.mutations if isinstance(m, CreatePage) and m.type == "entity"}
     assert created == {"Orion Foods"}
-    note = (root / page_relpath("note", "Orion", "public")).read_text()
+    note = (root / "wiki/notes/Orion.md").read_text()
     assert "[[Project Nimbus|Nimbus]]" in note
 
 
@@ -474,4 +473,4 @@ def test_plan_is_judged_by_the_real_gates(tmp_path: Path) -> None:
     plan = DeterministicPlanner().plan(ctx).plan
     verdict = evaluate(plan, root, Settings(), op_for(root, rel, 1))
     assert verdict.ok
-    assert page_relpath("note", "Aurora results", "public") in verdict.changes
+    assert "wiki/notes/Aurora results.md" in verdict.changes

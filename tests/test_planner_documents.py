@@ -8,14 +8,12 @@ from pathlib import Path
 from test_plan_support import file_and_commit, make_repo, write_source
 
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.pages.paths import page_relpath
 from stigmergy.plan.deterministic.statements import split_units
 
 
 def _titles(root: Path, folder: str) -> dict[str, dict]:
     out = {}
-    # Notes live one folder deeper, in their shards (wiki/notes/<xx>/<Stem>.md).
-    for p in sorted((root / "wiki" / folder).glob("*/*.md" if folder == "notes" else "*.md")):
+    for p in sorted((root / "wiki" / folder).glob("*.md")):
         meta, _, _ = split_front_matter(p.read_text(encoding="utf-8"))
         out[meta["title"]] = meta
     return out
@@ -96,6 +94,6 @@ ARR at Halden Logistics was $1.2M, up 40% QoQ, a record for the account.
 A few things about working with Halden Logistics.
 """
     file_and_commit(root, write_source(root, 1, text, title="Halden review"), 1)
-    body = (root / page_relpath("note", "Halden review", "public")).read_text(encoding="utf-8")
+    body = (root / "wiki/notes/Halden review.md").read_text(encoding="utf-8")
     assert "- Q1 2026 results: ARR at" in body and "#L" in body
     assert "A few things" not in body

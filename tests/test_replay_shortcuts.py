@@ -283,7 +283,6 @@ def test_the_curation_record_reads_ahead_only_what_it_needs_and_reads_the_rest_w
     # title; pages found by id where the trailers name none: a restricted layer's). Whatever is read ahead,
     # the record is the same: with nothing read ahead, and with every version read ahead (as it was).
     import stigmergy.history.curation as curation
-    from stigmergy.pages.paths import page_relpath
     from stigmergy.repo.git import Git
     from tests.test_curation import CEO, FILES, _ok
 
@@ -296,11 +295,9 @@ def test_the_curation_record_reads_ahead_only_what_it_needs_and_reads_the_rest_w
     for text in ("Board note: Maya Okafor proposed the Heronsgate budget of $2M on 2 September 2026.",
                  "Board note: Oliver Brandt and Maya Okafor met Quentin Zephyr of Heronsgate on 3 September 2026."):
         _ok(wiki, "--as", CEO, "capture", "--layer", "board", "--text", text)
-    # Ordered by file name, as before notes were sharded (a shard's name is a hash of it).
-    notes = sorted((p.relative_to(wiki).as_posix() for p in (wiki / "layers/board/wiki/notes").glob("*/*.md")),
-                   key=lambda rel: rel.rsplit("/", 1)[-1])
+    notes = sorted(p.relative_to(wiki).as_posix() for p in (wiki / "layers/board/wiki/notes").glob("*.md"))
     _ok(wiki, "--as", CEO, "rename", notes[0], "Heronsgate budget")
-    _ok(wiki, "--as", CEO, "merge", notes[1], "INTO", page_relpath("note", "Heronsgate budget", "board"))
+    _ok(wiki, "--as", CEO, "merge", notes[1], "INTO", "layers/board/wiki/notes/Heronsgate budget.md")
 
     def record(reads: object = None) -> tuple[object, object, int, int]:
         asked: list[int] = []

@@ -49,7 +49,7 @@ def _refused(root: Path, *args: str, layer: str = "public") -> None:
 
 
 def _board_note(root: Path) -> str:
-    return next((root / "layers/board/wiki/notes").glob("*/*.md")).relative_to(root).as_posix()
+    return next((root / "layers/board/wiki/notes").glob("*.md")).relative_to(root).as_posix()
 
 
 def test_delete_merge_and_rename_need_a_maintainer(team: Path) -> None:

@@ -20,7 +20,6 @@ from test_index_support import HashEmbedder
 from stigmergy.errors import ConfigError
 from stigmergy.gates.engine import evaluate
 from stigmergy.index.build import build_index
-from stigmergy.pages.paths import page_relpath
 from stigmergy.plan.schema import CreatePage, Plan
 from stigmergy.settings import load_settings, settings_from_mapping
 
@@ -133,42 +132,6 @@ def test_a_symlinked_folder_or_file_in_the_wiki_serves_nothing(wiki: Path, tmp_p
     assert ("wiki/notes/Outside.md", "symbolic link inside the wiki") in zone
 
 
-def test_a_symlinked_shard_or_sharded_note_serves_nothing(wiki: Path, tmp_path: Path) -> None:
-    # Notes live one folder deeper now (wiki/notes/<xx>/): a public shard folder that is a link to the
-    # board's shard, or a note in a shard that is a link out of the repository, is no page either.
-    _with_board(wiki)
-    _capture_both(wiki, tmp_path)
-    board_note = next((wiki / "layers/board/wiki/notes").glob("*/*.md"))
-    shard = board_note.parent.name
-    assert not (wiki / "wiki/notes" / shard).exists()
-    (wiki / "wiki/notes" / shard).symlink_to(Path("../../layers/board/wiki/notes") / shard)
-    outside = tmp_path / "outside.md"
-    outside.write_text("---\ntitle: Outside\ntype: note\n---\n# Outside\n\nOUTSIDE-CANARY-4410 from the machine.\n")
-    outside_rel = page_relpath("note", "Outside", "public")
-    (wiki / outside_rel).parent.mkdir(exist_ok=True)
-    (wiki / outside_rel).symlink_to(outside)
-    _index(wiki)
-    linked = f"wiki/notes/{shard}/{board_note.name}"
-    for ref in (linked, outside_rel, str(wiki / outside_rel)):
-        code, out, err = run_cli(["--as", PUBLIC_READER, "--json", "read", ref], cwd=wiki)
-        assert code != 0 and CANARY not in out + err and "OUTSIDE-CANARY" not in out + err, (ref, out)
-        assert "no page at" in err
-    code, out, _ = run_cli(["--as", PUBLIC_READER, "--json", "list"], cwd=wiki)
-    listed = [p["path"] for p in json.loads(out)["pages"]]
-    assert not [p for p in listed if p.startswith(f"wiki/notes/{shard}/") or p.endswith("Outside.md")], listed
-    code, out, _ = run_cli(["--as", PUBLIC_READER, "--json", "overview"], cwd=wiki)
-    assert json.loads(out)["pages"]["note"] == 1 and CANARY not in out and "Okafor" not in out
-    conn = sqlite3.connect(wiki / ".stigmergy/index.sqlite")
-    paths = [r[0] for r in conn.execute("SELECT path FROM pages")]
-    conn.close()
-    assert not [p for p in paths if p.startswith(f"wiki/notes/{shard}/") or p.endswith("Outside.md")], paths
-    code, out, _ = run_cli(["--json", "lint"], cwd=wiki)
-    assert code == 4
-    zone = {(f["path"], f["message"]) for f in json.loads(out)["findings"] if f["rule"] == "zone"}
-    assert {(f"wiki/notes/{shard}", "symbolic link inside the wiki"),
-            (outside_rel, "symbolic link inside the wiki")} <= zone
-
-
 def test_lint_reports_a_linked_layer_folder(wiki: Path, tmp_path: Path) -> None:
     _with_board(wiki)
     elsewhere = tmp_path / "elsewhere"
@@ -243,7 +206,7 @@ def test_layer_flow_still_refuses_what_a_plan_carries_and_never_quotes_it(tmp_pa
     board = make_source(root, 7, [f"The board approved a confidential acquisition of Borealis. {CANARY}"], layer="board")
     own = make_source(root, 8, ["Harbor Logistics moved 4,000 shipments in April 2026."])
     commit(root, [board[0]])
-    rel = page_relpath("note", "Leak", "public")
+    rel = "wiki/notes/Leak.md"
     lines = [f"- The board approved a confidential acquisition of Borealis. {CANARY} {cited(rel, own, 0)}",
              f"- Harbor Logistics moved 4,000 shipments in April 2026. {cited(rel, own, 0)}",
              f"- Also this. {cited(rel, board, 0)}"]

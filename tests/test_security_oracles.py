@@ -13,8 +13,6 @@ from pathlib import Path
 from conftest import git, run_cli
 from test_security import CANARY, CEO, PUBLIC_READER, _capture_both, _with_board
 
-from stigmergy.repo.layout import source_shard
-
 SECRETS = (CANARY, "Okafor", "Lanternfish", "Orbis", "Board minutes", "layers/board/")
 
 
@@ -45,7 +43,7 @@ def test_show_withholds_an_operation_that_touched_public_and_board_files(wiki: P
 
 def _public_note(wiki: Path, body: str) -> tuple[Path, str]:
     """A person's line appended to the public note filed from the public capture: (the note, its text before)."""
-    note = next((wiki / "wiki/notes").glob("*/Partner*.md"))
+    note = next((wiki / "wiki/notes").glob("Partner*.md"))
     before = note.read_text(encoding="utf-8")
     note.write_text(before + body + "\n", encoding="utf-8")
     git(wiki, "add", "-A")
@@ -103,17 +101,16 @@ def test_lint_and_garden_answer_the_same_for_a_real_board_title_and_a_made_up_on
     # Garden repairs both the same way: the link becomes plain text, whoever runs it.
     code, out, err = run_cli(["--as", PUBLIC_READER, "garden"], cwd=wiki)
     assert code in (0, 4), out + err
-    assert f"[[{real}]]" not in next((wiki / "wiki/notes").glob("*/Partner*.md")).read_text()
+    assert f"[[{real}]]" not in next((wiki / "wiki/notes").glob("Partner*.md")).read_text()
 
 
 def test_lint_of_a_citation_or_a_copied_line_tells_nothing_of_the_board(wiki: Path, tmp_path: Path) -> None:
     _with_board(wiki)
     _capture_both(wiki, tmp_path)
     board_src = next((wiki / "layers/board/sources").rglob("cap_*.md")).relative_to(wiki).as_posix()
-    fake_id = "cap_01ZZZZZZZZZZZZZZZZZZZZZZZZ"
-    fake_src = f"{board_src.rsplit('/', 2)[0]}/{source_shard(fake_id)}/{fake_id}.md"  # where code would file it
+    fake_src = board_src.rsplit("/", 1)[0] + "/cap_01ZZZZZZZZZZZZZZZZZZZZZZZZ.md"
     twin = _twin(tmp_path, "b")
-    cite = "\n- The board met. ([source](../../../TARGET#L7))"  # from wiki/notes/<shard>/ to the root
+    cite = "\n- The board met. ([source](../../TARGET#L7))"
     real_answer, fake_answer = _answer(wiki, board_src, cite), _answer(twin, fake_src, cite)
     assert real_answer == fake_answer, (real_answer, fake_answer)
     copied = "\n- The board noted that Orbis Freight offered an enterprise value of 72 million pounds for Lanternfish Labs."

@@ -20,11 +20,9 @@ def _batches(root: Path) -> str:
 def test_erase_takes_the_feedback_about_the_erased_capture(repo: dict) -> None:  # noqa: F811
     root, canary = repo["root"], repo["canary"]
     service = WikiService(root, load_settings(root), Identity("ann@example.com"), {}, embedder=HashEmbedder())
-    # Notes live one shard deeper than the other pages (wiki/notes/<xx>/).
-    pages = sorted([*root.glob("wiki/*/*.md"), *root.glob("wiki/notes/*/*.md")])
-    cites = [p.relative_to(root).as_posix() for p in pages if canary in p.read_text()]
-    other = next(p.relative_to(root).as_posix() for p in pages
-                 if p.relative_to(root).parts[1] == "notes" and canary not in p.read_text())
+    cites = [p.relative_to(root).as_posix() for p in sorted(root.glob("wiki/*/*.md")) if canary in p.read_text()]
+    other = next(p.relative_to(root).as_posix() for p in sorted(root.glob("wiki/notes/*.md"))
+                 if canary not in p.read_text())
     assert cites
     service.feedback(cites[0], "wrong", f"the {CANARY} figure is off")
     service.feedback(other, "useful", "kept")

@@ -14,7 +14,7 @@ from stigmergy.garden.sweep import sweep_references
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.pages.moc import render_map
 from stigmergy.pages.paths import stem_of, unsafe_relpath_reason
-from stigmergy.repo.layout import classify, layer_prefix, map_relpath, source_globs
+from stigmergy.repo.layout import classify, layer_prefix, map_relpath
 from stigmergy.settings import Settings
 
 MAX_RATIONALE = 2000
@@ -29,7 +29,7 @@ def find_source(root: Path, settings: Settings, capture: str, reader: str | None
             continue
         base = root / f"{layer_prefix(layer)}sources"
         if base.is_dir():
-            hits += [p.relative_to(root).as_posix() for pattern in source_globs(f"{capture}*") for p in base.glob(pattern)]
+            hits += [p.relative_to(root).as_posix() for p in base.glob(f"*/*/{capture}*.md")]
     if len(hits) != 1:
         raise NotFoundError(
             f"{'no' if not hits else 'more than one'} source page matches {capture!r}",

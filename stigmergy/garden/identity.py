@@ -20,10 +20,9 @@ from stigmergy.garden.snapshot import Snapshot, layer_of
 from stigmergy.gates.engine import OperationInfo
 from stigmergy.pages.citations import cited_sources
 from stigmergy.pages.paths import normalise_title, page_relpath, sanitise_stem
-from stigmergy.pages.rebase import rebase_body
 from stigmergy.pages.wiki import WikiPage, h1, render_wiki_page
 from stigmergy.pages.wikilinks import WIKILINK_RE, link_key
-from stigmergy.repo.layout import before_shards, classify, flat_relpath
+from stigmergy.repo.layout import classify
 from stigmergy.settings import Settings
 
 _SECTION_RE = re.compile(r"^## ")
@@ -259,8 +258,7 @@ def plan_merge(root: Path, settings: Settings, page: str, into: str, *, reader: 
         for name in (a.title, *a.aliases):
             if link_key(name) not in {link_key(b.title), *(link_key(x) for x in aliases)}:
                 aliases = (*aliases, name)
-    # A's lines keep their citations, written for B's folder (a flat note merged into a sharded one).
-    body = merged_body(b, replace(a, body=rebase_body(a.body, a_rel, b_rel)))
+    body = merged_body(b, a)
     entities = tuple(dict.fromkeys(t for t in (*b.entities, *a.entities) if link_key(t) not in (link_key(a.title), link_key(b.title))))
     merged = replace(b.with_body(body, b_rel), aliases=aliases, entities=entities, updated=timestamp)
     changes: dict[str, str | None] = {a_rel: None, b_rel: render_wiki_page(merged)}
@@ -291,11 +289,6 @@ def plan_rename(root: Path, settings: Settings, page: str, new_title: str, *, re
         return Proposal(OperationInfo(op_id=op_id, kind="rename", timestamp=timestamp), f"rename {old.title}", {},
                         nothing=f"{rel} is already titled {title!r}")
     new_rel = page_relpath(old.type, title, old.layer)
-    if before_shards(rel):
-        # A note filed flat before sharding stays flat: a page never changes folder depth in place (blame
-        # follows a file only to a near-identical one; every citation written again would hand people's
-        # lines to this commit).
-        new_rel = flat_relpath(new_rel)
     clash = [p for p in snap.resolver.resolve(title) if p != rel]
     if (new_rel != rel and snap.exists(new_rel)) or clash:
         raise UsageError(f"{title!r} already names {(clash or [new_rel])[0]}; merge the pages instead")

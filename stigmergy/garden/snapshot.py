@@ -3,6 +3,7 @@ aliases. Maintenance operations look at every page, unlike filing, which reads a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -12,7 +13,7 @@ from stigmergy.errors import ContractError
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page, parses_back, render_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, alias_listing, link_key
-from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix, page_files
+from stigmergy.repo.layout import TYPE_FOLDERS, classify, layer_prefix
 from stigmergy.settings import Settings
 
 
@@ -26,7 +27,14 @@ def wiki_paths(root: Path, layers: Iterable[str]) -> list[str]:
     out: list[str] = []
     for layer in layers:
         for folder in TYPE_FOLDERS.values():
-            out += page_files(root, f"{layer_prefix(layer)}wiki/{folder}")
+            rel_dir = f"{layer_prefix(layer)}wiki/{folder}"
+            try:
+                entries = list(os.scandir(root / rel_dir))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    out.append(f"{rel_dir}/{entry.name}")
     return sorted(out)
 
 

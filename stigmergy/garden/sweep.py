@@ -337,9 +337,13 @@ def _entity_cited_text(post: Snapshot, removed_caps: set[str]) -> dict[str, str]
 
 
 def _source_path(snap: Snapshot, capture_id: str) -> str | None:
-    from stigmergy.repo.layout import find_source_relpath
+    from stigmergy.repo.layout import layer_prefix
 
-    return find_source_relpath(snap.root, snap.settings.layer_names(), capture_id)
+    for layer in snap.settings.layer_names():
+        base = snap.root / f"{layer_prefix(layer)}sources"
+        for hit in base.glob(f"*/*/{capture_id}.md") if base.is_dir() else []:
+            return hit.relative_to(snap.root).as_posix()
+    return None
 
 
 __all__ = ["SweepResult", "fold", "link_key", "sweep_references"]

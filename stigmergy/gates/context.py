@@ -20,7 +20,7 @@ from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wiki import WikiPage, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, alias_listing, entity_listing, link_key, stem_listing
 from stigmergy.repo.containment import read_contained
-from stigmergy.repo.layout import classify, layer_prefix, source_shard
+from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.settings import Settings
 
 
@@ -123,10 +123,7 @@ class GateContext:
                 if not year.is_dir(follow_symlinks=False):
                     continue
                 for month in os.scandir(year.path):
-                    shard = source_shard(capture_id)
-                    if (Path(month.path) / shard / f"{capture_id}.md").is_file():
-                        return f"{layer_prefix(layer)}sources/{year.name}/{month.name}/{shard}/{capture_id}.md"
-                    if (Path(month.path) / f"{capture_id}.md").is_file():  # filed before sharding
+                    if (Path(month.path) / f"{capture_id}.md").is_file():
                         return f"{layer_prefix(layer)}sources/{year.name}/{month.name}/{capture_id}.md"
         return None
 

@@ -25,7 +25,7 @@ from stigmergy.pages.contradictions import (
     resolve_contradiction,
     scan_blocks,
 )
-from stigmergy.pages.paths import normalise_title, page_relpath, page_relpaths, unsafe_relpath_reason
+from stigmergy.pages.paths import normalise_title, page_relpath, unsafe_relpath_reason
 from stigmergy.pages.wiki import WikiPage, h1, new_page_id, render_wiki_page
 from stigmergy.pages.wikilinks import link_key, parse_wikilinks, unlink
 from stigmergy.plan.schema import CORRECTION_MARK, CreatePage, DeletePage, Plan, UpdatePage
@@ -119,9 +119,8 @@ class _Materialiser:
             self.refuse("contract", where, "a page needs a title")
             return
         rel = page_relpath(m.type, title, m.layer)
-        held = next((p for p in page_relpaths(m.type, title, m.layer) if p in self.pages or self.ctx.disk_text(p) is not None), None)
-        if held is not None:  # at its derived path, or a note's flat path from before sharding
-            self.refuse("contract", held, "a page already exists at this path; update it instead")
+        if rel in self.pages or self.ctx.disk_text(rel) is not None:
+            self.refuse("contract", rel, "a page already exists at this path; update it instead")
             return
         body = _body(m.body)
         if not body.startswith(h1(title) + "\n"):

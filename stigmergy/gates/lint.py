@@ -18,7 +18,7 @@ from stigmergy.gates.rules import COPY_MIN_CHARS
 from stigmergy.gates.view import PageView, view
 from stigmergy.layers import path_layer, readers_allow
 from stigmergy.pages.markdown import code_lines
-from stigmergy.pages.paths import page_relpath, page_relpaths, stem_of, unsafe_relpath_reason
+from stigmergy.pages.paths import page_relpath, stem_of, unsafe_relpath_reason
 from stigmergy.pages.source import parse_source_page
 from stigmergy.pages.wiki import WikiPage, is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import LinkResolver, link_key, parse_wikilinks
@@ -230,7 +230,7 @@ class _Linter:
         if page is not None:
             if page.type != ptype or page.layer != layer:
                 self.add("contract", rel, 1, f"a {page.type} page of layer {page.layer} cannot live here")
-            elif rel not in page_relpaths(page.type, page.title, page.layer):
+            elif page_relpath(page.type, page.title, page.layer) != rel:
                 self.add("contract", rel, 1, f"path differs from the derived path {page_relpath(page.type, page.title, page.layer)}")
             if is_placeholder(page.body):
                 self.add("contract", rel, pv.body_first_line, "empty or placeholder page")

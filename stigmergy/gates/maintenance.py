@@ -24,9 +24,8 @@ from functools import lru_cache
 from stigmergy.gates.context import GateContext, Violation, line_counter
 from stigmergy.gates.view import _v
 from stigmergy.pages.citations import Citation
-from stigmergy.pages.contradictions import Block, render_block
+from stigmergy.pages.contradictions import Block
 from stigmergy.pages.paths import stem_of
-from stigmergy.pages.rebase import anchored, same_folder
 from stigmergy.pages.wikilinks import WIKILINK_RE, parse_wikilinks
 from stigmergy.pages.wikilinks import fold_name as fold
 from stigmergy.repo.layout import classify
@@ -85,9 +84,7 @@ class LineLedger:
         self.exact = line_counter(new)
         self.remaining = visible_counter(new)
         succ = successor(ctx, rel)
-        # A line moved to a page of another folder depth (a flat note renamed into its shard) has its
-        # citations written for that page: the lines are compared with their targets as repository paths.
-        self.moved_to = {anchored(k, succ) for k in visible_counter(ctx.new_text(succ))} if succ else set()
+        self.moved_to = set(visible_counter(ctx.new_text(succ)).keys()) if succ else set()
         self.removed = removed_sources(ctx)
         self.named = ctx.op.kind == "delete" and rel in ctx.op.targets
 
@@ -101,7 +98,7 @@ class LineLedger:
         if self.remaining[key] > 0:
             self.remaining[key] -= 1
             return f"links rewritten on {self.rel}: {line}"
-        if anchored(key, self.rel) in self.moved_to:
+        if key in self.moved_to:
             return f"moved to {successor(self.ctx, self.rel)}: {line}"
         if self.named:
             return f"retired cited line (delete) {self.rel}: {line}"
@@ -158,7 +155,7 @@ def block_accounted(ctx: GateContext, rel: str, block: Block, new_blocks: dict[s
     succ = successor(ctx, rel)
     if succ is not None:
         text = ctx.new_text(succ)
-        if text is not None and any(_moved_block(block, rel, b, succ) for b in _v(ctx, succ, text).blocks):
+        if text is not None and any(b.text == block.text for b in _v(ctx, succ, text).blocks):
             return f"contradiction {block.record.id} moved to {succ}"
     if ctx.op.kind == "recompile" and ctx.changes.get(rel, "") is None:
         return f"contradiction {block.record.id} lost: recompile no longer derives {rel}"
@@ -190,17 +187,9 @@ def block_arrived(ctx: GateContext, rel: str, block: Block) -> bool:
         if new != rel:
             continue
         text = ctx.disk_text(old)
-        if text is not None and any(_moved_block(b, old, block, rel) for b in _v(ctx, old, text).blocks):
+        if text is not None and any(b.text == block.text for b in _v(ctx, old, text).blocks):
             return True
     return False
-
-
-def _moved_block(was: Block, was_rel: str, now: Block, now_rel: str) -> bool:
-    """Whether `now` on `now_rel` is `was` of `was_rel` moved: byte-identical in one folder; between folders
-    of different depths, the same record rendered canonically for its new page (only its links differ)."""
-    if same_folder(was_rel, now_rel):
-        return now.text == was.text
-    return now.record == was.record and now.text == render_block(was.record, now_rel)
 
 
 def attribution_accounted(ctx: GateContext, rel: str, lost: list[str]) -> str | None:

@@ -33,12 +33,12 @@ from stigmergy.layers import readers_allow
 from stigmergy.pages.citations import Citation
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.markdown import unsafe_link
-from stigmergy.pages.paths import page_relpath, page_relpaths, unsafe_relpath_reason
+from stigmergy.pages.paths import page_relpath, unsafe_relpath_reason
 from stigmergy.pages.source import is_unsure
 from stigmergy.pages.wiki import is_placeholder, parse_wiki_page
 from stigmergy.pages.wikilinks import parse_wikilinks
 from stigmergy.repo.containment import read_contained
-from stigmergy.repo.layout import before_shards, classify, layer_prefix, map_layer, source_globs
+from stigmergy.repo.layout import classify, layer_prefix, map_layer
 
 COPY_MIN_CHARS = 40
 MAX_LINES_SHOWN = 5
@@ -411,19 +411,11 @@ def zone(ctx: GateContext) -> list[Violation]:
             try:
                 meta = split_front_matter(new)[0]
                 derived = page_relpath(str(meta.get("type")), str(meta.get("title")), str(meta.get("layer")))
-                allowed = page_relpaths(str(meta.get("type")), str(meta.get("title")), str(meta.get("layer")))
             except (ContractError, ValueError):
                 continue  # contract reports the malformed page
-            # A note may be created flat only where a flat note is renamed (it keeps its folder depth);
-            # `create` in a plan always derives the sharded path.
-            if rel not in allowed or (rel != derived and not (is_maintenance(ctx) and _flat_rename(ctx, rel))):
+            if derived != rel:
                 out.append(Violation("zone", rel, f"a created page must live at its derived path {derived}"))
     return out
-
-
-def _flat_rename(ctx: GateContext, rel: str) -> bool:
-    """Whether this operation moves a flat note (filed before sharding) to `rel`."""
-    return any(new == rel and before_shards(old) for old, new in ctx.op.moves)
 
 
 # -- 7. layer-flow ---------------------------------------------------------------------------------
@@ -435,7 +427,7 @@ def _restricted_source_texts(ctx: GateContext, reader_layer: str) -> list[tuple[
         if readers_allow(ctx.settings, reader_layer, layer):
             continue
         base = ctx.root / f"{layer_prefix(layer)}sources"
-        for path in sorted(p for pattern in source_globs("*") for p in base.glob(pattern)) if base.is_dir() else []:
+        for path in sorted(base.glob("*/*/*.md")) if base.is_dir() else []:
             text = read_contained(ctx.root, path.relative_to(ctx.root).as_posix())
             if text is not None:
                 out.append((layer, text))

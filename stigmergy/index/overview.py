@@ -12,7 +12,7 @@ from stigmergy.index.scope import readable_layers
 from stigmergy.pages.contradictions import scan_blocks
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.repo.containment import contained_file, read_contained
-from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix, page_files
+from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 from stigmergy.settings import Settings
 
 
@@ -21,7 +21,11 @@ def _wiki_files(root: Path, layers: tuple[str, ...]) -> list[tuple[str, str, str
     out = []
     for layer in layers:
         for ptype, folder in TYPE_FOLDERS.items():
-            for rel in sorted(page_files(root, f"{layer_prefix(layer)}wiki/{folder}")):
+            base = root / f"{layer_prefix(layer)}wiki/{folder}"
+            if not base.is_dir():
+                continue
+            for path in sorted(base.glob("*.md")):
+                rel = path.relative_to(root).as_posix()
                 # Only pages reached without a symlink (a linked folder would count another layer's pages).
                 if contained_file(root, rel) is not None:
                     out.append((rel, ptype, layer))

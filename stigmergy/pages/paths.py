@@ -11,7 +11,7 @@ import posixpath
 import re
 import unicodedata
 
-from stigmergy.repo.layout import PAGE_TYPES, flat_relpath, page_file_relpath
+from stigmergy.repo.layout import PAGE_TYPES, wiki_dir_relpath
 
 MAX_STEM_BYTES = 120
 _HASH_CHARS = 8
@@ -54,19 +54,10 @@ def sanitise_stem(title: str) -> str:
 
 
 def page_relpath(page_type: str, title: str, layer: str) -> str:
-    """`wiki/<folder>/<Stem>.md` (or `layers/<l>/wiki/...`; notes in a shard, `wiki/notes/<xx>/<Stem>.md`):
-    the path a new page of this title gets."""
+    """`wiki/<folder>/<Stem>.md` (or `layers/<l>/wiki/...`): the only path a page of this title may have."""
     if page_type not in PAGE_TYPES:
         raise ValueError(f"unknown page type {page_type!r}")
-    return page_file_relpath(layer, page_type, sanitise_stem(title))
-
-
-def page_relpaths(page_type: str, title: str, layer: str) -> tuple[str, ...]:
-    """Every path a page of this title may have: its derived path, and for a note the flat path it had
-    before notes were sharded (a page filed then keeps it until it is renamed)."""
-    rel = page_relpath(page_type, title, layer)
-    flat = flat_relpath(rel)
-    return (rel,) if flat == rel else (rel, flat)
+    return f"{wiki_dir_relpath(layer, page_type)}/{sanitise_stem(title)}.md"
 
 
 def stem_of(relpath: str) -> str:

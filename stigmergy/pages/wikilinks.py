@@ -21,7 +21,7 @@ import yaml
 
 from stigmergy.pages.markdown import code_lines, mask_code_spans
 from stigmergy.pages.paths import sanitise_stem
-from stigmergy.repo.layout import SHARDED_TYPES, TYPE_FOLDERS, is_note_shard, layer_prefix
+from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 
@@ -204,51 +204,14 @@ class _Folder:
         return self._sorted
 
 
-class _ShardedFolder(_Folder):
-    """A sharded wiki folder (`wiki/notes/`, repo/layout.py): its names are `<xx>/<Stem>.md` of every shard,
-    plus the flat `<Stem>.md` of pages filed before sharding. Each shard is a kept `_Folder` (listed again
-    only when its own mtime moved); the top folder is listed again only when a shard appears or goes."""
-
-    def __init__(self, root: Path, rel_dir: str) -> None:
-        super().__init__(root, rel_dir)
-        self.top = _Folder(root, rel_dir)
-        self.root = root
-        self.shards: dict[str, _Folder] = {}
-        self._shards_stamp: tuple[int, int] | None = None
-        self._seen: dict[str, frozenset[str]] = {}
-
-    def refresh(self) -> frozenset[str]:
-        flat = self.top.refresh()
-        stamp = self.top.stamp
-        if stamp is None or stamp != self._shards_stamp:
-            try:
-                with os.scandir(self.path) as entries:
-                    dirs = {e.name for e in entries if is_note_shard(e.name) and e.is_dir(follow_symlinks=False)}
-            except OSError:
-                dirs = set()
-            self.shards = {d: self.shards.get(d) or _Folder(self.root, f"{self.rel_dir}/{d}") for d in sorted(dirs)}
-            self._shards_stamp = stamp
-        changed = self._seen.get("") is not flat or set(self._seen) - {""} != set(self.shards)
-        seen: dict[str, frozenset[str]] = {"": flat}
-        for d, folder in self.shards.items():
-            seen[d] = folder.refresh()
-            changed = changed or self._seen.get(d) is not seen[d]
-        self._seen = seen
-        if changed:
-            self.names = frozenset([*flat, *(f"{d}/{n}" for d, names in seen.items() if d for n in names)])
-        return self.names
-
-
 _FOLDERS: dict[tuple[str, str], _Folder] = {}
-_SHARDED_DIRS = tuple(f"wiki/{TYPE_FOLDERS[t]}" for t in SHARDED_TYPES)
 
 
 def _folder(root: Path, rel_dir: str) -> _Folder:
     key = (str(root), rel_dir)
     got = _FOLDERS.get(key)
     if got is None:
-        kind = _ShardedFolder if rel_dir.endswith(_SHARDED_DIRS) else _Folder
-        got = _FOLDERS[key] = kind(Path(root), rel_dir)
+        got = _FOLDERS[key] = _Folder(Path(root), rel_dir)
     return got
 
 
@@ -267,7 +230,7 @@ class _StemIndex:
                 continue
             for name in old - names:
                 rel = f"{rel_dir}/{name}"
-                key = link_key(name.rsplit("/", 1)[-1][:-3])
+                key = link_key(name[:-3])
                 paths = self.by_key.get(key, [])
                 if rel in paths:
                     paths.remove(rel)
@@ -275,7 +238,7 @@ class _StemIndex:
                     self.by_key.pop(key, None)
             for name in names - old:
                 rel = f"{rel_dir}/{name}"
-                paths = self.by_key.setdefault(link_key(name.rsplit("/", 1)[-1][:-3]), [])
+                paths = self.by_key.setdefault(link_key(name[:-3]), [])
                 paths.append(rel)
                 paths.sort()
             self.names[rel_dir] = names

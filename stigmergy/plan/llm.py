@@ -16,12 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from stigmergy.errors import ConfigError, PlannerError, PlanSchemaError
-from stigmergy.plan.anchors import reanchor
 from stigmergy.plan.context import PlannerContext, context_record
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.prompt import build_request, load_skill, new_nonce, render_invalid, render_refusal
 from stigmergy.plan.schema import Plan, plan_from_dict, plan_json_schema
-from stigmergy.repo.layout import find_source_relpath
 from stigmergy.settings import PlannerSettings
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -160,10 +158,6 @@ class _LLMPlanner:
             plan, reasons = _parse(plan_json)
             messages = [*messages, self._assistant(reply_text, data)]
             if plan is not None:
-                plan, moved = reanchor(plan, lambda cid: find_source_relpath(
-                    context.root, context.settings.layer_names(), cid))
-                if moved:
-                    round_rec["reanchored_citations"] = moved
                 self._last = (key, messages, nonce, data, ctx_rec)
                 record = {
                     "planner": self.kind,

@@ -6,8 +6,7 @@ import os
 import threading
 import time
 
-ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32
-_ALPHABET = ALPHABET
+_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
 _last = [0, 0]  # (ms, random part) of the last clock-made id in this process

@@ -33,7 +33,7 @@ from stigmergy.history.scrub import sweep_working_tree
 from stigmergy.pages.source import CAPTURE_ID_RE
 from stigmergy.repo.git import Git
 from stigmergy.repo.ids import new_id
-from stigmergy.repo.layout import classify, layer_prefix, source_globs
+from stigmergy.repo.layout import classify, layer_prefix
 from stigmergy.repo.operations import Repository, commit_message, utc_now
 from stigmergy.repo.state import OperationRow
 from stigmergy.settings import PUBLIC_LAYER
@@ -146,9 +146,8 @@ def _in_history(repo: Repository, name: str) -> list[tuple[str, str, str]]:
         return []
     paths: list[str] = []
     for tree in trees(repo):
-        globs = [f"sources/{g}" for g in source_globs(name)]
         out = tree.run("log", "--all", "--diff-filter=A", "--name-only", "--format=", "--",
-                       *globs, *(() if tree.prefix else (f"layers/*/{g}" for g in globs)))
+                       f"sources/*/*/{name}.md", *(() if tree.prefix else (f"layers/*/sources/*/*/{name}.md",)))
         paths += [tree.prefix + p for p in out.split("\n") if p.strip()]
     paths = sorted(set(paths))
     return [(name, (classify(p) or ("", PUBLIC_LAYER))[1], p) for p in paths[:1]]

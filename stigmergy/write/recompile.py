@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.capture.fsck import source_paths
-from stigmergy.errors import EXIT_REFUSED, ContractError, StigmergyError, UsageError
+from stigmergy.errors import EXIT_REFUSED, StigmergyError, UsageError
 from stigmergy.garden.carry import carry_over
 from stigmergy.garden.delete import refresh_maps
 from stigmergy.garden.proposal import Proposal
@@ -28,11 +28,8 @@ from stigmergy.gates.engine import OperationInfo
 from stigmergy.history.curation import CurationEntry, read_curation
 from stigmergy.history.layer_repos import curation as layer_curation
 from stigmergy.history.layer_repos import people_lines, present
-from stigmergy.pages.rebase import rebase_body
 from stigmergy.pages.source import parse_source_page
-from stigmergy.pages.wiki import parse_wiki_page, render_wiki_page
 from stigmergy.repo.ids import id_ms
-from stigmergy.repo.layout import flat_relpath
 from stigmergy.repo.operations import Repository, restore
 from stigmergy.write.curation import replay_entry
 from stigmergy.write.maintenance import Outcome, new_operation, run_proposal
@@ -404,7 +401,6 @@ def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
     old_texts = {rel: (repo.root / rel).read_text(encoding="utf-8") for rel in wiki_paths(repo.root, layers)}
     new_texts = {rel: (work / rel).read_text(encoding="utf-8") for rel in wiki_paths(work, layers)}
     human = people_lines(repo, old_texts)  # each page blamed in the repository that holds it
-    _keep_flat(old_texts, new_texts)
     texts, report = carry_over(old_texts, new_texts, human, progress.timestamp)
     changes: dict[str, str | None] = {rel: None for rel in old_texts if rel not in texts}
     changes.update({rel: t for rel, t in texts.items() if old_texts.get(rel) != t})
@@ -416,23 +412,6 @@ def _swap(repo: Repository, progress: Progress, work: Path) -> Proposal:
     records = tuple(f"filed source-only (refused: [{r['rule']}] {r['message']}): {r['source']}" for r in progress.refused)
     return Proposal(op, "rebuild the wiki from its sources", changes, data, records=records,
                     nothing=None if changes else "the wiki is already what its sources compile to")
-
-
-def _keep_flat(old_texts: dict[str, str], new_texts: dict[str, str]) -> None:
-    """Each note the recompile derives into its shard whose page was filed flat before sharding (docs/pages.md,
-    "Where pages live") stays at its flat path: `new_texts` re-keyed in place, its citations written for that
-    path. A page never changes folder depth in place: blame follows a file only to a near-identical one, and a
-    page whose every citation was written again would hand people's lines to this commit."""
-    for sharded in [rel for rel in new_texts if rel not in old_texts]:
-        flat = flat_relpath(sharded)
-        if flat == sharded or flat not in old_texts or flat in new_texts:
-            continue
-        try:
-            page = parse_wiki_page(new_texts[sharded], sharded)
-        except ContractError:
-            continue  # the gates report a malformed page where it was derived
-        new_texts[flat] = render_wiki_page(page.with_body(rebase_body(page.body, sharded, flat), flat))
-        del new_texts[sharded]
 
 
 def planner_state(repo: Repository) -> dict[str, Any]:

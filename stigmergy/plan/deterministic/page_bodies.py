@@ -42,7 +42,6 @@ from stigmergy.plan.deterministic.layout import (
 from stigmergy.plan.deterministic.lead import MAX_ARCHIVE_LINKS, lead_lines
 from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, count_on_disk, existing
 from stigmergy.plan.schema import CreatePage, UpdatePage
-from stigmergy.repo.layout import before_shards, classify
 
 MAX_ENTITY_LINES = 6
 MAX_CONCEPT_LINES = 4
@@ -198,13 +197,6 @@ def _shaped(st: Filing, path: str, title: str, kind: str, aliases: list[str], bo
     """A page body as filing leaves it: bounded (its oldest dated sections, its resolved contradiction
     blocks and its oldest open ones past a bound moved to the archive pages of their year, created or
     updated in this plan) and opening with a fresh lead."""
-    if before_shards(path):
-        # A note filed before notes were sharded: a new archive page would be derived into a shard, a folder
-        # deeper, where the moved lines' citations no longer resolve. It keeps its sections (its lead still
-        # links the archives it has) until it moves to its shard (docs/pages.md, "Where pages live").
-        folder, stem = path.rsplit("/", 1)[0], path.rsplit("/", 1)[1][:-3]
-        newest = [stem_of(p) for _, p in sorted(_archives(st, folder, stem).items(), reverse=True)]
-        return lead_lines(path, title, kind, aliases, body, newest, _open_subjects(body, path), _archived_open(st, newest))
     body, moved = split_archive(body)
     planned = [c.subject for c in st.contradictions if c.page == path]
     resolving = st.page.resolution.resolves if st.page.resolution is not None else None
@@ -255,10 +247,7 @@ def _archives(st: Filing, folder: str, stem: str) -> dict[tuple[str, int], str]:
     """(year, part) -> path of the archive pages of the page `folder/stem.md`: among the pages of that
     folder (the catalogue's listing, and the archives this plan adds), never a pass over every page."""
     out: dict[tuple[str, int], str] = {}
-    # The page type's whole listing (a note's folder is one of its shards): sorted, so the folder's pages
-    # are one run of it.
-    kind = classify(f"{folder}/{stem}.md")
-    listed = st.cat.pages.get(kind[0], []) if kind is not None else []
+    listed = next((ps for ps in st.cat.pages.values() if ps and ps[0].startswith(folder + "/")), [])
     added = [p for p in st.added_stems if p.startswith(folder + "/")]
     prefix = f"{folder}/{stem} ("
     # The listing is sorted, so the paths with the prefix are one run of it, found by bisection: a pass
