@@ -3,6 +3,8 @@ cause (no index; sentences written for these tests)."""
 
 from __future__ import annotations
 
+import pytest
+
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.question import slot
 from stigmergy.answer.select import addressed, plainly, word_score
@@ -41,29 +43,41 @@ def test_a_capital_letter_alone_is_a_label_the_line_must_say() -> None:
     assert not any(t.word == "P" for t in question_terms("do we write Pellet with a capital P?"))
 
 
-def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says() -> None:
-    q = "how do I stop the linter from rewriting imports?"
-    assert _words(q, "Import rewriting is disabled with the --keep-imports flag.") > _words(
-        q, "Import rewriting is described in the guide.")
-    q = "does the exporter compress files out of the box?"
-    assert _words(q, "The exporter compresses files by default.") > _words(q, "The exporter compresses files.")
-    q = "when did the auditors sign off the yearly accounts?"
-    assert _words(q, "The auditors approved the yearly accounts on 3 May.") > _words(
-        q, "The auditors read the yearly accounts on 3 May.")
-    q = "why did the nightly export start falling behind?"
-    assert _words(q, "The nightly export lags because the disk is full.") > _words(
-        q, "The nightly export runs because the disk is full.")
-    q = "when does the team fly out to the summit?"
-    assert _words(q, "The team's flights to the summit leave on 4 June.") > _words(
-        q, "The team's trains to the summit leave on 4 June.")
-    q = "how long did the clerks spend filing each claim?"
-    assert _words(q, "Filing a claim takes the clerks 12 minutes.") > _words(q, "Filing a claim is the clerks' job, 12 minutes.")
-    q = "does a verbal approval count toward the two sign-offs?"
-    assert _words(q, "A verbal approval does not satisfy the two sign-offs.") > _words(
-        q, "A verbal approval is recorded beside the two sign-offs.")
-    q = "how fast does the help desk get back to a customer?"
-    assert _words(q, "The help desk responds to a customer within a day.") > _words(
-        q, "The help desk writes to a customer within a day.")
+# (question, the line that answers it in plain words, a line with the same topic that does not)
+_PLAIN_WORDS = [
+    ("how do I stop the linter from rewriting imports?",
+     "Import rewriting is disabled with the --keep-imports flag.",
+     "Import rewriting is described in the guide."),
+    ("does the exporter compress files out of the box?",
+     "The exporter compresses files by default.",
+     "The exporter compresses files."),
+    ("when did the auditors sign off the yearly accounts?",
+     "The auditors approved the yearly accounts on 3 May.",
+     "The auditors read the yearly accounts on 3 May."),
+    ("why did the nightly export start falling behind?",
+     "The nightly export lags because the disk is full.",
+     "The nightly export runs because the disk is full."),
+    ("when does the team fly out to the summit?",
+     "The team's flights to the summit leave on 4 June.",
+     "The team's trains to the summit leave on 4 June."),
+    ("how long did the clerks spend filing each claim?",
+     "Filing a claim takes the clerks 12 minutes.",
+     "Filing a claim is the clerks' job, 12 minutes."),
+    ("does a verbal approval count toward the two sign-offs?",
+     "A verbal approval does not satisfy the two sign-offs.",
+     "A verbal approval is recorded beside the two sign-offs."),
+    ("how fast does the help desk get back to a customer?",
+     "The help desk responds to a customer within a day.",
+     "The help desk writes to a customer within a day."),
+]
+
+
+@pytest.mark.parametrize(("question", "answers", "topic_only"), _PLAIN_WORDS)
+def test_plain_words_say_what_an_idiom_or_a_verb_of_stopping_says(question: str, answers: str, topic_only: str) -> None:
+    assert _words(question, answers) > _words(question, topic_only)
+
+
+def test_a_word_of_an_idiom_alone_is_itself() -> None:
     # "box" alone is a box.
     assert _words("what is in the box?", "The default kit has a charger.") == _words(
         "what is in the box?", "The spare kit has a charger.")
