@@ -3,7 +3,9 @@ queries of bench/load_corpus.py (the real model embeds each), and the CPU second
 the PostgreSQL server are divided by the searches; the search's own timings (embed, lexical, vector, blend,
 ...) are summed per part. `--code DIR` measures another checkout's stigmergy (a baseline) over the same
 indexes; `--profile` adds cProfile's top functions. Reuses bench/load.py's --out (wiki, indexes and the
-PostgreSQL data folder); builds nothing.
+PostgreSQL data folder); builds nothing. The store is kept warm as `serve` keeps its sessions (SQLite: a
+token's posting list read at its first use and held between searches, `sqlite_postings`); `--warm N` searches
+before the measured ones stand for a server that has been answering for a while.
 
     .venv/bin/python bench/search_cpu.py --out /work/wt/i21load/bench/out --size 200000
     /work/wt/base/.venv/bin/python bench/search_cpu.py --code /work/wt/base --out ... --size 200000
@@ -35,6 +37,8 @@ def measure(root: Path, env: dict[str, str], qs: list[str], pg: Any, warm: int, 
     from stigmergy.index.search import Searcher
 
     searcher = Searcher(root, load_settings(root, env))
+    if hasattr(searcher.scope.store, "keep_warm"):  # as `serve` keeps its sessions (a baseline may not have it)
+        searcher.scope.store.keep_warm()
     try:
         for q in qs[:warm]:
             searcher.search(q, "reader0@example.com", check_freshness=False)

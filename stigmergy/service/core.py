@@ -223,6 +223,8 @@ class ServiceCore:
 
             # Opened outside the lock (a connection, the schema check: others' searches go on meanwhile).
             searcher = Searcher(self.require_root(), self.settings, self._embedder, git=git)
+            if self.long_lived:
+                searcher.scope.store.keep_warm()
             with warm.model_lock:  # one working-tree scan per freshness_ttl for the pool, not one a session
                 if warm.fresh is None:
                     warm.fresh = searcher.scope.memo.fresh

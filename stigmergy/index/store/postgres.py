@@ -113,6 +113,9 @@ class PostgresIndexStore(PgSearch):
 
     # ------------------------------------------------------------ lifecycle, meta, transactions
 
+    def keep_warm(self) -> None:
+        """Nothing is held between searches beyond what every session keeps."""
+
     def close(self) -> None:
         if self._locked:
             self.release_writer()

@@ -82,6 +82,8 @@ class SqliteIndexStore:
         self.errors = errors
         self._counts: tuple[int, dict[str, int]] | None = None
         self._bits: dict[str, tuple[int, str, LayerBits | None]] = {}
+        # A long-lived session (`keep_warm`): what is held between searches is read at its first use.
+        self.warm = False
 
     @classmethod
     def open(cls, path: Path) -> SqliteIndexStore:
@@ -133,6 +135,9 @@ class SqliteIndexStore:
 
     def close(self) -> None:
         self.conn.close()
+
+    def keep_warm(self) -> None:
+        self.warm = True
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -296,7 +301,11 @@ class SqliteIndexStore:
             return []
         # The second score costs one more bm25 over the rows already found (FTS5 keeps their phrase hits).
         also = _bm25(pick) if pick is not None else "0.0"
-        return sqlite_lexical.ranked(self.conn, fts_query(terms), sel, _bm25(weights), also, depth)
+        # FTS5's own scores counted in process over posting lists held between searches (sqlite_postings),
+        # where that is exact: one score, every column weighing 1.
+        exact = pick is None and all(float(w) == 1.0 for w in (*weights, EXTRA_WEIGHT))
+        return sqlite_lexical.ranked(self.conn, fts_query(terms), sel, _bm25(weights), also, depth,
+                                     list(terms) if exact else None, self.warm)
 
     def _vec_rows(self, layer: str, table: str) -> int:
         """Rows in `layer`'s vec0 table, counted once per database version."""

@@ -8,6 +8,7 @@ tested on the pages of the rows a cut keeps (the selection's condition holds the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,12 +21,15 @@ LEXICAL_OVERFETCH = 2
 Row = tuple[int, int, float, float]  # (fragment, page, score, score at the fragment-choosing weights)
 
 
-def ranked(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int) -> list[Row]:
+def ranked(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int,
+           terms: list[str] | None = None, warm: bool = False) -> list[Row]:
     """The best `depth` matches of the FTS5 query `match` in `sel`, best first: `rank` and `also` are the
-    two bm25 expressions (`also` "0.0" when one score is enough)."""
+    two bm25 expressions (`also` "0.0" when one score is enough). With `match`'s `terms`, the unfiltered
+    first cut may be counted in process (sqlite_postings: the same rows and scores, for a `rank` whose
+    columns all weigh 1 and `also` "0.0"); `warm`: a long-lived session."""
     where, params = sel.condition
     if not sel.filtered:
-        return _scoped(conn, match, sel, rank, also, depth)
+        return _scoped(conn, match, sel, rank, also, depth, terms, warm)
     # With filters every match is checked against them before the cut, so none is lost to the LIMIT.
     # CROSS JOIN pins the order: the MATCH drives and pages are looked up by key. The reader's layers are
     # the page's (`where`), not the full text's layer column (the same value).
@@ -36,7 +40,8 @@ def ranked(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: i
     return conn.execute(sql, (match, *params, depth)).fetchall()  # type: ignore[no-any-return]
 
 
-def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int) -> list[Row]:
+def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: int,
+            terms: list[str] | None = None, warm: bool = False) -> list[Row]:
     """The best `depth` matches in the reader's layers, then those of them that meet the selection (a layer
     filter given here does not narrow the cut; `index.search` narrows the reader's layers to it before it
     asks, so a search's filtered layer is cut on its own). The best LEXICAL_OVERFETCH x `depth` of all matches are cut
@@ -47,11 +52,24 @@ def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: 
     where, params = sel.condition
     layers: Sequence[str] = sel.layers
     over = depth * LEXICAL_OVERFETCH
-    rows = conn.execute(
-        f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
-        f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
-        f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
-        (*layers, *params, match, over)).fetchall()
+    best = None
+    if terms:
+        from stigmergy.index.store import sqlite_postings  # numpy: searches only
+
+        best = sqlite_postings.cut(conn, terms, over, warm)
+    if best is not None:
+        # The same first cut, counted in process: its rows are joined in its order, scores as FTS5 gave them.
+        joined = conn.execute(
+            f"SELECT f.id, f.page, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} FROM json_each(?) j "
+            f"LEFT JOIN fragments f ON f.id = j.value LEFT JOIN pages p ON p.id = f.page ORDER BY j.key",
+            (*layers, *params, json.dumps([rowid for rowid, _ in best]))).fetchall()
+        rows = [(fid, pid, -s, -0.0, readable, ok) for (fid, pid, readable, ok), (_, s) in zip(joined, best, strict=True)]
+    else:
+        rows = conn.execute(
+            f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
+            f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
+            f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
+            (*layers, *params, match, over)).fetchall()
     readable = [row for row in rows if row[4]]
     if len(readable) >= depth or len(rows) < over:
         return [(fid, pid, s, s2) for fid, pid, s, s2, _, ok in readable[:depth] if ok]

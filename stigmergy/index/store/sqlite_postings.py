@@ -1,0 +1,283 @@
+"""The SQLite lexical arm's first cut counted in process: FTS5's own bm25, over posting lists read once.
+
+FTS5 ranks every match of a query: for each matching row it seeks the row's size in `fts_docsize` and calls
+bm25 through the auxiliary-function API (~0.7 us a row). The load bench's five-word questions match 30,000
+to 170,000 of 247,762 fragments, so that walk was 66-75 ms of a ~100 ms search (docs/team.md). Here each
+query token's posting list (rowid, occurrences) is read once from FTS5's own index (an `fts5vocab`
+instance table) and held, with every row's size and the table's averages, until the full text changes;
+a query is then a few vectorised passes over its tokens' lists.
+
+Exact, not an approximation: the scores are FTS5's bit for bit and the cut is FTS5's, ties in rowid order
+(`ORDER BY s LIMIT n` over a match read in rowid order), because the arithmetic is FTS5's, in its order
+(sqlite 3 `fts5_aux.c`, `fts5Bm25Function`):
+
+    idf   = log((N - nHit + 0.5) / (nHit + 0.5)), 1e-6 when <= 0     (N rows, nHit rows holding the phrase)
+    score = sum over the query's phrases, in order, of
+            idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)))
+
+with f the phrase's occurrences in the row weighted by column, D the row's tokens (every column), avgdl
+the table's tokens over its rows, k1 1.2, b 0.75; bm25() returns -score. `tests/test_sqlite_postings.py`
+holds the two equal. What is left to FTS5's statement (`cut` answers None): a term that is not one token
+(a phrase needs positions), column weights other than 1 (f would be a weighted sum whose rounding depends
+on the order of the occurrences), a table under MIN_ROWS rows (FTS5 is fast there), and a token not held
+yet in a process that searches once (reading a common token's list costs about one FTS5 search; a
+long-lived session, `eager`, reads it at its first use, any other at its second).
+
+Held per database file, shared by the sessions of a process (each reads through its own connection), and
+dropped whole when FTS5's structure or averages record changes (every write to the full text does).
+Memory: 6 bytes a posting (a 32-bit rowid, a 16-bit count), at most MAX_POSTINGS of them, the least
+recently used tokens dropped first; 8 bytes a row for the sizes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Below this many rows FTS5's statement costs a few milliseconds: nothing to gain.
+MIN_ROWS = 20_000
+# Postings held per database (6 bytes each: ~240 MB at the cap).
+MAX_POSTINGS = 40_000_000
+K1 = 1.2
+B = 0.75
+# FTS5's records in its `%_data` table (fts5Int.h: FTS5_AVERAGES_ROWID, FTS5_STRUCTURE_ROWID).
+_AVERAGES = 1
+_STRUCTURE = 10
+_VOCAB = "temp.stigmergy_fts_instances"
+# Terms whose tokens are remembered (a term's tokens never change: the tokenizer is the table's).
+_TERMS_MAX = 50_000
+
+
+def varints(blob: bytes) -> list[int]:
+    """FTS5's varints (SQLite's: big-endian 7-bit groups, the ninth byte whole)."""
+    out: list[int] = []
+    i, n = 0, len(blob)
+    while i < n:
+        value = 0
+        for step in range(9):
+            byte = blob[i]
+            i += 1
+            if step == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
+
+
+class _Tokens:
+    """A term's tokens as the full text's tokenizer cuts it (porter unicode61), through a private in-memory
+    FTS5 table of the same SQLite build."""
+
+    def __init__(self, tokenize: str) -> None:
+        from stigmergy.index.store.sqlite_schema import dbapi
+
+        self.conn = dbapi().connect(":memory:", check_same_thread=False, isolation_level=None)
+        self.conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize={tokenize!r})")
+        self.conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+        self.lock = threading.Lock()
+        self.memo: dict[str, tuple[str, ...]] = {}
+
+    def of(self, term: str) -> tuple[str, ...]:
+        with self.lock:
+            held = self.memo.get(term)
+            if held is None:
+                self.conn.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (term,))
+                held = tuple(r[0] for r in self.conn.execute("SELECT term FROM v ORDER BY offset"))
+                self.conn.execute("DELETE FROM t")
+                if len(self.memo) >= _TERMS_MAX:
+                    self.memo.clear()
+                self.memo[term] = held
+            return held
+
+
+@dataclass
+class _Held:
+    """One database's full text as bm25 needs it, at one version (`key`)."""
+
+    key: bytes
+    rows: int
+    avgdl: float
+    sizes: np.ndarray  # float64 by rowid: the row's tokens over every column
+    lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
+    held: int = 0
+    seen: dict[str, int] = field(default_factory=dict)
+
+
+_LOCK = threading.Lock()
+_HELD: dict[str, _Held] = {}
+_TOKENIZERS: dict[str, _Tokens] = {}
+_TOKENIZE_RE = re.compile(r"tokenize\s*=\s*'([^']*)'")
+
+
+def _tokens(tokenize: str) -> _Tokens:
+    with _LOCK:
+        tok = _TOKENIZERS.get(tokenize)
+        if tok is None:
+            tok = _TOKENIZERS[tokenize] = _Tokens(tokenize)
+        return tok
+
+
+def _key(conn: Any) -> bytes:
+    """The full text's version: its structure record (a new one with every write) and its averages."""
+    rows = dict(conn.execute("SELECT id, block FROM fts_data WHERE id IN (?, ?)", (_AVERAGES, _STRUCTURE)))
+    return bytes(rows.get(_STRUCTURE) or b"") + b"|" + bytes(rows.get(_AVERAGES) or b"")
+
+
+def _load(conn: Any, key: bytes) -> _Held | None:
+    block = conn.execute("SELECT block FROM fts_data WHERE id = ?", (_AVERAGES,)).fetchone()
+    if block is None:
+        return None
+    averages = varints(bytes(block[0]))
+    rows, tokens = averages[0], sum(averages[1:])
+    if rows == 0 or rows < MIN_ROWS:
+        return None
+    top = conn.execute("SELECT max(id) FROM fts_docsize").fetchone()[0] or 0
+    if top >= 2**31 or top > 4 * rows + 1_000_000:
+        return None  # sizes are held by rowid: sparse or huge rowids are left to FTS5
+    sizes = np.zeros(int(top) + 1, dtype=np.float64)
+    for rowid, blob in conn.execute("SELECT id, sz FROM fts_docsize"):
+        sizes[rowid] = sum(varints(bytes(blob)))
+    return _Held(key, rows, float(tokens) / float(rows), sizes)
+
+
+def _read(conn: Any, token: str) -> tuple[np.ndarray, np.ndarray]:
+    """`token`'s rows (ascending) and its occurrences in each, over every column: one row a occurrence in
+    FTS5's order (row, column, offset), read as one string (a Python row each would cost 3x more: 154 ->
+    43 ms for a token in 120,210 rows of 247,762) and counted by runs."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, 'fts', 'instance')")
+    text = conn.execute(f"SELECT group_concat(doc) FROM {_VOCAB} WHERE term = ?", (token,)).fetchone()[0]
+    if not text:
+        return np.zeros(0, np.int32), np.zeros(0, np.uint16)
+    docs = np.fromstring(text, dtype=np.int64, sep=",")
+    if len(docs) != text.count(",") + 1:
+        raise ValueError(f"could not read the occurrences of {token!r}")
+    if len(docs) > 1 and bool(np.any(docs[1:] < docs[:-1])):
+        rows, counts = np.unique(docs, return_counts=True)  # not in row order: count them by value
+    else:
+        starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+        rows, counts = docs[starts], np.diff(np.append(starts, len(docs)))
+    return rows.astype(np.int32), counts.astype(np.uint16 if counts.max() <= 0xFFFF else np.uint32)
+
+
+def _path(conn: Any) -> str:
+    for _, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return os.path.realpath(file) if file else f"memory:{id(conn)}"
+    return f"memory:{id(conn)}"
+
+
+def _tokenizer_of(conn: Any) -> str:
+    """The full text's tokenizer as its table declares it (FTS5's default where it names none)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'fts'").fetchone()
+    found = _TOKENIZE_RE.search(row[0] if row else "")
+    return found.group(1) if found else "unicode61"
+
+
+def cut(conn: Any, terms: list[str], depth: int, eager: bool) -> list[tuple[int, float]] | None:
+    """The best `depth` rows of the FTS5 query matching any of `terms` (each a quoted phrase), as
+    `(rowid, bm25)` best first, exactly as `SELECT rowid, bm25(fts, 1, 1, 1, 1, 0) AS s ... ORDER BY s
+    LIMIT depth` returns them; None when FTS5's statement must answer (see the module's text)."""
+    path = _path(conn)
+    tokenizer = _tokens(_tokenizer_of(conn))
+    phrases: list[str] = []
+    for term in terms:
+        toks = tokenizer.of(term)
+        if len(toks) != 1:
+            return None
+        phrases.append(toks[0])
+    if not phrases or depth <= 0:
+        return None
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN")  # one snapshot for the version, the sizes and the lists
+    try:
+        key = _key(conn)
+        with _LOCK:
+            held = _HELD.get(path)
+        if held is None or held.key != key:
+            held = _load(conn, key)
+            with _LOCK:
+                if held is None:
+                    _HELD.pop(path, None)
+                    return None
+                _HELD[path] = held
+        if held.rows < MIN_ROWS:
+            return None
+        lists = _lists(conn, held, phrases, eager)
+    finally:
+        if began:
+            conn.execute("COMMIT")
+    if lists is None:
+        return None
+    return _rank(held, lists, depth)
+
+
+def _lists(conn: Any, held: _Held, phrases: list[str], eager: bool) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """The phrases' posting lists, read where not held; None when one is not held and this is its first use
+    in a process that is not `eager`."""
+    have: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    missing: list[str] = []
+    with _LOCK:
+        for token in dict.fromkeys(phrases):
+            got = held.lists.get(token)
+            if got is not None:
+                held.lists.move_to_end(token)
+                have[token] = got
+                continue
+            if len(held.seen) >= _TERMS_MAX:
+                held.seen.clear()
+            held.seen[token] = held.seen.get(token, 0) + 1
+            missing.append(token)
+        if not eager and any(held.seen[t] < 2 for t in missing):
+            return None
+    for token in missing:
+        have[token] = _read(conn, token)
+    with _LOCK:
+        for token in missing:
+            if token not in held.lists:
+                held.lists[token] = have[token]
+                held.held += len(have[token][0])
+        while held.held > MAX_POSTINGS and len(held.lists) > 1:
+            _, (ids, _) = held.lists.popitem(last=False)
+            held.held -= len(ids)
+    return [have[t] for t in phrases]
+
+
+def _rank(held: _Held, lists: list[tuple[np.ndarray, np.ndarray]], depth: int) -> list[tuple[int, float]]:
+    k1, b, avgdl, sizes = K1, B, held.avgdl, held.sizes
+    ids: list[np.ndarray] = []
+    parts: list[np.ndarray] = []
+    for rows, counts in lists:
+        hits = len(rows)
+        if not hits:
+            continue
+        idf = math.log((held.rows - hits + 0.5) / (hits + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        f = counts.astype(np.float64)
+        # FTS5's expression, operation for operation: idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / avgdl)))
+        parts.append(idf * ((f * (k1 + 1.0)) / (f + k1 * ((1.0 - b) + (b * sizes[rows]) / avgdl))))
+        ids.append(rows)
+    if not ids:
+        return []
+    # bincount adds in input order: each row's phrases in query order from 0.0, as FTS5's loop does.
+    score = np.bincount(np.concatenate(ids), weights=np.concatenate(parts), minlength=len(sizes))
+    matched = np.flatnonzero(score)  # every phrase adds at least idf 1e-6 times a positive share
+    s = -score[matched]
+    if len(matched) > depth:
+        # The depth-th score, then every row at or above it (ties at the edge in rowid order, below).
+        edge = np.partition(s, depth - 1)[depth - 1]
+        keep = np.flatnonzero(s <= edge)
+        matched, s = matched[keep], s[keep]
+    order = np.lexsort((matched, s))[:depth]
+    return list(zip(matched[order].tolist(), s[order].tolist(), strict=True))

@@ -1,0 +1,126 @@
+"""The lexical arm's first cut counted in process (`sqlite_postings`, issue #21) is FTS5's own: the same rows,
+the same scores bit for bit, ties in the same order, on a full text built the way the index builds it; and
+it steps aside (None) wherever it could not be exact, so FTS5's statement answers there."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_index_support import HashEmbedder, RepoBuilder
+
+from stigmergy.index.build import build_index
+from stigmergy.index.store import sqlite_postings
+from stigmergy.index.store.protocol import Filters
+from stigmergy.index.store.sqlite import SqliteIndexStore, fts_query
+from stigmergy.index.store.sqlite_schema import connect
+
+FTS5_CUT = "SELECT rowid, bm25(fts, 1.0, 1.0, 1.0, 1.0, 0.0) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?"
+# A Zipf-like vocabulary: a few words in most rows, many in few; stems that porter folds together.
+WORDS = ["harbor", "pilot", "quay", "cargo", "manifest", "tide", "berth", "crane", "ledger", "customs",
+         "running", "runs", "ran", "configuration", "configured", "ship", "shipping", "vessel", "anchor", "buoy"]
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)] for _ in range(n))
+
+
+@pytest.fixture
+def fts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[sqlite3.Connection]:
+    """The index's own schema, its full text filled directly: 600 rows of 0-40 words a column, exact
+    duplicates (bm25 ties), empty columns, and rows deleted after they were written."""
+    monkeypatch.setattr(sqlite_postings, "MIN_ROWS", 0)
+    conn = connect(tmp_path / "index.sqlite")
+    rng = random.Random(7)
+    rows = []
+    for i in range(600):
+        cols = [_text(rng, rng.randint(0, 6)), _text(rng, rng.randint(0, 8)), _text(rng, rng.randint(0, 40)),
+                _text(rng, rng.randint(0, 3)) if i % 7 == 0 else ""]
+        rows.append(cols)
+        if i % 50 == 0:
+            rows.append(list(cols))  # an exact duplicate: the same score, so FTS5's rowid order decides
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO fts(title, headings, body, extra, layer) VALUES (?, ?, ?, ?, 'public')", rows)
+    conn.execute("DELETE FROM fts WHERE rowid % 13 = 0")
+    conn.execute("COMMIT")
+    yield conn
+    conn.close()
+
+
+def _queries() -> list[list[str]]:
+    rng = random.Random(3)
+    out = [["harbor"], ["buoy"], ["running", "runs"], ["configured", "configuration", "anchor"], ["nothing"]]
+    for _ in range(40):
+        out.append(rng.sample(WORDS, rng.randint(1, 6)))
+    return out
+
+
+@pytest.mark.parametrize("depth", [1, 7, 50, 2000])
+def test_the_cut_is_fts5s_own(fts: sqlite3.Connection, depth: int) -> None:
+    for terms in _queries():
+        want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), depth))]
+        got = sqlite_postings.cut(fts, terms, depth, eager=True)
+        assert got == want, terms  # floats compared exactly: bit for bit, ties in FTS5's order
+
+
+def test_it_follows_every_write(fts: sqlite3.Connection) -> None:
+    terms = ["cargo", "tide"]
+    before = sqlite_postings.cut(fts, terms, 30, eager=True)
+    assert before == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
+    fts.execute("INSERT INTO fts(title, headings, body, extra, layer) VALUES ('cargo cargo', '', 'tide', '', 'p')")
+    fts.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM fts WHERE fts MATCH 'cargo' LIMIT 3)")
+    after = sqlite_postings.cut(fts, terms, 30, eager=True)
+    assert after != before
+    assert after == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
+
+
+def test_it_steps_aside_where_it_could_not_be_exact(fts: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A term of two tokens is a phrase: positions decide it, which the lists do not hold.
+    assert sqlite_postings.cut(fts, ["harbor_pilot"], 10, eager=True) is None
+    assert sqlite_postings.cut(fts, ["!!"], 10, eager=True) is None
+    # A process that searches once reads no list: FTS5 answers a token's first use, the lists its second.
+    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False) is None
+    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False) == [
+        tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(["ledger", "crane"]), 10))]
+    # A small table is left to FTS5 altogether.
+    monkeypatch.setattr(sqlite_postings, "MIN_ROWS", 10_000)
+    assert sqlite_postings.cut(fts, ["harbor"], 10, eager=True) is None
+
+
+def test_varints_read_sqlites_nine_byte_form() -> None:
+    assert sqlite_postings.varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
+    assert sqlite_postings.varints(bytes([0xFF] * 8 + [0xFF])) == [2**64 - 1]
+
+
+BOSS = "boss@example.com"
+
+
+def test_a_search_answers_the_same_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the store, under a reader's layers and the cut over every layer: the arm's rows, scores
+    included, are those of FTS5's statement."""
+    b = RepoBuilder(tmp_path / "w", layers={"board": [BOSS]})
+    for i in range(30):
+        b.wiki("note", f"Board {i:02d}", f"Harbor harbor board item {i % 3}.\n", layer="board")
+    for i in range(30):
+        b.wiki("note", f"Public {i:02d}", f"The harbor pilot {' '.join(['quay'] * (i % 4))} wrote note {i % 5}.\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    store = SqliteIndexStore.open(b.root / ".stigmergy" / "index.sqlite")
+    try:
+        store.keep_warm()
+        answers: dict[tuple[tuple[str, ...], tuple[str, ...]], list[list[tuple[int, int, float]]]] = {}
+        for floor in (10**9, 0):
+            monkeypatch.setattr(sqlite_postings, "MIN_ROWS", floor)
+            for layers in (("public",), ("public", "board")):
+                sel = store.select(layers, Filters())
+                for terms in (["harbor"], ["harbor", "quay", "note"], ["pilot", "board"]):
+                    answers.setdefault((layers, tuple(terms)), []).append(
+                        store.lexical(terms, sel, (1.0, 1.0, 1.0), 12))
+        for key, (fts5, held) in answers.items():
+            assert fts5, key
+            assert held == fts5, key
+    finally:
+        store.close()
