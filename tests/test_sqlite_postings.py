@@ -24,6 +24,11 @@ WORDS = ["harbor", "pilot", "quay", "cargo", "manifest", "tide", "berth", "crane
          "running", "runs", "ran", "configuration", "configured", "ship", "shipping", "vessel", "anchor", "buoy"]
 
 
+@pytest.fixture(autouse=True)
+def _nothing_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_postings, "_HELD", {})  # each test's databases alone
+
+
 def _text(rng: random.Random, n: int) -> str:
     return " ".join(WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)] for _ in range(n))
 
@@ -50,6 +55,11 @@ def fts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[sqlite3.Con
     conn.close()
 
 
+def _pairs(got: list[tuple[int, int, float]] | None) -> list[tuple[int, float]]:
+    assert got is not None
+    return [(rowid, score) for rowid, _, score in got]
+
+
 def _queries() -> list[list[str]]:
     rng = random.Random(3)
     out = [["harbor"], ["buoy"], ["running", "runs"], ["configured", "configuration", "anchor"], ["nothing"]]
@@ -63,16 +73,16 @@ def test_the_cut_is_fts5s_own(fts: sqlite3.Connection, depth: int) -> None:
     for terms in _queries():
         want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), depth))]
         got = sqlite_postings.cut(fts, terms, depth, eager=True)
-        assert got == want, terms  # floats compared exactly: bit for bit, ties in FTS5's order
+        assert got is not None and [(r, s) for r, _, s in got] == want, terms  # bit for bit, FTS5's tie order
 
 
 def test_it_follows_every_write(fts: sqlite3.Connection) -> None:
     terms = ["cargo", "tide"]
-    before = sqlite_postings.cut(fts, terms, 30, eager=True)
+    before = _pairs(sqlite_postings.cut(fts, terms, 30, eager=True))
     assert before == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
     fts.execute("INSERT INTO fts(title, headings, body, extra, layer) VALUES ('cargo cargo', '', 'tide', '', 'p')")
     fts.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM fts WHERE fts MATCH 'cargo' LIMIT 3)")
-    after = sqlite_postings.cut(fts, terms, 30, eager=True)
+    after = _pairs(sqlite_postings.cut(fts, terms, 30, eager=True))
     assert after != before
     assert after == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
 
@@ -83,7 +93,7 @@ def test_it_steps_aside_where_it_could_not_be_exact(fts: sqlite3.Connection, mon
     assert sqlite_postings.cut(fts, ["!!"], 10, eager=True) is None
     # A process that searches once reads no list: FTS5 answers a token's first use, the lists its second.
     assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False) is None
-    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False) == [
+    assert _pairs(sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False)) == [
         tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(["ledger", "crane"]), 10))]
     # A small table is left to FTS5 altogether.
     monkeypatch.setattr(sqlite_postings, "MIN_ROWS", 10_000)
@@ -98,29 +108,71 @@ def test_varints_read_sqlites_nine_byte_form() -> None:
 BOSS = "boss@example.com"
 
 
-def test_a_search_answers_the_same_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through the store, under a reader's layers and the cut over every layer: the arm's rows, scores
-    included, are those of FTS5's statement."""
+@pytest.fixture
+def wiki(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A public and a board layer: board pages that match "harbor" better than any public page, sources in
+    both layers naming "Harbor Pilot", and notes that name it too (not sources: never a mention)."""
+    monkeypatch.setattr(sqlite_postings, "MIN_ROWS", 0)
     b = RepoBuilder(tmp_path / "w", layers={"board": [BOSS]})
     for i in range(30):
         b.wiki("note", f"Board {i:02d}", f"Harbor harbor board item {i % 3}.\n", layer="board")
     for i in range(30):
         b.wiki("note", f"Public {i:02d}", f"The harbor pilot {' '.join(['quay'] * (i % 4))} wrote note {i % 5}.\n")
+    for i in range(12):
+        b.source(f"Log {i:02d}", f"Harbor Pilot log {i}: the tide was {'high' if i % 2 else 'low'}.\n",
+                 layer="board" if i % 3 == 0 else "public")
     b.commit()
     build_index(b.root, b.settings, embedder=HashEmbedder())
-    store = SqliteIndexStore.open(b.root / ".stigmergy" / "index.sqlite")
+    return b.root / ".stigmergy" / "index.sqlite"
+
+
+def test_a_search_answers_the_same_either_way(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the store, under a reader's layers: the arm's rows, scores included, and the source pages
+    that name an entity are those of the SQL statements."""
+    store = SqliteIndexStore.open(wiki)
     try:
         store.keep_warm()
-        answers: dict[tuple[tuple[str, ...], tuple[str, ...]], list[list[tuple[int, int, float]]]] = {}
+        answers: dict[tuple[object, ...], list[object]] = {}
         for floor in (10**9, 0):
             monkeypatch.setattr(sqlite_postings, "MIN_ROWS", floor)
-            for layers in (("public",), ("public", "board")):
+            for layers in (("public",), ("public", "board"), ("board",)):
                 sel = store.select(layers, Filters())
-                for terms in (["harbor"], ["harbor", "quay", "note"], ["pilot", "board"]):
-                    answers.setdefault((layers, tuple(terms)), []).append(
-                        store.lexical(terms, sel, (1.0, 1.0, 1.0), 12))
+                for terms in (["harbor"], ["harbor", "quay", "note"], ["pilot", "board"], ["tide", "low"]):
+                    answers.setdefault((layers, tuple(terms)), []).append(store.lexical(terms, sel, (1.0, 1.0, 1.0), 12))
+                for names in (["harbor pilot"], ["harbor pilot", "tide"], ["nobody here"]):
+                    for depth in (3, 50):
+                        answers.setdefault((layers, tuple(names), depth), []).append(
+                            store.source_mentions(names, sel, depth))
+        assert any(fts5 for fts5, _ in answers.values())
         for key, (fts5, held) in answers.items():
-            assert fts5, key
             assert held == fts5, key
+        assert sqlite_postings._HELD, "the held path answered"
+    finally:
+        store.close()
+
+
+def test_a_map_that_lies_never_shows_a_page_the_reader_may_not_read(wiki: Path) -> None:
+    """The pages and layers the held map gives are checked against the tables: a map that calls every row
+    public (a stale or tampered map) shows a public reader no board page, and is dropped."""
+    store = SqliteIndexStore.open(wiki)
+    try:
+        store.keep_warm()
+        sel = store.select(("public",), Filters())
+        honest = store.lexical(["harbor"], sel, (1.0, 1.0, 1.0), 12)
+        mentions = store.source_mentions(["harbor pilot"], sel, 50)
+        held = next(iter(sqlite_postings._HELD.values()))
+        public = held.pages.codes["public"]
+        held.pages.row_layer[:] = public
+        held.pages.masks.clear()
+        board = {r[0] for r in store.conn.execute("SELECT id FROM pages WHERE layer = 'board'")}
+        assert store.lexical(["harbor"], sel, (1.0, 1.0, 1.0), 12) == honest
+        assert not sqlite_postings._HELD
+        store.lexical(["harbor"], sel, (1.0, 1.0, 1.0), 12)  # held again, honest
+        held = next(iter(sqlite_postings._HELD.values()))
+        held.pages.row_layer[:] = public
+        held.pages.masks.clear()
+        again = store.source_mentions(["harbor pilot"], sel, 50)
+        assert again == mentions and not board & set(again)
+        assert not sqlite_postings._HELD
     finally:
         store.close()

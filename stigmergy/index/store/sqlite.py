@@ -410,13 +410,7 @@ class SqliteIndexStore:
 
     def source_mentions(self, names: Sequence[str], sel: Selection, depth: int) -> list[int]:
         match = mention_query(names)
-        if not match:
-            return []
-        where, params = sel.condition
-        return [r[0] for r in self.conn.execute(
-            f"SELECT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
-            f"ON p.id = f.page WHERE fts MATCH ? AND p.type = 'source' "
-            f"AND {where} GROUP BY p.id, p.path ORDER BY p.path LIMIT ?", (match, *params, depth))]
+        return sqlite_lexical.mentions(self.conn, match, sel, depth) if match else []
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
         return self.conn.execute(

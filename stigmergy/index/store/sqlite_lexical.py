@@ -1,4 +1,6 @@
-"""The SQLite lexical arm's statements: the best full-text matches of a reader's selection by FTS5's bm25.
+"""The SQLite lexical arm's statements: the best full-text matches of a reader's selection by FTS5's bm25,
+and the entity arm's source mentions. Both ask `sqlite_postings` first (the same answers, counted in process
+over what it holds between searches) and check what it picked against the tables.
 
 The full text's `layer` column is UNINDEXED, so testing it inside the full-text query reads every match's
 stored row (title, headings and body with it): half of the arm's CPU (17 -> 8 ms a search at 30,839
@@ -48,28 +50,30 @@ def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: 
     first and the reader's layers tested on those rows alone, through their pages; when fewer than `depth`
     of them are readable and more matches remain, the statement that tests the layer column inside the
     full-text query runs, as it always did. Exact: both cuts rank by (score, FTS5's rowid order), so the
-    readable rows among the first of every match are the first readable rows (ties included)."""
+    readable rows among the first of every match are the first readable rows (ties included). With `terms`,
+    all of this is first asked of `sqlite_postings`, which gives the same rows (the readable ones, cut)."""
     where, params = sel.condition
     layers: Sequence[str] = sel.layers
     over = depth * LEXICAL_OVERFETCH
-    best = None
     if terms:
         from stigmergy.index.store import sqlite_postings  # numpy: searches only
 
-        best = sqlite_postings.cut(conn, terms, over, warm)
-    if best is not None:
-        # The same first cut, counted in process: its rows are joined in its order, scores as FTS5 gave them.
-        joined = conn.execute(
-            f"SELECT f.id, f.page, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} FROM json_each(?) j "
-            f"LEFT JOIN fragments f ON f.id = j.value LEFT JOIN pages p ON p.id = f.page ORDER BY j.key",
-            (*layers, *params, json.dumps([rowid for rowid, _ in best]))).fetchall()
-        rows = [(fid, pid, -s, -0.0, readable, ok) for (fid, pid, readable, ok), (_, s) in zip(joined, best, strict=True)]
-    else:
-        rows = conn.execute(
-            f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
-            f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
-            f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
-            (*layers, *params, match, over)).fetchall()
+        # The same cut counted in process, the reader's layers applied before it (sqlite_postings). Its rows'
+        # pages and layers come from a map held with the lists, so they are checked here against the tables:
+        # a row that is not as the map says drops the map, and the statements below answer.
+        best = sqlite_postings.cut(conn, terms, depth, warm, tuple(layers))
+        if best is not None:
+            ok = dict(conn.execute(
+                f"SELECT f.id, f.page FROM json_each(?) j JOIN fragments f ON f.id = j.value JOIN pages p "
+                f"ON p.id = f.page WHERE {where}", (json.dumps([fid for fid, _, _ in best]), *params)).fetchall())
+            if all(ok.get(fid) == pid for fid, pid, _ in best):
+                return [(fid, pid, -s, -0.0) for fid, pid, s in best]
+            sqlite_postings.forget(conn)
+    rows = conn.execute(
+        f"SELECT f.id, f.page, -h.s, -h.s2, p.layer IN ({marks(layers)}), p.id IS NOT NULL AND {where} "
+        f"FROM (SELECT rowid, {rank} AS s, {also} AS s2 FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) h "
+        f"LEFT JOIN fragments f ON f.id = h.rowid LEFT JOIN pages p ON p.id = f.page ORDER BY h.s",
+        (*layers, *params, match, over)).fetchall()
     readable = [row for row in rows if row[4]]
     if len(readable) >= depth or len(rows) < over:
         return [(fid, pid, s, s2) for fid, pid, s, s2, _, ok in readable[:depth] if ok]
@@ -80,3 +84,24 @@ def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: 
         f"CROSS JOIN fragments f ON f.id = h.rowid CROSS JOIN pages p ON p.id = f.page WHERE {where} ORDER BY h.s"
     )
     return conn.execute(sql, (match, *layers, depth, *params)).fetchall()  # type: ignore[no-any-return]
+
+
+def mentions(conn: Any, match: str, sel: Selection, depth: int) -> list[int]:
+    """The first `depth` source pages of `sel` by path that hold a row matching `match` (the entity arm's
+    source mentions). Unfiltered, the matches' pages are looked up in process (`sqlite_postings`), not
+    joined row by row, and what that picks is checked here against the tables."""
+    where, params = sel.condition
+    if not sel.filtered:
+        from stigmergy.index.store import sqlite_postings  # numpy: searches only
+
+        found = sqlite_postings.mentions(conn, match, tuple(sel.layers), depth)
+        if found is not None:
+            if {r[0] for r in conn.execute(
+                    f"SELECT p.id FROM pages p WHERE p.id IN ({marks(found)}) AND p.type = 'source' AND {where}",
+                    (*found, *params))} == set(found):
+                return found
+            sqlite_postings.forget(conn)
+    return [r[0] for r in conn.execute(
+        f"SELECT p.id FROM fts CROSS JOIN fragments f ON f.id = fts.rowid CROSS JOIN pages p "
+        f"ON p.id = f.page WHERE fts MATCH ? AND p.type = 'source' "
+        f"AND {where} GROUP BY p.id, p.path ORDER BY p.path LIMIT ?", (match, *params, depth))]
