@@ -135,3 +135,41 @@ def test_the_pools_sessions_share_one_working_tree_scan(tmp_path: Path, monkeypa
         one.scope.memo.fresh.last = None  # the answer expires through one session: the other sees it too
         assert two.freshness(("public",)).stale  # and the edit shows
         assert len(scans) == 2
+
+
+def test_a_session_takes_the_last_answer_while_another_rescans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While one session re-scans an expired answer, the others take that answer (its key still holds)
+    instead of standing still for the scan; a commit changes the key, and then a session scans itself."""
+    from stigmergy.index import session as session_module
+
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    real = session_module.freshness
+    release = threading.Event()
+    scanning = threading.Event()
+    scans: list[str] = []
+
+    def slow(store: object, git: object, layers: tuple[str, ...]) -> object:
+        scans.append(threading.current_thread().name)
+        if len(scans) == 2:  # the re-scan after the answer expired: held until the other session has asked
+            scanning.set()
+            assert release.wait(10)
+        return real(store, git, layers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session_module, "freshness", slow)
+    with server.searching() as one, server.searching() as two:
+        first = one.freshness(("public",))
+        cache = one.scope.memo.fresh
+        assert cache.last is not None
+        cache.last = (cache.last[0], cache.last[1] - 3600.0, cache.last[2])  # expired, same key
+        rescan = threading.Thread(target=lambda: one.freshness(("public",)), name="rescan")
+        rescan.start()
+        assert scanning.wait(10)
+        assert two.freshness(("public",)) is first  # the expired answer, at once: no second scan
+        assert len(scans) == 2
+        release.set()
+        rescan.join(10)
+        assert cache.last is not None and cache.last[2] is not first  # the re-scan's answer replaced it
+        (b.root / "wiki" / "notes" / "Note 9.md").write_text("# Note 9\n\nnew.\n")
+        b.commit("a commit changes the key")
+        assert two.freshness(("public",)).stale and len(scans) == 3
