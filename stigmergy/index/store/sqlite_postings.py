@@ -160,10 +160,16 @@ def _tokens(tokenize: str) -> _Tokens:
         return tok
 
 
-def _key(conn: Any) -> bytes:
-    """The full text's version: its structure record (a new one with every write) and its averages."""
+def _key(conn: Any, path: str) -> bytes:
+    """The full text's version: its structure record (a new one with every write) and its averages, and the
+    file itself (a rebuild into a new file may write the same records over other rowids)."""
     rows = dict(conn.execute("SELECT id, block FROM fts_data WHERE id IN (?, ?)", (_AVERAGES, _STRUCTURE)))
-    return bytes(rows.get(_STRUCTURE) or b"") + b"|" + bytes(rows.get(_AVERAGES) or b"")
+    try:
+        st = os.stat(path)
+        file = f"{st.st_dev}:{st.st_ino}".encode()
+    except OSError:
+        file = path.encode()
+    return file + b"|" + bytes(rows.get(_STRUCTURE) or b"") + b"|" + bytes(rows.get(_AVERAGES) or b"")
 
 
 def _load(conn: Any, key: bytes) -> _Held | None:
@@ -250,7 +256,8 @@ class _Snapshot:
         self.began = not conn.in_transaction
         if self.began:
             conn.execute("BEGIN")  # one snapshot for the version, the sizes, the map and the lists
-        path, key = _path(conn), _key(conn)
+        path = _path(conn)
+        key = _key(conn, path)
         with _LOCK:
             held = _HELD.get(path)
         if held is None or held.key != key:
