@@ -176,3 +176,45 @@ def test_a_map_that_lies_never_shows_a_page_the_reader_may_not_read(wiki: Path) 
         assert not sqlite_postings._HELD
     finally:
         store.close()
+
+
+def test_a_full_cache_drops_the_least_recently_used_lists_and_answers_the_same(
+        fts: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_postings, "MAX_POSTINGS", 300)
+    for terms in _queries():
+        want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 40))]
+        assert _pairs(sqlite_postings.cut(fts, terms, 40, eager=True)) == want, terms
+        held = next(iter(sqlite_postings._HELD.values()))
+        assert held.held == sum(len(ids) for ids, _ in held.lists.values())
+        assert held.held <= 300 or len(held.lists) == 1
+
+
+def test_sessions_searching_at_once_share_the_lists_and_each_gets_fts5s_answer(tmp_path: Path,
+                                                                               fts: sqlite3.Connection) -> None:
+    """Four connections to one file, a thread each (a server's pool: a session is lent to one caller at a
+    time), asking in different orders: every answer is FTS5's, and one held full text serves them all."""
+    import threading
+
+    path = tmp_path / "index.sqlite"
+    wants = {tuple(t): [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(t), 25))] for t in _queries()}
+    conns = [connect(path) for _ in range(4)]
+    wrong: list[object] = []
+
+    def run(conn: sqlite3.Connection, offset: int) -> None:
+        items = list(wants.items())
+        for terms, want in items[offset:] + items[:offset]:
+            try:
+                if _pairs(sqlite_postings.cut(conn, list(terms), 25, eager=True)) != want:
+                    wrong.append(terms)
+            except Exception as exc:  # noqa: BLE001 - a failure in a thread is the test's failure
+                wrong.append(exc)
+
+    threads = [threading.Thread(target=run, args=(conns[i], i * 11)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for conn in conns:
+        conn.close()
+    assert not wrong
+    assert len(sqlite_postings._HELD) == 1  # one held full text for the file, shared
