@@ -218,3 +218,28 @@ def test_sessions_searching_at_once_share_the_lists_and_each_gets_fts5s_answer(t
         conn.close()
     assert not wrong
     assert len(sqlite_postings._HELD) == 1  # one held full text for the file, shared
+
+
+def test_a_list_that_cannot_be_read_leaves_the_answer_to_fts5_and_no_transaction_open(
+        fts: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreadable(conn: object, token: str) -> object:
+        raise ValueError("could not read")
+
+    monkeypatch.setattr(sqlite_postings, "_read", unreadable)
+    assert sqlite_postings.cut(fts, ["harbor", "tide"], 10, eager=True) is None
+    assert not fts.in_transaction
+    assert not sqlite_postings._HELD
+
+    def broken(conn: object, key: bytes) -> object:
+        raise _db_error()  # the database's own error class (pysqlite3's, not the standard library's)
+
+    monkeypatch.setattr(sqlite_postings, "_load", broken)
+    assert sqlite_postings.cut(fts, ["harbor"], 10, eager=True) is None
+    assert sqlite_postings.mentions(fts, '"harbor"', ("public",), 10) is None
+    assert not fts.in_transaction
+
+
+def _db_error() -> BaseException:
+    from stigmergy.index.store.sqlite_schema import dbapi
+
+    return dbapi().OperationalError("no such table: fts_docsize")  # type: ignore[no-any-return]

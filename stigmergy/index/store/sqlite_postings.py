@@ -43,6 +43,8 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,18 +246,14 @@ def _tokenizer_of(conn: Any) -> str:
     return found.group(1) if found else "unicode61"
 
 
-class _Snapshot:
-    """One read transaction on `conn` (unless one is open), and the held full text at its version."""
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-        self.began = False
-
-    def __enter__(self) -> _Held | None:
-        conn = self.conn
-        self.began = not conn.in_transaction
-        if self.began:
-            conn.execute("BEGIN")  # one snapshot for the version, the sizes, the map and the lists
+@contextmanager
+def _snapshot(conn: Any) -> Iterator[_Held | None]:
+    """One read transaction on `conn` (unless one is open: the caller's then) and the held full text at its
+    version (None: FTS5's statement answers). The transaction ends however the block does."""
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN")  # one snapshot for the version, the sizes, the map and the lists
+    try:
         path = _path(conn)
         key = _key(conn, path)
         with _LOCK:
@@ -267,11 +265,17 @@ class _Snapshot:
                     _HELD.pop(path, None)
                 else:
                     _HELD[path] = held
-        return held if held is not None and held.rows >= MIN_ROWS else None
+        yield held if held is not None and held.rows >= MIN_ROWS else None
+    finally:
+        if began and conn.in_transaction:
+            conn.execute("COMMIT")
 
-    def __exit__(self, *exc: object) -> None:
-        if self.began:
-            self.conn.execute("COMMIT")
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What reading FTS5's own tables may raise here: the database's errors, a list that does not parse."""
+    from stigmergy.index.store.sqlite_schema import dbapi
+
+    return (dbapi().Error, ValueError)
 
 
 def forget(conn: Any) -> None:
@@ -295,10 +299,14 @@ def cut(conn: Any, terms: list[str], depth: int, eager: bool,
         phrases.append(toks[0])
     if not phrases or depth <= 0:
         return None
-    with _Snapshot(conn) as held:
-        if held is None:
-            return None
-        lists = _lists(conn, held, phrases, eager)
+    try:
+        with _snapshot(conn) as held:
+            if held is None:
+                return None
+            lists = _lists(conn, held, phrases, eager)
+    except _failures():
+        forget(conn)  # FTS5's tables are not as this reads them: its statement answers
+        return None
     if lists is None:
         return None
     return _rank(held, lists, depth, None if layers is None else held.readable(layers))
@@ -308,11 +316,14 @@ def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int) -> list
     """The first `depth` source pages in `layers` by path that hold a row matching the FTS5 query `match`,
     as `SELECT p.id ... WHERE fts MATCH ? AND p.type = 'source' AND <layers> GROUP BY p.id, p.path ORDER BY
     p.path LIMIT depth` gives them, with the rows' pages looked up here rather than joined row by row (a
-    common name matched 144,126 of 247,762 rows: 65 -> ~15 ms); None when the statement must answer."""
-    with _Snapshot(conn) as held:
-        if held is None:
-            return None
-        text = conn.execute("SELECT group_concat(rowid) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
+    common name matched 144,126 of 247,762 rows); None when the statement must answer."""
+    try:
+        with _snapshot(conn) as held:
+            if held is None:
+                return None
+            text = conn.execute("SELECT group_concat(rowid) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
+    except _failures():
+        return None  # the statement answers (and says what is wrong with the query, if that is it)
     if not text:
         return []
     rows = np.fromstring(text, dtype=np.int64, sep=",")
