@@ -72,32 +72,37 @@ def _queries() -> list[list[str]]:
 def test_the_cut_is_fts5s_own(fts: sqlite3.Connection, depth: int) -> None:
     for terms in _queries():
         want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), depth))]
-        got = sqlite_postings.cut(fts, terms, depth, eager=True)
+        got = sqlite_postings.cut(fts, terms, depth, warm=True)
         assert got is not None and [(r, s) for r, _, s in got] == want, terms  # bit for bit, FTS5's tie order
 
 
 def test_it_follows_every_write(fts: sqlite3.Connection) -> None:
     terms = ["cargo", "tide"]
-    before = _pairs(sqlite_postings.cut(fts, terms, 30, eager=True))
+    before = _pairs(sqlite_postings.cut(fts, terms, 30, warm=True))
     assert before == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
     fts.execute("INSERT INTO fts(title, headings, body, extra, layer) VALUES ('cargo cargo', '', 'tide', '', 'p')")
     fts.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM fts WHERE fts MATCH 'cargo' LIMIT 3)")
-    after = _pairs(sqlite_postings.cut(fts, terms, 30, eager=True))
+    after = _pairs(sqlite_postings.cut(fts, terms, 30, warm=True))
     assert after != before
     assert after == [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 30))]
 
 
 def test_it_steps_aside_where_it_could_not_be_exact(fts: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     # A term of two tokens is a phrase: positions decide it, which the lists do not hold.
-    assert sqlite_postings.cut(fts, ["harbor_pilot"], 10, eager=True) is None
-    assert sqlite_postings.cut(fts, ["!!"], 10, eager=True) is None
-    # A process that searches once reads no list: FTS5 answers a token's first use, the lists its second.
-    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False) is None
-    assert _pairs(sqlite_postings.cut(fts, ["ledger", "crane"], 10, eager=False)) == [
+    assert sqlite_postings.cut(fts, ["harbor_pilot"], 10, warm=True) is None
+    assert sqlite_postings.cut(fts, ["!!"], 10, warm=True) is None
+    # A process that is not a long-lived service reads nothing (not the sizes, not a list) ...
+    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, warm=False) is None
+    assert sqlite_postings.cut(fts, ["ledger", "crane"], 10, warm=False) is None
+    assert not sqlite_postings._HELD
+    # ... but uses what a long-lived session of the process holds.
+    sqlite_postings.cut(fts, ["ledger", "crane"], 10, warm=True)
+    assert _pairs(sqlite_postings.cut(fts, ["ledger", "crane"], 10, warm=False)) == [
         tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(["ledger", "crane"]), 10))]
+    assert sqlite_postings.cut(fts, ["ledger", "anchor"], 10, warm=False) is None  # "anchor" is not held
     # A small table is left to FTS5 altogether.
     monkeypatch.setattr(sqlite_postings, "MIN_ROWS", 10_000)
-    assert sqlite_postings.cut(fts, ["harbor"], 10, eager=True) is None
+    assert sqlite_postings.cut(fts, ["harbor"], 10, warm=True) is None
 
 
 def test_varints_read_sqlites_nine_byte_form() -> None:
@@ -183,7 +188,7 @@ def test_a_full_cache_drops_the_least_recently_used_lists_and_answers_the_same(
     monkeypatch.setattr(sqlite_postings, "MAX_POSTINGS", 300)
     for terms in _queries():
         want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 40))]
-        assert _pairs(sqlite_postings.cut(fts, terms, 40, eager=True)) == want, terms
+        assert _pairs(sqlite_postings.cut(fts, terms, 40, warm=True)) == want, terms
         held = next(iter(sqlite_postings._HELD.values()))
         assert held.held == sum(len(ids) for ids, _ in held.lists.values())
         assert held.held <= 300 or len(held.lists) == 1
@@ -204,7 +209,7 @@ def test_sessions_searching_at_once_share_the_lists_and_each_gets_fts5s_answer(t
         items = list(wants.items())
         for terms, want in items[offset:] + items[:offset]:
             try:
-                if _pairs(sqlite_postings.cut(conn, list(terms), 25, eager=True)) != want:
+                if _pairs(sqlite_postings.cut(conn, list(terms), 25, warm=True)) != want:
                     wrong.append(terms)
             except Exception as exc:  # noqa: BLE001 - a failure in a thread is the test's failure
                 wrong.append(exc)
@@ -226,7 +231,7 @@ def test_a_list_that_cannot_be_read_leaves_the_answer_to_fts5_and_no_transaction
         raise ValueError("could not read")
 
     monkeypatch.setattr(sqlite_postings, "_read", unreadable)
-    assert sqlite_postings.cut(fts, ["harbor", "tide"], 10, eager=True) is None
+    assert sqlite_postings.cut(fts, ["harbor", "tide"], 10, warm=True) is None
     assert not fts.in_transaction
     assert not sqlite_postings._HELD
 
@@ -234,8 +239,8 @@ def test_a_list_that_cannot_be_read_leaves_the_answer_to_fts5_and_no_transaction
         raise _db_error()  # the database's own error class (pysqlite3's, not the standard library's)
 
     monkeypatch.setattr(sqlite_postings, "_load", broken)
-    assert sqlite_postings.cut(fts, ["harbor"], 10, eager=True) is None
-    assert sqlite_postings.mentions(fts, '"harbor"', ("public",), 10) is None
+    assert sqlite_postings.cut(fts, ["harbor"], 10, warm=True) is None
+    assert sqlite_postings.mentions(fts, '"harbor"', ("public",), 10, warm=True) is None
     assert not fts.in_transaction
 
 

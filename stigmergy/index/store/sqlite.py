@@ -82,7 +82,7 @@ class SqliteIndexStore:
         self.errors = errors
         self._counts: tuple[int, dict[str, int]] | None = None
         self._bits: dict[str, tuple[int, str, LayerBits | None]] = {}
-        # A long-lived session (`keep_warm`): what is held between searches is read at its first use.
+        # A long-lived session (`keep_warm`): it reads what sqlite_postings holds between searches.
         self.warm = False
 
     @classmethod
@@ -410,7 +410,7 @@ class SqliteIndexStore:
 
     def source_mentions(self, names: Sequence[str], sel: Selection, depth: int) -> list[int]:
         match = mention_query(names)
-        return sqlite_lexical.mentions(self.conn, match, sel, depth) if match else []
+        return sqlite_lexical.mentions(self.conn, match, sel, depth, self.warm) if match else []
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
         return self.conn.execute(

@@ -86,7 +86,7 @@ def _scoped(conn: Any, match: str, sel: Selection, rank: str, also: str, depth: 
     return conn.execute(sql, (match, *layers, depth, *params)).fetchall()  # type: ignore[no-any-return]
 
 
-def mentions(conn: Any, match: str, sel: Selection, depth: int) -> list[int]:
+def mentions(conn: Any, match: str, sel: Selection, depth: int, warm: bool = False) -> list[int]:
     """The first `depth` source pages of `sel` by path that hold a row matching `match` (the entity arm's
     source mentions). Unfiltered, the matches' pages are looked up in process (`sqlite_postings`), not
     joined row by row, and what that picks is checked here against the tables."""
@@ -94,7 +94,7 @@ def mentions(conn: Any, match: str, sel: Selection, depth: int) -> list[int]:
     if not sel.filtered:
         from stigmergy.index.store import sqlite_postings  # numpy: searches only
 
-        found = sqlite_postings.mentions(conn, match, tuple(sel.layers), depth)
+        found = sqlite_postings.mentions(conn, match, tuple(sel.layers), depth, warm)
         if found is not None:
             if {r[0] for r in conn.execute(
                     f"SELECT p.id FROM pages p WHERE p.id IN ({marks(found)}) AND p.type = 'source' AND {where}",

@@ -20,8 +20,9 @@ the table's tokens over its rows, k1 1.2, b 0.75; bm25() returns -score. `tests/
 holds the two equal. What is left to FTS5's statement (`cut` answers None): a term that is not one token
 (a phrase needs positions), column weights other than 1 (f would be a weighted sum whose rounding depends
 on the order of the occurrences), a table under MIN_ROWS rows (FTS5 is fast there), and a token not held
-yet in a process that searches once (reading a common token's list costs about one FTS5 search; a
-long-lived session, `eager`, reads it at its first use, any other at its second).
+yet, or nothing held, in a process that is not a long-lived service (reading a common token's list costs
+about one FTS5 search, and the sizes and the page map ~1 s at 247,762 rows: only a `warm` session, `serve`
+or MCP, reads them; a command that searches once never pays for them).
 
 The reader's layers are applied before the cut, through a map of each row's page and each page's layer held
 with the lists (and the entity arm's source mentions use it too: a match's rows looked up here instead of
@@ -120,7 +121,6 @@ class _Held:
     pages: _Pages
     lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
     held: int = 0
-    seen: dict[str, int] = field(default_factory=dict)
 
     def readable(self, layers: tuple[str, ...]) -> np.ndarray:
         """By rowid: the row's page is in one of `layers`."""
@@ -247,9 +247,10 @@ def _tokenizer_of(conn: Any) -> str:
 
 
 @contextmanager
-def _snapshot(conn: Any) -> Iterator[_Held | None]:
+def _snapshot(conn: Any, load: bool) -> Iterator[_Held | None]:
     """One read transaction on `conn` (unless one is open: the caller's then) and the held full text at its
-    version (None: FTS5's statement answers). The transaction ends however the block does."""
+    version, read now if it is not held and `load` (None: FTS5's statement answers). The transaction ends
+    however the block does."""
     began = not conn.in_transaction
     if began:
         conn.execute("BEGIN")  # one snapshot for the version, the sizes, the map and the lists
@@ -258,7 +259,9 @@ def _snapshot(conn: Any) -> Iterator[_Held | None]:
         key = _key(conn, path)
         with _LOCK:
             held = _HELD.get(path)
-        if held is None or held.key != key:
+        if (held is None or held.key != key) and not load:
+            held = None
+        elif held is None or held.key != key:
             held = _load(conn, key)
             with _LOCK:
                 if held is None:
@@ -284,7 +287,7 @@ def forget(conn: Any) -> None:
         _HELD.pop(_path(conn), None)
 
 
-def cut(conn: Any, terms: list[str], depth: int, eager: bool,
+def cut(conn: Any, terms: list[str], depth: int, warm: bool,
         layers: tuple[str, ...] | None = None) -> list[tuple[int, int, float]] | None:
     """The best `depth` rows of the FTS5 query matching any of `terms` (each a quoted phrase) among the rows
     of pages in `layers` (None: every row), as `(rowid, page, bm25)` best first, exactly as
@@ -300,10 +303,10 @@ def cut(conn: Any, terms: list[str], depth: int, eager: bool,
     if not phrases or depth <= 0:
         return None
     try:
-        with _snapshot(conn) as held:
+        with _snapshot(conn, warm) as held:
             if held is None:
                 return None
-            lists = _lists(conn, held, phrases, eager)
+            lists = _lists(conn, held, phrases, warm)
     except _failures():
         forget(conn)  # FTS5's tables are not as this reads them: its statement answers
         return None
@@ -312,13 +315,13 @@ def cut(conn: Any, terms: list[str], depth: int, eager: bool,
     return _rank(held, lists, depth, None if layers is None else held.readable(layers))
 
 
-def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int) -> list[int] | None:
+def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int, warm: bool) -> list[int] | None:
     """The first `depth` source pages in `layers` by path that hold a row matching the FTS5 query `match`,
     as `SELECT p.id ... WHERE fts MATCH ? AND p.type = 'source' AND <layers> GROUP BY p.id, p.path ORDER BY
     p.path LIMIT depth` gives them, with the rows' pages looked up here rather than joined row by row (a
     common name matched 144,126 of 247,762 rows); None when the statement must answer."""
     try:
-        with _snapshot(conn) as held:
+        with _snapshot(conn, warm) as held:
             if held is None:
                 return None
             text = conn.execute("SELECT group_concat(rowid) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
@@ -336,9 +339,8 @@ def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int) -> list
     return [int(p) for p in pages[np.argsort(pm.order[pages], kind="stable")][:depth]]
 
 
-def _lists(conn: Any, held: _Held, phrases: list[str], eager: bool) -> list[tuple[np.ndarray, np.ndarray]] | None:
-    """The phrases' posting lists, read where not held; None when one is not held and this is its first use
-    in a process that is not `eager`."""
+def _lists(conn: Any, held: _Held, phrases: list[str], fetch: bool) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """The phrases' posting lists, read where not held if `fetch`; else None when one is not held."""
     have: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     missing: list[str] = []
     with _LOCK:
@@ -347,13 +349,10 @@ def _lists(conn: Any, held: _Held, phrases: list[str], eager: bool) -> list[tupl
             if got is not None:
                 held.lists.move_to_end(token)
                 have[token] = got
-                continue
-            if len(held.seen) >= _TERMS_MAX:
-                held.seen.clear()
-            held.seen[token] = held.seen.get(token, 0) + 1
-            missing.append(token)
-        if not eager and any(held.seen[t] < 2 for t in missing):
-            return None
+            else:
+                missing.append(token)
+    if missing and not fetch:
+        return None
     for token in missing:
         have[token] = _read(conn, token)
     with _LOCK:
