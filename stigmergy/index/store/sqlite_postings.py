@@ -293,6 +293,8 @@ def cut(conn: Any, terms: list[str], depth: int, warm: bool,
     of pages in `layers` (None: every row), as `(rowid, page, bm25)` best first, exactly as
     `SELECT rowid, bm25(fts, 1, 1, 1, 1, 0) AS s ... ORDER BY s LIMIT depth` returns them (page -1: the
     row has none); None when FTS5's statement must answer (see the module's text)."""
+    if not warm and not _HELD:
+        return None  # a command's process: nothing held, nothing to read (not even the tokenizer)
     tokenizer = _tokens(_tokenizer_of(conn))
     phrases: list[str] = []
     for term in terms:
@@ -320,6 +322,8 @@ def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int, warm: b
     as `SELECT p.id ... WHERE fts MATCH ? AND p.type = 'source' AND <layers> GROUP BY p.id, p.path ORDER BY
     p.path LIMIT depth` gives them, with the rows' pages looked up here rather than joined row by row (a
     common name matched 144,126 of 247,762 rows); None when the statement must answer."""
+    if not warm and not _HELD:
+        return None
     try:
         with _snapshot(conn, warm) as held:
             if held is None:
