@@ -39,7 +39,6 @@ recently used tokens dropped first; 20 bytes a row and 13 a page for the sizes a
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import threading
@@ -51,12 +50,12 @@ from typing import Any
 
 import numpy as np
 
+from stigmergy.index.store.pg_text import K1, B, idf  # FTS5's bm25 constants and idf, written once
+
 # Below this many rows FTS5's statement costs a few milliseconds: nothing to gain.
 MIN_ROWS = 20_000
 # Postings held per database (6 bytes each: ~240 MB at the cap).
 MAX_POSTINGS = 40_000_000
-K1 = 1.2
-B = 0.75
 # FTS5's records in its `%_data` table (fts5Int.h: FTS5_AVERAGES_ROWID, FTS5_STRUCTURE_ROWID).
 _AVERAGES = 1
 _STRUCTURE = 10
@@ -379,12 +378,10 @@ def _rank(held: _Held, lists: list[tuple[np.ndarray, np.ndarray]], depth: int,
         hits = len(rows)
         if not hits:
             continue
-        idf = math.log((held.rows - hits + 0.5) / (hits + 0.5))
-        if idf <= 0.0:
-            idf = 1e-6
+        w = idf(held.rows, hits)
         f = counts.astype(np.float64)
         # FTS5's expression, operation for operation: idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / avgdl)))
-        parts.append(idf * ((f * (k1 + 1.0)) / (f + k1 * ((1.0 - b) + (b * sizes[rows]) / avgdl))))
+        parts.append(w * ((f * (k1 + 1.0)) / (f + k1 * ((1.0 - b) + (b * sizes[rows]) / avgdl))))
         ids.append(rows)
     if not ids:
         return []
