@@ -55,12 +55,42 @@ def _proc_cpu(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def _descendants(pid: int) -> list[int]:
+    """`pid` and its live descendants (serve's search workers: `--search-processes`)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+            except OSError:
+                pass
+    return out
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of `pid` and of its live descendants (each with its own reaped children)."""
+    total = 0.0
+    for p in _descendants(pid):
+        try:
+            total += _proc_cpu(p)
+        except OSError:
+            pass
+    return total
+
+
 def _proc_pss_mb(pid: int) -> float:
-    """Proportional set size: SQLite's memory-mapped file counted once, not once per connection."""
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    """Proportional set size of `pid` and its live descendants: SQLite's memory-mapped file counted once,
+    not once per connection."""
+    total = 0.0
+    for p in _descendants(pid):
+        try:
+            lines = Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) / 1024 for line in lines if line.startswith("Pss:"))
+    return total
 
 
 def _cpu_self() -> float:
@@ -279,7 +309,7 @@ def serve_load(args: argparse.Namespace, n: int, label: str, pg: Any, qs: list[s
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(HERE.parent),
            **(pg_env(pg, n) if label == "postgres" else {})}
     proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "serve", "--port", "0", "--tokens-file",
-                             str(tokens_file)], cwd=root, env=env, stderr=subprocess.PIPE,
+                             str(tokens_file), "--search-processes", str(args.search_processes)], cwd=root, env=env, stderr=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, text=True)
     assert proc.stderr is not None
     port = 0
@@ -300,10 +330,10 @@ def serve_load(args: argparse.Namespace, n: int, label: str, pg: Any, qs: list[s
         warm = q.get(timeout=900)  # warm: the CPU counters start a second before the window opens
         if warm != "warm":
             raise RuntimeError(f"the load driver failed before the window: {warm}")
-        cpu_serve0, cpu_db0 = _proc_cpu(proc.pid), (pg.cpu_seconds() if label == "postgres" else 0.0)
+        cpu_serve0, cpu_db0 = _tree_cpu(proc.pid), (pg.cpu_seconds() if label == "postgres" else 0.0)
         got = q.get(timeout=args.seconds + 900)
         driver.join()
-        cpu_serve = _proc_cpu(proc.pid) - cpu_serve0
+        cpu_serve = _tree_cpu(proc.pid) - cpu_serve0
         cpu_db = (pg.cpu_seconds() if label == "postgres" else 0.0) - cpu_db0
         pss = _proc_pss_mb(proc.pid)
     finally:
@@ -334,6 +364,8 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=50.0, help="searches a second, all readers together")
     ap.add_argument("--seconds", type=float, default=30.0, help="the load window")
     ap.add_argument("--warm", type=int, default=20, help="searches before the window (model, caches)")
+    ap.add_argument("--search-processes", type=int, default=1,
+                    help="serve's search workers (default 1: its own threads); CPU and memory count them all")
     ap.add_argument("--no-hnsw-rebuild", dest="hnsw_rebuild", action="store_false",
                     help="skip timing a second build of the HNSW graph alone")
     ap.add_argument("--out", type=Path, default=HERE / "out", help="kept between runs: wikis, indexes, PostgreSQL")
@@ -343,7 +375,7 @@ def main() -> None:
     args.out = args.out.resolve()  # the database server runs in its own folder
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"readers": args.readers, "rate_per_s": args.rate, "seconds": args.seconds,
-                              "cores": os.cpu_count(), "loadavg_before": loadavg(), "sizes": {}}
+                              "cores": os.cpu_count(), "search_processes": args.search_processes, "loadavg_before": loadavg(), "sizes": {}}
     pool = load_corpus.sentence_pool(args.out)
     qs = load_corpus.queries(4000, pool)
     pg = None
@@ -369,7 +401,8 @@ def main() -> None:
 
 def table(report: dict[str, Any]) -> str:
     lines = [f"{report['readers']} readers, {report['rate_per_s']:g} searches/s, {report['seconds']:g} s window, "
-             f"{report['cores']} cores; load before {' '.join(report['loadavg_before'])}",
+             f"{report['cores']} cores, {report.get('search_processes', 1)} search process(es); "
+             f"load before {' '.join(report['loadavg_before'])}",
              "| size | backend | p50 ms | p95 ms | errors | done/s | CPU ms/search serve+db | load after |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for n, res in report["sizes"].items():

@@ -116,6 +116,9 @@ class SearchSettings:
     title_weight: float = 1.0  # FTS5 bm25 column weights: title (+ aliases), heading trail; body is 1
     headings_weight: float = 1.0
     read_head_chars: int = 6000
+    # A long-lived service's searches (serve) in this many worker processes (service/search_workers.py): one
+    # process runs Python on one core at a time. 1 keeps them in the server's own threads.
+    processes: int = 1
 
 
 @dataclass(frozen=True)
@@ -501,7 +504,12 @@ def refresh_declarations(settings: Settings, raw: bytes | None) -> Settings:
     return fresh
 
 
+MAX_SEARCH_PROCESSES = 64
+
+
 def _check_backends(settings: Settings) -> None:
+    if not 1 <= settings.search.processes <= MAX_SEARCH_PROCESSES:
+        raise ConfigError(f"search.processes must be from 1 to {MAX_SEARCH_PROCESSES}, not {settings.search.processes}")
     if settings.index.backend not in ("sqlite", "postgres"):
         raise ConfigError(f"index.backend must be \"sqlite\" or \"postgres\", not {settings.index.backend!r}")
     if settings.evidence.backend not in ("local", "s3"):

@@ -3,6 +3,7 @@ Host and Origin, the security headers, the rate limit, revocation, and scope thr
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -350,8 +351,10 @@ def test_serve_as_a_real_process(wiki: Path, tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "stigmergy", "serve", "--host", "0.0.0.0", "--tokens-file",
                               str(tokens)], cwd=wiki, env=env, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "not a loopback address" in refused.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "serve", "--port", "0", "--tokens-file", str(tokens)],
+    proc = subprocess.Popen([sys.executable, "-m", "stigmergy", "serve", "--port", "0", "--tokens-file", str(tokens),
+                             "--search-processes", "2"],
                             cwd=wiki, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    workers: list[int] = []
     try:
         assert proc.stderr is not None
         url = None
@@ -364,9 +367,28 @@ def test_serve_as_a_real_process(wiki: Path, tmp_path: Path) -> None:
             r = c.post("/signin", data={"token": token}, headers={"origin": url})
             assert r.status_code == 303
             assert PUBLIC in c.get("/").text
+            # Searches go to the two worker processes (service/search_workers.py); this wiki has no index,
+            # and their refusal reaches the page as the server's own would (their answers: test_search_workers).
+            found = c.get("/search", params={"q": "Aurora revenue"}).text
+            assert "this repository has no index yet" in found and "run `stigmergy index`" in found
+        workers = _children(proc.pid)
+        assert len(workers) >= 2
     finally:
-        proc.terminate()
+        proc.kill()  # outright: the workers must leave on their own
         proc.wait(timeout=20)
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{w}").exists() for w in workers)
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux: /proc/PID/task/*/children)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            out.extend(int(c) for c in (task / "children").read_text().split())
+    return out
 
 
 def test_the_capture_form_only_when_allowed_and_only_into_readable_layers(wiki: Path, tmp_path: Path) -> None:

@@ -95,6 +95,9 @@ def serve_cmd(
                                         "configured channels, /slack/commands answers /wiki (docs/serve.md).")] = False,
     slack_config: Annotated[Path | None, typer.Option(
         "--slack-config", help="The Slack endpoint's settings (default: ~/.config/stigmergy/slack.toml).")] = None,
+    search_processes: Annotated[int | None, typer.Option(
+        "--search-processes", min=1, max=64,
+        help="Answer searches in this many worker processes, up to one per core (default [search] processes).")] = None,
 ) -> None:
     """Serve the wiki to a team: MCP for agents at /mcp and a read-only web view, each person by their token."""
     from stigmergy.server.app import serve
@@ -103,6 +106,14 @@ def serve_cmd(
 
     service = reading(ctx).service.serving()  # a server lives long: Git reads through GitPython (repo/gitpython.py)
     service.require_root()
+    if search_processes is not None:
+        from dataclasses import replace
+
+        service.adopt_settings(replace(service.settings, search=replace(service.settings.search,
+                                                                         processes=search_processes)))
+    pool = service.search_workers()
+    if pool is not None:
+        pool.warm()  # the workers load the model and open the index while the server starts
     store = _store(tokens_file)
     _refuse_inside_repository(ctx, store.path)
     names = (*LOOPBACK_NAMES, *(allow_host or ()))

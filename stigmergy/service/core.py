@@ -55,6 +55,7 @@ class _Warm:
         self.model_lock = threading.Lock()
         self.trust: Any = None  # the folded feedback records (trust/book.py), kept while no batch changes
         self.access: Any = None  # access counts not yet appended (trust/access.py)
+        self.workers: Any = None  # the searches' worker processes ([search] processes > 1: service/search_workers.py)
 
 
 class ServiceCore:
@@ -105,11 +106,16 @@ class ServiceCore:
         if now == self._declared:
             return
         settings = refresh_declarations(self.settings, now)
+        self.adopt_settings(settings)
+        self._declared = now
+
+    def adopt_settings(self, settings: Settings) -> None:
+        """Search and write by `settings` from now on (the sessions opened under the old ones are closed);
+        a search worker is handed the server's settings this way at each search."""
         with self._warm_state.lock:
             self._close_searchers()  # they hold the old settings
             self.settings = settings
             self._repo = None  # rebuilt on next use from the new settings
-            self._declared = now
 
     @property
     def reader(self) -> str:
@@ -152,6 +158,9 @@ class ServiceCore:
     def close(self) -> None:
         with self._warm_state.lock:
             self._close_searchers()
+            pool, self._warm_state.workers = self._warm_state.workers, None
+        if pool is not None:
+            pool.close()
         if self._warm_state.access is not None:
             self._warm_state.access.flush()
         if self._repo is not None and self.long_lived:

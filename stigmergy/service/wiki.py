@@ -32,6 +32,7 @@ from stigmergy.settings import Settings
 if TYPE_CHECKING:
     from stigmergy.index.search import SearchResult
     from stigmergy.index.store import Filters
+    from stigmergy.service.search_workers import SearchWorkers
     from stigmergy.write.capture import CaptureOutcome, CaptureReport
     from stigmergy.write.maintain import MaintainReport
     from stigmergy.write.maintenance import Outcome
@@ -384,9 +385,28 @@ class WikiService(Judgements):
 
     # ------------------------------------------------------------ reads of the index
 
+    def search_workers(self) -> SearchWorkers | None:
+        """The searches' worker processes of a long-lived service with `[search] processes` above 1, started
+        on first use and shared by every caller's service; None otherwise (a command, or one process)."""
+        processes = self.settings.search.processes
+        if not self.long_lived or processes <= 1:
+            return None
+        warm = self._warm_state
+        with warm.lock:
+            if warm.workers is None:
+                from stigmergy.service.search_workers import SearchWorkers
+
+                warm.workers = SearchWorkers(self.require_root(), self.settings, dict(self.env), processes,
+                                       embedder=self._embedder)
+            return warm.workers
+
     def search(self, query: str, *, k: int | None = None, filters: Filters | None = None) -> SearchResult:
-        with self.searching() as searcher:
-            found = searcher.search(query, self.reader, k=k, filters=filters)
+        pool = self.search_workers()
+        if pool is not None:
+            found = pool.search(self.settings, query, self.reader, k, filters)
+        else:
+            with self.searching() as searcher:
+                found = searcher.search(query, self.reader, k=k, filters=filters)
         self._count(h.page_id for h in found.hits)
         return found
 
