@@ -108,7 +108,7 @@ def test_the_graph_script_sees_a_forbidden_import(tmp_path: Path) -> None:
 STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlite_schema.py",
                  "stigmergy/index/store/sqlite_write.py", "stigmergy/index/store/sqlite_ask.py",
                  "stigmergy/index/store/sqlite_bits.py", "stigmergy/index/store/sqlite_lexical.py",
-                 "stigmergy/index/store/sqlite_postings.py",
+                 "stigmergy/index/store/sqlite_postings.py", "stigmergy/index/store/sqlite_vectors.py",
                  "stigmergy/index/store/postgres.py", "stigmergy/index/store/pg_schema.py",
                  "stigmergy/index/store/pg_search.py", "stigmergy/index/store/pg_reads.py",
                  "stigmergy/index/store/pg_write.py", "stigmergy/index/store/pg_impact.py",

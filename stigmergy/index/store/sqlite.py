@@ -358,13 +358,12 @@ class SqliteIndexStore:
                 cand = self._bit_nearest(layer, table, query, blob, prefilter)
                 if not cand:
                     continue
-                got = self.conn.execute(
-                    f"SELECT f.id, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash AND v.fingerprint = ? "
-                    f"WHERE f.id IN ({marks(cand)})", (fingerprint, *cand)).fetchall()
-                if got:
-                    mat = np.frombuffer(b"".join(v for _, v in got), dtype=np.float32).reshape(len(got), -1)
+                from stigmergy.index.store import sqlite_vectors  # numpy: searches only
+
+                got, mat = sqlite_vectors.vectors(self.conn, fingerprint, cand, self.warm)
+                if mat is not None:
                     dist = 1.0 - mat @ np.asarray(query, dtype=np.float32)
-                    scored.extend((float(d), fid) for (fid, _), d in zip(got, dist, strict=True))
+                    scored.extend(zip(dist.tolist(), got, strict=True))
         scored.sort()
         best = scored[:want]
         if not best:
@@ -377,14 +376,12 @@ class SqliteIndexStore:
         return [(fid, ok[fid], 1.0 - d) for d, fid in best if fid in ok]
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
-        import numpy as np
+        from stigmergy.index.store import sqlite_vectors  # numpy: searches only
 
         if not fragments:
             return {}
-        rows = self.conn.execute(
-            f"SELECT f.id, v.vector FROM fragments f JOIN vectors v ON v.hash = f.hash AND v.fingerprint = ? "
-            f"WHERE f.id IN ({marks(fragments)})", (fingerprint, *fragments)).fetchall()
-        return {fid: np.frombuffer(blob, dtype=np.float32) for fid, blob in rows}
+        got, mat = sqlite_vectors.vectors(self.conn, fingerprint, fragments, self.warm)
+        return {} if mat is None else dict(zip(got, mat, strict=True))
 
     def entity_names_in(self, names: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, int]]:
         return self.conn.execute(

@@ -161,7 +161,7 @@ def _tokens(tokenize: str) -> _Tokens:
         return tok
 
 
-def _key(conn: Any, path: str) -> bytes:
+def version_key(conn: Any, path: str) -> bytes:
     """The full text's version: its structure record (a new one with every write) and its averages, and the
     file itself (a rebuild into a new file may write the same records over other rowids)."""
     rows = dict(conn.execute("SELECT id, block FROM fts_data WHERE id IN (?, ?)", (_AVERAGES, _STRUCTURE)))
@@ -231,7 +231,7 @@ def _read(conn: Any, token: str) -> tuple[np.ndarray, np.ndarray]:
     return rows.astype(np.int32), counts.astype(np.uint16 if counts.max() <= 0xFFFF else np.uint32)
 
 
-def _path(conn: Any) -> str:
+def database_path(conn: Any) -> str:
     for _, name, file in conn.execute("PRAGMA database_list"):
         if name == "main":
             return os.path.realpath(file) if file else f"memory:{id(conn)}"
@@ -254,8 +254,8 @@ def _snapshot(conn: Any, load: bool) -> Iterator[_Held | None]:
     if began:
         conn.execute("BEGIN")  # one snapshot for the version, the sizes, the map and the lists
     try:
-        path = _path(conn)
-        key = _key(conn, path)
+        path = database_path(conn)
+        key = version_key(conn, path)
         with _LOCK:
             held = _HELD.get(path)
         if (held is None or held.key != key) and not load:
@@ -283,7 +283,7 @@ def _failures() -> tuple[type[BaseException], ...]:
 def forget(conn: Any) -> None:
     """Drop what is held for `conn`'s database (a check found it is not the database's any more)."""
     with _LOCK:
-        _HELD.pop(_path(conn), None)
+        _HELD.pop(database_path(conn), None)
 
 
 def cut(conn: Any, terms: list[str], depth: int, warm: bool,
