@@ -175,6 +175,7 @@ def test_a_map_that_lies_never_shows_a_page_the_reader_may_not_read(wiki: Path) 
         store.lexical(["harbor"], sel, (1.0, 1.0, 1.0), 12)  # held again, honest
         held = next(iter(sqlite_postings._HELD.values()))
         held.pages.row_layer[:] = public
+        held.pages.page_layer[:] = public
         held.pages.masks.clear()
         again = store.source_mentions(["harbor pilot"], sel, 50)
         assert again == mentions and not board & set(again)

@@ -68,6 +68,12 @@ def test_the_held_vectors_and_the_nearest_rows_are_the_tables_own(tmp_path: Path
         assert held.mat is not None and len(held.ids) == len(_ids(cold)), "the matrix was read"
         asked = [*_ids(cold), 10**9, -1]
         assert _same(warm.fragment_vectors(asked, fingerprint), cold.fragment_vectors(asked, fingerprint))
+        pages = [r[0] for r in cold.conn.execute("SELECT id FROM pages")] + [10**9]
+        assert held.pages.whole and len(held.pages.ids) == len(pages) - 1
+        for least in (1, 2, 99):
+            w, c = warm.page_vectors(pages, least), cold.page_vectors(pages, least)
+            assert w.keys() == c.keys() and all(
+                np.array_equal(w[p][0], c[p][0]) and np.array_equal(w[p][1], c[p][1]) and w[p][2] == c[p][2] for p in c)
         rng = np.random.default_rng(5)
         for layers in (("public",), ("board",), ("public", "board")):
             sel_w, sel_c = warm.select(layers, Filters()), cold.select(layers, Filters())
@@ -82,8 +88,9 @@ def test_the_held_vectors_and_the_nearest_rows_are_the_tables_own(tmp_path: Path
         seen: list[str] = []
         warm.conn.set_trace_callback(seen.append)
         warm.fragment_vectors(_ids(cold)[:50], fingerprint)
+        warm.page_vectors(pages, 1)
         warm.conn.set_trace_callback(None)
-        assert not any("JOIN vectors" in s for s in seen)
+        assert not any("JOIN vectors" in s or "page_vectors" in s for s in seen)
     finally:
         cold.close()
         if warm is not None:

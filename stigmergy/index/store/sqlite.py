@@ -207,6 +207,12 @@ class SqliteIndexStore:
 
         if not pages:
             return {}
+        if self.warm:
+            from stigmergy.index.store import sqlite_vectors  # numpy: searches only
+
+            held = sqlite_vectors.page_vectors(self.conn, self.meta("fingerprint") or "", pages, min_fragments, True)
+            if held is not None:
+                return held
         return {pid: (np.frombuffer(c, dtype=np.float32), np.frombuffer(lead, dtype=np.float32), n)
                 for pid, c, lead, n in self.conn.execute(
                     f"SELECT page, centroid, lead, fragments FROM page_vectors WHERE page IN ({marks(pages)}) "

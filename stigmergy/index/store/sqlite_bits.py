@@ -25,11 +25,13 @@ AVAILABLE = _POPCOUNT is not None
 
 @dataclass(frozen=True)
 class LayerBits:
-    """One vec0 table's quantised vectors in vec0's scan order: rowids, the packed bits (a row of
-    `words` unsigned words each) and each row's tie rank (its place in vec0's order among equal distances)."""
+    """One vec0 table's quantised vectors in vec0's scan order: rowids, the packed bits word by word (`bits[w]`
+    is every row's w-th unsigned word: a row-major scan cost 3x more, 5.1 against 1.6 ms at 247,762 rows, in
+    the temporaries of a 2-D XOR and popcount) and each row's tie rank (its place in vec0's order among equal
+    distances)."""
 
     rowids: np.ndarray
-    bits: np.ndarray
+    bits: np.ndarray  # (words, rows)
     tie: np.ndarray
 
 
@@ -53,11 +55,11 @@ def load(conn: Any, table: str, column: int) -> LayerBits:
         tie.append((base + size - 1 - np.arange(size, dtype=np.int64))[valid])
         base += size
     if not rows:
-        return LayerBits(np.zeros(0, np.int64), np.zeros((0, 1), np.uint8), np.zeros(0, np.int64))
+        return LayerBits(np.zeros(0, np.int64), np.zeros((1, 0), np.uint8), np.zeros(0, np.int64))
     packed = np.ascontiguousarray(np.concatenate(bits))
     if width % 8 == 0:
         packed = packed.view(np.uint64)
-    return LayerBits(np.concatenate(rowids), packed, np.concatenate(tie))
+    return LayerBits(np.concatenate(rowids), np.ascontiguousarray(packed.T), np.concatenate(tie))
 
 
 def nearest(layer: LayerBits, query: np.ndarray, k: int) -> list[int]:
@@ -70,11 +72,10 @@ def nearest(layer: LayerBits, query: np.ndarray, k: int) -> list[int]:
     q = np.packbits(np.asarray(query) > 0, bitorder="little")
     if layer.bits.dtype == np.uint64:
         q = q.view(np.uint64)
-    counts = _POPCOUNT(layer.bits ^ q)
-    # Word by word: a sum along a row of a few words is several times slower in numpy.
-    dist = counts[:, 0].astype(np.int32)
-    for word in range(1, counts.shape[1]):
-        dist += counts[:, word]
+    # Word by word over contiguous columns: a sum along a row of a few words is several times slower.
+    dist = _POPCOUNT(layer.bits[0] ^ q[0]).astype(np.int32)
+    for word in range(1, layer.bits.shape[0]):
+        dist += _POPCOUNT(layer.bits[word] ^ q[word])
     if k < n:
         # The k-th distance from a histogram (distances are 0..bits): one pass instead of a partition.
         kth = int(np.searchsorted(np.cumsum(np.bincount(dist)), k))

@@ -62,6 +62,8 @@ _STRUCTURE = 10
 _VOCAB = "temp.stigmergy_fts_instances"
 # Terms whose tokens are remembered (a term's tokens never change: the tokenizer is the table's).
 _TERMS_MAX = 50_000
+# Entity-name matches whose source pages are remembered per version (a few KB each).
+_SOURCES_MAX = 4_096
 
 
 def varints(blob: bytes) -> list[int]:
@@ -120,6 +122,8 @@ class _Held:
     pages: _Pages
     lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
     held: int = 0
+    # The entity arm's source mentions: a match's source pages (every layer) in path order, at this version.
+    sources: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
 
     def readable(self, layers: tuple[str, ...]) -> np.ndarray:
         """By rowid: the row's page is in one of `layers`."""
@@ -141,6 +145,7 @@ class _Pages:
 
     page_of: np.ndarray  # int64 by rowid: the row's page (-1: none)
     row_layer: np.ndarray  # int32 by rowid: the code of its page's layer (-1: none)
+    page_layer: np.ndarray  # int32 by page id: the code of its layer (-1: none)
     codes: dict[str, int]
     source: np.ndarray  # bool by page id: a source page
     order: np.ndarray  # int64 by page id: its place in byte order of path, as ORDER BY p.path sorts
@@ -209,7 +214,7 @@ def _load_pages(conn: Any, n_rows: int) -> _Pages | None:
         if 0 <= fid < n_rows and 0 <= pid <= top:
             page_of[fid] = pid
     row_layer = np.where(page_of >= 0, layer_of[np.maximum(page_of, 0)], -1).astype(np.int32)
-    return _Pages(page_of, row_layer, codes, source, order)
+    return _Pages(page_of, row_layer, layer_of, codes, source, order)
 
 
 def _read(conn: Any, token: str) -> tuple[np.ndarray, np.ndarray]:
@@ -327,19 +332,40 @@ def mentions(conn: Any, match: str, layers: tuple[str, ...], depth: int, warm: b
         with _snapshot(conn, warm) as held:
             if held is None:
                 return None
-            text = conn.execute("SELECT group_concat(rowid) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
+            with _LOCK:
+                pages = held.sources.get(match)
+                if pages is not None:
+                    held.sources.move_to_end(match)
+            if pages is None:
+                text = conn.execute("SELECT group_concat(rowid) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
+                pages = _source_pages(held, text or "")
+                if pages is None:
+                    return None
+                with _LOCK:
+                    held.sources[match] = pages
+                    while len(held.sources) > _SOURCES_MAX:
+                        held.sources.popitem(last=False)
     except _failures():
         return None  # the statement answers (and says what is wrong with the query, if that is it)
+    pm = held.pages
+    codes = np.asarray([pm.codes[name] for name in layers if name in pm.codes], dtype=np.int32)
+    return [int(p) for p in pages[np.isin(pm.page_layer[pages], codes)][:depth]]
+
+
+def _source_pages(held: _Held, text: str) -> np.ndarray | None:
+    """The source pages of the rows listed in `text` (FTS5's rowids, comma-separated), every layer, in
+    byte order of path; None when the list does not parse."""
     if not text:
-        return []
+        return np.zeros(0, np.int64)
     rows = np.fromstring(text, dtype=np.int64, sep=",")
     if len(rows) != text.count(",") + 1:
         return None
     pm = held.pages
     rows = rows[(rows >= 0) & (rows < len(pm.page_of))]
-    pages = np.unique(pm.page_of[rows[held.readable(layers)[rows]]])
+    pages = np.unique(pm.page_of[rows])
+    pages = pages[pages >= 0]
     pages = pages[pm.source[pages]]
-    return [int(p) for p in pages[np.argsort(pm.order[pages], kind="stable")][:depth]]
+    return pages[np.argsort(pm.order[pages], kind="stable")]
 
 
 def _lists(conn: Any, held: _Held, phrases: list[str], fetch: bool) -> list[tuple[np.ndarray, np.ndarray]] | None:

@@ -38,11 +38,27 @@ MAX_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
+class _Pages:
+    """The `page_vectors` table: each page's centroid and lead vectors and its count of fragments."""
+
+    ids: np.ndarray  # int64, ascending
+    centroid: np.ndarray  # float32, a row per page
+    lead: np.ndarray
+    fragments: np.ndarray  # int64
+    whole: bool  # every row read (False: one was of another width, and the statement answers)
+
+
+_NO_PAGES = _Pages(np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros((0, 0), np.float32),
+                   np.zeros(0, np.int64), False)
+
+
+@dataclass(frozen=True)
 class _Held:
     key: bytes
     ids: np.ndarray  # int64, ascending: the fragments that have a vector
     rows: np.ndarray  # int64: each id's row of `mat`
     mat: np.ndarray | None  # float32; None: not held at this version (too few fragments or too many bytes)
+    pages: _Pages = _NO_PAGES
 
 
 _LOCK = threading.Lock()
@@ -71,10 +87,27 @@ def _read_all(conn: Any, path: str, fingerprint: str) -> _Held:
                 row_of[digest] = i
         pairs = [(fid, row_of[digest]) for fid, digest in conn.execute("SELECT id, hash FROM fragments ORDER BY id")
                  if digest in row_of]
+        pages = _read_pages(conn, width)
     finally:
         conn.execute("COMMIT")
     table = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    return _Held(key, table[:, 0].copy(), table[:, 1].copy(), mat)
+    return _Held(key, table[:, 0].copy(), table[:, 1].copy(), mat, pages)
+
+
+def _read_pages(conn: Any, width: int) -> _Pages:
+    n = int(conn.execute("SELECT count(*) FROM page_vectors").fetchone()[0])
+    ids = np.empty(n, dtype=np.int64)
+    counts = np.empty(n, dtype=np.int64)
+    centroid = np.empty((n, width // 4), dtype=np.float32)
+    lead = np.empty((n, width // 4), dtype=np.float32)
+    got = 0
+    for pid, c, first, k in conn.execute("SELECT page, centroid, lead, fragments FROM page_vectors ORDER BY page"):
+        if got < n and len(c) == width and len(first) == width:
+            ids[got], counts[got] = pid, k
+            centroid[got] = np.frombuffer(c, dtype=np.float32)
+            lead[got] = np.frombuffer(first, dtype=np.float32)
+            got += 1
+    return _Pages(ids[:got].copy(), centroid[:got].copy(), lead[:got].copy(), counts[:got].copy(), got == n)
 
 
 def _reader(path: str, fingerprint: str) -> None:
@@ -154,3 +187,23 @@ def vectors(conn: Any, fingerprint: str, ids: Sequence[int], warm: bool) -> tupl
         found += [fid for fid, _ in rows]
         mat = np.vstack([mat, _stack(rows)])
     return (found, mat) if found else ([], None)
+
+
+def page_vectors(conn: Any, fingerprint: str, pages: Sequence[int], min_fragments: int,
+                 warm: bool) -> dict[int, tuple[np.ndarray, np.ndarray, int]] | None:
+    """Each of `pages` that has page vectors from at least `min_fragments` fragments: (centroid, lead,
+    fragments), as the `page_vectors` table holds them, from the held copy; None when it is not held (the
+    statement answers) or holds a page vector of another width than the fragments' (none is left out)."""
+    held = _held(conn, fingerprint) if warm and pages else None
+    if held is None or held.mat is None:
+        return None
+    table = held.pages
+    if not table.whole:
+        return None
+    want = np.asarray(pages, dtype=np.int64)
+    if not len(table.ids):
+        return {}
+    at = np.minimum(np.searchsorted(table.ids, want), len(table.ids) - 1)
+    hit = (table.ids[at] == want) & (table.fragments[at] >= min_fragments)
+    return {pid: (table.centroid[i], table.lead[i], int(table.fragments[i]))
+            for pid, i in zip(want[hit].tolist(), at[hit].tolist(), strict=True)}
