@@ -55,7 +55,7 @@ def serve_http(session: Session, token: str, port: int) -> None:
     if len(token) < MIN_TOKEN_CHARS:
         raise ConfigError(f"the MCP bearer token must be at least {MIN_TOKEN_CHARS} characters",
                           hint="export STIGMERGY_MCP_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')")
-    app = BearerAuth(build_server(session).streamable_http_app(streamable_http_path=PATH, host=HOST), token)
+    app = BearerAuth(build_server(session).streamable_http_app(streamable_http_path=PATH, host=HOST, json_response=True), token)
     sock = listen(HOST, port)
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

@@ -101,8 +101,11 @@ def build_app(config: ServeConfig, routes: Sequence[Any] = ()) -> Any:
 
     mcp_server = build_server(_mcp_resolver(config), allow_capture=config.allow_capture)
     # The Guard checks Host and Origin for every route; the SDK's own check would only know loopback names.
+    # Plain JSON answers, not an event stream per call: no tool sends anything before its result, and the
+    # stream's task group, pings and framing cost the server ~1 ms of a search (docs/serve.md).
     inner = mcp_server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        streamable_http_path=MCP_PATH, json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     session_manager = mcp_server.session_manager
 
     @contextlib.asynccontextmanager

@@ -138,6 +138,12 @@ class SqliteIndexStore:
 
     def keep_warm(self) -> None:
         self.warm = True
+        # A long-lived session reads the vectors it will hold now, in the background (sqlite_vectors), so
+        # that the first readers are not answered by the statement while the server is new.
+        from stigmergy.index.store import sqlite_vectors  # numpy: searches only
+
+        with contextlib.suppress(*self.errors):
+            sqlite_vectors.prepare(self.conn, self.meta("fingerprint") or "")
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -147,6 +147,12 @@ def _held(conn: Any, fingerprint: str) -> _Held | None:
     return None
 
 
+def prepare(conn: Any, fingerprint: str) -> None:
+    """Start reading the matrix now if it is not held at this version (a long-lived session's start)."""
+    if fingerprint:
+        _held(conn, fingerprint)
+
+
 def settle() -> None:
     """Wait for the readers running now (tests)."""
     with _LOCK:
