@@ -39,6 +39,7 @@ recently used tokens dropped first; 20 bytes a row and 13 a page for the sizes a
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -239,8 +240,15 @@ def _read(conn: Any, token: str) -> tuple[np.ndarray, np.ndarray]:
 def database_path(conn: Any) -> str:
     for _, name, file in conn.execute("PRAGMA database_list"):
         if name == "main":
-            return os.path.realpath(file) if file else f"memory:{id(conn)}"
+            return _real(file) if file else f"memory:{id(conn)}"
     return f"memory:{id(conn)}"
+
+
+@functools.lru_cache(maxsize=64)
+def _real(file: str) -> str:
+    """The file's resolved path, resolved once (a search asks several times; a file replaced under the same
+    name is told apart by `version_key`, which holds its inode)."""
+    return os.path.realpath(file)
 
 
 def _tokenizer_of(conn: Any) -> str:
