@@ -137,9 +137,11 @@ def test_the_pools_sessions_share_one_working_tree_scan(tmp_path: Path, monkeypa
         assert len(scans) == 2
 
 
-def test_a_session_takes_the_last_answer_while_another_rescans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """While one session re-scans an expired answer, the others take that answer (its key still holds)
-    instead of standing still for the scan; a commit changes the key, and then a session scans itself."""
+def test_an_expired_answer_is_rescanned_in_the_background_and_taken_meanwhile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's sessions never stand still for a re-scan: the session that finds the answer expired (its
+    key still holds) takes it at once, as the others do, while a thread re-scans on its own connection; a
+    commit changes the key, and then a session scans itself."""
     from stigmergy.index import session as session_module
 
     b = _wiki(tmp_path / "w")
@@ -147,11 +149,11 @@ def test_a_session_takes_the_last_answer_while_another_rescans(tmp_path: Path, m
     real = session_module.freshness
     release = threading.Event()
     scanning = threading.Event()
-    scans: list[str] = []
+    scans: list[tuple[str, object]] = []
 
     def slow(store: object, git: object, layers: tuple[str, ...]) -> object:
-        scans.append(threading.current_thread().name)
-        if len(scans) == 2:  # the re-scan after the answer expired: held until the other session has asked
+        scans.append((threading.current_thread().name, store))
+        if len(scans) == 2:  # the re-scan after the answer expired: held until both sessions have asked
             scanning.set()
             assert release.wait(10)
         return real(store, git, layers)  # type: ignore[arg-type]
@@ -160,16 +162,43 @@ def test_a_session_takes_the_last_answer_while_another_rescans(tmp_path: Path, m
     with server.searching() as one, server.searching() as two:
         first = one.freshness(("public",))
         cache = one.scope.memo.fresh
-        assert cache.last is not None
+        assert cache.background and cache.last is not None
         cache.last = (cache.last[0], cache.last[1] - 3600.0, cache.last[2])  # expired, same key
-        rescan = threading.Thread(target=lambda: one.freshness(("public",)), name="rescan")
-        rescan.start()
+        assert one.freshness(("public",)) is first  # at once: the re-scan runs on its own thread
         assert scanning.wait(10)
-        assert two.freshness(("public",)) is first  # the expired answer, at once: no second scan
-        assert len(scans) == 2
+        name, store = scans[1]
+        assert name == "stigmergy-freshness" and store is not one.scope.store and store is not two.scope.store
+        assert two.freshness(("public",)) is first and len(scans) == 2  # no second scan meanwhile
         release.set()
-        rescan.join(10)
+        cache.settle()
         assert cache.last is not None and cache.last[2] is not first  # the re-scan's answer replaced it
+        assert not cache.scanning
         (b.root / "wiki" / "notes" / "Note 9.md").write_text("# Note 9\n\nnew.\n")
         b.commit("a commit changes the key")
-        assert two.freshness(("public",)).stale and len(scans) == 3
+        assert two.freshness(("public",)).stale and len(scans) == 3 and scans[2][0] != "stigmergy-freshness"
+
+
+def test_a_failed_background_rescan_keeps_the_answer_and_tries_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stigmergy.index import session as session_module
+
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    with server.searching() as one:
+        first = one.freshness(("public",))
+        cache = one.scope.memo.fresh
+        real = session_module.freshness
+
+        def broken(store: object, git: object, layers: tuple[str, ...]) -> object:
+            raise OSError("the disk went away")
+
+        monkeypatch.setattr(session_module, "freshness", broken)
+        assert cache.last is not None
+        cache.last = (cache.last[0], cache.last[1] - 3600.0, cache.last[2])
+        assert one.freshness(("public",)) is first
+        cache.settle()
+        assert not cache.scanning and cache.last is not None and cache.last[2] is first
+        monkeypatch.setattr(session_module, "freshness", real)
+        assert one.freshness(("public",)) is first  # still expired: a new re-scan starts, this one succeeds
+        cache.settle()
+        assert cache.last is not None and cache.last[2] is not first and not cache.last[2].stale

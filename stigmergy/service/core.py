@@ -237,6 +237,8 @@ class ServiceCore:
             with warm.model_lock:  # one working-tree scan per freshness_ttl for the pool, not one a session
                 if warm.fresh is None:
                     warm.fresh = searcher.scope.memo.fresh
+                    # A server re-scans an expired answer in the background (index/session.FreshnessCache).
+                    warm.fresh.background = self.long_lived
                 searcher.scope.memo.fresh = warm.fresh
             if self.long_lived and self._embedder is None:
                 # One model for every session of the pool: the first loads it, the next ones take it.
