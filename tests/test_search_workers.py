@@ -16,7 +16,7 @@ import pytest
 from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
 from test_index_support import HashEmbedder
 
-from stigmergy.errors import ConfigError, NotFoundError
+from stigmergy.errors import ConfigError, NotFoundError, StigmergyError
 from stigmergy.service import Identity, WikiService
 from stigmergy.settings import load_settings, settings_from_mapping
 
@@ -122,7 +122,7 @@ def test_closing_the_service_stops_its_workers_and_a_refusal_comes_through_as_it
     finally:
         service.close()
     assert not any(_alive(p) for p in pids)
-    with pytest.raises(RuntimeError, match="closed"):
+    with pytest.raises(StigmergyError, match="closed"):
         pool.search(service.settings, "Aurora", PUBLIC, None, None)
 
 
@@ -134,3 +134,18 @@ def test_a_command_never_starts_workers_and_the_count_is_bounded(wiki_root: Path
     for bad in (0, -1, 65):
         with pytest.raises(ConfigError, match="search.processes"):
             load_settings(wiki_root, {"STIGMERGY_SEARCH__PROCESSES": str(bad)})
+
+
+def test_workers_that_cannot_start_give_a_plain_error(wiki_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies as it starts (its initializer fails) breaks every try: the caller gets one
+    StigmergyError saying so, with the way around it, not a traceback of the executor."""
+    service = _service(wiki_root, 2)
+    try:
+        pool = service.search_workers()
+        assert pool is not None
+        pool._args = (None, *pool._args[1:])  # type: ignore[assignment]  # Path(None): the worker's start raises
+        with pytest.raises(StigmergyError, match="search worker stopped") as failed:
+            pool.search(service.settings, "Aurora", PUBLIC, None, None)
+        assert "--search-processes 1" in (failed.value.hint or "")
+    finally:
+        service.close()

@@ -27,6 +27,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.errors import StigmergyError
+
 if TYPE_CHECKING:
     from stigmergy.index.search import SearchResult
     from stigmergy.index.store.protocol import Filters
@@ -87,7 +89,7 @@ class SearchWorkers:
     def _pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._closed:
-                raise RuntimeError("the search pool is closed")
+                raise StigmergyError("the server is stopping: its search workers are closed")
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(self.processes, mp_context=self._ctx, initializer=_start,
                                                      initargs=self._args)
@@ -101,16 +103,21 @@ class SearchWorkers:
     def search(self, settings: Settings, query: str, reader: str, k: int | None,
                filters: Filters | None) -> SearchResult:
         """The search in a worker. A worker that died (killed, out of memory) breaks the executor: a new
-        one is started and the search asked once more; the error of a second failure is the caller's."""
-        executor = self._pool()
-        try:
-            return executor.submit(_search, settings, query, reader, k, filters).result()
-        except BrokenProcessPool:
-            with self._lock:
-                if self._executor is executor:
-                    self._executor = None
-            executor.shutdown(wait=False, cancel_futures=True)
-            return self._pool().submit(_search, settings, query, reader, k, filters).result()
+        one is started and the search asked once more; a second failure is the caller's error, said plainly
+        (a worker that cannot even start, say)."""
+        for attempt in (1, 2):
+            executor = self._pool()
+            try:
+                return executor.submit(_search, settings, query, reader, k, filters).result()
+            except BrokenProcessPool as exc:
+                with self._lock:
+                    if self._executor is executor:
+                        self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+                if attempt == 2:
+                    raise StigmergyError(f"a search worker stopped: {exc}",
+                                         hint="see the server's log; `--search-processes 1` searches in the server") from exc
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         with self._lock:

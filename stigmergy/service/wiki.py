@@ -397,7 +397,7 @@ class WikiService(Judgements):
                 from stigmergy.service.search_workers import SearchWorkers
 
                 warm.workers = SearchWorkers(self.require_root(), self.settings, dict(self.env), processes,
-                                       embedder=self._embedder)
+                                             embedder=self._embedder)
             return warm.workers
 
     def search(self, query: str, *, k: int | None = None, filters: Filters | None = None) -> SearchResult:
