@@ -376,6 +376,8 @@ def test_serve_as_a_real_process(wiki: Path, tmp_path: Path) -> None:
     finally:
         proc.kill()  # outright: the workers must leave on their own
         proc.wait(timeout=20)
+    # Warnings and errors only on stderr: the MCP SDK's default wrote INFO lines through Rich (mcp/server.py).
+    assert proc.stderr is not None and "INFO" not in proc.stderr.read()
     deadline = time.monotonic() + 15
     while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
