@@ -30,10 +30,11 @@ from urllib.parse import quote
 
 import numpy as np
 
+from stigmergy.index.store import sqlite_postings
 from stigmergy.index.store.sqlite_postings import database_path, version_key
 from stigmergy.index.store.sqlite_schema import dbapi, marks
 
-MIN_ROWS = 20_000
+MIN_ROWS = sqlite_postings.MIN_ROWS  # the same floor as the held lists': below it the statements are fast
 MAX_BYTES = 1 << 30
 
 
@@ -71,13 +72,16 @@ def _read_all(conn: Any, path: str, fingerprint: str) -> _Held:
     conn.execute("BEGIN")
     try:
         key = version_key(conn, path)
+        nothing = _Held(key, np.zeros(0, np.int64), np.zeros(0, np.int64), None)
+        # A small index (most of them) is told apart before the vectors are counted.
+        if int(conn.execute("SELECT count(*) FROM fragments").fetchone()[0]) < MIN_ROWS:
+            return nothing
         n = int(conn.execute("SELECT count(*) FROM vectors WHERE fingerprint = ?", (fingerprint,)).fetchone()[0])
         first = conn.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? LIMIT 1",
                              (fingerprint,)).fetchone()
         width = int(first[0]) if first and first[0] else 0
-        fragments = int(conn.execute("SELECT count(*) FROM fragments").fetchone()[0])
-        if fragments < MIN_ROWS or not width or width % 4 or n * width > MAX_BYTES:
-            return _Held(key, np.zeros(0, np.int64), np.zeros(0, np.int64), None)
+        if not width or width % 4 or n * width > MAX_BYTES:
+            return nothing
         mat = np.empty((n, width // 4), dtype=np.float32)
         row_of: dict[str, int] = {}
         for i, (digest, blob) in enumerate(conn.execute(
