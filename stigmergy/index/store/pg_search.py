@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from stigmergy.index.store import pg_impact, pg_rank, pg_text
+from stigmergy.index.store import pg_impact, pg_postings, pg_rank, pg_text
 from stigmergy.index.store.pg_reads import PgReads
 from stigmergy.index.store.protocol import Filters, Selection
 
@@ -29,6 +29,8 @@ class PgSearch(PgReads):
     _phrase_df: dict[tuple[str, ...], int]
     _ef_search: int
     _ref: tuple[int, float] | None
+    _warm: bool
+    schema: str
 
     # ------------------------------------------------------------ scope
 
@@ -134,6 +136,9 @@ class PgSearch(PgReads):
             both = pick is not None
             # The walk's floors hold for fragments in the reader's layers; a narrower selection (a type, a date)
             # keeps the ts_rank cut, whose statement filters first.
+            held = self._held_cut(phrase_list, idfs, avg, layers, weights, depth, pick, filter_first)
+            if held is not None:
+                return held
             walked = (self._walked(phrase_list, idfs, avg, layers, where, params, weights, depth, pick)
                       if WALK and not filter_first else None)
             if walked is not None:
@@ -147,6 +152,23 @@ class PgSearch(PgReads):
             return [(fid, page, float(score), float(score2)) for fid, page, score, score2 in scored.fetchall()]
         cands = self.conn.execute(f"SELECT id, page, ntok FROM ({sql_text}) c", args).fetchall()
         return self._rescored(cands, phrase_list, weights, depth, pick)
+
+    def _held_cut(self, phrase_list: Sequence[tuple[str, ...]], idfs: Sequence[float], avg: float,
+                  layers: Sequence[str], weights: tuple[float, float, float], depth: int,
+                  pick: tuple[float, float, float] | None, filter_first: bool) -> list[tuple[int, int, float, float]] | None:
+        """The cut from the posting lists a long-lived session holds (`pg_postings`), checked in SQL; None where
+        it does not answer: a session that is not warm, a selection narrower than the layers, column weights
+        other than 1, or what is held not being the database's."""
+        if not self._warm or filter_first or pick is not None or tuple(map(float, weights)) != (1.0, 1.0, 1.0):
+            return None
+        version = self._stats[0] if self._stats is not None else self.version()
+        coef: dict[str, float] = {}
+        for phrase, w_idf in zip(phrase_list, idfs, strict=True):
+            coef[phrase[0]] = coef.get(phrase[0], 0.0) + w_idf
+        rows = pg_postings.cut(self.conn, self.schema, version, coef, avg, layers, depth)
+        if rows is None or not pg_postings.check(self.conn, self.schema, rows, layers):
+            return None
+        return rows
 
     def _walked(self, phrase_list: Sequence[tuple[str, ...]], idfs: Sequence[float], avg: float,
                 layers: Sequence[str], where: str, params: Sequence[Any], weights: tuple[float, float, float],

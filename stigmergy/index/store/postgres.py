@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import LockTimeoutError, StigmergyError
-from stigmergy.index.store import pg_impact, pg_write
+from stigmergy.index.store import pg_held_vectors, pg_impact, pg_write
 from stigmergy.index.store.pg_schema import SharedIndexError, _lock_key, _psycopg, connect
 from stigmergy.index.store.pg_search import EXACT_SCAN_MAX_ROWS, PgSearch
 from stigmergy.index.store.protocol import IndexedPage, Integrity, LayerVectors, NewFragment
@@ -69,6 +69,7 @@ class PostgresIndexStore(PgSearch):
         self._ef_search = 0
         self._ref: tuple[int, float] | None = None
         self._locked = False
+        self._warm = False
 
     @classmethod
     def open(cls, url: str, schema: str, wiki: str = "", *, timeout: float = 10.0) -> PostgresIndexStore:
@@ -114,7 +115,9 @@ class PostgresIndexStore(PgSearch):
     # ------------------------------------------------------------ lifecycle, meta, transactions
 
     def keep_warm(self) -> None:
-        """Nothing is held between searches beyond what every session keeps."""
+        """A long-lived session: the lexical arm counts from posting lists held between searches
+        (`pg_postings`), read at their first use."""
+        self._warm = True
 
     def close(self) -> None:
         if self._locked:
@@ -244,18 +247,38 @@ class PostgresIndexStore(PgSearch):
 
         if not pages:
             return {}
-        return {pid: (_np(c), _np(lead), int(n))
-                for pid, c, lead, n in self.conn.execute(
-                    "SELECT page, centroid, lead, fragments FROM page_vectors WHERE page = ANY(%s::bigint[]) "
-                    "AND fragments >= %s",
-                    (list(pages), min_fragments), binary=True)}
+
+        def fetch(ids: list[int], least: int) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
+            return {pid: (_np(c), _np(lead), int(n))
+                    for pid, c, lead, n in self.conn.execute(
+                        "SELECT page, centroid, lead, fragments FROM page_vectors WHERE page = ANY(%s::bigint[]) "
+                        "AND fragments >= %s", (ids, least), binary=True)}
+
+        if not self._warm:
+            return fetch(list(pages), min_fragments)
+        # Every page's row held (the least count is applied here), so that a later search with another
+        # floor finds it too.
+        got = pg_held_vectors.read(pg_held_vectors.place(self.conn, self.schema), "page", self._generation(),
+                                   pages, pg_held_vectors.MAX_PAGES, lambda ids: fetch(ids, 1))
+        return {pid: row for pid, row in got.items() if row[2] >= min_fragments}
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
 
         if not fragments:
             return {}
-        return {fid: _np(v) for fid, v in self.conn.execute(
-            "SELECT id, embedding FROM vec WHERE id = ANY(%s::bigint[])", (list(fragments),), binary=True)}
+
+        def fetch(ids: list[int]) -> dict[int, np.ndarray]:
+            return {fid: _np(v) for fid, v in self.conn.execute(
+                "SELECT id, embedding FROM vec WHERE id = ANY(%s::bigint[])", (ids,), binary=True)}
+
+        if not self._warm:
+            return fetch(list(fragments))
+        return pg_held_vectors.read(pg_held_vectors.place(self.conn, self.schema), "fragment", self._generation(),
+                                    fragments, pg_held_vectors.MAX_FRAGMENTS, fetch)
+
+    def _generation(self) -> int:
+        """This search's generation: the one its lexical arm read (the statistics), else read now."""
+        return self._stats[0] if self._stats is not None else self.version()
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:

@@ -1,0 +1,237 @@
+"""The PostgreSQL lexical arm's cut counted in the serving process, over posting lists read once per
+database generation.
+
+Under the 50-reader load the impact walk (`pg_impact.walk`) was most of a search's database CPU: ~44 of
+~57 ms at 30,839 fragments (two rounds, each reading its lists and scoring the fragments met against their
+tsvectors). A long-lived session (`serve`, MCP: `keep_warm`) instead reads each query lexeme's postings
+once, with every fragment's token count, layer and page, and holds them until the index's generation moves
+(`meta.generation`: every writer's transaction bumps it, `PostgresIndexStore.transaction`); a query is then
+a few vectorised passes over its lexemes' lists, and the database answers two short statements (the
+generation, and the check below).
+
+**The same bm25.** A posting's term frequency is not stored, but its impact is, written as
+`tf / (tf + k1 (1 - b + b len / R))` in float8 and rounded to float4 (`pg_impact`), with R in `meta` and
+len the fragment's token count. So tf = impact x / (1 - impact) with x = k1 (1 - b + b len / R), and the
+rounding is far from moving it by a half: its error is at most tf e (tf + x) / x for e ~6e-8, under 0.02
+at the 255 positions a lexeme keeps, with x >= 0.3. A list whose counts do not come out whole within
+0.25, or whose length differs from the lexeme's `terms.df`, is not used (the walk answers). Each term is
+then `c x tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))` at the column weights 1 (the default: tf is the
+weighted count only then; other weights, a phrase and a filtered search go to the walk), summed per
+fragment; the cut is the best `depth` by score, ties by id, as the walk's `ORDER BY s.score DESC, c.id`.
+The sum's order may differ from the database's in the last bit; tests hold the two to 1e-12.
+
+**Scope.** The reader's layers are applied before the cut (each fragment's `fts.layer`, held with the
+lists), and the rows picked are then checked in SQL, with the reader's layers in the statement
+(`fragments.layer = ANY(...)`, and each row's page): a row that is not there as held (a stale or damaged hold)
+drops what is held and the walk answers. A hold can lose nothing and show nothing outside the layers.
+
+Held per (server, database, schema) and process, shared by the sessions of a process, at most
+MAX_POSTINGS postings (6 bytes each), the least recently used lexemes dropped first; 20 bytes a fragment
+for the lengths, layers and pages. A process that searches once (a command) never reads them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from stigmergy.index.store.pg_text import K1, B
+
+MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
+MAX_POSTINGS = 40_000_000
+_WHOLE = 0.25  # a recovered count further than this from a whole number is not trusted
+
+
+@dataclass
+class _Held:
+    """One schema's fragments at one generation: lengths, layers and pages by position in `ids`."""
+
+    key: int
+    ref: float  # R: the average length the impacts were written at
+    ids: np.ndarray  # int64, ascending: every fragment of the full text
+    ntok: np.ndarray  # float64: its token count
+    layer: np.ndarray  # int32: the code of its `fts.layer`
+    page: np.ndarray  # int64: its page
+    codes: dict[str, int]
+    lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
+    held: int = 0
+    masks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+
+    def readable(self, layers: Sequence[str]) -> np.ndarray:
+        key = tuple(layers)
+        with _LOCK:
+            mask = self.masks.get(key)
+        if mask is None:
+            codes = [self.codes[name] for name in key if name in self.codes]
+            mask = np.isin(self.layer, np.asarray(codes, dtype=np.int32))
+            with _LOCK:
+                self.masks[key] = mask
+        return mask
+
+
+_LOCK = threading.Lock()
+_LOADING = threading.Lock()  # one load at a time in a process (four sessions would read the same rows)
+_HELD: dict[tuple[str, str], _Held] = {}
+
+
+def _place(conn: Any, schema: str) -> tuple[str, str]:
+    info = conn.info
+    return (f"{info.host}:{info.port}/{info.dbname}", schema)
+
+
+def forget(conn: Any, schema: str) -> None:
+    """Drop what is held for this schema (a check found it is not the database's any more)."""
+    with _LOCK:
+        _HELD.pop(_place(conn, schema), None)
+
+
+def _load(conn: Any, generation: int) -> _Held | None:
+    """The fragments at `generation`, read in one snapshot (None: another generation by now, or too few)."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('generation', 'impact_avg')").fetchall())
+        if int(meta.get("generation", -1)) != generation or float(meta.get("impact_avg") or 0) <= 0:
+            return None
+        ids, ntok, page = conn.execute(
+            "SELECT array_agg(t.id ORDER BY t.id), array_agg(t.ntok ORDER BY t.id), array_agg(f.page ORDER BY t.id) "
+            "FROM fts t JOIN fragments f ON f.id = t.id").fetchone()
+        if not ids or len(ids) < MIN_ROWS:
+            return None
+        ids_a = np.asarray(ids, dtype=np.int64)
+        layer = np.full(len(ids_a), -1, dtype=np.int32)
+        codes: dict[str, int] = {}
+        for name, members in conn.execute("SELECT layer, array_agg(id) FROM fts GROUP BY layer ORDER BY layer"):
+            code = codes.setdefault(str(name), len(codes))
+            layer[np.searchsorted(ids_a, np.asarray(members, dtype=np.int64))] = code
+    return _Held(generation, float(meta["impact_avg"]), ids_a, np.asarray(ntok, dtype=np.float64), layer,
+                 np.asarray(page, dtype=np.int64), codes)
+
+
+def _held(conn: Any, schema: str, generation: int) -> _Held | None:
+    place = _place(conn, schema)
+    with _LOCK:
+        held = _HELD.get(place)
+    if held is not None and held.key == generation:
+        return held
+    with _LOADING:
+        with _LOCK:
+            held = _HELD.get(place)
+        if held is None or held.key != generation:
+            held = _load(conn, generation)
+            with _LOCK:
+                if held is None:
+                    _HELD.pop(place, None)
+                else:
+                    _HELD[place] = held
+    return held
+
+
+def _read(conn: Any, held: _Held, lexeme: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """`lexeme`'s fragments (positions in `held.ids`, ascending) and its count in each; None when the list is
+    not the one `held` describes (another generation, a count that is not whole, a length that is not df)."""
+    generation, df, ids, impacts = conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT df FROM terms WHERE term = %s), "
+        "array_agg(id ORDER BY id), array_agg(impact ORDER BY id) FROM postings WHERE lexeme = %s",
+        (lexeme, lexeme)).fetchone()
+    if int(generation) != held.key:
+        return None
+    if not ids:
+        return (np.zeros(0, np.int64), np.zeros(0, np.float64)) if not df else None
+    if int(df or 0) != len(ids):
+        return None
+    fid = np.asarray(ids, dtype=np.int64)
+    at = np.searchsorted(held.ids, fid)
+    if bool(np.any(at >= len(held.ids))) or not np.array_equal(held.ids[np.minimum(at, len(held.ids) - 1)], fid):
+        return None
+    impact = np.asarray(impacts, dtype=np.float32).astype(np.float64)
+    x = K1 * (1 - B + B * held.ntok[at] / held.ref)
+    est = impact * x / (1.0 - impact)
+    tf = np.rint(est)
+    if bool(np.any(~np.isfinite(est))) or bool(np.any(np.abs(est - tf) > _WHOLE)) or bool(np.any(tf < 1)):
+        return None
+    return at, tf
+
+
+def _lists(conn: Any, held: _Held, lexemes: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    have: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    missing: list[str] = []
+    with _LOCK:
+        for lx in dict.fromkeys(lexemes):
+            got = held.lists.get(lx)
+            if got is not None:
+                held.lists.move_to_end(lx)
+                have[lx] = got
+            else:
+                missing.append(lx)
+    for lx in missing:
+        got = _read(conn, held, lx)
+        if got is None:
+            return None
+        have[lx] = got
+    with _LOCK:
+        for lx in missing:
+            if lx not in held.lists:
+                held.lists[lx] = have[lx]
+                held.held += len(have[lx][0])
+        while held.held > MAX_POSTINGS and len(held.lists) > 1:
+            _, (at, _) = held.lists.popitem(last=False)
+            held.held -= len(at)
+    return [have[lx] for lx in lexemes]
+
+
+def cut(conn: Any, schema: str, generation: int, coef: dict[str, float], avg: float, layers: Sequence[str],
+        depth: int) -> list[tuple[int, int, float, float]] | None:
+    """The best `depth` (fragment, page, bm25, 0.0) in `layers` for single-word lexemes with coefficients
+    `coef` (idf x copies), best first, ties by id, at column weights 1, from what is held at `generation`
+    (read now where missing); None when the walk must answer (see the module's text). The caller checks the
+    rows (`check`)."""
+    if not coef or depth <= 0 or conn.info.transaction_status != 0:  # 0: idle, not inside a transaction
+        return None
+    held = _held(conn, schema, generation)
+    if held is None:
+        return None
+    words = list(coef)
+    lists = _lists(conn, held, words)
+    if lists is None:
+        return None
+    n = len(held.ids)
+    score = np.zeros(n, dtype=np.float64)
+    hit = np.zeros(n, dtype=bool)
+    norm = K1 * (1 - B + B * held.ntok / (avg or 1.0))
+    for word, (at, tf) in zip(words, lists, strict=True):
+        if len(at):
+            score[at] += coef[word] * tf * (K1 + 1) / (tf + norm[at])
+            hit[at] = True
+    matched = np.flatnonzero(hit & held.readable(layers))
+    if not len(matched):
+        return []
+    s = -score[matched]
+    if len(matched) > depth:
+        edge = np.partition(s, depth - 1)[depth - 1]
+        keep = np.flatnonzero(s <= edge)
+        matched, s = matched[keep], s[keep]
+    order = np.lexsort((held.ids[matched], s))[:depth]
+    best = matched[order]
+    return [(int(f), int(p), float(-v), 0.0)
+            for f, p, v in zip(held.ids[best].tolist(), held.page[best].tolist(), s[order].tolist(), strict=True)]
+
+
+def check(conn: Any, schema: str, rows: Sequence[tuple[int, int, float, float]], layers: Sequence[str]) -> bool:
+    """Are these rows' fragments in the reader's layers and of the pages held? (SQL with the layers in it.)
+    When not, what is held is dropped."""
+    if not rows:
+        return True
+    # The fragment's own layer column (written with its page's, in the page's transaction): one index probe
+    # a row (joining `fts` and `pages` too cost 2.4 against 1.2 ms for 400 rows).
+    found = dict(conn.execute(
+        "SELECT f.id, f.page FROM fragments f WHERE f.id = ANY(%s::bigint[]) AND f.layer = ANY(%s::text[])",
+        ([r[0] for r in rows], list(layers))).fetchall())
+    if len(found) == len(rows) and all(found.get(fid) == page for fid, page, _, _ in rows):
+        return True
+    forget(conn, schema)
+    return False

@@ -1,0 +1,191 @@
+"""What a long-lived session holds of the shared index (stigmergy/index/store/pg_postings.py and
+pg_held_vectors.py) on a real PostgreSQL: the lexical cut counted in process equals the exact BM25 top of
+every match, for every layer set; a hold that is not the database's is caught by the SQL check and
+answers nothing outside the reader's layers; a write moves the generation and what is held with it; a
+list whose counts do not come out whole is not used; held page vectors follow the generation."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_index_support import HashEmbedder, RepoBuilder
+from test_shared_index import _psql
+from test_shared_index_walk import VOCAB, _exhaustive, _pages, _Watched
+
+from stigmergy.index.build import build_index
+from stigmergy.index.store import index_location, open_index, pg_held_vectors, pg_postings
+from stigmergy.index.store.protocol import Filters
+from stigmergy.repo.layout import Layout
+
+BOSS = "boss@example.com"
+CANARY = "pangolin"
+
+
+@pytest.fixture(autouse=True)
+def _small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hold any index, however small (the floor keeps the walk for small ones), and start each test bare."""
+    monkeypatch.setattr(pg_postings, "MIN_ROWS", 0)
+    monkeypatch.setattr(pg_postings, "_HELD", {})
+    monkeypatch.setattr(pg_held_vectors, "_HELD", {})
+
+
+def _wiki(tmp_path: Path, pg_env: dict[str, str], seed: int) -> RepoBuilder:
+    """Public pages of the shared vocabulary, built twice (the average length moves away from the one the
+    impacts were written at), and secret pages that hold the best matches of `CANARY` and of common words."""
+    rng = random.Random(seed)
+    b = RepoBuilder(tmp_path / "w", layers={"secret": [BOSS]}, env=pg_env)
+    _pages(b, rng, 0, 50, 20)
+    b.commit("first")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    _pages(b, rng, 50, 60, 60)
+    for i in range(6):
+        b.wiki("note", f"Board {i}", f"{CANARY} aurora aurora comet {CANARY}.\n", layer="secret")
+    b.commit("more")
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    return b
+
+
+def _warm(b: RepoBuilder):  # noqa: ANN202
+    store = open_index(index_location(Layout(b.root), b.settings))
+    store.keep_warm()
+    return store
+
+
+def test_the_held_cut_is_the_exact_bm25_top_for_every_layer_set(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Words, words given twice, a word no page has, depths 1 to 400, for a reader of the public layer and
+    one of both: rows equal to the exact top of every match (scores to 1e-9), the walk never asked, and
+    the public reader never shown a secret fragment."""
+    b = _wiki(tmp_path, pg_env, 21)
+    rng = random.Random(5)
+    store = _warm(b)
+    try:
+        queries = [[rng.choice(VOCAB) for _ in range(rng.randint(1, 5))] for _ in range(30)]
+        queries += [["aurora", "aurora", "comet"], ["aurora", "nowhere"], ["nowhere"], [CANARY], [CANARY, "aurora"]]
+        calls = []
+        for layers in (("public",), ("public", "secret")):
+            sel = store.select(layers, Filters())
+            for i, terms in enumerate(queries):
+                depth = (1, 5, 20, 60, 400)[i % 5]
+                calls.append(lambda s, t=terms, d=depth, x=sel: s.lexical(t, x, (1.0, 1.0, 1.0), d))
+        watched = _Watched(store.conn)
+        store.conn = watched
+        held = [call(store) for call in calls]
+        store.conn = watched.conn
+        assert watched.walks == []  # every cut counted in process
+        exact = _exhaustive(monkeypatch, store, calls)
+        secret = {r[0] for r in _psql(pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"],
+                                      "SELECT id FROM fragments WHERE layer = 'secret'")}
+    finally:
+        store.close()
+    assert any(held), "the queries found nothing"
+    for got, want in zip(held, exact, strict=True):
+        assert [r[:2] for r in got] == [r[:2] for r in want]
+        assert [round(r[2], 9) for r in got] == [round(r[2], 9) for r in want]
+    public = held[:len(held) // 2]
+    assert not {r[0] for rows in public for r in rows} & secret
+    assert {r[0] for rows in held[len(held) // 2:] for r in rows} & secret  # the boss does see them
+
+
+def test_a_hold_that_is_not_the_database_is_dropped_and_shows_nothing_outside_the_layers(
+        tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """The held layers damaged so that every fragment looks public: the public reader's cut still has no
+    secret fragment (the SQL check refuses the rows, the hold is dropped, the walk answers)."""
+    b = _wiki(tmp_path, pg_env, 22)
+    store = _warm(b)
+    try:
+        sel = store.select(("public",), Filters())
+        before = store.lexical([CANARY, "aurora"], sel, (1.0, 1.0, 1.0), 50)
+        (held,) = pg_postings._HELD.values()
+        held.layer[:] = held.codes["public"]
+        held.masks.clear()
+        after = store.lexical([CANARY, "aurora"], sel, (1.0, 1.0, 1.0), 50)
+        dropped = not pg_postings._HELD
+        secret = {r[0] for r in store.conn.execute("SELECT id FROM fragments WHERE layer = 'secret'")}
+    finally:
+        store.close()
+    assert dropped
+    assert after == before
+    assert not {r[0] for r in after} & secret
+
+
+def test_a_write_moves_the_generation_and_the_new_page_is_found(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """A page written by another process after the lists were read: the next search reads them again."""
+    b = _wiki(tmp_path, pg_env, 23)
+    store = _warm(b)
+    try:
+        sel = store.select(("public",), Filters())
+        first = store.lexical(["aurora", "zeppelin"], sel, (1.0, 1.0, 1.0), 5)
+        generation = store.version()
+        b.wiki("note", "Zeppelin", "zeppelin aurora zeppelin.\n")
+        b.commit("zeppelin")
+        build_index(b.root, b.settings, embedder=HashEmbedder())
+        second = store.lexical(["aurora", "zeppelin"], sel, (1.0, 1.0, 1.0), 5)
+        title = store.conn.execute("SELECT p.title FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id = %s",
+                                   (second[0][0],)).fetchone()[0]
+        (held,) = pg_postings._HELD.values()
+    finally:
+        store.close()
+    assert held.key > generation
+    assert title == "Zeppelin" and first[0][0] != second[0][0]
+
+
+@pytest.mark.parametrize("damage", ["impact", "df"])
+def test_a_list_that_does_not_come_out_whole_is_not_used(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """Impacts raised by a fifth (counts no longer whole) or a document frequency that is not the list's
+    length: the list is refused, the walk answers, and the answer is still the exact top."""
+    b = _wiki(tmp_path, pg_env, 24)
+    url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
+    if damage == "impact":  # raised impacts keep the walk's bound an upper bound: it stays exact
+        _psql(url, schema, "UPDATE postings SET impact = least(impact * 1.2, 0.99) WHERE lexeme = 'aurora'")
+    else:
+        _psql(url, schema, "UPDATE terms SET df = df + 1 WHERE term = 'aurora'")
+    store = _warm(b)
+    try:
+        sel = store.select(("public",), Filters())
+        calls = [lambda s, d=d: s.lexical(["aurora", "comet"], sel, (1.0, 1.0, 1.0), d) for d in (3, 30)]
+        watched = _Watched(store.conn)
+        store.conn = watched
+        got = [call(store) for call in calls]
+        store.conn = watched.conn
+        exact = _exhaustive(monkeypatch, store, calls)
+    finally:
+        store.close()
+    assert watched.walks, "the damaged list was used"
+    for rows, want in zip(got, exact, strict=True):
+        assert [r[:2] for r in rows] == [r[:2] for r in want]
+
+
+def test_held_page_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """A warm session's page and fragment vectors equal a cold one's; a vector rewritten in a transaction
+    that moves the generation is read again, and a page under the least fragment count is left out."""
+    b = _wiki(tmp_path, pg_env, 25)
+    warm, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
+    url, schema = pg_env["STIGMERGY_INDEX__URL"], pg_env["STIGMERGY_INDEX__SCHEMA"]
+    try:
+        pages = [r[0] for r in cold.conn.execute("SELECT page FROM page_vectors ORDER BY page")]
+        frags = [r[0] for r in cold.conn.execute("SELECT id FROM vec ORDER BY id LIMIT 40")]
+        fp = cold.meta("fingerprint") or ""
+        for _ in range(2):  # the second from what is held
+            a, c = warm.page_vectors(pages, 1), cold.page_vectors(pages, 1)
+            assert a.keys() == c.keys() and a
+            assert all(np.array_equal(a[p][0], c[p][0]) and a[p][2] == c[p][2] for p in a)
+            fa, fc = warm.fragment_vectors(frags, fp), cold.fragment_vectors(frags, fp)
+            assert fa.keys() == fc.keys() and all(np.array_equal(fa[i], fc[i]) for i in fa)
+        page = pages[0]
+        _psql(url, schema, "BEGIN; UPDATE page_vectors SET centroid = lead, fragments = fragments + 5 WHERE page = "
+                           f"{page}; UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'; COMMIT")
+        warm._stats = None  # a new search reads the generation
+        moved = warm.page_vectors([page], 1)[page]
+        fresh = cold.page_vectors([page], 1)[page]
+        floor = warm.page_vectors([page], fresh[2]), warm.page_vectors([page], fresh[2] + 1)  # from what is held
+    finally:
+        warm.close()
+        cold.close()
+    assert np.array_equal(moved[0], fresh[0]) and moved[2] == fresh[2]
+    assert np.array_equal(moved[0], moved[1])
+    assert list(floor[0]) == [page] and floor[1] == {}
