@@ -1,5 +1,5 @@
 """What a long-lived session holds of the shared index (stigmergy/index/store/pg_postings.py and
-pg_held_vectors.py) on a real PostgreSQL: the lexical cut counted in process equals the exact BM25 top of
+pg_held.py) on a real PostgreSQL: the lexical cut counted in process equals the exact BM25 top of
 every match, for every layer set; a hold that is not the database's is caught by the SQL check and
 answers nothing outside the reader's layers; a write moves the generation and what is held with it; a
 list whose counts do not come out whole is not used; held page vectors follow the generation."""
@@ -16,7 +16,7 @@ from test_shared_index import _psql
 from test_shared_index_walk import VOCAB, _exhaustive, _pages, _Watched
 
 from stigmergy.index.build import build_index
-from stigmergy.index.store import index_location, open_index, pg_held_vectors, pg_postings
+from stigmergy.index.store import index_location, open_index, pg_held, pg_postings
 from stigmergy.index.store.protocol import Filters
 from stigmergy.repo.layout import Layout
 
@@ -29,7 +29,7 @@ def _small(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hold any index, however small (the floor keeps the walk for small ones), and start each test bare."""
     monkeypatch.setattr(pg_postings, "MIN_ROWS", 0)
     monkeypatch.setattr(pg_postings, "_HELD", {})
-    monkeypatch.setattr(pg_held_vectors, "_HELD", {})
+    monkeypatch.setattr(pg_held, "_HELD", {})
 
 
 def _wiki(tmp_path: Path, pg_env: dict[str, str], seed: int) -> RepoBuilder:
@@ -189,3 +189,118 @@ def test_held_page_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[st
     assert np.array_equal(moved[0], fresh[0]) and moved[2] == fresh[2]
     assert np.array_equal(moved[0], moved[1])
     assert list(floor[0]) == [page] and floor[1] == {}
+
+
+def _graph_wiki(tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> RepoBuilder:
+    """A wiki whose two layers both get an HNSW graph (the exact-scan floor lowered to 5 vectors)."""
+    from stigmergy.index.store import pg_search, postgres
+
+    monkeypatch.setattr(pg_search, "EXACT_SCAN_MAX_ROWS", 5)
+    monkeypatch.setattr(postgres, "EXACT_SCAN_MAX_ROWS", 5)
+    return _wiki(tmp_path, pg_env, 26)
+
+
+def _vectors(store, layer: str) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    rows = store.conn.execute("SELECT id, embedding FROM vec WHERE layer = %s ORDER BY id", (layer,),
+                              binary=True).fetchall()
+    return np.asarray([r[0] for r in rows]), np.asarray([r[1].to_numpy() for r in rows], dtype=np.float32)
+
+
+def test_held_vectors_answer_as_the_1bit_prefilter_and_exact_rerank_within_the_layers(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the vectors are read, a warm session's vector arm over an HNSW layer gives the prefilter's
+    candidates (Hamming distance of the signs, ties by id, computed here independently) reranked by their
+    exact cosine distance; a public reader gets no secret fragment; a prefilter as deep as the layer gives
+    the exact cosine top; the lexical fragments' vectors come from the hold equal to the statement's."""
+    from stigmergy.index.store import pg_nearest
+
+    monkeypatch.setattr(pg_nearest, "_HELD", {})
+    b = _graph_wiki(tmp_path, pg_env, monkeypatch)
+    store, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
+    try:
+        assert {r[0] for r in store.conn.execute("SELECT layer FROM vec_indexes")} == {"public", "secret"}
+        ids, mat = _vectors(store, "public")
+        secret_ids, secret_mat = _vectors(store, "secret")
+        rng = np.random.default_rng(3)
+        public = store.select(("public",), Filters())
+        store.nearest(mat[0], public, 10, 10, "")  # starts the reader; HNSW answers meanwhile
+        pg_nearest.settle()
+        fp = store.meta("fingerprint") or ""
+        for query in [mat[3] + 0.01 * rng.standard_normal(384).astype(np.float32),
+                      rng.standard_normal(384).astype(np.float32)]:
+            got = store.nearest(query, store.select(("public",), Filters()), 8, 12, fp)
+            ham = (np.unpackbits(np.packbits(mat > 0, axis=1) ^ np.packbits(query > 0)[None, :], axis=1)).sum(axis=1)
+            cand = [int(ids[i]) for i in np.lexsort((ids, ham))[:12]]
+            cos = {int(i): 1.0 - float(v @ query) / float(np.linalg.norm(v) * np.linalg.norm(query))
+                   for i, v in zip(ids, mat, strict=True)}
+            want = sorted(cand, key=lambda i: (cos[i], i))[:8]
+            assert [r[0] for r in got] == want
+            assert all(abs(r[2] - (1.0 - cos[r[0]])) < 1e-5 for r in got)
+            deep = store.nearest(query, store.select(("public",), Filters()), 8, len(ids), fp)
+            assert [r[0] for r in deep] == sorted(cos, key=lambda i: (cos[i], i))[:8]
+        # A secret fragment's own vector: first for the boss, absent for a public reader.
+        both = store.nearest(secret_mat[0], store.select(("public", "secret"), Filters()), 5, 20, fp)
+        assert both[0][0] in set(secret_ids.tolist())
+        assert not {r[0] for r in store.nearest(secret_mat[0], public, 50, 200, fp)} & set(secret_ids.tolist())
+        some = ids[:7].tolist()
+        held, read = store.fragment_vectors(some, fp), cold.fragment_vectors(some, fp)
+        assert held.keys() == read.keys() == set(some)
+        assert all(np.array_equal(held[i], read[i]) for i in some)
+    finally:
+        store.close()
+        cold.close()
+
+
+def test_held_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page written after the vectors were read: the next search is answered by HNSW (the hold is of
+    another generation) and starts a new read; once read, the new page's fragment is found from the hold."""
+    from stigmergy.index.store import pg_nearest
+
+    monkeypatch.setattr(pg_nearest, "_HELD", {})
+    b = _graph_wiki(tmp_path, pg_env, monkeypatch)
+    store = _warm(b)
+    try:
+        sel = store.select(("public",), Filters())
+        _, mat = _vectors(store, "public")
+        store.nearest(mat[0], sel, 5, 5, "")
+        pg_nearest.settle()
+        first = next(iter(pg_nearest._HELD.values())).generation
+        b.wiki("note", "Zeppelin", "zeppelin zeppelin zeppelin.\n")
+        b.commit("zeppelin")
+        build_index(b.root, b.settings, embedder=HashEmbedder())
+        fid = store.conn.execute("SELECT f.id FROM fragments f JOIN pages p ON p.id = f.page "
+                                 "WHERE p.title = 'Zeppelin'").fetchone()[0]
+        query = store.conn.execute("SELECT embedding FROM vec WHERE id = %s", (fid,), binary=True).fetchone()[0]
+        query = query.to_numpy().astype(np.float32)
+        sel = store.select(("public",), Filters())
+        assert pg_nearest.nearest(store.conn, store.url, store.schema, store._generation(), "public", query, 5) is None
+        pg_nearest.settle()
+        second = next(iter(pg_nearest._HELD.values())).generation
+        got = store.nearest(query, store.select(("public",), Filters()), 5, 5, "")
+    finally:
+        store.close()
+    assert second > first
+    assert got[0][0] == fid
+
+
+def test_a_copy_that_is_not_id_and_vector_is_refused() -> None:
+    """The binary COPY's rows are checked before a vector is taken from them."""
+    from stigmergy.index.store import pg_nearest
+
+    def copy(rows: list[tuple[int, list[float]]], dim: int) -> bytes:
+        out = bytearray(b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big"))
+        for fid, vec in rows:
+            out += (2).to_bytes(2, "big") + (8).to_bytes(4, "big") + fid.to_bytes(8, "big")
+            out += (4 + 4 * len(vec)).to_bytes(4, "big") + len(vec).to_bytes(2, "big") + (0).to_bytes(2, "big")
+            out += np.asarray(vec, dtype=">f4").tobytes()
+        return bytes(out + b"\xff\xff")
+
+    ids, mat = pg_nearest.parse_copy(copy([(7, [1.0, -2.0]), (3, [0.5, 0.25])], 2), 2)
+    assert ids.tolist() == [7, 3] and mat.tolist() == [[1.0, -2.0], [0.5, 0.25]]
+    with pytest.raises(ValueError):
+        pg_nearest.parse_copy(copy([(7, [1.0, -2.0])], 2), 3)  # other dimensions
+    with pytest.raises(ValueError):
+        pg_nearest.parse_copy(copy([(7, [1.0, -2.0]), (3, [0.5])], 2), 2)  # a row of another width
+    with pytest.raises(ValueError):
+        pg_nearest.parse_copy(b"not a copy at all", 2)

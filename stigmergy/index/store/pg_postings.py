@@ -61,6 +61,14 @@ class _Held:
     lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
     held: int = 0
     masks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+    _norm: tuple[float, np.ndarray] | None = None
+
+    def norm(self, avg: float) -> np.ndarray:
+        """k1 (1 - b + b len / avg) by fragment, at this generation's average (kept: one a generation)."""
+        got = self._norm
+        if got is None or got[0] != avg:
+            got = self._norm = (avg, K1 * (1 - B + B * self.ntok / avg))
+        return got[1]
 
     def readable(self, layers: Sequence[str]) -> np.ndarray:
         key = tuple(layers)
@@ -134,27 +142,49 @@ def _held(conn: Any, schema: str, generation: int) -> _Held | None:
 def _read(conn: Any, held: _Held, lexeme: str) -> tuple[np.ndarray, np.ndarray] | None:
     """`lexeme`'s fragments (positions in `held.ids`, ascending) and its count in each; None when the list is
     not the one `held` describes (another generation, a count that is not whole, a length that is not df)."""
+    # The arrays in PostgreSQL's binary form, unsorted (the index-only scan's order): 4.5 against 13.5 ms
+    # wall and 1.1 against 4.3 ms of client CPU for `array_agg(... ORDER BY id)` parsed as text (30 words of
+    # ~14,000 postings at 247,762 fragments).
     generation, df, ids, impacts = conn.execute(
         "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT df FROM terms WHERE term = %s), "
-        "array_agg(id ORDER BY id), array_agg(impact ORDER BY id) FROM postings WHERE lexeme = %s",
+        "array_send(array_agg(id)), array_send(array_agg(impact)) FROM postings WHERE lexeme = %s",
         (lexeme, lexeme)).fetchone()
     if int(generation) != held.key:
         return None
-    if not ids:
+    if ids is None:
         return (np.zeros(0, np.int64), np.zeros(0, np.float64)) if not df else None
-    if int(df or 0) != len(ids):
+    fid, impact32 = unpack(bytes(ids), ">i8"), unpack(bytes(impacts), ">f4")
+    if int(df or 0) != len(fid) or len(impact32) != len(fid):
         return None
-    fid = np.asarray(ids, dtype=np.int64)
+    order = np.argsort(fid, kind="stable")
+    fid, impact = fid[order], impact32[order].astype(np.float64)
     at = np.searchsorted(held.ids, fid)
     if bool(np.any(at >= len(held.ids))) or not np.array_equal(held.ids[np.minimum(at, len(held.ids) - 1)], fid):
         return None
-    impact = np.asarray(impacts, dtype=np.float32).astype(np.float64)
     x = K1 * (1 - B + B * held.ntok[at] / held.ref)
     est = impact * x / (1.0 - impact)
     tf = np.rint(est)
     if bool(np.any(~np.isfinite(est))) or bool(np.any(np.abs(est - tf) > _WHOLE)) or bool(np.any(tf < 1)):
         return None
     return at, tf
+
+
+def unpack(blob: bytes, dtype: str) -> np.ndarray:
+    """A one-dimensional array without nulls from `array_send`'s bytes (PostgreSQL's binary array form: the
+    dimensions, the element type, then each element as its length and its big-endian bytes)."""
+    if len(blob) < 12:
+        raise ValueError("not an array")
+    ndim, has_null = int.from_bytes(blob[0:4], "big"), int.from_bytes(blob[4:8], "big")
+    width = np.dtype(dtype).itemsize
+    if ndim == 0:
+        return np.zeros(0, np.dtype(dtype).newbyteorder("="))
+    n = int.from_bytes(blob[12:16], "big", signed=True)
+    if ndim != 1 or has_null or n < 0 or len(blob) != 20 + n * (4 + width):
+        raise ValueError("not a one-dimensional array without nulls of the expected width")
+    rec = np.frombuffer(blob, dtype=np.dtype([("len", ">i4"), ("v", dtype)]), count=n, offset=20)
+    if bool(np.any(rec["len"] != width)):
+        raise ValueError("an element of another width")
+    return rec["v"].astype(np.dtype(dtype).newbyteorder("="))
 
 
 def _lists(conn: Any, held: _Held, lexemes: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]] | None:
@@ -199,15 +229,16 @@ def cut(conn: Any, schema: str, generation: int, coef: dict[str, float], avg: fl
     lists = _lists(conn, held, words)
     if lists is None:
         return None
-    n = len(held.ids)
-    score = np.zeros(n, dtype=np.float64)
-    hit = np.zeros(n, dtype=bool)
-    norm = K1 * (1 - B + B * held.ntok / (avg or 1.0))
-    for word, (at, tf) in zip(words, lists, strict=True):
-        if len(at):
-            score[at] += coef[word] * tf * (K1 + 1) / (tf + norm[at])
-            hit[at] = True
-    matched = np.flatnonzero(hit & held.readable(layers))
+    norm = held.norm(avg or 1.0)
+    ats = [at for at, _ in lists if len(at)]
+    if not ats:
+        return []
+    parts = [coef[word] * tf * (K1 + 1) / (tf + norm[at]) for word, (at, tf) in zip(words, lists, strict=True) if len(at)]
+    # bincount adds in input order: each fragment's terms in the query's order, from 0.0. Every term is
+    # positive (idf >= 1e-6, tf >= 1), so a fragment with a score is a fragment that matched.
+    score = np.bincount(np.concatenate(ats), weights=np.concatenate(parts), minlength=len(held.ids))
+    matched = np.flatnonzero(score)
+    matched = matched[held.readable(layers)[matched]]  # the reader's layers before the cut
     if not len(matched):
         return []
     s = -score[matched]

@@ -8,10 +8,10 @@ the connection's lifecycle and the builder's writes); every statement names the 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from stigmergy.index.store import pg_text
+from stigmergy.index.store import pg_held, pg_text
 from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
@@ -40,6 +40,10 @@ class PgReads:
 
     conn: Any
     errors: tuple[type[BaseException], ...]
+    schema: str
+    url: str
+    _warm: bool
+    _gen: int | None  # the generation this search's `select` read (None: none yet)
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
@@ -59,12 +63,37 @@ class PgReads:
     def _rows(self, statement: str, params: Sequence[Any]) -> list[Any]:
         return [tuple(r) for r in self.conn.execute(statement, params).fetchall()]
 
+    def _generation(self) -> int:
+        """This search's generation: the one its `select` read, else read now."""
+        return self._gen if self._gen is not None else self.version()
+
+    def _held(self, kind: str, keys: Sequence[Any], fetch: Callable[[list[Any]], dict[Any, Any]],
+              cap: int = pg_held.MAX_ROWS) -> dict[Any, Any]:
+        """`fetch`'s answer for `keys` (key -> value; absent: no row), from what a warm session holds at this
+        search's generation where it can (`pg_held`)."""
+        if not self._warm:
+            return fetch(list(dict.fromkeys(keys)))
+        return pg_held.read(pg_held.place(self.conn, self.schema), kind, self._generation(), keys, cap, fetch)
+
+    def _grouped(self, kind: str, statement: str, keys: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of `statement` (its first parameter the keys, its first column the key) for `keys`, held
+        per key in a warm session; in ascending key order, each key's rows in the order they came."""
+        def fetch(ids: list[Any]) -> dict[Any, list[tuple[Any, ...]]]:
+            grouped: dict[Any, list[tuple[Any, ...]]] = {}
+            for row in self.conn.execute(statement, (ids,)).fetchall():
+                grouped.setdefault(row[0], []).append(tuple(row))
+            return grouped
+
+        got = self._held(kind, keys, fetch)
+        return [row for key in sorted(got) for row in got[key]]
+
     def entity_names_in(self, names: Sequence[str], layers: tuple[str, ...]) -> list[tuple[str, int]]:
         return self._rows("SELECT en.name, en.page FROM entity_names en JOIN pages p ON p.id = en.page "
                           "WHERE en.name = ANY(%s::text[]) AND p.layer = ANY(%s::text[])", (list(names), list(layers)))
 
     def names_of(self, pages: Sequence[int]) -> list[tuple[str, int]]:
-        return self._rows("SELECT name, page FROM entity_names WHERE page = ANY(%s::bigint[])", (list(pages),))
+        return [(name, page) for page, name in self._grouped(
+            "names", "SELECT page, name FROM entity_names WHERE page = ANY(%s::bigint[]) ORDER BY page, name", pages)]
 
     def allowed(self, pages: Sequence[int], sel: Selection) -> set[int]:
         where, params = sel.condition
@@ -91,7 +120,7 @@ class PgReads:
             (match, list(sel.layers), *params, depth))]
 
     def links_from(self, pages: Sequence[int]) -> list[tuple[int, str]]:
-        return self._rows("SELECT src, target FROM links WHERE src = ANY(%s::bigint[])", (list(pages),))
+        return self._grouped("links", "SELECT src, target FROM links WHERE src = ANY(%s::bigint[])", pages)
 
     def pages_with_stems(self, stems: Sequence[str], sel: Selection) -> list[tuple[int, str]]:
         where, params = sel.condition
@@ -105,7 +134,7 @@ class PgReads:
                           (list(names), *params))
 
     def stems_and_titles(self, pages: Sequence[int]) -> list[tuple[int, str, str]]:
-        return self._rows("SELECT id, stem, title FROM pages WHERE id = ANY(%s::bigint[])", (list(pages),))
+        return self._grouped("stems", "SELECT id, stem, title FROM pages WHERE id = ANY(%s::bigint[])", pages)
 
     def linking(self, targets: Sequence[str], sel: Selection) -> list[tuple[int, str]]:
         where, params = sel.condition
@@ -113,23 +142,23 @@ class PgReads:
                           f"WHERE l.target = ANY(%s::text[]) AND {where}", (list(targets), *params))
 
     def out_degrees(self, pages: Sequence[int]) -> list[tuple[int, int]]:
-        return self._rows("SELECT src, count(*) FROM links WHERE src = ANY(%s::bigint[]) GROUP BY src", (list(pages),))
+        return self._grouped("out", "SELECT src, count(*) FROM links WHERE src = ANY(%s::bigint[]) GROUP BY src", pages)
 
     def in_degrees(self, targets: Sequence[str]) -> list[tuple[str, int]]:
-        return self._rows("SELECT target, count(*) FROM links WHERE target = ANY(%s::text[]) GROUP BY target",
-                          (list(targets),))
+        return self._grouped("in", "SELECT target, count(*) FROM links WHERE target = ANY(%s::text[]) GROUP BY target",
+                             targets)
 
     # ------------------------------------------------------------ hits
 
     def citations_of(self, pages: Sequence[int]) -> list[CitationRow]:
-        return [CitationRow(*r) for r in self.conn.execute(
-            "SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
+        return [CitationRow(*r) for r in self._grouped(
+            "citations", "SELECT c.src, c.line, c.capture_id, s.occurred_at, c.start_line FROM citations c "
             "LEFT JOIN pages s ON s.page_id = c.capture_id AND s.type = 'source' "
-            "WHERE c.src = ANY(%s::bigint[])", (list(pages),))]
+            "WHERE c.src = ANY(%s::bigint[]) ORDER BY c.src, c.line, c.capture_id", pages)]
 
     def fragment_rows(self, fragments: Sequence[int]) -> dict[int, FragmentRow]:
-        return {r[0]: FragmentRow(*r) for r in self.conn.execute(
-            "SELECT id, seq, start_line, end_line FROM fragments WHERE id = ANY(%s::bigint[])", (list(fragments),))}
+        return self._held("fragment_rows", fragments, lambda ids: {r[0]: FragmentRow(*r) for r in self.conn.execute(
+            "SELECT id, seq, start_line, end_line FROM fragments WHERE id = ANY(%s::bigint[])", (ids,))})
 
     def fragment_at(self, page: int, line: int) -> int | None:
         row = self.conn.execute("SELECT id FROM fragments WHERE page = %s AND start_line <= %s ORDER BY seq DESC "
@@ -146,21 +175,21 @@ class PgReads:
     def fragment_texts(self, fragments: Sequence[int]) -> dict[int, str]:
         if not fragments:
             return {}
-        return dict(self.conn.execute("SELECT id, body FROM fragments WHERE id = ANY(%s::bigint[])",
-                                      (list(fragments),)).fetchall())
+        return self._held("fragment_texts", fragments, lambda ids: dict(self.conn.execute(
+            "SELECT id, body FROM fragments WHERE id = ANY(%s::bigint[])", (ids,)).fetchall()))
 
     def page_infos(self, pages: Sequence[int]) -> dict[int, PageInfo]:
-        return {r[0]: PageInfo(*r) for r in self.conn.execute(
+        return self._held("page_infos", pages, lambda ids: {r[0]: PageInfo(*r) for r in self.conn.execute(
             "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
             "meta::jsonb ->> 'decay', "
             "(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
             "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
-            "WHERE id = ANY(%s::bigint[])", (list(pages),))}
+            "WHERE id = ANY(%s::bigint[])", (ids,))})
 
     def hubs(self, pages: Sequence[int]) -> set[int]:
-        return {r[0] for r in self.conn.execute(
+        return set(self._held("hubs", pages, lambda ids: {r[0]: True for r in self.conn.execute(
             "SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project') AND id = ANY(%s::bigint[])",
-            (list(pages),))}
+            (ids,))}))
 
     def sources_of_captures(self, captures: Sequence[str], sel: Selection) -> dict[str, int]:
         where, params = sel.condition

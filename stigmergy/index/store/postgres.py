@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.errors import LockTimeoutError, StigmergyError
-from stigmergy.index.store import pg_held_vectors, pg_impact, pg_write
+from stigmergy.index.store import pg_held, pg_impact, pg_nearest, pg_write
 from stigmergy.index.store.pg_schema import SharedIndexError, _lock_key, _psycopg, connect
 from stigmergy.index.store.pg_search import EXACT_SCAN_MAX_ROWS, PgSearch
 from stigmergy.index.store.protocol import IndexedPage, Integrity, LayerVectors, NewFragment
@@ -63,17 +63,20 @@ class PostgresIndexStore(PgSearch):
         self.conn = conn
         self.schema = schema
         self.errors: tuple[type[BaseException], ...] = (_psycopg().Error,)
-        self._counts: tuple[int, dict[str, int]] | None = None
+        self._counts: tuple[int, dict[str, int], dict[str, int]] | None = None
         self._stats: tuple[int, tuple[int, float]] | None = None
         self._phrase_df: dict[tuple[str, ...], int] = {}
         self._ef_search = 0
         self._ref: tuple[int, float] | None = None
         self._locked = False
         self._warm = False
+        self._gen: int | None = None
+        self.url = ""
 
     @classmethod
     def open(cls, url: str, schema: str, wiki: str = "", *, timeout: float = 10.0) -> PostgresIndexStore:
         store = cls(connect(url, schema, timeout=timeout), schema)
+        store.url = url  # a warm session's background readers open connections of their own (pg_nearest)
         try:
             store.claim(wiki)
         except BaseException:
@@ -258,8 +261,8 @@ class PostgresIndexStore(PgSearch):
             return fetch(list(pages), min_fragments)
         # Every page's row held (the least count is applied here), so that a later search with another
         # floor finds it too.
-        got = pg_held_vectors.read(pg_held_vectors.place(self.conn, self.schema), "page", self._generation(),
-                                   pages, pg_held_vectors.MAX_PAGES, lambda ids: fetch(ids, 1))
+        got = pg_held.read(pg_held.place(self.conn, self.schema), "page", self._generation(),
+                                   pages, pg_held.MAX_PAGES, lambda ids: fetch(ids, 1))
         return {pid: row for pid, row in got.items() if row[2] >= min_fragments}
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
@@ -273,12 +276,13 @@ class PostgresIndexStore(PgSearch):
 
         if not self._warm:
             return fetch(list(fragments))
-        return pg_held_vectors.read(pg_held_vectors.place(self.conn, self.schema), "fragment", self._generation(),
-                                    fragments, pg_held_vectors.MAX_FRAGMENTS, fetch)
-
-    def _generation(self) -> int:
-        """This search's generation: the one its lexical arm read (the statistics), else read now."""
-        return self._stats[0] if self._stats is not None else self.version()
+        generation = self._generation()
+        got = pg_nearest.vectors(self.conn, self.schema, generation, list(fragments))  # the vector arm's hold
+        rest = [f for f in fragments if f not in got]
+        if rest:
+            got.update(pg_held.read(pg_held.place(self.conn, self.schema), "fragment", generation, rest,
+                                    pg_held.MAX_FRAGMENTS, fetch))
+        return got
 
     def prune_vectors(self, keep_fingerprint: str | None = None) -> None:
         if keep_fingerprint is not None:

@@ -1,15 +1,18 @@
-"""Page and fragment vectors a long-lived PostgreSQL session holds between searches, per generation.
+"""What a long-lived PostgreSQL session holds between searches, by id, per generation: page and fragment
+vectors, and the rows a search reads by page or fragment id (a hit's lines and text, a page's facts, its
+links and names for the graph arm).
 
-Each search reads the page vectors of its ~250 candidate pages (centroid and lead, 2 x 384 floats each) and
-the vectors of its lexical fragments: ~7.6 and ~2.2 ms a search at 30,839 fragments, most of it moving and
-decoding vectors that the previous searches had read too. A warm session (`keep_warm`) asks only for the
-ones it does not hold, and holds what comes back until the index's generation moves (every writer's
-transaction bumps `meta.generation`; a page's vectors may be rewritten in place, so nothing is kept across
-generations). Whether a page or fragment may be shown is the caller's: these are read by id, for ids the
-scoped arms returned, exactly as the statements they stand for.
+Each search read the page vectors of its ~250 candidate pages (centroid and lead, 2 x 384 floats each) and
+the vectors of its lexical fragments (~7.6 and ~2.2 ms a search at 30,839 fragments), and ~14 more short
+statements by id, most of it rows the previous searches had read too. A warm session (`keep_warm`) asks
+only for the ids it does not hold, and holds what comes back until the index's generation moves (every
+writer's transaction bumps `meta.generation`; a page's vectors may be rewritten in place, so nothing is
+kept across generations). Whether a page or fragment may be shown is the caller's: these are read by id,
+for ids the scoped arms returned, exactly as the statements they stand for.
 
-Held per (server, database, schema) in a process, shared by its sessions: at most MAX_PAGES pages and
-MAX_FRAGMENTS fragment vectors (~1.5 KB each at 384 dimensions), the least recently used dropped first.
+Held per (server, database, schema) and kind in a process, shared by its sessions: at most `cap` ids a
+kind (MAX_PAGES pages of vectors, ~3 KB each at 384 dimensions; MAX_FRAGMENTS fragment vectors; MAX_ROWS
+ids of each kind of row), the least recently used dropped first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any, TypeVar
 
 MAX_PAGES = 50_000
 MAX_FRAGMENTS = 100_000
+MAX_ROWS = 100_000
 
 V = TypeVar("V")
 _LOCK = threading.Lock()
