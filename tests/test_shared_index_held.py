@@ -304,3 +304,19 @@ def test_a_copy_that_is_not_id_and_vector_is_refused() -> None:
         pg_nearest.parse_copy(copy([(7, [1.0, -2.0]), (3, [0.5])], 2), 2)  # a row of another width
     with pytest.raises(ValueError):
         pg_nearest.parse_copy(b"not a copy at all", 2)
+
+
+def test_a_search_that_began_before_a_write_keeps_the_newer_hold(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """A cut asked at an older generation than the one held is left to the walk, and the hold stays."""
+    b = _wiki(tmp_path, pg_env, 27)
+    store = _warm(b)
+    try:
+        sel = store.select(("public",), Filters())
+        store.lexical(["aurora"], sel, (1.0, 1.0, 1.0), 5)
+        (held,) = pg_postings._HELD.values()
+        older = pg_postings.cut(store.conn, store.schema, held.key - 1, {"aurora": 1.0}, 10.0, ["public"], 5)
+        kept = list(pg_postings._HELD.values())
+    finally:
+        store.close()
+    assert older is None
+    assert kept == [held]

@@ -11,8 +11,7 @@ kept across generations). Whether a page or fragment may be shown is the caller'
 for ids the scoped arms returned, exactly as the statements they stand for.
 
 Held per (server, database, schema) and kind in a process, shared by its sessions: at most `cap` ids a
-kind (MAX_PAGES pages of vectors, ~3 KB each at 384 dimensions; MAX_FRAGMENTS fragment vectors; MAX_ROWS
-ids of each kind of row), the least recently used dropped first.
+kind (below), the least recently used dropped first.
 """
 
 from __future__ import annotations
@@ -22,9 +21,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-MAX_PAGES = 50_000
-MAX_FRAGMENTS = 100_000
-MAX_ROWS = 100_000
+# A cap a kind: ~60 MB of page vectors, ~30 MB of fragment vectors (most come from pg_nearest's hold over a
+# large layer), and 50,000 ids of each kind of row (a fragment's text is the largest, ~1 KB).
+MAX_PAGES = 20_000
+MAX_FRAGMENTS = 20_000
+MAX_ROWS = 50_000
 
 V = TypeVar("V")
 _LOCK = threading.Lock()

@@ -130,12 +130,13 @@ def _held(conn: Any, schema: str, generation: int) -> _Held | None:
         with _LOCK:
             held = _HELD.get(place)
         if held is None or held.key != generation:
-            held = _load(conn, generation)
+            older = held is not None and held.key > generation  # a search that began before a write
+            held = None if older else _load(conn, generation)
             with _LOCK:
-                if held is None:
-                    _HELD.pop(place, None)
-                else:
+                if held is not None:
                     _HELD[place] = held
+                elif not older:
+                    _HELD.pop(place, None)
     return held
 
 

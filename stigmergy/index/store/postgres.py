@@ -118,8 +118,9 @@ class PostgresIndexStore(PgSearch):
     # ------------------------------------------------------------ lifecycle, meta, transactions
 
     def keep_warm(self) -> None:
-        """A long-lived session: the lexical arm counts from posting lists held between searches
-        (`pg_postings`), read at their first use."""
+        """A long-lived session: it holds between searches, per generation, the lexical arm's posting lists
+        (`pg_postings`, read at their first use), each HNSW layer's vectors (`pg_nearest`, read in the
+        background at the first search) and the rows it reads by id (`pg_held`)."""
         self._warm = True
 
     def close(self) -> None:
