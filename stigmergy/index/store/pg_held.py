@@ -21,11 +21,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-# A cap a kind: ~60 MB of page vectors, ~30 MB of fragment vectors (most come from pg_nearest's hold over a
-# large layer), and 50,000 ids of each kind of row (a fragment's text is the largest, ~1 KB).
-MAX_PAGES = 20_000
-MAX_FRAGMENTS = 20_000
-MAX_ROWS = 50_000
+# A cap a kind: ~150 MB of page vectors, fragment vectors (most come from pg_nearest's hold over a large
+# layer) and 100,000 ids of each kind of row (a fragment's text is the largest, ~1 KB). Lower caps (20,000
+# pages) cost more misses under the load bench, whose queries are all different.
+MAX_PAGES = 50_000
+MAX_FRAGMENTS = 100_000
+MAX_ROWS = 100_000
 
 V = TypeVar("V")
 _LOCK = threading.Lock()

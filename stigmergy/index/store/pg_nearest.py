@@ -103,11 +103,15 @@ def _read(url: str, schema: str, generation: int) -> _Hold | None:
                 return None
             layers: dict[str, _Layer] = {}
             for layer, dim in graphs:
-                chunks: list[bytes] = []
+                # One growing buffer, not a bytes object a row: 223,001 small allocations stayed in the
+                # reader thread's malloc arena after the read (~+200 MB of each worker's PSS).
+                blob = bytearray()
                 with conn.cursor().copy("COPY (SELECT id, embedding FROM vec WHERE layer = %s ORDER BY id) TO STDOUT "
                                         "(FORMAT BINARY)", (layer,)) as copy:
-                    chunks.extend(bytes(chunk) for chunk in copy)
-                ids, mat = parse_copy(b"".join(chunks), int(dim))
+                    for chunk in copy:
+                        blob += chunk
+                ids, mat = parse_copy(bytes(blob), int(dim))
+                del blob
                 layers[str(layer)] = _layer(ids, mat)
         return _Hold(generation, layers)
     finally:
