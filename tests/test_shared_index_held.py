@@ -215,6 +215,7 @@ def test_held_vectors_answer_as_the_1bit_prefilter_and_exact_rerank_within_the_l
     from stigmergy.index.store import pg_nearest
 
     monkeypatch.setattr(pg_nearest, "_HELD", {})
+    monkeypatch.setattr(pg_nearest, "_TRIED", {})
     b = _graph_wiki(tmp_path, pg_env, monkeypatch)
     store, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
     try:
@@ -258,6 +259,7 @@ def test_held_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, st
     from stigmergy.index.store import pg_nearest
 
     monkeypatch.setattr(pg_nearest, "_HELD", {})
+    monkeypatch.setattr(pg_nearest, "_TRIED", {})
     b = _graph_wiki(tmp_path, pg_env, monkeypatch)
     store = _warm(b)
     try:
@@ -320,3 +322,34 @@ def test_a_search_that_began_before_a_write_keeps_the_newer_hold(tmp_path: Path,
         store.close()
     assert older is None
     assert kept == [held]
+
+
+def test_a_vector_read_that_fails_leaves_hnsw_answering_and_is_not_tried_again(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows that do not parse: nothing is held, every search is answered (by HNSW, the same rows as a cold
+    session's), and the read is not tried again at the same generation."""
+    from stigmergy.index.store import pg_nearest
+
+    monkeypatch.setattr(pg_nearest, "_HELD", {})
+    monkeypatch.setattr(pg_nearest, "_TRIED", {})
+    b = _graph_wiki(tmp_path, pg_env, monkeypatch)
+    reads = []
+
+    def broken(blob: bytes, dim: int):  # noqa: ANN202
+        reads.append(dim)
+        raise ValueError("a row that is not (id, vector)")
+
+    monkeypatch.setattr(pg_nearest, "parse_copy", broken)
+    store, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
+    try:
+        _, mat = _vectors(store, "public")
+        answers = []
+        for i in range(3):
+            answers.append(store.nearest(mat[i], store.select(("public",), Filters()), 5, 5, ""))
+            pg_nearest.settle()
+        want = [cold.nearest(mat[i], cold.select(("public",), Filters()), 5, 5, "") for i in range(3)]
+    finally:
+        store.close()
+        cold.close()
+    assert len(reads) == 1 and not pg_nearest._HELD
+    assert [[r[0] for r in a] for a in answers] == [[r[0] for r in w] for w in want]

@@ -31,7 +31,7 @@ MAX_ROWS = 100_000
 V = TypeVar("V")
 _LOCK = threading.Lock()
 # (place, kind) -> (generation, id -> value or None for "no row")
-_HELD: dict[tuple[str, str, str], tuple[int, OrderedDict[int, Any]]] = {}
+_HELD: dict[tuple[str, str, str], tuple[int, OrderedDict[Any, Any]]] = {}
 
 
 def place(conn: Any, schema: str) -> tuple[str, str]:
@@ -39,17 +39,25 @@ def place(conn: Any, schema: str) -> tuple[str, str]:
     return (f"{info.host}:{info.port}/{info.dbname}", schema)
 
 
-def read(where: tuple[str, str], kind: str, generation: int, ids: Sequence[int], cap: int,
-         fetch: Callable[[list[int]], dict[int, V]]) -> dict[int, V]:
-    """`ids`' values (absent: no row), from what is held at `generation` and `fetch` for the rest."""
+def read(where: tuple[str, str], kind: str, generation: int, ids: Sequence[Any], cap: int,
+         fetch: Callable[[list[Any]], dict[Any, V]]) -> dict[Any, V]:
+    """`ids`' values (absent: no row), from what is held at `generation` and `fetch` for the rest (all of
+    them, holding nothing, for a search at an older generation than the one held: it began before a write)."""
     key = (*where, kind)
     with _LOCK:
         held = _HELD.get(key)
-        if held is None or held[0] != generation:
-            held = _HELD[key] = (generation, OrderedDict())
+        if held is not None and held[0] > generation:
+            older = True
+        else:
+            older = False
+            if held is None or held[0] != generation:
+                held = _HELD[key] = (generation, OrderedDict())
+    if older:
+        return fetch(list(dict.fromkeys(ids)))
+    with _LOCK:
         table = held[1]
-        out: dict[int, V] = {}
-        missing: list[int] = []
+        out: dict[Any, V] = {}
+        missing: list[Any] = []
         for i in dict.fromkeys(ids):
             if i in table:
                 table.move_to_end(i)

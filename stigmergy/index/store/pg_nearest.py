@@ -15,7 +15,8 @@ Read in the background, on a connection of its own, in one snapshot at the gener
 (`COPY ... TO STDOUT (FORMAT BINARY)` parsed by numpy: ~380 MB of vectors at 247,762 fragments); a search
 that finds them missing or at another generation starts the reader and is answered by HNSW. Held per
 (server, database, schema) in a process, shared by its sessions; not over MAX_BYTES of vectors (memory:
-1,540 bytes a vector at 384 dimensions, plus 48 for its bits).
+1,540 bytes a vector at 384 dimensions, plus 56 for its bits and id). A read that gives nothing (over
+the cap, a row that does not parse) is not tried again at the same generation.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class _Hold:
 _LOCK = threading.Lock()
 _HELD: dict[tuple[str, str], _Hold] = {}
 _READERS: dict[tuple[str, str], threading.Thread] = {}
+_TRIED: dict[tuple[str, str], int] = {}  # the generation a reader last gave nothing for: not read again
 
 
 def place(conn: Any, schema: str) -> tuple[str, str]:
@@ -126,6 +128,8 @@ def _reader(url: str, schema: str, where: tuple[str, str], generation: int) -> N
     with _LOCK:
         if hold is not None:
             _HELD[where] = hold
+        else:
+            _TRIED[where] = generation  # over the cap, another generation by now, or a read that failed
         _READERS.pop(where, None)
 
 
@@ -138,7 +142,7 @@ def _hold(conn: Any, url: str, schema: str, generation: int) -> _Hold | None:
         if hold is not None and hold.generation < generation:
             _HELD.pop(where, None)  # memory back before the next is read
         reader = _READERS.get(where)
-        if reader is None and url:
+        if reader is None and url and _TRIED.get(where) != generation:
             reader = _READERS[where] = threading.Thread(target=_reader, args=(url, schema, where, generation),
                                                         name="stigmergy-pg-vectors", daemon=True)
             reader.start()
