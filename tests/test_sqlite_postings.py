@@ -191,8 +191,8 @@ def test_a_full_cache_drops_the_least_recently_used_lists_and_answers_the_same(
         want = [tuple(r) for r in fts.execute(FTS5_CUT, (fts_query(terms), 40))]
         assert _pairs(sqlite_postings.cut(fts, terms, 40, warm=True)) == want, terms
         held = next(iter(sqlite_postings._HELD.values()))
-        assert held.held == sum(len(ids) for ids, _ in held.lists.values())
-        assert held.held <= 300 or len(held.lists) == 1
+        assert held.lists.held == sum(len(ids) for ids, _ in held.lists.lists.values())
+        assert held.lists.held <= 300 or len(held.lists.lists) == 1
 
 
 def test_sessions_searching_at_once_share_the_lists_and_each_gets_fts5s_answer(tmp_path: Path,

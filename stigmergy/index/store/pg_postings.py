@@ -35,13 +35,13 @@ searches once (a command) never reads them.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from stigmergy.index.store.held_lists import HeldLists
 from stigmergy.index.store.pg_text import K1, B
 
 MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
@@ -60,8 +60,7 @@ class _Held:
     layer: np.ndarray  # int32: the code of its `fts.layer`
     page: np.ndarray  # int64: its page
     codes: dict[str, int]
-    lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
-    held: int = 0
+    lists: HeldLists = field(default_factory=lambda: HeldLists(MAX_POSTINGS))
     masks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
     _norm: tuple[float, np.ndarray] | None = None
 
@@ -192,30 +191,7 @@ def unpack(blob: bytes, dtype: str) -> np.ndarray:
 
 
 def _lists(conn: Any, held: _Held, lexemes: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]] | None:
-    have: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    missing: list[str] = []
-    with _LOCK:
-        for lx in dict.fromkeys(lexemes):
-            got = held.lists.get(lx)
-            if got is not None:
-                held.lists.move_to_end(lx)
-                have[lx] = got
-            else:
-                missing.append(lx)
-    for lx in missing:
-        got = _read(conn, held, lx)
-        if got is None:
-            return None
-        have[lx] = got
-    with _LOCK:
-        for lx in missing:
-            if lx not in held.lists:
-                held.lists[lx] = have[lx]
-                held.held += len(have[lx][0])
-        while held.held > MAX_POSTINGS and len(held.lists) > 1:
-            _, (at, _) = held.lists.popitem(last=False)
-            held.held -= len(at)
-    return [have[lx] for lx in lexemes]
+    return held.lists.lists_for(list(lexemes), lambda lexeme: _read(conn, held, lexeme))
 
 
 def cut(conn: Any, schema: str, generation: int, coef: dict[str, float], avg: float, layers: Sequence[str],

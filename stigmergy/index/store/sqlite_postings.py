@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from stigmergy.index.store.held_lists import HeldLists
 from stigmergy.index.store.pg_text import K1, B, idf  # FTS5's bm25 constants and idf, written once
 
 # Below this many rows FTS5's statement costs a few milliseconds: nothing to gain.
@@ -121,8 +122,7 @@ class _Held:
     avgdl: float
     sizes: np.ndarray  # float64 by rowid: the row's tokens over every column
     pages: _Pages
-    lists: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
-    held: int = 0
+    lists: HeldLists = field(default_factory=lambda: HeldLists(MAX_POSTINGS))
     # The entity arm's source mentions: a match's source pages (every layer) in path order, at this version.
     sources: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
 
@@ -378,29 +378,7 @@ def _source_pages(held: _Held, text: str) -> np.ndarray | None:
 
 def _lists(conn: Any, held: _Held, phrases: list[str], fetch: bool) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """The phrases' posting lists, read where not held if `fetch`; else None when one is not held."""
-    have: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    missing: list[str] = []
-    with _LOCK:
-        for token in dict.fromkeys(phrases):
-            got = held.lists.get(token)
-            if got is not None:
-                held.lists.move_to_end(token)
-                have[token] = got
-            else:
-                missing.append(token)
-    if missing and not fetch:
-        return None
-    for token in missing:
-        have[token] = _read(conn, token)
-    with _LOCK:
-        for token in missing:
-            if token not in held.lists:
-                held.lists[token] = have[token]
-                held.held += len(have[token][0])
-        while held.held > MAX_POSTINGS and len(held.lists) > 1:
-            _, (ids, _) = held.lists.popitem(last=False)
-            held.held -= len(ids)
-    return [have[t] for t in phrases]
+    return held.lists.lists_for(phrases, lambda token: _read(conn, token), fetch)
 
 
 def _rank(held: _Held, lists: list[tuple[np.ndarray, np.ndarray]], depth: int,
