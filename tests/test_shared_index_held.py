@@ -353,3 +353,24 @@ def test_a_vector_read_that_fails_leaves_hnsw_answering_and_is_not_tried_again(
         cold.close()
     assert len(reads) == 1 and not pg_nearest._HELD
     assert [[r[0] for r in a] for a in answers] == [[r[0] for r in w] for w in want]
+
+
+def test_a_new_graph_or_dropped_vectors_move_the_generation(tmp_path: Path, pg_env: dict[str, str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes outside a page transaction that change how a layer is searched move the generation too, so
+    that a warm session does not keep vectors or graphs that are gone."""
+    from stigmergy.index.store import pg_search, postgres
+
+    b = _wiki(tmp_path, pg_env, 28)
+    store = open_index(index_location(Layout(b.root), b.settings))
+    try:
+        before = store.version()
+        monkeypatch.setattr(pg_search, "EXACT_SCAN_MAX_ROWS", 5)
+        monkeypatch.setattr(postgres, "EXACT_SCAN_MAX_ROWS", 5)
+        store.analyze(False)  # builds the graphs the lowered floor now calls for
+        graphs = store.version()
+        store.drop_layer_vectors("secret")
+        dropped = store.version()
+    finally:
+        store.close()
+    assert before < graphs < dropped

@@ -296,6 +296,11 @@ class PostgresIndexStore(PgSearch):
         row = self.conn.execute("DELETE FROM vec_indexes WHERE layer = %s RETURNING name", (layer,)).fetchone()
         if row:
             self._drop_index(row[0])
+        self._bump()  # what warm sessions hold of the layer's vectors is gone with them
+
+    def _bump(self) -> None:
+        """Move the generation outside `transaction()` (inside one, the transaction moves it at its end)."""
+        self.conn.execute("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'")
 
     def analyze(self, full: bool) -> None:
         """Planner statistics, and an HNSW index for each layer that has outgrown the exact scan (built
@@ -318,6 +323,7 @@ class PostgresIndexStore(PgSearch):
                     sql.Identifier(name), sql.Literal(int(dim)), sql.Literal(HNSW_M),
                     sql.Literal(HNSW_EF_CONSTRUCTION), sql.Literal(layer)))
             self.conn.execute("INSERT INTO vec_indexes(layer, name, dimension) VALUES (%s, %s, %s)", (layer, name, dim))
+            self._bump()  # a new graph changes how the layer is searched: warm sessions re-read (pg_nearest)
         if not full:
             # An update of a few pages leaves the statistics to autovacuum's analyze: ANALYZE of eight tables
             # cost more than the rest of a one-page update (0.2 of 0.5 s at 2,000 fragments).
