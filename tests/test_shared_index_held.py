@@ -123,6 +123,7 @@ def test_a_write_moves_the_generation_and_the_new_page_is_found(tmp_path: Path, 
         b.wiki("note", "Zeppelin", "zeppelin aurora zeppelin.\n")
         b.commit("zeppelin")
         build_index(b.root, b.settings, embedder=HashEmbedder())
+        sel = store.select(("public",), Filters())  # the next search begins, as every search does, here
         second = store.lexical(["aurora", "zeppelin"], sel, (1.0, 1.0, 1.0), 5)
         title = store.conn.execute("SELECT p.title FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id = %s",
                                    (second[0][0],)).fetchone()[0]

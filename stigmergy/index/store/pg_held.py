@@ -35,6 +35,7 @@ _HELD: dict[tuple[str, str, str], tuple[int, OrderedDict[Any, Any]]] = {}
 
 
 def place(conn: Any, schema: str) -> tuple[str, str]:
+    """Which shared index a hold is of: (server and database, schema). Every hold in this package keys by it."""
     info = conn.info
     return (f"{info.host}:{info.port}/{info.dbname}", schema)
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.index.store import sqlite_bits
+from stigmergy.index.store.pg_held import place
 
 MAX_BYTES = 1 << 30
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
@@ -50,11 +51,6 @@ _LOCK = threading.Lock()
 _HELD: dict[tuple[str, str], _Hold] = {}
 _READERS: dict[tuple[str, str], threading.Thread] = {}
 _TRIED: dict[tuple[str, str], int] = {}  # the generation a reader last gave nothing for: not read again
-
-
-def place(conn: Any, schema: str) -> tuple[str, str]:
-    info = conn.info
-    return (f"{info.host}:{info.port}/{info.dbname}", schema)
 
 
 def parse_copy(blob: bytes, dim: int) -> tuple[np.ndarray, np.ndarray]:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.index.store.held_lists import HeldLists
+from stigmergy.index.store.pg_held import place
 from stigmergy.index.store.pg_text import K1, B
 
 MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
@@ -88,15 +89,10 @@ _LOADING = threading.Lock()  # one load at a time in a process (four sessions wo
 _HELD: dict[tuple[str, str], _Held] = {}
 
 
-def _place(conn: Any, schema: str) -> tuple[str, str]:
-    info = conn.info
-    return (f"{info.host}:{info.port}/{info.dbname}", schema)
-
-
 def forget(conn: Any, schema: str) -> None:
     """Drop what is held for this schema (a check found it is not the database's any more)."""
     with _LOCK:
-        _HELD.pop(_place(conn, schema), None)
+        _HELD.pop(place(conn, schema), None)
 
 
 def _load(conn: Any, generation: int) -> _Held | None:
@@ -122,22 +118,22 @@ def _load(conn: Any, generation: int) -> _Held | None:
 
 
 def _held(conn: Any, schema: str, generation: int) -> _Held | None:
-    place = _place(conn, schema)
+    where = place(conn, schema)
     with _LOCK:
-        held = _HELD.get(place)
+        held = _HELD.get(where)
     if held is not None and held.key == generation:
         return held
     with _LOADING:
         with _LOCK:
-            held = _HELD.get(place)
+            held = _HELD.get(where)
         if held is None or held.key != generation:
             older = held is not None and held.key > generation  # a search that began before a write
             held = None if older else _load(conn, generation)
             with _LOCK:
                 if held is not None:
-                    _HELD[place] = held
+                    _HELD[where] = held
                 elif not older:
-                    _HELD.pop(place, None)
+                    _HELD.pop(where, None)
     return held
 
 

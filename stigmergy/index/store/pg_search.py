@@ -82,8 +82,9 @@ class PgSearch(PgReads):
     # ------------------------------------------------------------ full text
 
     def _fts_stats(self) -> tuple[int, float]:
-        """(rows, mean tokens per row) of the whole full-text table, once per database version."""
-        version = self.version()
+        """(rows, mean tokens per row) of the whole full-text table, once per database version. A warm
+        session only searches, and every search begins with `select`, which has just read the version."""
+        version = self._gen if self._warm and self._gen is not None else self.version()
         if self._stats is None or self._stats[0] != version:
             n, total = self.conn.execute("SELECT count(*), coalesce(sum(ntok), 0) FROM fts").fetchone()
             self._stats = (version, (int(n), float(total) / max(1, int(n))))
