@@ -3,7 +3,10 @@ its index in SQLite and in PostgreSQL + pgvector, and `--readers` MCP clients (e
 token) calling the `search` tool `--rate` times a second between them on an open-loop schedule: a search
 that is due while its reader still waits for the last one is sent late, and its latency counts from when it
 was due, so queueing shows. Every search embeds its query in the server (the real model); stored vectors are
-random. A hit from the `board` layer, which no reader may read, counts as an error.
+random. A hit from the `board` layer, which no reader may read, counts as an error. After `--warm`
+searches the window waits until the server and its database have been idle two seconds (`settle_s`): what
+the warm-up started in the background (a PostgreSQL session reads its posting lists and vectors ahead) is
+done, as on a server that has been up a while.
 
     .venv/bin/python bench/load.py --sizes 200000                 # build (kept in --out), then the load
     .venv/bin/python bench/load.py --sizes 25000 50000 100000 200000 --load-at 200000   # + projection points
@@ -67,6 +70,21 @@ def _descendants(pid: int) -> list[int]:
             except OSError:
                 pass
     return out
+
+
+def _quiet(pid: int, pg: Any, most_s: float = 300.0) -> float:
+    """Seconds until the server (and its database) have been all but idle for two seconds running: what
+    the warm-up started in the background (PostgreSQL: a warm session reads every posting list and the
+    vectors of each large layer ahead) is done, as on a server that has been up a while. At most `most_s`."""
+    t0 = time.time()
+    calm = 0
+    last = _tree_cpu(pid) + (pg.cpu_seconds() if pg else 0.0)
+    while calm < 2 and time.time() - t0 < most_s:
+        time.sleep(1.0)
+        now = _tree_cpu(pid) + (pg.cpu_seconds() if pg else 0.0)
+        calm = calm + 1 if now - last < 0.05 else 0
+        last = now
+    return round(time.time() - t0, 1)
 
 
 def _tree_cpu(pid: int) -> float:
@@ -242,20 +260,22 @@ class McpReader:
 
 
 def _driver(port: int, tokens: list[str], rate: float, seconds: float, warm: int, qs: list[str],
-            out: Any) -> None:
+            out: Any, go: Any) -> None:
     """The load, in a process of its own (its CPU is the driver's, not the server's)."""
     try:
-        _drive(port, tokens, rate, seconds, warm, qs, out)
+        _drive(port, tokens, rate, seconds, warm, qs, out, go)
     except BaseException as exc:
         out.put({"failed": f"{type(exc).__name__}: {exc}"[:2000]})
         raise
 
 
 def _drive(port: int, tokens: list[str], rate: float, seconds: float, warm: int, qs: list[str],
-           out: Any) -> None:
+           out: Any, go: Any) -> None:
     readers = [McpReader(port, tok) for tok in tokens]
     for i in range(warm):  # the model, the connections, the caches the first queries fill
         readers[i % len(readers)].search(qs[-1 - i])
+    out.put("warmed")
+    go.wait()  # the server's background reads the warm-up started are done (`_quiet`)
     lat: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
@@ -324,9 +344,15 @@ def serve_load(args: argparse.Namespace, n: int, label: str, pg: Any, qs: list[s
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()
     try:
-        driver = ctx.Process(target=_driver, args=(port, tokens, args.rate, args.seconds, args.warm, qs, q))
+        go = ctx.Event()
+        driver = ctx.Process(target=_driver, args=(port, tokens, args.rate, args.seconds, args.warm, qs, q, go))
         la = loadavg()
         driver.start()
+        warmed = q.get(timeout=900)
+        if warmed != "warmed":
+            raise RuntimeError(f"the load driver failed in its warm-up: {warmed}")
+        settle_s = _quiet(proc.pid, pg if label == "postgres" else None)
+        go.set()
         warm = q.get(timeout=900)  # warm: the CPU counters start a second before the window opens
         if warm != "warm":
             raise RuntimeError(f"the load driver failed before the window: {warm}")
@@ -344,7 +370,7 @@ def serve_load(args: argparse.Namespace, n: int, label: str, pg: Any, qs: list[s
     res = {"searches": len(lat), "errors": len(errors), "error_examples": errors[:3],
            "done_per_s": round(len(lat) / (args.seconds + max(0.0, got["drain_s"])), 1),
            "p50_ms": round(pct(lat, 50), 1) if lat else None, "p95_ms": round(pct(lat, 95), 1) if lat else None,
-           "max_ms": round(max(lat), 1) if lat else None, "drain_s": got["drain_s"],
+           "max_ms": round(max(lat), 1) if lat else None, "drain_s": got["drain_s"], "settle_s": settle_s,
            "serve_cpu_ms_per_search": round(cpu_serve / done * 1000, 1),
            "db_cpu_ms_per_search": round(cpu_db / done * 1000, 1),
            "driver_cpu_ms_per_search": round(got["driver_cpu_s"] / done * 1000, 1),

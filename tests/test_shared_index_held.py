@@ -29,6 +29,7 @@ def _small(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hold any index, however small (the floor keeps the walk for small ones), and start each test bare."""
     monkeypatch.setattr(pg_postings, "MIN_ROWS", 0)
     monkeypatch.setattr(pg_postings, "_HELD", {})
+    monkeypatch.setattr(pg_postings, "_PRELOADS", {})
     monkeypatch.setattr(pg_held, "_HELD", {})
 
 
@@ -161,6 +162,46 @@ def test_a_list_that_does_not_come_out_whole_is_not_used(
         assert [r[:2] for r in rows] == [r[:2] for r in want]
 
 
+@pytest.mark.parametrize("room", ["all", "none"])
+def test_every_list_is_read_ahead_and_answers_as_the_lists_read_by_word(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, room: str) -> None:
+    """The first warm search starts reading every list ahead: once done, no search reads a list by word
+    and every cut is still the exact BM25 top, for both readers; with more postings than PRELOAD_MAX
+    nothing is read ahead and the lists are read by word as before."""
+    if room == "none":
+        monkeypatch.setattr(pg_postings, "PRELOAD_MAX", 10)
+    b = _wiki(tmp_path, pg_env, 27)
+    rng = random.Random(8)
+    store = _warm(b)
+    reads: list[str] = []
+    by_word = pg_postings._read
+    monkeypatch.setattr(pg_postings, "_read", lambda conn, held, lexeme: (reads.append(lexeme), by_word(conn, held, lexeme))[1])
+    try:
+        store.lexical(["aurora"], store.select(("public",), Filters()), (1.0, 1.0, 1.0), 5)
+        pg_postings.settle()
+        reads.clear()
+        queries = [[rng.choice(VOCAB) for _ in range(rng.randint(1, 4))] for _ in range(20)] + [[CANARY, "aurora"]]
+        calls = [lambda s, t=terms, x=layers, d=(5, 40, 400)[i % 3]: s.lexical(t, s.select(x, Filters()), (1.0, 1.0, 1.0), d)
+                 for i, terms in enumerate(queries) for layers in (("public",), ("public", "secret"))]
+        watched = _Watched(store.conn)
+        store.conn = watched
+        held = [call(store) for call in calls]
+        store.conn = watched.conn
+        exact = _exhaustive(monkeypatch, store, calls)
+        (hold,) = pg_postings._HELD.values()
+        n_lists = int(store.conn.execute("SELECT count(DISTINCT lexeme) FROM postings").fetchone()[0])
+    finally:
+        store.close()
+    assert watched.walks == []
+    for got, want in zip(held, exact, strict=True):
+        assert [r[:2] for r in got] == [r[:2] for r in want]
+        assert [round(r[2], 9) for r in got] == [round(r[2], 9) for r in want]
+    if room == "all":
+        assert reads == [] and len(hold.lists.lists) == n_lists
+    else:
+        assert reads and len(hold.lists.lists) < n_lists
+
+
 def test_held_page_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str]) -> None:
     """A warm session's page and fragment vectors equal a cold one's; a vector rewritten in a transaction
     that moves the generation is read again, and a page under the least fragment count is left out."""
@@ -248,6 +289,15 @@ def test_held_vectors_answer_as_the_1bit_prefilter_and_exact_rerank_within_the_l
         held, read = store.fragment_vectors(some, fp), cold.fragment_vectors(some, fp)
         assert held.keys() == read.keys() == set(some)
         assert all(np.array_equal(held[i], read[i]) for i in some)
+        # Every page's vectors came with the read: equal to the statement's, a floor applied, none by id.
+        pages = [r[0] for r in cold.conn.execute("SELECT id FROM pages ORDER BY id")] + [10**9]
+        assert pg_nearest.page_vectors(store.conn, store.schema, store._generation(), pages) is not None
+        for least in (1, 2, 10**6):
+            pa, pc = store.page_vectors(pages, least), cold.page_vectors(pages, least)
+            assert pa.keys() == pc.keys() and (pa or least > 1)
+            assert all(np.array_equal(pa[p][0], pc[p][0]) and np.array_equal(pa[p][1], pc[p][1])
+                       and pa[p][2] == pc[p][2] for p in pa)
+        assert not [k for k in pg_held._HELD if k[2] == "page"]
     finally:
         store.close()
         cold.close()
@@ -307,6 +357,23 @@ def test_a_copy_that_is_not_id_and_vector_is_refused() -> None:
         pg_nearest.parse_copy(copy([(7, [1.0, -2.0]), (3, [0.5])], 2), 2)  # a row of another width
     with pytest.raises(ValueError):
         pg_nearest.parse_copy(b"not a copy at all", 2)
+
+    def pages(rows: list[tuple[int, list[float], list[float], int]]) -> bytes:
+        out = bytearray(b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big"))
+        for pid, centroid, lead, n in rows:
+            out += (4).to_bytes(2, "big") + (8).to_bytes(4, "big") + pid.to_bytes(8, "big")
+            for vec in (centroid, lead):
+                out += (4 + 4 * len(vec)).to_bytes(4, "big") + len(vec).to_bytes(2, "big") + (0).to_bytes(2, "big")
+                out += np.asarray(vec, dtype=">f4").tobytes()
+            out += (4).to_bytes(4, "big") + n.to_bytes(4, "big")
+        return bytes(out + b"\xff\xff")
+
+    got = pg_nearest.parse_page_copy(pages([(3, [1.0, 0.0], [0.5, 0.5], 2), (9, [0.0, 1.0], [-1.0, 2.0], 1)]), 2)
+    assert got.ids.tolist() == [3, 9] and got.lead.tolist() == [[0.5, 0.5], [-1.0, 2.0]] and got.fragments.tolist() == [2, 1]
+    for bad in ([(3, [1.0, 0.0], [0.5], 2)],  # a lead of other dimensions
+                [(9, [1.0, 0.0], [0.5, 0.5], 2), (3, [1.0, 0.0], [0.5, 0.5], 2)]):  # not by page
+        with pytest.raises(ValueError):
+            pg_nearest.parse_page_copy(pages(bad), 2)
 
 
 def test_a_search_that_began_before_a_write_keeps_the_newer_hold(tmp_path: Path, pg_env: dict[str, str]) -> None:

@@ -42,9 +42,20 @@ class _Layer:
 
 
 @dataclass(frozen=True)
+class _Pages:
+    """Every row of `page_vectors` at the hold's generation, by position in `ids` (ascending)."""
+
+    ids: np.ndarray  # int64
+    centroid: np.ndarray  # float32, a row per page
+    lead: np.ndarray  # float32
+    fragments: np.ndarray  # int32
+
+
+@dataclass(frozen=True)
 class _Hold:
     generation: int
     layers: dict[str, _Layer]
+    pages: _Pages | None = None  # None: not read (another dimension among them, or a row that did not parse)
 
 
 _LOCK = threading.Lock()
@@ -71,6 +82,29 @@ def parse_copy(blob: bytes, dim: int) -> tuple[np.ndarray, np.ndarray]:
             or bool(np.any(rows["vec_len"] != 4 + 4 * dim)) or bool(np.any(rows["dim"] != dim))):
         raise ValueError("a row that is not (id, vector) of the expected dimensions")
     return rows["id"].astype(np.int64), rows["v"].astype(np.float32)
+
+
+def parse_page_copy(blob: bytes, dim: int) -> _Pages:
+    """The rows of a binary COPY of `(page bigint, centroid vector, lead vector, fragments integer)` with
+    vectors of `dim` dimensions, ascending by page. ValueError when it is not that."""
+    if not blob.startswith(_SIGNATURE) or len(blob) < 21:
+        raise ValueError("not a binary COPY")
+    start = 19 + int.from_bytes(blob[15:19], "big")
+    vec = [("len", ">i4"), ("dim", ">i2"), ("unused", ">i2"), ("v", ">f4", (dim,))]
+    row = np.dtype([("fields", ">i2"), ("id_len", ">i4"), ("id", ">i8"), ("c", vec), ("l", vec),
+                    ("n_len", ">i4"), ("n", ">i4")])
+    body = len(blob) - start - 2
+    if body < 0 or body % row.itemsize or blob[-2:] != b"\xff\xff":
+        raise ValueError("rows of another width (a vector of other dimensions, or a null)")
+    rows = np.frombuffer(blob, dtype=row, count=body // row.itemsize, offset=start)
+    if (bool(np.any(rows["fields"] != 4)) or bool(np.any(rows["id_len"] != 8)) or bool(np.any(rows["n_len"] != 4))
+            or any(bool(np.any(rows[c]["len"] != 4 + 4 * dim)) or bool(np.any(rows[c]["dim"] != dim)) for c in ("c", "l"))):
+        raise ValueError("a row that is not (page, centroid, lead, fragments) of the expected dimensions")
+    ids = rows["id"].astype(np.int64)
+    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        raise ValueError("pages out of order")
+    return _Pages(ids, rows["c"]["v"].astype(np.float32), rows["l"]["v"].astype(np.float32),
+                  rows["n"].astype(np.int32))
 
 
 def _layer(ids: np.ndarray, mat: np.ndarray) -> _Layer:
@@ -111,9 +145,28 @@ def _read(url: str, schema: str, generation: int) -> _Hold | None:
                 ids, mat = parse_copy(bytes(blob), int(dim))
                 del blob
                 layers[str(layer)] = _layer(ids, mat)
-        return _Hold(generation, layers)
+            pages = _read_pages(conn, graphs)
+        return _Hold(generation, layers, pages)
     finally:
         conn.close()
+
+
+def _read_pages(conn: Any, graphs: list[tuple[str, int]]) -> _Pages | None:
+    """Every page's centroid and lead vectors, when they are all of the graphs' one dimension and within
+    MAX_BYTES; else None (they are read by id, `pg_held`)."""
+    dims = {int(dim) for _, dim in graphs}
+    n = int(conn.execute("SELECT count(*) FROM page_vectors").fetchone()[0])
+    if len(dims) != 1 or not n or n * (8 * min(dims) + 40) > MAX_BYTES:
+        return None
+    blob = bytearray()
+    with conn.cursor().copy("COPY (SELECT page, centroid, lead, fragments FROM page_vectors ORDER BY page) TO STDOUT "
+                            "(FORMAT BINARY)") as copy:
+        for chunk in copy:
+            blob += chunk
+    try:
+        return parse_page_copy(bytes(blob), min(dims))
+    except ValueError:
+        return None  # a page of another dimension: read by id as before
 
 
 def _reader(url: str, schema: str, where: tuple[str, str], generation: int) -> None:
@@ -175,6 +228,24 @@ def nearest(conn: Any, url: str, schema: str, generation: int, layer: str, query
     dist = 1.0 - (held.mat[rows] @ q) / (np.maximum(held.norms[rows], 1e-12) * qn)
     out = sorted(zip(dist.tolist(), cand.tolist(), strict=True))
     return [(float(d), int(f)) for d, f in out]
+
+
+def page_vectors(conn: Any, schema: str, generation: int,
+                 pages: list[int]) -> dict[int, tuple[np.ndarray, np.ndarray, int]] | None:
+    """`pages`' (centroid, lead, fragments) rows from the hold at `generation` (a page without a row is
+    absent, as from the statement); None when page vectors are not held at that generation."""
+    with _LOCK:
+        hold = _HELD.get(place(conn, schema))
+    if hold is None or hold.generation != generation or hold.pages is None:
+        return None
+    held = hold.pages
+    if not len(held.ids) or not pages:
+        return {}
+    want = np.asarray(pages, dtype=np.int64)
+    at = np.minimum(np.searchsorted(held.ids, want), len(held.ids) - 1)
+    found = held.ids[at] == want
+    return {int(pid): (held.centroid[row], held.lead[row], int(held.fragments[row]))
+            for pid, row in zip(want[found].tolist(), at[found].tolist(), strict=True)}
 
 
 def vectors(conn: Any, schema: str, generation: int, ids: list[int]) -> dict[int, np.ndarray]:

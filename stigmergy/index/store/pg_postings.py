@@ -47,6 +47,10 @@ from stigmergy.index.store.pg_text import K1, B
 
 MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
 MAX_POSTINGS = 40_000_000
+# Every list is read ahead when a generation is first held, up to this many postings in all (20.5 million at
+# 247,762 fragments: ~120 MB a process); past it the lists are read as the searches use them.
+PRELOAD_MAX = 30_000_000
+_BATCH = 500  # lists a fetch of the read ahead, and between its checks that the hold is still current
 _WHOLE = 0.25  # a recovered count further than this from a whole number is not trusted
 
 
@@ -87,6 +91,7 @@ class _Held:
 _LOCK = threading.Lock()
 _LOADING = threading.Lock()  # one load at a time in a process (four sessions would read the same rows)
 _HELD: dict[tuple[str, str], _Held] = {}
+_PRELOADS: dict[tuple[str, str], threading.Thread] = {}
 
 
 def forget(conn: Any, schema: str) -> None:
@@ -117,7 +122,7 @@ def _load(conn: Any, generation: int) -> _Held | None:
                  np.asarray(page, dtype=np.int64), codes)
 
 
-def _held(conn: Any, schema: str, generation: int) -> _Held | None:
+def _held(conn: Any, schema: str, generation: int, url: str = "") -> _Held | None:
     where = place(conn, schema)
     with _LOCK:
         held = _HELD.get(where)
@@ -134,7 +139,78 @@ def _held(conn: Any, schema: str, generation: int) -> _Held | None:
                     _HELD[where] = held
                 elif not older:
                     _HELD.pop(where, None)
+            if held is not None and url:
+                _start_preload(url, schema, where, held)
     return held
+
+
+def _start_preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> None:
+    reader = threading.Thread(target=_preloader, args=(url, schema, where, held), name="stigmergy-pg-lists",
+                              daemon=True)
+    with _LOCK:
+        _PRELOADS[where] = reader
+    reader.start()
+
+
+def _preloader(url: str, schema: str, where: tuple[str, str], held: _Held) -> None:
+    try:
+        _preload(url, schema, where, held)
+    except Exception:  # noqa: BLE001 - a read ahead that fails leaves the lists to be read as they are used
+        pass
+    finally:
+        with _LOCK:
+            if _PRELOADS.get(where) is threading.current_thread():
+                _PRELOADS.pop(where)
+
+
+def _preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> int:
+    """Read every lexeme's list ahead into `held` (on a connection of its own, in one snapshot at its
+    generation); stops when the hold is replaced. How many lists it held (0: over PRELOAD_MAX, or another
+    generation by now). A list that does not decode is left to `_read`, which sends its search to the walk."""
+    from stigmergy.index.store.pg_schema import connect
+
+    conn = connect(url, schema, migrate_schema=False)
+    done = 0
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            # One core: a read ahead after a write must not take the cores the searches are answered on.
+            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+            if row is None or int(row[0]) != held.key:
+                return 0
+            dfs = {str(term): int(df) for term, df in conn.execute("SELECT term, df FROM terms")}
+            if sum(dfs.values()) > PRELOAD_MAX:
+                return 0
+            with conn.cursor(name="stigmergy_lists") as cur:
+                cur.itersize = _BATCH
+                cur.execute("SELECT lexeme, array_send(array_agg(id)), array_send(array_agg(impact)) FROM postings "
+                            "GROUP BY lexeme")
+                batch: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+                for lexeme, ids, impacts in cur:
+                    got = _decode(held, dfs.get(str(lexeme), 0), bytes(ids), bytes(impacts))
+                    if got is not None:
+                        batch[str(lexeme)] = got
+                    if len(batch) >= _BATCH:
+                        with _LOCK:
+                            if _HELD.get(where) is not held:
+                                return done  # a newer generation: its own read ahead has started
+                        held.lists.put(batch)
+                        done += len(batch)
+                        batch = {}
+                held.lists.put(batch)
+                done += len(batch)
+    finally:
+        conn.close()
+    return done
+
+
+def settle() -> None:
+    """Wait for the reads ahead started so far (tests, benches)."""
+    with _LOCK:
+        readers = list(_PRELOADS.values())
+    for reader in readers:
+        reader.join()
 
 
 def _read(conn: Any, held: _Held, lexeme: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -151,8 +227,13 @@ def _read(conn: Any, held: _Held, lexeme: str) -> tuple[np.ndarray, np.ndarray] 
         return None
     if ids is None:
         return (np.zeros(0, np.int32), np.zeros(0, np.uint16)) if not df else None
-    fid, impact32 = unpack(bytes(ids), ">i8"), unpack(bytes(impacts), ">f4")
-    if int(df or 0) != len(fid) or len(impact32) != len(fid):
+    return _decode(held, int(df or 0), bytes(ids), bytes(impacts))
+
+
+def _decode(held: _Held, df: int, ids: bytes, impacts: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """One list from `array_send`'s bytes of its ids and impacts, as `_read` answers it (None: not `held`'s)."""
+    fid, impact32 = unpack(ids, ">i8"), unpack(impacts, ">f4")
+    if df != len(fid) or len(impact32) != len(fid):
         return None
     order = np.argsort(fid, kind="stable")
     fid, impact = fid[order], impact32[order].astype(np.float64)
@@ -191,14 +272,14 @@ def _lists(conn: Any, held: _Held, lexemes: Sequence[str]) -> list[tuple[np.ndar
 
 
 def cut(conn: Any, schema: str, generation: int, coef: dict[str, float], avg: float, layers: Sequence[str],
-        depth: int) -> list[tuple[int, int, float, float]] | None:
+        depth: int, url: str = "") -> list[tuple[int, int, float, float]] | None:
     """The best `depth` (fragment, page, bm25, 0.0) in `layers` for single-word lexemes with coefficients
     `coef` (idf x copies), best first, ties by id, at column weights 1, from what is held at `generation`
     (read now where missing); None when the walk must answer (see the module's text). The caller checks the
     rows (`check`)."""
     if not coef or depth <= 0 or conn.info.transaction_status != 0:  # 0: idle, not inside a transaction
         return None
-    held = _held(conn, schema, generation)
+    held = _held(conn, schema, generation, url)
     if held is None:
         return None
     words = list(coef)

@@ -170,7 +170,7 @@ class PgSearch(PgReads):
         coef: dict[str, float] = {}
         for phrase, w_idf in zip(phrase_list, idfs, strict=True):
             coef[phrase[0]] = coef.get(phrase[0], 0.0) + w_idf
-        rows = pg_postings.cut(self.conn, self.schema, version, coef, avg, layers, depth)
+        rows = pg_postings.cut(self.conn, self.schema, version, coef, avg, layers, depth, self.url)
         if rows is None or not pg_postings.check(self.conn, self.schema, rows, layers):
             return None
         return rows

@@ -261,9 +261,12 @@ class PostgresIndexStore(PgSearch):
         if not self._warm:
             return fetch(list(pages), min_fragments)
         # Every page's row held (the least count is applied here), so that a later search with another
-        # floor finds it too.
-        got = pg_held.read(pg_held.place(self.conn, self.schema), "page", self._generation(),
-                                   pages, pg_held.MAX_PAGES, lambda ids: fetch(ids, 1))
+        # floor finds it too: all of them where the vector arm's reader has read them (`pg_nearest`).
+        generation = self._generation()
+        got = pg_nearest.page_vectors(self.conn, self.schema, generation, list(pages))
+        if got is None:
+            got = pg_held.read(pg_held.place(self.conn, self.schema), "page", generation,
+                               pages, pg_held.MAX_PAGES, lambda ids: fetch(ids, 1))
         return {pid: row for pid, row in got.items() if row[2] >= min_fragments}
 
     def fragment_vectors(self, fragments: Sequence[int], fingerprint: str) -> dict[int, np.ndarray]:
