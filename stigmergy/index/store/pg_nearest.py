@@ -17,6 +17,10 @@ that finds them missing or at another generation starts the reader and is answer
 (server, database, schema) in a process, shared by its sessions; not over MAX_BYTES of vectors (memory:
 1,540 bytes a vector at 384 dimensions, plus 56 for its bits and id). A read that gives nothing (over
 the cap, a row that does not parse) is not tried again at the same generation.
+
+The same read takes every page's centroid and lead vectors (`page_vectors`, ~3 KB a page more at 384
+dimensions), which each search reads for its ~250 candidate pages: held whole, no page of them is read by
+id again at that generation (`page_vectors` below; `pg_held` holds them by id otherwise).
 """
 
 from __future__ import annotations
