@@ -30,6 +30,7 @@ def _small(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pg_postings, "MIN_ROWS", 0)
     monkeypatch.setattr(pg_postings, "_HELD", {})
     monkeypatch.setattr(pg_postings, "_PRELOADS", {})
+    monkeypatch.setattr(pg_postings, "_SINCE", {})
     monkeypatch.setattr(pg_held, "_HELD", {})
 
 
@@ -200,6 +201,49 @@ def test_every_list_is_read_ahead_and_answers_as_the_lists_read_by_word(
         assert reads == [] and len(hold.lists.lists) == n_lists
     else:
         assert reads and len(hold.lists.lists) < n_lists
+
+
+def test_a_generation_after_a_short_one_is_read_ahead_only_once_it_stands(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first generation a process holds is read ahead at once; one written soon after is read by word
+    until it has stood READ_AHEAD_AFTER seconds, and one superseded before then is never read ahead."""
+    b = _wiki(tmp_path, pg_env, 28)
+    store = _warm(b)
+
+    def write(title: str) -> None:
+        b.wiki("note", title, f"{title.lower()} aurora comet.\n")
+        b.commit(title)
+        build_index(b.root, b.settings, embedder=HashEmbedder())
+
+    def hold_after_search() -> pg_postings._Held:
+        store._stats = None  # a new search reads the generation
+        store.lexical(["aurora"], store.select(("public",), Filters()), (1.0, 1.0, 1.0), 5)
+        (held,) = pg_postings._HELD.values()
+        return held
+
+    try:
+        monkeypatch.setattr(pg_postings, "READ_AHEAD_AFTER", 600.0)
+        first = hold_after_search()
+        pg_postings.settle()
+        lists = int(store.conn.execute("SELECT count(DISTINCT lexeme) FROM postings").fetchone()[0])
+        whole = len(first.lists.lists)
+        write("Zeppelin")
+        second = hold_after_search()
+        (reader,) = pg_postings._PRELOADS.values()
+        early = len(second.lists.lists)
+        write("Blimp")
+        third = hold_after_search()
+        reader.join(timeout=10)
+        superseded = len(second.lists.lists)
+        monkeypatch.setattr(pg_postings, "READ_AHEAD_AFTER", 0.0)  # the third has now stood long enough
+        pg_postings.settle()
+        stood = len(third.lists.lists)
+        lists_now = int(store.conn.execute("SELECT count(DISTINCT lexeme) FROM postings").fetchone()[0])
+    finally:
+        store.close()
+    assert whole == lists
+    assert early == 1 and superseded == 1 and not reader.is_alive()  # 'aurora', read by word
+    assert stood == lists_now > lists
 
 
 def test_held_page_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str]) -> None:

@@ -29,7 +29,9 @@ drops what is held and the walk answers. A hold can lose nothing and show nothin
 **Read ahead.** When a generation is first held, every lexeme's list is read in the background, on a
 connection of its own, in one snapshot at that generation (one streamed `GROUP BY lexeme`, one core:
 ~8 s of the database's CPU and ~5 s of the process's at 247,762 fragments, 20.5 million postings); lists
-a search needs before then are read by word as above. Under the load bench's queries, all different, a
+a search needs before then are read by word as above. A generation that follows one which stood less than
+READ_AHEAD_AFTER seconds is read ahead only once it has stood that long itself, so that a wiki pushed to
+every few seconds does not re-read every list after each push. Under the load bench's queries, all different, a
 worker otherwise read ~1 new list a search in steady state (~3 ms of the database's CPU each). Past
 PRELOAD_MAX postings in all nothing is read ahead.
 
@@ -42,6 +44,7 @@ searches once (a command) never reads them.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +60,7 @@ MAX_POSTINGS = 40_000_000
 # Every list is read ahead when a generation is first held, up to this many postings in all (20.5 million at
 # 247,762 fragments: ~120 MB a process); past it the lists are read as the searches use them.
 PRELOAD_MAX = 30_000_000
+READ_AHEAD_AFTER = 60.0  # seconds a generation stands before its lists are read ahead, when the last did not
 _BATCH = 500  # lists a fetch of the read ahead, and between its checks that the hold is still current
 _WHOLE = 0.25  # a recovered count further than this from a whole number is not trusted
 
@@ -99,6 +103,7 @@ _LOCK = threading.Lock()
 _LOADING = threading.Lock()  # one load at a time in a process (four sessions would read the same rows)
 _HELD: dict[tuple[str, str], _Held] = {}
 _PRELOADS: dict[tuple[str, str], threading.Thread] = {}
+_SINCE: dict[tuple[str, str], float] = {}  # when this process last held a new generation here (monotonic)
 
 
 def forget(conn: Any, schema: str) -> None:
@@ -152,15 +157,29 @@ def _held(conn: Any, schema: str, generation: int, url: str = "") -> _Held | Non
 
 
 def _start_preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> None:
-    reader = threading.Thread(target=_preloader, args=(url, schema, where, held), name="stigmergy-pg-lists",
-                              daemon=True)
+    """Read `held`'s lists ahead: now when it is the first generation this process holds here or the one
+    before it stood READ_AHEAD_AFTER seconds; else once this one has stood that long (a wiki pushed to every
+    few seconds reads its lists by word, as before, instead of re-reading them all each time)."""
+    now = time.monotonic()
+    with _LOCK:
+        before = _SINCE.get(where)
+        _SINCE[where] = now
+    deferred = before is not None and now - before < READ_AHEAD_AFTER
+    reader = threading.Thread(target=_preloader, args=(url, schema, where, held, deferred),
+                              name="stigmergy-pg-lists", daemon=True)
     with _LOCK:
         _PRELOADS[where] = reader
     reader.start()
 
 
-def _preloader(url: str, schema: str, where: tuple[str, str], held: _Held) -> None:
+def _preloader(url: str, schema: str, where: tuple[str, str], held: _Held, deferred: bool) -> None:
     try:
+        start = time.monotonic()
+        while deferred and time.monotonic() - start < READ_AHEAD_AFTER:
+            time.sleep(0.2)
+            with _LOCK:
+                if _HELD.get(where) is not held:
+                    return  # a newer generation came first: it decides for itself
         _preload(url, schema, where, held)
     except Exception:  # noqa: BLE001 - a read ahead that fails leaves the lists to be read as they are used
         pass
