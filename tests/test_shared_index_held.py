@@ -347,6 +347,35 @@ def test_held_vectors_answer_as_the_1bit_prefilter_and_exact_rerank_within_the_l
         cold.close()
 
 
+def test_page_vectors_are_held_only_within_what_the_cap_leaves_after_the_vectors(
+        tmp_path: Path, pg_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layers' vectors and the page vectors each fit MAX_BYTES, not both: the layers are held, the page
+    vectors are not (and are read by id, equal to the statement's)."""
+    from stigmergy.index.store import pg_nearest
+
+    monkeypatch.setattr(pg_nearest, "_HELD", {})
+    monkeypatch.setattr(pg_nearest, "_TRIED", {})
+    b = _graph_wiki(tmp_path, pg_env, monkeypatch)
+    store, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
+    try:
+        n_vec = int(store.conn.execute("SELECT count(*) FROM vec WHERE layer IN (SELECT layer FROM vec_indexes)").fetchone()[0])
+        n_pages = int(store.conn.execute("SELECT count(*) FROM page_vectors").fetchone()[0])
+        # Each fits alone, not both.
+        monkeypatch.setattr(pg_nearest, "MAX_BYTES", max(n_vec * (4 * 384 + 56), n_pages * (8 * 384 + 40)) + 100)
+        _, mat = _vectors(store, "public")
+        store.nearest(mat[0], store.select(("public",), Filters()), 5, 5, "")
+        pg_nearest.settle()
+        (hold,) = pg_nearest._HELD.values()
+        pages = [r[0] for r in cold.conn.execute("SELECT page FROM page_vectors ORDER BY page")]
+        pa, pc = store.page_vectors(pages, 1), cold.page_vectors(pages, 1)
+    finally:
+        store.close()
+        cold.close()
+    assert hold.layers and hold.pages is None
+    assert pa.keys() == pc.keys() and pa and all(np.array_equal(pa[p][0], pc[p][0]) for p in pa)
+    assert [k for k in pg_held._HELD if k[2] == "page"]
+
+
 def test_held_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A page written after the vectors were read: the next search is answered by HNSW (the hold is of

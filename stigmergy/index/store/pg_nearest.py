@@ -19,8 +19,9 @@ that finds them missing or at another generation starts the reader and is answer
 the cap, a row that does not parse) is not tried again at the same generation.
 
 The same read takes every page's centroid and lead vectors (`page_vectors`, ~3 KB a page more at 384
-dimensions), which each search reads for its ~250 candidate pages: held whole, no page of them is read by
-id again at that generation (`page_vectors` below; `pg_held` holds them by id otherwise).
+dimensions, within what MAX_BYTES leaves after the layers' vectors), which each search reads for its ~250
+candidate pages: held whole, no page of them is read by id again at that generation (`page_vectors`
+below; `pg_held` holds them by id otherwise).
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ def _read(url: str, schema: str, generation: int) -> _Hold | None:
                 return None
             graphs = conn.execute("SELECT layer, dimension FROM vec_indexes ORDER BY layer").fetchall()
             counts = dict(conn.execute("SELECT layer, count(*) FROM vec GROUP BY layer").fetchall())
-            if sum(int(counts.get(layer, 0)) * (4 * int(dim) + 56) for layer, dim in graphs) > MAX_BYTES:
+            used = sum(int(counts.get(layer, 0)) * (4 * int(dim) + 56) for layer, dim in graphs)
+            if used > MAX_BYTES:
                 return None
             layers: dict[str, _Layer] = {}
             for layer, dim in graphs:
@@ -149,18 +151,18 @@ def _read(url: str, schema: str, generation: int) -> _Hold | None:
                 ids, mat = parse_copy(bytes(blob), int(dim))
                 del blob
                 layers[str(layer)] = _layer(ids, mat)
-            pages = _read_pages(conn, graphs)
+            pages = _read_pages(conn, graphs, MAX_BYTES - used)
         return _Hold(generation, layers, pages)
     finally:
         conn.close()
 
 
-def _read_pages(conn: Any, graphs: list[tuple[str, int]]) -> _Pages | None:
+def _read_pages(conn: Any, graphs: list[tuple[str, int]], room: int) -> _Pages | None:
     """Every page's centroid and lead vectors, when they are all of the graphs' one dimension and within
-    MAX_BYTES; else None (they are read by id, `pg_held`)."""
+    `room` bytes (what MAX_BYTES leaves after the layers' vectors); else None (read by id, `pg_held`)."""
     dims = {int(dim) for _, dim in graphs}
     n = int(conn.execute("SELECT count(*) FROM page_vectors").fetchone()[0])
-    if len(dims) != 1 or not n or n * (8 * min(dims) + 40) > MAX_BYTES:
+    if len(dims) != 1 or not n or n * (8 * min(dims) + 40) > room:
         return None
     blob = bytearray()
     with conn.cursor().copy("COPY (SELECT page, centroid, lead, fragments FROM page_vectors ORDER BY page) TO STDOUT "
