@@ -16,7 +16,7 @@ from test_shared_index import _psql
 from test_shared_index_walk import VOCAB, _exhaustive, _pages, _Watched
 
 from stigmergy.index.build import build_index
-from stigmergy.index.store import index_location, open_index, pg_held, pg_postings
+from stigmergy.index.store import index_location, open_index, pg_fill, pg_held, pg_postings
 from stigmergy.index.store.protocol import Filters
 from stigmergy.repo.layout import Layout
 
@@ -32,6 +32,9 @@ def _small(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pg_postings, "_PRELOADS", {})
     monkeypatch.setattr(pg_postings, "_SINCE", {})
     monkeypatch.setattr(pg_held, "_HELD", {})
+    monkeypatch.setattr(pg_held, "_WHOLE", {})
+    monkeypatch.setattr(pg_fill, "_STARTED", {})
+    monkeypatch.setattr(pg_fill, "_READERS", {})
 
 
 def _wiki(tmp_path: Path, pg_env: dict[str, str], seed: int) -> RepoBuilder:
@@ -244,6 +247,45 @@ def test_a_generation_after_a_short_one_is_read_ahead_only_once_it_stands(
     assert whole == lists
     assert early == 1 and superseded == 1 and not reader.is_alive()  # 'aurora', read by word
     assert stood == lists_now > lists
+
+
+def test_the_small_rows_read_whole_answer_as_read_by_id_and_follow_the_generation(
+        tmp_path: Path, pg_env: dict[str, str]) -> None:
+    """Once a warm session has read its pages' facts, lines, citations, stems, names, links and degrees
+    whole, each read by id equals a cold session's, an id with no row is absent, and no statement runs; a
+    write moves the generation and the next read is the database's again."""
+    b = _wiki(tmp_path, pg_env, 29)
+    warm, cold = _warm(b), open_index(index_location(Layout(b.root), b.settings))
+
+    def reads(store, pages: list[int], frags: list[int]) -> list[object]:  # noqa: ANN001
+        return [store.page_infos(pages), store.hubs(pages), store.fragment_rows(frags), store.stems_and_titles(pages),
+                store.names_of(pages), sorted(store.links_from(pages)), store.out_degrees(pages),
+                store.citations_of(pages)]
+
+    try:
+        pages = [r[0] for r in cold.conn.execute("SELECT id FROM pages ORDER BY id")] + [10**9]
+        frags = [r[0] for r in cold.conn.execute("SELECT id FROM fragments ORDER BY id")] + [10**9]
+        warm.select(("public",), Filters())
+        warm.page_infos(pages[:1])  # starts the read
+        pg_fill.settle()
+        watched = _Watched(warm.conn)
+        warm.conn = watched
+        got = reads(warm, pages, frags)
+        warm.conn = watched.conn
+        want = reads(cold, pages, frags)
+        statements = watched.statements
+        b.wiki("note", "Zeppelin", "zeppelin aurora.\n")
+        b.commit("zeppelin")
+        build_index(b.root, b.settings, embedder=HashEmbedder())
+        warm.select(("public",), Filters())
+        new = [r[0] for r in cold.conn.execute("SELECT id FROM pages WHERE title = 'Zeppelin'")]
+        after = warm.page_infos(new)
+    finally:
+        warm.close()
+        cold.close()
+    assert got == want and got[0] and got[3]
+    assert statements == 0
+    assert list(after) == new
 
 
 def test_held_page_vectors_follow_the_generation(tmp_path: Path, pg_env: dict[str, str]) -> None:

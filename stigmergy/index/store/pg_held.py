@@ -32,6 +32,9 @@ V = TypeVar("V")
 _LOCK = threading.Lock()
 # (place, kind) -> (generation, id -> value or None for "no row")
 _HELD: dict[tuple[str, str, str], tuple[int, OrderedDict[Any, Any]]] = {}
+# (place, kind) -> the generation at which its table holds every row of the kind (`fill`): an id not in
+# it has no row, and nothing is asked of the database
+_WHOLE: dict[tuple[str, str, str], int] = {}
 
 
 def place(conn: Any, schema: str) -> tuple[str, str]:
@@ -57,6 +60,8 @@ def read(where: tuple[str, str], kind: str, generation: int, ids: Sequence[Any],
         return fetch(list(dict.fromkeys(ids)))
     with _LOCK:
         table = held[1]
+        if _WHOLE.get(key) == generation:
+            return {i: value for i in ids if (value := table.get(i)) is not None}
         out: dict[Any, V] = {}
         missing: list[Any] = []
         for i in dict.fromkeys(ids):
@@ -80,3 +85,16 @@ def read(where: tuple[str, str], kind: str, generation: int, ids: Sequence[Any],
                 table.popitem(last=False)
     out.update(got)
     return out
+
+
+def fill(where: tuple[str, str], kind: str, generation: int, values: dict[Any, Any]) -> bool:
+    """Hold every row of `kind` at `generation` (read in one snapshot at it): from now on an id not in
+    `values` has no row. False when a newer generation is held already (nothing changes)."""
+    key = (*where, kind)
+    with _LOCK:
+        held = _HELD.get(key)
+        if held is not None and held[0] > generation:
+            return False
+        _HELD[key] = (generation, OrderedDict(values))
+        _WHOLE[key] = generation
+    return True

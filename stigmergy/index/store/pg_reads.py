@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stigmergy.index.store import pg_held, pg_text
+from stigmergy.index.store import pg_fill, pg_held, pg_text
 from stigmergy.index.store.protocol import (
     AboutPage,
     Backlink,
@@ -73,7 +73,9 @@ class PgReads:
         search's generation where it can (`pg_held`)."""
         if not self._warm:
             return fetch(list(dict.fromkeys(keys)))
-        return pg_held.read(pg_held.place(self.conn, self.schema), kind, self._generation(), keys, cap, fetch)
+        where, generation = pg_held.place(self.conn, self.schema), self._generation()
+        pg_fill.start(self.url, self.schema, where, generation)  # every row of the small kinds, in the background
+        return pg_held.read(where, kind, generation, keys, cap, fetch)
 
     def _grouped(self, kind: str, statement: str, keys: Sequence[Any]) -> list[tuple[Any, ...]]:
         """The rows of `statement` (its first parameter the keys, its first column the key) for `keys`, held
