@@ -11,7 +11,8 @@ kept across generations). Whether a page or fragment may be shown is the caller'
 for ids the scoped arms returned, exactly as the statements they stand for.
 
 Held per (server, database, schema) and kind in a process, shared by its sessions: at most `cap` ids a
-kind (below), the least recently used dropped first.
+kind (below), the least recently used dropped first. A kind read whole at a generation (`fill`, from
+`pg_fill`'s background read) is answered from what is held alone: an id not in it has no row.
 """
 
 from __future__ import annotations
