@@ -6,8 +6,8 @@ different, each search still met ids not held yet, so each of ~8 such statements
 (~1.1 ms of the database's CPU a search in a replay, more under the load, and as much again in the
 process). A long-lived session (`keep_warm`) instead reads every row of these kinds at the generation it
 searches at, on a connection of its own, in one REPEATABLE READ snapshot, and hands each to `pg_held.fill`:
-from then on an id not held has no row and nothing is asked (at 247,762 fragments: 50,000 pages, ~1-2 s
-of the database's CPU, a few tens of MB a process). The texts of fragments stay read by id (~250 MB).
+from then on an id not held has no row and nothing is asked (at 247,762 fragments: 50,000 pages, ~1 s
+of the database's CPU and ~1.5 s of the process's, ~165 MB a process). The texts of fragments stay read by id (~250 MB).
 
 Each statement is the by-id statement of `pg_reads` without its id condition (the same columns, and the
 same order within a key where that statement orders; the graph arm's use of links does not depend on
@@ -23,7 +23,7 @@ from typing import Any
 from stigmergy.index.store import pg_held
 from stigmergy.index.store.protocol import FragmentRow, PageInfo
 
-MAX_FRAGMENTS = 2_000_000  # past this many fragments nothing is read whole (memory: ~200 bytes a fragment)
+MAX_FRAGMENTS = 500_000  # past this many fragments nothing is read whole (~165 MB a process at 247,762)
 
 # kind -> (statement, how a row is held): "one" (key -> the row's object), "grouped" (key -> its rows)
 KINDS: dict[str, tuple[str, str]] = {
