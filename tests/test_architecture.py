@@ -113,7 +113,7 @@ STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlit
                  "stigmergy/index/store/pg_search.py", "stigmergy/index/store/pg_reads.py",
                  "stigmergy/index/store/pg_write.py", "stigmergy/index/store/pg_impact.py",
                  "stigmergy/index/store/pg_postings.py", "stigmergy/index/store/pg_nearest.py",
-                 "stigmergy/index/store/pg_fill.py",
+                 "stigmergy/index/store/pg_fill.py", "stigmergy/index/store/pg_held.py",
                  "stigmergy/repo/state/sqlite.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
                   r"REPLACE|WITH)\b")

@@ -65,20 +65,10 @@ def _values(rows: Any, how: str) -> dict[Any, Any]:
 def read(url: str, schema: str, where: tuple[str, str], generation: int) -> int:
     """Read every kind whole at `generation` and hold it; how many kinds were held (0: another generation
     by now, or more fragments than MAX_FRAGMENTS)."""
-    from stigmergy.index.store.pg_schema import connect
-
-    conn = connect(url, schema, migrate_schema=False)
-    try:
-        with conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-            if row is None or int(row[0]) != generation:
-                return 0
-            if int(conn.execute("SELECT count(*) FROM fragments").fetchone()[0]) > MAX_FRAGMENTS:
-                return 0
-            got = {kind: _values(conn.execute(statement).fetchall(), how) for kind, (statement, how) in KINDS.items()}
-    finally:
-        conn.close()
+    with pg_held.snapshot(url, schema, generation) as conn:
+        if conn is None or int(conn.execute("SELECT count(*) FROM fragments").fetchone()[0]) > MAX_FRAGMENTS:
+            return 0
+        got = {kind: _values(conn.execute(statement).fetchall(), how) for kind, (statement, how) in KINDS.items()}
     return sum(pg_held.fill(where, kind, generation, values) for kind, values in got.items())
 
 

@@ -17,9 +17,10 @@ kind (below), the least recently used dropped first. A kind read whole at a gene
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 # A cap a kind: ~150 MB of page vectors, fragment vectors (most come from pg_nearest's hold over a large
@@ -42,6 +43,23 @@ def place(conn: Any, schema: str) -> tuple[str, str]:
     """Which shared index a hold is of: (server and database, schema). Every hold in this package keys by it."""
     info = conn.info
     return (f"{info.host}:{info.port}/{info.dbname}", schema)
+
+
+@contextlib.contextmanager
+def snapshot(url: str, schema: str, generation: int) -> Iterator[Any | None]:
+    """A connection of its own inside one REPEATABLE READ READ ONLY transaction, what a background read
+    of a warm session (`pg_postings`, `pg_nearest`, `pg_fill`) reads in; None when the schema is at
+    another generation by now (nothing to read for this one)."""
+    from stigmergy.index.store.pg_schema import connect
+
+    conn = connect(url, schema, migrate_schema=False)
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+            yield conn if row is not None and int(row[0]) == generation else None
+    finally:
+        conn.close()
 
 
 def read(where: tuple[str, str], kind: str, generation: int, ids: Sequence[Any], cap: int,

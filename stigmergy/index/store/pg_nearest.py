@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.index.store import sqlite_bits
-from stigmergy.index.store.pg_held import place
+from stigmergy.index.store.pg_held import place, snapshot
 
 MAX_BYTES = 1 << 30
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
@@ -125,36 +125,28 @@ def _layer(ids: np.ndarray, mat: np.ndarray) -> _Layer:
 
 
 def _read(url: str, schema: str, generation: int) -> _Hold | None:
-    from stigmergy.index.store.pg_schema import connect
-
-    conn = connect(url, schema, migrate_schema=False)
-    try:
-        with conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-            if row is None or int(row[0]) != generation:
-                return None
-            graphs = conn.execute("SELECT layer, dimension FROM vec_indexes ORDER BY layer").fetchall()
-            counts = dict(conn.execute("SELECT layer, count(*) FROM vec GROUP BY layer").fetchall())
-            used = sum(int(counts.get(layer, 0)) * (4 * int(dim) + 56) for layer, dim in graphs)
-            if used > MAX_BYTES:
-                return None
-            layers: dict[str, _Layer] = {}
-            for layer, dim in graphs:
-                # One growing buffer, not a bytes object a row: 223,001 small allocations stayed in the
-                # reader thread's malloc arena after the read (~+200 MB of each worker's PSS).
-                blob = bytearray()
-                with conn.cursor().copy("COPY (SELECT id, embedding FROM vec WHERE layer = %s ORDER BY id) TO STDOUT "
-                                        "(FORMAT BINARY)", (layer,)) as copy:
-                    for chunk in copy:
-                        blob += chunk
-                ids, mat = parse_copy(bytes(blob), int(dim))
-                del blob
-                layers[str(layer)] = _layer(ids, mat)
-            pages = _read_pages(conn, graphs, MAX_BYTES - used)
-        return _Hold(generation, layers, pages)
-    finally:
-        conn.close()
+    with snapshot(url, schema, generation) as conn:
+        if conn is None:
+            return None
+        graphs = conn.execute("SELECT layer, dimension FROM vec_indexes ORDER BY layer").fetchall()
+        counts = dict(conn.execute("SELECT layer, count(*) FROM vec GROUP BY layer").fetchall())
+        used = sum(int(counts.get(layer, 0)) * (4 * int(dim) + 56) for layer, dim in graphs)
+        if used > MAX_BYTES:
+            return None
+        layers: dict[str, _Layer] = {}
+        for layer, dim in graphs:
+            # One growing buffer, not a bytes object a row: 223,001 small allocations stayed in the
+            # reader thread's malloc arena after the read (~+200 MB of each worker's PSS).
+            blob = bytearray()
+            with conn.cursor().copy("COPY (SELECT id, embedding FROM vec WHERE layer = %s ORDER BY id) TO STDOUT "
+                                    "(FORMAT BINARY)", (layer,)) as copy:
+                for chunk in copy:
+                    blob += chunk
+            ids, mat = parse_copy(bytes(blob), int(dim))
+            del blob
+            layers[str(layer)] = _layer(ids, mat)
+        pages = _read_pages(conn, graphs, MAX_BYTES - used)
+    return _Hold(generation, layers, pages)
 
 
 def _read_pages(conn: Any, graphs: list[tuple[str, int]], room: int) -> _Pages | None:

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.index.store.held_lists import HeldLists
-from stigmergy.index.store.pg_held import place
+from stigmergy.index.store.pg_held import place, snapshot
 from stigmergy.index.store.pg_text import K1, B
 
 MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
@@ -193,41 +193,33 @@ def _preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> int:
     """Read every lexeme's list ahead into `held` (on a connection of its own, in one snapshot at its
     generation); stops when the hold is replaced. How many lists it held (0: over PRELOAD_MAX, or another
     generation by now). A list that does not decode is left to `_read`, which sends its search to the walk."""
-    from stigmergy.index.store.pg_schema import connect
-
-    conn = connect(url, schema, migrate_schema=False)
     done = 0
-    try:
-        with conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            # One core: a read ahead after a write must not take the cores the searches are answered on.
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-            if row is None or int(row[0]) != held.key:
-                return 0
-            dfs = {str(term): int(df) for term, df in conn.execute("SELECT term, df FROM terms")}
-            if sum(dfs.values()) > PRELOAD_MAX:
-                return 0
-            with conn.cursor(name="stigmergy_lists") as cur:
-                cur.itersize = _BATCH
-                cur.execute("SELECT lexeme, array_send(array_agg(id)), array_send(array_agg(impact)) FROM postings "
-                            "GROUP BY lexeme")
-                batch: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-                for lexeme, ids, impacts in cur:
-                    got = _decode(held, dfs.get(str(lexeme), 0), bytes(ids), bytes(impacts))
-                    if got is not None:
-                        batch[str(lexeme)] = got
-                    if len(batch) >= _BATCH:
-                        with _LOCK:
-                            if _HELD.get(where) is not held:
-                                return done  # a newer generation: its own read ahead has started
-                        held.lists.put(batch)
-                        done += len(batch)
-                        batch = {}
-                held.lists.put(batch)
-                done += len(batch)
-    finally:
-        conn.close()
+    with snapshot(url, schema, held.key) as conn:
+        if conn is None:
+            return 0
+        # One core: a read ahead after a write must not take the cores the searches are answered on.
+        conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        dfs = {str(term): int(df) for term, df in conn.execute("SELECT term, df FROM terms")}
+        if sum(dfs.values()) > PRELOAD_MAX:
+            return 0
+        with conn.cursor(name="stigmergy_lists") as cur:
+            cur.itersize = _BATCH
+            cur.execute("SELECT lexeme, array_send(array_agg(id)), array_send(array_agg(impact)) FROM postings "
+                        "GROUP BY lexeme")
+            batch: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+            for lexeme, ids, impacts in cur:
+                got = _decode(held, dfs.get(str(lexeme), 0), bytes(ids), bytes(impacts))
+                if got is not None:
+                    batch[str(lexeme)] = got
+                if len(batch) >= _BATCH:
+                    with _LOCK:
+                        if _HELD.get(where) is not held:
+                            return done  # a newer generation: its own read ahead has started
+                    held.lists.put(batch)
+                    done += len(batch)
+                    batch = {}
+            held.lists.put(batch)
+            done += len(batch)
     return done
 
 
