@@ -17,6 +17,7 @@ from test_shared_index_walk import VOCAB, _exhaustive, _pages, _Watched
 
 from stigmergy.index.build import build_index
 from stigmergy.index.store import index_location, open_index, pg_fill, pg_held, pg_postings
+from stigmergy.index.store.background import Readers
 from stigmergy.index.store.protocol import Filters
 from stigmergy.repo.layout import Layout
 
@@ -29,12 +30,12 @@ def _small(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hold any index, however small (the floor keeps the walk for small ones), and start each test bare."""
     monkeypatch.setattr(pg_postings, "MIN_ROWS", 0)
     monkeypatch.setattr(pg_postings, "_HELD", {})
-    monkeypatch.setattr(pg_postings, "_PRELOADS", {})
+    monkeypatch.setattr(pg_postings, "_PRELOADS", Readers("stigmergy-pg-lists"))
     monkeypatch.setattr(pg_postings, "_SINCE", {})
     monkeypatch.setattr(pg_held, "_HELD", {})
     monkeypatch.setattr(pg_held, "_WHOLE", {})
     monkeypatch.setattr(pg_fill, "_STARTED", {})
-    monkeypatch.setattr(pg_fill, "_READERS", {})
+    monkeypatch.setattr(pg_fill, "_READERS", Readers("stigmergy-pg-rows"))
 
 
 def _wiki(tmp_path: Path, pg_env: dict[str, str], seed: int) -> RepoBuilder:
@@ -232,7 +233,7 @@ def test_a_generation_after_a_short_one_is_read_ahead_only_once_it_stands(
         whole = len(first.lists.lists)
         write("Zeppelin")
         second = hold_after_search()
-        (reader,) = pg_postings._PRELOADS.values()
+        (reader,) = pg_postings._PRELOADS.threads.values()
         early = len(second.lists.lists)
         write("Blimp")
         third = hold_after_search()

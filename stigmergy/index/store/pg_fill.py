@@ -21,6 +21,7 @@ import threading
 from typing import Any
 
 from stigmergy.index.store import pg_held
+from stigmergy.index.store.background import Readers
 from stigmergy.index.store.protocol import FragmentRow, PageInfo
 
 MAX_FRAGMENTS = 500_000  # past this many fragments nothing is read whole (~165 MB a process at 247,762)
@@ -46,7 +47,7 @@ KINDS: dict[str, tuple[str, str]] = {
 
 _LOCK = threading.Lock()
 _STARTED: dict[tuple[str, str], int] = {}  # the generation a read was last started for, per place
-_READERS: dict[tuple[str, str], threading.Thread] = {}
+_READERS = Readers("stigmergy-pg-rows")
 
 
 def _values(rows: Any, how: str) -> dict[Any, Any]:
@@ -72,31 +73,16 @@ def read(url: str, schema: str, where: tuple[str, str], generation: int) -> int:
     return sum(pg_held.fill(where, kind, generation, values) for kind, values in got.items())
 
 
-def _reader(url: str, schema: str, where: tuple[str, str], generation: int) -> None:
-    try:
-        read(url, schema, where, generation)
-    except Exception:  # noqa: BLE001 - a read that fails leaves the rows read by id, as before
-        pass
-    finally:
-        with _LOCK:
-            if _READERS.get(where) is threading.current_thread():
-                _READERS.pop(where)
-
-
 def start(url: str, schema: str, where: tuple[str, str], generation: int) -> None:
-    """Start reading every kind whole at `generation`, once per generation and place."""
+    """Start reading every kind whole at `generation`, once per generation and place (a read that fails
+    leaves the rows read by id, as before)."""
     with _LOCK:
         if not url or _STARTED.get(where, -1) >= generation:
             return
         _STARTED[where] = generation
-        reader = _READERS[where] = threading.Thread(target=_reader, args=(url, schema, where, generation),
-                                                    name="stigmergy-pg-rows", daemon=True)
-    reader.start()
+    _READERS.start(where, read, url, schema, where, generation)
 
 
 def settle() -> None:
     """Wait for the reads started so far (tests)."""
-    with _LOCK:
-        readers = list(_READERS.values())
-    for reader in readers:
-        reader.join()
+    _READERS.settle()

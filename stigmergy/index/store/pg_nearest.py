@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.index.store import sqlite_bits
+from stigmergy.index.store.background import Readers
 from stigmergy.index.store.pg_held import place, snapshot
 
 MAX_BYTES = 1 << 30
@@ -65,7 +66,7 @@ class _Hold:
 
 _LOCK = threading.Lock()
 _HELD: dict[tuple[str, str], _Hold] = {}
-_READERS: dict[tuple[str, str], threading.Thread] = {}
+_READERS = Readers("stigmergy-pg-vectors")
 _TRIED: dict[tuple[str, str], int] = {}  # the generation a reader last gave nothing for: not read again
 
 
@@ -177,7 +178,6 @@ def _reader(url: str, schema: str, where: tuple[str, str], generation: int) -> N
             _HELD[where] = hold
         else:
             _TRIED[where] = generation  # over the cap, another generation by now, or a read that failed
-        _READERS.pop(where, None)
 
 
 def _hold(conn: Any, url: str, schema: str, generation: int) -> _Hold | None:
@@ -188,20 +188,14 @@ def _hold(conn: Any, url: str, schema: str, generation: int) -> _Hold | None:
             return hold
         if hold is not None and hold.generation < generation:
             _HELD.pop(where, None)  # memory back before the next is read
-        reader = _READERS.get(where)
-        if reader is None and url and _TRIED.get(where) != generation:
-            reader = _READERS[where] = threading.Thread(target=_reader, args=(url, schema, where, generation),
-                                                        name="stigmergy-pg-vectors", daemon=True)
-            reader.start()
+        if url and _TRIED.get(where) != generation and not _READERS.running(where):
+            _READERS.start(where, _reader, url, schema, where, generation)
     return None
 
 
 def settle() -> None:
     """Wait for the readers started so far (tests)."""
-    with _LOCK:
-        readers = list(_READERS.values())
-    for reader in readers:
-        reader.join()
+    _READERS.settle()
 
 
 def nearest(conn: Any, url: str, schema: str, generation: int, layer: str, query: np.ndarray,

@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from stigmergy.index.store.background import Readers
 from stigmergy.index.store.held_lists import HeldLists
 from stigmergy.index.store.pg_held import place, snapshot
 from stigmergy.index.store.pg_text import K1, B
@@ -102,7 +103,7 @@ class _Held:
 _LOCK = threading.Lock()
 _LOADING = threading.Lock()  # one load at a time in a process (four sessions would read the same rows)
 _HELD: dict[tuple[str, str], _Held] = {}
-_PRELOADS: dict[tuple[str, str], threading.Thread] = {}
+_PRELOADS = Readers("stigmergy-pg-lists")
 _SINCE: dict[tuple[str, str], float] = {}  # when this process last held a new generation here (monotonic)
 
 
@@ -165,28 +166,17 @@ def _start_preload(url: str, schema: str, where: tuple[str, str], held: _Held) -
         before = _SINCE.get(where)
         _SINCE[where] = now
     deferred = before is not None and now - before < READ_AHEAD_AFTER
-    reader = threading.Thread(target=_preloader, args=(url, schema, where, held, deferred),
-                              name="stigmergy-pg-lists", daemon=True)
-    with _LOCK:
-        _PRELOADS[where] = reader
-    reader.start()
+    _PRELOADS.start(where, _preloader, url, schema, where, held, deferred)
 
 
 def _preloader(url: str, schema: str, where: tuple[str, str], held: _Held, deferred: bool) -> None:
-    try:
-        start = time.monotonic()
-        while deferred and time.monotonic() - start < READ_AHEAD_AFTER:
-            time.sleep(0.2)
-            with _LOCK:
-                if _HELD.get(where) is not held:
-                    return  # a newer generation came first: it decides for itself
-        _preload(url, schema, where, held)
-    except Exception:  # noqa: BLE001 - a read ahead that fails leaves the lists to be read as they are used
-        pass
-    finally:
+    start = time.monotonic()
+    while deferred and time.monotonic() - start < READ_AHEAD_AFTER:
+        time.sleep(0.2)
         with _LOCK:
-            if _PRELOADS.get(where) is threading.current_thread():
-                _PRELOADS.pop(where)
+            if _HELD.get(where) is not held:
+                return  # a newer generation came first: it decides for itself
+    _preload(url, schema, where, held)
 
 
 def _preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> int:
@@ -225,10 +215,7 @@ def _preload(url: str, schema: str, where: tuple[str, str], held: _Held) -> int:
 
 def settle() -> None:
     """Wait for the reads ahead started so far (tests, benches)."""
-    with _LOCK:
-        readers = list(_PRELOADS.values())
-    for reader in readers:
-        reader.join()
+    _PRELOADS.settle()
 
 
 def _read(conn: Any, held: _Held, lexeme: str) -> tuple[np.ndarray, np.ndarray] | None:
