@@ -202,3 +202,41 @@ def test_a_failed_background_rescan_keeps_the_answer_and_tries_again(
         assert one.freshness(("public",)) is first  # still expired: a new re-scan starts, this one succeeds
         cache.settle()
         assert cache.last is not None and cache.last[2] is not first and not cache.last[2].stale
+
+
+def test_a_slow_scan_is_repeated_less_often(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An answer holds for `freshness_ttl` or SCAN_SPACING times its scan, whichever is longer: a server over
+    a large working tree does not spend a share of its cores re-scanning it every two seconds. A TTL of 0
+    still scans on every query."""
+    import time as time_module
+
+    from stigmergy.index import session as session_module
+
+    b = _wiki(tmp_path / "w")
+    server = _served(b)
+    real = session_module.freshness
+    scans: list[float] = []
+
+    def slow(store: object, git: object, layers: tuple[str, ...]) -> object:
+        scans.append(time_module.monotonic())
+        time_module.sleep(0.1)  # a scan of 0.1 s: its answer holds >= 5 s, past the 2 s TTL
+        return real(store, git, layers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session_module, "freshness", slow)
+    with server.searching() as one:
+        first = one.freshness(("public",))
+        cache = one.scope.memo.fresh
+        assert cache.last is not None and cache.spent >= 0.1 and cache.expires(2.0) >= 5.0
+        assert cache.expires(0.0) == 0.0
+        cache.last = (cache.last[0], cache.last[1] - 3.0, cache.last[2])  # past the TTL, within 50 scans
+        assert one.freshness(("public",)) is first and len(scans) == 1 and not cache.scanning
+        cache.last = (cache.last[0], cache.last[1] - 60.0, cache.last[2])  # past both
+        assert one.freshness(("public",)) is first  # taken at once while the re-scan runs
+        cache.settle()
+        assert len(scans) == 2 and cache.last[2] is not first
+    every = session_module.SearchScope(b.root, server.settings, one.scope.layout, one.scope.git, one.scope.store, 0.0)
+    every.memo.fresh.spent = 10.0
+    session_module.scope_freshness(every, ("public",))
+    session_module.scope_freshness(every, ("public",))
+    assert len(scans) == 4  # a TTL of 0: each query scanned, however slow the scans
+    server.close()

@@ -508,7 +508,8 @@ class Searcher:
     def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None,
                  freshness_ttl: float = 2.0, git: Git | None = None) -> None:
         """`freshness_ttl`: a warm session re-reads HEAD and the git index on every query but re-scans the
-        working tree for uncommitted page edits at most this often (0: on every query)."""
+        working tree for uncommitted page edits at most this often, or 50 scans' time where that is longer
+        (0: on every query)."""
         self.scope = open_scope(root, settings, embedder, freshness_ttl, git)
         self.root, self.settings, self.store = self.scope.root, settings, self.scope.store
 

@@ -29,6 +29,8 @@ from stigmergy.repo.layout import Layout
 from stigmergy.settings import Settings
 from stigmergy.trust.book import BookCache, TrustBook, load_book
 
+SCAN_SPACING = 50.0  # a scan of the working tree takes at most ~2% of a search process's time
+
 
 class FreshnessCache:
     """The last freshness answer (its key, when it was taken, the answer), which the sessions of one server
@@ -36,7 +38,7 @@ class FreshnessCache:
     62,000-page wiki), and each session of a pool of four re-scanned it on its own every `freshness_ttl`,
     up to a core's half at 247,762 fragments. One session re-scans when the answer expires; the others
     meanwhile take the expired answer if its key still holds (the same HEAD, git index and database: only
-    an uncommitted edit could differ, so the answer is at most `freshness_ttl` plus one scan old) rather
+    an uncommitted edit could differ, so the answer is at most its expiry plus one scan old) rather
     than wait for the scan (~0.15 s at 247,762 fragments every `freshness_ttl`, during which every other
     search of the server stood still). A session whose key differs (a commit, a build) scans itself."""
 
@@ -51,6 +53,15 @@ class FreshnessCache:
         # behind it did too, every `freshness_ttl`.
         self.background = False
         self.refresher: threading.Thread | None = None
+        # How long the last scan took (seconds, wall). An answer holds for `freshness_ttl` or SCAN_SPACING
+        # times that, whichever is longer: at 247,762 fragments (50,000 page files) a scan is ~0.15 s of git's
+        # CPU, and each search process of a server re-scanning every 2 s spent ~3 ms of the two cores a
+        # search under the 50-reader load (docs/team.md); a small wiki's scans keep the 2 s.
+        self.spent = 0.0
+
+    def expires(self, ttl: float) -> float:
+        """Seconds after it was taken that the last answer expires (a TTL of 0: at once, every query scans)."""
+        return max(ttl, self.spent * SCAN_SPACING) if ttl > 0 else 0.0
 
     def settle(self) -> None:
         """Wait for a background re-scan running now (tests)."""
@@ -75,7 +86,8 @@ class _Memo:
 @dataclass(frozen=True)
 class SearchScope:
     """One repository's open index. `freshness_ttl`: HEAD and the git index are re-read on every query,
-    the working tree re-scanned for uncommitted page edits at most this often (0: on every query)."""
+    the working tree re-scanned for uncommitted page edits at most this often, or 50 times as long as a scan
+    takes where that is longer (0: on every query)."""
 
     root: Path
     settings: Settings
@@ -130,8 +142,8 @@ def scope_embedder(scope: SearchScope) -> Embedder:
 
 def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
     """How far the index is behind the repository for `layers`, cached while HEAD, the git index and the
-    database are unchanged, for at most `freshness_ttl` seconds (in the scope's `FreshnessCache`, which a
-    server's sessions share)."""
+    database are unchanged, for `freshness_ttl` seconds or SCAN_SPACING times the last scan, whichever is
+    longer (in the scope's `FreshnessCache`, which a server's sessions share)."""
     try:
         git_index = (scope.root / ".git" / "index").stat().st_mtime_ns
     except OSError:
@@ -141,7 +153,7 @@ def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
     with cache.lock:
         last = cache.last
         if last is not None and last[0] == key and (
-                time.monotonic() - last[1] < scope.freshness_ttl or cache.scanning):
+                time.monotonic() - last[1] < cache.expires(scope.freshness_ttl) or cache.scanning):
             return last[2]
         cache.scanning = True
         if last is not None and last[0] == key and cache.background:
@@ -156,13 +168,16 @@ def scope_freshness(scope: SearchScope, layers: tuple[str, ...]) -> Freshness:
             cache.scanning = False
 
 
-def _scan(scope: SearchScope, store: IndexStore, layers: tuple[str, ...], key: tuple[Any, ...]) -> Freshness:
+def _scan(scope: SearchScope, store: IndexStore, layers: tuple[str, ...], key: tuple[Any, ...],
+          started: float | None = None) -> Freshness:
+    """Scan now and keep the answer; `started`: when a re-scan began (its connection counts in its cost)."""
     cache = scope.memo.fresh
     taken = time.monotonic()
     fresh = freshness(store, scope.git, layers)
     with cache.lock:
         if cache.last is None or cache.last[1] <= taken:
             cache.last = (key, taken, fresh)
+            cache.spent = time.monotonic() - (started if started is not None else taken)
     return fresh
 
 
@@ -170,10 +185,11 @@ def _rescan(scope: SearchScope, layers: tuple[str, ...], key: tuple[Any, ...]) -
     """The background re-scan: on a connection of its own (a session's is used by its searches meanwhile).
     A re-scan that fails leaves the expired answer, and the next search past the TTL tries again."""
     cache = scope.memo.fresh
+    started = time.monotonic()
     try:
         store = open_index(index_location(scope.layout, scope.settings))
         try:
-            _scan(scope, store, layers, key)
+            _scan(scope, store, layers, key, started)
         finally:
             store.close()
     except Exception:  # noqa: BLE001 - the answer stays the last one; a search never fails for a re-scan
