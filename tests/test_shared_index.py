@@ -312,6 +312,19 @@ def test_the_ascii_fast_path_tokenises_as_unicode61_does() -> None:
         assert text.isascii() and pg_text.tokenize(text) == slow(text), text
 
 
+def test_an_ids_literal_is_integers_only() -> None:
+    """The lexical and vector checks bind their ids as one `bigint[]` literal: numbers only, never text
+    that could close the array and add another element."""
+    import numpy as np
+
+    from stigmergy.index.store import pg_text
+
+    assert pg_text.ids_literal([3, np.int64(1), 2]) == "{3,1,2}"
+    assert pg_text.ids_literal(i for i in ()) == "{}"
+    with pytest.raises(ValueError):
+        pg_text.ids_literal(["1},{2"])  # type: ignore[list-item]
+
+
 def test_a_servers_reads_go_through_its_warm_connection(tmp_path: Path, pg_env: dict[str, str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A long-lived service on a shared index reads (`read`, `list`, `describe`) through its warm session's

@@ -54,7 +54,7 @@ import numpy as np
 from stigmergy.index.store.background import Readers
 from stigmergy.index.store.held_lists import HeldLists
 from stigmergy.index.store.pg_held import place, snapshot
-from stigmergy.index.store.pg_text import K1, B
+from stigmergy.index.store.pg_text import K1, B, ids_literal
 
 MIN_ROWS = 20_000  # under this the walk costs a few milliseconds: nothing to gain (as on SQLite)
 MAX_POSTINGS = 40_000_000
@@ -324,7 +324,7 @@ def check(conn: Any, schema: str, rows: Sequence[tuple[int, int, float, float]],
     # a row (joining `fts` and `pages` too cost 2.4 against 1.2 ms for 400 rows).
     found = dict(conn.execute(
         "SELECT f.id, f.page FROM fragments f WHERE f.id = ANY(%s::bigint[]) AND f.layer = ANY(%s::text[])",
-        ([r[0] for r in rows], list(layers))).fetchall())
+        (ids_literal(r[0] for r in rows), list(layers))).fetchall())
     if len(found) == len(rows) and all(found.get(fid) == page for fid, page, _, _ in rows):
         return True
     forget(conn, schema)

@@ -299,7 +299,7 @@ class PgSearch(PgReads):
                 (*params, want)).fetchall()] if parts else []))[:want]
             ok = dict(self.conn.execute(
                 f"SELECT f.id, f.page FROM fragments f JOIN pages p ON p.id = f.page WHERE f.id = ANY(%s::bigint[]) "
-                f"AND {where}", ([i for _, i in scored], *cond)).fetchall())
+                f"AND {where}", (pg_text.ids_literal(i for _, i in scored), *cond)).fetchall())
             return [(fid, ok[fid], 1.0 - d) for d, fid in scored if fid in ok]
         if not parts:
             return []

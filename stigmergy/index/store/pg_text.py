@@ -8,7 +8,8 @@ stores the lexemes as a `tsvector` literal (title positions weighted A, heading 
 GIN index serves; queries are `tsquery` literals of the same lexemes. `ts_rank` picks a deep first cut
 of the matches inside the database and `bm25` re-scores that cut exactly.
 
-No SQL here (the statements are in `pg_search.py` and `pg_write.py`); only text to lexemes and the scores.
+No SQL here (the statements are in `pg_search.py` and `pg_write.py`); only text to lexemes, the scores,
+and the literals statements bind (`ids_literal`).
 """
 
 from __future__ import annotations
@@ -114,6 +115,13 @@ def tsquery(phrase_list: Sequence[tuple[str, ...]], column: str | None = None) -
         words = [f"{_quote(w)}{mark}" for w in phrase]
         parts.append(words[0] if len(words) == 1 else "(" + " <-> ".join(words) + ")")
     return " | ".join(parts)
+
+
+def ids_literal(ids: Iterable[int]) -> str:
+    """A `bigint[]` parameter's text, `{1,2,3}`, for a statement that binds it as `%s::bigint[]`. psycopg
+    dumps a Python list element by element in Python: 0.57 against 0.29 ms of the client's CPU for the ~390
+    ids a search's lexical check sends (and 0.94 against 0.84 ms of the server's), per statement."""
+    return "{" + ",".join(str(int(i)) for i in ids) + "}"
 
 
 def weights_array(weights: tuple[float, float, float]) -> list[float]:
