@@ -14,7 +14,7 @@ the calibration and held-out halves (sha256(set/id) even: calibration, as bench/
     .venv/bin/python bench/public_search.py --set SET --only fused --work W/SET                 # as built
     .venv/bin/python bench/public_search.py --set SET --only fused --work W/SET \\
         --variant w128=index.fragment_tokens=128 --no-default                                  # W/SET/sources/w128
-    .venv/bin/python bench/passage_arm.py --work W [--sets sphinx,pytest,git]
+    .venv/bin/python bench/passage_arm.py --work W [--sets sphinx,pytest,git] [--short w128:128]
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ READER = "reader@example.com"
 Ranked = list[tuple[str, bool, int | None]]  # (page path, answers the question, its vector arm rank)
 
 
-def runs(work: Path, name: str) -> tuple[list[str], list[Ranked], list[Ranked]]:
-    """Question ids, and per question the first 50 pages of each index (as built, then the 128 one)."""
+def runs(work: Path, name: str, short: str, tokens: int) -> tuple[list[str], list[Ranked], list[Ranked]]:
+    """Question ids, and per question the first 50 pages of each index (as built, then the short one)."""
     corpus = CORPORA[name]
     questions = corpus.load_questions()
     out: list[list[Ranked]] = []
-    for variant, overrides in (("default", None), ("w128", {"index": {"fragment_tokens": 128}})):
+    for variant, overrides in (("default", None), (short, {"index": {"fragment_tokens": tokens}})):
         root = work / name / "sources" / variant
         if not (root / ".stigmergy").exists():
             raise SystemExit(f"{root}: build it first (see this file's docstring)")
@@ -86,9 +86,11 @@ def main() -> None:
     ap.add_argument("--sets", default="sphinx,pytest,git")
     ap.add_argument("--weights", default="0,0.1,0.2,0.3,0.4")
     ap.add_argument("--k", default="30,60,100")
+    ap.add_argument("--short", default="w128:128", help="the short index's variant name and window, NAME:TOKENS")
     args = ap.parse_args()
+    short, _, tokens = args.short.partition(":")
     sets = args.sets.split(",")
-    data = {name: runs(args.work, name) for name in sets}
+    data = {name: runs(args.work, name, short, int(tokens)) for name in sets}
     print("| part | W | k | " + " | ".join(sets) + " |")
     print("| --- | --- | --- | " + " | ".join("---" for _ in sets) + " |")
     for part in ("all", "calibrate", "held_out"):
