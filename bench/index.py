@@ -8,6 +8,10 @@
 
     .venv/bin/python bench/index.py                     # defaults: 240 fragments, 1,000 pages
     .venv/bin/python bench/index.py --fragments 120 --pages 1000
+    .venv/bin/python bench/index.py --json bench/results/index.json   # the README's rows, with date and load
+
+With `--json`, the file holds the run's date, the load average before and after, and `readme_rows`, which
+`scripts/gen_docs.py` puts in the README's generated table.
 """
 
 from __future__ import annotations
@@ -203,15 +207,48 @@ def incremental(out: Path, pages: int, cache: Path) -> dict:
     }
 
 
+def _load() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def readme_rows(results: dict, command: str) -> list[list[str]]:
+    """The README rows of a run (scripts/bench_table.py puts them in the README's table)."""
+    rows = []
+    inc = results.get("incremental")
+    if inc:
+        wall = inc["edit_one_page_index_wall_s"]
+        rows.append([f"incremental index after one edit, {inc['pages']:,} pages, a new process (`{command}`)",
+                     f"{wall} s ({inc['edit_fragments_embedded']} fragment"
+                     f"{'' if inc['edit_fragments_embedded'] == 1 else 's'} embedded)",
+                     f"the full index of the same wiki: {inc['full_index_wall_s']} s; nothing changed: "
+                     f"{inc['nothing_changed_index_wall_s']} s",
+                     f"≤ 3 s ({'met' if wall <= 3 else 'not met'})"])
+    thr = results["throughput"]
+    ratio = thr["ratio_wall_vs_bare_st"]
+    rows.append([f"indexing throughput, {thr['fragments']} fragments of ~{thr['mean_tokens']:.0f} word pieces, "
+                 f"`stigmergy index` in a new process, wall clock (`{command}`)",
+                 f"{thr['stigmergy_index_fragments_per_s_wall']} fragments/s ({thr['quantize_used_by_index']} ONNX; "
+                 f"embedding alone {thr['stigmergy_embed_fragments_per_s']}/s)",
+                 f"a bare sentence-transformers `model.encode` loop over the same texts, same run: "
+                 f"{thr['bare_st_fragments_per_s']}/s ({ratio}×)",
+                 f"≥ 0.9× ({'met' if ratio >= 0.9 else 'not met'})"])
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fragments", type=int, default=240)
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--throughput-only", action="store_true")
+    ap.add_argument("--json", type=Path, help="also write the results with the README's rows here")
     args = ap.parse_args()
     cache = args.out / "model-cache" / "onnx"
-    results = {}
+    results: dict = {}
+    load_before = _load()
     if not args.throughput_only:
         results["incremental"] = incremental(args.out, args.pages, cache)
         print(json.dumps(results, indent=1), flush=True)
@@ -219,6 +256,16 @@ def main() -> None:
     print(json.dumps(results, indent=1), flush=True)
     (args.out / ("index-throughput.json" if args.throughput_only else "index.json")).write_text(
         json.dumps(results, indent=1))
+    if args.json:
+        command = "bench/index.py" + (" --throughput-only" if args.throughput_only else "") + (
+            f" --fragments {args.fragments}" if args.fragments != 240 else "") + (
+            f" --pages {args.pages}" if args.pages != 1000 and not args.throughput_only else "")
+        loads = [x for x in (load_before, _load()) if x is not None]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
+            "readme_rows": readme_rows(results, command), **results}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
