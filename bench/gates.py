@@ -1,14 +1,16 @@
 """Benchmark the gates: `evaluate` on a plan touching 10 pages, and `lint_repository`, in a 1,000-page wiki.
 
-    .venv/bin/python bench/gates.py [--pages 1000] [--runs 7]
+    .venv/bin/python bench/gates.py [--pages 1000] [--runs 7] [--json bench/results/gates.json]
 
 Builds the wiki (sources, cited pages, wikilinks, a Git history whose commits carry the stigmergy
-trailer) in a temporary folder, then prints a small table of medians.
+trailer) in a temporary folder, then prints a small table of medians. With `--json`, the file holds the run's
+date, the load average before and after, the medians, and `readme_rows` for the README's generated table.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -96,12 +98,21 @@ def plan_for(root: Path, pages: list[str], sources: list) -> Plan:
     return Plan(tuple(mutations), summary="bench")
 
 
+def _load() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--commits", type=int, default=50)
+    ap.add_argument("--json", type=Path, help="also write the medians with the README's rows here")
     args = ap.parse_args()
+    load_before = _load()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "kb"
         t0 = time.perf_counter()
@@ -144,6 +155,21 @@ def main() -> None:
         print(f"{'measure':<36} {'ms':>9}  note")
         for name, seconds, note in rows:
             print(f"{name:<36} {seconds * 1000:>9.1f}  {note}")
+        if args.json:
+            command = "bench/gates.py" + (f" --pages {args.pages}" if args.pages != 1000 else "")
+            gate_ms, lint_s = statistics.median(times) * 1000, statistics.median(lint_times)
+            loads = [x for x in (load_before, _load()) if x is not None]
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps({
+                "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
+                "readme_rows": [
+                    [f"gates, a 10-page plan in a {len(pages):,}-page wiki, median of {args.runs} (`{command}`)",
+                     f"{gate_ms:.1f} ms", "", f"< 100 ms ({'met' if gate_ms < 100 else 'not met'})"],
+                    [f"`lint`, {len(pages):,} pages, median of 3 (`{command}`)", f"{lint_s:.2f} s", "",
+                     f"< 3 s ({'met' if lint_s < 3 else 'not met'})"],
+                ],
+                "rows_ms": {name.strip(): round(seconds * 1000, 1) for name, seconds, _ in rows}}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
