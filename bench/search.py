@@ -8,6 +8,11 @@ the query path is real: the ONNX model embeds every query, and all four arms run
     .venv/bin/python bench/search.py --sizes 10000 --queries 30
     .venv/bin/python bench/search.py --quality         # Recall@1/@5, MRR@10 per arm on sample_corpus/
     .venv/bin/python bench/search.py --quality --set embedder.quantize=none   # the same, fp32 model
+    .venv/bin/python bench/search.py --json bench/results/search.json            # README rows (latency)
+    .venv/bin/python bench/search.py --quality --json bench/results/search-quality.json   # README row (quality)
+
+With `--json`, the file holds the run's date, the load average before and after, the figures, and
+`readme_rows`, which `scripts/gen_docs.py` puts in the README's generated table.
 """
 
 from __future__ import annotations
@@ -238,7 +243,9 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[],
                     help="--quality: section.key=value settings override, or section.CONSTANT=value of the module "
                          "stigmergy.index.<section> (a search-time ablation)")
+    ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     args = ap.parse_args()
+    load_before = _load()
     if args.worker:
         print(json.dumps(worker(args.worker, args.queries)))
         return
@@ -253,6 +260,8 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         print(report["summary"])
         (args.out / "quality.json").write_text(json.dumps(report, indent=1))
+        if args.json and not args.set:
+            _write(args.json, "bench/search.py --quality", load_before, _quality_rows(report), report)
         return
     results = {}
     for n in args.sizes:
@@ -282,6 +291,59 @@ def main() -> None:
         results[n] = res
         print(json.dumps({n: res}, indent=1), flush=True)
     (args.out / "search.json").write_text(json.dumps(results, indent=1))
+    if args.json:
+        command = "bench/search.py" + (f" --sizes {' '.join(map(str, args.sizes))}" if args.sizes != [10_000, 100_000]
+                                       else "") + (f" --queries {args.queries}" if args.queries != 50 else "")
+        _write(args.json, command, load_before, _latency_rows(results, command), results)
+
+
+def _load() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _write(path: Path, command: str, load_before: float | None, rows: list[list[str]], figures: dict) -> None:
+    loads = [x for x in (load_before, _load()) if x is not None]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
+        "readme_rows": rows, "figures": figures}, indent=1, default=str) + "\n")
+
+
+def _latency_rows(results: dict, command: str) -> list[list[str]]:
+    """The README rows of a latency run: warm p50 (p95) beside FTS5 alone and numpy, and a new process's search."""
+    sizes = sorted(results, key=int)
+    frags = " / ".join(f"{results[n].get('fragments', n):,}" for n in sizes)
+    warm = " / ".join(f"{results[n]['hybrid']['p50_ms']} ({results[n]['hybrid']['p95_ms']})" for n in sizes)
+    fts = " / ".join(str(results[n]["fts5_only"]["p50_ms"]) for n in sizes)
+    bare = " / ".join(str(results[n]["numpy_bruteforce"]["p50_ms"]) for n in sizes)
+    # The targets: ≤ 30 ms p50 up to 10k fragments, ≤ 60 ms at 100k.
+    met = all(results[n]["hybrid"]["p50_ms"] <= (30 if int(n) <= 10_000 else 60) for n in sizes)
+    fresh = " / ".join(f"{results[n]['new_process_search_s']['median']}" for n in sizes)
+    slowest = max(results[n]["new_process_search_s"]["median"] for n in sizes)
+    return [
+        [f"warm search p50 (p95), {frags} fragments, every arm and the page-view blend on (`{command}`)",
+         f"{warm} ms", f"FTS5 alone {fts} ms p50, numpy brute force {bare} ms, same run",
+         f"≤ 30 ms at 10k, ≤ 60 ms at 100k ({'met' if met else 'not met'})"],
+        [f"a new `stigmergy search` process, {frags} fragments (`{command}`)", f"{fresh} s median", "",
+         f"≤ 1.5 s ({'met' if slowest <= 1.5 else 'not met'})"],
+    ]
+
+
+def _quality_rows(report: dict) -> list[list[str]]:
+    """The README row of a quality run on sample_corpus/."""
+    def fig(m: dict) -> str:
+        return f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}"
+    fused, bm25 = report["fused"], report["plain_bm25_1000_char_chunks"]
+    return [[f"retrieval, `sample_corpus/` ({bm25['n']} q.), fused R@1 / R@5 / MRR@10, strict · lenient "
+             "(`bench/search.py --quality`)",
+             f"{fig(fused['strict']['all'])} · {fig(fused['lenient']['all'])}",
+             f"plain BM25, 1,000-char chunks, same run: {fig(bm25)}",
+             f"≥ BM25 ({'met' if fused['strict']['all']['MRR@10'] >= bm25['MRR@10'] else 'not met'}); "
+             f"restricted canary hits for a public reader: {report['canary_hits_for_public_reader']}"]]
 
 
 if __name__ == "__main__":
