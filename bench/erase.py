@@ -12,7 +12,10 @@ version. Timed, each on its own copy of that repository:
 - audit: `stigmergy erase --audit CANARY` (every object, packed/loose/unreachable, .git files, working
   tree, evidence, state), beside the baseline `git log --all -S CANARY` (reachable history only).
 
-    .venv/bin/python bench/erase.py [--commits 1000] [--keep DIR]
+    .venv/bin/python bench/erase.py [--commits 1000] [--keep DIR] [--json bench/results/erase.json]
+
+With `--json`, the figures are also written there with the run's date, the load average before and after, and
+`readme_rows`, which `scripts/gen_docs.py` puts in the README's generated table.
 """
 
 from __future__ import annotations
@@ -150,7 +153,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--commits", type=int, default=1000)
     ap.add_argument("--keep", type=Path, help="build the repository here once, and reuse it")
+    ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     args = ap.parse_args()
+    load_before = float(Path("/proc/loadavg").read_text().split()[0])
     work = Path(tempfile.mkdtemp(prefix="bench-erase-"))
     if args.keep and (args.keep / "wiki").is_dir():
         base, canary = args.keep / "wiki", (args.keep / "canary").read_text()
@@ -181,7 +186,7 @@ def main() -> None:
     t_log = timed(lambda: subprocess.run(["git", "log", "--all", "--format=%H", "-S", CANARY], cwd=copies["audit"],
                                          check=True, capture_output=True))
     t_audit = timed(lambda: stigmergy(copies["audit"], "--json", "erase", "--audit", CANARY, check=False))
-    print(json.dumps({
+    figures = {
         "commits": n_commits,
         "erase_seconds": round(t_erase, 2),
         "baseline_filter_repo_path_only_seconds": round(t_base, 2),
@@ -193,8 +198,26 @@ def main() -> None:
         "erase_leaves_canary_in_history": bool(subprocess.run(
             ["git", "log", "--all", "--format=%H", "-S", CANARY], cwd=copies["erase"], capture_output=True,
             text=True).stdout.strip()),
-    }, indent=1))
+    }
+    print(json.dumps(figures, indent=1))
     shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        loads = [load_before, float(Path("/proc/loadavg").read_text().split()[0])]
+        command = "bench/erase.py" + (f" --commits {args.commits}" if args.commits != 1000 else "")
+        clean = not figures["residue_after_erase"] and not figures["erase_leaves_canary_in_history"]
+        rows = [
+            [f"`erase` of one capture, a {n_commits:,}-commit repository (`{command}`)",
+             f"{figures['erase_seconds']} s; residue after it: {'none' if clean else 'found'}",
+             f"`git filter-repo --invert-paths --path` + gc, no page sweep: {figures['baseline_filter_repo_path_only_seconds']} s "
+             f"({figures['erase_vs_baseline']}×)", f"≤ 30 s ({'met' if figures['erase_seconds'] <= 30 else 'not met'})"],
+            ["`erase --audit`, the same repository", f"{figures['audit_seconds']} s",
+             f"`git log --all -S` (reachable history only): {figures['baseline_git_log_S_seconds']} s "
+             f"({figures['audit_vs_baseline']}×)", f"≤ 10 s ({'met' if figures['audit_seconds'] <= 10 else 'not met'})"],
+        ]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load": f"{min(loads):.1f}–{max(loads):.1f}", "readme_rows": rows, **figures}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
