@@ -599,6 +599,62 @@ def print_report(report: dict[str, Any], show: str, show_part: str = "calibrate"
                         print(f"  [{side}] {r['id']} {r['verdict']} (best {r['best']}): {r['q']}\n      -> {r['answer'][:200]}")
 
 
+def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
+    """The README rows of a quality run: one per set, this checkout's verdicts beside issue 19's figures."""
+    rows = []
+    for set_name, entry in report["sets"].items():
+        got = entry.get("this", {}).get("all")
+        if not got:
+            continue
+        file = SETS[set_name][0]
+        counts = ", ".join(str(got[k]) for k in KINDS)
+        ok = (got["correct_of_answerable"] >= 0.75 and got["refusals_right"] >= 0.9
+              and got["unanswerable_answered"] <= 0.05 and got["figures_not_traceable"] == 0)
+        target = f"≥ 75% / ≥ 90% / ≤ 5%, 0 untraceable ({'met' if ok else 'not met'})"
+        if set_name == "bench":  # written with the first answerer, in the corpus' words: untraceable figures only
+            target = f"0 untraceable ({'met' if got['figures_not_traceable'] == 0 else 'not met'})"
+        history = ("written blind, never tuned on" if set_name.startswith("blind")
+                   else "the first answerer's own set" if set_name == "bench" else "its calibration half tuned on")
+        rows.append([
+            f"`ask` (deterministic) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
+            f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
+            f"{counts}; {got['correct_of_answerable']:.1%} correct, {got['refusals_right']:.1%} of refusals right, "
+            f"{got['unanswerable_answered']:.1%} of the unanswerable answered; "
+            f"{got['figures_not_traceable']} untraceable figures", "", target])
+    return rows
+
+
+def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
+    """The README rows of a latency run (this checkout's side)."""
+    med, top = report["new_process_median_s"], report["new_process_max_s"]
+    mcp = report["mcp_stdio_ask"]["this"]
+    cold = med["this_ask_cold"]
+    return [
+        [f"`ask` (deterministic) in a new process, {report['fragments']:,} fragments, median of {report['runs']} "
+         f"(`{command}`)", f"{cold} s cold (its lines' vectors not cached), {med['this_ask_warm']} s warm; "
+         f"max {top['this_ask_cold']} s", f"a new `stigmergy search` process in the same run: {med['this_search']} s "
+         f"({report['ask_cold_over_search']}×)", f"≤ 1.5 s median ({'met' if cold <= 1.5 else 'not met'})"],
+        [f"`ask` through a warm MCP server (stdio), p50 (p95), {mcp['n']} questions", f"{mcp['p50_ms']} "
+         f"({mcp['p95_ms']}) ms", "", f"≤ 300 ms p50 ({'met' if mcp['p50_ms'] <= 300 else 'not met'})"],
+    ]
+
+
+def _json_out(path: Path, command: str, rows: list[list[str]], report: dict[str, Any], loads: list[Any]) -> None:
+    numbers = []
+    for x in loads:  # "1.02 0.91 0.57" (the one-minute average first), or "?"
+        try:
+            numbers.append(float(str(x).split()[0]))
+        except (ValueError, IndexError):
+            continue
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load": f"{min(numbers):.1f}–{max(numbers):.1f}" if numbers else "?", "readme_rows": rows,
+        **{k: v for k, v in report.items() if k != "sets"},
+        "sets": {s: {side: {k: v for k, v in got["all"].items() if k != "rows"} for side, got in e.items()}
+                 for s, e in report.get("sets", {}).items() if "skipped" not in e}}, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default=",".join(SETS))
@@ -613,6 +669,7 @@ def main() -> None:
     ap.add_argument("--latency", action="store_true")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--mcp-queries", type=int, default=30)
+    ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     # the worker, run under one side's code
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--code", type=Path, help=argparse.SUPPRESS)
@@ -640,7 +697,12 @@ def main() -> None:
         spec = importlib.util.spec_from_file_location("bench_ask_latency", HERE / "ask_latency.py")
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         spec.loader.exec_module(module)  # type: ignore[union-attr]
-        print(json.dumps(module.latency(args.out, args.runs, args.mcp_queries, args.baseline), indent=1))
+        timed = module.latency(args.out, args.runs, args.mcp_queries, args.baseline)
+        print(json.dumps(timed, indent=1))
+        if args.json:
+            command = "bench/ask.py --latency" + (f" --runs {args.runs}" if args.runs != 7 else "")
+            _json_out(args.json, command, latency_rows(timed, command), timed,
+                      [timed.get("load_before"), timed.get("load_after")])
         return
     if args.calibrate:
         print(json.dumps(calibrate(args), indent=1))
@@ -663,6 +725,10 @@ def main() -> None:
     (args.out / "ask").mkdir(parents=True, exist_ok=True)
     (args.out / "ask" / "report.json").write_text(json.dumps(report, indent=1))
     print_report(report, args.show, args.show_part)
+    if args.json:
+        command = f"bench/ask.py --sets {args.sets}"
+        _json_out(args.json, command, quality_rows(report, command), report,
+                  [report.get("load_before"), report.get("load_after")])
 
 
 if __name__ == "__main__":
