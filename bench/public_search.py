@@ -164,7 +164,9 @@ def main() -> None:
     ap.add_argument("--index-root", default="default",
                     help="the clone whose index the default and search-time variants share (another code "
                          "version's index stays in its own clone)")
+    ap.add_argument("--json", type=Path, help="also write the report with the README's row (the default variant) here")
     args = ap.parse_args()
+    load_before = Path("/proc/loadavg").read_text().split()[0]
     corpus = CORPORA[args.set]
     args.out = args.out or default_out(corpus.name)
     suffix = "" if corpus.name == "sphinx" else f"-{corpus.name}"
@@ -201,6 +203,26 @@ def main() -> None:
     print(json.dumps({"plain_bm25_1000_char_chunks": baseline}))
     for line in lines:
         print(line)
+    if args.json and "default" in report and baseline is not None:
+        loads = [float(load_before), float(Path("/proc/loadavg").read_text().split()[0])]
+        command = f"bench/public_search.py --set {corpus.name}" + (f" --only {args.only}" if args.only else "")
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load": f"{min(loads):.1f}–{max(loads):.1f}",
+            "readme_rows": [readme_row(corpus.label, len(questions), report["default"]["fused"]["strict"]["all"],
+                                       baseline, command)], **report}, indent=1) + "\n")
+
+
+def readme_row(label: str, n: int, fused: dict[str, float], bm25: dict[str, float], command: str) -> list[str]:
+    """The README row of one public set: fused strict figures beside plain BM25, against issue 20's targets."""
+    def fig(m: dict[str, float]) -> str:
+        return f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}"
+    targets = {"R@1": 0.80, "R@5": 0.95, "MRR@10": 0.85}
+    met = [k for k, v in targets.items() if fused[k] >= v]
+    return [f"retrieval, {label} ({n} questions written before any tuning), fused R@1 / R@5 / MRR@10, strict (`{command}`)",
+            fig(fused), f"plain BM25 over 1,000-character chunks, same run: {fig(bm25)}",
+            f"≥ 0.80 / 0.95 / 0.85 (met: {', '.join(met) if met else 'none'})"]
 
 
 if __name__ == "__main__":
