@@ -3,7 +3,10 @@ SIGKILL it and its git children at a random moment, run the next command, and ch
 person: no acknowledged capture lost, none twice, `git fsck`, `stigmergy fsck` and `lint` clean (and with
 --index, `index --check` passing after one `index`). Prints the counts.
 
-    .venv/bin/python bench/faults.py [--n 30] [--seed 1] [--index]
+    .venv/bin/python bench/faults.py [--n 30] [--seed 1] [--index] [--json bench/results/faults.json]
+
+With `--json`, the counts are also written there with the run's date, the load average before and after, and
+`readme_rows`, which `scripts/gen_docs.py` puts in the README's generated table.
 """
 
 from __future__ import annotations
@@ -49,7 +52,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--index", action="store_true", help="also kill `stigmergy index` (loads the model)")
+    parser.add_argument("--json", type=Path, help="also write the counts with the README's row here")
     args = parser.parse_args()
+    load_before = float(Path("/proc/loadavg").read_text().split()[0])
     rng = random.Random(args.seed)
     counts: Counter[str] = Counter()
     failures: list[str] = []
@@ -112,8 +117,22 @@ def main() -> None:
                 counts["recovered without help"] += 1
         duplicates = sum(1 for ids in source_pages(root).values() if len(ids) > 1)
     elapsed = time.monotonic() - started
-    print(json.dumps({"kills": args.n, "seed": args.seed, "seconds": round(elapsed, 1), "counts": dict(sorted(counts.items())),
-                      "duplicates_in_last_repo": duplicates, "failures": failures}, indent=1))
+    result = {"kills": args.n, "seed": args.seed, "seconds": round(elapsed, 1), "counts": dict(sorted(counts.items())),
+              "duplicates_in_last_repo": duplicates, "failures": failures}
+    print(json.dumps(result, indent=1))
+    if args.json:
+        loads = [load_before, float(Path("/proc/loadavg").read_text().split()[0])]
+        command = f"bench/faults.py --n {args.n} --seed {args.seed}" + (" --index" if args.index else "")
+        what = "capture, file, resume" + (" and index (`index --check` after one `index`)" if args.index else "")
+        recovered = counts["recovered without help"]
+        row = [f"random SIGKILLs during {what} (`{command}`)",
+               f"{recovered} of {args.n} recovered without help; {duplicates} duplicate captures; "
+               f"what each kill met: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()) if k not in ('recovered without help', 'needed a person'))}",
+               "", f"no manual repair ({'met' if not failures and duplicates == 0 else 'not met'})"]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load": f"{min(loads):.1f}–{max(loads):.1f}", "readme_rows": [row], **result}, indent=1) + "\n")
     sys.exit(1 if failures else 0)
 
 
