@@ -118,6 +118,17 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
+def rss_worker(root: Path, n_queries: int) -> dict:
+    """A process that only searches: one Searcher, the queries, its peak RSS (the worker's own peak also
+    holds a second Searcher and the earlier fusion's variants)."""
+    from stigmergy.index.search import Searcher
+
+    s = Searcher(root, load_settings(root))
+    for q in queries(n_queries):
+        s.search(q, "bench@example.com")
+    return {"search_only_process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
 def worker(root: Path, n_queries: int) -> dict:
     """Runs in its own process so that RSS is this search session's own."""
     from stigmergy.index.search import Searcher
@@ -237,6 +248,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--worker", type=Path)
+    ap.add_argument("--rss-worker", type=Path)
     ap.add_argument("--quality", action="store_true")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-quality",
                     help="--quality: where sample_corpus/ is captured (kept between runs)")
@@ -248,6 +260,9 @@ def main() -> None:
     load_before = _load()
     if args.worker:
         print(json.dumps(worker(args.worker, args.queries)))
+        return
+    if args.rss_worker:
+        print(json.dumps(rss_worker(args.rss_worker, args.queries)))
         return
     cache = args.out / "model-cache" / "onnx"
     if args.quality:
@@ -276,8 +291,16 @@ def main() -> None:
             rep = build_index(root, load_settings(root), embedder=RandomEmbedder())
             res["build_s_random_vectors"] = round(time.perf_counter() - t, 1)
             res["fragments"] = rep.fragments_total
+        else:
+            import sqlite3
+
+            with sqlite3.connect(f"file:{root / '.stigmergy' / 'index.sqlite'}?mode=ro", uri=True) as db:
+                res["fragments"] = int(db.execute("SELECT count(*) FROM fragments").fetchone()[0])
         link_cache(root, cache)
         proc = subprocess.run([sys.executable, __file__, "--worker", str(root), "--queries", str(args.queries)],
+                              capture_output=True, text=True, check=True)
+        res.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+        proc = subprocess.run([sys.executable, __file__, "--rss-worker", str(root), "--queries", str(args.queries)],
                               capture_output=True, text=True, check=True)
         res.update(json.loads(proc.stdout.strip().splitlines()[-1]))
         walls = []
@@ -324,7 +347,12 @@ def _latency_rows(results: dict, command: str) -> list[list[str]]:
     met = all(results[n]["hybrid"]["p50_ms"] <= (30 if int(n) <= 10_000 else 60) for n in sizes)
     fresh = " / ".join(f"{results[n]['new_process_search_s']['median']}" for n in sizes)
     slowest = max(results[n]["new_process_search_s"]["median"] for n in sizes)
-    return [
+    rss = " / ".join(f"{results[n]['search_only_process_peak_rss_mb']:.0f}" for n in sizes
+                     if "search_only_process_peak_rss_mb" in results[n])
+    biggest = results[sizes[-1]].get("search_only_process_peak_rss_mb")
+    rows_rss = [[f"peak RSS of a process that only searches (one searcher, 50 queries), {frags} fragments "
+                 f"(`{command}`)", f"{rss} MB", "", f"≤ 1 GB ({'met' if biggest <= 1024 else 'not met'})"]] if biggest else []
+    return rows_rss + [
         [f"warm search p50 (p95), {frags} fragments, every arm and the page-view blend on (`{command}`)",
          f"{warm} ms", f"FTS5 alone {fts} ms p50, numpy brute force {bare} ms, same run",
          f"≤ 30 ms at 10k, ≤ 60 ms at 100k ({'met' if met else 'not met'})"],
