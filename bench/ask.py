@@ -640,19 +640,21 @@ def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
 
 
 def _json_out(path: Path, command: str, rows: list[list[str]], report: dict[str, Any], loads: list[Any]) -> None:
-    numbers = []
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_results_file", HERE / "results_file.py")
+    results_file = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(results_file)  # type: ignore[union-attr]
+    numbers: list[float | None] = []
     for x in loads:  # "1.02 0.91 0.57" (the one-minute average first), or "?"
         try:
             numbers.append(float(str(x).split()[0]))
         except (ValueError, IndexError):
             continue
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load": f"{min(numbers):.1f}–{max(numbers):.1f}" if numbers else "?", "readme_rows": rows,
-        **{k: v for k, v in report.items() if k != "sets"},
-        "sets": {s: {side: {k: v for k, v in got["all"].items() if k != "rows"} for side, got in e.items()}
-                 for s, e in report.get("sets", {}).items() if "skipped" not in e}}, indent=1) + "\n")
+    figures = {k: v for k, v in report.items() if k != "sets"}
+    figures["sets"] = {s: {side: {k: v for k, v in got["all"].items() if k != "rows"} for side, got in e.items()}
+                       for s, e in report.get("sets", {}).items() if "skipped" not in e}
+    results_file.write(path, command, numbers, rows, figures)
 
 
 def main() -> None:

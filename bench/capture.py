@@ -11,7 +11,6 @@ With `--json`, the file holds the run's date, the load average before and after,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -21,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from results_file import load_now, write
 
 WORDS = (
     "roadmap latency customer migration budget rollout incident review platform team hiring revenue "
@@ -104,20 +105,13 @@ def help_time(runs: int = 5) -> float:
     return statistics.median(times)
 
 
-def _load() -> float | None:
-    try:
-        return float(Path("/proc/loadavg").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--file", action="store_true", help="also file each capture (deterministic planner)")
     ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     args = ap.parse_args()
-    load_before = _load()
+    load_before = load_now()
     with tempfile.TemporaryDirectory(prefix="stigmergy-bench-") as tmp:
         work = Path(tmp)
         docs = make_documents(work / "docs", args.n)
@@ -135,12 +129,7 @@ def main() -> None:
     if args.json:
         command = "bench/capture.py" + (f" --n {args.n}" if args.n != 200 else "") + (" --file" if args.file else "")
         what = "capture + file" if args.file else "capture"
-        loads = [x for x in (load_before, _load()) if x is not None]
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
-            "readme_rows": [
+        write(args.json, command, [load_before, load_now()], [
                 [f"{what}, {args.n} × 2 KB Markdown, one commit each, a new process (`{command}`)",
                  f"{args.n / ours:.1f} captures/s", f"a bare `git add` + `git commit` loop, same run: "
                  f"{args.n / bare:.1f} documents/s ({ours / bare:.2f}× its time)",
@@ -149,9 +138,8 @@ def main() -> None:
                  + (" (each process compiling its modules: PYTHONDONTWRITEBYTECODE set)" if sys.flags.dont_write_bytecode
                     else " (modules' bytecode cached, as an installed package has it)"), "",
                  f"≤ 0.3 s ({'met' if helped <= 0.3 else 'not met'})"],
-            ],
-            "documents": args.n, "stigmergy_s": round(ours, 2), "bare_git_s": round(bare, 2),
-            "ratio": round(ours / bare, 2), "help_s": round(helped, 3)}, indent=1) + "\n")
+            ], {"documents": args.n, "stigmergy_s": round(ours, 2), "bare_git_s": round(bare, 2),
+                "ratio": round(ours / bare, 2), "help_s": round(helped, 3)})
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capture import git_env, make_documents  # noqa: E402
+from results_file import load_now, write  # noqa: E402
 
 CANARY = "ZQX93CANARY"
 CANARY_DOC = f"""---
@@ -155,7 +156,7 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="build the repository here once, and reuse it")
     ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     args = ap.parse_args()
-    load_before = float(Path("/proc/loadavg").read_text().split()[0])
+    load_before = load_now()
     work = Path(tempfile.mkdtemp(prefix="bench-erase-"))
     if args.keep and (args.keep / "wiki").is_dir():
         base, canary = args.keep / "wiki", (args.keep / "canary").read_text()
@@ -202,7 +203,6 @@ def main() -> None:
     print(json.dumps(figures, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     if args.json:
-        loads = [load_before, float(Path("/proc/loadavg").read_text().split()[0])]
         command = "bench/erase.py" + (f" --commits {args.commits}" if args.commits != 1000 else "")
         clean = not figures["residue_after_erase"] and not figures["erase_leaves_canary_in_history"]
         rows = [
@@ -214,10 +214,7 @@ def main() -> None:
              f"`git log --all -S` (reachable history only): {figures['baseline_git_log_S_seconds']} s "
              f"({figures['audit_vs_baseline']}×)", f"≤ 10 s ({'met' if figures['audit_seconds'] <= 10 else 'not met'})"],
         ]
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}", "readme_rows": rows, **figures}, indent=1) + "\n")
+        write(args.json, command, [load_before, load_now()], rows, figures)
 
 
 if __name__ == "__main__":

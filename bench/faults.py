@@ -32,6 +32,7 @@ from fault_support import (  # noqa: E402 - the harness the fault tests use
     stigmergy,
     write_docs,
 )
+from results_file import load_now, write  # noqa: E402 - bench/, the script's own folder
 
 
 def _fresh(base: Path, n: int) -> tuple[Path, list[Path]]:
@@ -54,7 +55,7 @@ def main() -> None:
     parser.add_argument("--index", action="store_true", help="also kill `stigmergy index` (loads the model)")
     parser.add_argument("--json", type=Path, help="also write the counts with the README's row here")
     args = parser.parse_args()
-    load_before = float(Path("/proc/loadavg").read_text().split()[0])
+    load_before = load_now()
     rng = random.Random(args.seed)
     counts: Counter[str] = Counter()
     failures: list[str] = []
@@ -121,7 +122,6 @@ def main() -> None:
               "duplicates_in_last_repo": duplicates, "failures": failures}
     print(json.dumps(result, indent=1))
     if args.json:
-        loads = [load_before, float(Path("/proc/loadavg").read_text().split()[0])]
         command = f"bench/faults.py --n {args.n} --seed {args.seed}" + (" --index" if args.index else "")
         what = "capture, file, resume" + (" and index (`index --check` after one `index`)" if args.index else "")
         recovered = counts["recovered without help"]
@@ -129,10 +129,7 @@ def main() -> None:
                f"{recovered} of {args.n} recovered without help; {duplicates} duplicate captures; "
                f"what each kill met: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()) if k not in ('recovered without help', 'needed a person'))}",
                "", f"no manual repair ({'met' if not failures and duplicates == 0 else 'not met'})"]
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}", "readme_rows": [row], **result}, indent=1) + "\n")
+        write(args.json, command, [load_before, load_now()], [row], result)
     sys.exit(1 if failures else 0)
 
 

@@ -10,7 +10,6 @@ date, the load average before and after, the medians, and `readme_rows` for the 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -18,6 +17,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from results_file import load_now, write  # noqa: E402
 
 from stigmergy.gates.authorship import Authorship  # noqa: E402
 from stigmergy.gates.engine import OperationInfo, evaluate  # noqa: E402
@@ -98,13 +99,6 @@ def plan_for(root: Path, pages: list[str], sources: list) -> Plan:
     return Plan(tuple(mutations), summary="bench")
 
 
-def _load() -> float | None:
-    try:
-        return float(Path("/proc/loadavg").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=1000)
@@ -112,7 +106,7 @@ def main() -> None:
     ap.add_argument("--commits", type=int, default=50)
     ap.add_argument("--json", type=Path, help="also write the medians with the README's rows here")
     args = ap.parse_args()
-    load_before = _load()
+    load_before = load_now()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "kb"
         t0 = time.perf_counter()
@@ -158,18 +152,12 @@ def main() -> None:
         if args.json:
             command = "bench/gates.py" + (f" --pages {args.pages}" if args.pages != 1000 else "")
             gate_ms, lint_s = statistics.median(times) * 1000, statistics.median(lint_times)
-            loads = [x for x in (load_before, _load()) if x is not None]
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps({
-                "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
-                "readme_rows": [
+            write(args.json, command, [load_before, load_now()], [
                     [f"gates, a 10-page plan in a {len(pages):,}-page wiki, median of {args.runs} (`{command}`)",
                      f"{gate_ms:.1f} ms", "", f"< 100 ms ({'met' if gate_ms < 100 else 'not met'})"],
                     [f"`lint`, {len(pages):,} pages, median of 3 (`{command}`)", f"{lint_s:.2f} s", "",
                      f"< 3 s ({'met' if lint_s < 3 else 'not met'})"],
-                ],
-                "rows_ms": {name.strip(): round(seconds * 1000, 1) for name, seconds, _ in rows}}, indent=1) + "\n")
+                ], {"rows_ms": {name.strip(): round(seconds * 1000, 1) for name, seconds, _ in rows}})
 
 
 if __name__ == "__main__":

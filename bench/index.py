@@ -29,6 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from results_file import load_now, write  # noqa: E402
+
 from stigmergy.index.embedder import fragment_tokens  # noqa: E402
 from stigmergy.index.pagedoc import parse_page  # noqa: E402
 from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
@@ -207,13 +209,6 @@ def incremental(out: Path, pages: int, cache: Path) -> dict:
     }
 
 
-def _load() -> float | None:
-    try:
-        return float(Path("/proc/loadavg").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def readme_rows(results: dict, command: str) -> list[list[str]]:
     """The README rows of a run (scripts/bench_table.py puts them in the README's table)."""
     rows = []
@@ -248,7 +243,7 @@ def main() -> None:
     args = ap.parse_args()
     cache = args.out / "model-cache" / "onnx"
     results: dict = {}
-    load_before = _load()
+    load_before = load_now()
     if not args.throughput_only:
         results["incremental"] = incremental(args.out, args.pages, cache)
         print(json.dumps(results, indent=1), flush=True)
@@ -260,12 +255,7 @@ def main() -> None:
         command = "bench/index.py" + (" --throughput-only" if args.throughput_only else "") + (
             f" --fragments {args.fragments}" if args.fragments != 240 else "") + (
             f" --pages {args.pages}" if args.pages != 1000 and not args.throughput_only else "")
-        loads = [x for x in (load_before, _load()) if x is not None]
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
-            "readme_rows": readme_rows(results, command), **results}, indent=1) + "\n")
+        write(args.json, command, [load_before, load_now()], readme_rows(results, command), results)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from capture import git_env  # noqa: E402
+from results_file import load_now, write  # noqa: E402
 
 from stigmergy.pages.citations import cite  # noqa: E402
 from stigmergy.pages.paths import page_relpath  # noqa: E402
@@ -250,14 +251,11 @@ def main() -> None:
         "garden_check_vs_lint": round(out["garden_check_s"] / out["lint_s"], 2),  # type: ignore[operator]
         "recompile_vs_capture": round(out["recompile_sample_s"] / out["capture_sample_s"], 2),  # type: ignore[operator]
     }
-    loads = [float(out["load"][0]), float(Path("/proc/loadavg").read_text().split()[0])]  # type: ignore[index]
-    out["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    out["bench"] = "bench/maintenance.py" + (f" --pages {args.pages}" if args.pages != 1000 else "")
-    out["readme_rows"] = readme_rows(out, str(out["bench"]))
-    out["load"] = f"{min(loads):.1f}–{max(loads):.1f}"
     print(json.dumps(out, indent=2))
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2) + "\n")
+        command = "bench/maintenance.py" + (f" --pages {args.pages}" if args.pages != 1000 else "")
+        write(args.json, command, [float(out["load"][0]), load_now()],  # type: ignore[index]
+              readme_rows(out, command), out)
 
 
 def readme_rows(out: dict, command: str) -> list[list[str]]:

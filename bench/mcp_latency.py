@@ -37,6 +37,7 @@ def _bench_module(name: str):  # type: ignore[no-untyped-def]
 
 
 bench_search = _bench_module("search")  # the 10k-fragment repository, random vectors, queries, percentiles
+results_file = _bench_module("results_file")  # what --json writes for the README's table
 
 from stigmergy.settings import load_settings  # noqa: E402
 
@@ -148,7 +149,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--json", type=Path, help="also write the report with the README's row here")
     args = ap.parse_args()
-    load_before = float(Path("/proc/loadavg").read_text().split()[0])
+    load_before = results_file.load_now()
     root = ten_k_repo(args.out)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(HERE.parent)}
     qs = bench_search.queries(args.queries, seed=5)
@@ -166,7 +167,6 @@ def main() -> None:
     print(json.dumps(report, indent=1))
     print(f"(median of the CLI's {args.cli_runs} runs: {statistics.median([report['cli_new_process']['p50_ms']]):.0f} ms)")
     if args.json:
-        loads = [load_before, float(Path("/proc/loadavg").read_text().split()[0])]
         command = "bench/mcp_latency.py" + (f" --queries {args.queries}" if args.queries != 50 else "") + (
             f" --cli-runs {args.cli_runs}" if args.cli_runs != 5 else "")
         stdio = report["mcp_stdio_round_trip"]
@@ -176,10 +176,7 @@ def main() -> None:
                f"a new CLI process {report['cli_new_process']['p50_ms']} ms "
                f"({report['cli_new_process_over_mcp_stdio_p50']}× the MCP round trip)",
                f"≤ 50 ms ({'met' if stdio['p50_ms'] <= 50 else 'not met'})"]
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}", "readme_rows": [row], **report}, indent=1) + "\n")
+        results_file.write(args.json, command, [load_before, results_file.load_now()], [row], report)
 
 
 if __name__ == "__main__":

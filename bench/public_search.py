@@ -42,6 +42,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
 from corpora import CORPORA, Corpus, default_out  # noqa: E402
+from results_file import load_now, write  # noqa: E402
 from retrieval import (  # noqa: E402
     CONFIGS,
     Judge,
@@ -166,7 +167,7 @@ def main() -> None:
                          "version's index stays in its own clone)")
     ap.add_argument("--json", type=Path, help="also write the report with the README's row (the default variant) here")
     args = ap.parse_args()
-    load_before = Path("/proc/loadavg").read_text().split()[0]
+    load_before = load_now()
     corpus = CORPORA[args.set]
     args.out = args.out or default_out(corpus.name)
     suffix = "" if corpus.name == "sphinx" else f"-{corpus.name}"
@@ -204,14 +205,10 @@ def main() -> None:
     for line in lines:
         print(line)
     if args.json and "default" in report and baseline is not None:
-        loads = [float(load_before), float(Path("/proc/loadavg").read_text().split()[0])]
         command = f"bench/public_search.py --set {corpus.name}" + (f" --only {args.only}" if args.only else "")
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "load": f"{min(loads):.1f}–{max(loads):.1f}",
-            "readme_rows": [readme_row(corpus.label, len(questions), report["default"]["fused"]["strict"]["all"],
-                                       baseline, command)], **report}, indent=1) + "\n")
+        write(args.json, command, [load_before, load_now()],
+              [readme_row(corpus.label, len(questions), report["default"]["fused"]["strict"]["all"], baseline, command)],
+              report)
 
 
 def readme_row(label: str, n: int, fused: dict[str, float], bm25: dict[str, float], command: str) -> list[str]:

@@ -35,6 +35,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
+from results_file import load_now, write  # noqa: E402
+
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
 from stigmergy.settings import load_settings  # noqa: E402
@@ -257,7 +259,7 @@ def main() -> None:
                          "stigmergy.index.<section> (a search-time ablation)")
     ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
     args = ap.parse_args()
-    load_before = _load()
+    load_before = load_now()
     if args.worker:
         print(json.dumps(worker(args.worker, args.queries)))
         return
@@ -276,7 +278,8 @@ def main() -> None:
         print(report["summary"])
         (args.out / "quality.json").write_text(json.dumps(report, indent=1))
         if args.json and not args.set:
-            _write(args.json, "bench/search.py --quality", load_before, _quality_rows(report), report)
+            write(args.json, "bench/search.py --quality", [load_before, load_now()], _quality_rows(report),
+                  {"figures": report})
         return
     results = {}
     for n in args.sizes:
@@ -317,23 +320,7 @@ def main() -> None:
     if args.json:
         command = "bench/search.py" + (f" --sizes {' '.join(map(str, args.sizes))}" if args.sizes != [10_000, 100_000]
                                        else "") + (f" --queries {args.queries}" if args.queries != 50 else "")
-        _write(args.json, command, load_before, _latency_rows(results, command), results)
-
-
-def _load() -> float | None:
-    try:
-        return float(Path("/proc/loadavg").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _write(path: Path, command: str, load_before: float | None, rows: list[list[str]], figures: dict) -> None:
-    loads = [x for x in (load_before, _load()) if x is not None]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "bench": command, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load": f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?",
-        "readme_rows": rows, "figures": figures}, indent=1, default=str) + "\n")
+        write(args.json, command, [load_before, load_now()], _latency_rows(results, command), {"figures": results})
 
 
 def _latency_rows(results: dict, command: str) -> list[list[str]]:
