@@ -614,7 +614,8 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         if set_name == "bench":  # written with the first answerer, in the corpus' words: untraceable figures only
             target = f"0 untraceable ({'met' if got['figures_not_traceable'] == 0 else 'not met'})"
         history = ("written blind, never tuned on" if set_name.startswith("blind")
-                   else "the first answerer's own set" if set_name == "bench" else "its calibration half tuned on")
+                   else "the first answerer's own set" if set_name == "bench"
+                   else "tuned on" if set_name.startswith(("tune_", "fresh_")) else "its calibration half tuned on")
         rows.append([
             f"`ask` (deterministic) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
@@ -639,12 +640,18 @@ def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
     ]
 
 
-def _json_out(path: Path, command: str, rows: list[list[str]], report: dict[str, Any], loads: list[Any]) -> None:
+def _bench_module(name: str) -> Any:
+    """A bench module loaded by file (this folder stays off the path: see the top of this file)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_results_file", HERE / "results_file.py")
-    results_file = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(results_file)  # type: ignore[union-attr]
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _json_out(path: Path, command: str, rows: list[list[str]], report: dict[str, Any], loads: list[Any]) -> None:
+    results_file = _bench_module("results_file")
     numbers: list[float | None] = []
     for x in loads:  # "1.02 0.91 0.57" (the one-minute average first), or "?"
         try:
@@ -694,12 +701,7 @@ def main() -> None:
         return
     sys.path.insert(0, str(CODE))
     if args.latency:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("bench_ask_latency", HERE / "ask_latency.py")
-        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-        timed = module.latency(args.out, args.runs, args.mcp_queries, args.baseline)
+        timed = _bench_module("ask_latency").latency(args.out, args.runs, args.mcp_queries, args.baseline)
         print(json.dumps(timed, indent=1))
         if args.json:
             command = "bench/ask.py --latency" + (f" --runs {args.runs}" if args.runs != 7 else "")
