@@ -601,6 +601,7 @@ def print_report(report: dict[str, Any], show: str, show_part: str = "calibrate"
 
 def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
     """The README rows of a quality run: one per set, this checkout's verdicts beside issue 19's figures."""
+    met = _bench_module("results_file").met
     rows = []
     for set_name, entry in report["sets"].items():
         got = entry.get("this", {}).get("all")
@@ -610,9 +611,9 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         counts = ", ".join(str(got[k]) for k in KINDS)
         ok = (got["correct_of_answerable"] >= 0.75 and got["refusals_right"] >= 0.9
               and got["unanswerable_answered"] <= 0.05 and got["figures_not_traceable"] == 0)
-        target = f"≥ 75% / ≥ 90% / ≤ 5%, 0 untraceable ({'met' if ok else 'not met'})"
+        target = f"≥ 75% / ≥ 90% / ≤ 5%, 0 untraceable ({met(ok)})"
         if set_name == "bench":  # written with the first answerer, in the corpus' words: untraceable figures only
-            target = f"0 untraceable ({'met' if got['figures_not_traceable'] == 0 else 'not met'})"
+            target = f"0 untraceable ({met(got['figures_not_traceable'] == 0)})"
         history = ("written blind, never tuned on" if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else "its calibration half tuned on")
@@ -627,6 +628,7 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
 
 def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
     """The README rows of a latency run (this checkout's side)."""
+    met = _bench_module("results_file").met
     med, top = report["new_process_median_s"], report["new_process_max_s"]
     mcp = report["mcp_stdio_ask"]["this"]
     cold = med["this_ask_cold"]
@@ -634,9 +636,9 @@ def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         [f"`ask` (deterministic) in a new process, {report['fragments']:,} fragments, median of {report['runs']} "
          f"(`{command}`)", f"{cold} s cold (its lines' vectors not cached), {med['this_ask_warm']} s warm; "
          f"max {top['this_ask_cold']} s", f"a new `stigmergy search` process in the same run: {med['this_search']} s "
-         f"({report['ask_cold_over_search']}×)", f"≤ 1.5 s median ({'met' if cold <= 1.5 else 'not met'})"],
+         f"({report['ask_cold_over_search']}×)", f"≤ 1.5 s median ({met(cold <= 1.5)})"],
         [f"`ask` through a warm MCP server (stdio), p50 (p95), {mcp['n']} questions", f"{mcp['p50_ms']} "
-         f"({mcp['p95_ms']}) ms", "", f"≤ 300 ms p50 ({'met' if mcp['p50_ms'] <= 300 else 'not met'})"],
+         f"({mcp['p95_ms']}) ms", "", f"≤ 300 ms p50 ({met(mcp['p50_ms'] <= 300)})"],
     ]
 
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from results_file import load_now, write
+from results_file import load_now, met, write
 
 WORDS = (
     "roadmap latency customer migration budget rollout incident review platform team hiring revenue "
@@ -133,11 +133,11 @@ def main() -> None:
                 [f"{what}, {args.n} × 2 KB Markdown, one commit each, a new process (`{command}`)",
                  f"{args.n / ours:.1f} captures/s", f"a bare `git add` + `git commit` loop, same run: "
                  f"{args.n / bare:.1f} documents/s ({ours / bare:.2f}× its time)",
-                 f"≤ 3× ({'met' if ours / bare <= 3 else 'not met'})"],
+                 f"≤ 3× ({met(ours / bare <= 3)})"],
                 [f"`stigmergy --help`, median of 5 new processes (`{command}`)", f"{helped:.3f} s"
                  + (" (each process compiling its modules: PYTHONDONTWRITEBYTECODE set)" if sys.flags.dont_write_bytecode
                     else " (modules' bytecode cached, as an installed package has it)"), "",
-                 f"≤ 0.3 s ({'met' if helped <= 0.3 else 'not met'})"],
+                 f"≤ 0.3 s ({met(helped <= 0.3)})"],
             ], {"documents": args.n, "stigmergy_s": round(ours, 2), "bare_git_s": round(bare, 2),
                 "ratio": round(ours / bare, 2), "help_s": round(helped, 3)})
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capture import git_env, make_documents  # noqa: E402
-from results_file import load_now, write  # noqa: E402
+from results_file import load_now, met, write  # noqa: E402
 
 CANARY = "ZQX93CANARY"
 CANARY_DOC = f"""---
@@ -209,10 +209,10 @@ def main() -> None:
             [f"`erase` of one capture, a {n_commits:,}-commit repository (`{command}`)",
              f"{figures['erase_seconds']} s; residue after it: {'none' if clean else 'found'}",
              f"`git filter-repo --invert-paths --path` + gc, no page sweep: {figures['baseline_filter_repo_path_only_seconds']} s "
-             f"({figures['erase_vs_baseline']}×)", f"≤ 30 s ({'met' if figures['erase_seconds'] <= 30 else 'not met'})"],
+             f"({figures['erase_vs_baseline']}×)", f"≤ 30 s ({met(figures['erase_seconds'] <= 30)})"],
             ["`erase --audit`, the same repository", f"{figures['audit_seconds']} s",
              f"`git log --all -S` (reachable history only): {figures['baseline_git_log_S_seconds']} s "
-             f"({figures['audit_vs_baseline']}×)", f"≤ 10 s ({'met' if figures['audit_seconds'] <= 10 else 'not met'})"],
+             f"({figures['audit_vs_baseline']}×)", f"≤ 10 s ({met(figures['audit_seconds'] <= 10)})"],
         ]
         write(args.json, command, [load_before, load_now()], rows, figures)
 

@@ -32,7 +32,7 @@ from fault_support import (  # noqa: E402 - the harness the fault tests use
     stigmergy,
     write_docs,
 )
-from results_file import load_now, write  # noqa: E402 - bench/, the script's own folder
+from results_file import load_now, met, write  # noqa: E402 - bench/, the script's own folder
 
 
 def _fresh(base: Path, n: int) -> tuple[Path, list[Path]]:
@@ -128,7 +128,7 @@ def main() -> None:
         row = [f"random SIGKILLs during {what} (`{command}`)",
                f"{recovered} of {args.n} recovered without help; {duplicates} duplicate captures; "
                f"what each kill met: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()) if k not in ('recovered without help', 'needed a person'))}",
-               "", f"no manual repair ({'met' if not failures and duplicates == 0 else 'not met'})"]
+               "", f"no manual repair ({met(not failures and duplicates == 0)})"]
         write(args.json, command, [load_before, load_now()], [row], result)
     sys.exit(1 if failures else 0)
 

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from capture import bare_git_loop, git_env, make_documents  # noqa: E402
+from results_file import met  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -121,10 +122,6 @@ def largest_pages(wiki: Path, k: int = 3) -> list[dict]:
     return [{"path": path, "lines": lines} for lines, path in sorted(sized, reverse=True)[:k]]
 
 
-def _met(ok: bool) -> str:
-    return "met" if ok else "not met"
-
-
 def _readme_rows(command: str, generator: str, n: int, window: int, windows: list[dict], refused: int,
                  largest: dict, git: dict) -> list[list[str]]:
     """The README rows of a flat-cost run (scripts/bench_table.py puts them in the README's table)."""
@@ -140,12 +137,12 @@ def _readme_rows(command: str, generator: str, n: int, window: int, windows: lis
          f"first {window}, same run: {first['captures_per_second']}/s wall, {first['captures_per_cpu_second']}/CPU-s "
          f"(after/first: {wall:.2f}× wall at load {first['load_after'].split()[0]} → {last['load_after'].split()[0]}, "
          f"{cpu:.2f}× CPU)",
-         f"≥ 0.8× ({_met(wall >= 0.8)} wall, {_met(cpu >= 0.8)} CPU)"],
+         f"≥ 0.8× ({met(wall >= 0.8)} wall, {met(cpu >= 0.8)} CPU)"],
         [f"longest page after {docs} documents ({corpus}), archive pages included",
-         f"{largest['lines']} lines (`{largest['path'].rsplit('/', 1)[-1]}`)", "", f"≤ 600 ({_met(largest['lines'] <= 600)})"],
+         f"{largest['lines']} lines (`{largest['path'].rsplit('/', 1)[-1]}`)", "", f"≤ 600 ({met(largest['lines'] <= 600)})"],
         [f"`.git` after {docs} captures ({corpus})", f"{git['git_bytes'] / 1e6:.1f} MB",
          f"a packed clone of the same history: {git['packed_bytes'] / 1e6:.1f} MB ({git['ratio_to_packed']}×)",
-         f"≤ 3× ({_met(git['ratio_to_packed'] <= 3)})"],
+         f"≤ 3× ({met(git['ratio_to_packed'] <= 3)})"],
     ]
 
 

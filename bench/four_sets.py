@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from corpora import CORPORA  # noqa: E402
 from public_search import parse_variant  # noqa: E402
-from retrieval import Judge, metrics, patched, split_overrides  # noqa: E402
+from retrieval import Judge, metrics, patched, split_overrides, triple  # noqa: E402
 
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.index.search import Searcher  # noqa: E402
@@ -94,7 +94,7 @@ def main() -> None:
         with patched(patches):
             for set_name, (s, questions, judge, reader) in opened.items():
                 m, rows = score(s, questions, judge, reader)
-                cells.append(f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}")
+                cells.append(triple(m))
                 detail[name][set_name] = rows
         load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
         print(f"| {name} | " + " | ".join(cells) + f" | {time.process_time() - t:.0f} | {load} |", flush=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from results_file import load_now, write  # noqa: E402
+from results_file import load_now, met, write  # noqa: E402
 
 from stigmergy.gates.authorship import Authorship  # noqa: E402
 from stigmergy.gates.engine import OperationInfo, evaluate  # noqa: E402
@@ -154,9 +154,9 @@ def main() -> None:
             gate_ms, lint_s = statistics.median(times) * 1000, statistics.median(lint_times)
             write(args.json, command, [load_before, load_now()], [
                     [f"gates, a 10-page plan in a {len(pages):,}-page wiki, median of {args.runs} (`{command}`)",
-                     f"{gate_ms:.1f} ms", "", f"< 100 ms ({'met' if gate_ms < 100 else 'not met'})"],
+                     f"{gate_ms:.1f} ms", "", f"< 100 ms ({met(gate_ms < 100)})"],
                     [f"`lint`, {len(pages):,} pages, median of 3 (`{command}`)", f"{lint_s:.2f} s", "",
-                     f"< 3 s ({'met' if lint_s < 3 else 'not met'})"],
+                     f"< 3 s ({met(lint_s < 3)})"],
                 ], {"rows_ms": {name.strip(): round(seconds * 1000, 1) for name, seconds, _ in rows}})
 
 

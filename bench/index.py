@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from results_file import load_now, write  # noqa: E402
+from results_file import load_now, met, write  # noqa: E402
 
 from stigmergy.index.embedder import fragment_tokens  # noqa: E402
 from stigmergy.index.pagedoc import parse_page  # noqa: E402
@@ -220,7 +220,7 @@ def readme_rows(results: dict, command: str) -> list[list[str]]:
                      f"{'' if inc['edit_fragments_embedded'] == 1 else 's'} embedded)",
                      f"the full index of the same wiki: {inc['full_index_wall_s']} s; nothing changed: "
                      f"{inc['nothing_changed_index_wall_s']} s",
-                     f"≤ 3 s ({'met' if wall <= 3 else 'not met'})"])
+                     f"≤ 3 s ({met(wall <= 3)})"])
     thr = results["throughput"]
     ratio = thr["ratio_wall_vs_bare_st"]
     rows.append([f"indexing throughput, {thr['fragments']} fragments of ~{thr['mean_tokens']:.0f} word pieces, "
@@ -229,7 +229,7 @@ def readme_rows(results: dict, command: str) -> list[list[str]]:
                  f"embedding alone {thr['stigmergy_embed_fragments_per_s']}/s)",
                  f"a bare sentence-transformers `model.encode` loop over the same texts, same run: "
                  f"{thr['bare_st_fragments_per_s']}/s ({ratio}×)",
-                 f"≥ 0.9× ({'met' if ratio >= 0.9 else 'not met'})"])
+                 f"≥ 0.9× ({met(ratio >= 0.9)})"])
     return rows
 
 

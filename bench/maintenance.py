@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from capture import git_env  # noqa: E402
-from results_file import load_now, write  # noqa: E402
+from results_file import load_now, met, write  # noqa: E402
 
 from stigmergy.pages.citations import cite  # noqa: E402
 from stigmergy.pages.paths import page_relpath  # noqa: E402
@@ -260,8 +260,6 @@ def main() -> None:
 
 def readme_rows(out: dict, command: str) -> list[list[str]]:
     """The README rows of a full run (scripts/bench_table.py puts them in the README's table)."""
-    def met(ok: bool) -> str:
-        return "met" if ok else "not met"
     pages = f"{out['pages']:,}"
     made = out["garden_50_repairs"]
     repairs = sum(made.values()) if isinstance(made, dict) else made

@@ -175,7 +175,7 @@ def main() -> None:
                f"in-process warm search {base} ms in the same run ({report['mcp_stdio_over_in_process_p50']}×); "
                f"a new CLI process {report['cli_new_process']['p50_ms']} ms "
                f"({report['cli_new_process_over_mcp_stdio_p50']}× the MCP round trip)",
-               f"≤ 50 ms ({'met' if stdio['p50_ms'] <= 50 else 'not met'})"]
+               f"≤ 50 ms ({results_file.met(stdio['p50_ms'] <= 50)})"]
         results_file.write(args.json, command, [load_before, results_file.load_now()], [row], report)
 
 

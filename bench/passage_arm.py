@@ -34,7 +34,7 @@ sys.path.insert(1, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from corpora import CORPORA  # noqa: E402
-from retrieval import Judge, metrics  # noqa: E402
+from retrieval import Judge, metrics, triple  # noqa: E402
 
 from stigmergy.index.search import Searcher  # noqa: E402
 from stigmergy.index.session import index_fingerprint, scope_embedder  # noqa: E402
@@ -139,7 +139,7 @@ def main() -> None:
                     ranks = [combined(b, s, weight, k) for qid, b, s in zip(ids, base, short, strict=True)
                              if part == "all" or half(name, qid) == part]
                     m = metrics(ranks)
-                    cells.append(" / ".join(f"{m[key]:.3f}" for key in ("R@1", "R@5", "MRR@10")))
+                    cells.append(triple(m))
                 print(f"| {part} | {weight:g} | {k} | " + " | ".join(cells) + " |")
 
 

@@ -53,6 +53,7 @@ from retrieval import (  # noqa: E402
     source_texts,
     split_overrides,
     summary,
+    triple,
 )
 
 from stigmergy.index.build import build_index  # noqa: E402
@@ -213,12 +214,10 @@ def main() -> None:
 
 def readme_row(label: str, n: int, fused: dict[str, float], bm25: dict[str, float], command: str) -> list[str]:
     """The README row of one public set: fused strict figures beside plain BM25, against issue 20's targets."""
-    def fig(m: dict[str, float]) -> str:
-        return f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}"
     targets = {"R@1": 0.80, "R@5": 0.95, "MRR@10": 0.85}
     met = [k for k, v in targets.items() if fused[k] >= v]
     return [f"retrieval, {label} ({n} questions written before any tuning), fused R@1 / R@5 / MRR@10, strict (`{command}`)",
-            fig(fused), f"plain BM25 over 1,000-character chunks, same run: {fig(bm25)}",
+            triple(fused), f"plain BM25 over 1,000-character chunks, same run: {triple(bm25)}",
             f"≥ 0.80 / 0.95 / 0.85 (met: {', '.join(met) if met else 'none'})"]
 
 

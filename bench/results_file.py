@@ -18,6 +18,11 @@ def load_now() -> float | None:
         return None
 
 
+def met(ok: bool) -> str:
+    """A README row's verdict on its target."""
+    return "met" if ok else "not met"
+
+
 def write(path: Path, command: str, loads: list[float | None], rows: list[list[str]], figures: dict[str, Any]) -> None:
     """The results file: `loads` are the load averages seen during the run (None where unknown)."""
     seen = [x for x in loads if x is not None]

@@ -36,6 +36,11 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
             "MRR@10": round(sum(1 / r for r in ranks if r and r <= 10) / n, 3), "n": len(ranks)}
 
 
+def triple(m: dict[str, float]) -> str:
+    """R@1 / R@5 / MRR@10 as the benches and docs print them."""
+    return f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}"
+
+
 class Judge:
     """Which index pages answer a question: `hit(locator, expected)` says whether a source locator is one
     of the expected files; lenient counts any page citing one, strict the source itself or a wiki page
@@ -127,9 +132,7 @@ def summary(name: str, report: dict[str, Any], base: dict[str, float]) -> str:
     best_arm = max(arms, key=lambda a: report[a]["strict"]["all"]["MRR@10"]) if arms else "fused"
     b = report[best_arm]["strict"]["all"]
     return (f"{name}: {s['n']} questions; fused strict R@1 {s['R@1']:.3f} R@5 {s['R@5']:.3f} MRR@10 {s['MRR@10']:.3f}"
-            f" | lenient {le['R@1']:.3f} / {le['R@5']:.3f} / {le['MRR@10']:.3f}"
-            f" | best single arm ({best_arm}) {b['R@1']:.3f} / {b['R@5']:.3f} / {b['MRR@10']:.3f}"
-            f" | plain BM25 1k-char chunks {base['R@1']:.3f} / {base['R@5']:.3f} / {base['MRR@10']:.3f}")
+            f" | lenient {triple(le)} | best single arm ({best_arm}) {triple(b)} | plain BM25 1k-char chunks {triple(base)}")
 
 
 def overflow(conn: Any, root: Any, window: int = 256) -> dict[str, Any]:

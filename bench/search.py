@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(1, str(HERE))
 
-from results_file import load_now, write  # noqa: E402
+from results_file import load_now, met, write  # noqa: E402
 
 from stigmergy.index.build import build_index  # noqa: E402
 from stigmergy.pages.wiki import WikiPage, render_wiki_page  # noqa: E402
@@ -338,26 +338,26 @@ def _latency_rows(results: dict, command: str) -> list[list[str]]:
                      if "search_only_process_peak_rss_mb" in results[n])
     biggest = results[sizes[-1]].get("search_only_process_peak_rss_mb")
     rows_rss = [[f"peak RSS of a process that only searches (one searcher, 50 queries), {frags} fragments "
-                 f"(`{command}`)", f"{rss} MB", "", f"≤ 1 GB ({'met' if biggest <= 1024 else 'not met'})"]] if biggest else []
+                 f"(`{command}`)", f"{rss} MB", "", f"≤ 1 GB ({met(biggest <= 1024)})"]] if biggest else []
     return rows_rss + [
         [f"warm search p50 (p95), {frags} fragments, every arm and the page-view blend on (`{command}`)",
          f"{warm} ms", f"FTS5 alone {fts} ms p50, numpy brute force {bare} ms, same run",
-         f"≤ 30 ms at 10k, ≤ 60 ms at 100k ({'met' if met else 'not met'})"],
+         f"≤ 30 ms at 10k, ≤ 60 ms at 100k ({met(met)})"],
         [f"a new `stigmergy search` process, {frags} fragments (`{command}`)", f"{fresh} s median", "",
-         f"≤ 1.5 s ({'met' if slowest <= 1.5 else 'not met'})"],
+         f"≤ 1.5 s ({met(slowest <= 1.5)})"],
     ]
 
 
 def _quality_rows(report: dict) -> list[list[str]]:
     """The README row of a quality run on sample_corpus/."""
-    def fig(m: dict) -> str:
-        return f"{m['R@1']:.3f} / {m['R@5']:.3f} / {m['MRR@10']:.3f}"
+    from retrieval import triple
+
     fused, bm25 = report["fused"], report["plain_bm25_1000_char_chunks"]
     return [[f"retrieval, `sample_corpus/` ({bm25['n']} q.), fused R@1 / R@5 / MRR@10, strict · lenient "
              "(`bench/search.py --quality`)",
-             f"{fig(fused['strict']['all'])} · {fig(fused['lenient']['all'])}",
-             f"plain BM25, 1,000-char chunks, same run: {fig(bm25)}",
-             f"≥ BM25 ({'met' if fused['strict']['all']['MRR@10'] >= bm25['MRR@10'] else 'not met'}); "
+             f"{triple(fused['strict']['all'])} · {triple(fused['lenient']['all'])}",
+             f"plain BM25, 1,000-char chunks, same run: {triple(bm25)}",
+             f"≥ BM25 ({met(fused['strict']['all']['MRR@10'] >= bm25['MRR@10'])}); "
              f"restricted canary hits for a public reader: {report['canary_hits_for_public_reader']}"]]
 
 
