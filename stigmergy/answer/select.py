@@ -295,6 +295,30 @@ def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
     return {} if slot.kind == "place" else {stem(w): _STREETS for w in ("address", "addresses")}
 
 
+_EVENT_RE = re.compile(r"\b(?:after|since)\s+(?P<clause>[^,;:?!]+)", re.I)
+
+
+def event_terms(text: str, terms: list[Term]) -> list[Term]:
+    """The plain words of the event a question asks about what followed ("who took over as lead *after Ines
+    moved*", "what changed *since the rename*"): a line that says none of them, in itself or its context,
+    cannot tell what came after that event; it is only about the same subject ("Inês Carvalho, Harbor API
+    lead"). Names and figures are constraints of their own already; a clause of them alone ("since 2024",
+    "after Ines") names no event. Not "before" or "until": "how many calls before it gets throttled" sets a
+    limit ("600 requests per minute"), not a moment the line must name."""
+    wanted: set[str] = set()
+    for m in _EVENT_RE.finditer(text):
+        wanted.update(stem(w) for w in re.findall(r"[\w'-]+", m.group("clause")))
+    return [t for t in terms if t.stem in wanted and not (t.name or t.figure)]
+
+
+def _says_event(event: list[Term], line: Line, alts: dict[str, tuple[frozenset[str], ...]]) -> bool:
+    if not event:
+        return True
+    ctx = context_text(line)
+    own, context = stems(line.text), stems(ctx)
+    return any(_says(t, own, alts, line.text) or _says(t, context, alts, ctx) for t in event)
+
+
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
                vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
     """Every line that holds the question's figures, scored for `part`, best first."""
@@ -304,10 +328,11 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
             **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
+    event = event_terms(part.text, terms)
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind)
-        if not figures_ok:
+        if not figures_ok or not _says_event(event, line, alts):
             continue
         f, via = fill(part.slot, fill_text(line, part.slot), context_text(line), names, q)
         pre.append((line, w, topic, f, via, matched))
