@@ -47,7 +47,14 @@ def test_a_line_about_the_subject_but_not_the_event_does_not_answer() -> None:
 
 
 def test_the_event_may_be_said_by_the_line_s_context() -> None:
-    q = "how many pages a week did the on-call rota get after the reorg?"
-    line = "The on-call rota got 14 pages a week from 1 March."
+    q = "who took over the on-call rota after the reorg?"
+    line = "From 1 March, Priya Raman took over the on-call rota."
     assert _eligible(q, line, title="Notes") == []
     assert _eligible(q, line, title="The reorg: who owns what") == [line]
+
+
+def test_a_value_that_is_not_a_name_may_set_the_moment_in_other_words() -> None:
+    # A yes/no, a figure or a date carries its own value: "went live" is said by "production keys".
+    q = "after the API went live, did customers have to swap out the keys they used in the beta?"
+    line = "Beta keys keep working and become production keys; no customer action needed."
+    assert _eligible(q, line) == [line]

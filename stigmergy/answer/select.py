@@ -328,7 +328,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
             **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
-    event = event_terms(part.text, terms)
+    # Names only: "who took over … after Ines moved" is answered by a roster that names the lead, while a line
+    # that gives a state, a figure or a date ("beta keys keep working" for "after it went live, did customers
+    # swap keys?") carries its own value and may set the moment in other words ("went live": production).
+    event = event_terms(part.text, terms) if part.slot.named else []
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind)
