@@ -73,7 +73,7 @@ class EmbedderSettings:
     model: str = "all-MiniLM-L6-v2"
     backend: str = "onnx"  # onnx | sentence-transformers
     device: str = "cpu"
-    batch_size: int = 32
+    batch_size: int = 32  # texts a run (sentence-transformers, fp32 ONNX on a GPU; otherwise one)
     max_seq_length: int = 256
     quantize: str = "int8"  # onnx backend: int8 (dynamic, per-channel) | none (fp32)
 

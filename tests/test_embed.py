@@ -106,3 +106,27 @@ def test_the_saved_optimised_graph_embeds_as_the_runtime_optimised_model(
     a, b, c = first.embed(TEXTS), second.embed(TEXTS), plain.embed(TEXTS)
     np.testing.assert_allclose(a, c, atol=1e-6)
     np.testing.assert_allclose(b, c, atol=1e-6)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("quantize", ["none", "int8"])
+def test_a_text_s_vector_does_not_depend_on_the_texts_beside_it(
+        tmp_path_factory: pytest.TempPathFactory, quantize: str) -> None:
+    """Dynamic int8 quantisation scales a run's activations as a whole: embedded in one batch with a longer
+    text, a sentence's vector moved (cosine 0.992), so an index's vectors depended on the batches they were
+    made in and an answer's on what its cache held. Each text is embedded in a run of its own."""
+    from stigmergy.index.embedder import OnnxEmbedder
+
+    info = resolve_model(EmbedderSettings())
+    e = OnnxEmbedder(info, shared_onnx_cache(tmp_path_factory.getbasetemp()), quantize=quantize)
+    alone = [e.embed([t])[0] for t in TEXTS]
+    together = e.embed(TEXTS)
+    reversed_ = e.embed(TEXTS[::-1])[::-1]
+    for i in range(len(TEXTS)):
+        assert np.array_equal(alone[i], together[i]) and np.array_equal(alone[i], reversed_[i]), TEXTS[i][:30]
+
+
+def test_int8_vectors_made_one_text_a_run_have_a_fingerprint_of_their_own(tmp_path: Path) -> None:
+    info = resolve_model(EmbedderSettings())
+    key = model_key(info.path, tmp_path)
+    assert fingerprint(info, key, IndexSettings(), "int8") != fingerprint(info, key, IndexSettings(), "none")

@@ -135,6 +135,8 @@ def fingerprint(info: ModelInfo, key: str, index: IndexSettings, quantize: str =
     }
     if quantize != "none":
         data["quantize"] = quantize
+        # Each text in a run of its own (OnnxEmbedder.embed): vectors made in batches differ (0.99 cosine).
+        data["runs"] = "one text"
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:24]
 
 
@@ -319,9 +321,21 @@ class OnnxEmbedder:
         self.name = info.name
         self.dimension = info.dimension
         self.batch_size = batch_size
+        # One text a run, unless the vectors are fp32 on a GPU. Dynamic int8 quantisation scales a run's
+        # activations as a whole, so a text's vector depended on the other texts of its batch (cosine 0.992
+        # alone against beside a longer text): a fragment's vector on the batch it was indexed in, an answer's
+        # line vectors on what the cache held before (bench/ask.py verdicts moved between runs of the same
+        # code). fp32 is batch-invariant, but on the CPU one text a run is also the faster way: 116 texts/s
+        # against 70 in batches of 32 (int8, 600 fragments, 2 cores; fp32 60 against 40), since onnxruntime
+        # spreads one sequence's matrix products over the cores and nothing is spent on padding.
+        self._one_text = quantize != "none" or not device.startswith("cuda")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if self._one_text:
+            for i, text in enumerate(texts):
+                out[i] = self._embed_batch([text])[0]
+            return out
         # Batches of similar length waste less work on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for b in range(0, len(order), self.batch_size):
