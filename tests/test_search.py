@@ -61,7 +61,7 @@ def test_lexical_vector_entity_arms_and_explain(scoped: RepoBuilder) -> None:
     top = result.hits[0]
     assert top.path in {"wiki/notes/Aurora revenue.md"} or top.type == "source"
     assert top.arms["lexical"] is not None and top.arms["vector"] is not None
-    assert set(top.factors) == {"status", "freshness", "support", "focus", "confidence", "lifecycle"}
+    assert set(top.factors) == {"status", "freshness", "support", "focus", "confidence", "lifecycle", "kind"}
     assert "**ARR**" in top.snippet or "**Aurora**" in top.snippet
     assert "[source]" not in top.snippet
     assert len(result.hits) <= 5

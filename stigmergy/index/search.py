@@ -34,6 +34,7 @@ from stigmergy.index.arms import ARM_DEPTH, query_terms
 from stigmergy.index.embedder import Embedder
 from stigmergy.index.freshness import Freshness
 from stigmergy.index.literals import literal_pages, query_literals
+from stigmergy.index.page_kinds import asks_about_a_release, release_notes
 from stigmergy.index.page_lookup import index_info, page_paths
 from stigmergy.index.scope import readable_layers
 from stigmergy.index.session import (
@@ -93,6 +94,9 @@ NAMED_ANSWER_COVERAGE = 0.0  # a named entity page covering more than this share
 # them, scores little: the reader asking about that document wants the note or the source first.
 FOCUS_FLOOR = 0.85
 ENTITY_MIN_WEIGHT = 0.5
+# A changelog or release note outranks the page that documents what it announces (page_kinds.py): weighed
+# down unless the query asks about a release. Measured on the public sets (docs/index.md, issue 20, tenth look).
+RELEASE_NOTES_FACTOR = 0.7
 _CITATION_RE = re.compile(r" ?\(\[source\]\([^()\s]*\)(?:, \[source\]\([^()\s]*\))*\)")
 
 
@@ -397,6 +401,7 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
                                        passage_shas(texts.get(judged[pid], "")) if pid in judged else (), query)
               for pid in rrfs}
     scores: dict[int, tuple[float, dict[str, float]]] = {}
+    about_release = asks_about_a_release(query)
     for pid, rrf in rrfs.items():
         page = info[pid]
         ptype = page.type
@@ -416,8 +421,9 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             factors["focus"] = floor + (1 - floor) * focus
         factors["confidence"] = confidence_factor(ranked[pid], ts)
         factors["lifecycle"] = status_factor(posteriors[pid].status, ts)
+        factors["kind"] = RELEASE_NOTES_FACTOR if not about_release and release_notes(page.title, page.locator) else 1.0
         scores[pid] = (rrf * factors["status"] * factors["freshness"] * factors["support"] * factors["focus"]
-                       * factors["confidence"] * factors["lifecycle"], factors)
+                       * factors["confidence"] * factors["lifecycle"] * factors["kind"], factors)
     # The most specific page first: a hub whose matching fragment quotes one source puts that source
     # right above itself (the hub stays one step below, the way to the other sources it cites).
     for hub, (spid, _, _) in sorted(quoted.items() if QUOTED_SOURCE_FIRST else (), key=lambda kv: -scores[kv[0]][0]):

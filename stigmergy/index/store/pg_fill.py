@@ -32,7 +32,7 @@ KINDS: dict[str, tuple[str, str]] = {
         "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
         "meta::jsonb ->> 'decay', "
         "(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
-        "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages", "page"),
+        "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open'), locator FROM pages", "page"),
     "hubs": ("SELECT id FROM pages WHERE type IN ('entity', 'concept', 'project')", "hub"),
     "fragment_rows": ("SELECT id, seq, start_line, end_line FROM fragments", "fragment"),
     "stems": ("SELECT id, stem, title FROM pages", "grouped"),

@@ -185,7 +185,7 @@ class PgReads:
             "SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
             "meta::jsonb ->> 'decay', "
             "(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
-            "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
+            "(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open'), locator FROM pages "
             "WHERE id = ANY(%s::bigint[])", (ids,))})
 
     def hubs(self, pages: Sequence[int]) -> set[int]:

@@ -93,6 +93,7 @@ class PageInfo:
     decay: str | None = None
     sources: int = 0
     open_contradictions: int = 0
+    locator: str | None = None  # the file a source page was captured from (search.page_kinds reads its name)
 
 
 @dataclass(frozen=True)

@@ -491,7 +491,7 @@ class SqliteIndexStore:
             f"SELECT id, path, title, type, layer, status, occurred_at, n_claims, n_cited, page_id, "
             f"json_extract(meta, '$.decay'), "
             f"(SELECT count(DISTINCT c.capture_id) FROM citations c WHERE c.src = pages.id), "
-            f"(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open') FROM pages "
+            f"(SELECT count(*) FROM contradictions k WHERE k.page = pages.id AND k.status = 'open'), locator FROM pages "
             f"WHERE id IN ({marks(pages)})", list(pages))}
 
     def hubs(self, pages: Sequence[int]) -> set[int]:
