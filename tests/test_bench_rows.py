@@ -1,0 +1,26 @@
+"""The benches' README rows: each latency bench's row formatter gives back the rows of its committed results
+file from the figures in the same file (a formatter that no longer runs is found here, not after a 2-minute
+bench run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _bench(name: str):  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[f"bench_{name}"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_search_latency_rows_come_back_from_their_figures() -> None:
+    saved = json.loads((BENCH / "results" / "search.json").read_text())
+    rows = _bench("search")._latency_rows(saved["figures"], saved["bench"])
+    assert rows == saved["readme_rows"]
