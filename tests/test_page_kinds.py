@@ -13,6 +13,8 @@ from stigmergy.index.page_kinds import asks_about_a_release, release_notes
     ("py.test 2.0.0: asserts++, unittest++", "en/announce/release-2.0.0.rst"),
     ("NEWS", "NEWS"),
     ("History", "HISTORY.rst"),
+    ("News", "html/news.rst"),
+    ("Changes", None),
     ("What's new in Python 3.12", "whatsnew/3.12.rst"),
     ("Release notes — Q3", "notes/q3.md"),
     ("Harbor API", "docs/CHANGELOG.md"),
@@ -34,6 +36,10 @@ def test_release_notes_are_told_by_their_file_or_title(title: str, locator: str)
     ("Release process", "html/development/release-process.rst"),
     ("ColdTrace becomes Tidemark | press release", "web/2026-03-09-press-release-coldtrace-becomes-tidemark.html"),
     ("Releasing", "RELEASE.md"),
+    ("News from the Lisbon office", "intranet/2026-05-02-company-news.md"),
+    ("History", "about/project-history.md"),
+    ("Our history", None),
+    ("Changes to the on-call rota", "notes/on-call-changes.md"),
 ])
 def test_other_pages_are_not_release_notes(title: str, locator: str | None) -> None:
     assert not release_notes(title, locator)

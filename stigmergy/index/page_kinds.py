@@ -12,17 +12,22 @@ A page is release notes by its name only, never by its content: the file it was 
 and file name: `changes/3.3.rst`, `CHANGELOG.md`, `announce/release-2.0.0.rst`, `NEWS`, `HISTORY.rst`,
 `whatsnew/3.12.rst`) or its title ("Changelog", "Release notes", "What's new in 2.0"). A file named for
 "release" without a version (`release-process.rst`, `RELEASE.md`, a press release) is about making or
-announcing releases, not a list of what changed in one.
+announcing releases, not a list of what changed in one; "news", "history" and "changes" count only as a whole
+name (`NEWS`, `HISTORY.rst`, a `changes/` folder, a page titled "News"), never inside one ("company-news.md",
+"Our history", "Changes to the on-call rota"): a team's wiki is full of those.
 """
 
 from __future__ import annotations
 
 import re
 
-_NAME_RE = re.compile(
-    r"(?<![a-z0-9])(?:change[ _-]?log|changes|release[ _-]?notes?|releases|release[ _-]?v?\d[\w.]*|news|"
-    r"what'?s[ _-]?new|history)(?![a-z])", re.I)
-_TITLE_RE = re.compile(r"^(?:change[ -]?log|changes|release notes|release history|history|news|what'?s new)\b", re.I)
+# Words that name release notes wherever they stand in a file name ("2026-06-02-harbor-api-1-0-release-notes",
+# "release-2.0.0"), and words too common alone ("news", "history", "changes") that do only as the whole name
+# ("NEWS", "HISTORY.rst", a `changes/` folder): "company-news.md" and "project-history.md" are not.
+_NAMED_RE = re.compile(r"(?<![a-z0-9])(?:change[ _-]?log|release[ _-]?notes?|release[ _-]?v?\d[\w.]*|"
+                       r"what'?s[ _-]?new)(?![a-z])", re.I)
+_WHOLE_RE = re.compile(r"changes|changelog|news|history|releases|release[ _-]?notes|what'?s[ _-]?new", re.I)
+_TITLE_RE = re.compile(r"(?:change[ -]?log|release notes|release history|what'?s new)\b.*|changes|news", re.I)
 # The words of a question about a release: which version, when something was added, changed, deprecated or
 # dropped, what is new; or a version number ("3.2", "v8.1.0").
 _ASKS_RE = re.compile(
@@ -33,14 +38,14 @@ _ASKS_RE = re.compile(
 def release_notes(title: str, locator: str | None) -> bool:
     """Whether a page is a changelog, release notes or a release announcement, by its file's folder and name
     (the captured file's, for a source page) or its title."""
-    if _TITLE_RE.match(title.strip()):
+    if _TITLE_RE.fullmatch(title.strip()):
         return True
     if not locator:
         return False
     parts = locator.replace("\\", "/").rstrip("/").split("/")
     stem = parts[-1].rsplit(".", 1)[0] if "." in parts[-1] else parts[-1]
     folder = parts[-2] if len(parts) > 1 else ""
-    return bool(_NAME_RE.search(stem) or _NAME_RE.fullmatch(folder))
+    return bool(_NAMED_RE.search(stem) or _WHOLE_RE.fullmatch(stem) or _WHOLE_RE.fullmatch(folder))
 
 
 def asks_about_a_release(query: str) -> bool:
