@@ -1,4 +1,4 @@
-"""The benches' README rows: each latency bench's row formatter gives back the rows of its committed results
+"""The benches' README rows: each bench's row formatter gives back the rows of its committed results
 file from the figures in the same file (a formatter that no longer runs is found here, not after a 2-minute
 bench run)."""
 
@@ -24,3 +24,26 @@ def test_the_search_latency_rows_come_back_from_their_figures() -> None:
     saved = json.loads((BENCH / "results" / "search.json").read_text())
     rows = _bench("search")._latency_rows(saved["figures"], saved["bench"])
     assert rows == saved["readme_rows"]
+
+
+def _saved(name: str) -> dict:
+    return json.loads((BENCH / "results" / f"{name}.json").read_text())
+
+
+def test_the_indexing_and_maintenance_rows_come_back_from_their_figures() -> None:
+    saved = _saved("index")
+    assert _bench("index").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
+    saved = _saved("maintenance")
+    assert _bench("maintenance").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
+
+
+def test_the_retrieval_rows_come_back_from_their_figures() -> None:
+    public = _bench("public_search")
+    for name in ("sphinx", "pytest", "git"):
+        saved = _saved(f"retrieval-{name}")
+        label = public.CORPORA[name].label
+        row = public.readme_row(label, saved["questions"], saved["default"]["fused"]["strict"]["all"],
+                                saved["plain_bm25_1000_char_chunks"], saved["bench"])
+        assert [row] == saved["readme_rows"], name
+    saved = _saved("search-quality")
+    assert _bench("search")._quality_rows(saved["figures"]) == saved["readme_rows"]
