@@ -47,3 +47,13 @@ def test_the_retrieval_rows_come_back_from_their_figures() -> None:
         assert [row] == saved["readme_rows"], name
     saved = _saved("search-quality")
     assert _bench("search")._quality_rows(saved["figures"]) == saved["readme_rows"]
+
+
+def test_the_filing_rows_come_back_from_their_figures() -> None:
+    filing = _bench("filing")
+    for path in sorted((BENCH / "results").glob("filing-*.json")):
+        d = json.loads(path.read_text())
+        n = d["documents"] - d["window"]  # `--team N` files N documents and then one window more
+        rows = filing._readme_rows(d["bench"], d["generator"], n, d["window"], d["windows"], d["refused"],
+                                   d["largest_page"], d["git"])
+        assert rows == d["readme_rows"], path.name
