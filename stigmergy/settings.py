@@ -78,6 +78,12 @@ class EmbedderSettings:
     quantize: str = "int8"  # onnx backend: int8 (dynamic, per-channel) | none (fp32)
 
 
+# A `read PATH#n` shows fragment n with enough neighbours on each side to hold about this many word pieces:
+# one at the model's window of 256, three for a team that sets `[index] fragment_tokens = 96` (docs/index.md,
+# issue 20, eleventh look), so that shorter fragments do not mean less context for a reader or an agent.
+READ_SPAN_TOKENS = 256
+
+
 @dataclass(frozen=True)
 class IndexSettings:
     fragment_tokens: int = 0  # word pieces per fragment with its title and trail; 0: the model's window
@@ -94,6 +100,15 @@ class IndexSettings:
     backend: str = "sqlite"
     url: str = ""
     schema: str = "stigmergy"
+
+    def fragment_limit(self, model_window: int) -> int:
+        """Word pieces a fragment may hold: `fragment_tokens` (the model's window when 0), never more than
+        the model reads."""
+        return max(1, min(model_window, self.fragment_tokens)) if self.fragment_tokens > 0 else model_window
+
+    def read_neighbours(self, model_window: int) -> int:
+        """How many fragments on each side a `read PATH#n` shows with fragment n (READ_SPAN_TOKENS)."""
+        return min(8, max(1, -(-READ_SPAN_TOKENS // self.fragment_limit(model_window))))
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,14 @@ def test_a_best_page_of_up_to_24_fragments_is_read_whole() -> None:
     assert refs and all(r.startswith("sources/2026/01/survey.md#") for r in refs)
     assert {int(r.split("#")[1]) for r in refs} >= {4, 24}
     assert _rest_of_top([page(25)]) == []  # longer pages stay as the search found them
+    # Fragments a third as long (three neighbours a read): a page of up to 72 is read whole, one read in seven.
+    refs = _rest_of_top([page(72)], 3)
+    wanted = set(range(3, 73))
+    for r in refs:
+        centre = int(r.split("#")[1])
+        wanted -= set(range(centre - 3, centre + 4))
+    assert not wanted and len(refs) == 10
+    assert _rest_of_top([page(73)], 3) == []
 
 
 def test_a_paragraph_that_opens_with_this_takes_the_paragraph_before_as_context() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,22 @@ def test_read_fragment_with_neighbours(repo: RepoBuilder) -> None:
     assert page["content"] in text
     with pytest.raises(NotFoundError):
         read_pages(repo.root, repo.settings, READER, ["wiki/notes/Aurora.md#99"])
+
+
+def test_a_read_of_short_fragments_shows_as_much_text_around_one(repo: RepoBuilder) -> None:
+    # `fragment_tokens = 96`: three neighbours on each side hold about the model's window of 256.
+    short = replace(repo.settings, index=replace(repo.settings.index, fragment_tokens=96))
+    build_index(repo.root, short, embedder=HashEmbedder())
+    page = read_pages(repo.root, short, READER, ["wiki/notes/Aurora.md#5"])["pages"][0]
+    assert page["fragments_total"] > 8
+    assert [f["n"] for f in page["fragments"]] == [2, 3, 4, 5, 6, 7, 8]
+    assert "fragments 2–8" in page["note"]
+    first = read_pages(repo.root, short, READER, ["wiki/notes/Aurora.md#1"])["pages"][0]
+    assert [f["n"] for f in first["fragments"]] == [1, 2, 3, 4]
+    head = read_pages(repo.root, short, READER, ["wiki/notes/Aurora.md"])["pages"][0]
+    assert "3 neighbours on each side" in head["note"]
+    assert "one neighbour on each side" in read_pages(repo.root, repo.settings, READER, ["wiki/notes/Aurora.md"])[
+        "pages"][0]["note"]
 
 
 def test_read_evidence_quotes_the_cited_lines(repo: RepoBuilder) -> None:

@@ -62,6 +62,21 @@ def test_fragment_tokens_setting_caps_below_the_window() -> None:
     assert max(len(tokens.offsets(f.embed_text("Manual"))) + 2 for f in frags) <= 100
 
 
+def test_a_read_of_a_shorter_fragment_shows_about_the_model_window_around_it() -> None:
+    tokens = _tokens()
+    para = " ".join(f"Zyx{i}qv {i * 7919} reconfiguration" for i in range(600))
+    text, start = _page(f"## Install\n\n{para}\n")
+    frags = split_page(text, start, "Manual", IndexSettings(fragment_tokens=96), tokens=tokens, window=256)
+    sizes = [len(tokens.offsets(f.embed_text("Manual"))) + 2 for f in frags]
+    assert max(sizes) <= 96 and min(sizes[:-1]) > 48
+    # 0 is the model's window, which also caps a larger setting; a read spans ~256 word pieces each side.
+    assert IndexSettings().fragment_limit(256) == 256 and IndexSettings(fragment_tokens=999).fragment_limit(256) == 256
+    assert IndexSettings(fragment_tokens=96).fragment_limit(64) == 64
+    assert IndexSettings().read_neighbours(256) == 1
+    assert IndexSettings(fragment_tokens=96).read_neighbours(256) == 3
+    assert IndexSettings(fragment_tokens=1).read_neighbours(256) == 8  # bounded
+
+
 def test_hostile_overlap_and_size_settings_stay_linear() -> None:
     tokens = _tokens()
     text, start = _page(" ".join(f"word{i}" for i in range(3000)) + "\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 from stigmergy.errors import NotFoundError
 from stigmergy.gates.figures import claim_text
-from stigmergy.index.reads import MAX_READS, read_pages
+from stigmergy.index.reads import MAX_READS, read_neighbours, read_pages
 from stigmergy.layers import readable_layers
 from stigmergy.settings import Settings
 
@@ -82,17 +82,19 @@ def _fragment_refs(hits: list[dict[str, Any]]) -> list[str]:
 
 # The best page of the search is read whole (every fragment) when short enough. Two pages answered the same
 # questions on every set and cost 1.1-1.2x the CPU of a cold ask (more lines to embed); one costs 1.05x.
-# 24 fragments (seventh pass, 16 before): a survey's write-up runs to 24, its answer two sections past the hit;
-# 32 let one more unanswerable question be "answered" on the public set and was dropped (docs/agents.md).
+# 24 windows of the model's 256 word pieces (seventh pass, 16 before): a survey's write-up runs to 24, its
+# answer two sections past the hit; 32 let one more unanswerable question be "answered" on the public set and
+# was dropped (docs/agents.md). Times the neighbours a read shows on each side (one at the model's window,
+# three at `[index] fragment_tokens = 96`), so that shorter fragments bound about the same length of page.
 WHOLE_PAGES = 1
 WHOLE_PAGE_FRAGMENTS = 24
 
 
-def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
+def _rest_of_top(pages: list[dict[str, Any]], around: int = 1) -> list[str]:
     """References to the fragments of the search's best page that its best fragment's window left out.
     The search finds the page ("Caching") by one fragment; the line that answers may sit two sections on
-    ("Default paths … Windows: %LocalAppData%\\pip\\Cache"). Each reference reads a fragment with its
-    neighbours, so one in three is asked for."""
+    ("Default paths … Windows: %LocalAppData%\\pip\\Cache"). Each reference reads a fragment with `around`
+    neighbours on each side, so one in 2 × `around` + 1 is asked for."""
     refs: list[str] = []
     paths: list[str] = []
     for page in pages:
@@ -102,14 +104,16 @@ def _rest_of_top(pages: list[dict[str, Any]]) -> list[str]:
         if len(paths) > WHOLE_PAGES:
             break
         total = int(page.get("fragments_total") or 0)
-        if total > WHOLE_PAGE_FRAGMENTS:
+        if total > WHOLE_PAGE_FRAGMENTS * around:
             continue
         shown = {f["n"] for p in pages if p["path"] == page["path"] for f in p["fragments"]}
         missing = [m for m in range(1, total + 1) if m not in shown]
         while missing:
-            centre = missing[0] + 1 if missing[0] + 1 in missing else missing[0]
+            # The farthest fragment whose read still starts at the first one missing.
+            centre = max(c for c in range(missing[0], min(total, missing[0] + around) + 1)
+                         if c == missing[0] or c in missing)
             refs.append(f"{page['path']}#{centre}")
-            missing = [m for m in missing if abs(m - centre) > 1]
+            missing = [m for m in missing if abs(m - centre) > around]
     return refs
 
 
@@ -380,7 +384,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
     rank_of: dict[str, int] = {}
     for page in pages:
         rank_of.setdefault(page["path"], len(rank_of) + 1)
-    more = _rest_of_top(pages)
+    more = _rest_of_top(pages, read_neighbours(settings))
     if more:
         pages.extend(_read(root, settings, reader, more, store)[0])
     layers = readable_layers(settings, reader)

@@ -235,7 +235,7 @@ def split_page(text: str, body_start: int, title: str, params: IndexSettings, *,
 
     end = len(text)
     counter = _Counter(tokens, text, body_start) if tokens is not None else None
-    limit = min(window, params.fragment_tokens) if params.fragment_tokens > 0 else window
+    limit = params.fragment_limit(window)
 
     def fits(s: int, e: int, trail: tuple[str, ...]) -> bool:
         if counter is None:

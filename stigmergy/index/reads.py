@@ -121,6 +121,16 @@ def load_doc(root: Path, settings: Settings, layers: tuple[str, ...], path: str,
     return doc
 
 
+def read_neighbours(settings: Settings) -> int:
+    """The fragments on each side that `read PATH#n` shows with fragment n: about the model's window of text
+    whatever the fragment length (IndexSettings.read_neighbours)."""
+    return settings.index.read_neighbours(fragment_tokens(settings.embedder)[1])
+
+
+def _neighbours_said(n: int) -> str:
+    return "one neighbour" if n == 1 else f"{n} neighbours"
+
+
 @functools.lru_cache(maxsize=256)
 def _parsed(path: str, text: str, params: IndexSettings, tokens: Any, window: int) -> PageDoc | None:
     """A page split into fragments, remembered by its path and its whole text (so an edit is a new entry):
@@ -235,6 +245,7 @@ def read_pages(
         raise UsageError(f"read takes at most {MAX_READS} pages per call, got {len(refs)}")
     head_chars = head_chars or settings.search.read_head_chars
     parsed = [parse_ref(ref) for ref in refs]  # a malformed reference is a usage error before any index work
+    around = read_neighbours(settings)
     ctx = _open(root, settings, reader, git, store)
     book = book if book is not None else load_book(root, settings.trust)
     now = now_days()
@@ -249,14 +260,14 @@ def read_pages(
                 first_line, last_line = 1, _line_of(doc.text, len(content))
                 shown = [f.seq for f in doc.fragments if f.start_char < len(content)]
                 note = (f"{total} fragments; read fragment n with `stigmergy read {path}#n` "
-                        "(it comes with one neighbour on each side)")
+                        f"(it comes with {_neighbours_said(around)} on each side)")
                 if truncated:
                     note = f"showing the first {head_chars} of {len(doc.text)} characters; " + note
             else:
                 if not 1 <= n <= total:
                     raise NotFoundError(f"{path} has {total} fragments, not #{n}",
                                         hint=f"read {path}#1 … {path}#{total}")
-                chosen = doc.fragments[max(0, n - 2) : min(total, n + 1)]
+                chosen = doc.fragments[max(0, n - 1 - around) : min(total, n + around)]
                 content = doc.text[chosen[0].start_char : chosen[-1].end_char]
                 truncated = False
                 first_line, last_line = chosen[0].start_line, chosen[-1].end_line
