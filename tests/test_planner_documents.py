@@ -97,3 +97,39 @@ A few things about working with Halden Logistics.
     body = (root / "wiki/notes/Halden review.md").read_text(encoding="utf-8")
     assert "- Q1 2026 results: ARR at" in body and "#L" in body
     assert "A few things" not in body
+
+
+def test_a_table_the_extractors_write_without_pipes_is_read_row_by_row() -> None:
+    # HTML and DOCX tables come out as "a | b | c" lines with no outer pipes and no separator row.
+    lines = ["## Practical", "", "What | Where | Who to ask", "Wi-Fi | LanternfishStaff | #it-help",
+             "Meeting rooms | Tejo, Douro | Book in the calendar", "Beacon rack | Lab | Samuel Achterberg (Leeds)",
+             "", "Best,", "Priya Raghunathan | VP Product | Lanternfish Labs", "Harbor API | Beacon | Tidemark",
+             "", "Run `grep x | sort | uniq` first, then", "read a | b | c as prose."]
+    units, _ = split_units(lines, 1)
+    got = [(u.start, u.end, u.kind, u.text) for u in units]
+    assert got[:3] == [
+        (3, 4, "row", "Wi-Fi — Where: LanternfishStaff; Who to ask: #it-help"),
+        (3, 5, "row", "Meeting rooms — Where: Tejo, Douro; Who to ask: Book in the calendar"),
+        (3, 6, "row", "Beacon rack — Where: Lab; Who to ask: Samuel Achterberg (Leeds)"),
+    ]
+    # Two lines of the same shape are a table too, but too short to trust the first as a header.
+    assert (9, 9, "row", "Priya Raghunathan; VP Product; Lanternfish Labs") in got
+    assert (10, 10, "row", "Harbor API; Beacon; Tidemark") in got
+    # A pipe in inline code or a lone line with pipes stays prose.
+    assert got[-1][2] == "sentence" and got[-1][0] == 12
+
+
+def test_an_entity_named_in_one_row_of_a_docx_table_gets_that_row_not_the_table(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Practical
+
+What | Where | Who to ask
+Wi-Fi | LanternfishStaff (password in 1Password) | #it-help
+Meeting rooms | Tejo, Douro, Mondego | Book in the calendar
+Beacon test rack | Lab, ground floor | Samuel Achterberg from Leeds
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Lisbon office",
+                                       metadata={"mentions": ["Samuel Achterberg"]}), 1)
+    body = (root / "wiki/entities/Samuel Achterberg.md").read_text(encoding="utf-8")
+    assert "Beacon test rack — Where: Lab, ground floor" in body, body
+    assert "Meeting rooms" not in body and "Wi-Fi" not in body

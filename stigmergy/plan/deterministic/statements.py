@@ -39,6 +39,11 @@ _TURN = re.compile(
 )
 
 MAX_UNIT_CHARS = 420
+# A table row as the HTML and DOCX extractors write it ("Battery backup | 72 hours | 8 hours": no outer pipes,
+# no separator row). Only a run of two or more such lines with the same number of cells is a table; a run
+# of three or more reads its first line as the header (the extractors keep a table's first row first).
+_BARE_CELL_SEP = " | "
+BARE_HEADER_ROWS = 3
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,43 @@ def _split_sentences(joined: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _bare_cells(raw: str) -> int:
+    """How many cells a line holds as a bare table row (0: not one). A list item, a heading, a quote, an
+    outer-piped row and a line with inline code (a shell pipe) are not."""
+    text = raw.strip()
+    if (_BARE_CELL_SEP not in text or text.startswith(("|", "#", ">")) or "`" in text or _LIST.match(raw)
+            or text.endswith("|")):
+        return 0
+    return len(text.split(_BARE_CELL_SEP))
+
+
+def _bare_runs(lines: Sequence[str], code: frozenset[int]) -> dict[int, tuple[int, int]]:
+    """Line index -> (its run's first line index, the run's length) for each line of a bare table."""
+    cells = [0 if i in code else _bare_cells(raw) for i, raw in enumerate(lines)]
+    out: dict[int, tuple[int, int]] = {}
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while cells[i] and j < len(lines) and cells[j] == cells[i]:
+            j += 1
+        if cells[i] and j - i >= 2:
+            out.update({k: (i, j - i) for k in range(i, j)})
+        i = j
+    return out
+
+
+def _row_unit(cells: tuple[str, ...], header: tuple[str, ...], header_line: int, ln: int, section: str,
+              order: int) -> Unit | None:
+    if header and len(header) == len(cells) and cells[0]:
+        # "Revenue — Q2 2026: £2.41M; Q1 2026: £1.88M", cited from the header line down to the row,
+        # so that every figure the line shows is in the cited lines.
+        pairs = "; ".join(f"{h}: {c}" for h, c in zip(header[1:], cells[1:], strict=True) if c)
+        text = f"{cells[0]} — {pairs}" if pairs else cells[0]
+        return Unit(text, header_line, ln, section, "row", order, cells, header)
+    text = "; ".join(c for c in cells if c)
+    return Unit(text, ln, ln, section, "row", order, cells, ()) if text else None
+
+
 def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list[tuple[int, str, int]]]:
     """Statements of a body whose first line sits at file line `first_line`.
 
@@ -124,6 +166,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
     headings: list[tuple[int, str, int]] = []
     section = ""
     code = code_lines("\n".join(lines))  # fenced (any fence, nested, unclosed) and indented code
+    bare = _bare_runs(lines, code)
     para: list[tuple[int, str]] = []
 
     def flush() -> None:
@@ -193,16 +236,24 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             if i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]):
                 header, header_line = cells, ln  # a header row states nothing by itself
                 continue
-            if header and len(header) == len(cells) and cells[0]:
-                # "Revenue — Q2 2026: £2.41M; Q1 2026: £1.88M", cited from the header line down to the row,
-                # so that every figure the line shows is in the cited lines.
-                pairs = "; ".join(f"{h}: {c}" for h, c in zip(header[1:], cells[1:], strict=True) if c)
-                text = f"{cells[0]} — {pairs}" if pairs else cells[0]
-                units.append(Unit(text, header_line, ln, section, "row", len(units), cells, header))
+            unit = _row_unit(cells, header, header_line, ln, section, len(units))
+            if unit is not None:
+                units.append(unit)
+            continue
+        if i in bare:
+            flush()
+            start, length = bare[i]
+            if _TABLE_SEP.match(raw):
                 continue
-            text = "; ".join(c for c in cells if c)
-            if text:
-                units.append(Unit(text, ln, ln, section, "row", len(units), cells, ()))
+            cells = tuple(clean_inline(c) for c in raw.strip().split(_BARE_CELL_SEP))
+            if (i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1])) or (i == start and length >= BARE_HEADER_ROWS):
+                header, header_line = cells, ln  # a header row states nothing by itself
+                continue
+            if i == start:
+                header = ()
+            unit = _row_unit(cells, header, header_line, ln, section, len(units))
+            if unit is not None:
+                units.append(unit)
             continue
         header = ()
         if raw.lstrip().startswith(">"):
