@@ -106,8 +106,8 @@ def build_server(session: Session | Resolver, *, allow_capture: bool | None = No
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read up to 5 pages: PATH gives the page head (6,000 characters by default), PATH#n fragment n with "
-        "its neighbours (about 256 word pieces on each side); with links, backlinks, open contradictions and, with evidence, the "
-        "source lines each cited line rests on."))
+        "its neighbours (about 256 word pieces on each side); with links, backlinks, open contradictions and, "
+        "with evidence, the source lines each cited line rests on."))
     def read(
         refs: Annotated[list[str], Field(description="PATH or PATH#n, at most 5.", min_length=1, max_length=5)],
         evidence: Annotated[bool, Field(description="Under each cited line, the source lines it cites.")] = False,

@@ -246,7 +246,8 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             if _TABLE_SEP.match(raw):
                 continue
             cells = tuple(clean_inline(c) for c in raw.strip().split(_BARE_CELL_SEP))
-            if (i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1])) or (i == start and length >= BARE_HEADER_ROWS):
+            separated = i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]) is not None
+            if separated or (i == start and length >= BARE_HEADER_ROWS):
                 header, header_line = cells, ln  # a header row states nothing by itself
                 continue
             if i == start:
