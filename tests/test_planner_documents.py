@@ -133,3 +133,62 @@ Beacon test rack | Lab, ground floor | Samuel Achterberg from Leeds
     body = (root / "wiki/entities/Samuel Achterberg.md").read_text(encoding="utf-8")
     assert "Beacon test rack — Where: Lab, ground floor" in body, body
     assert "Meeting rooms" not in body and "Wi-Fi" not in body
+
+
+def test_names_only_in_table_cells_make_no_entity_pages(tmp_path: Path) -> None:
+    # A reference page's tables: each cell is read as a row, not as prose, so a capitalised pair repeated down
+    # a column ("HTTP RFC") is no evidence of an identity. The same pair twice in prose is.
+    root = make_repo(tmp_path)
+    text = """## Status codes
+
+Code | Meaning | Defined in
+200 | OK | HTTP RFC
+301 | Moved Permanently | HTTP RFC
+401 | Unauthorized | Authentication RFC
+407 | Proxy Authentication Required | Authentication RFC
+
+Harbor Gateway forwards the codes unchanged. We asked Harbor Gateway to log them too.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Status codes"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Harbor Gateway" in names, names
+    assert not {"HTTP RFC", "Authentication RFC", "Moved Permanently"} & names, names
+
+
+def test_an_interactive_session_is_code_and_a_one_character_last_line_is_cited() -> None:
+    # The HTML extractor writes a reference page's example as bare lines, with prose right under it.
+    lines = ["Pack and unpack integers:", "", ">>> from struct import *", ">>> calcsize('>bhl')", "7",
+             "The ordering of format characters may have an impact on size in native mode.", "",
+             "The sizes we measured were 2 and", "7"]
+    units, _ = split_units(lines, 1)
+    assert [(u.start, u.end, u.text) for u in units] == [
+        (1, 1, "Pack and unpack integers:"),
+        (6, 6, "The ordering of format characters may have an impact on size in native mode."),
+        (8, 9, "The sizes we measured were 2 and 7"),  # the "7" on line 9 is inside the cited range
+    ]
+
+
+def test_a_reference_page_files_its_prose_not_its_interactive_examples(tmp_path: Path) -> None:
+    # struct.html of Python's library reference, as the HTML extractor writes it. Its example was read as a
+    # paragraph, and filing the whole page was refused by the planner's own gate ("figures on a cited line must
+    # appear in the cited lines": the "7" on the example's last line was left out of the cited range).
+    root = make_repo(tmp_path)
+    text = """## Examples
+
+Pack and unpack integers of three different sizes, using big endian ordering:
+
+>>> from struct import *
+>>> pack(">bhl", 1, 2, 3)
+b'\\x01\\x00\\x02\\x00\\x00\\x00\\x03'
+>>> calcsize('>bhl')
+7
+The ordering of format characters may have an impact on size in native mode since padding is implicit.
+
+## Notes
+
+Native size and alignment are determined using the C compiler's sizeof expression.
+The standard size of a long long is 8 bytes and of a short 2 bytes, whatever the platform.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="struct — Interpret bytes"), 1)  # asserts the gates
+    body = "".join(p.read_text(encoding="utf-8") for p in (root / "wiki/notes").glob("*.md"))
+    assert "8 bytes" in body and "calcsize" not in body and ">>" not in body, body

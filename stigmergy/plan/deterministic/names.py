@@ -361,6 +361,10 @@ def detect_entities(
     initial_only: dict[str, bool] = {}
     where: dict[str, list[int]] = {}
     for idx, u in enumerate(units):
+        if u.kind == "row":
+            # A table cell is not prose: a name there links to a known entity but is no evidence of a new one
+            # (a reference page's tables, read row by row, gave "AB AC AD BA …", "HTTP RFC", "Python Type").
+            continue
         for name, initial in proper_name_runs(u.text):
             counts[name] += 1
             initial_only[name] = initial_only.get(name, True) and initial

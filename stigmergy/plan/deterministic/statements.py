@@ -121,6 +121,24 @@ def _split_sentences(joined: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
+    """An interactive session as the HTML extractor writes a reference page's example (`>>> pack(...)` and
+    what it printed): code, not statements. It ends at a blank line, as docutils reads a doctest block, or at
+    a line of prose, which the extractor may put right under the example (a capitalised line of eight or
+    more words; a session's output is a value)."""
+    out: set[int] = set()
+    inside = False
+    for i, raw in enumerate(lines):
+        text = raw.strip()
+        if text.startswith(">>>"):
+            inside = True
+        elif not text or (len(text.split()) >= 8 and text[0].isupper()):
+            inside = False
+        if inside:
+            out.add(i)
+    return frozenset(out)
+
+
 def _bare_cells(raw: str) -> int:
     """How many cells a line holds as a bare table row (0: not one). A list item, a heading, a quote, an
     outer-piped row and a line with inline code (a shell pipe) are not."""
@@ -165,7 +183,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
     units: list[Unit] = []
     headings: list[tuple[int, str, int]] = []
     section = ""
-    code = code_lines("\n".join(lines))  # fenced (any fence, nested, unclosed) and indented code
+    code = code_lines("\n".join(lines)) | _doctest_lines(lines)  # fences, indented code, interactive sessions
     bare = _bare_runs(lines, code)
     para: list[tuple[int, str]] = []
 
@@ -184,7 +202,9 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             if not piece:
                 continue
             s_line = max(ln for off, ln in offsets if off <= a)
-            e_line = max(ln for off, ln in offsets if off < max(b - 1, a + 1))
+            # A line belongs to the piece if it starts before the piece ends: the last line of a paragraph may
+            # be one character ("7", a doctest's output), which starts at the piece's last offset, b - 1.
+            e_line = max(ln for off, ln in offsets if off < max(b, a + 1))
             text = clean_inline(piece)
             if text:
                 units.append(Unit(text, s_line, e_line, section, "sentence", len(units)))
