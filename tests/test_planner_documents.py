@@ -166,6 +166,9 @@ def test_an_interactive_session_is_code_and_a_one_character_last_line_is_cited()
         (6, 6, "The ordering of format characters may have an impact on size in native mode."),
         (8, 9, "The sizes we measured were 2 and 7"),  # the "7" on line 9 is inside the cited range
     ]
+    # A mail quoted three levels deep is prose, not a session.
+    quoted, _ = split_units([">>> Thanks for the update, we sign the renewal on Monday."], 1)
+    assert [u.start for u in quoted] == [1] and "sign the renewal" in quoted[0].text
 
 
 def test_a_reference_page_files_its_prose_not_its_interactive_examples(tmp_path: Path) -> None:

@@ -121,6 +121,11 @@ def _split_sentences(joined: str) -> list[tuple[int, int]]:
     return spans
 
 
+# What follows a `>>>` prompt in a session: a call, an assignment, an import, an index or one bare token. A mail
+# quoted three levels deep (">>> Thanks, see you Monday.") is prose.
+_PROMPT_CODE = re.compile(r"[(=\[]|^\s*(?:import|from)\s|^\s*\S+\s*$")
+
+
 def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
     """An interactive session as the HTML extractor writes a reference page's example (`>>> pack(...)` and
     what it printed): code, not statements. It ends at a blank line, as docutils reads a doctest block, or at
@@ -130,7 +135,7 @@ def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
     inside = False
     for i, raw in enumerate(lines):
         text = raw.strip()
-        if text.startswith(">>>"):
+        if text.startswith(">>>") and _PROMPT_CODE.search(text[3:]):
             inside = True
         elif not text or (len(text.split()) >= 8 and text[0].isupper()):
             inside = False
