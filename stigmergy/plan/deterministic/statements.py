@@ -169,6 +169,11 @@ def _bare_runs(lines: Sequence[str], code: frozenset[int]) -> dict[int, tuple[in
     return out
 
 
+def _above_separator(lines: Sequence[str], i: int) -> bool:
+    """Whether line i is a table's header: the line under it is a separator row (`--- | ---`)."""
+    return i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]) is not None
+
+
 def _row_unit(cells: tuple[str, ...], header: tuple[str, ...], header_line: int, ln: int, section: str,
               order: int) -> Unit | None:
     if header and len(header) == len(cells) and cells[0]:
@@ -258,7 +263,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             if _TABLE_SEP.match(raw):
                 continue
             cells = tuple(clean_inline(c) for c in raw.strip().strip("|").split("|"))
-            if i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]):
+            if _above_separator(lines, i):
                 header, header_line = cells, ln  # a header row states nothing by itself
                 continue
             unit = _row_unit(cells, header, header_line, ln, section, len(units))
@@ -271,8 +276,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             if _TABLE_SEP.match(raw):
                 continue
             cells = tuple(clean_inline(c) for c in raw.strip().split(_BARE_CELL_SEP))
-            separated = i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]) is not None
-            if separated or (i == start and length >= BARE_HEADER_ROWS):
+            if _above_separator(lines, i) or (i == start and length >= BARE_HEADER_ROWS):
                 header, header_line = cells, ln  # a header row states nothing by itself
                 continue
             if i == start:
