@@ -87,7 +87,7 @@ _VERBISH = frozenset(_AUX) | frozenset(
 @dataclass(frozen=True)
 class Slot:
     kind: str  # person | org | place | project | product | thing | date | quantity | reason | definition |
-    #            alias (another name of `subject`) | procedure | yesno | value
+    #            alias (another name of `subject`) | role (the post `subject` holds) | procedure | yesno | value
     head: str = ""  # "which X" / "what X": X
     unit: str = ""  # quantity: time | money | percent | count | "" (any figure); date: day | clock | ""
     subject: str = ""  # definition: the X of "what is X"
@@ -381,6 +381,9 @@ def _how(nxt: str, rest: str) -> Slot:
 def _what(w: str, rest: list[str], low: str) -> Slot:
     nxt = rest[0] if rest else ""
     tail = " ".join(rest)
+    m = _ROLE_OF_RE.match(low)
+    if m:
+        return Slot("role", subject=m.group("x") or m.group("y"))
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b", tail):
         return Slot("reason")
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
@@ -405,10 +408,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
         return Slot("definition", subject=m.group(2))
-    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|earn|earned|charged|priced|worth|cost|spend|"
-                r"spent)\b", tail):
+    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|charges|"
+                r"charged|priced|worth|cost|costs|spend|spends|spent)\b", tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
-    m = _MEANS_RE.match(tail)
+    m = _MEAN_BY_RE.match(tail) or _MEANS_RE.match(tail)
     if m:
         # "what does mean kinetic temperature express": what X says or stands for, not X's figure.
         return Slot("definition", subject=m.group(1))
@@ -440,6 +443,15 @@ def _rate(head: str, low: str) -> str:
     return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""
 
 
+# "what is Tomek's role", "what job does Hannah have": the post a person holds, which a line says by its title
+# ("Tomasz Wieczorek, CTO and co-founder"), not by a sentence of what a role is.
+_ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job )?"
+                         r"(?:role|job|title|position|post)$|"
+                         r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
+
+
+# "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
+_MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
 _MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}[\w'-]+) (?:really |actually )?"
                        r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")

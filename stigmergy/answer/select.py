@@ -151,6 +151,10 @@ _PLAIN = (
     ("fly", None, ("flight", "flights")),
     ("spend", re.compile(r"\bhow long\b.*\bspen[dt]\b", re.I), ("take", "takes", "took")),
     ("count", re.compile(r"\bcount\w*\s+towards?\b", re.I), ("satisfy", "satisfies", "meet", "meets")),
+    ("wrote", None, ("author", "authors", "authored")), ("write", re.compile(r"\bwrites?\s+up\b", re.I), ("author", "authors")),
+    ("written", None, ("author", "authors", "authored")),
+    ("ship", None, ("release", "releases", "released", "releasing")),
+    ("outage", None, ("incident", "incidents", "downtime")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
 )
@@ -161,6 +165,22 @@ def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...
     have = {t.stem for t in terms if not (t.name or t.figure)}
     return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
             if stem(word) in have and (phrase is None or phrase.search(text))}
+
+
+# A post is said by its title: "what is Tomek's role" by "Tomasz Wieczorek, CTO and co-founder".
+_POST_WORDS = ("role", "job", "title", "position", "post")
+_TITLE_WORDS = tuple(stem(w) for w in (
+    "ceo cto cfo coo cpo cio vp sre head chief founder cofounder co-founder chair president director manager lead "
+    "engineer developer maintainer designer researcher analyst accountant officer administrator architect consultant "
+    "advisor adviser intern recruiter scientist specialist coordinator owner sponsor editor secretary treasurer "
+    "controller counsel lawyer technician executive partner").split())
+
+
+def posts(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the titles that say it, for a question about the post someone holds."""
+    if slot.kind != "role":
+        return {}
+    return {stem(w): tuple(frozenset({t}) for t in _TITLE_WORDS) for w in _POST_WORDS}
 
 
 def _called_by() -> dict[str, tuple[str, ...]]:
@@ -324,7 +344,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = {**same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
+    alts = {**same_as(terms), **plainly(terms, part.text), **addressed(part.slot), **posts(part.slot),
             **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

@@ -45,6 +45,7 @@ _WHY_NOT = {
     "quantity": "holds no figure of the asked kind", "definition": "does not say what it is",
     "procedure": "does not say how", "value": "adds nothing to the question", "yesno": "",
     "alias": "gives it no other name",
+    "role": "names no post they hold",
 }
 
 

@@ -165,12 +165,17 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "alias":
         # "Using a wheelhouse (AKA Installation Bundles)": a line that gives the thing another name, beside it.
         return 1.0 if _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text) else 0.0
+    if k == "role":
+        return 1.0 if says_subject(slot.subject, text, names) and any(
+            stem(m.group(0)) not in q.stems for m in _titles(text)) else 0.0
     if k == "definition":
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:
             return 0.0
-        return 1.0 if len(_content(text, q)) >= 2 else 0.0
+        if len(_content(text, q)) < 2:
+            return 0.0
+        return 1.0 if not subject or defines(slot.subject, text) else WEAK
     if k == "procedure":
         done = _DONE_TO_RE.search(q.text)
         if any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
@@ -184,6 +189,51 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
+
+
+# What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
+# when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
+_DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s*[—–:]|-\s|,\s+(?:the|an?|which|i\.e\.)\b|"
+                         r"(?:is|are|was|were)\s+(?:(?:simply|basically|just|also|usually|always)\s+)?"
+                         r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
+                         r"known|made|measured)\b|"
+                         r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
+                         r"tells|lets|allows|enables|controls|makes|causes|sets|turns|shows|prints|gives)\b)", re.I)
+
+
+def defines(subject: str, text: str) -> bool:
+    """The line says what `subject` is ("Dwell time — how long a shipment sits …", "MKT is the single
+    temperature that …"), not only something about it ("Excursion budget is shown per lane")."""
+    ws = [w for w in words(subject) if w not in STOPWORDS]
+    if not ws:
+        return True
+    low = fold(text)
+    # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
+    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\""))
+               for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
+
+
+# The titles of a post a person holds: "CTO", "Head of Logistics", "SRE lead", "customer success manager".
+_TITLE_RE = re.compile(r"\b(?:head of|chief|(?:co-?)?founder|chair(?:man|woman|person)?|president|director|manager|"
+                       r"lead|engineer|developer|maintainer|designer|researcher|analyst|accountant|officer|administrator|"
+                       r"architect|consultant|advis[eo]r|intern|recruiter|scientist|specialist|coordinator|owner|"
+                       r"sponsor|editor|secretary|treasurer|controller|counsel|lawyer|technician|executive|partner)s?\b",
+                       re.I)
+_TITLE_ACRONYM_RE = re.compile(r"\b(?:C[A-Z]{1,2}O|S?VP|EVP|SRE|PM)\b")
+
+
+def _titles(text: str) -> list[re.Match[str]]:
+    return [*_TITLE_RE.finditer(text), *_TITLE_ACRONYM_RE.finditer(text)]
+
+
+def says_subject(subject: str, text: str, names: Names) -> bool:
+    """The line names the person a role question asks about: their words, or any name of theirs the wiki
+    knows ("Tomek" is said by "Tomasz Wieczorek")."""
+    said = {stem(w) for w in words(text)}
+    if {stem(w) for w in words(subject) if w not in STOPWORDS} <= said:
+        return True
+    ent = names.entity(subject)
+    return ent is not None and any(e.page == ent.page for e in names.entities(text))
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
@@ -501,7 +551,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     own = kind_fill(slot, text, names, q)
-    if own >= 1.0 or not context or slot.kind in ("definition", "yesno", "procedure", "value"):
+    if own >= 1.0 or not context or slot.kind in ("definition", "role", "yesno", "procedure", "value"):
         return own, False
     if slot.kind == "date" and (_UNDATED_RE.search(text) or _FUTURE_ASKED_RE.search(q.text)):
         return own, False  # "dropped in a future release": the "(2020)" of its heading is not that release's date

@@ -1,0 +1,102 @@
+"""Issue #19, fourteenth pass: the post someone holds, who wrote a document, what a term means, what a party
+pays, and the plain words for shipping and outages (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.question import parts
+from stigmergy.answer.select import plainly, posts, word_score
+from stigmergy.answer.slots import WEAK, defines
+from stigmergy.answer.terms import question_terms
+from tests.test_answer_slots import _fills, _names
+
+
+def _line(text: str, title: str = "Notes", before: str = "") -> Line:
+    return Line("sources/2026/01/x.md", title, "source", "public", 5, text, text, (), (), 1, before)
+
+
+def _words(question: str, text: str, before: str = "") -> tuple[float, bool]:
+    [part] = parts(question)
+    terms = question_terms(part.text)
+    got = word_score(_line(text, before=before), terms, {**plainly(terms, part.text), **posts(part.slot)})
+    return got[0], got[1]
+
+
+@pytest.mark.parametrize("question", [
+    "what's Tomek's role", "What is Daniel Ferreira's job title?", "what job does Ines have?",
+    "what position does Tomek hold"])
+def test_a_question_about_a_persons_post_asks_for_a_role(question: str) -> None:
+    [part] = parts(question)
+    assert part.slot.kind == "role"
+
+
+def test_the_role_of_a_thing_is_not_a_post() -> None:
+    assert parts("what is the role of the release manager in a cut?")[0].slot.kind != "role"
+    assert parts("what position does the style guide take on tabs?")[0].slot.kind != "role"
+
+
+def test_a_post_is_answered_by_a_title_beside_the_persons_name() -> None:
+    q = "what's Tomek's role"
+    # Any of the person's names, with a title the question does not hold.
+    assert _fills(q, "Tomasz Wieczorek, CTO, signs off on the architecture.") == 1.0
+    assert _fills(q, "Tomek is the engineering lead for the warehouse app.") == 1.0
+    # Another person's title, or the person without one, does not say Tomek's post.
+    assert _fills(q, "Maya Okafor, CEO, opened the meeting.") == 0.0
+    assert _fills(q, "Tomek opened the meeting and left early.") == 0.0
+    # The question's word "role" is said by the title itself.
+    assert _words(q, "Tomek, our CTO, signs off on the architecture.")[0] == 1.0
+    assert _words(q, "Tomek signs off on the architecture.")[0] < 1.0
+
+
+def test_who_wrote_is_said_by_an_author_line() -> None:
+    q = "who wrote up the march outage?"
+    with_author, on_topic = _words(q, "Author: Priya Raman (platform lead).", before="Incident in March, severity 2.")
+    without, _ = _words(q, "Reviewer: Priya Raman (platform lead).", before="Incident in March, severity 2.")
+    assert on_topic and with_author > without
+    # "outage" is said by "incident": the sentence before the author line names the event.
+    assert _words(q, "Author: Priya Raman.", before="Incident in March.")[0] > _words(q, "Author: Priya Raman.")[0]
+
+
+def test_to_ship_a_version_is_to_release_it() -> None:
+    q = "how often do we ship a new version of the app?"
+    assert _words(q, "The team releases every six weeks.")[1]
+    assert not _words(q, "The team meets every six weeks.")[1]
+
+
+def test_what_a_party_pays_wants_a_sum() -> None:
+    [part] = parts("What do tenants pay per desk at the Porto office?")
+    assert (part.slot.kind, part.slot.unit) == ("quantity", "money")
+    q = "What do tenants pay per desk at the Porto office?"
+    assert _fills(q, "Tenants pay per desk; the price is on the invoice.") == 0.0
+    assert _fills(q, "Tenants pay £240 per desk a month at the Porto office.") == 1.0
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("what do people here mean by dwell time", "dwell time"),
+    ("what does the team really mean by a hot fix?", "hot fix"),
+])
+def test_what_people_mean_by_a_term_asks_for_the_term(question: str, subject: str) -> None:
+    [part] = parts(question)
+    assert (part.slot.kind, part.slot.subject) == ("definition", subject)
+
+
+@pytest.mark.parametrize(("subject", "line", "says"), [
+    ("dwell time", "Dwell time — how long a pallet waits at a dock.", True),
+    ("cycle count", "A cycle count is a stock check of one aisle at a time.", True),
+    ("cycle count", "Cycle count: a stock check of one aisle at a time.", True),
+    ("cycle count", "The cycle count per aisle: how often an aisle is checked.", True),
+    ("'urgent' label", "Urgent : a label for tickets that skip the queue.", True),
+    ("cycle count", "Cycle count is shown per aisle on the dashboard.", False),
+    ("cycle count", "We ran a cycle count on Tuesday with the night shift.", False),
+])
+def test_a_line_that_says_what_a_term_is(subject: str, line: str, says: bool) -> None:
+    assert defines(subject, line) is says
+
+
+def test_a_definition_outranks_a_line_that_only_mentions_the_term() -> None:
+    q = "What is a cycle count?"
+    assert _fills(q, "A cycle count is a stock check of one aisle at a time.") == 1.0
+    assert _fills(q, "Cycle count is shown per aisle on the dashboard.") == WEAK
+    assert _names() is not None
