@@ -100,3 +100,48 @@ def test_a_definition_outranks_a_line_that_only_mentions_the_term() -> None:
     assert _fills(q, "A cycle count is a stock check of one aisle at a time.") == 1.0
     assert _fills(q, "Cycle count is shown per aisle on the dashboard.") == WEAK
     assert _names() is not None
+
+
+def _scored(question: str, lines: list[str], absent: tuple[str, ...]) -> dict[str, float]:
+    """Words scores of `lines` for `question`, with the words no fragment says marked as `weigh` marks them."""
+    from dataclasses import replace
+
+    from stigmergy.answer.select import misspelt
+
+    [part] = parts(question)
+    terms = [replace(t, absent=t.word in absent) for t in question_terms(part.text)]
+    ev = tuple(_line(t) for t in lines)
+    alts = {**misspelt(terms, ev), **plainly(terms, part.text)}
+    return {line.text: word_score(line, terms, alts)[0] for line in ev}
+
+
+def test_a_word_no_page_says_is_read_as_a_slip_of_one_the_evidence_says() -> None:
+    got = _scored("when is the next relase of the scanner app?",
+                  ["The next release of the scanner app is on 4 May.", "The next review of the scanner app is on 4 May."],
+                  absent=("relase",))
+    assert got["The next release of the scanner app is on 4 May."] > got["The next review of the scanner app is on 4 May."]
+    # Two slips in a long word; a month typed wrong.
+    got = _scored("which enviroment flag is for tracing?",
+                  ["Set the environment flag TRACE=1 for tracing.", "Set the build flag TRACE=1 for tracing."],
+                  absent=("enviroment",))
+    assert got["Set the environment flag TRACE=1 for tracing."] == 1.0
+    assert got["Set the build flag TRACE=1 for tracing."] < 1.0
+    assert _scored("what is the novmber offsite budget?", ["The November offsite budget is £9,000."],
+                   absent=("novmber",))["The November offsite budget is £9,000."] == 1.0
+
+
+def test_a_word_the_wiki_says_or_a_name_is_never_respelt() -> None:
+    # "review" is a word of the wiki: it is not a slip of "reviews" or "preview" in the evidence.
+    got = _scored("who did the review?", ["Ana wrote the preview."], absent=())
+    assert got["Ana wrote the preview."] == 0.0
+    # An unknown name stays a constraint: "Jonh" is not John.
+    assert _scored("what did Jonh sign?", ["John signed the lease."], absent=("Jonh",))["John signed the lease."] == 0.0
+    # A slip in the first letter, or a word three slips away, is another word.
+    assert _scored("when is the next felease?", ["The next release is in May."], absent=("felease",))[
+        "The next release is in May."] < 1.0
+
+
+def test_money_set_aside_is_a_budget() -> None:
+    got = _scored("how much is set aside for the spring party?",
+                  ["The spring party budget is £3,000.", "The spring party is on 3 April."], absent=())
+    assert got["The spring party budget is £3,000."] > got["The spring party is on 3 April."]

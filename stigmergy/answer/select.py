@@ -155,6 +155,7 @@ _PLAIN = (
     ("written", None, ("author", "authors", "authored")),
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
+    ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
 )
@@ -181,6 +182,30 @@ def posts(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
     if slot.kind != "role":
         return {}
     return {stem(w): tuple(frozenset({t}) for t in _TITLE_WORDS) for w in _POST_WORDS}
+
+
+def misspelt(terms: list[Term], lines: tuple[Line, ...]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the evidence's words one typing slip away ("relase": release, "novmber": November, two
+    for a word of eight letters or more: "enviroment"), for a plain word no fragment of the reader's says.
+    The slip is not in the first letter, and the evidence is what the search found for the question."""
+    wanted = [t for t in terms if t.absent and not (t.name or t.figure) and len(t.word) >= 4 and t.word.isalpha()]
+    if not wanted:
+        return {}
+    from rapidfuzz.distance import OSA
+
+    vocab: set[str] = set()
+    for line in lines:
+        vocab.update(words(line.text))
+        vocab.update(words(context_text(line)))
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in wanted:
+        low = fold(t.word)
+        most = 1 if len(low) < 8 else 2
+        near = sorted(w for w in vocab if w[:1] == low[:1] and abs(len(w) - len(low)) <= most and w.isalpha()
+                      and w != low and OSA.distance(low, w, score_cutoff=most) <= most)
+        if near:
+            out[t.stem] = tuple(dict.fromkeys(frozenset({stem(w)}) for w in near))
+    return out
 
 
 def _called_by() -> dict[str, tuple[str, ...]]:
@@ -344,7 +369,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = {**same_as(terms), **plainly(terms, part.text), **addressed(part.slot), **posts(part.slot),
+    alts = {**misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
+            **posts(part.slot),
             **aliases(terms, part.text, names)}
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

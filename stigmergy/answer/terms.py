@@ -83,6 +83,7 @@ class Term:
     proper: bool = False  # a proper name (Hull, Asia, ResolutionTooDeep, a known entity): a constraint when rare
     everywhere: bool = False  # in at least EVERYWHERE_SHARE of the reader's fragments ("pip" in pip's docs)
     option: bool = False  # typed as a command-line option ("--debug"): said only with its dashes
+    absent: bool = False  # a plain word no fragment of the reader's says: the asker's own word, or a typo
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -164,7 +165,6 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
     # *pulled the plug*"): no line can say it, so it weighs like the lightest word the wiki does use; the
     # meaning score carries it. (Names and figures keep their weight: they are what the question is about.)
     present = [t.weight for i, t in enumerate(out) if i not in absent]
-    if absent and present:
-        light = min(present)
-        out = [replace(t, weight=light) if i in absent else t for i, t in enumerate(out)]
-    return out
+    light = min(present) if present else None
+    return [replace(t, absent=True, weight=light if light is not None else t.weight) if i in absent else t
+            for i, t in enumerate(out)]
