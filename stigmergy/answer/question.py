@@ -104,12 +104,12 @@ class Part:
     slot: Slot
 
 
-_CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b", re.I)
+_CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
 
 
 def _clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
-    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1)} is", q)  # "where's pip's cache" -> "where is pip's cache"
+    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)  # "whats" typed without its apostrophe too  # "where's pip's cache" -> "where is pip's cache"
     return _LEAD_RE.sub("", q).strip() or q
 
 
@@ -429,7 +429,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
-        r"\bwhat (?:is|are) (.+?) (?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
+        r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
     if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low):

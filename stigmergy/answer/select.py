@@ -155,10 +155,27 @@ _PLAIN = (
     ("written", None, ("author", "authors", "authored")),
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
+    ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
+     ("alert", "alerts", "alerted", "alerting")),
+    ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),
     ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
 )
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        low = fold(t.word)
+        if low in _MONTHS and low != "may":  # "may" is as often the verb
+            out[t.stem] = (frozenset({f"q{_MONTHS.index(low) // 3 + 1}"}),)
+    return out
 
 
 def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
@@ -236,7 +253,9 @@ def clipped(term: Term, said: frozenset[str]) -> bool:
 
 def blended(term: Term, text: str) -> bool:
     """ "zipapp" is said by "zip application", "sysadmin" by "system administrator": a word of at least six
-    letters made of the starts (three letters or more) of two words that stand together in the text."""
+    letters made of the starts (three letters or more) of two words that stand together in the text. Read in
+    a line's own words only for a word no fragment says ("pentest": "penetration test"): a word the wiki uses
+    is said by itself."""
     w = term.word.casefold()
     if term.figure or term.name or len(w) < 6 or not w.isalpha():
         return False
@@ -251,7 +270,7 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     if term.option:
         return _option_re(term.word).search(text) is not None
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
-            or spelled_out(term.word, text) or _bound(term, text))
+            or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text)))
 
 
 @lru_cache(maxsize=256)
@@ -364,14 +383,21 @@ def _says_event(event: list[Term], line: Line, alts: dict[str, tuple[frozenset[s
     return any(_says(t, own, alts, line.text) or _says(t, context, alts, ctx) for t in event)
 
 
+def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names,
+                 ) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the other words that say it: a slip's right spelling, the wiki's word for a quantity, plain
+    words for an idiom, a street for an address, a title for a post, a quarter for a month, an alias for a name.
+    The later ones win where two give the same term."""
+    return {**misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
+            **posts(part.slot), **quarters(terms), **aliases(terms, part.text, names)}
+
+
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
                vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
-    alts = {**misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
-            **posts(part.slot),
-            **aliases(terms, part.text, names)}
+    alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
     # Names only: "who took over … after Ines moved" is answered by a roster that names the lead, while a line

@@ -21,6 +21,15 @@ STOPWORDS = frozenset(
     "before should any all also just more most much many some such very per one tell know say said says "
     "wiki go goes going went gone get gets got become becomes became come comes came make makes made take "
     "takes took".split()
+) | frozenset(
+    # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*"
+    # say how sure or how often, not what a line must say.
+    "usually typically normally basically around folks guys anyway please".split()
+) | frozenset(
+    # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
+    # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
+    "anything something everything nothing anyone someone everyone anybody somebody everybody "
+    "didn doesn isn wasn aren weren don hasn haven hadn won wouldn couldn shouldn".split()
 )
 HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
