@@ -189,3 +189,29 @@ def test_a_month_is_said_by_its_quarter() -> None:
 def test_idioms_of_alerting_and_switching_off(question: str, answers: str, topic_only: str) -> None:
     got = _scored(question, [answers, topic_only], absent=())
     assert got[answers] > got[topic_only]
+
+
+def test_a_clause_that_sets_the_scene_is_not_the_question() -> None:
+    [part] = parts("when a build comes out of the cache, where does it find its checksums?")
+    assert part.slot.kind == "place"
+    assert parts("if the nightly job fails, who gets paged?")[0].slot.kind == "person"
+    # "when is …, roughly": an auxiliary after "when" asks when.
+    assert parts("when is the offsite, roughly?")[0].slot.kind == "date"
+
+
+def test_a_small_number_is_said_in_words_or_figures() -> None:
+    got = _scored("what share of drivers had under two years of service?",
+                  ["Only 18% of drivers had less than 2 years of service.", "41% of drivers had 5-20 years of service."],
+                  absent=())
+    assert got["Only 18% of drivers had less than 2 years of service."] > got["41% of drivers had 5-20 years of service."]
+    assert _scored("which 3 reviewers signed?", ["The three reviewers signed on Monday."], absent=())[
+        "The three reviewers signed on Monday."] == 1.0
+
+
+def test_an_identifier_names_what_the_line_calls_a_thing() -> None:
+    q = "which settings file gets read last?"
+    # "a settings file that is read last" names none; with its variable beside it, the line names it.
+    assert _fills(q, "You can point at a settings file that is read last.") == 0.0
+    assert _fills(q, "The variable APP_SETTINGS_FILE can name a settings file that is read last.") == 1.0
+    # A web address is no identifier of a file.
+    assert _fills(q, "See pypi.org for a settings file that is read last.") == 0.0

@@ -30,8 +30,12 @@ _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:w
                            r"^(?:(?:since|until|till) )?(?:who|when|where|why|how)$", re.I)
 # A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
 # its own question word does not say what is asked.
-_FRAME_RE = re.compile(r"^(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
-                       r"under|over|regarding|about)\b[^,?]*,\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
+_FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
+                       r"under|over|regarding|about)\b|"
+                       # "when a wheel comes out of the cache, where does it find …": a clause that sets the scene
+                       # ("when is the offsite, roughly" asks when: an auxiliary follows)
+                       r"(?:when|whenever|if|once|while)\s+(?!(?:is|are|was|were|did|does|do|will|can|could|should|"
+                       r"has|have|had|would)\b))[^,?]*,\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
                        r"is|are|was|were|does|did|do|can|will|has|have|should)\b)", re.I)
 # "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
 # it say who asks, not what is asked.

@@ -155,6 +155,7 @@ _PLAIN = (
     ("written", None, ("author", "authors", "authored")),
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
+    ("under", None, ("less", "fewer", "below")),
     ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
      ("alert", "alerts", "alerted", "alerting")),
     ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),
@@ -175,6 +176,22 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
         low = fold(t.word)
         if low in _MONTHS and low != "may":  # "may" is as often the verb
             out[t.stem] = (frozenset({f"q{_MONTHS.index(low) // 3 + 1}"}),)
+    return out
+
+
+_NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the same small number the other way: "under two years" is said by "less than 2 years", "3
+    reviewers" by "three reviewers"."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        low = fold(t.word)
+        if low in _NUMERALS[2:]:
+            out[t.stem] = (frozenset({str(_NUMERALS.index(low))}),)
+        elif low.isdigit() and 2 <= int(low) < len(_NUMERALS):
+            out[t.stem] = (frozenset({stem(_NUMERALS[int(low)])}),)
     return out
 
 
@@ -389,7 +406,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     words for an idiom, a street for an address, a title for a post, a quarter for a month, an alias for a name.
     The later ones win where two give the same term."""
     return {**misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
-            **posts(part.slot), **quarters(terms), **aliases(terms, part.text, names)}
+            **posts(part.slot), **quarters(terms), **numerals(terms), **aliases(terms, part.text, names)}
 
 
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,

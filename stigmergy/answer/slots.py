@@ -213,6 +213,10 @@ def defines(subject: str, text: str) -> bool:
                for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
 
 
+# An identifier: code in backticks or a SETTING_NAME (a dotted name may be a web address: "pypi.org").
+_IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+
+
 # The titles of a post a person holds: "CTO", "Head of Logistics", "SRE lead", "customer success manager".
 _TITLE_RE = re.compile(r"\b(?:head of|chief|(?:co-?)?founder|chair(?:man|woman|person)?|president|director|manager|"
                        r"lead|engineer|developer|maintainer|designer|researcher|analyst|accountant|officer|administrator|"
@@ -494,7 +498,9 @@ def _holds_head(slot: Slot, line: str, clause: str) -> bool:
 
 
 def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
-    if unnamed(slot, text, q.stems):
+    if unnamed(slot, text, q.stems) and not any(is_new(m.group(0), q) for m in _IDENTIFIER_RE.finditer(text)):
+        # "a configuration file that's loaded last" names no file, unless the line gives its identifier too
+        # ("the environment variable PIP_CONFIG_FILE can specify a configuration file that's loaded last")
         return 0.0, False
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
