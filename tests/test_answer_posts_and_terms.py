@@ -215,3 +215,13 @@ def test_an_identifier_names_what_the_line_calls_a_thing() -> None:
     assert _fills(q, "The variable APP_SETTINGS_FILE can name a settings file that is read last.") == 1.0
     # A web address is no identifier of a file.
     assert _fills(q, "See pypi.org for a settings file that is read last.") == 0.0
+
+
+def test_a_street_address_is_a_street_with_its_number() -> None:
+    q = "what's the street address of the new porto office?"
+    assert _fills(q, "From 2 May we work from Rua das Flores 112, second floor.") == 1.0
+    assert _fills(q, "The office moves to Rua das Flores in May 2026.") == WEAK
+    assert _fills(q, "The new office is at 14 Harbour Street.") == 1.0
+    # The question's words "street" and "address" are said by a street a line names.
+    got = _scored(q, ["From 2 May we work from Rua das Flores 112.", "From 2 May we work from home."], absent=())
+    assert got["From 2 May we work from Rua das Flores 112."] > got["From 2 May we work from home."]

@@ -371,9 +371,11 @@ _STREETS = tuple(frozenset({stem(w)}) for w in "rua travessa avenida street road
 
 def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
     """ "the first working day at the new address": a line that gives a street ("we work from Rua do Alecrim 38")
-    says the address, as a bound says "the longest". Not for *where*: there the address is the value asked,
-    which the slot rules check."""
-    return {} if slot.kind == "place" else {stem(w): _STREETS for w in ("address", "addresses")}
+    says the address, as a bound says "the longest". For *where* only when the address is asked by name ("what's
+    the street address of"): a plain *where* is answered by any place, which the slot rules check."""
+    if slot.kind == "place" and slot.head != "address":
+        return {}
+    return {stem(w): _STREETS for w in ("address", "addresses", "street")}
 
 
 _EVENT_RE = re.compile(r"\b(?:after|since)\s+(?P<clause>[^,;:?!]+)", re.I)

@@ -67,6 +67,11 @@ _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
 _STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
                         r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
+_NUMBERED_STREET_RE = re.compile(r"\b\d{1,3}[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){0,3}(?:[Ss]treet|[Rr]oad|[Aa]venue|[Ll]ane|"
+                                 r"[Qq]uay|[Ss]quare|[Bb]oulevard|[Pp]lace)\b|"
+                                 r"\b(?:[Rr]ua|[Aa]venida|[Tt]ravessa|[Cc]alle|[Vv]ia|[Pp]raça)\s+"
+                                 r"(?:(?:d[aeo]s?|de la|del|[A-Z][\w'’-]*)\s+){1,4}\d{1,3}[a-z]?\b|"
+                                 r"\b[A-Z][\w'’-]*(?:strasse|straße|gatan|vägen|gade|weg)\s+\d{1,3}[a-z]?\b")
 _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 # A cloud region ("eu-west-2", "us-east-1"): where data or a service is hosted.
 _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|west|central|northeast|northwest|"
@@ -139,6 +144,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
+        if k == "place" and slot.head == "address" and _STREET_RE.search(text):
+            # "what's the street address": a street with its number ("Rua do Alecrim 38", "12 Wharf Street"), not
+            # only the street a line names ("the new office at Rua do Alecrim")
+            return 1.0 if _NUMBERED_STREET_RE.search(text) else WEAK
         known, unknown = names_in(text, names, q, want)
         if known:
             return 1.0
