@@ -225,3 +225,35 @@ def test_a_street_address_is_a_street_with_its_number() -> None:
     # The question's words "street" and "address" are said by a street a line names.
     got = _scored(q, ["From 2 May we work from Rua das Flores 112.", "From 2 May we work from home."], absent=())
     assert got["From 2 May we work from Rua das Flores 112."] > got["From 2 May we work from home."]
+
+
+def test_a_lead_in_that_gives_a_date_holds_its_own() -> None:
+    q = "when did the vendor switch off the old export API?"
+    assert _fills(q, "As the old export API is disabled (as of 1st Feb, 2025), we recommend the new one:") == 1.0
+    assert _fills(q, "Instead of the old export API, use:") == 0.0
+
+
+def test_how_often_is_answered_in_words_too() -> None:
+    q = "how often do people use the --force flag, per the survey?"
+    assert _fills(q, 'Most respondents use --force "almost never" (61%):') == 1.0
+    assert _fills(q, "Respondents who use --force were asked why.") == 0.0
+
+
+@pytest.mark.parametrize(("question", "answers", "topic_only"), [
+    ("which ciphers are too weak for the vault?", "Weaker ciphers such as des are refused by the vault.",
+     "Ciphers such as des are refused by the vault."),
+    ("which months do app releases land in?", "Our app is released in March and September.",
+     "Our app is reviewed in March and September."),
+    ("does one flag turn on strict mode for the whole file?", "A single flag activates strict mode for the whole file.",
+     "A single flag names strict mode for the whole file."),
+    ("how do I stop using the system proxy?", "To opt-out of the system proxy, pass --no-proxy.",
+     "To read about the system proxy, pass --help."),
+])
+def test_comparatives_and_plain_verbs_of_release_and_switching(question: str, answers: str, topic_only: str) -> None:
+    got = _scored(question, [answers, topic_only], absent=())
+    assert got[answers] > got[topic_only]
+
+
+def test_the_head_of_which_x_stops_at_its_verb() -> None:
+    assert parts("which hash algorithms are too weak for the vault?")[0].slot.head == "algorithms"
+    assert parts("which partner sits on the board?")[0].slot.head == "partner"

@@ -287,11 +287,13 @@ def _head(after: list[str]) -> str:
     -> release, "which Greywater partner sits on" -> partner (a word the rules know as a kind of thing
     wins over a word that may be the verb)."""
     taken: list[str] = []
+    at_verb = False  # the words stopped at a verb ("which hash algorithms *are* too weak"): the last is the noun
     for w in after[:5]:
         lw = w.lower().strip(",.?;:")
         if lw in ("kind", "sort", "type") and not taken:
             continue
         if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw:
+            at_verb = lw in _VERBISH
             break
         taken.append(lw)
     known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
@@ -303,7 +305,7 @@ def _head(after: list[str]) -> str:
         return _singular(taken[-1])
     if known:
         return _singular(known[-1])
-    if len(taken) >= 2 and taken[-1].endswith("s"):
+    if len(taken) >= 2 and taken[-1].endswith("s") and not at_verb:
         return taken[-2]  # "which partner sits": most likely the verb
     return taken[-1] if taken else ""
 

@@ -142,7 +142,7 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 # flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
 # in (None: the word alone), the words that say it)
 _PLAIN = (
-    ("stop", None, ("disable", "disables")), ("prevent", None, ("disable", "disables")),
+    ("stop", None, ("disable", "disables", "opt-out")), ("prevent", None, ("disable", "disables")),
     ("turn", re.compile(r"\bturn\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
     ("switch", re.compile(r"\bswitch\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
     ("box", re.compile(r"\bout of the box\b", re.I), ("default", "defaults")),
@@ -156,6 +156,9 @@ _PLAIN = (
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
     ("under", None, ("less", "fewer", "below")),
+    ("turn", re.compile(r"\bturn\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
+    ("switch", re.compile(r"\bswitch\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
+    ("land", None, ("release", "releases", "released", "ship", "ships", "shipped")),
     ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
      ("alert", "alerts", "alerted", "alerting")),
     ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),
@@ -180,6 +183,21 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 
 
 _NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def compared(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> its comparative and superlative ("too weak" is said by "weaker ones such as md5", "old" by
+    "the oldest"): the Porter stemmer keeps "weaker" whole."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        w = fold(t.word)
+        if t.name or t.figure or not w.isalpha() or not 3 <= len(w) <= 8:
+            continue
+        forms = [w + "er", w + "est"] if not w.endswith("e") else [w + "r", w + "st"]
+        if len(w) <= 4 and w[-1] not in "aeiouwy" and w[-2] in "aeiou" and w[-3:-2] not in ("a", "e", "i", "o", "u"):
+            forms += [w + w[-1] + "er", w + w[-1] + "est"]  # "big": "bigger"
+        out[t.stem] = tuple(frozenset({stem(f)}) for f in forms)
+    return out
 
 
 def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
@@ -407,7 +425,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     """term stem -> the other words that say it: a slip's right spelling, the wiki's word for a quantity, plain
     words for an idiom, a street for an address, a title for a post, a quarter for a month, an alias for a name.
     The later ones win where two give the same term."""
-    return {**misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
+    return {**compared(terms), **misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
             **posts(part.slot), **quarters(terms), **numerals(terms), **aliases(terms, part.text, names)}
 
 

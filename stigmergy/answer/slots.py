@@ -385,10 +385,11 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|ol
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     """(how well the line fills the slot, whether the value is only in its context)."""
-    if text.rstrip().endswith(":") and slot.kind != "alias" and not figures_in(text, q, ""):
+    if text.rstrip().endswith(":") and slot.kind != "alias" and not figures_in(text, q, "") and not dates_in(text, q):
         # "Instead of `python setup.py develop`, use:": a lead-in holds no value, what it introduces does (the
         # code line or list item after it, which reads the lead-in as its context). One that gives a figure
-        # ("… "almost never" (65.6%):") or another name ("… (AKA Installation Bundles):") holds its own.
+        # ("… "almost never" (65.6%):"), a date ("… disabled (as of 1st Jan, 2021) … the command:") or another
+        # name ("… (AKA Installation Bundles):") holds its own.
         return 0.0, False
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):

@@ -38,7 +38,11 @@ FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|qua
                       r"twice|thrice|\d+\s*(?:times|x)\b|(?:once|twice|\d+\s*times)\s+(?:a|an|per|each|every)\b|"
                       r"(?:every|each|per)\s+(?:other\s+|few\s+|couple of\s+)?" + _PERIOD + r"\b|"
                       r"\d[\d.,]*\s+(?:[a-z]+\s+){0,2}(?:a|an)\s+" + _PERIOD + r"\b|"
-                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days\b)|\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
+                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days\b|"
+                      # how often, in words ("almost never", as a survey's answers put it); "never" and "always"
+                      # alone say too much else
+                      r"(?:almost|nearly|hardly)\s+(?:never|ever|always)|rarely|seldom)|"
+                      r"\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
                       re.I)
 # A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
 _PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
