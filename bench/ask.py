@@ -614,15 +614,20 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         target = f"≥ 75% / ≥ 90% / ≤ 5%, 0 untraceable ({met(ok)})"
         if set_name == "bench":  # written with the first answerer, in the corpus' words: untraceable figures only
             target = f"0 untraceable ({met(got['figures_not_traceable'] == 0)})"
-        history = ("written blind, never tuned on" if set_name.startswith("blind")
+        # The blind sets were written blind and kept from tuning until issue 19's fourteenth pass, which read the
+        # misses of their calibration halves (docs/agents.md): their held-out halves are still unread.
+        history = ("written blind; its calibration half tuned on since the fourteenth pass" if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else "its calibration half tuned on")
+        held = entry.get("this", {}).get("held_out")
+        held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct"
+                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_")) else "")
         rows.append([
             f"`ask` (deterministic) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
             f"{counts}; {got['correct_of_answerable']:.1%} correct, {got['refusals_right']:.1%} of refusals right, "
             f"{got['unanswerable_answered']:.1%} of the unanswerable answered; "
-            f"{got['figures_not_traceable']} untraceable figures", "", target])
+            f"{got['figures_not_traceable']} untraceable figures{held_note}", "", target])
     return rows
 
 
