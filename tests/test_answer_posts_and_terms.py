@@ -257,3 +257,11 @@ def test_comparatives_and_plain_verbs_of_release_and_switching(question: str, an
 def test_the_head_of_which_x_stops_at_its_verb() -> None:
     assert parts("which hash algorithms are too weak for the vault?")[0].slot.head == "algorithms"
     assert parts("which partner sits on the board?")[0].slot.head == "partner"
+
+
+def test_what_a_figure_ended_up_at_is_its_final_value() -> None:
+    q = "what did Q3 sales end up at once the auditors had looked at it?"
+    assert "once" not in {t.word for t in question_terms(q)}
+    got = _scored(q, ["Q3 sales are £1.2M in the final accounts.", "Q3 sales are £1.2M in the draft accounts."],
+                  absent=())
+    assert got["Q3 sales are £1.2M in the final accounts."] > got["Q3 sales are £1.2M in the draft accounts."]

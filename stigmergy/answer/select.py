@@ -159,6 +159,7 @@ _PLAIN = (
     ("turn", re.compile(r"\bturn\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
     ("switch", re.compile(r"\bswitch\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
     ("land", None, ("release", "releases", "released", "ship", "ships", "shipped")),
+    ("end", re.compile(r"\bend(?:s|ed)?\s+up\b", re.I), ("final", "finally")),
     ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
      ("alert", "alerts", "alerted", "alerting")),
     ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),

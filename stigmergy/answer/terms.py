@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
-    "anything something everything nothing anyone someone everyone anybody somebody everybody "
+    "once anything something everything nothing anyone someone everyone anybody somebody everybody "
     "didn doesn isn wasn aren weren don hasn haven hadn won wouldn couldn shouldn".split()
 )
 HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
