@@ -265,3 +265,11 @@ def test_what_a_figure_ended_up_at_is_its_final_value() -> None:
     got = _scored(q, ["Q3 sales are £1.2M in the final accounts.", "Q3 sales are £1.2M in the draft accounts."],
                   absent=())
     assert got["Q3 sales are £1.2M in the final accounts."] > got["Q3 sales are £1.2M in the draft accounts."]
+
+
+def test_a_command_at_a_prompt_shows_what_a_question_asks_about_not_what_it_does() -> None:
+    q = "what does passing --trace do when I run the linter?"
+    assert _fills(q, "$ lint --trace src/") == WEAK
+    assert _fills(q, "The --trace flag prints every rule as it fires.") == 1.0
+    # Asked for what to run, a command is the answer.
+    assert _fills("what should I run instead of make install?", "$ pip install -e .") == 1.0

@@ -195,6 +195,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "yesno":
         return 1.0
     # A plain "what…": any value the question does not hold.
+    if _COMMAND_RE.match(text) and not _COMMAND_ASKED_RE.search(q.text):
+        return WEAK  # "what does --debug do under pdb": "$ python -m pdb -m pip --debug" shows it, says nothing of it
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
@@ -247,6 +249,12 @@ def says_subject(subject: str, text: str, names: Names) -> bool:
         return True
     ent = names.entity(subject)
     return ent is not None and any(e.page == ent.page for e in names.entities(text))
+
+
+# A line that is only a command typed at a prompt.
+_COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
+_COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
+                               r"\b(?:which|what) commands?\b", re.I)
 
 
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
