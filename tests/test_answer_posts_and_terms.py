@@ -273,3 +273,18 @@ def test_a_command_at_a_prompt_shows_what_a_question_asks_about_not_what_it_does
     assert _fills(q, "The --trace flag prints every rule as it fires.") == 1.0
     # Asked for what to run, a command is the answer.
     assert _fills("what should I run instead of make install?", "$ pip install -e .") == 1.0
+
+
+@pytest.mark.parametrize("question", [
+    "what's another name people use for an editable install?", "what is another name for the build cache?",
+    "what is a wheelhouse also called?"])
+def test_another_name_for_a_thing_asks_for_an_alias(question: str) -> None:
+    [part] = parts(question)
+    assert part.slot.kind == "alias"
+
+
+def test_an_other_name_given_in_the_sentence_after_the_thing() -> None:
+    q = "what's another name for a hot standby?"
+    # The thing in the sentence before (the line's context), the other name in this one.
+    assert _fills(q, 'It is also known as a "warm spare".', context="A hot standby keeps a copy running.") == 1.0
+    assert _fills(q, 'It is also known as a "warm spare".', context="The backup keeps a copy running.") == 0.0

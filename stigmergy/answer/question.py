@@ -47,6 +47,11 @@ _OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentione
                             r"(?P<x>[^,'\"’”]{2,40}?)['\"’”]?,\s*what (?:is|are|was|were) (?:that|it|this|they|those|these) "
                             r"(?:also |otherwise )?(?:called|known as|named)(?: (?:otherwise|else|elsewhere|instead|too|"
                             r"also))?\s*\??$", re.I)
+# "what's another name people use for an editable install", "what is X also called": the same ask, X named first.
+_ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a different) names? (?:that )?(?:(?:people|we|they|"
+                              r"folks|some) (?:use|give) |used |given )?(?:for|to) (?:an? |the )?(?P<x>.{2,40})$|"
+                              r"^what (?:is|are) (?:an? |the )?(?P<y>.{2,40}?) (?:also|otherwise) (?:called|known as)$",
+                              re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -113,16 +118,17 @@ _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b
 
 def _clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
-    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)  # "whats" typed without its apostrophe too  # "where's pip's cache" -> "where is pip's cache"
+    # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
+    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
     return _LEAD_RE.sub("", q).strip() or q
 
 
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
-    other = _OTHER_NAME_RE.match(q)
+    other = _OTHER_NAME_RE.match(q) or _ANOTHER_NAME_RE.match(q.rstrip(" ?"))
     if other:
-        thing = other.group("x").strip()
+        thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
         return [Part(f"what else is {thing} called", Slot("alias", subject=thing))]
     quoted = _QUOTED_IT_RE.match(q)
     if quoted:

@@ -574,6 +574,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if not counted and slot.kind == "quantity" and slot.head and slot.unit != "version" and not _says_head(
             slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
+    if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
+        # "This approach … is also known as a 'development installation'": the thing is named in the sentence
+        # before ("Editable installs …") or the heading, the other name in this one
+        return 1.0, False
     own = kind_fill(slot, text, names, q)
     if own >= 1.0 or not context or slot.kind in ("definition", "role", "yesno", "procedure", "value"):
         return own, False
