@@ -288,3 +288,8 @@ def test_an_other_name_given_in_the_sentence_after_the_thing() -> None:
     # The thing in the sentence before (the line's context), the other name in this one.
     assert _fills(q, 'It is also known as a "warm spare".', context="A hot standby keeps a copy running.") == 1.0
     assert _fills(q, 'It is also known as a "warm spare".', context="The backup keeps a copy running.") == 0.0
+
+
+def test_how_many_of_a_group_typed_without_its_comma() -> None:
+    q = "of the drivers on night shifts how many had a near miss?"
+    assert _fills(q, "Of drivers on night shifts, only 7% had a near miss.") == 1.0

@@ -109,9 +109,9 @@ def dates_in(text: str, q: Asked, day: bool = False) -> list[str]:
 _RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())
 
 
-# "Of the people using pip in automation, how many…", "how many of those users…": how many of a group the
+# "Of the people using pip in automation(,) how many…", "how many of those users…": how many of a group the
 # question names, which a share of that group answers as well as a count ("only 9% having issues").
-_PARTITIVE_RE = re.compile(r"^(?:\w+ )?of (?:the|those|these|all|our) [^,?]+, how many\b|\bhow many of (?:the|those|these|"
+_PARTITIVE_RE = re.compile(r"^(?:\w+ )?of (?:the|those|these|all|our) [^,?]+,? how many\b|\bhow many of (?:the|those|these|"
                            r"them|all|our)\b")
 
 
