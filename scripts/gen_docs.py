@@ -153,12 +153,19 @@ def _type_name(hint, nested: list) -> str:  # noqa: ANN001
 
 def _key_notes(cls) -> dict[str, str]:  # noqa: ANN001
     """The comment on each key's declaration line: why it may be null, when it is present."""
-    notes = {}
+    notes: dict[str, str] = {}
+    last = ""  # the key whose comment goes on over the next lines ("#            definition | alias | …")
     for line in inspect.getsource(cls).splitlines():
         key, sep, rest = line.strip().partition(":")
         if sep and "  # " in rest and key.isidentifier():
+            last = key
             notes[key] = rest.split("  # ", 1)[1].strip()
-    return notes
+        elif last and line.strip().startswith("#"):
+            notes[last] += " " + line.strip().lstrip("#").strip()
+        else:
+            last = ""
+    # A note is a cell of a Markdown table: its pipes ("person | org") are text.
+    return {k: v.replace("|", "\\|") for k, v in notes.items()}
 
 
 def _json_shapes() -> list[str]:
