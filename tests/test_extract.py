@@ -208,6 +208,24 @@ def test_html_readable_text(tmp_path: Path) -> None:
     assert (result.media_type, result.extractor) == (HTML, "html")
 
 
+def test_html_drops_a_themes_navigation_by_its_landmark_role(tmp_path: Path) -> None:
+    # A documentation theme's breadcrumbs and sidebar are divs with ARIA roles, not <nav> (Sphinx's classic theme).
+    page = """<html><head><title>codecs</title></head><body>
+<div class="related" role="navigation" aria-label="related navigation"><h3>Navigation</h3>
+<ul><li><a href="index.html">Library Reference</a> &raquo;</li><li>Binary Data Services &raquo;</li></ul></div>
+<div role="search"><form><input name="q"><p>Quick search</p></form></div>
+<h1>codecs - Codec registry</h1><p>This module defines base classes for codecs.</p>
+<span aria-hidden="true">Skip to content</span><span aria-hidden="false">shown</span>
+<div role="main"><p>Main text stays.</p></div>
+<div class="sphinxsidebar" role="navigation"><h3>Previous topic</h3><p>struct</p></div></body></html>"""
+    result = _extract(_file(tmp_path, "codecs.html", page))
+    assert "This module defines base classes for codecs." in result.text and "Main text stays." in result.text
+    assert "shown" in result.text
+    for dropped in ("Navigation", "Binary Data Services", "Quick search", "Skip to content", "Previous topic"):
+        assert dropped not in result.text
+    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}.1+python-")
+
+
 def test_html_chunked_parse_matches_and_unclosed_title(tmp_path: Path) -> None:
     from stigmergy.capture.extractors.html_text import html_to_text
 

@@ -2,8 +2,9 @@
 
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
 `<pre>` keeps its lines; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
-`<noscript>`, navigation, `hidden` elements and comments are dropped. Entities are decoded and
-whitespace is collapsed. The title is `<title>`, else the first `<h1>`.
+`<noscript>`, navigation (`<nav>`, `role="navigation"`, `role="search"`), `hidden` and `aria-hidden`
+elements and comments are dropped. Entities are decoded and whitespace is collapsed. The title is
+`<title>`, else the first `<h1>`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ _META_KEYS = ("description", "author")
 # Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
+REVISION = 1  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped
+
+
+# A page's chrome by its ARIA landmark: a documentation theme's breadcrumbs, sidebar and "next | previous" bars
+# are `<div role="navigation">` as often as `<nav>` (Sphinx's classic theme), and a search box is
+# `role="search"`. Filed as text, "The Python Standard Library » Binary Data Services »" on every page of a
+# library reference made an entity page of each chapter title. Screen-reader-only duplicates are
+# `aria-hidden="true"`.
+_CHROME_ROLES = frozenset({"navigation", "search"})
+
+
+def _chrome(name: str, value: str | None) -> bool:
+    v = (value or "").strip().lower()
+    return (name == "role" and v in _CHROME_ROLES) or (name == "aria-hidden" and v == "true")
 
 
 class _TooDeep(Exception):
@@ -107,7 +122,7 @@ class _Reader(HTMLParser):
         if tag == "title" and self.title is None:
             self._in_title = True
             return
-        if (tag in _DROP or any(name == "hidden" for name, _ in attrs)) and tag not in _VOID:
+        if (tag in _DROP or any(name == "hidden" or _chrome(name, value) for name, value in attrs)) and tag not in _VOID:
             self._skip, self._skip_depth = tag, 1
             return
         if self._cell is not None:
@@ -257,7 +272,7 @@ def read_html(html: str, budget: Budget | None = None) -> tuple[str, str | None,
 def _read(text: str, budget: Budget) -> Reading:
     body, title, meta = read_html(text, budget)
     python = f"python-{sys.version_info.major}.{sys.version_info.minor}"
-    return Reading(body, title, f"{EXTRACTOR_REVISION}+{python}", metadata=meta)
+    return Reading(body, title, f"{EXTRACTOR_REVISION}.{REVISION}+{python}", metadata=meta)
 
 
 FORMAT = Format(
