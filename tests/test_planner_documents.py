@@ -195,3 +195,18 @@ The standard size of a long long is 8 bytes and of a short 2 bytes, whatever the
     file_and_commit(root, write_source(root, 1, text, title="struct — Interpret bytes"), 1)  # asserts the gates
     body = "".join(p.read_text(encoding="utf-8") for p in (root / "wiki/notes").glob("*.md"))
     assert "8 bytes" in body and "calcsize" not in body and ">>" not in body, body
+
+
+def test_two_identifiers_joined_by_and_are_two_names() -> None:
+    from stigmergy.plan.deterministic.names import proper_name_runs
+
+    def names(text: str) -> list[str]:
+        return [n for n, _ in proper_name_runs(text)]
+
+    # Reference documentation names code in pairs: each is its own name, not one "X and Y" entity.
+    assert names("You subclass StreamReader and StreamWriter first.") == ["StreamReader", "StreamWriter"]
+    assert names("Only messages at ERROR and CRITICAL go to stderr.") == ["ERROR", "CRITICAL"]
+    assert names("The Bank of England and HSBC agreed.") == ["Bank of England", "HSBC"]
+    # A name with "and" in it stays whole when neither side is written as code.
+    assert names("We met Marks and Spencer in Leeds.") == ["Marks and Spencer", "Leeds"]
+    assert names("Procter and Gamble signed on Monday.") == ["Procter and Gamble"]

@@ -160,7 +160,8 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
                 run.append((t, p))
                 j += 1
                 continue
-            if t in CONNECTORS and j + 1 < len(toks) and _is_cap(toks[j + 1][0]):
+            if t in CONNECTORS and j + 1 < len(toks) and _is_cap(toks[j + 1][0]) and not (
+                    t == "and" and (_identifier(run[-1][0]) or _identifier(toks[j + 1][0]))):
                 run.append((t, p))
                 j += 1
                 continue
@@ -187,6 +188,13 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
             continue
         out.append((name, initial and words[0] == _strip_tok(run[0][0])))
     return out
+
+
+def _identifier(word: str) -> bool:
+    """A word written as code names (`StreamReader`, `MAXYEAR`, `TCP`): "StreamReader and StreamWriter",
+    "ERROR and CRITICAL" are two names, where "Marks and Spencer" is one."""
+    w = _strip_tok(word)
+    return bool(re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]{1,}", w))
 
 
 def _lone_letter(word: str) -> bool:
