@@ -240,8 +240,6 @@ def test_how_often_is_answered_in_words_too() -> None:
 
 
 @pytest.mark.parametrize(("question", "answers", "topic_only"), [
-    ("which ciphers are too weak for the vault?", "Weaker ciphers such as des are refused by the vault.",
-     "Ciphers such as des are refused by the vault."),
     ("which months do app releases land in?", "Our app is released in March and September.",
      "Our app is reviewed in March and September."),
     ("does one flag turn on strict mode for the whole file?", "A single flag activates strict mode for the whole file.",
@@ -249,7 +247,7 @@ def test_how_often_is_answered_in_words_too() -> None:
     ("how do I stop using the system proxy?", "To opt-out of the system proxy, pass --no-proxy.",
      "To read about the system proxy, pass --help."),
 ])
-def test_comparatives_and_plain_verbs_of_release_and_switching(question: str, answers: str, topic_only: str) -> None:
+def test_plain_verbs_of_release_switching_and_opting_out(question: str, answers: str, topic_only: str) -> None:
     got = _scored(question, [answers, topic_only], absent=())
     assert got[answers] > got[topic_only]
 

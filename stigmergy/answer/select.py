@@ -28,7 +28,7 @@ import numpy as np
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
-from stigmergy.answer.slots import SAME_AS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import SAME_AS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 from stigmergy.answer.values import Asked
 
@@ -186,21 +186,6 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 _NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
-def compared(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> its comparative and superlative ("too weak" is said by "weaker ones such as md5", "old" by
-    "the oldest"): the Porter stemmer keeps "weaker" whole."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in terms:
-        w = fold(t.word)
-        if t.name or t.figure or not w.isalpha() or not 3 <= len(w) <= 8:
-            continue
-        forms = [w + "er", w + "est"] if not w.endswith("e") else [w + "r", w + "st"]
-        if len(w) <= 4 and w[-1] not in "aeiouwy" and w[-2] in "aeiou" and w[-3:-2] not in ("a", "e", "i", "o", "u"):
-            forms += [w + w[-1] + "er", w + w[-1] + "est"]  # "big": "bigger"
-        out[t.stem] = tuple(frozenset({stem(f)}) for f in forms)
-    return out
-
-
 def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the same small number the other way: "under two years" is said by "less than 2 years", "3
     reviewers" by "three reviewers"."""
@@ -223,11 +208,7 @@ def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...
 
 # A post is said by its title: "what is Tomek's role" by "Tomasz Wieczorek, CTO and co-founder".
 _POST_WORDS = ("role", "job", "title", "position", "post")
-_TITLE_WORDS = tuple(stem(w) for w in (
-    "ceo cto cfo coo cpo cio vp sre head chief founder cofounder co-founder chair president director manager lead "
-    "engineer developer maintainer designer researcher analyst accountant officer administrator architect consultant "
-    "advisor adviser intern recruiter scientist specialist coordinator owner sponsor editor secretary treasurer "
-    "controller counsel lawyer technician executive partner").split())
+_TITLE_WORDS = tuple(dict.fromkeys(stem(w) for w in (*TITLE_WORDS, *TITLE_ACRONYMS, "head")))
 
 
 def posts(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
@@ -425,9 +406,14 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
                  ) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the other words that say it: a slip's right spelling, the wiki's word for a quantity, plain
     words for an idiom, a street for an address, a title for a post, a quarter for a month, an alias for a name.
-    The later ones win where two give the same term."""
-    return {**compared(terms), **misspelt(terms, lines), **same_as(terms), **plainly(terms, part.text), **addressed(part.slot),
-            **posts(part.slot), **quarters(terms), **numerals(terms), **aliases(terms, part.text, names)}
+    Where two give the same term, it has the words of both."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
+                 addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms),
+                 aliases(terms, part.text, names)):
+        for key, forms in alts.items():
+            out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
+    return out
 
 
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,

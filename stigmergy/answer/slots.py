@@ -228,13 +228,16 @@ def defines(subject: str, text: str) -> bool:
 _IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 
-# The titles of a post a person holds: "CTO", "Head of Logistics", "SRE lead", "customer success manager".
-_TITLE_RE = re.compile(r"\b(?:head of|chief|(?:co-?)?founder|chair(?:man|woman|person)?|president|director|manager|"
-                       r"lead|engineer|developer|maintainer|designer|researcher|analyst|accountant|officer|administrator|"
-                       r"architect|consultant|advis[eo]r|intern|recruiter|scientist|specialist|coordinator|owner|"
-                       r"sponsor|editor|secretary|treasurer|controller|counsel|lawyer|technician|executive|partner)s?\b",
-                       re.I)
-_TITLE_ACRONYM_RE = re.compile(r"\b(?:C[A-Z]{1,2}O|S?VP|EVP|SRE|PM)\b")
+# The titles of a post a person holds: "CTO", "Head of Logistics", "SRE lead", "customer success manager"
+# (select.posts reads the same words as what says the question's "role" or "job").
+TITLE_WORDS = (
+    "chief founder cofounder co-founder chair chairman chairwoman chairperson president director manager lead engineer "
+    "developer maintainer designer researcher analyst accountant officer administrator architect consultant advisor "
+    "adviser intern recruiter scientist specialist coordinator owner sponsor editor secretary treasurer controller "
+    "counsel lawyer technician executive partner").split()
+TITLE_ACRONYMS = "ceo cto cfo coo cpo cio cmo cro cso cdo cco vp svp evp sre pm".split()
+_TITLE_RE = re.compile(r"\b(?:head of|" + "|".join(map(re.escape, TITLE_WORDS)) + r")s?\b", re.I)
+_TITLE_ACRONYM_RE = re.compile(r"\b(?:" + "|".join(a.upper() for a in TITLE_ACRONYMS) + r")\b")
 
 
 def _titles(text: str) -> list[re.Match[str]]:
