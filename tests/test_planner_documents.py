@@ -210,3 +210,16 @@ def test_two_identifiers_joined_by_and_are_two_names() -> None:
     # A name with "and" in it stays whole when neither side is written as code.
     assert names("We met Marks and Spencer in Leeds.") == ["Marks and Spencer", "Leeds"]
     assert names("Procter and Gamble signed on Monday.") == ["Procter and Gamble"]
+
+
+def test_keywords_in_capitals_are_no_names_and_acronym_pairs_are() -> None:
+    from stigmergy.plan.deterministic.names import proper_name_runs
+
+    def names(text: str) -> list[str]:
+        return [n for n, _ in proper_name_runs(text)]
+
+    assert names("Run CREATE TABLE first, then INSERT INTO it.") == []
+    assert names("FOR IMMEDIATE RELEASE: Tidemark ships.") == ["Tidemark"]
+    # Acronyms side by side are a name ("AWS KMS", "REST API"); one long word in capitals is too ("UNICEF").
+    assert names("The keys live in AWS KMS behind the REST API.") == ["AWS KMS", "REST API"]
+    assert names("We met the UNICEF staff.") == ["UNICEF"]

@@ -186,8 +186,17 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
         name = " ".join(words)
         if len(name) < 2 or not any(c.isalpha() for c in name):
             continue
+        if _shouted(words):
+            continue  # capitals as a shout or a keyword ("CREATE TABLE", "FOR IMMEDIATE RELEASE"), not "AWS KMS"
         out.append((name, initial and words[0] == _strip_tok(run[0][0])))
     return out
+
+
+def _shouted(words: list[str]) -> bool:
+    """Two or more words in capitals side by side, one of them longer than an acronym: an SQL keyword run
+    ("Run CREATE TABLE first", "INSERT INTO") or a shouted heading, where "AWS KMS" and "REST API" are names."""
+    caps = [w.isalpha() and w.isupper() and len(w) >= 2 for w in words]
+    return any(caps[i] and caps[i + 1] and max(len(words[i]), len(words[i + 1])) > 4 for i in range(len(words) - 1))
 
 
 def _identifier(word: str) -> bool:
