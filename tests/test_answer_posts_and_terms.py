@@ -291,3 +291,8 @@ def test_an_other_name_given_in_the_sentence_after_the_thing() -> None:
 def test_how_many_of_a_group_typed_without_its_comma() -> None:
     q = "of the drivers on night shifts how many had a near miss?"
     assert _fills(q, "Of drivers on night shifts, only 7% had a near miss.") == 1.0
+
+
+def test_a_count_before_the_head_of_which_x_is_not_the_head() -> None:
+    assert parts("which two ways of installing the agent does the vendor support?")[0].slot.head == "ways"
+    assert parts("which two carriers started using the API in Q3?")[0].slot.head == "carrier"

@@ -288,6 +288,9 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and word[:-1] in _HEAD_VOCAB else word
 
 
+_COUNT_WORDS = frozenset("two three four five six seven eight nine ten both".split())
+
+
 def _head(after: list[str]) -> str:
     """The head noun of "which X …": "which Beacon G2 component has" -> component, "which pip release added"
     -> release, "which Greywater partner sits on" -> partner (a word the rules know as a kind of thing
@@ -298,6 +301,8 @@ def _head(after: list[str]) -> str:
         lw = w.lower().strip(",.?;:")
         if lw in ("kind", "sort", "type") and not taken:
             continue
+        if lw in _COUNT_WORDS and not taken:
+            continue  # "which two ways": two of the ways
         if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw:
             at_verb = lw in _VERBISH
             break
