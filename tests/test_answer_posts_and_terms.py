@@ -296,3 +296,18 @@ def test_how_many_of_a_group_typed_without_its_comma() -> None:
 def test_a_count_before_the_head_of_which_x_is_not_the_head() -> None:
     assert parts("which two ways of installing the agent does the vendor support?")[0].slot.head == "ways"
     assert parts("which two carriers started using the API in Q3?")[0].slot.head == "carrier"
+
+
+def test_a_file_named_as_where_something_is_kept_answers_where() -> None:
+    q = "where does the agent find its saved tokens?"
+    assert _fills(q, "The saved tokens are read from a tokens.json file.") == 1.0
+    assert _fills(q, "Edit tokens.json to add more.") == WEAK
+
+
+def test_street_words_that_are_also_common_words_count_capitalised() -> None:
+    q = "where is the new depot?"
+    # A verb ("when building from source"), a shipping lane, an event that takes place: no street.
+    assert _fills(q, "The new depot caches parcels when building from source.") < 1.0
+    assert _fills(q, "The new depot is budgeted per lane.") < 1.0
+    assert _fills(q, "The new depot is at Harbour Place, 2nd floor.") == 1.0
+    assert _fills(q, "The new depot is in Building 4 on the estate.") == 1.0

@@ -65,13 +65,20 @@ _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|backg
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
-_STREET_RE = re.compile(r"\b(?:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|square|lane|floor|"
-                        r"building|boulevard|blvd|via|calle|strasse|straße|place|quay|park)\b", re.I)
+# A street or a part of a building in an address. The words that are also common nouns or verbs ("when building
+# from a Git reference", "per lane", "takes place", "the car park") count only capitalised, as names of streets
+# are, or beside the number a floor or a building has.
+_STREET_RE = re.compile(r"\b(?i:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|boulevard|blvd|calle|strasse|"
+                        r"straße|travessa)\b|\b(?:Square|Lane|Place|Quay|Park|Via|Building)\b|"
+                        r"\b(?i:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|ground|top) floor\b|"
+                        r"\b(?i:building) (?:\d+|[A-Z])\b")
 _NUMBERED_STREET_RE = re.compile(r"\b\d{1,3}[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){0,3}(?:[Ss]treet|[Rr]oad|[Aa]venue|[Ll]ane|"
                                  r"[Qq]uay|[Ss]quare|[Bb]oulevard|[Pp]lace)\b|"
                                  r"\b(?:[Rr]ua|[Aa]venida|[Tt]ravessa|[Cc]alle|[Vv]ia|[Pp]raça)\s+"
                                  r"(?:(?:d[aeo]s?|de la|del|[A-Z][\w'’-]*)\s+){1,4}\d{1,3}[a-z]?\b|"
                                  r"\b[A-Z][\w'’-]*(?:strasse|straße|gatan|vägen|gade|weg)\s+\d{1,3}[a-z]?\b")
+# A file named as where something is kept: "from a origin.json file", "in the pylock.toml file".
+_STORED_IN_RE = re.compile(r"\b(?:in|from|into|to) (?:an? |the )?`?(?P<file>[\w.-]+\.[a-z]{2,5})`? file\b", re.I)
 _PLACE_PREP_RE = re.compile(r"\b(?:in|at|to|from|near|into|on|under|inside)\s+(?:the\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 # A cloud region ("eu-west-2", "us-east-1"): where data or a service is hosted.
 _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|west|central|northeast|northwest|"
@@ -160,6 +167,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0  # "the .egg-info directory is created relative to the project path"
         if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
             return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
+        if k == "place" and any(is_new(m.group("file"), q) for m in _STORED_IN_RE.finditer(text)):
+            return 1.0  # "where does it find the hashes": "obtained from a origin.json file stored in each cache entry"
         if k == "place" and any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return WEAK  # "in conf.py", "under `[answer]`"
         if k == "project" and any(is_new(a or b, q) for a, b in PROJECT_RE.findall(text)):
