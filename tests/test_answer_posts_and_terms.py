@@ -311,3 +311,16 @@ def test_street_words_that_are_also_common_words_count_capitalised() -> None:
     assert _fills(q, "The new depot is budgeted per lane.") < 1.0
     assert _fills(q, "The new depot is at Harbour Place, 2nd floor.") == 1.0
     assert _fills(q, "The new depot is in Building 4 on the estate.") == 1.0
+
+
+def test_words_the_line_abbreviates_are_said_by_their_initialism_in_capitals() -> None:
+    from stigmergy.answer.select import with_initials
+
+    q = "which bot labels pull requests that need a rebase?"
+    terms = with_initials(question_terms(q), q)
+    got = {line: word_score(_line(line), terms, {})[0] for line in (
+        "The BrownBot labels PRs that need a rebase.", "The BrownBot labels issues that need a rebase.",
+        "The BrownBot labels pr that need a rebase.")}
+    assert got["The BrownBot labels PRs that need a rebase."] > got["The BrownBot labels issues that need a rebase."]
+    # In lower case a two-letter initialism is a word, not the abbreviation.
+    assert got["The BrownBot labels pr that need a rebase."] == got["The BrownBot labels issues that need a rebase."]

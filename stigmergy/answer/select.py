@@ -20,7 +20,7 @@ question sets (bench/ask.py; docs/agents.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -186,6 +186,37 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 _NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
+def with_initials(terms: list[Term], text: str) -> list[Term]:
+    """The terms, each with the initialisms of the runs of two to four plain question words it is in: a line may
+    abbreviate what the asker spells out ("pull requests": "PRs", "operating system": "OS"). Said only in
+    capitals (`_says`): in lower case a two-letter initialism is a word ("sign off": "so")."""
+    plain = {t.stem for t in terms if not (t.name or t.figure)}
+    found: dict[str, list[str]] = {}
+    run: list[str] = []
+
+    def close() -> None:
+        for n in range(2, min(4, len(run)) + 1):
+            for i in range(len(run) - n + 1):
+                short = "".join(w[0] for w in run[i : i + n]).upper()
+                for w in run[i : i + n]:
+                    found.setdefault(stem(w), []).append(short)
+        run.clear()
+
+    for tok in _WORD_RE.findall(text.replace("-", " ")):
+        low = tok.casefold()
+        if low in STOPWORDS or not tok.isalpha() or stem(low) not in plain:
+            close()
+        else:
+            run.append(low)
+    close()
+    return [replace(t, initials=tuple(dict.fromkeys(found[t.stem]))) if t.stem in found else t for t in terms]
+
+
+@lru_cache(maxsize=256)
+def _initial_re(short: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![A-Za-z])" + re.escape(short) + r"s?(?![A-Za-z])")
+
+
 def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the same small number the other way: "under two years" is said by "less than 2 years", "3
     reviewers" by "three reviewers"."""
@@ -287,7 +318,8 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     if term.option:
         return _option_re(term.word).search(text) is not None
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
-            or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text)))
+            or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text))
+            or any(_initial_re(i).search(text) for i in term.initials))
 
 
 @lru_cache(maxsize=256)
@@ -421,6 +453,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     """Every line that holds the question's figures, scored for `part`, best first."""
     from stigmergy.answer.meaning import cosine
 
+    terms = with_initials(terms, part.text)
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

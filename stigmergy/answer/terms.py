@@ -93,6 +93,7 @@ class Term:
     everywhere: bool = False  # in at least EVERYWHERE_SHARE of the reader's fragments ("pip" in pip's docs)
     option: bool = False  # typed as a command-line option ("--debug"): said only with its dashes
     absent: bool = False  # a plain word no fragment of the reader's says: the asker's own word, or a typo
+    initials: tuple[str, ...] = ()  # the initialisms of the runs of question words it is in ("PR" for "pull requests")
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
