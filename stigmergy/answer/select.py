@@ -28,7 +28,7 @@ import numpy as np
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
-from stigmergy.answer.slots import SAME_AS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import SAME_AS, STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 from stigmergy.answer.values import Asked
 
@@ -213,8 +213,10 @@ def with_initials(terms: list[Term], text: str) -> list[Term]:
 
 
 @lru_cache(maxsize=256)
-def _initial_re(short: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![A-Za-z])" + re.escape(short) + r"s?(?![A-Za-z])")
+def _initials_re(shorts: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for a term's initialisms: `_says` reads every evidence line with it (one search, not one per
+    initialism)."""
+    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, shorts)) + r")s?(?![A-Za-z])")
 
 
 def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
@@ -319,7 +321,7 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return _option_re(term.word).search(text) is not None
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text))
-            or any(_initial_re(i).search(text) for i in term.initials))
+            or bool(term.initials and _initials_re(term.initials).search(text)))
 
 
 @lru_cache(maxsize=256)
@@ -398,7 +400,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
-_STREETS = tuple(frozenset({stem(w)}) for w in "rua travessa avenida street road avenue boulevard lane calle strasse quay".split())
+_STREETS = tuple(frozenset({stem(w)}) for w in STREET_WORDS)
 
 
 def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:

@@ -68,8 +68,11 @@ _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(
 # A street or a part of a building in an address. The words that are also common nouns or verbs ("when building
 # from a Git reference", "per lane", "takes place", "the car park") count only capitalised, as names of streets
 # are, or beside the number a floor or a building has.
-_STREET_RE = re.compile(r"\b(?i:rua|street|st\.|road|rd\.|avenue|ave\.|avenida|av\.|praça|boulevard|blvd|calle|strasse|"
-                        r"straße|travessa)\b|\b(?:Square|Lane|Place|Quay|Park|Via|Building)\b|"
+# (select._STREETS reads the same words as what says the question's "street" and "address").
+STREET_WORDS = ("rua", "travessa", "avenida", "praça", "street", "road", "avenue", "boulevard", "calle", "strasse",
+                "straße")
+_STREET_RE = re.compile(r"\b(?i:" + "|".join(STREET_WORDS) + r"|blvd)\b|\b(?i:st|rd|ave|av)\.|"
+                        r"\b(?:Square|Lane|Place|Quay|Park|Via|Building)\b|"
                         r"\b(?i:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|ground|top) floor\b|"
                         r"\b(?i:building) (?:\d+|[A-Z])\b")
 _NUMBERED_STREET_RE = re.compile(r"\b\d{1,3}[a-z]?,?\s+(?:[A-Z][\w'’-]*\s+){0,3}(?:[Ss]treet|[Rr]oad|[Aa]venue|[Ll]ane|"
