@@ -82,8 +82,9 @@ def leans_back(text: str) -> bool:
 
 
 def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, root: Path,
-             layers: tuple[str, ...], with_text: bool) -> dict[str, Any]:
-    """One answer sentence for `line`, with the citations it rests on."""
+             layers: tuple[str, ...], with_text: bool, then: Line | None = None) -> dict[str, Any]:
+    """One answer sentence for `line`, with the citations it rests on; `then`: the sentence after it that goes
+    on with it (evidence.follow_on), said and cited with it."""
     text = readable(line)
     shown = [u for u in line.links if u not in text] if slot.kind == "place" else []
     if shown:
@@ -101,6 +102,9 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
         if label:
             text = f"{label}: {text}" if not label.endswith((".", "!", "?")) else f"{label} {text}"
             cites.extend(extra)
+    if then is not None:
+        text = f"{text} {readable(then)}"
+        cites.extend(then.cites)
     unique = list(dict.fromkeys(cites))
     return {"text": text, "page": line.page, "title": line.title, "type": line.type, "line": line.line,
             "citations": [c.to_dict(with_text) for c in unique]}

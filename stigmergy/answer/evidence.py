@@ -190,6 +190,10 @@ def row_statement(text: str, before: str) -> bool:
 
 # A sentence that opens with a pointer back ("This can be…", "These options…", "It also…").
 _ANAPHOR_RE = re.compile(r"^\s*(?:this|that|these|those|such|it)\b", re.I)
+# A sentence that goes on with the one before it: its subject is that one's ("It is not on the roadmap.",
+# "These original hashes are obtained from a origin.json file"), or it qualifies it ("However, weaker ones …").
+_GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|however|but)\b", re.I)
+FOLLOW_ON_WORDS = 25  # a longer sentence says something of its own
 _BARE_SEP_RE = re.compile(r"\s\|\s")
 
 
@@ -375,6 +379,19 @@ def _blocks(store: Any, layers: tuple[str, ...], paths: list[str]) -> tuple[dict
             continue
         out.append({"page": path, **record})
     return tuple(out)
+
+
+def follow_on(line: Line, lines: tuple[Line, ...]) -> Line | None:
+    """The sentence after a source sentence in its paragraph when it goes on with it and is short: an answer
+    that quotes "Sales promised the Danish customer a German-language report." without "It is not on the
+    roadmap." says the opposite of its source."""
+    if line.type != "source" or not line.cites:
+        return None
+    at = line.cites[0]
+    return next((ln for ln in lines if ln.page == line.page and ln.before_cite is not None
+                 and ln.before_cite.start == at.start and ln.before_cite.end == at.end and ln is not line
+                 and not ln.text.startswith("|") and _GOES_ON_RE.match(ln.text)
+                 and len(ln.text.split()) <= FOLLOW_ON_WORDS), None)
 
 
 def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any]], store: Any = None) -> Evidence:

@@ -18,7 +18,7 @@ from typing import Any
 
 from stigmergy.answer import llm
 from stigmergy.answer.compose import readable, sentence
-from stigmergy.answer.evidence import Cite, Evidence, Line, gather
+from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
@@ -177,7 +177,9 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         q = asked(part.text, names)
         for line in decision.lines:
             via = top.via_context if line is top.line else False
-            made = sentence(line, part.slot, via, names, q, root, layers, with_text)
+            then = follow_on(line, ev.lines)
+            made = sentence(line, part.slot, via, names, q, root, layers, with_text,
+                            then if then is not None and _key(then.text) not in said else None)
             key = " ".join(made["text"].casefold().split())
             if key in said:
                 entry["sentences"].append(next(i for i, s in enumerate(sentences)
@@ -216,7 +218,8 @@ def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, 
             decision = decide(got[0], scored, ev.lines, ev.contradictions, root, layers, part.slot.kind)
             superseded.extend(decision.superseded)
             lost = {" ".join(s["text"].casefold().split()) for s in decision.superseded}
-            for ln in [*decision.lines, *(sc.line for sc in got[1:])]:
+            goes_on = [then for then in (follow_on(ln, ev.lines) for ln in decision.lines) if then is not None]
+            for ln in [*decision.lines, *goes_on, *(sc.line for sc in got[1:])]:
                 if ln not in lines and " ".join(ln.text.casefold().split()) not in lost:
                     lines.append(ln)
     lines = lines[:LLM_POOL]
