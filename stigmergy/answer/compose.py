@@ -20,6 +20,9 @@ from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify
 
 _EMPHASIS_RE = re.compile(r"(\*\*|__|`)")
+# A cross-reference as the reader sees it: "{ref}`locally-built wheel cache <wheel-caching>`" (MyST) and
+# ":ref:`the cache <wheel-caching>`" (reStructuredText) show their words, not the role or the target.
+_ROLE_RE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`<]+?)(?:\s*<[^>`]*>)?`")
 _DATED_HEADING_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*·\s*")
 MAX_HEAD_LINES = 200
 
@@ -39,6 +42,7 @@ def readable(line: Line) -> str:
             text = ", ".join(c for c in row if c)
     elif text.startswith("|"):
         text = ", ".join(c for c in _cells(text) if c)
+    text = _ROLE_RE.sub(lambda m: m.group(1).strip(), text)
     text = _EMPHASIS_RE.sub("", text)
     text = " ".join(text.split())
     if text and text[-1] not in ".!?:;)”\"'":
@@ -102,6 +106,16 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
         if label:
             text = f"{label}: {text}" if not label.endswith((".", "!", "?")) else f"{label} {text}"
             cites.extend(extra)
+    if line.note and line.note not in text:
+        # What a release changed is said with its release, as the documentation shows it.
+        text = f"{line.note}: {text}"
+        if line.note_cite is not None:
+            cites.append(line.note_cite)
+    elif line.note and text.rstrip(".") == line.note and not via_context:
+        # A note with no body (".. versionadded:: 22.2") is about the section it opens: "pip inspect: New in …".
+        label = line.headings[-1] if line.headings else line.title
+        text = f"{label}: {text}"
+        cites.extend(c for cite in line.cites for c in _source_head(root, layers, cite.path, "", label, cite.start))
     if then is not None:
         text = f"{text} {readable(then)}"
         cites.extend(then.cites)

@@ -52,6 +52,8 @@ class Line:
     date: str = ""  # when what it rests on was said: its source's occurred_at (a wiki line: its latest source's)
     sources: tuple[str, ...] = ()  # the titles of the sources it rests on
     title_cite: Cite | None = None  # a source line: its page's title line (an answer may lean on the title)
+    note: str = ""  # the release note the line sits in, as Sphinx renders it ("Changed in version 22.1")
+    note_cite: Cite | None = None  # the note's directive line
 
     @property
     def wiki_cite(self) -> Cite:
@@ -247,6 +249,49 @@ _VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Chan
 _VERSION_DIRECTIVE_RE = re.compile(r"^\{(" + "|".join(_VERSION_DIRECTIVES) + r")\}\s+(\S+)\s*$")
 
 
+_RST_VERSION_RE = re.compile(r"^(\s*)\.\.\s+(" + "|".join(_VERSION_DIRECTIVES) + r")::\s+(\S+)\s*(.*)$")
+
+
+def _rst_note(raw: str) -> tuple[str, str, int] | None:
+    """ ".. versionchanged:: 22.1" (reStructuredText): (the note as Sphinx renders it, the text on its line,
+    the directive's indent)."""
+    m = _RST_VERSION_RE.match(raw)
+    return (f"{_VERSION_DIRECTIVES[m.group(2)]} {m.group(3).rstrip('.,:')}", m.group(4).strip(), len(m.group(1))) if m else None
+
+
+def version_notes(content: list[str], first: int, body_from: int) -> dict[int, tuple[str, int]]:
+    """page line -> (the release note it sits in, the note's directive line): what a MyST fence
+    ("```{versionchanged} 22.1") or a reStructuredText directive (".. versionadded:: 22.2" and its indented
+    body) wraps. A change note is the documentation's own word on what a release changed in the text around it."""
+    out: dict[int, tuple[str, int]] = {}
+    fences: list[tuple[str, str, int]] = []  # (marker, note, its line)
+    rst: tuple[str, int, int] | None = None  # (note, its line, its indent)
+    for offset, raw in enumerate(content):
+        if offset < body_from:
+            continue
+        n = first + offset
+        fence = _FENCE_RE.match(raw)
+        if fence:
+            marker, label = fence.group(1), fence.group(2).strip()
+            if fences and not label and marker[0] == fences[-1][0][0] and len(marker) >= len(fences[-1][0]):
+                fences.pop()
+            else:
+                m = _VERSION_DIRECTIVE_RE.match(label)
+                outer = fences[-1][1:] if fences else ("", 0)
+                fences.append((marker, *((_fence_label(label), n) if m else outer)))
+            continue
+        if rst is not None and raw.strip() and len(raw) - len(raw.lstrip()) <= rst[2]:
+            rst = None
+        note = _rst_note(raw)
+        if note is not None:
+            rst = (note[0], n, note[2])
+        if rst is not None:
+            out[n] = (rst[0], rst[1])
+        elif fences and fences[-1][1]:
+            out[n] = (fences[-1][1], fences[-1][2])
+    return out
+
+
 def _fence_label(info: str) -> str:
     m = _VERSION_DIRECTIVE_RE.match(info.strip())
     if m:
@@ -272,6 +317,7 @@ def source_units(content: list[str], first: int, body_from: int
     intro: tuple[str, tuple[int, int]] | None = None  # the sentence (or label) that introduces what follows
     intro_depth = 0  # the fence depth a label introduces (0: a sentence)
     fences: list[str] = []
+    pending: tuple[str, tuple[int, int]] | None = None  # a reStructuredText release note, for its body
     breaks: set[int] = set()  # block indices where a section, a table or a code block began
     for offset, raw in enumerate(content):
         n = first + offset
@@ -300,6 +346,15 @@ def source_units(content: list[str], first: int, body_from: int
             heading_at[len(blocks)] = heading
             intro = None
             continue
+        note = _rst_note(raw) if offset >= body_from else None
+        if note is not None:
+            # ".. versionadded:: 22.2" states what Sphinx renders ("New in version 22.2."); the indented body
+            # that follows reads it as its context, as a MyST note's body does.
+            breaks.add(len(blocks))
+            blocks.append(([(n, f"{note[0]}: {note[1]}" if note[1] else f"{note[0]}.")], "", None))
+            blocks.append(([], "", None))
+            pending = (note[0], (n, n))
+            continue
         bare = offset >= body_from and _bare_row(content, offset)
         raw = f"| {' | '.join(c.strip() for c in raw.split('|'))} |" if bare else raw
         row = raw.lstrip().startswith("|")
@@ -324,8 +379,9 @@ def source_units(content: list[str], first: int, body_from: int
         if not blocks or not blocks[-1][0] or item or _TURN_RE.match(raw) or _MARKUP_RE.match(raw):
             if not (item or in_code):
                 intro = None  # a paragraph of its own: not part of a list the last lead-in introduced
-            ctx, at = intro if intro and (item or in_code) else ("", None)
+            ctx, at = intro if intro and (item or in_code) else pending or ("", None)
             blocks.append(([], ctx, at))
+        pending = None
         blocks[-1][0].append((n, raw.strip()))
         if raw.rstrip().endswith(":") and not in_code:
             a, b, last = _sentences(blocks[-1][0])[-1]
@@ -358,6 +414,11 @@ def _units_of(text: str, first: int, body_from: int
               ) -> tuple[tuple[int, int, str, str, tuple[int, int] | None, str], ...]:
     """`source_units` of a page's read text, memoised: a warm server reads the same pages for many questions."""
     return tuple(source_units(text.split("\n"), first, body_from))
+
+
+@lru_cache(maxsize=256)
+def _notes_of(text: str, first: int, body_from: int) -> dict[int, tuple[str, int]]:
+    return version_notes(text.split("\n"), first, body_from)
 
 
 def _facts(store: Any, layers: tuple[str, ...], paths: set[str]) -> dict[str, tuple[str, str]]:
@@ -423,6 +484,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
                               content[body_from - 1]) if body_from else None
             title, date = facts.get(page["path"], (page["title"], ""))
             date = date or str(page["front_matter"].get("occurred_at") or "")[:10]
+            notes = _notes_of(page["content"], first, body_from)
             for a, b, sentence, before, before_at, rst_heading in _units_of(page["content"], first, body_from):
                 text = claim_text(sentence).strip()
                 if not text or not (statement(text) or row_statement(text, before)) or (page["path"], a, text) in seen:
@@ -435,9 +497,11 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
                 trail = _headings(page, a)
                 if rst_heading and rst_heading not in trail:
                     trail = (*trail, rst_heading)
+                note, note_at = notes.get(a, ("", 0))
                 lines.append(Line(page["path"], page["title"], page["type"], page["layer"], a, sentence, text,
                                   trail, (Cite(page["path"], a, b, cited),), rank, before, bcite,
-                                  date, (title,), title_cite))
+                                  date, (title,), title_cite, note,
+                                  Cite(page["path"], note_at, note_at, content[note_at - first]) if note else None))
             continue
         evidence = {e["line"]: e for e in page.get("evidence", [])}
         for offset, raw in enumerate(content):

@@ -66,7 +66,7 @@ def combine(meaning: float, words: float, fill: float, weight: float = MEANING_W
 
 
 def context_text(line: Line) -> str:
-    return " ".join([line.title, *line.headings, line.before])
+    return " ".join([line.title, *line.headings, line.before, *([line.note] if line.note != line.before else [])])
 
 
 def fill_text(line: Line, slot: Slot) -> str:

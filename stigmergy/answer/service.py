@@ -173,7 +173,7 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         report.append(entry)
         if top is None or not ok:
             continue
-        decision = decide(top, scored, ev.lines, ev.contradictions, root, layers, part.slot.kind)
+        decision = decide(top, scored, ev.lines, ev.contradictions, root, layers, part.slot.kind, part.text)
         q = asked(part.text, names)
         for line in decision.lines:
             via = top.via_context if line is top.line else False
@@ -215,7 +215,7 @@ def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, 
         report.append({"question": part.text, "asks": part.slot.kind, "answered": bool(got), "sentences": [],
                        "best": round(best(scored), 4)})
         if got:
-            decision = decide(got[0], scored, ev.lines, ev.contradictions, root, layers, part.slot.kind)
+            decision = decide(got[0], scored, ev.lines, ev.contradictions, root, layers, part.slot.kind, part.text)
             superseded.extend(decision.superseded)
             lost = {" ".join(s["text"].casefold().split()) for s in decision.superseded}
             goes_on = [then for then in (follow_on(ln, ev.lines) for ln in decision.lines) if then is not None]

@@ -31,6 +31,7 @@ LATER_RATIO = 0.9  # rule 3: the later line scores at least this share of the be
 SAME_WORDS = 0.5  # rule 3: the two lines share at least this share of their words
 RESTATED = 0.6  # rule 3: … and when they share this much, the later one may score down to RESTATED_RATIO
 RESTATED_RATIO = 0.75
+NOTE_RATIO = 0.85  # a later release's note wins when it scores at least this share of the best
 
 
 @dataclass
@@ -120,7 +121,7 @@ def _line_for(claim: dict[str, Any], scored: list[Scored], pool: tuple[Line, ...
 
 
 def decide(top: Scored, scored: list[Scored], pool: tuple[Line, ...], blocks: tuple[dict[str, Any], ...],
-           root: Path, layers: tuple[str, ...], slot_kind: str) -> Decision:
+           root: Path, layers: tuple[str, ...], slot_kind: str, question: str = "") -> Decision:
     line = top.line
     for con in blocks:
         claims = con.get("claims", [])
@@ -145,6 +146,11 @@ def decide(top: Scored, scored: list[Scored], pool: tuple[Line, ...], blocks: tu
         winner = replace(winner, date=winner.date or dates[later])
         return Decision([winner], [superseded_entry(line, f"a later source ({dates[later]}) says otherwise: "
                                                           f"{con.get('subject', '')}", mine[0].get("date", ""))])
+    noted = _later_note(top, scored) if slot_kind == "yesno" or _NOW_ASKED_RE.search(question) else None
+    if noted is not None:
+        lost = [superseded_entry(line, f"{line.note}; a later release's note says otherwise ({noted.line.note})")
+                ] if line.note else []
+        return Decision([noted.line], lost)
     if _is_draft(line):
         for s in scored:
             if s.eligible and s.line is not line and not _is_draft(s.line) and (_keys(s.line) & _keys(line)) \
@@ -173,6 +179,31 @@ def decide(top: Scored, scored: list[Scored], pool: tuple[Line, ...], blocks: tu
             return Decision([other], [superseded_entry(line, f"an earlier source ({line.date}); a later one "
                                                              f"({other.date}) says otherwise")])
     return Decision([line])
+
+
+# A question about what holds now ("can I still use …", "does pip use … nowadays"): a change note speaks of it.
+# Not "how does pip know …": a line that says how is the answer, whatever a release note near it changed.
+_NOW_ASKED_RE = re.compile(r"\b(?:still|anymore|any more|any longer|no longer|nowadays|these days|currently|"
+                           r"current|now|latest|today)\b", re.I)
+_RELEASE_RE = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _release(note: str) -> tuple[int, ...]:
+    m = _RELEASE_RE.search(note)
+    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
+
+
+def _later_note(top: Scored, scored: list[Scored]) -> Scored | None:
+    """A release note on the same page that speaks of what the best line speaks of, near tied with it, from a
+    later release than the best line's own note (or when it has none): "Changed in version 22.1: The
+    --use-deprecated=out-of-tree-build option has been removed" is the answer to "can I still use it", not the
+    21.3 note that added it nor the text the change notes amend."""
+    line = top.line
+    mine = _release(line.note)
+    found = [s for s in scored if s.eligible and s.line is not line and s.line.page == line.page and s.line.note
+             and s.score >= NOTE_RATIO * top.score and _release(s.line.note) > mine
+             and set(s.matched) & set(top.matched)]
+    return max(found, key=lambda s: (_release(s.line.note), s.score), default=None)
 
 
 def _resolved(con: dict[str, Any], line: Line, scored: list[Scored], pool: tuple[Line, ...], root: Path,
