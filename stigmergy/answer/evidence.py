@@ -154,11 +154,16 @@ def _headings(page: dict[str, Any], line: int) -> tuple[str, ...]:
 
 def _is_claim(raw: str) -> bool:
     s = raw.strip()
-    return bool(s) and not s.startswith(("#", ">", "<!--", "```", "|---", "| ---")) and s.strip("|-: ") != ""
+    return bool(s) and (not s.startswith(("#", ">", "<!--", "```", "|---", "| ---")) or bool(_AUTO_ITEM_RE.match(s))
+                        ) and s.strip("|-: ") != ""
+
+
+# "#. Emit a ``pylock.toml`` …": a reStructuredText list item numbered for you, not a Markdown heading.
+_AUTO_ITEM_RE = re.compile(r"^\s*#\.\s+")
 
 
 _WEB_LINK_RE = re.compile(r"\]\((https?://[^)\s]+)\)")
-_MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#\.)\s+")
 # A line that opens a turn of its own: a chat message or log entry ("[08:02] Sam: …", "07:44 The queue …"),
 # or a labelled line ("Venue: …"): hard-wrapped prose never starts a line like this.
 _TURN_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]|\d{1,2}:\d{2}\s|[A-Z][\w .'’()-]{0,40}:\s)")
@@ -486,7 +491,7 @@ def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any
             date = date or str(page["front_matter"].get("occurred_at") or "")[:10]
             notes = _notes_of(page["content"], first, body_from)
             for a, b, sentence, before, before_at, rst_heading in _units_of(page["content"], first, body_from):
-                text = claim_text(sentence).strip()
+                text = _AUTO_ITEM_RE.sub("", claim_text(sentence)).strip()
                 if not text or not (statement(text) or row_statement(text, before)) or (page["path"], a, text) in seen:
                     continue
                 seen.add((page["path"], a, text))

@@ -153,6 +153,8 @@ _PLAIN = (
     ("count", re.compile(r"\bcount\w*\s+towards?\b", re.I), ("satisfy", "satisfies", "meet", "meets")),
     ("wrote", None, ("author", "authors", "authored")), ("write", re.compile(r"\bwrites?\s+up\b", re.I), ("author", "authors")),
     ("written", None, ("author", "authors", "authored")),
+    ("write", re.compile(r"\b(?:write|writes|wrote|written|writing)\s+out\b", re.I),
+     ("emit", "emits", "output", "outputs", "generate", "generates", "produce", "produces", "create", "creates")),
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
     ("under", None, ("less", "fewer", "below")),

@@ -1,0 +1,32 @@
+"""Issue #19, fifteenth pass: what documentation says in its own markup is read as a reader sees it (a
+reStructuredText "#." list item is a statement, not a heading) and the asker's plain words find it ("write out":
+"emit"). Sentences written for these tests."""
+
+from __future__ import annotations
+
+from stigmergy.answer.evidence import source_units
+from stigmergy.answer.question import parts
+from stigmergy.answer.select import plainly, word_score
+from stigmergy.answer.terms import question_terms, stem
+from tests.test_answer_posts_and_terms import _line
+
+
+def test_an_auto_numbered_item_is_a_statement() -> None:
+    content = ["Examples", "========", "", "#. Emit a ``pylock.toml`` for the project in the current directory", "",
+               "# A Markdown heading", "", "Plain text after it."]
+    said = [u[2] for u in source_units(content, 1, 1)]
+    assert any(s.endswith("Emit a ``pylock.toml`` for the project in the current directory") for s in said)
+    assert not any("Markdown heading" in s for s in said)
+
+
+def test_write_out_is_said_by_emit() -> None:
+    [part] = parts("what file does pip lock write out")
+    terms = question_terms(part.text)
+    alts = plainly(terms, part.text)
+    emit = word_score(_line("Emit a pylock.toml for the project in the current directory."), terms, alts)[0]
+    other = word_score(_line("Read a pylock.toml for the project in the current directory."), terms, alts)[0]
+    assert emit > other
+    # Only "write out": "who wrote the lock file" is not said by a line that emits one.
+    [who] = parts("who wrote the lock file")
+    forms = plainly(question_terms(who.text), who.text).values()
+    assert not any(stem("emit") in form for alts in forms for form in alts)
