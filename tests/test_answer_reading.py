@@ -9,6 +9,7 @@ from stigmergy.answer.question import parts
 from stigmergy.answer.select import plainly, word_score
 from stigmergy.answer.terms import question_terms, stem
 from tests.test_answer_posts_and_terms import _line
+from tests.test_answer_slots import _fills
 
 
 def test_an_auto_numbered_item_is_a_statement() -> None:
@@ -30,3 +31,12 @@ def test_write_out_is_said_by_emit() -> None:
     [who] = parts("who wrote the lock file")
     forms = plainly(question_terms(who.text), who.text).values()
     assert not any(stem("emit") in form for alts in forms for form in alts)
+
+
+def test_the_things_a_colon_lists_name_which_ones() -> None:
+    q = "Which AWS regions does Tidemark run in?"
+    assert _fills(q, "Tidemark runs in two AWS regions: eu-west-2 (London) and eu-north-1 (Stockholm).") == 1.0
+    # Two regions, with none named, say there are two, not which.
+    assert _fills(q, "Tidemark runs in two AWS regions for its UK and Nordic customers.") == 0.0
+    # A colon that gives back the question's own words names nothing.
+    assert _fills("which team owns Tidemark?", "Tidemark team: Tidemark.") == 0.0

@@ -101,9 +101,21 @@ def qualified(head: str, text: str, q: Asked) -> bool:
 
 
 def _named_after(text: str, word: str) -> bool:
-    """ "provider Twilio", "component: the LTE modem (…)": a name right after the noun."""
+    """ "provider Twilio", "component: the LTE modem (…)": a name right after the noun; after a colon, whatever
+    follows names it ("two AWS regions: eu-west-2 (London) …")."""
     m = re.search(r"\b" + re.escape(word) + r"\w*\s*[:(,—-]?\s*(?:the\s+)?([A-Z`\"“][\w`\"”.-]*)", text, re.I)
-    return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper()))
+    return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper())) or bool(
+        re.search(r"\b" + re.escape(word) + r"\w*\s*:\s*\w", text, re.I))
+
+
+def labelled(head: str, text: str, q: Asked) -> bool:
+    """ "Tidemark runs in two AWS regions: eu-west-2 (London) …": the X, a colon, then which ones (a value the
+    question does not hold)."""
+    hs = stem(head)
+    for m in re.finditer(r"([\w'’-]+)\s*:\s*([\w`\"“][^\s,;]*)", text):
+        if stem(fold(m.group(1))) == hs and is_new(m.group(2).strip("`\"“”"), q):
+            return True
+    return False
 
 
 def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
