@@ -36,7 +36,6 @@ from stigmergy.answer.which import (
     VAGUE,
     WEAK,
     known_kind,
-    labelled,
     name_beside,
     names_in,
     qualified,
@@ -150,9 +149,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if known:
             return 1.0
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
-    if slot.head and k in ("person", "org", "project", "product", "place") and (
-            name_beside(slot.head, text, q) or labelled(slot.head, text, q)):
-        return 1.0  # "the Simply Secure team", "partner Marcus Hale", "two AWS regions: eu-west-2 (London)"
+    if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
+        return 1.0  # "the Simply Secure team", "partner Marcus Hale"
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]

@@ -108,16 +108,6 @@ def _named_after(text: str, word: str) -> bool:
         re.search(r"\b" + re.escape(word) + r"\w*\s*:\s*\w", text, re.I))
 
 
-def labelled(head: str, text: str, q: Asked) -> bool:
-    """ "Tidemark runs in two AWS regions: eu-west-2 (London) …": the X, a colon, then which ones (a value the
-    question does not hold)."""
-    hs = stem(head)
-    for m in re.finditer(r"([\w'’-]+)\s*:\s*([\w`\"“][^\s,;]*)", text):
-        if stem(fold(m.group(1))) == hs and is_new(m.group(2).strip("`\"“”"), q):
-            return True
-    return False
-
-
 def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
     want = {"person": ("person", "organisation", "organization"), "org": ("organisation", "organization"),
             "project": ("project",), "product": ("product",), "place": ("place",)}.get(slot.kind)
