@@ -40,3 +40,13 @@ def test_the_things_a_colon_lists_name_which_ones() -> None:
     assert _fills(q, "Tidemark runs in two AWS regions for its UK and Nordic customers.") == 0.0
     # A colon that gives back the question's own words names nothing.
     assert _fills("which team owns Tidemark?", "Tidemark team: Tidemark.") == 0.0
+
+
+def test_a_count_of_something_else_after_the_sentence_that_counts_the_asked_noun() -> None:
+    q = "how many lanes is the pilot running on"
+    before = "Pellucid's pilot covers 42 lanes out of their Dublin hub."
+    assert _fills(q, "So far 1,310 pilot shipments have run; 61 had an excursion.", before) == 0.0
+    assert _fills(q, before) == 1.0
+    # A number elsewhere in the sentence before ("on 5 August, two days late") does not count the noun.
+    units = "how many G2 units went to Pellucid"
+    assert _fills(units, "The team shipped 180 of them to Pellucid.", "G2 units arrived in Leeds on 5 August, two days late.") > 0

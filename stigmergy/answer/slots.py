@@ -373,6 +373,19 @@ def _count_beside(head: str, text: str, q: Asked) -> bool:
     return False
 
 
+def _counted_right_before(head: str, text: str, q: Asked) -> bool:
+    """A count right before the counted noun, or one word before it ("42 lanes", "three pilot lanes"), not a
+    number elsewhere in the sentence ("G2 units arrived … on 5 August, two days late")."""
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    said = q.text.split()
+    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
+    for i, w in enumerate(ws):
+        if stem(w) in kin and any(j >= 0 and (re.fullmatch(r"\d[\d,]*", ws[j]) or ws[j] in _NUMBER_WORDS)
+                                  and ws[j] not in said for j in (i - 1, i - 2)):
+            return True
+    return False
+
+
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:
     """The line names its X with a word of its own before it, past the question's words ("*Hardware* gross
     margin" for "gross margin on software")."""
@@ -583,6 +596,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             got, via = _fill(replace(slot, head=""), text, context, names, q)
             return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
     counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
+    if counted and slot.unit == "count" and not says_counted(slot.head, text) and _counted_right_before(slot.head, context, q):
+        # "how many lanes": "So far 1,310 pilot shipments have run" after "Pellucid's pilot covers 42 lanes": the
+        # sentence before counts the lanes, this one counts something else.
+        return 0.0, False
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
