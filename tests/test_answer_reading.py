@@ -50,3 +50,16 @@ def test_a_count_of_something_else_after_the_sentence_that_counts_the_asked_noun
     # A number elsewhere in the sentence before ("on 5 August, two days late") does not count the noun.
     units = "how many G2 units went to Pellucid"
     assert _fills(units, "The team shipped 180 of them to Pellucid.", "G2 units arrived in Leeds on 5 August, two days late.") > 0
+
+
+def test_hang_on_to_is_said_by_held() -> None:
+    q = "how long does the gateway hang on to its readings?"
+    [part] = parts(q)
+    terms = question_terms(part.text)
+    alts = plainly(terms, part.text)
+    held = word_score(_line("Readings are held on the gateway for up to 30 days."), terms, alts)[0]
+    sent = word_score(_line("Readings are sent by the gateway within 30 days."), terms, alts)[0]
+    assert held > sent
+    # "hang" alone (a picture that hangs on the wall) is not keeping anything.
+    [wall] = parts("where does the gateway hang?")
+    assert not plainly(question_terms(wall.text), wall.text)

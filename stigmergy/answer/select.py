@@ -165,6 +165,8 @@ _PLAIN = (
     ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
      ("alert", "alerts", "alerted", "alerting")),
     ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),
+    ("hang", re.compile(r"\bhang\w*\s+on(?:to|\s+to)?\b", re.I),
+     ("hold", "holds", "held", "keep", "keeps", "kept", "retain", "retains", "retained", "store", "stores", "stored")),
     ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
