@@ -4,8 +4,10 @@ reStructuredText "#." list item is a statement, not a heading) and the asker's p
 
 from __future__ import annotations
 
+import pytest
+
 from stigmergy.answer.evidence import source_units
-from stigmergy.answer.question import parts
+from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import plainly, word_score
 from stigmergy.answer.terms import question_terms, stem
 from tests.test_answer_posts_and_terms import _line
@@ -63,3 +65,17 @@ def test_hang_on_to_is_said_by_held() -> None:
     # "hang" alone (a picture that hangs on the wall) is not keeping anything.
     [wall] = parts("where does the gateway hang?")
     assert not plainly(question_terms(wall.text), wall.text)
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("Which programming language is the ingest service written in?", "language"),
+    ("which packaging tool does pip recommend", "tool"),
+    ("what are the meeting rooms in the leeds office called?", "rooms"),
+    ("which pip release added the lock command", "release"),
+])
+def test_a_word_in_ing_right_after_which_qualifies_the_noun(question: str, head: str) -> None:
+    assert slot(question).head == head
+
+
+def test_a_verb_right_after_which_is_still_the_verb() -> None:
+    assert slot("which happened first, the rename or the launch?").head == ""

@@ -297,9 +297,14 @@ def _head(after: list[str]) -> str:
     wins over a word that may be the verb)."""
     taken: list[str] = []
     at_verb = False  # the words stopped at a verb ("which hash algorithms *are* too weak"): the last is the noun
-    for w in after[:5]:
+    for i, w in enumerate(after[:5]):
         lw = w.lower().strip(",.?;:")
         if lw in ("kind", "sort", "type") and not taken:
+            continue
+        nxt = after[i + 1].lower().strip(",.?;:") if i + 1 < len(after) else ""
+        if not taken and lw.endswith(("ing", "ed")) and nxt.isalpha() and not (
+                nxt in _VERBISH or nxt in _PREPOSITIONS or nxt in _DETERMINERS or nxt.endswith(("ed", "ing"))):
+            taken.append(lw)  # "which programming language", "which failed jobs": a modifier, not the verb
             continue
         if lw in _COUNT_WORDS and not taken:
             continue  # "which two ways": two of the ways
@@ -316,8 +321,8 @@ def _head(after: list[str]) -> str:
         return _singular(taken[-1])
     if known:
         return _singular(known[-1])
-    if len(taken) >= 2 and taken[-1].endswith("s") and not at_verb:
-        return taken[-2]  # "which partner sits": most likely the verb
+    if len(taken) >= 2 and taken[-1].endswith("s") and not at_verb and not taken[-2].endswith(("ing", "ed")):
+        return taken[-2]  # "which partner sits": most likely the verb ("which meeting rooms": the noun)
     return taken[-1] if taken else ""
 
 
