@@ -23,6 +23,7 @@ from stigmergy.capture.extract import (
     extract,
     normalize_text,
 )
+from stigmergy.capture.extractors import html_text
 from stigmergy.errors import InputError
 from stigmergy.settings import CaptureSettings
 
@@ -201,7 +202,7 @@ def test_html_readable_text(tmp_path: Path) -> None:
         "## Who is here\n\n"
         "- Daniel Ferreira\n- Grace Nakamura\n  - SRE\n\n"
         "Room | Floor\nTejo | 3\n\n"
-        "curl -s \\\n  https://api.example\n"
+        "```\ncurl -s \\\n  https://api.example\n```\n"
     )
     for dropped in ("secret", "nope", "color", "Home", "TODO", "Enable JavaScript", "row template", "hidden"):
         assert dropped not in result.text
@@ -223,7 +224,7 @@ def test_html_drops_a_themes_navigation_by_its_landmark_role(tmp_path: Path) -> 
     assert "shown" in result.text
     for dropped in ("Navigation", "Binary Data Services", "Quick search", "Skip to content", "Previous topic"):
         assert dropped not in result.text
-    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}.1+python-")
+    assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}.{html_text.REVISION}+python-")
 
 
 def test_html_chunked_parse_matches_and_unclosed_title(tmp_path: Path) -> None:
@@ -455,3 +456,14 @@ def test_a_new_format_is_one_new_module(tmp_path: Path, monkeypatch: pytest.Monk
         extract_mod._registry.cache_clear()
     with pytest.raises(InputError):
         extract(b"\x00\x01binary", "figures.tsv", CaptureSettings())  # gone again: unknown and not text
+
+
+def test_html_code_stays_code(tmp_path: Path) -> None:
+    # A reference page's example: a docstring in a <pre> is code, not a sentence naming "Convert ISO"; a block that
+    # holds a fence of its own gets a longer one.
+    page = ("<html><body><p>Register a converter:</p><pre>def convert_date(val):\n"
+            "    \"\"\"Convert ISO 8601 date to datetime.date object.\"\"\"</pre>"
+            "<pre>```\nnested\n```</pre></body></html>")
+    text = _extract(_file(tmp_path, "sqlite3.html", page)).text
+    assert text == ("Register a converter:\n\n```\ndef convert_date(val):\n    \"\"\"Convert ISO 8601 date to datetime.date "
+                    "object.\"\"\"\n```\n\n````\n```\nnested\n```\n````\n")

@@ -1,7 +1,7 @@
 """HTML -> readable Markdown-ish text with the standard library's tolerant parser.
 
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
-`<pre>` keeps its lines; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
+`<pre>` keeps its lines inside a code fence; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
 `<noscript>`, navigation (`<nav>`, `role="navigation"`, `role="search"`), `hidden` and `aria-hidden`
 elements and comments are dropped. Entities are decoded and whitespace is collapsed. The title is
 `<title>`, else the first `<h1>`.
@@ -29,13 +29,15 @@ _BLOCKS = {
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _SPACE = re.compile(r"[ \t\n\r\f\v\xa0]+")
 _CHUNK = 65_536
+_TICKS = re.compile(r"`{3,}")
 # Kinds of blocks written one per line, with no blank line between neighbours of the same kind.
 _TIGHT = {"li", "row"}
 _META_KEYS = ("description", "author")
 # Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
-REVISION = 1  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped
+REVISION = 2  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
+# 2, `<pre>` fenced as code
 
 
 # A page's chrome by its ARIA landmark: a documentation theme's breadcrumbs, sidebar and "next | previous" bars
@@ -82,7 +84,10 @@ class _Reader(HTMLParser):
         if self._pre:
             raw = "".join(self._inline).strip("\n")
             if raw.strip():
-                self.blocks.append(("pre", raw))
+                # A code block stays code in the Markdown: fenced, so that a planner reading the source page
+                # never takes `def convert_date(val): """Convert ISO 8601 …"""` for prose naming "Convert ISO".
+                fence = "`" * max(3, max((len(m) for m in _TICKS.findall(raw)), default=0) + 1)
+                self.blocks.append(("pre", f"{fence}\n{raw}\n{fence}"))
         else:
             text = _SPACE.sub(" ", "".join(self._inline)).strip()
             if text:
