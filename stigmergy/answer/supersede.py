@@ -153,8 +153,12 @@ def decide(top: Scored, scored: list[Scored], pool: tuple[Line, ...], blocks: tu
         return Decision([noted.line], lost)
     if _is_draft(line):
         for s in scored:
+            # The final version's line must say what the draft's says, as fully: a forecast for the next quarter
+            # in the final report ("Expect … ARR of about £9.2M at the end of Q3") does not correct the draft's
+            # "ARR at quarter end — Q2 2026: £8.2M".
             if s.eligible and s.line is not line and not _is_draft(s.line) and (_keys(s.line) & _keys(line)) \
-                    and (_is_final(s.line) or s.line.date > line.date) and _values(s.line.text) != _values(line.text):
+                    and (_is_final(s.line) or s.line.date > line.date) and _values(s.line.text) != _values(line.text) \
+                    and s.fill >= top.fill and len(set(s.matched) & set(top.matched)) * 2 >= len(top.matched):
                 return Decision([s.line], [superseded_entry(line, "a draft; the final version says otherwise")])
     elif _is_final(line):
         for s in scored:
