@@ -21,7 +21,7 @@ def test_a_forecast_in_the_final_report_does_not_supersede_the_drafts_figure(tmp
     top = Scored(draft, 0.73, 1.0, 0.46, 1.0, False, True, ("ARR", "end", "june"))
     weak = Scored(forecast, 0.36, 0.9, 0.29, 0.6, False, True, ("ARR", "end"))
     same = Scored(final, 0.58, 0.9, 0.24, 1.0, False, True, ("ARR", "end", "june"))
-    args = ((), (), tmp_path, ("public",), "quantity")
+    args = ((), tmp_path, ("public",), "quantity")
     # The forecast (a plan, weaker in its slot) leaves the draft's figure standing …
     assert decide(top, [top, weak], (draft, forecast), *args).lines == [draft]
     # … while the final report's own figure for the quarter supersedes it.
