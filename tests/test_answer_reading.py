@@ -79,3 +79,41 @@ def test_a_word_in_ing_right_after_which_qualifies_the_noun(question: str, head:
 
 def test_a_verb_right_after_which_is_still_the_verb() -> None:
     assert slot("which happened first, the rename or the launch?").head == ""
+
+
+RUNNING = """Running Tests
+=============
+
+It is preferable to run the tests in parallel, since they take a long time.
+
+To run tests:
+
+.. code-block:: console
+
+    $ nox -s test-3.10 -- -n auto
+
+To run tests without parallelization, run:
+
+.. code-block:: console
+
+    $ nox -s test-3.10
+
+The example above runs tests against Python 3.10.
+"""
+
+
+def test_a_restructuredtext_code_block_reads_its_lead_in_and_the_paragraph_before_a_short_one() -> None:
+    units = {u[2]: u[3] for u in source_units(RUNNING.split("\n"), 1, 0)}
+    # "To run tests:" says little: the sentence before it says what the command is for.
+    assert units["$ nox -s test-3.10 -- -n auto"] == ("It is preferable to run the tests in parallel, since they take a "
+                                                       "long time. To run tests:")
+    assert units["$ nox -s test-3.10"] == "To run tests without parallelization, run:"
+    assert units["The example above runs tests against Python 3.10."] == ""  # the code block ended at the dedent
+
+
+def test_what_a_line_does_without_is_not_what_it_says() -> None:
+    [part] = parts("how do I run the tests in parallel")
+    terms = question_terms(part.text)
+    with_it = word_score(_line("Run the tests in parallel with nox."), terms, {})[0]
+    without = word_score(_line("Run the tests without parallelization."), terms, {})[0]
+    assert with_it > without

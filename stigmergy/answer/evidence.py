@@ -304,6 +304,26 @@ def _fence_label(info: str) -> str:
     return " ".join(_ROLE_RE.sub(" ", info).split())
 
 
+_RST_CODE_RE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt|doctest)::")
+LEAD_IN_WORDS = 5  # a lead-in this short ("To run tests:") reads the paragraph before it too
+
+
+def _paragraph_before(blocks: list[tuple[list[tuple[int, str]], str, tuple[int, int] | None]], breaks: set[int]
+                      ) -> tuple[int, int, str] | None:
+    """The last sentence of the plain paragraph right before the last block, in the same section."""
+    for i in range(len(blocks) - 2, -1, -1):
+        if i + 1 in breaks:
+            return None
+        block = blocks[i][0]
+        if not block:
+            continue
+        head = block[0][1]
+        if head.startswith("|") or _MARKER_RE.match(head) or _TURN_RE.match(head) or head.rstrip().endswith(":"):
+            return None
+        return _sentences(block)[-1]
+    return None
+
+
 def source_units(content: list[str], first: int, body_from: int
                  ) -> list[tuple[int, int, str, str, tuple[int, int] | None, str]]:
     """A source's text as (first line, last line, sentence, its context): hard-wrapped paragraphs and list
@@ -323,6 +343,7 @@ def source_units(content: list[str], first: int, body_from: int
     intro_depth = 0  # the fence depth a label introduces (0: a sentence)
     fences: list[str] = []
     pending: tuple[str, tuple[int, int]] | None = None  # a reStructuredText release note, for its body
+    rst_code: int | None = None  # the indent of the reStructuredText code directive whose body is being read
     breaks: set[int] = set()  # block indices where a section, a table or a code block began
     for offset, raw in enumerate(content):
         n = first + offset
@@ -350,6 +371,16 @@ def source_units(content: list[str], first: int, body_from: int
             breaks.add(len(blocks))
             heading_at[len(blocks)] = heading
             intro = None
+            continue
+        if rst_code is not None and raw.strip() and len(raw) - len(raw.lstrip()) <= rst_code:
+            rst_code = None  # dedented: the code block is over
+            in_code = bool(fences)
+        code = _RST_CODE_RE.match(raw) if offset >= body_from else None
+        if code:
+            # ".. code-block:: console" and its indented lines: code, introduced by the sentence before it
+            rst_code, in_code = len(code.group(1)), True
+            breaks.add(len(blocks))
+            blocks.append(([], "", None))
             continue
         note = _rst_note(raw) if offset >= body_from else None
         if note is not None:
@@ -389,8 +420,15 @@ def source_units(content: list[str], first: int, body_from: int
         pending = None
         blocks[-1][0].append((n, raw.strip()))
         if raw.rstrip().endswith(":") and not in_code:
-            a, b, last = _sentences(blocks[-1][0])[-1]
-            intro = (claim_text(last).strip() or last, (a, b))
+            said = _sentences(blocks[-1][0])
+            a, b, last = said[-1]
+            lead = claim_text(last).strip() or last
+            prev = _paragraph_before(blocks, breaks) if len(said) == 1 and len(lead.split()) <= LEAD_IN_WORDS else None
+            if prev is not None:
+                # "To run tests:" says little; the paragraph before it says what for ("… run the tests in
+                # parallel …"): both introduce the command.
+                lead, a = f"{prev[2]} {lead}", prev[0]
+            intro = (lead, (a, b))
     units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
     current = ""
     ended: tuple[str, tuple[int, int]] | None = None  # the last sentence of the previous plain paragraph

@@ -371,14 +371,19 @@ def _rare_names(terms: list[Term]) -> frozenset[str]:
     return frozenset(t.stem for t in terms if t.proper and not t.common and not t.figure)
 
 
+# What a line does without is not what it says: "To run tests without parallelization, run:" is no way to run
+# them in parallel.
+_WITHOUT_RE = re.compile(r"\bwithout\s+(?:(?:any|the|a|an)\s+)?[\w-]+", re.I)
+
+
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
                kind: frozenset[str] = frozenset()) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched);
     `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`)."""
     on = _without(topical(terms), kind) | _rare_names(terms)
-    own = stems(line.text)
+    own = stems(_WITHOUT_RE.sub(" ", line.text))
     ctx_text = context_text(line)
-    context = stems(ctx_text)
+    context = stems(_WITHOUT_RE.sub(" ", ctx_text))
     total = sum(t.weight for t in terms if not t.figure)
     got = 0.0
     matched: list[str] = []
