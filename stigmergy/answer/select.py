@@ -25,10 +25,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from stigmergy.answer.counts import SAME_AS
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
-from stigmergy.answer.slots import SAME_AS, STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
 from stigmergy.answer.values import Asked
 

@@ -16,6 +16,14 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from stigmergy.answer.counts import (
+    NUMBER_WORDS,
+    count_beside,
+    counted_right_before,
+    counts_other,
+    says_counted,
+    says_head,
+)
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
 from stigmergy.answer.terms import STOPWORDS, fold, stem
@@ -39,7 +47,6 @@ from stigmergy.answer.which import (
     name_beside,
     names_in,
     qualified,
-    singular,
     thing_fill,
     unnamed,
 )
@@ -127,16 +134,16 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if slot.unit == "count" and slot.head and says_counted(slot.head, text):
             # "how many people work in Leeds": "We have two offices: Leeds (…, finance and people)" counts
             # offices. The count must stand beside what is counted, in the same sentence.
-            if _count_beside(slot.head, text, q):
+            if count_beside(slot.head, text, q):
                 return 1.0
-            if _counts_other(slot.head, text, q):
+            if counts_other(slot.head, text, q):
                 return 0.0  # "how many maintainers": "two members of the team … and no maintainers opposing"
             return WEAK if figures_in(text, q, "count") or any(
-                w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
+                w in NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
         if figures_in(text, q, slot.unit):
             return 1.0
-        if slot.unit == "count" and any(w in _NUMBER_WORDS and w not in q.text.split() for w in words(text)):
-            if slot.head and _counts_other(slot.head, text, q):
+        if slot.unit == "count" and any(w in NUMBER_WORDS and w not in q.text.split() for w in words(text)):
+            if slot.head and counts_other(slot.head, text, q):
                 return 0.0  # "how many customers": "over six months" counts months
             return 1.0  # "two maintainers", "seven levels"
         # A money figure without its sign ("£" on the header row) still counts, weakly; a duration, a sum
@@ -272,31 +279,6 @@ _COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one)
                                r"\b(?:which|what) commands?\b", re.I)
 
 
-# What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
-SAME_AS = {"headcount": "people staff employees team hire hires",
-            "people": "staff employees headcount persons members users respondents participants hires",
-            "staff": "people employees headcount team", "employee": "people staff headcount",
-            "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
-            "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
-            "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
-            "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
-            "call": "requests request"}
-
-
-def _says_head(head: str, text: str) -> bool:
-    said = {stem(w) for w in words(text)}
-    return stem(head) in said or any(stem(w) in said for w in SAME_AS.get(head, "").split())
-
-
-_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-                          "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
-                          "hundreds thousands".split())
-
-
-def says_counted(head: str, text: str) -> bool:
-    """ "How many X": the line (or its context) speaks of X, or of what the wiki may call X instead."""
-    return _says_head(head, text) or _says_head(singular(head), text)
-
 
 
 def says_role(role: str, text: str) -> bool:
@@ -312,7 +294,7 @@ def says_role(role: str, text: str) -> bool:
     qualifiers = [w for w in own if w not in PERSON_HEADS]
     if qualifiers:
         return all(stem(w) in said for w in qualifiers)
-    return not own or any(_says_head(w, text) for w in own)
+    return not own or any(says_head(w, text) for w in own)
 
 
 def _role_head(role: str) -> str:
@@ -331,59 +313,6 @@ def _says_role_here(role: str, line: str) -> Callable[[str], bool]:
     return lambda t: all(x in {stem(w) for w in words(t)} for x in own)
 
 
-_APART = frozenset("of for in at from with among than per".split())
-
-
-def _counts_other(head: str, text: str, q: Asked) -> bool:
-    """Every count in the line stands before a noun of its own, not the counted one ("two members"). Engineers
-    and designers are people: any person noun is a count of "people", "staff" or a headcount."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
-    if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
-        kin |= {stem(w) for w in PERSON_HEADS}
-    counts = {v.split()[0].lstrip("~") for v in figures_in(text, q, "count")}
-    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
-    found = [i for i, w in enumerate(ws) if w in counts or (w in _NUMBER_WORDS and w not in q.text.split())]
-    return bool(found) and all(i + 1 < len(ws) and ws[i + 1].isalpha() and ws[i + 1] not in STOPWORDS
-                               and stem(ws[i + 1]) not in kin for i in found)
-
-
-def _count_beside(head: str, text: str, q: Asked) -> bool:
-    """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
-    no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
-    counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
-    said = q.text.split()
-    for clause in re.split(r"[.;!?](?:\s|$)", text):
-        ws = clause.split()
-        # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
-        counts = {v.split()[0].lstrip("~") for v in figures_in(clause, q, "count")}
-        bare = [fold(w.strip(",:;()~*—-")) for w in ws]
-        for i, w in enumerate(bare):
-            if stem(w) not in kin:
-                continue
-            for j in range(max(0, i - 4), min(len(ws), i + 5)):
-                if not (ws[j].strip(",:;()~*") in counts or (bare[j] in _NUMBER_WORDS and bare[j] not in said)):
-                    continue
-                if j < i and any(b in _APART for b in bare[j + 1 : i]):
-                    continue  # "two members of the maintainers": members are counted
-                nxt = bare[j + 1] if j + 1 < len(bare) else ""
-                if j > i and nxt.isalpha() and nxt not in STOPWORDS and stem(nxt) not in kin:
-                    continue  # "maintainers: two members": what follows the count is what it counts
-                return True
-    return False
-
-
-def _counted_right_before(head: str, text: str, q: Asked) -> bool:
-    """A count right before the counted noun, or one word before it ("42 lanes", "three pilot lanes"), not a
-    number elsewhere in the sentence ("G2 units arrived … on 5 August, two days late")."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
-    said = q.text.split()
-    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
-    for i, w in enumerate(ws):
-        if stem(w) in kin and any(j >= 0 and (re.fullmatch(r"\d[\d,]*", ws[j]) or ws[j] in _NUMBER_WORDS)
-                                  and ws[j] not in said for j in (i - 1, i - 2)):
-            return True
-    return False
 
 
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:
@@ -397,7 +326,7 @@ def _other_qualifier(head: str, text: str, q: Asked) -> bool:
         for x in reversed(ws[max(0, i - 3) : i]):
             if stem(x) in q.stems:
                 continue
-            if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in _NUMBER_WORDS:
+            if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in NUMBER_WORDS:
                 return True
             break
     return False
@@ -574,7 +503,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         if slot.unit == "count" and before and not missing:
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were
             # told" counts customers in a sentence that does not say which.
-            counting = [c for c in re.split(r"[.;!?](?:\s|$)", text) if _count_beside(slot.head, c, q)]
+            counting = [c for c in re.split(r"[.;!?](?:\s|$)", text) if count_beside(slot.head, c, q)]
             if counting and not any(all(stem(m) in stems_of(c) for m in before) for c in counting):
                 missing = list(before)
         if after and not any(stem(m) in said for m in after):
@@ -590,20 +519,20 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
-        if missing and slot.unit not in ("count", "time", "version") and not _says_head(slot.head, f"{text} {context}"):
+        if missing and slot.unit not in ("count", "time", "version") and not says_head(slot.head, f"{text} {context}"):
             return 0.0, False  # "the operating voltage": a figure where no voltage is spoken of, with or without "operating"
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
             return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
     counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
-    if counted and slot.unit == "count" and not says_counted(slot.head, text) and _counted_right_before(slot.head, context, q):
+    if counted and slot.unit == "count" and not says_counted(slot.head, text) and counted_right_before(slot.head, context, q):
         # "how many lanes": "So far 1,310 pilot shipments have run" after "Pellucid's pilot covers 42 lanes": the
         # sentence before counts the lanes, this one counts something else.
         return 0.0, False
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
-    if not counted and slot.kind == "quantity" and slot.head and slot.unit != "version" and not _says_head(
+    if not counted and slot.kind == "quantity" and slot.head and slot.unit != "version" and not says_head(
             slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):

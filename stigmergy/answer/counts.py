@@ -1,0 +1,93 @@
+"""Counting: what a line may call the counted noun instead ("headcount" is people), and whether a count in a
+line counts the asked noun ("room for 55 people") or something else ("two members of the maintainers team")."""
+
+from __future__ import annotations
+
+import re
+
+from stigmergy.answer.names import words
+from stigmergy.answer.question import PERSON_HEADS
+from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.values import Asked, figures_in
+from stigmergy.answer.which import singular
+
+# What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
+SAME_AS = {"headcount": "people staff employees team hire hires",
+            "people": "staff employees headcount persons members users respondents participants hires",
+            "staff": "people employees headcount team", "employee": "people staff headcount",
+            "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
+            "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
+            "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
+            "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
+            "call": "requests request"}
+
+
+def says_head(head: str, text: str) -> bool:
+    said = {stem(w) for w in words(text)}
+    return stem(head) in said or any(stem(w) in said for w in SAME_AS.get(head, "").split())
+
+
+NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                          "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
+                          "hundreds thousands".split())
+
+
+def says_counted(head: str, text: str) -> bool:
+    """ "How many X": the line (or its context) speaks of X, or of what the wiki may call X instead."""
+    return says_head(head, text) or says_head(singular(head), text)
+
+
+
+_APART = frozenset("of for in at from with among than per".split())
+
+
+def counts_other(head: str, text: str, q: Asked) -> bool:
+    """Every count in the line stands before a noun of its own, not the counted one ("two members"). Engineers
+    and designers are people: any person noun is a count of "people", "staff" or a headcount."""
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
+        kin |= {stem(w) for w in PERSON_HEADS}
+    counts = {v.split()[0].lstrip("~") for v in figures_in(text, q, "count")}
+    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
+    found = [i for i, w in enumerate(ws) if w in counts or (w in NUMBER_WORDS and w not in q.text.split())]
+    return bool(found) and all(i + 1 < len(ws) and ws[i + 1].isalpha() and ws[i + 1] not in STOPWORDS
+                               and stem(ws[i + 1]) not in kin for i in found)
+
+
+def count_beside(head: str, text: str, q: Asked) -> bool:
+    """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
+    no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
+    counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    said = q.text.split()
+    for clause in re.split(r"[.;!?](?:\s|$)", text):
+        ws = clause.split()
+        # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
+        counts = {v.split()[0].lstrip("~") for v in figures_in(clause, q, "count")}
+        bare = [fold(w.strip(",:;()~*—-")) for w in ws]
+        for i, w in enumerate(bare):
+            if stem(w) not in kin:
+                continue
+            for j in range(max(0, i - 4), min(len(ws), i + 5)):
+                if not (ws[j].strip(",:;()~*") in counts or (bare[j] in NUMBER_WORDS and bare[j] not in said)):
+                    continue
+                if j < i and any(b in _APART for b in bare[j + 1 : i]):
+                    continue  # "two members of the maintainers": members are counted
+                nxt = bare[j + 1] if j + 1 < len(bare) else ""
+                if j > i and nxt.isalpha() and nxt not in STOPWORDS and stem(nxt) not in kin:
+                    continue  # "maintainers: two members": what follows the count is what it counts
+                return True
+    return False
+
+
+def counted_right_before(head: str, text: str, q: Asked) -> bool:
+    """A count right before the counted noun, or one word before it ("42 lanes", "three pilot lanes"), not a
+    number elsewhere in the sentence ("G2 units arrived … on 5 August, two days late")."""
+    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    said = q.text.split()
+    ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
+    for i, w in enumerate(ws):
+        if stem(w) in kin and any(j >= 0 and (re.fullmatch(r"\d[\d,]*", ws[j]) or ws[j] in NUMBER_WORDS)
+                                  and ws[j] not in said for j in (i - 1, i - 2)):
+            return True
+    return False
