@@ -117,3 +117,12 @@ def test_what_a_line_does_without_is_not_what_it_says() -> None:
     with_it = word_score(_line("Run the tests in parallel with nox."), terms, {})[0]
     without = word_score(_line("Run the tests without parallelization."), terms, {})[0]
     assert with_it > without
+
+
+@pytest.mark.parametrize(("question", "head"), [
+    ("whats the max length of a take home exercise", "length"),
+    ("what is the maximum size of the cache", "size"),
+    ("what is the minimum git version pip needs", "version"),
+])
+def test_the_utmost_of_a_measure_asks_for_the_measure(question: str, head: str) -> None:
+    assert slot(question).kind == "quantity" and slot(question).head == head

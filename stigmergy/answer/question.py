@@ -444,6 +444,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if head in ("minimum", "maximum", "min", "max") and later:
             # "what is the minimum git version": the version is asked, "minimum" says which one
             return Slot("quantity", head=_singular(later.group(1)), unit="version")
+        measure = re.match(r"\s+(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", low[m.end() :])
+        if head in ("minimum", "maximum", "min", "max") and measure:
+            head = measure.group(1)  # "what's the max length of a take-home exercise": a length, at most
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "percent" if head in ("percentage", "percent", "share") else _rate(head, low))
     if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
