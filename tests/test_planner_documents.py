@@ -223,3 +223,19 @@ def test_keywords_in_capitals_are_no_names_and_acronym_pairs_are() -> None:
     # Acronyms side by side are a name ("AWS KMS", "REST API"); one long word in capitals is too ("UNICEF").
     assert names("The keys live in AWS KMS behind the REST API.") == ["AWS KMS", "REST API"]
     assert names("We met the UNICEF staff.") == ["UNICEF"]
+
+
+def test_a_section_a_page_points_to_is_no_entity(tmp_path: Path) -> None:
+    # Reference documentation points the reader at its sections: "See Error Handlers", "described in Numeric
+    # Types". A pointer names a part of the text, not an identity; the same name used as one still is.
+    root = make_repo(tmp_path)
+    text = """## Codecs
+
+Errors are handled as described in Error Handlers. See Error Handlers for the list of names.
+The complex type is described in Numeric Types, and see also Numeric Types for the float type.
+Harbor Gateway forwards the codes unchanged. We asked Harbor Gateway to log them too.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Codecs"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Harbor Gateway" in names, names
+    assert not {"Error Handlers", "Numeric Types"} & names, names

@@ -351,6 +351,16 @@ def find_known(text: str, catalogue: Mapping[str, str]) -> list[tuple[str, str, 
     return hits
 
 
+# A pointer to a section of the documentation: what follows names a part of the text, not someone or something.
+_XREF = r"\b(?:[Ss]ee(?: also)?|described in|listed in(?: section)?|documented in|explained in|covered in|refer to)\s+(?:the\s+)?"
+
+
+def _cross_reference(name: str, text: str) -> bool:
+    """Every mention of `name` in `text` follows a cross-reference phrase ("See Error Handlers")."""
+    said = len(re.findall(rf"\b{re.escape(name)}\b", text))
+    return said > 0 and len(re.findall(_XREF + re.escape(name) + r"\b", text)) >= said
+
+
 def detect_entities(
     units: Sequence[Unit],
     title: str,
@@ -383,6 +393,8 @@ def detect_entities(
             # (a reference page's tables, read row by row, gave "AB AC AD BA …", "HTTP RFC", "Python Type").
             continue
         for name, initial in proper_name_runs(u.text):
+            if _cross_reference(name, u.text):
+                continue  # "See Binary Sequence Types", "described in Module Contents": a section, not an identity
             counts[name] += 1
             initial_only[name] = initial_only.get(name, True) and initial
             where.setdefault(name, [])
