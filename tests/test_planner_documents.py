@@ -239,3 +239,17 @@ Harbor Gateway forwards the codes unchanged. We asked Harbor Gateway to log them
     names = set(_titles(root, "entities"))
     assert "Harbor Gateway" in names, names
     assert not {"Error Handlers", "Numeric Types"} & names, names
+
+
+def test_two_names_the_page_also_uses_alone_are_not_one_x_and_y_name(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Turtle graphics
+
+The public methods of the classes Screen and Turtle are listed here. Screen and Turtle share a canvas.
+A Screen holds the canvas. The Turtle moves on the canvas. Each Screen has a title. Turtle keeps its pen.
+Marks and Spencer stocks the kit. We met Marks and Spencer in Leeds.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Turtle graphics"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Screen and Turtle" not in names, names
+    assert "Marks and Spencer" in names, names

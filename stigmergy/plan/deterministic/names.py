@@ -447,6 +447,12 @@ def detect_entities(
         if idxs:
             accepted[t] = "linked in the source"
             where[t] = sorted(set(where.get(t, [])) | set(idxs))
+    # "the classes Screen and Turtle", "Reader and Writer": two names the document also uses alone are two
+    # names, not one "X and Y" identity ("Marks and Spencer" is never "Marks" alone).
+    for name in list(accepted):
+        pair = name.split(" and ")
+        if len(pair) == 2 and all(p and counts.get(p, 0) for p in pair) and accepted[name].startswith("multi-word"):
+            del accepted[name]
     # A single word that is part of an accepted longer name is that name, not a second entity.
     for name in list(accepted):
         if " " not in name and any(name in other.split() for other in accepted if other != name):
