@@ -253,3 +253,17 @@ Marks and Spencer stocks the kit. We met Marks and Spencer in Leeds.
     names = set(_titles(root, "entities"))
     assert "Screen and Turtle" not in names, names
     assert "Marks and Spencer" in names, names
+
+
+def test_a_run_that_only_opens_sentences_with_a_word_written_lower_elsewhere_is_no_name(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    text = """## Bytes
+
+Lowercase ASCII characters are the byte values a to z. Lowercase ASCII letters sort first.
+A lowercase letter has an uppercase pair.
+Harbor Gateway forwards the bytes unchanged. We asked Harbor Gateway to log them too.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Bytes"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Harbor Gateway" in names, names
+    assert "Lowercase ASCII" not in names, names

@@ -366,6 +366,14 @@ def _cross_reference(name: str, text: str) -> bool:
     return said > 0 and len(re.findall(_XREF + re.escape(name) + r"\b", text)) >= said
 
 
+def _said_lower(word: str, units: Sequence[Unit]) -> bool:
+    low = word.lower()
+    if low == word:
+        return False
+    pattern = re.compile(rf"(?<![\w-]){re.escape(low)}(?![\w-])")
+    return any(pattern.search(u.text) for u in units)
+
+
 def detect_entities(
     units: Sequence[Unit],
     title: str,
@@ -417,7 +425,9 @@ def detect_entities(
             evidence = "participants list"
         elif name in linked:
             evidence = "linked in the source"
-        elif len(words) >= 2 and counts[name] >= 2:
+        elif len(words) >= 2 and counts[name] >= 2 and not (initial_only[name] and _said_lower(words[0], units)):
+            # "Lowercase ASCII characters are …", "Matches Unicode …": a run that only ever opens a sentence, whose
+            # first word the document writes in lower case elsewhere, is a capital of grammar before a name.
             evidence = f"multi-word name used {counts[name]} times"
         elif name in title_names and counts[name] >= 1 and not initial_only[name] and len(words) >= 2:
             evidence = "named in the title and the text"
