@@ -126,3 +126,15 @@ def test_what_a_line_does_without_is_not_what_it_says() -> None:
 ])
 def test_the_utmost_of_a_measure_asks_for_the_measure(question: str, head: str) -> None:
     assert slot(question).kind == "quantity" and slot(question).head == head
+
+
+def test_a_list_items_indented_paragraph_goes_on_with_the_item() -> None:
+    content = ["### Additional restrictions", "", "- Hashes are required for _all_ requirements.", "",
+               "  This is because a partially-hashed file is likely an error.", "",
+               "  Note that URL hashes suffice.", "", "- Hashes are required for _all_ dependencies.", "",
+               "A paragraph of its own.", "", "- One item.", "", "This starts at the margin."]
+    units = {u[2]: u[3] for u in source_units(content, 1, 0)}
+    assert units["This is because a partially-hashed file is likely an error."] == "- Hashes are required for _all_ requirements."
+    assert units["Note that URL hashes suffice."] == "This is because a partially-hashed file is likely an error."
+    assert units["A paragraph of its own."] == ""
+    assert units["This starts at the margin."] == ""  # not indented: not the item's

@@ -432,23 +432,35 @@ def source_units(content: list[str], first: int, body_from: int
     units: list[tuple[int, int, str, str, tuple[int, int] | None, str]] = []
     current = ""
     ended: tuple[str, tuple[int, int]] | None = None  # the last sentence of the previous plain paragraph
+    item_ended: tuple[str, tuple[int, int]] | None = None  # … of the previous list item
     for i, (block, context, context_at) in enumerate(blocks):
         current = heading_at.get(i, current)
         if i in breaks:
-            ended = None
+            ended = item_ended = None
         if not block:
             continue
         previous, previous_at = context, context_at
         sentences = _sentences(block)
-        if not previous and ended and _ANAPHOR_RE.match(sentences[0][2]):
+        raw_first = content[block[0][0] - first]
+        if not previous and item_ended and not _MARKER_RE.match(raw_first) and raw_first[:2] == "  ":
+            # "- Hashes are required for _all_ requirements." then, indented under it, "This is because …": a
+            # list item's further paragraph goes on with the item.
+            previous, previous_at = item_ended
+        elif not previous and ended and _ANAPHOR_RE.match(sentences[0][2]):
             # "This can be useful in deploy scripts, …" opens a paragraph about what the one before said
             # ("… by passing --require-hashes"): that sentence is its context.
             previous, previous_at = ended
         for a, b, piece in sentences:
             units.append((a, b, piece, previous, previous_at, current))
             previous, previous_at = piece, (a, b)
-        plain = not (block[0][1].startswith("|") or _MARKER_RE.match(block[0][1]) or _TURN_RE.match(block[0][1]))
-        ended = (sentences[-1][2], (sentences[-1][0], sentences[-1][1])) if plain and sentences else None
+        item = bool(_MARKER_RE.match(block[0][1]))
+        plain = not (block[0][1].startswith("|") or item or _TURN_RE.match(block[0][1]))
+        last = (sentences[-1][2], (sentences[-1][0], sentences[-1][1])) if sentences else None
+        ended = last if plain else None
+        if item or (item_ended and raw_first[:2] == "  "):
+            item_ended = last  # an item, or a paragraph of one, that a further indented paragraph may go on with
+        else:
+            item_ended = None
     return units
 
 
