@@ -138,3 +138,10 @@ def test_a_list_items_indented_paragraph_goes_on_with_the_item() -> None:
     assert units["Note that URL hashes suffice."] == "This is because a partially-hashed file is likely an error."
     assert units["A paragraph of its own."] == ""
     assert units["This starts at the margin."] == ""  # not indented: not the item's
+
+
+def test_a_question_about_doing_without_is_said_by_without() -> None:
+    [part] = parts("how do I install pip without internet access")
+    terms = question_terms(part.text)
+    offline = _line("To install without internet access, download the wheels first.")
+    assert word_score(offline, terms, {}, lacking=True)[0] > word_score(offline, terms, {})[0]

@@ -378,13 +378,14 @@ _WITHOUT_RE = re.compile(r"\bwithout\s+(?:(?:any|the|a|an)\s+)?[\w-]+", re.I)
 
 
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
-               kind: frozenset[str] = frozenset()) -> tuple[float, bool, bool, tuple[str, ...]]:
+               kind: frozenset[str] = frozenset(), lacking: bool = False) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched);
-    `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`)."""
+    `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`); `lacking`:
+    the question asks about doing without something, so a line's "without X" says X."""
     on = _without(topical(terms), kind) | _rare_names(terms)
-    own = stems(_WITHOUT_RE.sub(" ", line.text))
     ctx_text = context_text(line)
-    context = stems(_WITHOUT_RE.sub(" ", ctx_text))
+    own = stems(line.text if lacking else _WITHOUT_RE.sub(" ", line.text))
+    context = stems(ctx_text if lacking else _WITHOUT_RE.sub(" ", ctx_text))
     total = sum(t.weight for t in terms if not t.figure)
     got = 0.0
     matched: list[str] = []
@@ -473,9 +474,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # that gives a state, a figure or a date ("beta keys keep working" for "after it went live, did customers
     # swap keys?") carries its own value and may set the moment in other words ("went live": production).
     event = event_terms(part.text, terms) if part.slot.named else []
+    lacking = bool(_WITHOUT_RE.search(part.text))  # "how do I install without internet access"
     pre = []
     for line in lines:
-        w, topic, figures_ok, matched = word_score(line, terms, alts, kind)
+        w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking)
         if not figures_ok or not _says_event(event, line, alts):
             continue
         f, via = fill(part.slot, fill_text(line, part.slot), context_text(line), names, q)
