@@ -22,13 +22,17 @@ def test_an_auto_numbered_item_is_a_statement() -> None:
     assert not any("Markdown heading" in s for s in said)
 
 
-def test_write_out_is_said_by_emit() -> None:
-    [part] = parts("what file does pip lock write out")
+def _says_more(question: str, plain: str, other: str) -> bool:
+    """The line in plain words says more of the question than the other line does."""
+    [part] = parts(question)
     terms = question_terms(part.text)
     alts = plainly(terms, part.text)
-    emit = word_score(_line("Emit a pylock.toml for the project in the current directory."), terms, alts)[0]
-    other = word_score(_line("Read a pylock.toml for the project in the current directory."), terms, alts)[0]
-    assert emit > other
+    return word_score(_line(plain), terms, alts)[0] > word_score(_line(other), terms, alts)[0]
+
+
+def test_write_out_is_said_by_emit() -> None:
+    assert _says_more("what file does pip lock write out", "Emit a pylock.toml for the project in the current directory.",
+                      "Read a pylock.toml for the project in the current directory.")
     # Only "write out": "who wrote the lock file" is not said by a line that emits one.
     [who] = parts("who wrote the lock file")
     forms = plainly(question_terms(who.text), who.text).values()
@@ -55,13 +59,8 @@ def test_a_count_of_something_else_after_the_sentence_that_counts_the_asked_noun
 
 
 def test_hang_on_to_is_said_by_held() -> None:
-    q = "how long does the gateway hang on to its readings?"
-    [part] = parts(q)
-    terms = question_terms(part.text)
-    alts = plainly(terms, part.text)
-    held = word_score(_line("Readings are held on the gateway for up to 30 days."), terms, alts)[0]
-    sent = word_score(_line("Readings are sent by the gateway within 30 days."), terms, alts)[0]
-    assert held > sent
+    assert _says_more("how long does the gateway hang on to its readings?",
+                      "Readings are held on the gateway for up to 30 days.", "Readings are sent by the gateway within 30 days.")
     # "hang" alone (a picture that hangs on the wall) is not keeping anything.
     [wall] = parts("where does the gateway hang?")
     assert not plainly(question_terms(wall.text), wall.text)
