@@ -366,12 +366,12 @@ def _cross_reference(name: str, text: str) -> bool:
     return said > 0 and len(re.findall(_XREF + re.escape(name) + r"\b", text)) >= said
 
 
-def _said_lower(word: str, units: Sequence[Unit]) -> bool:
-    low = word.lower()
-    if low == word:
-        return False
-    pattern = re.compile(rf"(?<![\w-]){re.escape(low)}(?![\w-])")
-    return any(pattern.search(u.text) for u in units)
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z'’]*(?![\w-])")
+
+
+def _lower_words(units: Sequence[Unit]) -> frozenset[str]:
+    """Every word the document writes in lower case: read once, whatever the number of names asked about."""
+    return frozenset(w for u in units for w in _LOWER_WORD.findall(u.text))
 
 
 def detect_entities(
@@ -415,6 +415,13 @@ def detect_entities(
                 where[name].append(idx)
     linked = {lk.target for lk in links}
     title_names = {n for n, _ in proper_name_runs(title)}
+    lowered: list[frozenset[str]] = []
+
+    def lower_words() -> frozenset[str]:
+        if not lowered:
+            lowered.append(_lower_words(units))
+        return lowered[0]
+
     accepted: dict[str, str] = {}
     for name in sorted(where):
         if name in known_surfaces or any(name in k.split() for k in known_surfaces if " " in k and name != k):
@@ -425,7 +432,8 @@ def detect_entities(
             evidence = "participants list"
         elif name in linked:
             evidence = "linked in the source"
-        elif len(words) >= 2 and counts[name] >= 2 and not (initial_only[name] and _said_lower(words[0], units)):
+        elif len(words) >= 2 and counts[name] >= 2 and not (
+                initial_only[name] and words[0] != words[0].lower() and words[0].lower() in lower_words()):
             # "Lowercase ASCII characters are …", "Matches Unicode …": a run that only ever opens a sentence, whose
             # first word the document writes in lower case elsewhere, is a capital of grammar before a name.
             evidence = f"multi-word name used {counts[name]} times"
