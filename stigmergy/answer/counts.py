@@ -7,7 +7,7 @@ import re
 
 from stigmergy.answer.names import words
 from stigmergy.answer.question import PERSON_HEADS
-from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.terms import NUMERALS, STOPWORDS, fold, stem
 from stigmergy.answer.values import Asked, figures_in
 from stigmergy.answer.which import singular
 
@@ -27,9 +27,14 @@ def says_head(head: str, text: str) -> bool:
     return stem(head) in said or any(stem(w) in said for w in SAME_AS.get(head, "").split())
 
 
-NUMBER_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-                          "sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred dozen dozens "
-                          "hundreds thousands".split())
+NUMBER_WORDS = frozenset(NUMERALS[2:]) | frozenset("thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                                    "twenty thirty forty fifty hundred dozen dozens hundreds "
+                                                    "thousands".split())
+
+
+def _kin(head: str) -> set[str]:
+    """The stems a line may count the asked noun by: the noun, its singular, and what the wiki calls it instead."""
+    return {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
 
 
 def says_counted(head: str, text: str) -> bool:
@@ -44,7 +49,7 @@ _APART = frozenset("of for in at from with among than per".split())
 def counts_other(head: str, text: str, q: Asked) -> bool:
     """Every count in the line stands before a noun of its own, not the counted one ("two members"). Engineers
     and designers are people: any person noun is a count of "people", "staff" or a headcount."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    kin = _kin(head)
     if kin & {stem(w) for w in SAME_AS["people"].split() + ["people"]}:
         kin |= {stem(w) for w in PERSON_HEADS}
     counts = {v.split()[0].lstrip("~") for v in figures_in(text, q, "count")}
@@ -58,7 +63,7 @@ def count_beside(head: str, text: str, q: Asked) -> bool:
     """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
     no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
     counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    kin = _kin(head)
     said = q.text.split()
     for clause in re.split(r"[.;!?](?:\s|$)", text):
         ws = clause.split()
@@ -83,7 +88,7 @@ def count_beside(head: str, text: str, q: Asked) -> bool:
 def counted_right_before(head: str, text: str, q: Asked) -> bool:
     """A count right before the counted noun, or one word before it ("42 lanes", "three pilot lanes"), not a
     number elsewhere in the sentence ("G2 units arrived … on 5 August, two days late")."""
-    kin = {stem(head), stem(singular(head))} | {stem(w) for w in SAME_AS.get(head, SAME_AS.get(singular(head), "")).split()}
+    kin = _kin(head)
     said = q.text.split()
     ws = [fold(w.strip(",:;()~*—-.!?")) for w in text.split()]
     for i, w in enumerate(ws):

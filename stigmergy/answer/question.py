@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stigmergy.answer.terms import NUMERALS
+
 # Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
 _LEAD_RE = re.compile(
     r"^\s*(?:(?:so|ok|okay|hey|hi|quick question|quick one|question|please|and|but|also|remind me|tell me|"
@@ -288,7 +290,7 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and word[:-1] in _HEAD_VOCAB else word
 
 
-_COUNT_WORDS = frozenset("two three four five six seven eight nine ten both".split())
+_COUNT_WORDS = frozenset((*NUMERALS[2:], "both"))
 
 
 def _head(after: list[str]) -> str:

@@ -30,8 +30,9 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
-from stigmergy.answer.terms import STOPWORDS, Term, fold, stem, stems
+from stigmergy.answer.terms import NUMERALS, STOPWORDS, Term, fold, stem, stems
 from stigmergy.answer.values import Asked
+from stigmergy.gates.figures import MONTH_NAMES
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -174,21 +175,14 @@ _PLAIN = (
 )
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-
-
 def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
         low = fold(t.word)
-        if low in _MONTHS and low != "may":  # "may" is as often the verb
-            out[t.stem] = (frozenset({f"q{_MONTHS.index(low) // 3 + 1}"}),)
+        if low in MONTH_NAMES and low != "may":  # "may" is as often the verb
+            out[t.stem] = (frozenset({f"q{MONTH_NAMES.index(low) // 3 + 1}"}),)
     return out
-
-
-_NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
 def with_initials(terms: list[Term], text: str) -> list[Term]:
@@ -230,10 +224,10 @@ def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
         low = fold(t.word)
-        if low in _NUMERALS[2:]:
-            out[t.stem] = (frozenset({str(_NUMERALS.index(low))}),)
-        elif low.isdigit() and 2 <= int(low) < len(_NUMERALS):
-            out[t.stem] = (frozenset({stem(_NUMERALS[int(low)])}),)
+        if low in NUMERALS[2:]:
+            out[t.stem] = (frozenset({str(NUMERALS.index(low))}),)
+        elif low.isdigit() and 2 <= int(low) < len(NUMERALS):
+            out[t.stem] = (frozenset({stem(NUMERALS[int(low)])}),)
     return out
 
 

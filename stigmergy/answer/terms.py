@@ -56,6 +56,10 @@ def fold(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)).casefold()
 
 
+# Small numbers in words, each at its value ("two" is 2): what a count may be written as.
+NUMERALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     w = fold(word)
