@@ -353,8 +353,6 @@ def find_known(text: str, catalogue: Mapping[str, str]) -> list[tuple[str, str, 
 
 # A pointer to a section of the documentation: what follows names a part of the text, not someone or something.
 _XREF = r"\b(?:[Ss]ee(?: also)?|described in|listed in(?: section)?|documented in|explained in|covered in|refer to)\s+(?:the\s+)?"
-
-
 _XREF_RE = re.compile(_XREF)
 
 
@@ -415,12 +413,7 @@ def detect_entities(
                 where[name].append(idx)
     linked = {lk.target for lk in links}
     title_names = {n for n, _ in proper_name_runs(title)}
-    lowered: list[frozenset[str]] = []
-
-    def lower_words() -> frozenset[str]:
-        if not lowered:
-            lowered.append(_lower_words(units))
-        return lowered[0]
+    lower = _lower_words(units)
 
     accepted: dict[str, str] = {}
     for name in sorted(where):
@@ -433,7 +426,7 @@ def detect_entities(
         elif name in linked:
             evidence = "linked in the source"
         elif len(words) >= 2 and counts[name] >= 2 and not (
-                initial_only[name] and words[0] != words[0].lower() and words[0].lower() in lower_words()):
+                initial_only[name] and words[0] != words[0].lower() and words[0].lower() in lower):
             # "Lowercase ASCII characters are …", "Matches Unicode …": a run that only ever opens a sentence, whose
             # first word the document writes in lower case elsewhere, is a capital of grammar before a name.
             evidence = f"multi-word name used {counts[name]} times"
