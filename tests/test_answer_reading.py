@@ -144,3 +144,13 @@ def test_a_question_about_doing_without_is_said_by_without() -> None:
     terms = question_terms(part.text)
     offline = _line("To install without internet access, download the wheels first.")
     assert word_score(offline, terms, {}, lacking=True)[0] > word_score(offline, terms, {})[0]
+
+
+def test_the_length_of_a_task_is_a_duration_or_a_length() -> None:
+    # Sixteenth pass: "the max length of a take-home exercise" is answered by "capped at three hours", which never
+    # says "length"; a length or a duration is a figure with its unit, not any figure.
+    q = "whats the max length of a take home exercise for candidates"
+    assert slot(q).unit == "extent" and slot("what is the duration of the pilot").unit == "extent"
+    assert _fills(q, "Take-home tasks are capped at three hours and paid.") > 0
+    assert _fills("what is the duration of the pilot", "The pilot runs for 6 weeks from 1 May.") > 0
+    assert _fills(q, "We hire 12 engineers in 2026.") == 0

@@ -128,7 +128,8 @@ def _read(root: Path, settings: Settings, reader: str, refs: list[str], store: A
     for i in range(0, len(refs), MAX_READS):
         batch = refs[i : i + MAX_READS]
         try:
-            got = read_pages(root, settings, reader, batch, evidence=True, check_freshness=False, store=store)
+            got = read_pages(root, settings, reader, batch, evidence=True, check_freshness=False, store=store,
+                             paragraphs=True)
             pages.extend(got["pages"])
             index = got["index"]
         except NotFoundError:
@@ -136,7 +137,7 @@ def _read(root: Path, settings: Settings, reader: str, refs: list[str], store: A
             for ref in batch:
                 try:
                     got = read_pages(root, settings, reader, [ref], evidence=True, check_freshness=False,
-                                     store=store)
+                                     store=store, paragraphs=True)
                 except NotFoundError:
                     continue
                 pages.extend(got["pages"])
@@ -145,10 +146,16 @@ def _read(root: Path, settings: Settings, reader: str, refs: list[str], store: A
 
 
 def _headings(page: dict[str, Any], line: int) -> tuple[str, ...]:
-    for frag in page["fragments"]:
+    frags = page["fragments"]
+    for frag in frags:
         a, b = frag["lines"]
         if a <= line <= b:
             return tuple(frag["headings"])
+    # A read widened to whole paragraphs: the lines before its first fragment are of that fragment's section.
+    if frags and line < frags[0]["lines"][0]:
+        return tuple(frags[0]["headings"])
+    if frags and line > frags[-1]["lines"][1]:
+        return tuple(frags[-1]["headings"])
     return ()
 
 

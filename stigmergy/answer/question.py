@@ -450,7 +450,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if head in ("minimum", "maximum", "min", "max") and measure:
             head = measure.group(1)  # "what's the max length of a take-home exercise": a length, at most
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
-                    "percent" if head in ("percentage", "percent", "share") else _rate(head, low))
+                    "percent" if head in ("percentage", "percent", "share") else
+                    "extent" if head in ("length", "duration") else _rate(head, low))
     if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):

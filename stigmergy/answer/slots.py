@@ -519,7 +519,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
-        if missing and slot.unit not in ("count", "time", "version") and not says_head(slot.head, f"{text} {context}"):
+        if missing and slot.unit not in ("count", "time", "version", "extent") and not says_head(slot.head, f"{text} {context}"):
             return 0.0, False  # "the operating voltage": a figure where no voltage is spoken of, with or without "operating"
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
@@ -532,7 +532,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
-    if not counted and slot.kind == "quantity" and slot.head and slot.unit != "version" and not says_head(
+    if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and not says_head(
             slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):

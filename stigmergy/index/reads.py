@@ -229,16 +229,43 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+# How far a read of whole paragraphs reaches past its fragments for the paragraph's first and last line.
+PARAGRAPH_REACH = 600
+
+
+def whole_paragraphs(text: str, start: int, end: int, reach: int = PARAGRAPH_REACH) -> tuple[int, int]:
+    """`text[start:end]` widened to whole paragraphs: overlapping windows start and end inside a sentence
+    ("… do *not* | go through the finder, and are merged …"), which read alone says something else. Within
+    `reach` characters on each side; past it, to whole lines at least."""
+    a = text.rfind("\n\n", max(0, start - reach), start)
+    if a >= 0:
+        start = a + 2
+    elif start <= reach:
+        start = 0
+    else:
+        start = text.rfind("\n", 0, start) + 1
+    b = text.find("\n\n", end, end + reach)
+    if b >= 0:
+        end = b
+    elif len(text) - end <= reach:
+        end = len(text)
+    else:
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl
+    return start, end
+
+
 def read_pages(
     root: Path, settings: Settings, reader: str, refs: list[str], *, evidence: bool = False,
     head_chars: int | None = None, check_freshness: bool = True, book: TrustBook | None = None,
     max_links: int = MAX_LINKS,
-    git: Git | None = None, store: IndexStore | None = None,
+    git: Git | None = None, store: IndexStore | None = None, paragraphs: bool = False,
 ) -> dict[str, Any]:
     """The `read` answer for up to 5 `PATH` or `PATH#n` references (see docs/index.md for the shape).
     `check_freshness=False` (ask, which has its search's answer already) leaves `index` None: the check
     runs git twice, most of a warm read's time. `max_links`: how many of a page's links are resolved (a
-    viewer rendering the whole page wants every one)."""
+    viewer rendering the whole page wants every one). `paragraphs` (ask): a fragment's read is widened to
+    whole paragraphs (`whole_paragraphs`), so that no sentence is read cut."""
     if not refs:
         raise UsageError("name at least one page to read")
     if len(refs) > MAX_READS:
@@ -268,9 +295,14 @@ def read_pages(
                     raise NotFoundError(f"{path} has {total} fragments, not #{n}",
                                         hint=f"read {path}#1 … {path}#{total}")
                 chosen = doc.fragments[max(0, n - 1 - around) : min(total, n + around)]
-                content = doc.text[chosen[0].start_char : chosen[-1].end_char]
+                a, b = chosen[0].start_char, chosen[-1].end_char
+                if paragraphs:
+                    a, b = whole_paragraphs(doc.text, a, b)
+                content = doc.text[a:b]
                 truncated = False
                 first_line, last_line = chosen[0].start_line, chosen[-1].end_line
+                if paragraphs:
+                    first_line, last_line = _line_of(doc.text, a), _line_of(doc.text, max(a, b - 1))
                 shown = [f.seq for f in chosen]
                 note = f"fragment {n} of {total} with its neighbours (fragments {shown[0]}–{shown[-1]})"
             page: dict[str, Any] = {
