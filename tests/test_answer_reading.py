@@ -154,3 +154,11 @@ def test_the_length_of_a_task_is_a_duration_or_a_length() -> None:
     assert _fills(q, "Take-home tasks are capped at three hours and paid.") > 0
     assert _fills("what is the duration of the pilot", "The pilot runs for 6 weeks from 1 May.") > 0
     assert _fills(q, "We hire 12 engineers in 2026.") == 0
+
+
+def test_a_library_may_be_called_a_package() -> None:
+    # Sixteenth pass: "which library" is answered by "a separate package, resolvelib"; a line that names no
+    # library, package or module at all does not fill it.
+    q = "which library is the scheduler built on?"
+    assert _fills(q, "The scheduler itself is based on a separate package, cronlite.") > 0
+    assert _fills(q, "The scheduler runs every night at two.") == 0

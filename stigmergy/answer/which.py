@@ -117,6 +117,11 @@ def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
     return bool(known) or (slot.kind == "project" and any(is_new(a or b, q) for a, b in PROJECT_RE.findall(text)))
 
 
+# What a page may call the asked kind of thing instead: "which library is the resolver built on" is answered by
+# "based on a separate package, resolvelib".
+_THING_KIN = {"library": ("package", "module"), "package": ("library", "module"), "module": ("package", "library")}
+
+
 def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
@@ -131,10 +136,10 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
             is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
     low = fold(text)
-    hs = stem(head)
+    hs = {stem(head)} | {stem(w) for w in _THING_KIN.get(singular(head), ())}
     ws = words(low)
     for i, w in enumerate(ws):
-        if stem(w) != hs:
+        if stem(w) not in hs:
             continue
         near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
                 if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
