@@ -467,3 +467,17 @@ def test_html_code_stays_code(tmp_path: Path) -> None:
     text = _extract(_file(tmp_path, "sqlite3.html", page)).text
     assert text == ("Register a converter:\n\n```\ndef convert_date(val):\n    \"\"\"Convert ISO 8601 date to datetime.date "
                     "object.\"\"\"\n```\n\n````\n```\nnested\n```\n````\n")
+
+
+def test_html_inline_code_is_a_code_span(tmp_path: Path) -> None:
+    # A library reference names its classes in <code>: as plain words, "Cursor" and "Logger" read as names of
+    # organisations. A span holding a backtick gets a longer fence; code nested in code is one span; a table
+    # cell's code is a span too; a <pre>'s own <code> stays inside the fence, unmarked.
+    page = ("<html><body><p>Create a new <a href='#c'><code class='xref'><span class='pre'>Cursor</span></code></a> "
+            "object and call <code>execute()</code> on it; press <kbd>Ctrl</kbd>+<kbd>C</kbd>; quote <code>a`b</code>; "
+            "<code>outer <code>inner</code></code>.</p><h2>The <tt>Logger</tt> class</h2>"
+            "<table><tr><td><code>level</code></td><td>an int</td></tr></table>"
+            "<pre><code>log = Logger()</code></pre><p><code> </code>empty</p></body></html>")
+    text = _extract(_file(tmp_path, "ref.html", page)).text
+    assert text == ("Create a new `Cursor` object and call `execute()` on it; press `Ctrl`+`C`; quote ``a`b``; "
+                    "`outer inner`.\n\n## The `Logger` class\n\n`level` | an int\n\n```\nlog = Logger()\n```\n\nempty\n")

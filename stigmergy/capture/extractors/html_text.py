@@ -1,7 +1,7 @@
 """HTML -> readable Markdown-ish text with the standard library's tolerant parser.
 
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
-`<pre>` keeps its lines inside a code fence; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
+`<pre>` keeps its lines inside a code fence and inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
 `<noscript>`, navigation (`<nav>`, `role="navigation"`, `role="search"`), `hidden` and `aria-hidden`
 elements and comments are dropped. Entities are decoded and whitespace is collapsed. The title is
 `<title>`, else the first `<h1>`.
@@ -36,8 +36,11 @@ _META_KEYS = ("description", "author")
 # Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
-REVISION = 2  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
-# 2, `<pre>` fenced as code
+REVISION = 3  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
+# 2, `<pre>` fenced as code; 3, inline code as code spans
+# Inline code: a library reference names its classes and functions in `<code>` ("Create a new <code>Cursor</code>
+# object"); written as plain words, "Cursor", "Connection" and "Logger" read as names of organisations.
+_INLINE_CODE = {"code", "kbd", "samp", "tt"}
 
 
 # A page's chrome by its ARIA landmark: a documentation theme's breadcrumbs, sidebar and "next | previous" bars
@@ -77,6 +80,8 @@ class _Reader(HTMLParser):
         self._row: list[str] | None = None
         self._cell: list[str] | None = None
         self._heading: int | None = None
+        # Open inline code elements: (the list their text goes to, where it starts); None for one inside another.
+        self._code: list[tuple[list[str], int] | None] = []
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -134,6 +139,8 @@ class _Reader(HTMLParser):
             # Inside a table cell, block structure collapses to spaces.
             if tag in _BLOCKS or tag in {"br", "li", "p"} or tag in _HEADINGS:
                 self._cell.append(" ")
+            elif tag in _INLINE_CODE and not self._pre:
+                self._code.append(None if self._code else (self._cell, len(self._cell)))
             return
         if tag in _HEADINGS:
             level = _HEADINGS[tag]
@@ -149,6 +156,9 @@ class _Reader(HTMLParser):
         elif tag == "pre":
             self._block("pre")
             self._pre += 1
+        elif tag in _INLINE_CODE and not self._pre:
+            target = self._cell if self._cell is not None else self._inline
+            self._code.append(None if self._code else (target, len(target)))
         elif tag == "tr":
             self._flush()
             self._row = []
@@ -192,6 +202,9 @@ class _Reader(HTMLParser):
             self._in_title = False
             self.title = _SPACE.sub(" ", "".join(self._title_parts)).strip() or None
             return
+        if tag in _INLINE_CODE and self._code:
+            self._end_code()
+            return
         if tag in {"td", "th"} and self._cell is not None:
             if self._row is not None:
                 self._row.append(_SPACE.sub(" ", "".join(self._cell)).strip())
@@ -220,6 +233,23 @@ class _Reader(HTMLParser):
             self._after_block()
         elif tag in _BLOCKS:
             self._after_block()
+
+    def _end_code(self) -> None:
+        opened = self._code.pop()
+        if opened is None:
+            return
+        target, start = opened
+        if target is not self._inline and target is not self._cell:
+            return  # a block ended inside the element: its text is written already, as prose
+        text = "".join(target[start:])
+        core = _SPACE.sub(" ", text).strip()
+        if not core:
+            return
+        ticks = "``" if "`" in core else "`"
+        pad = " " if core.startswith("`") or core.endswith("`") else ""
+        lead = " " if text[:1].isspace() else ""
+        tail = " " if text[-1:].isspace() else ""
+        target[start:] = [f"{lead}{ticks}{pad}{core}{pad}{ticks}{tail}"]
 
     def _end_row(self) -> None:
         if self._cell is not None and self._row is not None:
