@@ -162,3 +162,13 @@ def test_a_library_may_be_called_a_package() -> None:
     q = "which library is the scheduler built on?"
     assert _fills(q, "The scheduler itself is based on a separate package, cronlite.") > 0
     assert _fills(q, "The scheduler runs every night at two.") == 0
+
+
+def test_a_pipe_in_code_is_no_table_cell() -> None:
+    # Sixteenth pass: as the planner reads them (statements._bare_split), two lines that each hold a shell pipe in
+    # code are prose, while a table whose cells hold code stays a table.
+    from stigmergy.answer.evidence import _bare_row
+    shell = ["Run `grep x | sort` first.", "Then `cut -f1 | uniq` it."]
+    assert not _bare_row(shell, 0) and not _bare_row(shell, 1)
+    table = ["Code | Name", "`100` | `CONTINUE`", "`101` | `SWITCHING`"]
+    assert _bare_row(table, 1) and _bare_row(table, 2)

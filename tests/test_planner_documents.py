@@ -119,6 +119,19 @@ def test_a_table_the_extractors_write_without_pipes_is_read_row_by_row() -> None
     assert got[-1][2] == "sentence" and got[-1][0] == 12
 
 
+def test_a_bare_table_whose_cells_hold_code_is_read_row_by_row() -> None:
+    # The HTML extractor writes a reference's inline code as code spans, in table cells too: the rows stay rows
+    # (before, a backtick anywhere in a line made it prose, and the table one long line naming "Enum Name").
+    lines = ["Code | Enum Name | Details", "`100` | `CONTINUE` | RFC 7231, Section 6.2.1",
+             "`101` | `SWITCHING_PROTOCOLS` | RFC 7231, Section 6.2.2", "", "Pipe with `a | b | c` | x"]
+    units, _ = split_units(lines, 1)
+    got = [(u.start, u.end, u.kind, u.text) for u in units]
+    assert got[0] == (1, 2, "row", "`100` — Enum Name: `CONTINUE`; Details: RFC 7231, Section 6.2.1")
+    assert got[1][:3] == (1, 3, "row")
+    # A pipe inside a code span is no cell separator: the last line has two cells, alone, so it is prose.
+    assert got[-1][2] == "sentence"
+
+
 def test_an_entity_named_in_one_row_of_a_docx_table_gets_that_row_not_the_table(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
     text = """## Practical

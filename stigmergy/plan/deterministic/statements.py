@@ -144,14 +144,27 @@ def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
     return frozenset(out)
 
 
+def _bare_split(text: str) -> list[str]:
+    """A bare row's cells: split at " | " outside code spans. A pipe inside one is code ("`cat a | sort`", a
+    shell pipe); an HTML table's cells may each hold code ("`100` | `CONTINUE` | Section 6.2.1")."""
+    spans = code_span_ranges(text)
+    out, prev = [], 0
+    for m in re.finditer(re.escape(_BARE_CELL_SEP), text):
+        if not any(a <= m.start() < b for a, b in spans):
+            out.append(text[prev : m.start()])
+            prev = m.end()
+    out.append(text[prev:])
+    return out
+
+
 def _bare_cells(raw: str) -> int:
     """How many cells a line holds as a bare table row (0: not one). A list item, a heading, a quote, an
-    outer-piped row and a line with inline code (a shell pipe) are not."""
+    outer-piped row and a line whose only pipes are inside code (a shell pipe) are not."""
     text = raw.strip()
-    if (_BARE_CELL_SEP not in text or text.startswith(("|", "#", ">")) or "`" in text or _LIST.match(raw)
-            or text.endswith("|")):
+    if _BARE_CELL_SEP not in text or text.startswith(("|", "#", ">")) or _LIST.match(raw) or text.endswith("|"):
         return 0
-    return len(text.split(_BARE_CELL_SEP))
+    cells = _bare_split(text)
+    return len(cells) if len(cells) > 1 else 0
 
 
 def _bare_runs(lines: Sequence[str], code: frozenset[int]) -> dict[int, tuple[int, int]]:
@@ -275,7 +288,7 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
             start, length = bare[i]
             if _TABLE_SEP.match(raw):
                 continue
-            cells = tuple(clean_inline(c) for c in raw.strip().split(_BARE_CELL_SEP))
+            cells = tuple(clean_inline(c) for c in _bare_split(raw.strip()))
             if _above_separator(lines, i) or (i == start and length >= BARE_HEADER_ROWS):
                 header, header_line = cells, ln  # a header row states nothing by itself
                 continue
