@@ -24,9 +24,9 @@ def test_a_span_is_widened_to_the_paragraphs_it_touches() -> None:
     p, q = text.index("First"), text.index("here.") + 5
     assert whole_paragraphs(text, p, q) == (p, q)
     # Past the reach, a span is widened to whole lines only.
-    long = "x" * 50 + "\n" + "y" * 50 + " tail\nmore\n\nend"
+    long = "x" * 50 + "\n" + "y" * 10 + " tail\nmore\n\nend"
     a, b = whole_paragraphs(long, long.index("tail"), long.index("more") + 2, reach=20)
-    assert long[a:b] == "y" * 50 + " tail\nmore"
+    assert long[a:b] == "y" * 10 + " tail\nmore"
 
 
 def test_a_read_for_ask_starts_and_ends_with_whole_sentences(tmp_path: Path) -> None:
@@ -50,3 +50,10 @@ def test_a_read_for_ask_starts_and_ends_with_whole_sentences(tmp_path: Path) -> 
         assert p["content"].endswith(".") or p["content"].endswith("\n"), p["content"][-60:]
         lines = text.split("\n")
         assert lines[p["lines"][0] - 1] == p["content"].split("\n")[0]
+
+
+def test_a_line_longer_than_the_reach_is_not_read_whole() -> None:
+    # A hostile page of one 2 MB line: the widening looks no further than its reach on either side.
+    text = "x" * 1_000_000 + " middle " + "y" * 1_000_000
+    start = text.index("middle")
+    assert whole_paragraphs(text, start, start + 6, reach=600) == (start, start + 6)

@@ -243,15 +243,15 @@ def whole_paragraphs(text: str, start: int, end: int, reach: int = PARAGRAPH_REA
     elif start <= reach:
         start = 0
     else:
-        start = text.rfind("\n", 0, start) + 1
+        start = text.rfind("\n", start - reach, start) + 1 or start  # a line longer than the reach stays cut
     b = text.find("\n\n", end, end + reach)
     if b >= 0:
         end = b
     elif len(text) - end <= reach:
         end = len(text)
     else:
-        nl = text.find("\n", end)
-        end = len(text) if nl < 0 else nl
+        nl = text.find("\n", end, end + reach)
+        end = end if nl < 0 else nl
     return start, end
 
 
