@@ -280,3 +280,20 @@ Harbor Gateway forwards the bytes unchanged. We asked Harbor Gateway to log them
     names = set(_titles(root, "entities"))
     assert "Harbor Gateway" in names, names
     assert "Lowercase ASCII" not in names, names
+
+
+def test_a_single_word_the_page_also_writes_in_lower_case_is_no_name(tmp_path: Path) -> None:
+    # Sixteenth pass: "Text" and "Handlers" in a library guide are common nouns given a capital (a class, a
+    # heading's word), since the page writes "text" and "handlers" in its prose too. A word written in lower case
+    # only inside code (`tidewater.connect()`) is still a name in prose.
+    root = make_repo(tmp_path)
+    text = """## Widgets
+
+Lines typed with Text are kept. The lines from Text scroll. A Text widget wraps them. Plain text is fine.
+Call `tidewater.connect()` first. Our vendor Tidewater keeps the session. We asked the company Tidewater for logs.
+The customer success team at Tidewater replied.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Widgets"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Text" not in names, names
+    assert "Tidewater" in names, names

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from stigmergy.pages.markdown import code_span_ranges
 from stigmergy.plan.deterministic.statements import Link, Unit
 
 # ------------------------------------------------------------------------------------------- entities
@@ -368,8 +369,21 @@ _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z'’]*(?![\w-])")
 
 
 def _lower_words(units: Sequence[Unit]) -> frozenset[str]:
-    """Every word the document writes in lower case: read once, whatever the number of names asked about."""
-    return frozenset(w for u in units for w in _LOWER_WORD.findall(u.text))
+    """Every word the document writes in lower case in its prose: read once, whatever the number of names asked
+    about. Code is not prose: a module is `tkinter` in code and Tkinter in a sentence."""
+    return frozenset(w for u in units if u.kind != "row" for w in _LOWER_WORD.findall(_without_code(u.text)))
+
+
+def _without_code(text: str) -> str:
+    spans = code_span_ranges(text)
+    if not spans:
+        return text
+    out, at = [], 0
+    for a, b in spans:
+        out.append(text[at:a])
+        at = b
+    out.append(text[at:])
+    return " ".join(out)
 
 
 def detect_entities(
@@ -433,7 +447,9 @@ def detect_entities(
         elif name in title_names and counts[name] >= 1 and not initial_only[name] and len(words) >= 2:
             evidence = "named in the title and the text"
         elif len(words) == 1 and counts[name] >= 3 and not initial_only[name] and len(where[name]) >= 2 \
-                and not name.isupper() and name not in FIRST_NAMES:
+                and not name.isupper() and name not in FIRST_NAMES and name.lower() not in lower:
+            # "a Text widget", "the main Tasks documentation": a word the document also writes in lower case is
+            # a common noun given a capital (a class, a heading's word), not a name.
             evidence = f"name used {counts[name]} times mid-sentence"
         if evidence:
             accepted[name] = evidence
