@@ -297,3 +297,24 @@ The customer success team at Tidewater replied.
     names = set(_titles(root, "entities"))
     assert "Text" not in names, names
     assert "Tidewater" in names, names
+
+
+def test_a_table_of_contents_entry_is_no_evidence_of_a_name(tmp_path: Path) -> None:
+    # Sixteenth pass: a guide's table of contents lists its numbered sections in title case; "Lists", "Function"
+    # and "Statements" were filed as entities from "4.8.4. Arbitrary Argument Lists" and its neighbours. The same
+    # name in prose still counts.
+    root = make_repo(tmp_path)
+    text = """## Contents
+
+- 4.1. More on Lists
+- 4.2. Sorting the Lists
+- 4.3. Tips for using Lists
+- 4.4. Copying the Lists
+- 5. Working with Tidewater
+
+We signed with Tidewater in May. The invoices from Tidewater arrive monthly. Our account at Tidewater is open.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Guide"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Lists" not in names, names
+    assert "Tidewater" in names, names

@@ -368,6 +368,10 @@ def _cross_reference(name: str, text: str) -> bool:
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z'’]*(?![\w-])")
 
 
+# A numbered section's title as a table of contents lists it: "2.1.", "4.8.4." then the title.
+_SECTION_ENTRY = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.\s+\S")
+
+
 def _lower_words(units: Sequence[Unit]) -> frozenset[str]:
     """Every word the document writes in lower case in its prose: read once, whatever the number of names asked
     about. Code is not prose: a module is `tkinter` in code and Tkinter in a sentence."""
@@ -413,9 +417,11 @@ def detect_entities(
     initial_only: dict[str, bool] = {}
     where: dict[str, list[int]] = {}
     for idx, u in enumerate(units):
-        if u.kind == "row":
+        if u.kind == "row" or (u.kind == "item" and _SECTION_ENTRY.match(u.text)):
             # A table cell is not prose: a name there links to a known entity but is no evidence of a new one
             # (a reference page's tables, read row by row, gave "AB AC AD BA …", "HTTP RFC", "Python Type").
+            # Nor is a table of contents' entry ("4.8.4. Arbitrary Argument Lists", "4.3. The range() Function"):
+            # section titles in title case gave "Lists", "Function" and "Statements".
             continue
         for name, initial in proper_name_runs(u.text):
             if _cross_reference(name, u.text):
