@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import run_cli
@@ -27,6 +28,11 @@ The board noted that Orbis offered an enterprise value of £72M, and that Orbis 
 """
 
 
+# The board's figure, "£72M" (in JSON "\u00a372M"): a bare "72M" is also in one random capture or page id of
+# a few hundred, and made this test fail at random.
+_FIGURE = re.compile(r"(?:£|\\u00a3)\s?72M")
+
+
 def test_restricted_capture_shadows_public_entities_and_leaks_nothing(wiki: Path, tmp_path: Path) -> None:
     with (wiki / "stigmergy.toml").open("a") as fh:
         fh.write('\n[layers.board]\nreaders = ["ceo@example.com"]\n')
@@ -42,7 +48,7 @@ def test_restricted_capture_shadows_public_entities_and_leaks_nothing(wiki: Path
     # Nothing public cites, links to or copies the board capture.
     for page in (wiki / "wiki").rglob("*.md"):
         text = page.read_text()
-        assert "CANARY-LAYER-5521" not in text and "layers/board" not in text and "72M" not in text
+        assert "CANARY-LAYER-5521" not in text and "layers/board" not in text and not _FIGURE.search(text)
     code, out, _ = run_cli(["--json", "lint"], cwd=wiki)
     assert code == 0, out
 
@@ -71,13 +77,13 @@ def test_the_index_of_either_backend_keeps_the_board_from_a_public_reader(
                                  env=index_env)
         assert code == 0, err
         hits = json.dumps(json.loads(out)["hits"])  # the answer without the query it echoes
-        assert "CANARY-LAYER-5521" not in hits and "72M" not in hits and "layers/board" not in hits
+        assert "CANARY-LAYER-5521" not in hits and not _FIGURE.search(hits) and "layers/board" not in hits
         code, out, _ = run_cli(["--json", "search", query, "--as", "ceo@example.com"], cwd=wiki, env=index_env)
         assert code == 0 and json.loads(out)["hits"]
     code, out, _ = run_cli(["--json", "search", "CANARY-LAYER-5521", "--as", "ceo@example.com"], cwd=wiki, env=index_env)
     assert any(h["layer"] == "board" for h in json.loads(out)["hits"])
     board_page = next((wiki / "layers/board/wiki/entities").glob("*.md")).relative_to(wiki).as_posix()
     code, out, err = run_cli(["read", board_page, "--as", "public@example.com"], cwd=wiki, env=index_env)
-    assert code != 0 and "72M" not in out + err and "CANARY" not in out + err
+    assert code != 0 and not _FIGURE.search(out + err) and "CANARY" not in out + err
     code, out, _ = run_cli(["--json", "describe", "Orbis Freight", "--as", "public@example.com"], cwd=wiki, env=index_env)
-    assert "layers/board" not in out and "72M" not in out
+    assert "layers/board" not in out and not _FIGURE.search(out)
