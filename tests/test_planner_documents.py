@@ -318,3 +318,20 @@ We signed with Tidewater in May. The invoices from Tidewater arrive monthly. Our
     names = set(_titles(root, "entities"))
     assert "Lists" not in names, names
     assert "Tidewater" in names, names
+
+
+def test_a_numbered_label_is_no_name(tmp_path: Path) -> None:
+    # Sixteenth pass: a book numbers its parts and exhibits ("as shown in Listing 5-1", "see Chapter 10"); the
+    # labels were filed as entities "Listing", "Chapter", "Figure" and "Table". A label word used as a name, with
+    # no number after it, still counts.
+    root = make_repo(tmp_path)
+    text = """## Structs
+
+We build on the code from Listing 5-1 and the struct in Listing 5-2. Compare it with Listing 5-3 later.
+Chapter 10 covers traits, and Chapter 8 covers strings. We used Chapter 3's loops.
+We signed with Schedule in May. The invoices from Schedule arrive monthly. Our account at Schedule is open.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Structs"), 1)
+    names = set(_titles(root, "entities"))
+    assert not {"Listing", "Chapter"} & names, names
+    assert "Schedule" in names, names

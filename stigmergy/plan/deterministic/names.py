@@ -365,6 +365,21 @@ def _cross_reference(name: str, text: str) -> bool:
     return said > 0 and len(re.findall(_XREF + re.escape(name) + r"\b", text)) >= said
 
 
+# The labels a text numbers its parts and exhibits by: "Listing 5-1", "Chapter 10", "Figure 4-2", "Appendix B".
+_LABELS = frozenset("Chapter Chapters Section Sections Listing Listings Figure Figures Fig Table Tables Appendix "
+                    "Example Examples Exhibit Step Steps Part Page Pages Equation Eq Note Annex Schedule Clause "
+                    "Article Paragraph".split())
+
+
+def _numbered_label(name: str, text: str) -> bool:
+    """Every mention of `name` in `text` is a label with its number ("as shown in Listing 5-1", "Chapter 10"):
+    a pointer to a part of the text, not an identity."""
+    if name not in _LABELS:
+        return False
+    said = len(re.findall(rf"\b{name}\b", text))
+    return said > 0 and len(re.findall(rf"\b{name}\s+(?:\d|[A-Z](?![a-z])|[IVX]+\b)", text)) >= said
+
+
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z'’]*(?![\w-])")
 
 
@@ -424,7 +439,7 @@ def detect_entities(
             # section titles in title case gave "Lists", "Function" and "Statements".
             continue
         for name, initial in proper_name_runs(u.text):
-            if _cross_reference(name, u.text):
+            if _cross_reference(name, u.text) or _numbered_label(name, u.text):
                 continue  # "See Binary Sequence Types", "described in Module Contents": a section, not an identity
             counts[name] += 1
             initial_only[name] = initial_only.get(name, True) and initial
