@@ -282,6 +282,20 @@ def test_generic_acronyms_dated_events_and_descriptions_are_not_concepts() -> No
     ) == ["MKT", "Reefer", "Lane"]
 
 
+def test_a_clause_that_opens_a_sentence_is_no_concept() -> None:
+    # Sixteenth pass: a reference page and a book open sentences with clauses that read as "X is a …": "If the
+    # argument is a …", "Because Rust is an …", "Calling a function is an …", "Note that offset is a …". An
+    # acronym's page is titled by the words that spell it, not the verb before them.
+    found = definitions([Unit(t, n, n, "", "sentence", n) for n, t in enumerate((
+        "If the argument is a string, it is parsed.", "Because Rust is an expression-based language, it differs.",
+        "Calling a function is an expression.", "Note that offset is a count of bytes.",
+        "Formally a decimal character is a character in the Unicode category Nd.",
+        "Ownership is a set of rules that govern memory.", "The Law of the Sea is a body of treaties.",
+        "Return the daylight saving time (DST) adjustment."), 1)])
+    assert [(d.term, d.page_title) for d in found] == [
+        ("Ownership", "Ownership"), ("Law of the Sea", "Law of the Sea"), ("DST", "Daylight saving time (DST)")]
+
+
 def test_also_known_as_alias_lands_on_the_named_person(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
     text = (

@@ -58,11 +58,26 @@ class Definition:
         return self.title or self.term
 
 
+# A clause's opening, not a term's: "If the argument is a …", "Because Rust is an …", "Since Python is a …",
+# "Note that offset is …", "Returns a logger which is …" (reference pages and books open sentences this way).
+_CLAUSE_OPENERS = frozenset(
+    "if when whenever while since because but and or so although though unless until after before as once in on "
+    "at by to from under over with without for any each every some no note return returns test check see "
+    "provided given also then now only even just whether neither either formally usually typically generally "
+    "otherwise instead hence thus therefore however".split())
+# Inside a term these make it a clause ("Calling a function", "Any function object that", "Test whether the set").
+_CLAUSE_WORDS = frozenset("a an the this that these those which who whom whose whether if when neither either any "
+                          "each its their".split())
+
+
 def _term_ok(term: str) -> bool:
     words = term.split()
     if not words or len(words) > 4 or len(term) > 60:
         return False
     if words[0].lower() in _PRONOUNS or all(w in COMMON or w.lower() in {c.lower() for c in COMMON} for w in words):
+        return False
+    if words[0].lower() in _CLAUSE_OPENERS or any(
+            w.lower() in _CLAUSE_WORDS and words[i].lower() != "of" for i, w in enumerate(words[1:])):
         return False
     if any(w.lower() in {"is", "are", "was", "were", "will", "has", "have", "our", "my", "your"} for w in words):
         return False
@@ -75,6 +90,17 @@ def _acronym_of(long: str, short: str) -> bool:
     """'Mean kinetic temperature' spells 'MKT': the initials of the long form are the acronym."""
     words = [w for w in re.split(r"[ -]+", long) if w and w.lower() not in CONNECTORS]
     return len(words) >= len(short) and "".join(w[0] for w in words[-len(short):]).upper() == short.upper()
+
+
+def _spelling(long: str, short: str) -> str:
+    """The words of `long` that spell `short`, from the first of them: "Return the daylight saving time (DST)" is
+    titled "Daylight saving time (DST)", "Under the file allocation table" "File allocation table"."""
+    words = long.split(" ")
+    need, start = len(short), len(words)
+    while start > 0 and need > 0:
+        start -= 1
+        need -= sum(1 for w in words[start].split("-") if w and w.lower() not in CONNECTORS)
+    return " ".join(words[start:])
 
 
 def definitions(units: Sequence[Unit]) -> list[Definition]:
@@ -107,7 +133,7 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
             if a and a.group("short") not in COMMON and a.group("short") not in GENERIC_ACRONYMS \
                     and _acronym_of(a.group("long"), a.group("short")):
                 term, how = a.group("short"), "acronym"
-                long = a.group("long")
+                long = _spelling(a.group("long"), term)
                 title = f"{long[0].upper()}{long[1:]} ({term})"
         if term and _term_ok(term):
             key = term.lower()
