@@ -481,3 +481,15 @@ def test_html_inline_code_is_a_code_span(tmp_path: Path) -> None:
     text = _extract(_file(tmp_path, "ref.html", page)).text
     assert text == ("Create a new `Cursor` object and call `execute()` on it; press `Ctrl`+`C`; quote ``a`b``; "
                     "`outer inner`.\n\n## The `Logger` class\n\n`level` | an int\n\n```\nlog = Logger()\n```\n\nempty\n")
+
+
+def test_html_permalink_anchors_are_dropped(tmp_path: Path) -> None:
+    # A Sphinx heading ends in <a class="headerlink">¶</a>: read as text, every heading and signature of a
+    # reference page ended in "¶". A link with words keeps them.
+    page = ("<html><body><h2>Caching<a class='headerlink' href='#caching' title='Permalink'>¶</a></h2>"
+            "<dl><dt>cursor(factory=Cursor)<a class='headerlink' href='#c'>¶</a></dt></dl>"
+            "<p>See <a href='#x'>the cache</a> first.</p>"
+            "<table><tr><th>Key<a href='#k'>§</a></th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>"
+            "</body></html>")
+    text = _extract(_file(tmp_path, "ref.html", page)).text
+    assert text == "## Caching\n\ncursor(factory=Cursor)\n\nSee the cache first.\n\nKey | Value\na | 1\n"

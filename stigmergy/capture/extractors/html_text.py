@@ -36,11 +36,14 @@ _META_KEYS = ("description", "author")
 # Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
-REVISION = 3  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
-# 2, `<pre>` fenced as code; 3, inline code as code spans
+REVISION = 4  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
+# 2, `<pre>` fenced as code; 3, inline code as code spans; 4, permalink anchors dropped
 # Inline code: a library reference names its classes and functions in `<code>` ("Create a new <code>Cursor</code>
 # object"); written as plain words, "Cursor", "Connection" and "Logger" read as names of organisations.
 _INLINE_CODE = {"code", "kbd", "samp", "tt"}
+# A heading's permalink: Sphinx, MkDocs and others append an anchor whose whole text is a glyph ("¶", "#", "§"),
+# which read as text ended every heading of a reference page with "¶" ("Caching¶", "cursor(factory=Cursor)¶").
+_PERMALINK_GLYPHS = frozenset({"¶", "§", "#", "🔗", "⚓"})
 
 
 # A page's chrome by its ARIA landmark: a documentation theme's breadcrumbs, sidebar and "next | previous" bars
@@ -82,6 +85,7 @@ class _Reader(HTMLParser):
         self._heading: int | None = None
         # Open inline code elements: (the list their text goes to, where it starts); None for one inside another.
         self._code: list[tuple[list[str], int] | None] = []
+        self._anchors: list[tuple[list[str], int]] = []  # open <a> elements, as for code
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -141,6 +145,8 @@ class _Reader(HTMLParser):
                 self._cell.append(" ")
             elif tag in _INLINE_CODE and not self._pre:
                 self._code.append(None if self._code else (self._cell, len(self._cell)))
+            elif tag == "a":
+                self._anchors.append((self._cell, len(self._cell)))
             return
         if tag in _HEADINGS:
             level = _HEADINGS[tag]
@@ -159,6 +165,8 @@ class _Reader(HTMLParser):
         elif tag in _INLINE_CODE and not self._pre:
             target = self._cell if self._cell is not None else self._inline
             self._code.append(None if self._code else (target, len(target)))
+        elif tag == "a":
+            self._anchors.append((self._inline, len(self._inline)))
         elif tag == "tr":
             self._flush()
             self._row = []
@@ -204,6 +212,11 @@ class _Reader(HTMLParser):
             return
         if tag in _INLINE_CODE and self._code:
             self._end_code()
+            return
+        if tag == "a" and self._anchors:
+            target, start = self._anchors.pop()
+            if (target is self._inline or target is self._cell) and "".join(target[start:]).strip() in _PERMALINK_GLYPHS:
+                del target[start:]
             return
         if tag in {"td", "th"} and self._cell is not None:
             if self._row is not None:
