@@ -335,3 +335,13 @@ We signed with Schedule in May. The invoices from Schedule arrive monthly. Our a
     names = set(_titles(root, "entities"))
     assert not {"Listing", "Chapter"} & names, names
     assert "Schedule" in names, names
+
+
+def test_a_reference_signature_is_code_not_a_statement() -> None:
+    # Sixteenth pass: a Sphinx `<dt>` as the HTML extractor writes it, "sqlite3.connect(database, timeout=5.0, …)",
+    # was a note's key point (its defaults read as figures). A sentence that mentions a call stays a sentence.
+    lines = ["sqlite3.connect(database, timeout=5.0, cached_statements=128)", "",
+             "class logging.Formatter(fmt=None, datefmt=None) -> None", "",
+             "Call connect() to open the database file in 5.0 seconds."]
+    units, _ = split_units(lines, 1)
+    assert [(u.start, u.text) for u in units] == [(5, "Call connect() to open the database file in 5.0 seconds.")]

@@ -126,6 +126,17 @@ def _split_sentences(joined: str) -> list[tuple[int, int]]:
 _PROMPT_CODE = re.compile(r"[(=\[]|^\s*(?:import|from)\s|^\s*\S+\s*$")
 
 
+# A reference page's signature line, as the HTML extractor writes a Sphinx `<dt>`: "sqlite3.connect(database,
+# timeout=5.0, …)", "class logging.Formatter(fmt=None)", "Cursor.execute(sql, parameters=(), /)". Code, not a
+# statement: its figures are defaults, and it made a key point of a note.
+_SIGNATURE = re.compile(r"^(?:(?:class|async|abstractmethod|classmethod|staticmethod|exception|coroutine|"
+                        r"awaitable)\s+)*[A-Za-z_][\w.]*\(.*\)(?:\s*->\s*\S.*)?$")
+
+
+def _signature_lines(lines: Sequence[str]) -> frozenset[int]:
+    return frozenset(i for i, raw in enumerate(lines) if "(" in raw and _SIGNATURE.match(raw.strip()))
+
+
 def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
     """An interactive session as the HTML extractor writes a reference page's example (`>>> pack(...)` and
     what it printed): code, not statements. It ends at a blank line, as docutils reads a doctest block, or at
@@ -206,7 +217,8 @@ def split_units(lines: Sequence[str], first_line: int) -> tuple[list[Unit], list
     units: list[Unit] = []
     headings: list[tuple[int, str, int]] = []
     section = ""
-    code = code_lines("\n".join(lines)) | _doctest_lines(lines)  # fences, indented code, interactive sessions
+    # fences, indented code, interactive sessions, a reference's signatures
+    code = code_lines("\n".join(lines)) | _doctest_lines(lines) | _signature_lines(lines)
     bare = _bare_runs(lines, code)
     para: list[tuple[int, str]] = []
 
