@@ -8,7 +8,7 @@ from pathlib import Path
 from test_plan_support import file_and_commit, make_repo, write_source
 
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.plan.deterministic.statements import split_units
+from stigmergy.plan.deterministic.statements import Unit, split_units
 
 
 def _titles(root: Path, folder: str) -> dict[str, dict]:
@@ -345,3 +345,16 @@ def test_a_reference_signature_is_code_not_a_statement() -> None:
              "Call connect() to open the database file in 5.0 seconds."]
     units, _ = split_units(lines, 1)
     assert [(u.start, u.text) for u in units] == [(5, "Call connect() to open the database file in 5.0 seconds.")]
+
+
+def test_how_something_is_chosen_is_no_decision() -> None:
+    # Sixteenth pass: a reference page's "the size of the buffer is chosen using a heuristic" was filed under a
+    # note's "Decisions"; what someone chose or decided still is one.
+    from stigmergy.plan.deterministic.analysis import is_decision
+    def unit(text: str) -> Unit:
+        return Unit(text, 1, 1, "", "sentence", 0)
+    assert not is_decision(unit("The size of the buffer is chosen using a heuristic."))
+    assert not is_decision(unit("Their parameters are automatically chosen as follows."))
+    assert is_decision(unit("We chose Twilio as the SMS provider."))
+    assert is_decision(unit("The board decided that the price is final."))
+    assert is_decision(unit("Postgres was chosen over MySQL for the ledger."))

@@ -113,7 +113,13 @@ def is_decision(u: Unit) -> bool:
     sec = u.section.lower()
     if any(k in sec for k in DECISION_SECTIONS):
         return len(u.text.split()) >= 3
-    return bool(DECISION.search(u.text)) and bool(re.search(r"\b(?:decided|agreed|approved|decision|resolved|committed|chose|chosen|signed off|greenlit)\b", u.text, re.I))
+    text = _GENERIC_PASSIVE.sub(" ", u.text)
+    return bool(DECISION.search(text)) and bool(re.search(r"\b(?:decided|agreed|approved|decision|resolved|committed|chose|chosen|signed off|greenlit)\b", text, re.I))
+
+
+# "The size of the buffer is chosen using a heuristic", "parameters are chosen as follows": how something works,
+# in the present, not a decision someone took (a reference page's notes filed them under "Decisions").
+_GENERIC_PASSIVE = re.compile(r"\b(?:is|are|be|gets?)\s+(?:\w+ly\s+)?(?:chosen|decided|resolved)\b", re.I)
 
 
 REVISION = re.compile(r"\b(?:final|corrected|correction|revised|revision|restated|amended|updated figures?|supersedes|erratum)\b", re.I)
