@@ -358,3 +358,16 @@ def test_how_something_is_chosen_is_no_decision() -> None:
     assert is_decision(unit("We chose Twilio as the SMS provider."))
     assert is_decision(unit("The board decided that the price is final."))
     assert is_decision(unit("Postgres was chosen over MySQL for the ledger."))
+
+
+def test_a_word_in_an_address_or_a_command_is_not_the_page_writing_it_in_lower_case(tmp_path: Path) -> None:
+    # Sixteenth pass: "github.com" and "python -m pip" are no prose use of "github" and "python"; pip's own docs
+    # lost GitHub and Python as entities until the lower-case check skipped addresses, paths and commands.
+    root = make_repo(tmp_path)
+    text = """## Install
+
+Clone it from https://github.com/tidewater/kit and run python -m pip install kit.
+We host the code with GitHub today. The issues are tracked at GitHub too. A mirror from GitHub runs nightly.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Install"), 1)
+    assert "GitHub" in set(_titles(root, "entities"))

@@ -380,7 +380,7 @@ def _numbered_label(name: str, text: str) -> bool:
     return said > 0 and len(re.findall(rf"\b{name}\s+(?:\d|[A-Z](?![a-z])|[IVX]+\b)", text)) >= said
 
 
-_LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z'’]*(?![\w-])")
+_LOWER_WORD = re.compile(r"(?<![\w/.:@=-])[a-z][a-z'’]*(?!\.\w|[\w/:@=-]|\s+--?[a-z])")
 
 
 # A numbered section's title as a table of contents lists it: "2.1.", "4.8.4." then the title.
