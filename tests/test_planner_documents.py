@@ -371,3 +371,16 @@ We host the code with GitHub today. The issues are tracked at GitHub too. A mirr
 """
     file_and_commit(root, write_source(root, 1, text, title="Install"), 1)
     assert "GitHub" in set(_titles(root, "entities"))
+
+
+def test_a_sentence_adverb_is_not_part_of_the_name_after_it(tmp_path: Path) -> None:
+    # Sixteenth pass: "Therefore Argument Clinic …" filed an entity "Therefore Argument Clinic".
+    root = make_repo(tmp_path)
+    text = """## Clinic
+
+Therefore Harbor Gateway forwards the bytes unchanged. However Harbor Gateway logs them.
+We asked Harbor Gateway to keep them too.
+"""
+    file_and_commit(root, write_source(root, 1, text, title="Clinic"), 1)
+    names = set(_titles(root, "entities"))
+    assert "Harbor Gateway" in names and not any(n.startswith(("Therefore", "However")) for n in names), names

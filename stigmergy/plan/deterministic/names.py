@@ -63,6 +63,17 @@ CODE_WORDS = set(
     """.split()
 )
 COMMON |= CODE_WORDS
+# Sentence adverbs open a sentence before a name, never begin one: "Therefore Argument Clinic …" named "Therefore
+# Argument Clinic" on a how-to page.
+COMMON |= set(
+    """
+    Therefore However Thus Hence Moreover Furthermore Meanwhile Otherwise Instead Indeed Similarly Likewise
+    Consequently Nevertheless Nonetheless Additionally Alternatively Specifically Typically Usually Generally
+    Normally Often Sometimes Obviously Clearly Unfortunately Fortunately Luckily Basically Essentially Ideally
+    Naturally Perhaps Accordingly Conversely Importantly Notably Initially Eventually Afterwards Previously
+    Subsequently Ultimately Whereas Unlike Especially Apparently Arguably Optionally Technically Traditionally
+    """.split()
+)
 _CODE_SPAN = re.compile(r"`+[^`]*`+")
 # An identifier, a file name or an exception class is code, not a name: "README.txt", "sync_state",
 # "os.path", "OSError", "KeyboardInterrupt" stays a word of a run only when it reads as prose.
