@@ -1,9 +1,10 @@
 """HTML -> readable Markdown-ish text with the standard library's tolerant parser.
 
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
-`<pre>` keeps its lines inside a code fence and inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans; p/div/br and other blocks break paragraphs. Scripts, styles, templates,
-`<noscript>`, navigation (`<nav>`, `role="navigation"`, `role="search"`), `hidden` and `aria-hidden`
-elements and comments are dropped. Entities are decoded and whitespace is collapsed. The title is
+`<pre>` keeps its lines inside a code fence, inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans;
+p/div/br and other blocks break paragraphs. Scripts, styles, templates, `<noscript>`, navigation (`<nav>`,
+`role="navigation"`, `role="search"`), `hidden` and `aria-hidden` elements, permalink anchors ("¶") and
+comments are dropped. Entities are decoded and whitespace is collapsed. The title is
 `<title>`, else the first `<h1>`.
 """
 
