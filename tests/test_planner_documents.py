@@ -11,6 +11,13 @@ from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.plan.deterministic.statements import Unit, split_units
 
 
+def _entities_filed(tmp_path: Path, text: str, title: str) -> set[str]:
+    """The titles of the entity pages one source with `text` files into a new wiki."""
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, text, title=title), 1)
+    return set(_titles(root, "entities"))
+
+
 def _titles(root: Path, folder: str) -> dict[str, dict]:
     out = {}
     for p in sorted((root / "wiki" / folder).glob("*.md")):
@@ -151,7 +158,6 @@ Beacon test rack | Lab, ground floor | Samuel Achterberg from Leeds
 def test_names_only_in_table_cells_make_no_entity_pages(tmp_path: Path) -> None:
     # A reference page's tables: each cell is read as a row, not as prose, so a capitalised pair repeated down
     # a column ("HTTP RFC") is no evidence of an identity. The same pair twice in prose is.
-    root = make_repo(tmp_path)
     text = """## Status codes
 
 Code | Meaning | Defined in
@@ -162,8 +168,7 @@ Code | Meaning | Defined in
 
 Harbor Gateway forwards the codes unchanged. We asked Harbor Gateway to log them too.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Status codes"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Status codes")
     assert "Harbor Gateway" in names, names
     assert not {"HTTP RFC", "Authentication RFC", "Moved Permanently"} & names, names
 
@@ -241,43 +246,37 @@ def test_keywords_in_capitals_are_no_names_and_acronym_pairs_are() -> None:
 def test_a_section_a_page_points_to_is_no_entity(tmp_path: Path) -> None:
     # Reference documentation points the reader at its sections: "See Error Handlers", "described in Numeric
     # Types". A pointer names a part of the text, not an identity; the same name used as one still is.
-    root = make_repo(tmp_path)
     text = """## Codecs
 
 Errors are handled as described in Error Handlers. See Error Handlers for the list of names.
 The complex type is described in Numeric Types, and see also Numeric Types for the float type.
 Harbor Gateway forwards the codes unchanged. We asked Harbor Gateway to log them too.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Codecs"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Codecs")
     assert "Harbor Gateway" in names, names
     assert not {"Error Handlers", "Numeric Types"} & names, names
 
 
 def test_two_names_the_page_also_uses_alone_are_not_one_x_and_y_name(tmp_path: Path) -> None:
-    root = make_repo(tmp_path)
     text = """## Turtle graphics
 
 The public methods of the classes Screen and Turtle are listed here. Screen and Turtle share a canvas.
 A Screen holds the canvas. The Turtle moves on the canvas. Each Screen has a title. Turtle keeps its pen.
 Marks and Spencer stocks the kit. We met Marks and Spencer in Leeds.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Turtle graphics"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Turtle graphics")
     assert "Screen and Turtle" not in names, names
     assert "Marks and Spencer" in names, names
 
 
 def test_a_run_that_only_opens_sentences_with_a_word_written_lower_elsewhere_is_no_name(tmp_path: Path) -> None:
-    root = make_repo(tmp_path)
     text = """## Bytes
 
 Lowercase ASCII characters are the byte values a to z. Lowercase ASCII letters sort first.
 A lowercase letter has an uppercase pair.
 Harbor Gateway forwards the bytes unchanged. We asked Harbor Gateway to log them too.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Bytes"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Bytes")
     assert "Harbor Gateway" in names, names
     assert "Lowercase ASCII" not in names, names
 
@@ -286,15 +285,13 @@ def test_a_single_word_the_page_also_writes_in_lower_case_is_no_name(tmp_path: P
     # Sixteenth pass: "Text" and "Handlers" in a library guide are common nouns given a capital (a class, a
     # heading's word), since the page writes "text" and "handlers" in its prose too. A word written in lower case
     # only inside code (`tidewater.connect()`) is still a name in prose.
-    root = make_repo(tmp_path)
     text = """## Widgets
 
 Lines typed with Text are kept. The lines from Text scroll. A Text widget wraps them. Plain text is fine.
 Call `tidewater.connect()` first. Our vendor Tidewater keeps the session. We asked the company Tidewater for logs.
 The customer success team at Tidewater replied.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Widgets"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Widgets")
     assert "Text" not in names, names
     assert "Tidewater" in names, names
 
@@ -303,7 +300,6 @@ def test_a_table_of_contents_entry_is_no_evidence_of_a_name(tmp_path: Path) -> N
     # Sixteenth pass: a guide's table of contents lists its numbered sections in title case; "Lists", "Function"
     # and "Statements" were filed as entities from "4.8.4. Arbitrary Argument Lists" and its neighbours. The same
     # name in prose still counts.
-    root = make_repo(tmp_path)
     text = """## Contents
 
 - 4.1. More on Lists
@@ -314,8 +310,7 @@ def test_a_table_of_contents_entry_is_no_evidence_of_a_name(tmp_path: Path) -> N
 
 We signed with Tidewater in May. The invoices from Tidewater arrive monthly. Our account at Tidewater is open.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Guide"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Guide")
     assert "Lists" not in names, names
     assert "Tidewater" in names, names
 
@@ -324,15 +319,13 @@ def test_a_numbered_label_is_no_name(tmp_path: Path) -> None:
     # Sixteenth pass: a book numbers its parts and exhibits ("as shown in Listing 5-1", "see Chapter 10"); the
     # labels were filed as entities "Listing", "Chapter", "Figure" and "Table". A label word used as a name, with
     # no number after it, still counts.
-    root = make_repo(tmp_path)
     text = """## Structs
 
 We build on the code from Listing 5-1 and the struct in Listing 5-2. Compare it with Listing 5-3 later.
 Chapter 10 covers traits, and Chapter 8 covers strings. We used Chapter 3's loops.
 We signed with Schedule in May. The invoices from Schedule arrive monthly. Our account at Schedule is open.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Structs"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Structs")
     assert not {"Listing", "Chapter"} & names, names
     assert "Schedule" in names, names
 
@@ -363,24 +356,20 @@ def test_how_something_is_chosen_is_no_decision() -> None:
 def test_a_word_in_an_address_or_a_command_is_not_the_page_writing_it_in_lower_case(tmp_path: Path) -> None:
     # Sixteenth pass: "github.com" and "python -m pip" are no prose use of "github" and "python"; pip's own docs
     # lost GitHub and Python as entities until the lower-case check skipped addresses, paths and commands.
-    root = make_repo(tmp_path)
     text = """## Install
 
 Clone it from https://github.com/tidewater/kit and run python -m pip install kit.
 We host the code with GitHub today. The issues are tracked at GitHub too. A mirror from GitHub runs nightly.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Install"), 1)
-    assert "GitHub" in set(_titles(root, "entities"))
+    assert "GitHub" in _entities_filed(tmp_path, text, "Install")
 
 
 def test_a_sentence_adverb_is_not_part_of_the_name_after_it(tmp_path: Path) -> None:
     # Sixteenth pass: "Therefore Argument Clinic …" filed an entity "Therefore Argument Clinic".
-    root = make_repo(tmp_path)
     text = """## Clinic
 
 Therefore Harbor Gateway forwards the bytes unchanged. However Harbor Gateway logs them.
 We asked Harbor Gateway to keep them too.
 """
-    file_and_commit(root, write_source(root, 1, text, title="Clinic"), 1)
-    names = set(_titles(root, "entities"))
+    names = _entities_filed(tmp_path, text, "Clinic")
     assert "Harbor Gateway" in names and not any(n.startswith(("Therefore", "However")) for n in names), names
