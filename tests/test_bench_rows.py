@@ -49,6 +49,15 @@ def test_the_retrieval_rows_come_back_from_their_figures() -> None:
     assert _bench("search")._quality_rows(saved["figures"]) == saved["readme_rows"]
 
 
+def test_the_filing_quality_rows_come_back_from_their_figures() -> None:
+    quality = _bench("filing_quality")
+    paths = sorted((BENCH / "results").glob("filing_quality-*.json"))
+    assert paths
+    for path in paths:
+        d = json.loads(path.read_text())
+        assert quality.readme_rows(d) == d["readme_rows"], path.name
+
+
 def test_the_filing_rows_come_back_from_their_figures() -> None:
     filing = _bench("filing")
     for path in sorted((BENCH / "results").glob("filing-*.json")):
