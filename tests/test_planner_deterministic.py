@@ -291,9 +291,11 @@ def test_a_clause_that_opens_a_sentence_is_no_concept() -> None:
         "Calling a function is an expression.", "Note that offset is a count of bytes.",
         "Formally a decimal character is a character in the Unicode category Nd.",
         "Ownership is a set of rules that govern memory.", "The Law of the Sea is a body of treaties.",
-        "Return the daylight saving time (DST) adjustment."), 1)])
+        "Return the daylight saving time (DST) adjustment.", "Likewise LF is a line feed.",
+        "The --exclude-existing form is a filter.", "C - Category is a label of the tracker."), 1)])
     assert [(d.term, d.page_title) for d in found] == [
-        ("Ownership", "Ownership"), ("Law of the Sea", "Law of the Sea"), ("DST", "Daylight saving time (DST)")]
+        ("Ownership", "Ownership"), ("Law of the Sea", "Law of the Sea"), ("DST", "Daylight saving time (DST)"),
+        ("C - Category", "C - Category")]
 
 
 def test_also_known_as_alias_lands_on_the_named_person(tmp_path: Path) -> None:

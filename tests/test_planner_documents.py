@@ -8,7 +8,7 @@ from pathlib import Path
 from test_plan_support import file_and_commit, make_repo, write_source
 
 from stigmergy.pages.frontmatter import split_front_matter
-from stigmergy.plan.deterministic.statements import Unit, split_units
+from stigmergy.plan.deterministic.statements import Link, Unit, source_links, split_units
 
 
 def _entities_filed(tmp_path: Path, text: str, title: str) -> set[str]:
@@ -373,3 +373,20 @@ We asked Harbor Gateway to keep them too.
 """
     names = _entities_filed(tmp_path, text, "Clinic")
     assert "Harbor Gateway" in names and not any(n.startswith(("Therefore", "However")) for n in names), names
+
+
+def test_an_asciidoc_anchor_and_cross_reference_are_no_names(tmp_path: Path) -> None:
+    # Sixteenth pass, on git's own manual (AsciiDoc as text): "[[FILES]]" above a section is an anchor, not a
+    # wikilink, and "see <<FILES>>" points at that section; "MUST NOT" is a standard's keyword. A wikilink on a
+    # line of its own that is not an anchor still links.
+    assert source_links("[[FILES]]\nFILES\n-----\nThe files.") == []
+    assert source_links("[[CRTB]]\nCONFIGURED REMOTE-TRACKING BRANCHES\n---") == []
+    assert source_links("[[Acme Corp]]\nWe met them.") == [Link("Acme Corp", None)]
+    text = """## Config
+
+The values are read from the FILES below (see <&lt;FILES>>). For more, see <&lt;FILES>> above.
+Clients MUST NOT require state. Servers MUST NOT keep it either.
+We host the code with GitHub today. The issues are tracked at GitHub too. A mirror from GitHub runs nightly.
+"""
+    names = _entities_filed(tmp_path, text, "git-config")
+    assert "GitHub" in names and not {"FILES", "MUST NOT", "MUST"} & names, names

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stigmergy.plan.deterministic.names import COMMON, CONNECTORS
+from stigmergy.plan.deterministic.names import COMMON, CONNECTORS, SENTENCE_ADVERBS
 from stigmergy.plan.deterministic.statements import Unit
 
 # --------------------------------------------------------------------------------------------- concepts
@@ -63,8 +63,8 @@ class Definition:
 _CLAUSE_OPENERS = frozenset(
     "if when whenever while since because but and or so although though unless until after before as once in on "
     "at by to from under over with without for any each every some no note return returns test check see "
-    "provided given also then now only even just whether neither either formally usually typically generally "
-    "otherwise instead hence thus therefore however".split())
+    "provided given also then now only even just whether neither either formally whilst their its his her our "
+    "your my".split())  # and SENTENCE_ADVERBS
 # Inside a term these make it a clause ("Calling a function", "Any function object that", "Test whether the set").
 _CLAUSE_WORDS = frozenset("a an the this that these those which who whom whose whether if when neither either any "
                           "each its their".split())
@@ -76,9 +76,11 @@ def _term_ok(term: str) -> bool:
         return False
     if words[0].lower() in _PRONOUNS or all(w in COMMON or w.lower() in {c.lower() for c in COMMON} for w in words):
         return False
-    if words[0].lower() in _CLAUSE_OPENERS or any(
+    if words[0].lower() in _CLAUSE_OPENERS or words[0].lower() in SENTENCE_ADVERBS or any(
             w.lower() in _CLAUSE_WORDS and words[i].lower() != "of" for i, w in enumerate(words[1:])):
         return False
+    if any(re.match(r"--?\w", w) or "`" in w for w in words):
+        return False  # "The --exclude-existing form": an option is code, not a term
     if any(w.lower() in {"is", "are", "was", "were", "will", "has", "have", "our", "my", "your"} for w in words):
         return False
     if _MONTH_OR_YEAR.search(term):

@@ -64,16 +64,19 @@ CODE_WORDS = set(
 )
 COMMON |= CODE_WORDS
 # Sentence adverbs open a sentence before a name, never begin one: "Therefore Argument Clinic …" named "Therefore
-# Argument Clinic" on a how-to page.
-COMMON |= set(
+# Argument Clinic" on a how-to page; nor a term ("Likewise LF is a …", concepts.py).
+SENTENCE_ADVERBS = frozenset(
     """
-    Therefore However Thus Hence Moreover Furthermore Meanwhile Otherwise Instead Indeed Similarly Likewise
-    Consequently Nevertheless Nonetheless Additionally Alternatively Specifically Typically Usually Generally
-    Normally Often Sometimes Obviously Clearly Unfortunately Fortunately Luckily Basically Essentially Ideally
-    Naturally Perhaps Accordingly Conversely Importantly Notably Initially Eventually Afterwards Previously
-    Subsequently Ultimately Whereas Unlike Especially Apparently Arguably Optionally Technically Traditionally
+    therefore however thus hence moreover furthermore meanwhile otherwise instead indeed similarly likewise
+    consequently nevertheless nonetheless additionally alternatively specifically typically usually generally
+    normally often sometimes obviously clearly unfortunately fortunately luckily basically essentially ideally
+    naturally perhaps accordingly conversely importantly notably initially eventually afterwards previously
+    subsequently ultimately whereas unlike especially apparently arguably optionally technically traditionally
     """.split()
 )
+COMMON |= {w.capitalize() for w in SENTENCE_ADVERBS}
+# A standard's requirement words in capitals (RFC 2119: "Clients MUST NOT require state"): a keyword, not a name.
+COMMON |= set("MUST NOT SHOULD SHALL REQUIRED RECOMMENDED OPTIONAL".split())
 _CODE_SPAN = re.compile(r"`+[^`]*`+")
 # An identifier, a file name or an exception class is code, not a name: "README.txt", "sync_state",
 # "os.path", "OSError", "KeyboardInterrupt" stays a word of a run only when it reads as prose.
@@ -368,12 +371,21 @@ _XREF = r"\b(?:[Ss]ee(?: also)?|described in|listed in(?: section)?|documented i
 _XREF_RE = re.compile(_XREF)
 
 
+# An AsciiDoc cross-reference, "<<FILES>>" or "<<CRTB,CONFIGURED REMOTE-TRACKING BRANCHES>>" (a source page writes
+# its "<" before a letter as "&lt;").
+_ANCHOR_XREF_RE = re.compile(r"<(?:<|&lt;)[^<>]{1,120}>>")
+
+
 def _cross_reference(name: str, text: str) -> bool:
-    """Every mention of `name` in `text` follows a cross-reference phrase ("See Error Handlers")."""
-    if not _XREF_RE.search(text):
+    """Every mention of `name` in `text` follows a cross-reference phrase ("See Error Handlers") or is inside an
+    AsciiDoc cross-reference ("see <<FILES>>")."""
+    anchors = [m.span() for m in _ANCHOR_XREF_RE.finditer(text)] if ">>" in text else []
+    if not anchors and not _XREF_RE.search(text):
         return False  # most sentences point nowhere: no pattern per name for them
-    said = len(re.findall(rf"\b{re.escape(name)}\b", text))
-    return said > 0 and len(re.findall(_XREF + re.escape(name) + r"\b", text)) >= said
+    mentions_at = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
+    inside = sum(1 for i in mentions_at if any(a <= i < b for a, b in anchors))
+    pointed = len(re.findall(_XREF + re.escape(name) + r"\b", text)) if _XREF_RE.search(text) else 0
+    return bool(mentions_at) and inside + pointed >= len(mentions_at)
 
 
 # The labels a text numbers its parts and exhibits by: "Listing 5-1", "Chapter 10", "Figure 4-2", "Appendix B".

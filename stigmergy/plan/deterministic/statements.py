@@ -98,14 +98,30 @@ def source_links(text: str) -> list[Link]:
         return []
     code = code_lines(text) if "```" in text or "~~~" in text or "\n    " in text or "\n\t" in text else frozenset()
     out: list[Link] = []
-    for n, line in enumerate(text.split("\n")):
-        if "[[" not in line or n in code:
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if "[[" not in line or n in code or _asciidoc_anchor(lines, n):
             continue
         spans = code_span_ranges(line)
         for m in _WIKILINK.finditer(line):
             if not any(a <= m.start() < b for a, b in spans):
                 out.append(Link(m.group(1).strip(), (m.group(2) or "").strip() or None))
     return out
+
+
+_ANCHOR_LINE = re.compile(r"^\[\[([A-Za-z0-9_:.-]+)\]\]$")
+
+
+def _asciidoc_anchor(lines: Sequence[str], n: int) -> bool:
+    """An AsciiDoc anchor on its own line, before the section it names ("[[OPTIONS]]" above "OPTIONS" and its
+    underline): an id, not a wikilink. A man page's "[[FILES]]" made an entity page "FILES"."""
+    m = _ANCHOR_LINE.match(lines[n].strip())
+    if not m:
+        return False
+    ident = m.group(1)
+    after = next((x.strip() for x in lines[n + 1 :] if x.strip()), "")
+    return ident.isupper() or "_" in ident or after.replace(" ", "").replace("-", "").casefold() == \
+        ident.replace("-", "").replace("_", "").casefold() or after.startswith(("=", "#"))
 
 
 def _split_sentences(joined: str) -> list[tuple[int, int]]:
