@@ -238,6 +238,8 @@ def test_keywords_in_capitals_are_no_names_and_acronym_pairs_are() -> None:
 
     assert names("Run CREATE TABLE first, then INSERT INTO it.") == []
     assert names("FOR IMMEDIATE RELEASE: Tidemark ships.") == ["Tidemark"]
+    # A hyphenated word in capitals is shouted too (a man page's heading, quoted in a sentence).
+    assert names('See the section "CONFIGURED REMOTE-TRACKING BRANCHES" for Tidemark.') == ["Tidemark"]
     # Acronyms side by side are a name ("AWS KMS", "REST API"); one long word in capitals is too ("UNICEF").
     assert names("The keys live in AWS KMS behind the REST API.") == ["AWS KMS", "REST API"]
     assert names("We met the UNICEF staff.") == ["UNICEF"]

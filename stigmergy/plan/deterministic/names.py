@@ -210,7 +210,8 @@ def proper_name_runs(text: str) -> list[tuple[str, bool]]:
 def _shouted(words: list[str]) -> bool:
     """Two or more words in capitals side by side, one of them longer than an acronym: an SQL keyword run
     ("Run CREATE TABLE first", "INSERT INTO") or a shouted heading, where "AWS KMS" and "REST API" are names."""
-    caps = [w.isalpha() and w.isupper() and len(w) >= 2 for w in words]
+    # A hyphenated word in capitals is one too ("CONFIGURED REMOTE-TRACKING BRANCHES", a man page's heading).
+    caps = [w.replace("-", "").isalpha() and w.isupper() and len(w) >= 2 for w in words]
     return any(caps[i] and caps[i + 1] and max(len(words[i]), len(words[i + 1])) > 4 for i in range(len(words) - 1))
 
 
