@@ -15,7 +15,7 @@ from stigmergy.errors import NotFoundError
 from stigmergy.gates.figures import claim_text
 from stigmergy.index.reads import MAX_READS, read_neighbours, read_pages
 from stigmergy.layers import readable_layers
-from stigmergy.pages.markdown import code_span_ranges
+from stigmergy.pages.markdown import mask_code_spans
 from stigmergy.settings import Settings
 
 
@@ -218,11 +218,7 @@ def _bare_cells(raw: str) -> int:
     s = raw.strip()
     if not s or s.startswith(("|", "#", ">", "```")) or _MARKER_RE.match(raw):
         return 0
-    seps = [m.start() for m in _BARE_SEP_RE.finditer(s)]
-    if seps and "`" in s:
-        spans = code_span_ranges(s)  # "`cat a | sort`" is a shell pipe, not two cells
-        seps = [i for i in seps if not any(a <= i < b for a, b in spans)]
-    return len(seps)
+    return len(_BARE_SEP_RE.findall(mask_code_spans(s) if "`" in s else s))  # "`cat a | sort`" is one cell
 
 
 def _bare_row(content: list[str], offset: int) -> bool:

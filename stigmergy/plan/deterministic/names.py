@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from stigmergy.pages.markdown import code_span_ranges
+from stigmergy.pages.markdown import mask_code_spans
 from stigmergy.plan.deterministic.statements import Link, Unit
 
 # ------------------------------------------------------------------------------------------- entities
@@ -414,19 +414,7 @@ _SECTION_ENTRY = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.\s+\S")
 def _lower_words(units: Sequence[Unit]) -> frozenset[str]:
     """Every word the document writes in lower case in its prose: read once, whatever the number of names asked
     about. Code is not prose: a module is `tkinter` in code and Tkinter in a sentence."""
-    return frozenset(w for u in units if u.kind != "row" for w in _LOWER_WORD.findall(_without_code(u.text)))
-
-
-def _without_code(text: str) -> str:
-    spans = code_span_ranges(text)
-    if not spans:
-        return text
-    out, at = [], 0
-    for a, b in spans:
-        out.append(text[at:a])
-        at = b
-    out.append(text[at:])
-    return " ".join(out)
+    return frozenset(w for u in units if u.kind != "row" for w in _LOWER_WORD.findall(mask_code_spans(u.text)))
 
 
 def detect_entities(

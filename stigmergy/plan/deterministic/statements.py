@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stigmergy.pages.markdown import code_lines, code_span_ranges
+from stigmergy.pages.markdown import code_lines, code_span_ranges, mask_code_spans
 from stigmergy.pages.source import is_unsure
 
 # ---------------------------------------------------------------------------------------------- units
@@ -174,12 +174,10 @@ def _doctest_lines(lines: Sequence[str]) -> frozenset[int]:
 def _bare_split(text: str) -> list[str]:
     """A bare row's cells: split at " | " outside code spans. A pipe inside one is code ("`cat a | sort`", a
     shell pipe); an HTML table's cells may each hold code ("`100` | `CONTINUE` | Section 6.2.1")."""
-    spans = code_span_ranges(text)
     out, prev = [], 0
-    for m in re.finditer(re.escape(_BARE_CELL_SEP), text):
-        if not any(a <= m.start() < b for a, b in spans):
-            out.append(text[prev : m.start()])
-            prev = m.end()
+    for m in re.finditer(re.escape(_BARE_CELL_SEP), mask_code_spans(text) if "`" in text else text):
+        out.append(text[prev : m.start()])
+        prev = m.end()
     out.append(text[prev:])
     return out
 
