@@ -458,38 +458,40 @@ def test_a_new_format_is_one_new_module(tmp_path: Path, monkeypatch: pytest.Monk
         extract(b"\x00\x01binary", "figures.tsv", CaptureSettings())  # gone again: unknown and not text
 
 
-def test_html_code_stays_code(tmp_path: Path) -> None:
-    # A reference page's example: a docstring in a <pre> is code, not a sentence naming "Convert ISO"; a block that
-    # holds a fence of its own gets a longer one.
-    page = ("<html><body><p>Register a converter:</p><pre>def convert_date(val):\n"
-            "    \"\"\"Convert ISO 8601 date to datetime.date object.\"\"\"</pre>"
-            "<pre>```\nnested\n```</pre></body></html>")
-    text = _extract(_file(tmp_path, "sqlite3.html", page)).text
-    assert text == ("Register a converter:\n\n```\ndef convert_date(val):\n    \"\"\"Convert ISO 8601 date to datetime.date "
-                    "object.\"\"\"\n```\n\n````\n```\nnested\n```\n````\n")
+# What a reference page's markup becomes (the cases of the fifteenth and sixteenth sessions):
+# - a docstring in a <pre> is code, not a sentence naming "Convert ISO"; a block that holds a fence of its own gets a
+#   longer one;
+# - a library reference names its classes in <code>: as plain words, "Cursor" and "Logger" read as names of
+#   organisations. A span holding a backtick gets a longer fence; code nested in code is one span; a table cell's
+#   code is a span too; a <pre>'s own <code> stays inside the fence, unmarked;
+# - a Sphinx heading ends in <a class="headerlink">¶</a>: read as text, every heading and signature of a reference
+#   page ended in "¶". A link with words keeps them.
+_HTML_CODE_CASES = {
+    "pre-fenced": (
+        "<html><body><p>Register a converter:</p><pre>def convert_date(val):\n"
+        "    \"\"\"Convert ISO 8601 date to datetime.date object.\"\"\"</pre>"
+        "<pre>```\nnested\n```</pre></body></html>",
+        "Register a converter:\n\n```\ndef convert_date(val):\n    \"\"\"Convert ISO 8601 date to datetime.date "
+        "object.\"\"\"\n```\n\n````\n```\nnested\n```\n````\n"),
+    "inline-code-spans": (
+        "<html><body><p>Create a new <a href='#c'><code class='xref'><span class='pre'>Cursor</span></code></a> "
+        "object and call <code>execute()</code> on it; press <kbd>Ctrl</kbd>+<kbd>C</kbd>; quote <code>a`b</code>; "
+        "<code>outer <code>inner</code></code>.</p><h2>The <tt>Logger</tt> class</h2>"
+        "<table><tr><td><code>level</code></td><td>an int</td></tr></table>"
+        "<pre><code>log = Logger()</code></pre><p><code> </code>empty</p></body></html>",
+        "Create a new `Cursor` object and call `execute()` on it; press `Ctrl`+`C`; quote ``a`b``; "
+        "`outer inner`.\n\n## The `Logger` class\n\n`level` | an int\n\n```\nlog = Logger()\n```\n\nempty\n"),
+    "permalinks-dropped": (
+        "<html><body><h2>Caching<a class='headerlink' href='#caching' title='Permalink'>¶</a></h2>"
+        "<dl><dt>cursor(factory=Cursor)<a class='headerlink' href='#c'>¶</a></dt></dl>"
+        "<p>See <a href='#x'>the cache</a> first.</p>"
+        "<table><tr><th>Key<a href='#k'>§</a></th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>"
+        "</body></html>",
+        "## Caching\n\ncursor(factory=Cursor)\n\nSee the cache first.\n\nKey | Value\na | 1\n"),
+}
 
 
-def test_html_inline_code_is_a_code_span(tmp_path: Path) -> None:
-    # A library reference names its classes in <code>: as plain words, "Cursor" and "Logger" read as names of
-    # organisations. A span holding a backtick gets a longer fence; code nested in code is one span; a table
-    # cell's code is a span too; a <pre>'s own <code> stays inside the fence, unmarked.
-    page = ("<html><body><p>Create a new <a href='#c'><code class='xref'><span class='pre'>Cursor</span></code></a> "
-            "object and call <code>execute()</code> on it; press <kbd>Ctrl</kbd>+<kbd>C</kbd>; quote <code>a`b</code>; "
-            "<code>outer <code>inner</code></code>.</p><h2>The <tt>Logger</tt> class</h2>"
-            "<table><tr><td><code>level</code></td><td>an int</td></tr></table>"
-            "<pre><code>log = Logger()</code></pre><p><code> </code>empty</p></body></html>")
-    text = _extract(_file(tmp_path, "ref.html", page)).text
-    assert text == ("Create a new `Cursor` object and call `execute()` on it; press `Ctrl`+`C`; quote ``a`b``; "
-                    "`outer inner`.\n\n## The `Logger` class\n\n`level` | an int\n\n```\nlog = Logger()\n```\n\nempty\n")
-
-
-def test_html_permalink_anchors_are_dropped(tmp_path: Path) -> None:
-    # A Sphinx heading ends in <a class="headerlink">¶</a>: read as text, every heading and signature of a
-    # reference page ended in "¶". A link with words keeps them.
-    page = ("<html><body><h2>Caching<a class='headerlink' href='#caching' title='Permalink'>¶</a></h2>"
-            "<dl><dt>cursor(factory=Cursor)<a class='headerlink' href='#c'>¶</a></dt></dl>"
-            "<p>See <a href='#x'>the cache</a> first.</p>"
-            "<table><tr><th>Key<a href='#k'>§</a></th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>"
-            "</body></html>")
-    text = _extract(_file(tmp_path, "ref.html", page)).text
-    assert text == "## Caching\n\ncursor(factory=Cursor)\n\nSee the cache first.\n\nKey | Value\na | 1\n"
+@pytest.mark.parametrize("case", sorted(_HTML_CODE_CASES))
+def test_html_code_stays_code(tmp_path: Path, case: str) -> None:
+    page, expected = _HTML_CODE_CASES[case]
+    assert _extract(_file(tmp_path, "ref.html", page)).text == expected
