@@ -19,7 +19,7 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
             "size": "large big", "limit": "maximum max cap most", "delay": "late latency lag", "duration": "takes lasts",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
-            "call": "requests request"}
+            "call": "requests request", "final": "last", "last": "final", "latest": "newest", "newest": "latest"}
 
 
 def says_head(head: str, text: str) -> bool:

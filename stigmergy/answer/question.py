@@ -81,6 +81,8 @@ QUANTITY_HEADS = frozenset(
     "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume"
     .split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
+# a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
+_EXTENTS = frozenset("length duration width height depth distance".split())
 _QUANTITY_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
     r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)
@@ -446,12 +448,12 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if head in ("minimum", "maximum", "min", "max") and later:
             # "what is the minimum git version": the version is asked, "minimum" says which one
             return Slot("quantity", head=_singular(later.group(1)), unit="version")
-        measure = re.match(r"\s+(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", low[m.end() :])
+        measure = re.match(r"\s+(?:[\w'-]+\s+){0,1}(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", low[m.end() :])
         if head in ("minimum", "maximum", "min", "max") and measure:
             head = measure.group(1)  # "what's the max length of a take-home exercise": a length, at most
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
-                    "percent" if head in ("percentage", "percent", "share") else
-                    "extent" if head in ("length", "duration") else _rate(head, low))
+                    "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
+                    "extent" if head in _EXTENTS else _rate(head, low))
     if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):

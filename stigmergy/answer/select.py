@@ -318,9 +318,21 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return term.stem in " ".join(fold(text).replace("-", " ").split())
     if term.option:
         return _option_re(term.word).search(text) is not None
+    measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
+    if measured and _measure_re(*measured.groups()).search(text):
+        return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text))
             or bool(term.initials and _initials_re(term.initials).search(text)))
+
+
+# A figure written with its unit as one word ("3-month", "16-week", "10-minute")
+_MEASURED_RE = re.compile(r"(\d+(?:\.\d+)?)-([a-z]{2,})")
+
+
+@lru_cache(maxsize=256)
+def _measure_re(figure: str, unit: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.])" + re.escape(figure) + r"[\s-]?" + re.escape(unit) + r"s?\b", re.I)
 
 
 @lru_cache(maxsize=256)

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from stigmergy.answer.counts import (
     NUMBER_WORDS,
+    SAME_AS,
     count_beside,
     counted_right_before,
     counts_other,
@@ -315,6 +316,11 @@ def _says_role_here(role: str, line: str) -> Callable[[str], bool]:
 
 
 
+def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
+    """`word` is said in other words (counts.SAME_AS): "the final version" by "the last version"."""
+    return any(stem(w) in said for w in SAME_AS.get(word, "").split())
+
+
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:
     """The line names its X with a word of its own before it, past the question's words ("*Hardware* gross
     margin" for "gross margin on software")."""
@@ -324,7 +330,7 @@ def _other_qualifier(head: str, text: str, q: Asked) -> bool:
         if stem(w) != hs:
             continue
         for x in reversed(ws[max(0, i - 3) : i]):
-            if stem(x) in q.stems:
+            if stem(x) in q.stems or _said_as(x, q.stems):
                 continue
             if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in NUMBER_WORDS:
                 return True
@@ -455,7 +461,7 @@ _STAT_RE = re.compile(r"\b(?:median|averag\w*|mean|avg|typical\w*|on the whole)\
 
 
 # Words before "version" that say which of a product's versions, not which product ("the minimum version").
-_WHICH_VERSION = frozenset("minimum maximum min max latest current newest oldest earliest first last supported "
+_WHICH_VERSION = frozenset("minimum maximum min max latest current newest oldest earliest first last final supported "
                            "required recommended default stable next new old previous exact specific lowest highest "
                            "major minor patch release lts".split())
 
@@ -498,7 +504,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
         said = stems_of(f"{text} {context}")
-        missing = [m for m in before if stem(m) not in said
+        missing = [m for m in before if stem(m) not in said and not _said_as(m, said)
                    and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))]
         if slot.unit == "count" and before and not missing:
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were

@@ -1,0 +1,50 @@
+"""Issue #19, seventeenth pass: how a question names a measure ("the max line width", "a 3-month deprecation",
+"the final version") against the words a document gives it in (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.question import slot
+from stigmergy.answer.select import word_score
+from stigmergy.answer.terms import question_terms
+from tests.test_answer_slots import _fills
+
+
+def _line(text: str, context: str = "") -> Line:
+    return Line("sources/2026/01/x.md", "Notes", "source", "public", 5, text, text, (), (), 1, context)
+
+
+def test_an_extent_asked_past_its_bound_word_wants_a_figure_with_its_unit() -> None:
+    q = "what's the max line width for the style guide?"
+    asked = slot(q)
+    assert (asked.head, asked.unit) == ("width", "extent")  # "max" says which width, "line" whose
+    assert _fills(q, "Limit all lines to a maximum of 79 characters.", "Style guide") == 1.0
+    assert _fills(q, "The style guide has 12 sections.") == 0.0  # a count, not a width
+    assert slot("how deep is the lake at its deepest point?").kind == "quantity"
+    assert slot("what's the maximum upload size?").head == "size"  # a measure right after the bound, as before
+
+
+def test_a_figure_written_with_its_unit_as_one_word_is_said_apart() -> None:
+    q = "how many reviewers must approve a shortened 3-month deprecation?"
+    terms = question_terms(q)
+    ctx = "Some changes may have a deprecation period of 3 months."
+    said = word_score(_line("This requires two reviewers to approve it.", ctx), terms, {})
+    assert said[2]  # the question's figure is held, by the sentence before
+    assert word_score(_line("Changes get a 3-month deprecation."), terms, {})[2]
+    # Another figure, or the same figure of another unit, is not it.
+    assert not word_score(_line("This requires two reviewers.", "A deprecation period of 6 months."), terms, {})[2]
+    assert not word_score(_line("This requires two reviewers.", "A deprecation period of 3 weeks."), terms, {})[2]
+    assert not word_score(_line("This requires two reviewers.", "Version 13 months later."), terms, {})[2]
+
+
+def test_the_final_version_is_the_last_version() -> None:
+    q = "what was the final release of the tool that still ran on python 2?"
+    assert _fills(q, "Version 20.3 was the last release of the tool that supported Python 2.") == 1.0
+    q = "what was the final tool version that still ran on python 2?"
+    assert (slot(q).head, slot(q).unit) == ("version", "version")
+    assert _fills(q, "Version 20.3 was the last version of the tool that supported Python 2.") == 1.0
+    # Another which-one of the series is still another version.
+    assert _fills(q, "Version 9.0 was the first version of the tool that supported Python 3.") == 0.0
+    terms = question_terms(q)
+    assert "final" in word_score(_line("Tool 20.3 was the last version that supported Python 2."), terms,
+                                 {"final": (frozenset({"last"}),)})[3]
