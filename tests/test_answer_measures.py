@@ -1,13 +1,15 @@
 """Issue #19, seventeenth pass: how a question names a measure ("the max line width", "a 3-month deprecation",
-"the final version") against the words a document gives it in (no index; sentences written for these tests)."""
+"the final version", "which pip release") against the words a document gives it in (no index; sentences written for these tests)."""
 
 from __future__ import annotations
 
 from stigmergy.answer.evidence import Line
-from stigmergy.answer.question import slot
+from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import word_score
+from stigmergy.answer.slots import fill
 from stigmergy.answer.terms import question_terms
-from tests.test_answer_slots import _fills
+from stigmergy.answer.values import asked
+from tests.test_answer_slots import _fills, _names
 
 
 def _line(text: str, context: str = "") -> Line:
@@ -48,3 +50,15 @@ def test_the_final_version_is_the_last_version() -> None:
     terms = question_terms(q)
     assert "final" in word_score(_line("Tool 20.3 was the last version that supported Python 2."), terms,
                                  {"final": (frozenset({"last"}),)})[3]
+
+
+def test_the_wikis_own_subject_need_not_be_said() -> None:
+    names = _names()
+    [part] = parts("which pip release added the --python flag?")
+    plain, on_pips_wiki = asked(part.text, names), asked(part.text, names, frozenset({"pip"}))
+    # Where "pip" is on a third of the pages, a page's release note is pip's; elsewhere it may be another's.
+    assert fill(part.slot, "New in version 22.3.", "", names, on_pips_wiki)[0] == 1.0
+    assert fill(part.slot, "New in version 22.3.", "", names, plain)[0] == 0.0
+    # A word the question puts before "release" that the wiki is not all about must still be said.
+    [part] = parts("which tox release added the --python flag?")
+    assert fill(part.slot, "New in version 22.3.", "", names, asked(part.text, names, frozenset({"pip"})))[0] == 0.0

@@ -77,6 +77,24 @@ def test_a_restructuredtext_note_is_a_statement_and_its_body_reads_it() -> None:
     assert all(u[0] not in notes for t, u in units.items() if "JSON report" in t)
 
 
+EMPTY_MYST = """# Managing another interpreter
+
+```{versionadded} 22.3
+```
+
+You can use the `--python` option to name the interpreter you want to manage.
+"""
+
+
+def test_a_myst_note_with_no_body_is_a_statement_too() -> None:
+    lines = EMPTY_MYST.split("\n")
+    units = {u[2]: u for u in source_units(lines, 1, 1)}
+    assert units["New in version 22.3."][:2] == (3, 3)  # the fence's own line, as ".. versionadded::" is
+    assert version_notes(lines, 1, 1) == {3: ("New in version 22.3", 3)}
+    # A note with a body is still its body's context, not a statement of its own.
+    assert not any(t.startswith("Changed in") for t in (u[2] for u in source_units(MYST.split("\n"), 1, 1)))
+
+
 def test_a_cross_reference_reads_as_its_words() -> None:
     line = Line("sources/x.md", "T", "source", "public", 3, "", "The {ref}`locally-built wheel cache <wheel-caching>` "
                 "is used; see :ref:`the cache <caching>` and :doc:`topics/vcs-support`.", (), (), 1)
@@ -87,6 +105,7 @@ def _wiki(tmp_path: Path) -> RepoBuilder:
     b = RepoBuilder(tmp_path / "w")
     b.source("Local project installs", MYST, occurred_at="2026-05-01", key="local")
     b.source("Pip inspect", RST, occurred_at="2026-05-01", key="inspect")
+    b.source("Managing another interpreter", EMPTY_MYST, occurred_at="2026-05-01", key="python")
     for i, text in enumerate(("The Leeds office opened in March.", "Payroll runs on the last working day.",
                               "The warehouse app ships every two weeks.", "Gateways report every five minutes.")):
         b.source(f"Note {i}", text + "\n", occurred_at="2026-05-01", key=f"n{i}")
@@ -122,6 +141,13 @@ def test_a_note_with_no_body_is_said_with_its_section(tmp_path: Path) -> None:
     assert out["sentences"][0]["text"] == "pip inspect: New in version 22.2."
     cited = [c["text"] for c in out["sentences"][0]["citations"]]
     assert ".. versionadded:: 22.2" in cited and "pip inspect" in cited
+
+
+def test_a_myst_note_with_no_body_is_said_with_its_section(tmp_path: Path) -> None:
+    b = _wiki(tmp_path)
+    out = _ask(b, "since which version can I manage another interpreter with --python?")
+    assert out["answered"], (out["evidence"], out["parts"])
+    assert out["sentences"][0]["text"] == "Managing another interpreter: New in version 22.3."
 
 
 def _scored(line: Line, score: float, matched: tuple[str, ...]) -> Scored:

@@ -292,6 +292,8 @@ def version_notes(content: list[str], first: int, body_from: int) -> dict[int, t
                 m = _VERSION_DIRECTIVE_RE.match(label)
                 outer = fences[-1][1:] if fences else ("", 0)
                 fences.append((marker, *((_fence_label(label), n) if m else outer)))
+                if _empty_version_note(content, offset, label):
+                    out[n] = (_fence_label(label), n)  # the note alone (source_units): about its section
             continue
         if rst is not None and raw.strip() and len(raw) - len(raw.lstrip()) <= rst[2]:
             rst = None
@@ -310,6 +312,14 @@ def _fence_label(info: str) -> str:
     if m:
         return f"{_VERSION_DIRECTIVES[m.group(1)]} {m.group(2)}"
     return " ".join(_ROLE_RE.sub(" ", info).split())
+
+
+def _empty_version_note(content: list[str], offset: int, info: str) -> bool:
+    """A MyST version fence whose next line closes it: a release note with no body."""
+    if not _VERSION_DIRECTIVE_RE.match(info.strip()) or offset + 1 >= len(content):
+        return False
+    closing = _FENCE_RE.match(content[offset + 1])
+    return bool(closing and not closing.group(2).strip())
 
 
 _RST_CODE_RE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt|doctest)::")
@@ -371,6 +381,11 @@ def source_units(content: list[str], first: int, body_from: int
             in_code = bool(fences)
             breaks.add(len(blocks))
             blocks.append(([], "", None))
+            if _empty_version_note(content, offset, fence.group(2)):
+                # "```{versionadded} 22.3" closed at once: the note is about the section it opens, and says so
+                # alone, as an empty ".. versionadded:: 22.3" does ("New in version 22.3.")
+                blocks.append(([(n, f"{label}.")], "", None))
+                blocks.append(([], "", None))
             continue
         if offset >= body_from and _UNDERLINE_RE.match(raw):
             if blocks and len(blocks[-1][0]) == 1 and offset and content[offset - 1].strip():

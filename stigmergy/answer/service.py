@@ -76,7 +76,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     for i, part in enumerate(asked_parts):
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
-        scored = score_part(ev.lines, part, terms, names, asked(part.text, names), vectors,
+        q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
+        scored = score_part(ev.lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None) if terms else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)

@@ -504,7 +504,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
         said = stems_of(f"{text} {context}")
-        missing = [m for m in before if stem(m) not in said and not _said_as(m, said)
+        # The wiki's own subject ("pip" on pip's pages) is whose X by default: a page need not say it.
+        missing = [m for m in before if stem(m) not in said and not _said_as(m, said) and stem(m) not in q.everywhere
                    and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))]
         if slot.unit == "count" and before and not missing:
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were

@@ -144,6 +144,8 @@ def question_terms(question: str) -> list[Term]:
             continue  # "how long", "how late": the slot, not what the line must say
         if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
+        if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
+            continue  # "since which version": the slot too ("New in version 22.3" never says "since")
         s = " ".join(fold(tok).split()) if " " in tok else stem(tok)
         if s in seen:
             continue

@@ -65,15 +65,17 @@ class Asked:
     stems: frozenset[str]  # content stems of the question, with the stems of every name of its entities
     entities: frozenset[int]  # pages of the entities the question names
     kinds: frozenset[str] = frozenset()  # their kinds (place, product, person, …)
+    everywhere: frozenset[str] = frozenset()  # stems the whole wiki is about ("pip" in pip's docs; terms.EVERYWHERE_SHARE)
 
 
-def asked(question: str, names: Names) -> Asked:
+def asked(question: str, names: Names, everywhere: frozenset[str] = frozenset()) -> Asked:
     ents = names.entities(question)
     st = {stem(w) for w in words(question) if w not in STOPWORDS}
     for e in ents:
         for n in e.names:
             st.update(stem(w) for w in n.split())
-    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents), frozenset(e.kind for e in ents))
+    return Asked(fold(question), frozenset(st), frozenset(e.page for e in ents), frozenset(e.kind for e in ents),
+                 everywhere)
 
 
 def is_new(value: str, q: Asked) -> bool:
