@@ -6,7 +6,7 @@ from __future__ import annotations
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import word_score
-from stigmergy.answer.slots import fill
+from stigmergy.answer.slots import WEAK, fill
 from stigmergy.answer.terms import question_terms
 from stigmergy.answer.values import asked
 from tests.test_answer_slots import _fills, _names
@@ -62,3 +62,19 @@ def test_the_wikis_own_subject_need_not_be_said() -> None:
     # A word the question puts before "release" that the wiki is not all about must still be said.
     [part] = parts("which tox release added the --python flag?")
     assert fill(part.slot, "New in version 22.3.", "", names, asked(part.text, names, frozenset({"pip"})))[0] == 0.0
+
+
+def test_the_legacy_form_of_the_asked_thing_answers_weakly() -> None:
+    q = "where's my per-user config file on linux?"
+    assert _fills(q, "The legacy per-user configuration file is also loaded: $HOME/.tool/tool.conf") == WEAK
+    assert _fills(q, "User: $HOME/.config/tool/tool.conf, which respects XDG_CONFIG_HOME.") == 1.0
+    # A legacy system the question does not ask about dates nothing.
+    q = "How long were readings delayed in the 22 April incident?"
+    assert _fills(q, "On 22 April readings from the legacy poller reached us late, by up to 3 hours.") == 1.0
+
+
+def test_what_occurs_when_is_a_cause() -> None:
+    q = "why would the freeze command fail with permission denied?"
+    assert _fills(q, "This error occurs, for instance, when the command is installed only for another user.") == 1.0
+    assert _fills(q, "It happens if the current user cannot read the file.") == 1.0
+    assert _fills(q, "The freeze command prints a permission denied error.") < 1.0

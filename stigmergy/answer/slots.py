@@ -68,7 +68,8 @@ _CAUSE_RE = re.compile(
     r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
     r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
     r"to ensure|to stop|so we|so it|reason|root cause|why|led to|leads to|meant that|means that|therefore|"
-    r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*)\b", re.I)
+    r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
+    r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
@@ -350,6 +351,13 @@ _PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?
 # What used to be so is not what is so: "Previously this cache was stored in a directory called http".
 _PAST_RE = re.compile(r"\b(?:previously|formerly|(?<!is )(?<!are )(?<!be )(?<!been )(?<!was )(?<!were )used to|"
                       r"originally|in the past|until recently)\b", re.I)
+# "The legacy 'per-user' configuration file" for "where's my per-user config": the asked thing's old form. A
+# legacy system the question does not ask about ("on the legacy poller") dates nothing.
+_LEGACY_RE = re.compile(r"\blegacy\s+((?:[\"“']?[\w-]+[\"”']?\s*){1,3})", re.I)
+
+
+def _legacy(text: str, q: Asked) -> bool:
+    return any(stem(w) in q.stems for m in _LEGACY_RE.finditer(text) for w in words(m.group(1)))
 _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|older|former\w*|earlier|first|prior|"
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
@@ -370,7 +378,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and _DONE_IF_RE.search(q.text) and not (
             _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
-    if got and _PAST_RE.search(text) and not _PAST_ASKED_RE.search(q.text):
+    if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
