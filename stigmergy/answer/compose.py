@@ -27,7 +27,7 @@ _DATED_HEADING_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*·\s*")
 MAX_HEAD_LINES = 200
 
 
-def _cells(row: str) -> list[str]:
+def cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
@@ -35,13 +35,13 @@ def readable(line: Line) -> str:
     """The line as a sentence."""
     text = line.text.strip()
     if text.startswith("|") and line.before.startswith("|"):
-        head, row = _cells(line.before), _cells(text)
+        head, row = cells(line.before), cells(text)
         if len(head) == len(row) and len(row) >= 2:
             text = f"{row[0]} — " + "; ".join(f"{h}: {c}" for h, c in zip(head[1:], row[1:], strict=True) if c)
         else:
             text = ", ".join(c for c in row if c)
     elif text.startswith("|"):
-        text = ", ".join(c for c in _cells(text) if c)
+        text = ", ".join(c for c in cells(text) if c)
     text = _ROLE_RE.sub(lambda m: m.group(1).strip(), text)
     text = _EMPHASIS_RE.sub("", text)
     text = " ".join(text.split())

@@ -20,6 +20,7 @@ from stigmergy.answer import llm
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
 from stigmergy.answer.meaning import LineVectors
+from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, score_part
@@ -167,6 +168,9 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         taken = used.setdefault((part.slot.kind, part.slot.unit), set())
         top = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in taken), None)
         ok = top is not None and top.score >= threshold
+        if top is not None and ok and asks_most(part.text, part.slot.kind):
+            row = top_row(top.line, ev.lines, part.text)
+            top = replace(top, line=row, via_context=False) if row is not None else top
         if top is not None and ok:
             taken.add(_key(top.line.text))
         entry: dict[str, Any] = {"question": part.text, "asks": part.slot.kind, "answered": False, "sentences": [],
