@@ -78,3 +78,12 @@ def test_what_occurs_when_is_a_cause() -> None:
     assert _fills(q, "This error occurs, for instance, when the command is installed only for another user.") == 1.0
     assert _fills(q, "It happens if the current user cannot read the file.") == 1.0
     assert _fills(q, "The freeze command prints a permission denied error.") < 1.0
+
+
+def test_a_share_of_those_who_do_not_is_not_a_share_of_those_who_do() -> None:
+    q = "what share of respondents thought the tool should not upgrade?"
+    assert _fills(q, "43% of respondents thought that the tool should implicitly upgrade.") == WEAK
+    assert _fills(q, "46% of respondents thought that the tool should _not_ implicitly upgrade.") == 1.0
+    # "Never" asks how often, which the line answers in its own words.
+    q = "what share of people almost never use the reinstall option?"
+    assert _fills(q, 'Most respondents use the reinstall option "almost never" (65.6%).') == 1.0

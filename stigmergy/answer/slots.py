@@ -375,6 +375,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK
     if got and slot.unit in ("percent", "count") and not _NEGATION_RE.search(q.text) and _denies(text, q):
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
+    if got and slot.unit in ("percent", "count") and _affirms_denied(text, q):
+        got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
     if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and _DONE_IF_RE.search(q.text) and not (
             _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
@@ -424,15 +426,36 @@ def _denies(text: str, q: Asked) -> bool:
     if not figures or not all(_NEGATION_RE.search(" ".join(_CLAUSE_END_RE.split(text[m.end():], 1)[0].split()[:4]))
                               for m in figures):
         return False
-    ws = [w for w in words(text.replace("’", "'")) if w not in STOPWORDS or w in _NEGATIONS]
+    negated, affirmed = _polarity(text, q.stems)
+    return bool(negated - affirmed)
+
+
+def _polarity(text: str, asked: frozenset[str]) -> tuple[set[str], set[str]]:
+    """The stems of `asked` that `text` says under a negation (within four words after it), and those it says
+    plainly."""
+    # Emphasis is no word: "should _not_ implicitly upgrade"
+    ws = [w for w in words(re.sub(r"[_*]+", " ", text.replace("’", "'"))) if w not in STOPWORDS or w in _NEGATIONS]
     negated: set[str] = set()
     affirmed: set[str] = set()
     for i, w in enumerate(ws):
         st = stem(w)
-        if w in _NEGATIONS or st not in q.stems or not w.isalpha():
+        if w in _NEGATIONS or st not in asked or not w.isalpha():
             continue
         (negated if any(x in _NEGATIONS for x in ws[max(0, i - 4) : i]) else affirmed).add(st)
-    return bool(negated - affirmed)
+    return negated, affirmed
+
+
+# What a question denies: the word right after "not" ("should not upgrade"); "never" and "rarely" ask how often
+# ("almost never use it"), which a line answers with its own words.
+_DENIED_RE = re.compile(r"\b(?:not|no longer)\s+(\w+)|n't\s+(\w+)", re.I)
+
+
+def _affirms_denied(text: str, q: Asked) -> bool:
+    """The question counts those who do not ("what share thought it should not upgrade"); the line says only
+    that they do ("43% thought it should implicitly upgrade")."""
+    denied = frozenset(stem(m.group(1) or m.group(2)) for m in _DENIED_RE.finditer(q.text)) & q.stems
+    negated, affirmed = _polarity(text, denied)
+    return bool(affirmed - negated)
 
 
 _FIGURE_RE = re.compile(r"\d[\d,.]*\s*%?")
