@@ -87,3 +87,12 @@ def test_a_share_of_those_who_do_not_is_not_a_share_of_those_who_do() -> None:
     # "Never" asks how often, which the line answers in its own words.
     q = "what share of people almost never use the reinstall option?"
     assert _fills(q, 'Most respondents use the reinstall option "almost never" (65.6%).') == 1.0
+
+
+def test_the_oldest_named_product_asks_for_its_version() -> None:
+    q = "What is the oldest Python on which the tool will use the trust store?"
+    assert (slot(q).kind, slot(q).unit) == ("quantity", "version")
+    assert _fills(q, "On Python 3.10 or later, system certificates are used by default.") == 1.0
+    assert _fills(q, "To opt out of system certificates, pass --use-deprecated=legacy-certs.") == 0.0
+    # Not a name: the oldest of some kind of thing, asked by its noun.
+    assert slot("what is the oldest open issue?").unit != "version"

@@ -120,6 +120,11 @@ class Part:
 _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
 
 
+# "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it.
+_OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:oldest|newest|latest|earliest|minimum|"
+                              r"lowest|highest|maximum) (?:supported )?[A-Z][\w+.-]*\b(?! (?i:version|release))")
+
+
 def _clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
@@ -346,6 +351,8 @@ def slot(text: str) -> Slot:
     named = _NAME_OF_RE.match(q.rstrip(" ?"))
     if named:
         return slot(f"which {named.group(1) or named.group(2)}")
+    if _OLDEST_NAMED_RE.match(q):
+        return Slot("quantity", head="version", unit="version")  # "What is the oldest Python on which …"
     low = q.lower().rstrip(" ?")
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
