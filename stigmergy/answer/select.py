@@ -302,9 +302,8 @@ def clipped(term: Term, said: frozenset[str]) -> bool:
 
 def blended(term: Term, text: str) -> bool:
     """ "zipapp" is said by "zip application", "sysadmin" by "system administrator": a word of at least six
-    letters made of the starts (three letters or more) of two words that stand together in the text. Read in
-    a line's own words only for a word no fragment says ("pentest": "penetration test"): a word the wiki uses
-    is said by itself."""
+    letters made of the starts (three letters or more) of two words that stand together in the text, in a
+    line's own words or its context ("virtualenv": "virtual environments", "pentest": "penetration test")."""
     w = term.word.casefold()
     if term.figure or term.name or len(w) < 6 or not w.isalpha():
         return False
@@ -322,7 +321,7 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
-            or spelled_out(term.word, text) or _bound(term, text) or (term.absent and blended(term, text))
+            or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and _initials_re(term.initials).search(text)))
 
 
