@@ -302,7 +302,7 @@ class AnswerEvidence(TypedDict):
 class AnswerPart(TypedDict):
     question: str  # the part as answered ("who led the Series A" for "…and who led it?")
     asks: str  # the slot: person | org | place | project | product | thing | date | quantity | reason |
-    #            definition | alias | role | procedure | yesno | value
+    #            definition | alias | role | procedure | yesno | value | secret (never answered)
     answered: bool
     best: float  # the part's best eligible line score (answered when at least `evidence.threshold`)
     sentences: list[int]  # indexes into `sentences`

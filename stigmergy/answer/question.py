@@ -100,7 +100,8 @@ _VERBISH = frozenset(_AUX) | frozenset(
 @dataclass(frozen=True)
 class Slot:
     kind: str  # person | org | place | project | product | thing | date | quantity | reason | definition |
-    #            alias (another name of `subject`) | role (the post `subject` holds) | procedure | yesno | value
+    #            alias (another name of `subject`) | role (the post `subject` holds) | procedure | yesno | value |
+    #            secret (a password's own value: capture keeps secrets out, so no line holds one)
     head: str = ""  # "which X" / "what X": X
     unit: str = ""  # quantity: time | money | percent | count | "" (any figure); date: day | clock | ""
     subject: str = ""  # definition: the X of "what is X"
@@ -123,6 +124,13 @@ _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it.
 _OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:oldest|newest|latest|earliest|minimum|"
                               r"lowest|highest|maximum) (?:supported )?[A-Z][\w+.-]*\b(?! (?i:version|release))")
+
+
+# "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
+# what is said about one ("what is the password policy", "how long must a password be").
+_SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,2}?(?:password|passphrase|passcode|"
+                        r"pin code|pin|api key|secret key|access key|access token|api token)s?\b(?!\s+(?:code\s+)?(?:policy|policies|"
+                        r"manager|length|rules?|rotation|reset|expiry|requirements?|format))")
 
 
 def _clean(question: str) -> str:
@@ -414,6 +422,8 @@ def _how(nxt: str, rest: str) -> Slot:
 def _what(w: str, rest: list[str], low: str) -> Slot:
     nxt = rest[0] if rest else ""
     tail = " ".join(rest)
+    if _SECRET_RE.match(tail):
+        return Slot("secret")
     m = _ROLE_OF_RE.match(low)
     if m:
         return Slot("role", subject=m.group("x") or m.group("y"))

@@ -364,6 +364,8 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|ol
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     """(how well the line fills the slot, whether the value is only in its context)."""
+    if slot.kind == "secret":
+        return 0.0, False  # capture refuses a page that holds a secret: "password in 1Password" is a pointer
     if text.rstrip().endswith(":") and slot.kind != "alias" and not figures_in(text, q, "") and not dates_in(text, q):
         # "Instead of `python setup.py develop`, use:": a lead-in holds no value, what it introduces does (the
         # code line or list item after it, which reads the lead-in as its context). One that gives a figure
