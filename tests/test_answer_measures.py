@@ -96,3 +96,12 @@ def test_the_oldest_named_product_asks_for_its_version() -> None:
     assert _fills(q, "To opt out of system certificates, pass --use-deprecated=legacy-certs.") == 0.0
     # Not a name: the oldest of some kind of thing, asked by its noun.
     assert slot("what is the oldest open issue?").unit != "version"
+
+
+def test_a_version_in_an_address_or_a_pin_belongs_to_what_it_installs() -> None:
+    q = "what's the minimum git version the tool needs for git+ installs?"
+    assert _fills(q, "tool install 'SomeProject@git+https://git.repo/some_pkg.git@1.3.1'") == 0.0
+    assert _fills(q, 'tool install "pydantic>=1.9" git+https://github.com/pypa/packaging@main') == 0.0
+    assert _fills(q, "Installing from git needs git 2.17 or later.") == 1.0
+    # A pin of what the question names is its version.
+    assert _fills("which pydantic version does the report pin?", 'The report pins "pydantic>=1.9".') == 1.0

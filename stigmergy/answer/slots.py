@@ -115,6 +115,10 @@ def _content(text: str, q: Asked) -> list[str]:
             and stem(w) not in q.stems]
 
 
+_URL_TOKEN_RE = re.compile(r"\S+://\S+")
+_PINNED_RE = re.compile(r"([A-Za-z][\w.-]*)\s*(?:==|>=|<=|~=|!=|>|<)\s*(\d)")
+
+
 def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
@@ -129,8 +133,14 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return 1.0 if dates_in(text, q, day=slot.unit == "day") else 0.0
     if k == "quantity":
         if slot.unit == "version":
+            # "43.16%" is a share; "git+https://git.repo/pkg.git@1.3.1" names a ref of the package it installs;
+            # "pydantic>=1.9" is pydantic's, unless pydantic is asked about
+            urls = [m.span() for m in _URL_TOKEN_RE.finditer(text)]
+            pinned = {m.start(2): m.group(1) for m in _PINNED_RE.finditer(text)}
             return 1.0 if any(is_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
-                              for m in VERSION_RE.finditer(text)) else 0.0  # "43.16%" is a share
+                              and not any(a <= m.start() < b for a, b in urls)
+                              and (m.start() not in pinned or stem(pinned[m.start()]) in q.stems)
+                              for m in VERSION_RE.finditer(text)) else 0.0
         if slot.unit == "frequency":
             return 1.0 if any(is_new(m.group(0), q) for m in FREQ_RE.finditer(text)) else 0.0
         if slot.unit == "count" and slot.head and says_counted(slot.head, text):
