@@ -105,3 +105,10 @@ def test_a_version_in_an_address_or_a_pin_belongs_to_what_it_installs() -> None:
     assert _fills(q, "Installing from git needs git 2.17 or later.") == 1.0
     # A pin of what the question names is its version.
     assert _fills("which pydantic version does the report pin?", 'The report pins "pydantic>=1.9".') == 1.0
+
+
+def test_a_periods_edge_is_no_word_to_find() -> None:
+    # "when Q2 closed" asks for the figure for Q2; "Headcount — Q2 2026: 56" never says "closed".
+    assert "closed" not in [t.word for t in question_terms("how many staff did we have when Q2 closed?")]
+    assert "ended" not in [t.word for t in question_terms("what was revenue when 2025 ended?")]
+    assert "closed" in [t.word for t in question_terms("which depots closed in Q2?")]  # what happened, not when

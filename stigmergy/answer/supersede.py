@@ -61,7 +61,14 @@ def _keys(line: Line) -> set[str]:
 def _rests_on(line: Line, claim: dict[str, Any]) -> bool:
     if " ".join(fold(line.text).split()) == " ".join(fold(claim["text"]).split()):
         return True
-    return any(c.path == claim["path"] and c.start <= claim["end"] and claim["start"] <= c.end for c in line.cites)
+    # By citation, a line that cites the claim's lines among others must also speak of what the claim does: a
+    # note's "Headcount — Q2 2026: 58" citing a whole table rests on its headcount row, not on its revenue row.
+    return any(c.path == claim["path"] and c.start <= claim["end"] and claim["start"] <= c.end for c in line.cites) \
+        and bool(_words(line.text) & _words(claim["text"]))
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w for w in stems(text) if not any(ch.isdigit() for ch in w))
 
 
 def _values(text: str) -> frozenset[str]:

@@ -107,6 +107,7 @@ _YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
 _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
                        r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
+_EDGE_WORDS = frozenset("closed closes ended ends finished began started opened".split())
 # "with a capital P": the letter itself, as written, not a label named by it.
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
@@ -144,6 +145,8 @@ def question_terms(question: str) -> list[Term]:
             continue  # "how long", "how late": the slot, not what the line must say
         if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
+        if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or _YEAR_RE.match(toks[i - 1])):
+            continue  # "when Q2 closed": the period's edge, which a figure for the period answers ("Q2 2026: 56")
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
         s = " ".join(fold(tok).split()) if " " in tok else stem(tok)
