@@ -112,3 +112,10 @@ def test_a_periods_edge_is_no_word_to_find() -> None:
     assert "closed" not in [t.word for t in question_terms("how many staff did we have when Q2 closed?")]
     assert "ended" not in [t.word for t in question_terms("what was revenue when 2025 ended?")]
     assert "closed" in [t.word for t in question_terms("which depots closed in Q2?")]  # what happened, not when
+
+
+def test_a_file_named_alone_is_no_way_to_do_something() -> None:
+    q = "how do i install numpy with conda?"
+    assert _fills(q, "./downloads/numpy-1.9.2-cp34-none-win32.whl.") == WEAK  # a listing's line
+    assert _fills(q, "Run `conda install numpy` in the environment.") == 1.0
+    assert _fills(q, "Install it from ./downloads/numpy-1.9.2-cp34-none-win32.whl with --no-index.") == 1.0

@@ -219,7 +219,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "procedure":
         done = _DONE_TO_RE.search(q.text)
         if any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
-            return 1.0  # an option, a command, a file: what "how do I…" is usually after
+            # an option, a command, a file: what "how do I…" is usually after; a file named alone
+            # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
+            return WEAK if len(text.split()) == 1 else 1.0
         if done and any(is_new(m.group(0), q) for m in _STANDARD_RE.finditer(text)):
             return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
         return WEAK if len(_content(text, q)) >= 2 else 0.0
