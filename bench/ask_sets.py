@@ -9,6 +9,8 @@
     bench/ask_blind_sample_questions.json, bench/ask_blind_public_questions.json  the same two corpora again, written
                                      blind to the answerer in a second session on 3 December 2026, without reading any
                                      earlier set's questions (a second held-out measure)
+    bench/ask_blind2_sample_questions.json, bench/ask_blind2_public_questions.json  the same two corpora, written
+                                     blind by helpers on 5 December 2026 (a third held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -46,6 +48,8 @@ TUNE_SAMPLE_SET = HERE / "ask_tune_sample_questions.json"
 TUNE_PUBLIC_SET = HERE / "ask_tune_public_questions.json"
 BLIND_SAMPLE_SET = HERE / "ask_blind_sample_questions.json"
 BLIND_PUBLIC_SET = HERE / "ask_blind_public_questions.json"
+BLIND2_SAMPLE_SET = HERE / "ask_blind2_sample_questions.json"
+BLIND2_PUBLIC_SET = HERE / "ask_blind2_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -148,7 +152,8 @@ def main() -> None:
     for path, root in ((USER_SET, SAMPLE_CORPUS), (PUBLIC_SET, docs),
                        (FRESH_SAMPLE_SET, SAMPLE_CORPUS), (FRESH_PUBLIC_SET, docs),
                        (TUNE_SAMPLE_SET, SAMPLE_CORPUS), (TUNE_PUBLIC_SET, docs),
-                       (BLIND_SAMPLE_SET, SAMPLE_CORPUS), (BLIND_PUBLIC_SET, docs)):
+                       (BLIND_SAMPLE_SET, SAMPLE_CORPUS), (BLIND_PUBLIC_SET, docs),
+                       (BLIND2_SAMPLE_SET, SAMPLE_CORPUS), (BLIND2_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)

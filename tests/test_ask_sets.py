@@ -143,3 +143,26 @@ def test_blind_sets_are_true_to_their_documents_and_apart_from_the_earlier_sets(
     # capture's secret check refuses these two pip pages, so no answer can cite them
     refused = {"topics/authentication.md", "reference/installation-report.md"}
     assert not any(refused & set(q.get("source", [])) for q in public["questions"])
+
+
+def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
+    """The second blind pair (5 December 2026, written by helpers without reading the answerer or any earlier set's
+    questions, never tuned on): the sample set is verified against sample_corpus/, the public set's shape only;
+    no id is shared with an earlier set."""
+    s = _ask_sets()
+    sample, public = s.load(s.BLIND2_SAMPLE_SET), s.load(s.BLIND2_PUBLIC_SET)
+    assert s.verify(sample, s.SAMPLE_CORPUS) == []
+    for spec, least, unanswerable in ((public, 40, 12), (sample, 36, 12)):
+        assert len(spec["questions"]) >= least and sum(not q["answerable"] for q in spec["questions"]) >= unanswerable
+        assert "seventeenth session" in spec["written"] and "frozen" in spec["written"]
+        for q in spec["questions"]:
+            if q["answerable"]:
+                assert q["expect"] and q["source"] and q["kind"] in spec["kinds"], q["id"]
+            else:
+                assert q["expect"] is None and q["why"] and q["kind"] in spec["kinds"], q["id"]
+    earlier = {q["id"] for path in (s.USER_SET, s.PUBLIC_SET, s.FRESH_SAMPLE_SET, s.FRESH_PUBLIC_SET,
+                                    s.TUNE_SAMPLE_SET, s.TUNE_PUBLIC_SET, s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET,
+                                    REPO / "bench" / "ask_questions.json")
+               for q in [*s.load(path)["questions"], *s.load(path).get("restricted", [])]}
+    ids = [q["id"] for q, _ in [*s.items(sample), *s.items(public)]]
+    assert len(ids) == len(set(ids)) and not set(ids) & earlier
