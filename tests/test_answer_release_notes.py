@@ -171,3 +171,14 @@ def test_a_note_does_not_take_the_place_of_a_line_that_says_how(tmp_path: Path) 
     # A note far below the best line, or about something else, does not.
     assert decide(top, [top, _scored(note, 0.6, ("cache",))], (how, note), (), tmp_path, ("public",), "yesno", "").lines == [how]
     assert decide(top, [top, _scored(note, 0.85, ("mode",))], (how, note), (), tmp_path, ("public",), "yesno", "").lines == [how]
+
+
+def test_an_answer_shows_what_the_source_page_renders() -> None:
+    # Capture escapes a document's tag starts and entities; the answer shows the page as it renders.
+    line = Line("sources/x.md", "T", "source", "public", 3, "", "Download the script, from &lt;https://bootstrap.pypa.io/"
+                "get-pip.py>, or see &lt;a href=\"https://x.org/\">the blog post&lt;/a>.", (), (), 1)
+    assert readable(line) == "Download the script, from https://bootstrap.pypa.io/get-pip.py, or see the blog post."
+    # A placeholder in angle brackets is no tag; a literal entity the document wrote stays as it was written.
+    placeholder = Line("sources/x.md", "T", "source", "public", 4, "", "&lt;venv path>/src/SomeProject, AT&amp;amp;T", (),
+                       (), 1)
+    assert readable(placeholder) == "<venv path>/src/SomeProject, AT&amp;T."

@@ -31,6 +31,24 @@ def cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
+# Capture writes a document's "<" before a tag and its "&" before an entity as "&lt;" and "&amp;" so that the
+# source page renders as the document read (capture/extract.escape_markup); an answer shows what the page shows.
+_ESCAPED_RE = re.compile(r"&(lt|amp);")
+_AUTOLINK_RE = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+# The HTML a Markdown document held, shown as its words: "See <a href="…">related blog post</a>". Named tags
+# only: "<venv path>/src/SomeProject" is a placeholder, not a tag.
+_INLINE_TAG_RE = re.compile(r"</?(?:a|b|i|em|strong|code|span|sup|sub)\b[^>]*>", re.I)
+_BLOCK_TAG_RE = re.compile(r"</?(?:br|p|div|table|thead|tbody|tr|td|th|ul|ol|li|img)\b[^>]*>", re.I)
+
+
+def shown(text: str) -> str:
+    """A source line's text as its page renders it."""
+    if "&" not in text and "<" not in text:
+        return text
+    text = _ESCAPED_RE.sub(lambda m: "<" if m.group(1) == "lt" else "&", text)
+    return _BLOCK_TAG_RE.sub(" ", _INLINE_TAG_RE.sub("", _AUTOLINK_RE.sub(r"\1", text)))
+
+
 def readable(line: Line) -> str:
     """The line as a sentence."""
     text = line.text.strip()
@@ -44,6 +62,7 @@ def readable(line: Line) -> str:
         text = ", ".join(c for c in cells(text) if c)
     text = _ROLE_RE.sub(lambda m: m.group(1).strip(), text)
     text = _EMPHASIS_RE.sub("", text)
+    text = shown(text)
     text = " ".join(text.split())
     if text and text[-1] not in ".!?:;)”\"'":
         text += "."
