@@ -327,8 +327,6 @@ def _says_role_here(role: str, line: str) -> Callable[[str], bool]:
     return lambda t: all(x in {stem(w) for w in words(t)} for x in own)
 
 
-
-
 def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
     """`word` is said in other words (counts.SAME_AS): "the final version" by "the last version"."""
     return any(stem(w) in said for w in SAME_AS.get(word, "").split())
@@ -370,6 +368,8 @@ _LEGACY_RE = re.compile(r"\blegacy\s+((?:[\"“']?[\w-]+[\"”']?\s*){1,3})", re
 
 def _legacy(text: str, q: Asked) -> bool:
     return any(stem(w) in q.stems for m in _LEGACY_RE.finditer(text) for w in words(m.group(1)))
+
+
 _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|older|former\w*|earlier|first|prior|"
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
