@@ -8,7 +8,8 @@ from pathlib import Path
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.answer.compose import readable
-from stigmergy.answer.evidence import Line, source_units, version_notes
+from stigmergy.answer.evidence import Line, source_units
+from stigmergy.answer.releases import version_notes
 from stigmergy.answer.select import Scored
 from stigmergy.answer.service import ask
 from stigmergy.answer.supersede import decide

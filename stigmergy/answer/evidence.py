@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from stigmergy.answer.releases import FENCE_RE, empty_version_note, fence_label, rst_note, version_notes
 from stigmergy.errors import NotFoundError
 from stigmergy.gates.figures import claim_text
 from stigmergy.index.reads import MAX_READS, read_neighbours, read_pages
@@ -232,10 +233,6 @@ def _bare_row(content: list[str], offset: int) -> bool:
     return any(0 <= j < len(content) and _bare_cells(content[j]) == n for j in (offset - 1, offset + 1))
 
 
-_FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})\s*(.*)$")
-_ROLE_RE = re.compile(r"\{[\w-]+\}")
-
-
 _BROKEN_AT_HYPHEN_RE = re.compile(r"[A-Za-z0-9]-$")
 
 
@@ -253,73 +250,6 @@ def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
         pos = end
         out.append((max(n for off, n in starts if off <= at), max(n for off, n in starts if off < end), piece.strip()))
     return out
-
-
-# A MyST version directive wraps what changed in a release ("```{versionchanged} 22.1"): said as Sphinx
-# renders it, it is the context of what it holds, as a tab's label is ("when did that option go?").
-_VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
-                       "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-_VERSION_DIRECTIVE_RE = re.compile(r"^\{(" + "|".join(_VERSION_DIRECTIVES) + r")\}\s+(\S+)\s*$")
-
-
-_RST_VERSION_RE = re.compile(r"^(\s*)\.\.\s+(" + "|".join(_VERSION_DIRECTIVES) + r")::\s+(\S+)\s*(.*)$")
-
-
-def _rst_note(raw: str) -> tuple[str, str, int] | None:
-    """ ".. versionchanged:: 22.1" (reStructuredText): (the note as Sphinx renders it, the text on its line,
-    the directive's indent)."""
-    m = _RST_VERSION_RE.match(raw)
-    return (f"{_VERSION_DIRECTIVES[m.group(2)]} {m.group(3).rstrip('.,:')}", m.group(4).strip(), len(m.group(1))) if m else None
-
-
-def version_notes(content: list[str], first: int, body_from: int) -> dict[int, tuple[str, int]]:
-    """page line -> (the release note it sits in, the note's directive line): what a MyST fence
-    ("```{versionchanged} 22.1") or a reStructuredText directive (".. versionadded:: 22.2" and its indented
-    body) wraps. A change note is the documentation's own word on what a release changed in the text around it."""
-    out: dict[int, tuple[str, int]] = {}
-    fences: list[tuple[str, str, int]] = []  # (marker, note, its line)
-    rst: tuple[str, int, int] | None = None  # (note, its line, its indent)
-    for offset, raw in enumerate(content):
-        if offset < body_from:
-            continue
-        n = first + offset
-        fence = _FENCE_RE.match(raw)
-        if fence:
-            marker, label = fence.group(1), fence.group(2).strip()
-            if fences and not label and marker[0] == fences[-1][0][0] and len(marker) >= len(fences[-1][0]):
-                fences.pop()
-            else:
-                m = _VERSION_DIRECTIVE_RE.match(label)
-                outer = fences[-1][1:] if fences else ("", 0)
-                fences.append((marker, *((_fence_label(label), n) if m else outer)))
-                if _empty_version_note(content, offset, label):
-                    out[n] = (_fence_label(label), n)  # the note alone (source_units): about its section
-            continue
-        if rst is not None and raw.strip() and len(raw) - len(raw.lstrip()) <= rst[2]:
-            rst = None
-        note = _rst_note(raw)
-        if note is not None:
-            rst = (note[0], n, note[2])
-        if rst is not None:
-            out[n] = (rst[0], rst[1])
-        elif fences and fences[-1][1]:
-            out[n] = (fences[-1][1], fences[-1][2])
-    return out
-
-
-def _fence_label(info: str) -> str:
-    m = _VERSION_DIRECTIVE_RE.match(info.strip())
-    if m:
-        return f"{_VERSION_DIRECTIVES[m.group(1)]} {m.group(2)}"
-    return " ".join(_ROLE_RE.sub(" ", info).split())
-
-
-def _empty_version_note(content: list[str], offset: int, info: str) -> bool:
-    """A MyST version fence whose next line closes it: a release note with no body."""
-    if not _VERSION_DIRECTIVE_RE.match(info.strip()) or offset + 1 >= len(content):
-        return False
-    closing = _FENCE_RE.match(content[offset + 1])
-    return bool(closing and not closing.group(2).strip())
 
 
 _RST_CODE_RE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt|doctest)::")
@@ -365,11 +295,11 @@ def source_units(content: list[str], first: int, body_from: int
     breaks: set[int] = set()  # block indices where a section, a table or a code block began
     for offset, raw in enumerate(content):
         n = first + offset
-        fence = _FENCE_RE.match(raw) if offset >= body_from else None
+        fence = FENCE_RE.match(raw) if offset >= body_from else None
         if fence:
             # A Markdown code fence (never a section underline), nested ones too (a tab holding a code
             # block): an opener's label ("````{tab} Windows") introduces what it holds.
-            marker, label = fence.group(1), _fence_label(fence.group(2))
+            marker, label = fence.group(1), fence_label(fence.group(2))
             if fences and not label and marker[0] == fences[-1][0] and len(marker) >= len(fences[-1]):
                 fences.pop()
                 if intro_depth > len(fences):
@@ -381,7 +311,7 @@ def source_units(content: list[str], first: int, body_from: int
             in_code = bool(fences)
             breaks.add(len(blocks))
             blocks.append(([], "", None))
-            if _empty_version_note(content, offset, fence.group(2)):
+            if empty_version_note(content, offset, fence.group(2)):
                 # "```{versionadded} 22.3" closed at once: the note is about the section it opens, and says so
                 # alone, as an empty ".. versionadded:: 22.3" does ("New in version 22.3.")
                 blocks.append(([(n, f"{label}.")], "", None))
@@ -405,7 +335,7 @@ def source_units(content: list[str], first: int, body_from: int
             breaks.add(len(blocks))
             blocks.append(([], "", None))
             continue
-        note = _rst_note(raw) if offset >= body_from else None
+        note = rst_note(raw) if offset >= body_from else None
         if note is not None:
             # ".. versionadded:: 22.2" states what Sphinx renders ("New in version 22.2."); the indented body
             # that follows reads it as its context, as a MyST note's body does.
