@@ -17,7 +17,9 @@ corpora, written blind in a second session on 3 December 2026 without reading th
 questions; the board reader asks blind_sample's `restricted` questions), `blind2_sample` and `blind2_public` =
 ask_blind2_*_questions.json (the same two corpora, written blind by helpers on 5 December 2026, in the seventeenth
 session, after that session's rules had been made from the earlier sets' misses: they measure those rules on
-questions nobody had read; never tuned on). A set that is not committed yet is skipped with a note.
+questions nobody had read; never tuned on), `blind3_sample` and `blind3_public` = ask_blind3_*_questions.json (the
+same two corpora, written blind by helpers in the eighteenth session, 5 December 2026; never tuned on). A set that
+is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -65,7 +67,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind_sample": ("ask_blind_sample_questions.json", "sample"),
         "blind_public": ("ask_blind_public_questions.json", "public"),
         "blind2_sample": ("ask_blind2_sample_questions.json", "sample"),
-        "blind2_public": ("ask_blind2_public_questions.json", "public")}
+        "blind2_public": ("ask_blind2_public_questions.json", "public"),
+        "blind3_sample": ("ask_blind3_sample_questions.json", "sample"),
+        "blind3_public": ("ask_blind3_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -621,17 +625,19 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         # The blind sets were written blind and kept from tuning until issue 19's fourteenth pass, which read the
         # misses of their calibration halves; the seventeenth pass read the misses of both halves of the user,
         # public and blind sets (docs/agents.md), so their held-out halves are held out no longer. The second blind
-        # pair was written after that pass's rules and is never tuned on.
+        # pair was written after that pass's rules, the third in the eighteenth session; neither is tuned on.
         read = "both halves' misses read in the seventeenth pass"
         history = ("written blind on 5 December 2026, after the seventeenth pass's rules; never tuned on"
                    if set_name.startswith("blind2") else
+                   "written blind on 5 December 2026, in the eighteenth session; never tuned on"
+                   if set_name.startswith("blind3") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else f"its calibration half tuned on, {read}")
         held = entry.get("this", {}).get("held_out")
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
-                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2")) else "")
+                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3")) else "")
         rows.append([
             f"`ask` (deterministic) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",

@@ -11,6 +11,8 @@
                                      earlier set's questions (a second held-out measure)
     bench/ask_blind2_sample_questions.json, bench/ask_blind2_public_questions.json  the same two corpora, written
                                      blind by helpers on 5 December 2026 (a third held-out measure, never tuned on)
+    bench/ask_blind3_sample_questions.json, bench/ask_blind3_public_questions.json  the same two corpora, written
+                                     blind by helpers in the eighteenth session (a fourth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -50,6 +52,8 @@ BLIND_SAMPLE_SET = HERE / "ask_blind_sample_questions.json"
 BLIND_PUBLIC_SET = HERE / "ask_blind_public_questions.json"
 BLIND2_SAMPLE_SET = HERE / "ask_blind2_sample_questions.json"
 BLIND2_PUBLIC_SET = HERE / "ask_blind2_public_questions.json"
+BLIND3_SAMPLE_SET = HERE / "ask_blind3_sample_questions.json"
+BLIND3_PUBLIC_SET = HERE / "ask_blind3_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -153,7 +157,8 @@ def main() -> None:
                        (FRESH_SAMPLE_SET, SAMPLE_CORPUS), (FRESH_PUBLIC_SET, docs),
                        (TUNE_SAMPLE_SET, SAMPLE_CORPUS), (TUNE_PUBLIC_SET, docs),
                        (BLIND_SAMPLE_SET, SAMPLE_CORPUS), (BLIND_PUBLIC_SET, docs),
-                       (BLIND2_SAMPLE_SET, SAMPLE_CORPUS), (BLIND2_PUBLIC_SET, docs)):
+                       (BLIND2_SAMPLE_SET, SAMPLE_CORPUS), (BLIND2_PUBLIC_SET, docs),
+                       (BLIND3_SAMPLE_SET, SAMPLE_CORPUS), (BLIND3_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)

@@ -157,6 +157,25 @@ def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earli
     assert not any(refused & set(q.get("source", [])) for q in public["questions"])
 
 
+
+def test_the_third_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
+    """The third blind pair (the eighteenth session, 5 December 2026, written by helpers without reading the answerer
+    or any earlier set's questions, never tuned on): the sample set is verified against sample_corpus/, the public
+    set's shape only; no id is shared with an earlier set."""
+    s = _ask_sets()
+    sample, public = s.load(s.BLIND3_SAMPLE_SET), s.load(s.BLIND3_PUBLIC_SET)
+    assert s.verify(sample, s.SAMPLE_CORPUS) == []
+    for spec, least, unanswerable in ((public, 45, 15), (sample, 40, 14)):
+        assert len(spec["questions"]) >= least and sum(not q["answerable"] for q in spec["questions"]) >= unanswerable
+        assert "eighteenth session" in spec["written"] and "frozen" in spec["written"]
+        assert any(not p["covered"] for q in spec["questions"] for p in q.get("parts", []))
+        _shaped(spec)
+    _apart(s, (sample, public), (s.USER_SET, s.PUBLIC_SET, s.FRESH_SAMPLE_SET, s.FRESH_PUBLIC_SET, s.TUNE_SAMPLE_SET,
+                                 s.TUNE_PUBLIC_SET, s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET,
+                                 s.BLIND2_PUBLIC_SET, REPO / "bench" / "ask_questions.json"))
+    assert not any(src.startswith("_restricted/") for q in sample["questions"] for src in q.get("source", []))
+    assert "topics/authentication.md" not in {src for q in public["questions"] for src in q.get("source", [])}
+
 def _shaped(spec: dict) -> None:  # type: ignore[type-arg]
     """Every question of a blind set is shaped for the bench: an answerable one has what it expects, where and
     which kind; an unanswerable one expects nothing and says why."""
