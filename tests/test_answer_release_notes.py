@@ -3,14 +3,16 @@ are said with their release, and a later release's note answers what holds now (
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.answer.compose import readable
 from stigmergy.answer.evidence import Line, source_units
+from stigmergy.answer.question import parts
 from stigmergy.answer.releases import version_notes
-from stigmergy.answer.select import Scored
+from stigmergy.answer.select import Scored, fill_text
 from stigmergy.answer.service import ask
 from stigmergy.answer.supersede import decide
 from stigmergy.index.build import build_index
@@ -150,6 +152,23 @@ def test_a_myst_note_with_no_body_is_said_with_its_section(tmp_path: Path) -> No
     assert out["answered"], (out["evidence"], out["parts"])
     assert out["sentences"][0]["text"] == "Managing another interpreter: New in version 22.3."
 
+
+
+def test_which_version_is_answered_by_the_release_note_a_line_sits_in(tmp_path: Path) -> None:
+    """Issue #19, eighteenth pass: a version directive's label and body render as one paragraph, so the note's
+    version fills "which version" for the lines it wraps; a heading's figure still does not."""
+    b = _wiki(tmp_path)
+    out = _ask(b, "in what version did pip get rid of the --use-deprecated=out-of-tree-build escape hatch?")
+    assert out["answered"], (out["evidence"], out["parts"])
+    assert out["sentences"][0]["text"] == "Changed in version 22.1: The --use-deprecated=out-of-tree-build option has been removed."
+    # The same line outside any note holds no version.
+    line = Line("sources/2026/05/x.md", "Local project installs", "source", "public", 9, "",
+                "The --use-deprecated=out-of-tree-build option has been removed.", ("Build artifacts 2.0",), (), 1)
+    slot = parts("in what version was the --use-deprecated=out-of-tree-build option removed?")[0].slot
+    assert fill_text(line, slot) == line.text
+    assert fill_text(replace(line, note="Changed in version 22.1"), slot) == (
+        "Changed in version 22.1: The --use-deprecated=out-of-tree-build option has been removed.")
+    assert fill_text(replace(line, note="Changed in version 22.1"), parts("who removed the option?")[0].slot) == line.text
 
 def _scored(line: Line, score: float, matched: tuple[str, ...]) -> Scored:
     return Scored(line, score, 0.5, 0.5, 1.0, False, True, matched)

@@ -72,8 +72,15 @@ def context_text(line: Line) -> str:
 
 
 def fill_text(line: Line, slot: Slot) -> str:
-    """What the slot check reads: the line, and for *where* the addresses its links point at."""
-    return f"{line.text} {' '.join(line.links)}" if slot.kind == "place" and line.links else line.text
+    """What the slot check reads: the line, for *where* with the addresses its links point at, and for *which
+    version* with the release note it sits in. Sphinx renders a version directive's label and body as one
+    paragraph ("Changed in version 22.1: The --use-deprecated=out-of-tree-build option has been removed."), so the
+    note's version is the line's own, not a heading's figure."""
+    if slot.kind == "place" and line.links:
+        return f"{line.text} {' '.join(line.links)}"
+    if slot.unit == "version" and line.note and line.note not in line.text:
+        return f"{line.note}: {line.text}"
+    return line.text
 
 
 def embed_text(line: Line) -> str:
