@@ -218,7 +218,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return 1.0 if not subject or defines(slot.subject, text) else WEAK
     if k == "procedure":
         done = _DONE_TO_RE.search(q.text)
-        if any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
+        if any(is_new(m.group(0), q) or _new_option(m.group(0), q) for m in CODE_RE.finditer(text)):
             # an option, a command, a file: what "how do I…" is usually after; a file named alone
             # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
             return WEAK if len(text.split()) == 1 else 1.0
@@ -233,6 +233,12 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
+
+
+def _new_option(token: str, q: Asked) -> bool:
+    """An option the question describes in words and the line spells ("in zsh": `--zsh`, "for my user only":
+    `--user`): the option is how it is done. One the question spells itself ("what does --user do") is not new."""
+    return token.startswith("-") and token.casefold() not in q.text.casefold()
 
 
 # What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
