@@ -16,8 +16,8 @@ freely and measure on the others), `blind_sample` and `blind_public` = ask_blind
 corpora, written blind in a second session on 3 December 2026 without reading the answerer or any earlier set's
 questions; the board reader asks blind_sample's `restricted` questions), `blind2_sample` and `blind2_public` =
 ask_blind2_*_questions.json (the same two corpora, written blind by helpers on 5 December 2026, in the seventeenth
-session, after that session's rules had been made from the earlier sets' misses: they measure those rules on
-questions nobody had read; never tuned on), `blind3_sample` and `blind3_public` = ask_blind3_*_questions.json (the
+session, after that session's rules had been made from the earlier sets' misses: they measured those rules on
+questions nobody had read; their misses were read in the eighteenth session), `blind3_sample` and `blind3_public` = ask_blind3_*_questions.json (the
 same two corpora, written blind by helpers in the eighteenth session, 5 December 2026; never tuned on). A set that
 is not committed yet is skipped with a note.
 
@@ -625,10 +625,11 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         # The blind sets were written blind and kept from tuning until issue 19's fourteenth pass, which read the
         # misses of their calibration halves; the seventeenth pass read the misses of both halves of the user,
         # public and blind sets (docs/agents.md), so their held-out halves are held out no longer. The second blind
-        # pair was written after that pass's rules, the third in the eighteenth session; neither is tuned on.
+        # pair was written after that pass's rules and read in the eighteenth, once the third pair (never tuned on)
+        # had been written to take its place as the measure of questions nobody has read.
         read = "both halves' misses read in the seventeenth pass"
-        history = ("written blind on 5 December 2026, after the seventeenth pass's rules; never tuned on"
-                   if set_name.startswith("blind2") else
+        history = ("written blind on 5 December 2026, after the seventeenth pass's rules; its misses read in the "
+                   "eighteenth pass, once the third pair was written" if set_name.startswith("blind2") else
                    "written blind on 5 December 2026, in the eighteenth session; never tuned on"
                    if set_name.startswith("blind3") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"

@@ -10,7 +10,8 @@
                                      blind to the answerer in a second session on 3 December 2026, without reading any
                                      earlier set's questions (a second held-out measure)
     bench/ask_blind2_sample_questions.json, bench/ask_blind2_public_questions.json  the same two corpora, written
-                                     blind by helpers on 5 December 2026 (a third held-out measure, never tuned on)
+                                     blind by helpers on 5 December 2026 (a third held-out measure until the
+                                     eighteenth session read its misses)
     bench/ask_blind3_sample_questions.json, bench/ask_blind3_public_questions.json  the same two corpora, written
                                      blind by helpers in the eighteenth session (a fourth held-out measure, never tuned on)
 

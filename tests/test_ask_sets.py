@@ -140,8 +140,8 @@ def test_blind_sets_are_true_to_their_documents_and_apart_from_the_earlier_sets(
 
 def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
     """The second blind pair (5 December 2026, written by helpers without reading the answerer or any earlier set's
-    questions, never tuned on): the sample set is verified against sample_corpus/, the public set's shape only;
-    no id is shared with an earlier set."""
+    questions; its misses read in the eighteenth session): the sample set is verified against sample_corpus/, the
+    public set's shape only; no id is shared with an earlier set."""
     s = _ask_sets()
     sample, public = s.load(s.BLIND2_SAMPLE_SET), s.load(s.BLIND2_PUBLIC_SET)
     assert s.verify(sample, s.SAMPLE_CORPUS) == []
