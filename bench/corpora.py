@@ -6,6 +6,8 @@ question set that was written for it before any tuning.
     git     git 2.39.5 manual: usr/share/doc/git-doc/*.txt of Debian's git-doc   bench/public2_questions.json
             package 1:2.39.5-0+deb12u3 (247 files)
     pytest  pytest 8.3.4 docs: doc/en/**/*.rst of the PyPI sdist (247 files)    bench/public3_questions.json
+    pip     pip 25.1.1 docs: docs/html/**/*.md and *.rst of the PyPI sdist         bench/public4_questions.json
+            (92 files; the corpus of `ask`'s public sets, its search set written blind on 5 December 2026)
 
     .venv/bin/python bench/corpora.py git      # fetch and unpack one; prints the folder a capture reads
 
@@ -31,7 +33,7 @@ class Corpus:
     name: str
     label: str  # the summary line's name
     questions: str  # file under bench/
-    include: str  # the glob `stigmergy capture --include` takes
+    include: str  # the globs `stigmergy capture --include` takes, space-separated
     files: int  # how many files the filter keeps (checked after unpacking)
     folder: str  # the answer folder's name, the locators' first part
     fetcher: Callable[[Corpus, Path], Path]
@@ -44,11 +46,15 @@ class Corpus:
         """The unpacked answer folder under `out` (fetched and unpacked once, then reused)."""
         out.mkdir(parents=True, exist_ok=True)
         doc = self.fetcher(self, out)
-        found = sum(1 for _ in doc.rglob(self.include))
+        found = sum(1 for g in self.globs for _ in doc.rglob(g))
         if found != self.files:
             raise SystemExit(f"{self.name}: {doc} holds {found} {self.include} files, not {self.files}; "
                              f"remove {out} and fetch again")
         return doc
+
+    @property
+    def globs(self) -> tuple[str, ...]:
+        return tuple(self.include.split())
 
     def hit(self, loc: str, expected: list[str]) -> bool:
         loc = "/" + loc.replace("\\", "/")
@@ -76,9 +82,9 @@ def _pip_sdist(c: Corpus, out: Path) -> Path:
     doc = out / c.prefix
     if not doc.is_dir():
         _checked(sdist, c.sha256)
-        suffix = c.include.lstrip("*")
+        suffixes = tuple(g.lstrip("*") for g in c.globs)
         with tarfile.open(sdist) as tar:
-            members = [m for m in tar.getmembers() if m.name.startswith(c.prefix) and m.name.endswith(suffix)]
+            members = [m for m in tar.getmembers() if m.name.startswith(c.prefix) and m.name.endswith(suffixes)]
             tar.extractall(out, members=members, filter="data")
     return doc
 
@@ -127,6 +133,9 @@ CORPORA = {c.name: c for c in (
     Corpus("pytest", "public pytest-8.3.4", "public3_questions.json", "*.rst", 247, "en", _pip_sdist,
            "pytest==8.3.4", "pytest-8.3.4.tar.gz",
            "965370d062bce11e73868e0335abac31b4d3de0e82f4007408d242b4f8610761", "pytest-8.3.4/doc/en/"),
+    Corpus("pip", "public pip-25.1.1", "public4_questions.json", "*.md *.rst", 92, "html", _pip_sdist,
+           "pip==25.1.1", "pip-25.1.1.tar.gz",
+           "3de45d411d308d5054c2168185d8da7f9a2cd753dbac8acbfa88a8909ecd9077", "pip-25.1.1/docs/html/"),
 )}
 
 

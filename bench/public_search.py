@@ -1,8 +1,9 @@
 """Retrieval quality on a public corpus nobody here wrote, with a question set written for it before any tuning
 (bench/corpora.py; `--set`): the Sphinx 8.1.3 documentation (149 .rst files of the PyPI sdist, the 55
 questions of bench/public_questions.json; the default), git 2.39.5's manual (`--set git`: 247 .txt files of
-Debian's git-doc, bench/public2_questions.json) or pytest 8.3.4's documentation (`--set pytest`: 247 .rst
-files of the PyPI sdist, bench/public3_questions.json).
+Debian's git-doc, bench/public2_questions.json), pytest 8.3.4's documentation (`--set pytest`: 247 .rst
+files of the PyPI sdist, bench/public3_questions.json) or pip 25.1.1's (`--set pip`: 92 .md and .rst files of
+the PyPI sdist, bench/public4_questions.json, written blind on 5 December 2026 and never tuned on).
 
 1. Fetch with the registry's ordinary client (`pip download --no-deps --no-binary :all: sphinx==8.1.3`;
    `apt-get download git-doc=VERSION` after `apt-get update`) into bench/out/public[-SET]/ (git-ignored;
@@ -81,12 +82,13 @@ def capture(doc: Path, base: Path, file: bool, include: str = "*.rst") -> dict[s
     t = time.perf_counter()
     # Exit 3: a gate refused some filing plans; those sources landed alone, as for any user. Exit 1: some
     # inputs failed (a file refused as holding a credential: nothing of it stored); counted and named.
-    out = cli(base, "capture", str(doc), "--include", include, *(() if file else ("--no-file",)), ok=(0, 1, 3))
+    globs = [a for g in include.split() for a in ("--include", g)]
+    out = cli(base, "capture", str(doc), *globs, *(() if file else ("--no-file",)), ok=(0, 1, 3))
     failed = next((line.removeprefix("failed: ").split(", ") for line in out.splitlines()
                    if line.startswith("failed: ")), [])
     if "input(s): " in out and " captured" not in out.rsplit("input(s): ", 1)[1].splitlines()[0]:
         raise SystemExit(f"capture of {doc} stored nothing: {out[-500:]}")  # never kept as a captured corpus
-    info = {"files": len(list(doc.rglob(include))), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
+    info = {"files": sum(1 for g in include.split() for _ in doc.rglob(g)), "capture_s": round(time.perf_counter() - t, 1), "filed": file,
             "refused_by_a_gate": out.count("refused "), "failed": len(failed), "failed_files": failed}
     (base / ".captured").write_text(json.dumps(info))
     return info
