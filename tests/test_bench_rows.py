@@ -39,7 +39,7 @@ def test_the_indexing_and_maintenance_rows_come_back_from_their_figures() -> Non
 
 def test_the_retrieval_rows_come_back_from_their_figures() -> None:
     public = _bench("public_search")
-    for name in ("sphinx", "pytest", "git"):
+    for name in ("sphinx", "pytest", "git", "pip"):
         saved = _saved(f"retrieval-{name}")
         label = public.CORPORA[name].label
         row = public.readme_row(label, saved["questions"], saved["default"]["fused"]["strict"]["all"],
