@@ -26,6 +26,16 @@ def test_an_extent_asked_past_its_bound_word_wants_a_figure_with_its_unit() -> N
     assert slot("what's the maximum upload size?").head == "size"  # a measure right after the bound, as before
 
 
+
+def test_a_total_asks_for_the_measure_it_totals() -> None:
+    """Eighteenth pass: "the total budget" asks for a budget ("Budget for the offsite is £14,500 …"), as "the max
+    line width" asks for a width; "total" alone is still a measure of its own."""
+    q = "whats the total budget for the sintra leadership offsite"
+    assert (slot(q).head, slot(q).unit) == ("budget", "money")
+    assert _fills(q, "Budget for the offsite is £14,500 including venue, meals and travel.") > 0
+    assert slot("what's the overall headcount?").head == "headcount"
+    assert slot("what is the total?").head == "total"
+
 def test_a_figure_written_with_its_unit_as_one_word_is_said_apart() -> None:
     q = "how many reviewers must approve a shortened 3-month deprecation?"
     terms = question_terms(q)

@@ -466,8 +466,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             # "what is the minimum git version": the version is asked, "minimum" says which one
             return Slot("quantity", head=_singular(later.group(1)), unit="version")
         measure = re.match(r"\s+(?:[\w'-]+\s+){0,1}(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", low[m.end() :])
-        if head in ("minimum", "maximum", "min", "max") and measure:
-            head = measure.group(1)  # "what's the max length of a take-home exercise": a length, at most
+        if head in ("minimum", "maximum", "min", "max", "total", "overall", "combined") and measure:
+            # "what's the max length of a take-home exercise": a length, at most; "the total budget": a budget
+            head = measure.group(1)
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
                     "extent" if head in _EXTENTS else _rate(head, low))
