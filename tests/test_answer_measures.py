@@ -36,6 +36,15 @@ def test_a_total_asks_for_the_measure_it_totals() -> None:
     assert slot("what's the overall headcount?").head == "headcount"
     assert slot("what is the total?").head == "total"
 
+
+def test_how_often_among_a_count_is_a_rate_per_that_count() -> None:
+    """Eighteenth pass: "how often … per thousand" is answered by "Excursions per 1,000 shipments fell from 6.8 to
+    5.1"; a figure beside "in 100 towns" is no rate."""
+    q = "how often did norrland's shipments go out of range last quarter, per thousand"
+    assert slot(q).unit == "frequency"
+    assert _fills(q, "Excursions per 1,000 shipments fell from 6.8 in Q2 to 5.1 in Q3.") == 1.0
+    assert _fills(q, "We have 3 depots in 100 towns.") == 0.0
+
 def test_a_figure_written_with_its_unit_as_one_word_is_said_apart() -> None:
     q = "how many reviewers must approve a shortened 3-month deprecation?"
     terms = question_terms(q)

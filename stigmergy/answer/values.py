@@ -42,7 +42,12 @@ FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|qua
                       # how often, in words ("almost never", as a survey's answers put it); "never" and "always"
                       # alone say too much else
                       r"(?:almost|nearly|hardly)\s+(?:never|ever|always)|rarely|seldom)|"
-                      r"\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b",
+                      r"\d\s*/\s*(?:s|sec|min|h|hr|hour|day|week|month)\b|"
+                      # how often among a count ("excursions per 1,000 shipments", "3 per million requests")
+                      r"\d[\d.,]*\s+(?:[a-z]+\s+){0,3}(?:per|in\s+every|out\s+of\s+every)\s+(?:1[,.]?000|100|1[,.]?000[,.]?000|"
+                      r"a\s+(?:hundred|thousand|million)|hundred|thousand|million|10k|100k|1k|1m)\b|"
+                      r"\bper\s+(?:1[,.]?000|100|1[,.]?000[,.]?000|hundred|thousand|million|10k|100k|1k|1m)"
+                      r"\s+[a-z]+\b[^.;]*?\d",
                       re.I)
 # A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
 _PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
