@@ -157,6 +157,12 @@ def test_the_askers_fillers_and_pronouns_are_no_words_a_line_must_say() -> None:
     assert got["Hana keeps Tuesday mornings free for Porto."] > got["The Porto move happens around 3 May."]
 
 
+
+def test_a_preposition_of_an_idiom_is_no_word_a_line_must_say() -> None:
+    """Eighteenth pass: "frowned upon" weighed "upon" as a rare word of the documents; it is a preposition."""
+    words = {t.word.casefold() for t in question_terms("why are git:// and git+http urls frowned upon for pip installs")}
+    assert "upon" not in words and {"frowned", "urls"} <= words
+
 def test_whats_typed_without_its_apostrophe_is_what_is() -> None:
     [part] = parts("whats the default timeout of the sync job in seconds")
     assert part.text.startswith("what is ") and part.slot.kind == "quantity"

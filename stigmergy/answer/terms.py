@@ -20,7 +20,7 @@ STOPWORDS = frozenset(
     "up us was we were what when where which while who whom whose why will with would you your about after "
     "before should any all also just more most much many some such very per one tell know say said says "
     "wiki go goes going went gone get gets got become becomes became come comes came make makes made take "
-    "takes took".split()
+    "takes took upon onto unto".split()
 ) | frozenset(
     # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*"
     # say how sure or how often, not what a line must say.
