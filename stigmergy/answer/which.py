@@ -70,7 +70,22 @@ def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) ->
         before = [x for x in ws[max(0, i - 6) : i] if stem(x) not in asked_stems or x in _INDEFINITE][-3:]
         if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
             return True
+        if before and before[-1] in _POSSESSIVE and not (_named_after(text, w) or _name_before(text, w) or re.search(
+                r"\b" + re.escape(w) + r"\w*\s+(?:is|was|are|were)\s+(?:now\s+|still\s+)?[A-Z`\"“]", text)):
+            # "an outage at our SMS provider": whose, not which ("Twilio, our SMS provider", "our SMS provider is
+            # Twilio" name it)
+            return True
     return False
+
+
+_POSSESSIVE = frozenset("our their its my your his her".split())
+
+
+def _name_before(text: str, word: str) -> bool:
+    """ "Twilio, our SMS provider": a capitalised name in the few words before the possessive that leads to the noun."""
+    m = re.search(r"([A-Z][\w'’.-]*)[\w\s,'’.-]{0,12}\b(?:our|their|its|my|your|his|her)\s+(?:[\w-]+\s+){0,2}"
+                  + re.escape(word), text)
+    return bool(m and not (m.group(1).isupper() and len(m.group(1)) <= 4) and m.start() > 0)
 
 
 def name_beside(head: str, text: str, q: Asked) -> bool:
