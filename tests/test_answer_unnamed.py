@@ -12,3 +12,23 @@ def test_a_possessive_names_no_one() -> None:
                      "provider.") == 0.0
     assert _fills(q, "We moved to Twilio, our new SMS provider, in May.") > 0.0
     assert _fills(q, "Our SMS provider is Twilio.") > 0.0
+
+
+def test_the_sentence_before_names_who_only_when_the_line_refers_back_to_it() -> None:
+    """A line whole in itself ("An external penetration test … is performed every year") is not about the firm the
+    sentence before names ("Lanternfish Labs holds ISO/IEC 27001 certification"); one that says "they" is."""
+    from stigmergy.answer.evidence import Line
+    from stigmergy.answer.question import parts
+    from stigmergy.answer.select import named_context
+
+    before = "Lanternfish Labs holds ISO/IEC 27001 certification, renewed in November 2025."
+    whole = Line("sources/2026/05/x.md", "Security overview", "source", "public", 9, "",
+                 "An external penetration test is performed every year; the last one was in February 2026.",
+                 ("Certifications and audits",), (), 1, before)
+    slot = parts("which firm did our last penetration test")[0].slot
+    assert "Lanternfish" not in named_context(whole, slot)
+    leaning = Line(whole.page, whole.title, "source", "public", 9, "", "They also run a yearly penetration test.",
+                   whole.headings, (), 1, before)
+    assert "Lanternfish" in named_context(leaning, slot)
+    # Where a thing is may be told by the sentence before, as before.
+    assert "Lanternfish" in named_context(whole, parts("where is the penetration test done")[0].slot)

@@ -71,6 +71,20 @@ def context_text(line: Line) -> str:
     return " ".join([line.title, *line.headings, line.before, *([line.note] if line.note != line.before else [])])
 
 
+_REFERS_BACK_RE = re.compile(r"\b(?:it|its|they|them|their|these|those|he|she|him|his|her|this|that|the former|the "
+                             r"latter)\b", re.I)
+
+
+def named_context(line: Line, slot: Slot) -> str:
+    """What may name the asked who or which firm for a line: its title, headings and note, and the sentence before only
+    when the line refers back to it. "An external penetration test of Tidemark … is performed every year" is whole
+    in itself; the sentence before it ("Lanternfish Labs holds ISO/IEC 27001 certification") names the company
+    certified, not who tested it."""
+    if slot.kind not in ("person", "org") or not line.before or _REFERS_BACK_RE.search(line.text):
+        return context_text(line)
+    return " ".join([line.title, *line.headings, *([line.note] if line.note and line.note != line.before else [])])
+
+
 def fill_text(line: Line, slot: Slot) -> str:
     """What the slot check reads: the line, for *where* with the addresses its links point at, and for *which
     version* with the release note it sits in. Sphinx renders a version directive's label and body as one
@@ -492,7 +506,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking)
         if not figures_ok or not _says_event(event, line, alts):
             continue
-        f, via = fill(part.slot, fill_text(line, part.slot), context_text(line), names, q)
+        f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
         pre.append((line, w, topic, f, via, matched))
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its
     # meaning would cost an embedding and change nothing), by words and search rank.
