@@ -45,6 +45,16 @@ def test_how_often_among_a_count_is_a_rate_per_that_count() -> None:
     assert _fills(q, "Excursions per 1,000 shipments fell from 6.8 in Q2 to 5.1 in Q3.") == 1.0
     assert _fills(q, "We have 3 depots in 100 towns.") == 0.0
 
+
+def test_what_a_thing_is_costing_is_money_and_a_total_is_not_one_of_its_parts() -> None:
+    """Eighteenth pass: "how much is the quinta costing us" asks for money ("40 minutes from the office" is no
+    answer), and "just for the venue" is not answered by "£14,500 including venue, meals and travel"."""
+    q = "how much is the sintra quinta costing us just for the venue"
+    assert slot(q).unit == "money"
+    assert _fills(q, "Venue: a rented quinta outside Sintra, 40 minutes from the Lisbon office.") == 0.0
+    assert _fills(q, "Budget for the offsite is £14,500 including venue, meals and travel.") == WEAK
+    assert _fills(q, "The venue costs £6,000 for the two days.") == 1.0
+
 def test_a_figure_written_with_its_unit_as_one_word_is_said_apart() -> None:
     q = "how many reviewers must approve a shortened 3-month deprecation?"
     terms = question_terms(q)

@@ -396,8 +396,9 @@ def _how(nxt: str, rest: str) -> Slot:
         return Slot("quantity", unit="extent")  # a duration or a length: a figure with its unit
     if nxt == "much" and re.match(r"much (?:time|longer|later|earlier)\b", rest):
         return Slot("quantity", unit="time")
-    if nxt == "much" and re.search(r"\b(?:cost|costs|worth|pay|paid|price|budget|spend|spent|raise|raised|charge|"
-                                   r"charged|fee|revenue|earn|bill|invoice|sell|sold|money|rent|arr|mrr|salary|"
+    if nxt == "much" and re.search(r"\b(?:cost|costs|costing|worth|pay|paid|paying|price|priced|budget|spend|spent|"
+                                   r"spending|raise|raised|raising|charge|charged|charging|fee|revenue|earn|earning|"
+                                   r"bill|billed|invoice|sell|sold|selling|money|rent|arr|mrr|salary|"
                                    r"pounds|dollars|euros|gbp|usd|eur)\b", rest):
         return Slot("quantity", unit="money")
     if nxt in ("often", "frequently"):

@@ -417,6 +417,10 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     done = _DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how
+    alone = _ALONE_RE.search(q.text) if slot.kind == "quantity" else None
+    if got and alone and re.search(r"\b(?:including|includes|inclusive of|covering|covers)\b[^.;]*\b" + re.escape(
+            alone.group(1)) + r"\w*\b[^.;]*(?:,|\band\b)", text, re.I):
+        got *= WEAK  # "costing us just for the venue": "£14,500 including venue, meals and travel" is more than that
     own = _OWN_RE.search(q.text)
     if got and own and stem(own.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "Pellucid's own spreadsheet": a line that does not speak of the spreadsheet is ours
@@ -425,6 +429,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# "just for the venue", "only on hardware": one part of what a figure may cover
+_ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
 # A value that holds by default, and a question about what holds once, after or if something is done (not when
 # nothing is: "if I don't set one" asks for the default).
 _DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
