@@ -64,12 +64,16 @@ def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) ->
         return False
     kin = {stem(slot.head)} | {stem(h) for h in _KIN.get(slot.kind, ())}
     ws = words(text)
+    kin |= _spelled_out(slot.head, ws)
     for i, w in enumerate(ws):
         if stem(w) not in kin:
             continue
         before = [x for x in ws[max(0, i - 6) : i] if stem(x) not in asked_stems or x in _INDEFINITE][-3:]
         if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
             return True
+        if "new" in before and not (_named_after(text, w) or re.search(
+                r"[A-Z][\w'’.-]+,?\s+(?:is|was|as|becomes|became|,)?\s*(?:now\s+)?(?:the|our|their|its)\s+new\b", text)):
+            return True  # "introduce the new Nordic customer success manager": one is coming, not who ("Maya is the new CEO")
         if before and before[-1] in _POSSESSIVE and not (_named_after(text, w) or _name_before(text, w) or re.search(
                 r"\b" + re.escape(w) + r"\w*\s+(?:is|was|are|were)\s+(?:now\s+|still\s+)?[A-Z`\"“]", text)):
             # "an outage at our SMS provider": whose, not which ("Twilio, our SMS provider", "our SMS provider is
@@ -79,6 +83,16 @@ def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) ->
 
 
 _POSSESSIVE = frozenset("our their its my your his her".split())
+
+
+def _spelled_out(head: str, ws: list[str]) -> set[str]:
+    """An acronym asked about ("the second Nordic CSM") as the line spells it ("customer success manager"): the
+    stem of the spelled-out phrase's last word, which the line's other words qualify as they would the acronym."""
+    if not (2 <= len(head) <= 5 and head.isalpha()):
+        return set()
+    n = len(head)
+    return {stem(ws[i + n - 1]) for i in range(len(ws) - n + 1)
+            if "".join(w[:1] for w in ws[i : i + n]) == head.casefold()}
 
 
 def _name_before(text: str, word: str) -> bool:
