@@ -26,6 +26,7 @@ from stigmergy.answer.counts import (
     says_head,
 )
 from stigmergy.answer.names import Names, words
+from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
@@ -393,9 +394,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):
         got *= WEAK
-    if got and slot.unit in ("percent", "count") and not _NEGATION_RE.search(q.text) and _denies(text, q):
+    if got and slot.unit in ("percent", "count") and not NEGATION_RE.search(q.text) and denies(text, q):
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
-    if got and slot.unit in ("percent", "count") and _affirms_denied(text, q):
+    if got and slot.unit in ("percent", "count") and affirms_denied(text, q):
         got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
     if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and _DONE_IF_RE.search(q.text) and not (
             _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
@@ -437,57 +438,6 @@ _DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:val
 _DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
 _UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
                            r"\bunless\b|\bwithout\b", re.I)
-_NEGATION_RE = re.compile(r"\b(?:not|never|no|none|nobody|neither|nor|without|cannot)\b|n't\b", re.I)
-_NEGATIONS = frozenset("not never no none nobody neither nor without cannot don't doesn't didn't won't isn't aren't "
-                       "wasn't weren't haven't hasn't can't".split())
-
-
-def _denies(text: str, q: Asked) -> bool:
-    """The line's figures count those who do not ("82% do not (rarely or never) do a code audit" for "what share
-    audit the code"): every figure in it is followed by a negation before its clause ends, and the question's
-    words it says are said under a negation. A word said both ways ("did not ship on 3 May; it shipped on 9 May")
-    is affirmed. A figure the line affirms ("302 responses …, 62 of them not knowing the command existed") keeps
-    the line a count of those who do, whatever a side clause negates."""
-    figures = list(_FIGURE_RE.finditer(text))
-    if not figures or not all(_NEGATION_RE.search(" ".join(_CLAUSE_END_RE.split(text[m.end():], 1)[0].split()[:4]))
-                              for m in figures):
-        return False
-    negated, affirmed = _polarity(text, q.stems)
-    return bool(negated - affirmed)
-
-
-def _polarity(text: str, asked: frozenset[str]) -> tuple[set[str], set[str]]:
-    """The stems of `asked` that `text` says under a negation (within four words after it), and those it says
-    plainly."""
-    # Emphasis is no word: "should _not_ implicitly upgrade"
-    ws = [w for w in words(re.sub(r"[_*]+", " ", text.replace("’", "'"))) if w not in STOPWORDS or w in _NEGATIONS]
-    negated: set[str] = set()
-    affirmed: set[str] = set()
-    for i, w in enumerate(ws):
-        st = stem(w)
-        if w in _NEGATIONS or st not in asked or not w.isalpha():
-            continue
-        (negated if any(x in _NEGATIONS for x in ws[max(0, i - 4) : i]) else affirmed).add(st)
-    return negated, affirmed
-
-
-# What a question denies: the word right after "not" ("should not upgrade"); "never" and "rarely" ask how often
-# ("almost never use it"), which a line answers with its own words.
-_DENIED_RE = re.compile(r"\b(?:not|no longer)\s+(\w+)|n't\s+(\w+)", re.I)
-
-
-def _affirms_denied(text: str, q: Asked) -> bool:
-    """The question counts those who do not ("what share thought it should not upgrade"); the line says only
-    that they do ("43% thought it should implicitly upgrade")."""
-    denied = frozenset(stem(m.group(1) or m.group(2)) for m in _DENIED_RE.finditer(q.text)) & q.stems
-    negated, affirmed = _polarity(text, denied)
-    return bool(affirmed - negated)
-
-
-_FIGURE_RE = re.compile(r"\d[\d,.]*\s*%?")
-_CLAUSE_END_RE = re.compile(r"[.;:]\s|\d")  # a figure's clause ends at a full stop, a semicolon or the next figure
-
-
 # A question about when something ends, and a line that speaks of an end.
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
