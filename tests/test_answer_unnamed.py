@@ -39,4 +39,7 @@ def test_the_new_one_is_coming_not_named() -> None:
     acronym asked ("CSM") is read as the line spells it. A name set beside "the new X" still names it."""
     assert _fills("what's the name of the second nordic CSM joining in november",
                   "Hannah Lindqvist: introduce the new Nordic customer success manager in November.") == 0.0
+    assert _fills("what's the name of the second nordic CSM joining in november",
+                  "Introduce the new Nordic customer success manager in November.") == 0.0
     assert _fills("which firm is our auditor?", "We hired Greywater Ventures as the new auditor.") == 1.0
+    assert _fills("which firm is our auditor?", "Greywater Ventures, the new auditor, starts in May.") == 1.0

@@ -72,7 +72,7 @@ def unnamed(slot: Slot, text: str, asked_stems: frozenset[str] = frozenset()) ->
         if any(x in _INDEFINITE for x in before) and not _named_after(text, w):
             return True
         if "new" in before and not (_named_after(text, w) or re.search(
-                r"[A-Z][\w'’.-]+,?\s+(?:is|was|as|becomes|became|,)?\s*(?:now\s+)?(?:the|our|their|its)\s+new\b", text)):
+                r"[A-Z][\w'’.-]+(?:\s+(?:is|was|as|becomes|became)|,)\s+(?:now\s+)?(?:the|our|their|its)\s+new\b", text)):
             return True  # "introduce the new Nordic customer success manager": one is coming, not who ("Maya is the new CEO")
         if before and before[-1] in _POSSESSIVE and not (_named_after(text, w) or _name_before(text, w) or re.search(
                 r"\b" + re.escape(w) + r"\w*\s+(?:is|was|are|were)\s+(?:now\s+|still\s+)?[A-Z`\"“]", text)):
@@ -92,7 +92,8 @@ def _spelled_out(head: str, ws: list[str]) -> set[str]:
         return set()
     n = len(head)
     return {stem(ws[i + n - 1]) for i in range(len(ws) - n + 1)
-            if "".join(w[:1] for w in ws[i : i + n]) == head.casefold()}
+            if "".join(w[:1] for w in ws[i : i + n]) == head.casefold()
+            and all(len(w) >= 3 and w not in STOPWORDS for w in ws[i : i + n])}
 
 
 def _name_before(text: str, word: str) -> bool:
