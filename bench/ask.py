@@ -17,9 +17,9 @@ corpora, written blind in a second session on 3 December 2026 without reading th
 questions; the board reader asks blind_sample's `restricted` questions), `blind2_sample` and `blind2_public` =
 ask_blind2_*_questions.json (the same two corpora, written blind by helpers on 5 December 2026, in the seventeenth
 session, after that session's rules had been made from the earlier sets' misses: they measured those rules on
-questions nobody had read; their misses were read in the eighteenth session), `blind3_sample` and `blind3_public` = ask_blind3_*_questions.json (the
-same two corpora, written blind by helpers in the eighteenth session, 5 December 2026; never tuned on). A set that
-is not committed yet is skipped with a note.
+questions nobody had read; their misses were read in the eighteenth session), `blind3_sample` and `blind3_public`
+= ask_blind3_*_questions.json (the same two corpora, written blind by helpers in the eighteenth session, 5 December
+2026; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
