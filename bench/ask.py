@@ -5,6 +5,8 @@ answerer as it landed (a baseline checkout) in the same run; `--latency` for the
     .venv/bin/python bench/ask.py --baseline /work/wt/ask-base      # ... beside a baseline checkout
     .venv/bin/python bench/ask.py --sets user,public --show wrong   # some sets; list the misses
     .venv/bin/python bench/ask.py --latency --baseline /work/wt/ask-base
+    .venv/bin/python bench/ask.py --sets blind3_sample,blind3_public \
+        --answerer openai:llama3.1@http://localhost:11434/v1 --llm-pool eligible   # a model answerer
 
 Sets (bench/ask_*.json, frozen once committed): `bench` = ask_questions.json (sample_corpus/, written with the
 first answerer), `user` = ask_user_questions.json (sample_corpus/, questions in users' own words), `public` =
@@ -230,24 +232,29 @@ def items_of(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
     return [(q, q.get("as", PUBLIC)) for q in spec["questions"]] + [(q, q["as"]) for q in spec.get("restricted", [])]
 
 
-def worker(spec_path: Path, root: Path, rows_out: Path, threshold: float | None) -> None:
+def worker(spec_path: Path, root: Path, rows_out: Path, threshold: float | None,
+           answer: dict[str, Any] | None = None) -> None:
     """Ask every question of the set with the `stigmergy` on the path; write what each answer said. With
     `threshold` (calibration), the answerer's threshold is overridden (0: every part answered, with its best
-    score kept, so that any threshold can be judged afterwards)."""
+    score kept, so that any threshold can be judged afterwards); `answer`: `[answer]` settings of a model
+    answerer (`--answerer`), its key read from this process's environment."""
     from stigmergy.answer.service import ask
     from stigmergy.index.search import Searcher
     from stigmergy.settings import load_settings
 
-    settings = load_settings(root, overrides={"answer": {"threshold": threshold}} if threshold is not None else None)
+    section = dict(answer or {})
+    if threshold is not None:
+        section["threshold"] = threshold
+    settings = load_settings(root, overrides={"answer": section} if section else None)
     spec = json.loads(spec_path.read_text())
     searcher = Searcher(root, settings)
     rows = []
     t0 = time.perf_counter()
     for q, reader in items_of(spec):
         t = time.perf_counter()
-        a = ask(root, settings, reader, q["q"], evidence=True, searcher=searcher)
+        a = ask(root, settings, reader, q["q"], evidence=True, searcher=searcher, env=os.environ)
         rows.append({
-            "id": q["id"], "answered": a["answered"], "best": a["evidence"]["best"],
+            "id": q["id"], "answered": a["answered"], "best": a["evidence"]["best"], "answerer": a["answerer"],
             "ms": round((time.perf_counter() - t) * 1000, 1),
             "sentences": [{"text": s["text"], "citations": s["citations"]} for s in a["sentences"]],
             "superseded": a.get("superseded", []), "uncovered": a.get("uncovered", []),
@@ -283,16 +290,21 @@ def dump(spec_path: Path, root: Path, out: Path) -> None:
 
 
 def run_side(code: Path, spec_path: Path, root: Path, rows_out: Path, threshold: float | None = None,
-             reuse: bool = False) -> dict[str, Any]:
+             reuse: bool = False, answer: dict[str, Any] | None = None) -> dict[str, Any]:
     """One side's answers to a set; with `reuse`, the answers of an earlier run of the same code over the same
-    set and wiki are read back instead (the answerer is deterministic for the same index)."""
+    set and wiki are read back instead (the deterministic answerer answers alike for the same index; a model
+    answerer's answers are read back only for the same model, endpoint and pool)."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
-    key = hashlib.sha256(f"{_code_id(code)}/{threshold}/{spec_path.read_text()}/{root}/{head}".encode()).hexdigest()[:16]
+    said = json.dumps(answer or {}, sort_keys=True)
+    key = hashlib.sha256(f"{_code_id(code)}/{threshold}/{said}/{spec_path.read_text()}/{root}/{head}".encode()
+                         ).hexdigest()[:16]
     if reuse and rows_out.is_file():
         old = json.loads(rows_out.read_text())
         if old.get("key") == key:
             return dict(old)
     extra = ["--threshold", str(threshold)] if threshold is not None else []
+    if answer:
+        extra += ["--answer-settings", said]
     proc = subprocess.run([python_of(code), str(Path(__file__).resolve()), "--worker", "--code", str(code),
                            "--spec", str(spec_path), "--wiki", str(root), "--rows", str(rows_out), *extra],
                           env=_env(code), capture_output=True, text=True)
@@ -437,7 +449,9 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
     out: Path = args.out
     work = args.work
     sides = [("this", CODE)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
-    report: dict[str, Any] = {"load_before": _load(), "sides": {name: _code_id(code) for name, code in sides}, "sets": {}}
+    answer = answer_settings(args)
+    report: dict[str, Any] = {"load_before": _load(), "sides": {name: _code_id(code) for name, code in sides},
+                              "answerer": answerer_name(answer), "sets": {}}
     for set_name in args.sets.split(","):
         file, corpus = SETS[set_name]
         spec_path = HERE / file
@@ -454,13 +468,46 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
             warm = warm or root
             rows_out = out / "ask" / f"{set_name}-{side}.json"
             rows_out.parent.mkdir(parents=True, exist_ok=True)
-            got = run_side(code, spec_path, root, rows_out, reuse=args.reuse)
+            got = run_side(code, spec_path, root, rows_out, reuse=args.reuse, answer=answer)
             entry[side] = {"all": tally(set_name, spec, got, loc, None),
                            "held_out": tally(set_name, spec, got, loc, "held_out"),
                            "seconds_per_question_warm": round(got["seconds"] / max(1, len(got["rows"])), 3)}
         report["sets"][set_name] = entry
     report["load_after"] = _load()
     return report
+
+
+def answer_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """`[answer]` settings of the model answerer `--answerer KIND:MODEL@BASE_URL` names (with `--key-env`,
+    `--llm-pool`, `--llm-floor`); empty for the deterministic answerer. The key stays in the environment:
+    only its variable's name is passed on."""
+    if not args.answerer:
+        if args.llm_pool or args.llm_floor is not None or args.key_env:
+            raise SystemExit("--llm-pool, --llm-floor and --key-env go with --answerer")
+        return {}
+    m = _ANSWERER_RE.fullmatch(args.answerer)
+    if m is None:
+        raise SystemExit(f"--answerer {args.answerer!r}: expected KIND:MODEL@BASE_URL, KIND openai or anthropic "
+                         "(e.g. openai:llama3.1@http://localhost:11434/v1)")
+    out: dict[str, Any] = {"kind": m["kind"], "model": m["model"], "base_url": m["url"]}
+    if args.key_env:
+        out["api_key_env"] = args.key_env
+    if args.llm_pool:
+        out["llm_pool"] = args.llm_pool
+    if args.llm_floor is not None:
+        out["llm_floor"] = args.llm_floor
+    return out
+
+
+_ANSWERER_RE = re.compile(r"(?P<kind>openai|anthropic):(?P<model>[^@\s]+)@(?P<url>https?://\S+)")
+
+
+def answerer_name(answer: dict[str, Any]) -> str:
+    if not answer:
+        return "deterministic"
+    pool = answer.get("llm_pool", "near_best")
+    floor = f", floor {answer['llm_floor']}" if pool == "eligible" and "llm_floor" in answer else ""
+    return f"{answer['kind']}:{answer['model']} (pool {pool}{floor})"
 
 
 def at_threshold(row: dict[str, Any], threshold: float) -> dict[str, Any]:
@@ -640,7 +687,7 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
                      if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3")) else "")
         rows.append([
-            f"`ask` (deterministic) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
+            f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
             f"{counts}; {got['correct_of_answerable']:.1%} correct, {got['refusals_right']:.1%} of refusals right, "
             f"{got['unanswerable_answered']:.1%} of the unanswerable answered; "
@@ -703,6 +750,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--mcp-queries", type=int, default=30)
     ap.add_argument("--json", type=Path, help="also write the figures with the README's rows here")
+    ap.add_argument("--answerer", help="measure a model answerer, KIND:MODEL@BASE_URL (KIND openai or anthropic), "
+                                       "on both sides; default: the deterministic answerer")
+    ap.add_argument("--key-env", help="the variable holding the --answerer's key (none for a local endpoint)")
+    ap.add_argument("--llm-pool", choices=("near_best", "eligible"), help="[answer] llm_pool for the --answerer")
+    ap.add_argument("--llm-floor", type=float, help="[answer] llm_floor for the --answerer")
+    ap.add_argument("--answer-settings", help=argparse.SUPPRESS)
     # the worker, run under one side's code
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--code", type=Path, help=argparse.SUPPRESS)
@@ -721,7 +774,8 @@ def main() -> None:
         if args.dump:
             dump(args.spec, args.wiki, args.dump)
         else:
-            worker(args.spec, args.wiki, args.rows, args.threshold)
+            worker(args.spec, args.wiki, args.rows, args.threshold,
+                   json.loads(args.answer_settings) if args.answer_settings else None)
         return
     sys.path.insert(0, str(CODE))
     if args.latency:
@@ -754,7 +808,7 @@ def main() -> None:
     (args.out / "ask" / "report.json").write_text(json.dumps(report, indent=1))
     print_report(report, args.show, args.show_part)
     if args.json:
-        command = f"bench/ask.py --sets {args.sets}"
+        command = f"bench/ask.py --sets {args.sets}" + (f" --answerer {args.answerer}" if args.answerer else "")
         _json_out(args.json, command, quality_rows(report, command), report,
                   [report.get("load_before"), report.get("load_after")])
 

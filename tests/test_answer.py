@@ -141,6 +141,33 @@ def test_llm_answer_with_nothing_verified_is_a_refusal(repo: RepoBuilder, server
     assert not _ask(repo, "What was Aurora revenue in Q1 2026?", settings=settings)["answered"]
 
 
+def test_llm_eligible_pool_reads_past_the_deterministic_threshold(repo: RepoBuilder, server: Server) -> None:
+    """`[answer] llm_pool = "eligible"`: the model reads the best eligible lines once the best passes
+    `llm_floor`, where the deterministic pool gives it nothing under `threshold`."""
+    question = "What was Aurora revenue in Q1 2026?"
+    with (repo.root / "stigmergy.toml").open("a") as fh:
+        fh.write('[answer]\nkind = "openai"\nmodel = "test-model"\nthreshold = 0.99\n')
+    env = {"STIGMERGY_ANSWER__BASE_URL": f"{server.url}/v1"}
+    near = _ask(repo, question, settings=load_settings(repo.root, env=env))
+    assert not near["answered"] and server.requests == []  # nothing past 0.99: no line, no request
+    with (repo.root / "stigmergy.toml").open("a") as fh:
+        fh.write('llm_pool = "eligible"\nllm_floor = 0.0\n')
+    server.script.append((200, {}, openai_reply("Aurora revenue was $1.3M in Q1 2026 [1]."), 0.0))
+    wide = _ask(repo, question, settings=load_settings(repo.root, env=env))
+    assert wide["answered"] and [s["text"] for s in wide["sentences"]] == ["Aurora revenue was $1.3M in Q1 2026."]
+    [request] = server.requests
+    assert "$1.3M" in request["body"]["messages"][1]["content"]
+
+
+def test_unknown_llm_pool_fails_before_any_work(repo: RepoBuilder, server: Server) -> None:
+    with (repo.root / "stigmergy.toml").open("a") as fh:
+        fh.write('[answer]\nkind = "openai"\nmodel = "test-model"\nllm_pool = "everything"\n')
+    settings = load_settings(repo.root, env={"STIGMERGY_ANSWER__BASE_URL": f"{server.url}/v1"})
+    with pytest.raises(ConfigError, match="llm_pool 'everything'"):
+        _ask(repo, "What was Aurora revenue in Q1 2026?", settings=settings)
+    assert server.requests == []
+
+
 def test_llm_answerer_misconfigured_fails_before_any_work(repo: RepoBuilder) -> None:
     with (repo.root / "stigmergy.toml").open("a") as fh:
         fh.write('[answer]\nkind = "planner"\n')

@@ -539,15 +539,16 @@ def best(scored: list[Scored]) -> float:
     return next((s.score for s in scored if s.eligible), 0.0)
 
 
-def pool(scored: list[Scored], limit: int, threshold: float) -> list[Scored]:
-    """The eligible lines near the best (the LLM answerer's numbered lines), one of each text."""
+def pool(scored: list[Scored], limit: int, threshold: float, near: bool = True) -> list[Scored]:
+    """The LLM answerer's numbered lines, one of each text: the eligible lines near the best (`near`), or the
+    best `limit` eligible lines whatever they score; none when the best is under `threshold`."""
     top = best(scored)
     if top < threshold:
         return []
     out: list[Scored] = []
     said: set[str] = set()
     for s in scored:
-        if not s.eligible or s.score < POOL_RATIO * top or len(out) >= limit:
+        if not s.eligible or (near and s.score < POOL_RATIO * top) or len(out) >= limit:
             break
         key = " ".join(s.line.text.casefold().split())
         if key not in said:

@@ -28,7 +28,7 @@ from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import Term, question_terms, stem, stems, weigh
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
-from stigmergy.errors import UsageError
+from stigmergy.errors import ConfigError, UsageError
 from stigmergy.index.search import Searcher
 from stigmergy.index.session import index_fingerprint
 from stigmergy.layers import readable_layers
@@ -38,6 +38,7 @@ MAX_QUESTION_CHARS = 1000
 NEAREST = 3
 REFUSAL = "the wiki does not say"
 LLM_POOL = 12  # evidence lines a model may cite
+LLM_POOLS = ("near_best", "eligible")  # `[answer] llm_pool` (settings.AnswerSettings)
 NOT_IN_WIKI = "NOT IN THE WIKI"
 _WHY_NOT = {
     "person": "names no person or organisation the question does not", "org": "names no organisation",
@@ -102,6 +103,8 @@ def ask(
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(f"the question is {len(question)} characters; ask takes at most {MAX_QUESTION_CHARS}")
     ep = llm.endpoint(settings, env or {})  # a misconfigured answerer fails before any work
+    if settings.answer.llm_pool not in LLM_POOLS:
+        raise ConfigError(f"unknown [answer] llm_pool {settings.answer.llm_pool!r}", hint=" | ".join(LLM_POOLS))
     own = searcher is None
     s = searcher or Searcher(root, settings)
     layers = readable_layers(settings, reader)
@@ -124,8 +127,9 @@ def ask(
         sentences, superseded, report = _deterministic(scored_parts, ev, names, root, layers, evidence, threshold)
         withheld: list[dict[str, Any]] = []
     else:
-        sentences, superseded, withheld, report = _llm_answer(ep, question, scored_parts, ev, root, layers, evidence,
-                                                              threshold)
+        sentences, superseded, withheld, report = _llm_answer(
+            ep, question, scored_parts, ev, root, layers, evidence, threshold,
+            near=settings.answer.llm_pool == "near_best", floor=settings.answer.llm_floor)
     uncovered = [r["question"] for r in report if not r["answered"]]
     out["parts"] = report
     if not sentences:
@@ -208,15 +212,17 @@ def _key(text: str) -> str:
 
 
 def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, list[Term], list[Scored]]],
-                ev: Evidence, root: Path, layers: tuple[str, ...], with_text: bool, threshold: float
+                ev: Evidence, root: Path, layers: tuple[str, ...], with_text: bool, threshold: float,
+                near: bool = True, floor: float = 0.0
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The model writes over the lines that fill each part's slot (the deterministic answerer's pool, with
-    later and final claims in place of the ones they supersede); the verifier keeps what they support."""
+    """The model writes over the lines that fill each part's slot (`[answer] llm_pool`: the deterministic
+    answerer's pool, or its best eligible lines past `llm_floor`; later and final claims in place of the ones
+    they supersede); the verifier keeps what they support."""
     lines: list[Line] = []
     superseded: list[dict[str, Any]] = []
     report = []
     for part, _, scored in scored_parts:
-        got = pool(scored, LLM_POOL, threshold)
+        got = pool(scored, LLM_POOL, threshold) if near else pool(scored, LLM_POOL, floor, near=False)
         report.append({"question": part.text, "asks": part.slot.kind, "answered": bool(got), "sentences": [],
                        "best": round(best(scored), 4)})
         if got:
