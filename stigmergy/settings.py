@@ -151,10 +151,10 @@ class AnswerSettings:
     # calibration half of bench/ask_*_questions.json; lower answers more and refuses less).
     threshold: float = 0.46
     # The lines a model answerer reads. "near_best": the eligible lines within POOL_RATIO of the best, once the
-    # best passes `threshold` (the deterministic answerer's own choice, so the model can pick no better line
-    # than those). "eligible": the best LLM_POOL eligible lines once the best passes `llm_floor`, and the model
-    # says when none answers. On questions nobody here had read, the right line is among the first 50% of the
-    # time and among the second 63% (docs/agents.md, issue 19, nineteenth pass); measure with your model first.
+    # best passes `threshold` (a few lines around the deterministic answerer's own choice, and only when that
+    # choice would be given). "eligible": the best LLM_POOL eligible lines once the best passes `llm_floor`; the
+    # model says when none answers. On questions nobody here had read, the right line is among the first 50% of
+    # the time and among the second 63% (docs/agents.md, issue 19, nineteenth pass); measure with your model.
     llm_pool: str = "near_best"
     llm_floor: float = 0.35
 
