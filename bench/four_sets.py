@@ -13,6 +13,7 @@ as in bench/public_search.py; `base` is always scored first):
 
     .venv/bin/python bench/four_sets.py --work W --variant off=search.DESCRIBE=0
     .venv/bin/python bench/four_sets.py --work W --misses out.json   # each question's rank and arm ranks
+    .venv/bin/python bench/four_sets.py --work W --oracle   # what a reranker must do (issue 20, thirteenth look)
 
 A variant that needs its own index (embedder or index settings) is not for this bench: use public_search.py.
 """
@@ -74,12 +75,34 @@ def score(s: Searcher, questions: list[dict], judge: Judge, reader: str) -> tupl
     return metrics(ranks), rows
 
 
+def oracle(rows: list[dict]) -> dict[str, float]:
+    """R@1 and R@5 if an oracle chose, per question and after seeing the answer, the ordering that ranks the
+    answering page best: among the fused list and the lexical and vector arms' pages, and among every arm; and
+    how many fused firsts no single arm ranks first. Not a bound on every reranker: a new scorer can put first a
+    page that no ordering does (docs/index.md, issue 20, thirteenth look)."""
+    n = max(1, len(rows))
+    out = {"fused_r1": 0.0, "fused_r5": 0.0, "text_r1": 0.0, "text_r5": 0.0, "any_r1": 0.0, "any_r5": 0.0,
+           "fused_first_no_arm_first": 0}
+    for row in rows:
+        arms = {k: v for k, v in (row["answer_arms"] or {}).items() if v}
+        fused = row["rank"]
+        text = min([r for r in (fused, arms.get("lexical"), arms.get("vector")) if r] or [0]) or None
+        best = min([r for r in (fused, *arms.values()) if r] or [0]) or None
+        for key, rank in (("fused", fused), ("text", text), ("any", best)):
+            out[f"{key}_r1"] += (rank == 1) / n
+            out[f"{key}_r5"] += (rank is not None and rank <= 5) / n
+        out["fused_first_no_arm_first"] += fused == 1 and all(r != 1 for r in arms.values())
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", type=Path, required=True, help="folder holding sphinx/, pytest/, git/, sample/")
     ap.add_argument("--variant", action="append", default=[], help="NAME=section.CONSTANT=value,... (repeatable)")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--misses", type=Path, help="write each variant's per-question ranks and arm ranks here")
+    ap.add_argument("--oracle", action="store_true",
+                    help="also print, for the base, R@1 / R@5 with the best ordering chosen per question")
     args = ap.parse_args()
     names = args.sets.split(",")
     opened = {name: open_set(args.work, name) for name in names}
@@ -98,6 +121,13 @@ def main() -> None:
                 detail[name][set_name] = rows
         load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
         print(f"| {name} | " + " | ".join(cells) + f" | {time.process_time() - t:.0f} | {load} |", flush=True)
+    if args.oracle:
+        print("\n| set | fused R@1 / R@5 | best of fused, lexical, vector | best of every arm | fused firsts no arm has first |")
+        print("| --- | --- | --- | --- | --- |")
+        for set_name, rows in detail["base"].items():
+            o = oracle(rows)
+            print(f"| {set_name} ({len(rows)}) | {o['fused_r1']:.3f} / {o['fused_r5']:.3f} | {o['text_r1']:.3f} / "
+                  f"{o['text_r5']:.3f} | {o['any_r1']:.3f} / {o['any_r5']:.3f} | {o['fused_first_no_arm_first']} |")
     for s, *_ in opened.values():
         s.close()
     if args.misses:
