@@ -211,13 +211,13 @@ def _key(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, list[Term], list[Scored]]],
-                ev: Evidence, root: Path, layers: tuple[str, ...], with_text: bool, threshold: float,
-                near: bool = True, floor: float = 0.0
-                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The model writes over the lines that fill each part's slot (`[answer] llm_pool`: the deterministic
-    answerer's pool, or its best eligible lines past `llm_floor`; later and final claims in place of the ones
-    they supersede); the verifier keeps what they support."""
+def model_lines(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, root: Path,
+                layers: tuple[str, ...], threshold: float, near: bool = True, floor: float = 0.0
+                ) -> tuple[list[Line], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The numbered lines a model answerer reads (at most LLM_POOL), the claims they supersede, and each part's
+    report: per part, its pool (`[answer] llm_pool`: the eligible lines near the best past `threshold`, or the
+    best eligible lines past `floor`), later and final claims in place of the ones they supersede, and the
+    sentence that goes on from a chosen line. bench/ask_funnel.py counts what these lines hold."""
     lines: list[Line] = []
     superseded: list[dict[str, Any]] = []
     report = []
@@ -233,7 +233,16 @@ def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, 
             for ln in [*decision.lines, *goes_on, *(sc.line for sc in got[1:])]:
                 if ln not in lines and " ".join(ln.text.casefold().split()) not in lost:
                     lines.append(ln)
-    lines = lines[:LLM_POOL]
+    return lines[:LLM_POOL], superseded, report
+
+
+def _llm_answer(ep: llm.Endpoint, question: str, scored_parts: list[tuple[Part, list[Term], list[Scored]]],
+                ev: Evidence, root: Path, layers: tuple[str, ...], with_text: bool, threshold: float,
+                near: bool = True, floor: float = 0.0
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The model writes over the lines that fill each part's slot (`model_lines`); the verifier keeps what they
+    support."""
+    lines, superseded, report = model_lines(scored_parts, ev, root, layers, threshold, near, floor)
     if not lines:
         return [], [], [], report
     prose = llm.complete(ep, question, [readable(ln) for ln in lines])

@@ -1,0 +1,56 @@
+"""`bench/ask_funnel.py`: stage counts of answerable questions (in evidence, eligible, first, in a model's
+lines) and of unanswerable ones that send a model lines, over a small wiki with the bench's own judging."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_answer_support import build_wiki
+from test_index_support import HashEmbedder
+
+import stigmergy.index.search as search_module
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _funnel() -> Any:
+    spec = importlib.util.spec_from_file_location("ask_funnel_for_tests", REPO / "bench" / "ask_funnel.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["ask_funnel_for_tests"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_funnel_counts_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = _funnel()
+    b = f._ask_bench()
+    build_wiki(tmp_path / "sample-this")
+    real = search_module.Searcher
+    monkeypatch.setattr(search_module, "Searcher", lambda root, settings: real(root, settings, HashEmbedder()))
+    spec = tmp_path / "set.json"
+    spec.write_text(json.dumps({"questions": [
+        {"id": "a1", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["2 March 2026"]},
+        {"id": "a2", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["3 April 2031"]},
+        {"id": "u1", "q": "What is the salary of the Lisbon office manager?", "answerable": False, "expect": None},
+    ]}))
+    monkeypatch.setitem(b.SETS, "tiny", (str(spec), "sample"))
+    opened: dict[str, Any] = {}
+    c = f.count_set(b, "tiny", tmp_path, 0.0, opened)
+    for _, searcher, _ in opened.values():
+        searcher.close()
+    # The first question's fact is found, eligible, first and in both pools; the second's is nowhere.
+    assert {k: c[k] for k in f.STAGES} == {"answerable": 2, "in_evidence": 1, "eligible": 1, "first": 1,
+                                             "near_best": 1, "eligible_pool": 1}
+    assert c["unanswerable"] == 1 and c["unanswerable_near_best"] == 0
+
+
+def test_funnel_refuses_a_work_folder_without_the_bench_wiki(tmp_path: Path) -> None:
+    f = _funnel()
+    b = f._ask_bench()
+    with pytest.raises(SystemExit, match="run bench/ask.py"):
+        f.count_set(b, "user", tmp_path, None, {})
