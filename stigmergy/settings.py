@@ -154,7 +154,7 @@ class AnswerSettings:
     # best passes `threshold` (a few lines around the deterministic answerer's own choice, and only when that
     # choice would be given). "eligible": the best LLM_POOL eligible lines once the best passes `llm_floor`; the
     # model says when none answers. On questions nobody here had read, the right line is among the first 50% of
-    # the time and among the second 63% (docs/agents.md, issue 19, nineteenth pass); measure with your model.
+    # the time and among the second 64% (docs/agents.md, issue 19, nineteenth pass); measure with your model.
     llm_pool: str = "near_best"
     llm_floor: float = 0.35
 
