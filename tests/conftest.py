@@ -90,15 +90,22 @@ def wiki(tmp_path: Path) -> Path:
     return root
 
 
-def load_script(name: str):  # noqa: ANN201
-    """A script of scripts/ (not a package) imported as a module, for the tests that check what it says."""
+def load_script(name: str, folder: str = "scripts"):  # noqa: ANN201
+    """A script of scripts/ (or of another folder that is not a package) imported as a module, for the tests that
+    check what it says."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    key = name if folder == "scripts" else f"{folder}_{name}"
+    spec = importlib.util.spec_from_file_location(key, REPO_ROOT / folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
+    sys.modules[key] = module
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+def load_bench(name: str):  # noqa: ANN201
+    """A bench module (bench/ stays off the path: bench modules load by file)."""
+    return load_script(name, "bench")
 
 
 def git(root: Path, *args: str) -> str:

@@ -5,24 +5,16 @@ is checked; `bench/ask_sets.py` verifies it against pip's docs."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+from conftest import load_bench
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _ask_sets():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("ask_sets", REPO / "bench" / "ask_sets.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["ask_sets"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 def test_user_set_expectations_are_in_their_sources() -> None:
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     spec = s.load(s.USER_SET)
     assert s.verify(spec, s.SAMPLE_CORPUS) == []
     c = s.counts(spec)
@@ -34,7 +26,7 @@ def test_user_set_expectations_are_in_their_sources() -> None:
 
 
 def test_verify_catches_a_wrong_expectation_and_a_missing_source() -> None:
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     spec = s.load(s.USER_SET)
     first = next(q for q in spec["questions"] if q["answerable"])
     bad = json.loads(json.dumps(spec))
@@ -45,7 +37,7 @@ def test_verify_catches_a_wrong_expectation_and_a_missing_source() -> None:
 
 
 def test_public_set_shape() -> None:
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     spec = s.load(s.PUBLIC_SET)
     c = s.counts(spec)
     assert c["questions"] >= 60 and c["unanswerable"] >= 20
@@ -64,7 +56,7 @@ def test_fresh_sets_are_true_to_their_documents_and_shaped_alike() -> None:
     """The fresh pair (written blind to the answerer, 3 December 2026): the sample half is verified against
     sample_corpus/, the public half's shape only (its documents need a download); together >= 60, >= 25
     unanswerable, and a part the corpus does not cover in some two-part question of each."""
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     sample, public = s.load(s.FRESH_SAMPLE_SET), s.load(s.FRESH_PUBLIC_SET)
     assert s.verify(sample, s.SAMPLE_CORPUS) == []
     c_s, c_p = s.counts(sample), s.counts(public)
@@ -88,7 +80,7 @@ def test_tune_sets_are_big_enough_to_calibrate_on_and_true_to_their_documents() 
     >= 50 questions with >= 20 answerable and >= 20 unanswerable, so a threshold tuned on it rests on more than a
     dozen refusals; the sample set is verified against sample_corpus/, the public set's shape only (its
     documents need a download; bench/ask_sets.py verifies it)."""
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     sample, public = s.load(s.TUNE_SAMPLE_SET), s.load(s.TUNE_PUBLIC_SET)
     assert s.verify(sample, s.SAMPLE_CORPUS) == []
     fresh_ids = {q["id"] for path in (s.FRESH_SAMPLE_SET, s.FRESH_PUBLIC_SET) for q in s.load(path)["questions"]}
@@ -117,7 +109,7 @@ def test_blind_sets_are_true_to_their_documents_and_apart_from_the_earlier_sets(
     not counting the board reader's; the sample set is verified against sample_corpus/, the public set's shape only
     (its documents need a download; bench/ask_sets.py verifies it). No id is shared with an earlier set, so a
     question can be traced to one set."""
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     sample, public = s.load(s.BLIND_SAMPLE_SET), s.load(s.BLIND_PUBLIC_SET)
     assert s.verify(sample, s.SAMPLE_CORPUS) == []
     for spec, least, unanswerable in ((public, 60, 20), (sample, 40, 14)):
@@ -142,7 +134,7 @@ def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earli
     """The second blind pair (5 December 2026, written by helpers without reading the answerer or any earlier set's
     questions; its misses read in the eighteenth session): the sample set is verified against sample_corpus/, the
     public set's shape only; no id is shared with an earlier set."""
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     _blind_pair(s, s.load(s.BLIND2_SAMPLE_SET), s.load(s.BLIND2_PUBLIC_SET), "seventeenth session", ((40, 12), (36, 12)),
                 (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET))
 
@@ -151,7 +143,7 @@ def test_the_third_blind_pair_is_true_to_its_documents_and_apart_from_the_earlie
     """The third blind pair (the eighteenth session, 5 December 2026, written by helpers without reading the answerer
     or any earlier set's questions, never tuned on), checked as the second; each of its sets has a two-part question
     with a part the corpus does not cover."""
-    s = _ask_sets()
+    s = load_bench("ask_sets")
     sample, public = s.load(s.BLIND3_SAMPLE_SET), s.load(s.BLIND3_PUBLIC_SET)
     _blind_pair(s, sample, public, "eighteenth session", ((45, 15), (40, 14)),
                 (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET))

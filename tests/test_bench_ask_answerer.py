@@ -4,28 +4,17 @@ speaks the OpenAI chat completions protocol; its options are checked before any 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_bench
 from test_answer_support import build_wiki
 from test_index_support import HashEmbedder
 from test_llm_planners import Server, openai_reply
 
 import stigmergy.index.search as search_module
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _bench_ask() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_ask_for_tests", REPO / "bench" / "ask.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["bench_ask_for_tests"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def _args(**kw: Any) -> argparse.Namespace:
@@ -40,7 +29,7 @@ def server():  # type: ignore[no-untyped-def]
 
 
 def test_answerer_option_is_parsed_and_refused_when_malformed() -> None:
-    b = _bench_ask()
+    b = load_bench("ask")
     assert b.answer_settings(_args()) == {}
     got = b.answer_settings(_args(answerer="openai:llama3.1@http://localhost:11434/v1", key_env="MY_KEY",
                                   llm_pool="eligible", llm_floor=0.3))
@@ -58,7 +47,7 @@ def test_answerer_option_is_parsed_and_refused_when_malformed() -> None:
 
 def test_worker_asks_through_the_model_answerer(tmp_path: Path, server: Server,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    b = _bench_ask()
+    b = load_bench("ask")
     wiki = build_wiki(tmp_path / "w")
     real = search_module.Searcher
     monkeypatch.setattr(search_module, "Searcher", lambda root, settings: real(root, settings, HashEmbedder()))

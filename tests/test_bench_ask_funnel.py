@@ -3,31 +3,20 @@ lines) and of unanswerable ones that send a model lines, over a small wiki with 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_bench
 from test_answer_support import build_wiki
 from test_index_support import HashEmbedder
 
 import stigmergy.index.search as search_module
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _funnel() -> Any:
-    spec = importlib.util.spec_from_file_location("ask_funnel_for_tests", REPO / "bench" / "ask_funnel.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["ask_funnel_for_tests"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
 
 def test_funnel_counts_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    f = _funnel()
+    f = load_bench("ask_funnel")
     b = f._ask_bench()
     build_wiki(tmp_path / "sample-this")
     real = search_module.Searcher
@@ -50,7 +39,7 @@ def test_funnel_counts_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_funnel_refuses_a_work_folder_without_the_bench_wiki(tmp_path: Path) -> None:
-    f = _funnel()
+    f = load_bench("ask_funnel")
     b = f._ask_bench()
     with pytest.raises(SystemExit, match="run bench/ask.py"):
         f.count_set(b, "user", tmp_path, None, {})

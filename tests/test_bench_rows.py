@@ -4,25 +4,17 @@ bench run)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+from conftest import load_bench
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
-def _bench(name: str):  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[f"bench_{name}"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 def test_the_search_latency_rows_come_back_from_their_figures() -> None:
     saved = json.loads((BENCH / "results" / "search.json").read_text())
-    rows = _bench("search")._latency_rows(saved["figures"], saved["bench"])
+    rows = load_bench("search")._latency_rows(saved["figures"], saved["bench"])
     assert rows == saved["readme_rows"]
 
 
@@ -32,13 +24,13 @@ def _saved(name: str) -> dict:
 
 def test_the_indexing_and_maintenance_rows_come_back_from_their_figures() -> None:
     saved = _saved("index")
-    assert _bench("index").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
+    assert load_bench("index").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
     saved = _saved("maintenance")
-    assert _bench("maintenance").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
+    assert load_bench("maintenance").readme_rows(saved, saved["bench"]) == saved["readme_rows"]
 
 
 def test_the_retrieval_rows_come_back_from_their_figures() -> None:
-    public = _bench("public_search")
+    public = load_bench("public_search")
     for name in ("sphinx", "pytest", "git", "pip"):
         saved = _saved(f"retrieval-{name}")
         label = public.CORPORA[name].label
@@ -46,11 +38,11 @@ def test_the_retrieval_rows_come_back_from_their_figures() -> None:
                                 saved["plain_bm25_1000_char_chunks"], saved["bench"])
         assert [row] == saved["readme_rows"], name
     saved = _saved("search-quality")
-    assert _bench("search")._quality_rows(saved["figures"]) == saved["readme_rows"]
+    assert load_bench("search")._quality_rows(saved["figures"]) == saved["readme_rows"]
 
 
 def test_the_filing_quality_rows_come_back_from_their_figures() -> None:
-    quality = _bench("filing_quality")
+    quality = load_bench("filing_quality")
     paths = sorted((BENCH / "results").glob("filing_quality-*.json"))
     assert paths
     for path in paths:
@@ -59,7 +51,7 @@ def test_the_filing_quality_rows_come_back_from_their_figures() -> None:
 
 
 def test_the_filing_rows_come_back_from_their_figures() -> None:
-    filing = _bench("filing")
+    filing = load_bench("filing")
     for path in sorted((BENCH / "results").glob("filing-*.json")):
         d = json.loads(path.read_text())
         n = d["documents"] - d["window"]  # `--team N` files N documents and then one window more

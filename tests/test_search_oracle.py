@@ -3,20 +3,7 @@ answer (docs/index.md, issue 20, thirteenth look), counted from each question's 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from typing import Any
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _four_sets() -> Any:
-    spec = importlib.util.spec_from_file_location("four_sets_for_tests", REPO / "bench" / "four_sets.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["four_sets_for_tests"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+from conftest import load_bench
 
 
 def test_oracle_takes_each_questions_best_ordering() -> None:
@@ -26,7 +13,7 @@ def test_oracle_takes_each_questions_best_ordering() -> None:
         {"rank": 7, "answer_arms": {"lexical": 12, "vector": 8, "entity": 1}},  # only the entity arm had it first
         {"rank": None, "answer_arms": None},  # nowhere in the first 50
     ]
-    o = _four_sets().oracle(rows)
+    o = load_bench("four_sets").oracle(rows)
     assert (o["fused_r1"], o["fused_r5"]) == (0.25, 0.5)
     assert (o["text_r1"], o["text_r5"]) == (0.5, 0.5)
     assert (o["any_r1"], o["any_r5"]) == (0.75, 0.75)
