@@ -246,29 +246,3 @@ def test_only_lines_that_fill_the_slot_are_embedded() -> None:
                      question_terms(part.text), names, asked(part.text, names), seen, np.ones(4, dtype=np.float32))
     assert [t.split(": ", 1)[1] for t in seen.asked] == ["The board meets on 10 December."]
     assert [s.line.text for s in got if s.eligible] == ["The board meets on 10 December."]
-
-
-def test_who_or_which_firm_is_on_topic_by_meaning_only_when_the_line_says_a_word_of_the_question() -> None:
-    """Issue #19, nineteenth pass: a status page's footer "Powered by Lanternfish Labs" under the title "Delayed SMS
-    excursion alerts" names a firm, and the title makes it close in meaning to "which SMS provider do we use for
-    excursion alerts?"; it says none of the question's words itself, so it names the page's maker, not the
-    provider. A line that says a word of the question stays on topic by meaning, as before."""
-    import numpy as np
-
-    from stigmergy.answer.evidence import Cite, Line
-    from stigmergy.answer.select import score_part
-    from stigmergy.answer.terms import question_terms
-
-    title = "Tidemark Status — Delayed SMS excursion alerts"
-
-    def line(text: str, n: int) -> Line:
-        return Line("sources/status.md", title, "source", "public", n, text, text, (), (Cite("sources/status.md", n, n, text),), 1)
-
-    names = _names()
-    [part] = parts("which sms provider do we use for excursion alerts")
-    assert part.slot.kind == "org"
-    got = score_part((line("Powered by Lanternfish Labs · Incident history.", 9),
-                      line("Alerts now go out through Twilio for SMS.", 5)), part, question_terms(part.text), names,
-                     asked(part.text, names), _SameVectors(), np.ones(4, dtype=np.float32))
-    assert {s.line.text: s.on_topic for s in got} == {"Powered by Lanternfish Labs · Incident history.": False,
-                                                      "Alerts now go out through Twilio for SMS.": True}

@@ -520,7 +520,6 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # A figure, a date or a yes/no is on topic only by the question's words, in the line or its context: meaning
     # alone brings "Version 1.0, 20 May 2026" near "how much does a Beacon G2 weigh?".
     by_words = part.slot.kind in ("quantity", "date", "yesno") and any(not (t.name or t.figure) for t in terms)
-    who_or_which = part.slot.kind in ("person", "org")
     out = []
     for i, (line, w, topic, f, via, matched) in enumerate(pre):
         m = float(meaning[i])
@@ -528,12 +527,6 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         if by_words:
             ctx = stems(context_text(line))
             on_topic = topic or bool(on & ctx)
-        elif who_or_which and not topic and m >= MEANING_ON_TOPIC:
-            # Who or which firm, close in meaning by its page's title alone: a status page's footer "Powered by
-            # Lanternfish Labs" under "Delayed SMS excursion alerts" names the page's maker, not the SMS provider.
-            # The line must say some word of the question itself.
-            own = stems(line.text)
-            on_topic = any(_says(t, own, alts, line.text) for t in terms if not t.figure)
         else:
             on_topic = topic or m >= MEANING_ON_TOPIC
         out.append(Scored(line, score, w, m, f, via, on_topic, matched, topic))
