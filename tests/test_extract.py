@@ -227,6 +227,25 @@ def test_html_drops_a_themes_navigation_by_its_landmark_role(tmp_path: Path) -> 
     assert result.extractor_version.startswith(f"{EXTRACTOR_REVISION}.{html_text.REVISION}+python-")
 
 
+def test_html_drops_the_pages_footer_but_keeps_an_articles(tmp_path: Path) -> None:
+    # A site's footer says who made the page, not what the page says: filed as text, the status page's
+    # "Powered by Lanternfish Labs" answered "which SMS provider do we use?". An article's own footer (its byline,
+    # its date) is the article's, and a footer the page nests in a section is that section's.
+    page = """<html><head><title>Status</title></head><body>
+<h1>SMS delays</h1><p>Alerts were late by up to 40 minutes.</p>
+<article><p>Postmortem text.</p><footer><p>Written by Dana Kim, 19 August 2026</p></footer></article>
+<section><p>Updates.</p><footer>Section note stays</footer></section>
+<div class="footer" role="contentinfo">&copy; Copyright 2026, Tidemark. Created using Sphinx.</div>
+<footer><p>Powered by Lanternfish Labs &middot; <a href="/history">Incident history</a></p></footer>
+<p>After the footer.</p></body></html>"""
+    result = _extract(_file(tmp_path, "status.html", page))
+    for kept in ("Alerts were late by up to 40 minutes.", "Written by Dana Kim, 19 August 2026",
+                 "Section note stays", "After the footer."):
+        assert kept in result.text
+    for dropped in ("Powered by", "Incident history", "Copyright", "Created using Sphinx"):
+        assert dropped not in result.text
+
+
 def test_html_chunked_parse_matches_and_unclosed_title(tmp_path: Path) -> None:
     from stigmergy.capture.extractors.html_text import html_to_text
 

@@ -3,8 +3,9 @@
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
 `<pre>` keeps its lines inside a code fence, inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans;
 p/div/br and other blocks break paragraphs. Scripts, styles, templates, `<noscript>`, navigation (`<nav>`,
-`role="navigation"`, `role="search"`), `hidden` and `aria-hidden` elements, permalink anchors ("¶") and
-comments are dropped. Entities are decoded and whitespace is collapsed. The title is
+`role="navigation"`, `role="search"`), the page's footer (`role="contentinfo"`, or a `<footer>` outside any
+article, section, aside or main), `hidden` and `aria-hidden` elements, permalink anchors ("¶") and comments are
+dropped. Entities are decoded and whitespace is collapsed. The title is
 `<title>`, else the first `<h1>`.
 """
 
@@ -37,8 +38,8 @@ _META_KEYS = ("description", "author")
 # Each level of list nesting indents every line under it by two spaces, so 20,000 nested lists with a
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
-REVISION = 4  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
-# 2, `<pre>` fenced as code; 3, inline code as code spans; 4, permalink anchors dropped
+REVISION = 5  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
+# 2, `<pre>` fenced as code; 3, inline code as code spans; 4, permalink anchors dropped; 5, the page's footer dropped
 # Inline code: a library reference names its classes and functions in `<code>` ("Create a new <code>Cursor</code>
 # object"); written as plain words, "Cursor", "Connection" and "Logger" read as names of organisations.
 _INLINE_CODE = {"code", "kbd", "samp", "tt"}
@@ -52,7 +53,11 @@ _PERMALINK_GLYPHS = frozenset({"¶", "§", "#", "🔗", "⚓"})
 # `role="search"`. Filed as text, "The Python Standard Library » Binary Data Services »" on every page of a
 # library reference made an entity page of each chapter title. Screen-reader-only duplicates are
 # `aria-hidden="true"`.
-_CHROME_ROLES = frozenset({"navigation", "search"})
+_CHROME_ROLES = frozenset({"navigation", "search", "contentinfo"})
+# The page's footer is chrome too: who made the site, its copyright, "Powered by …" (filed as text, the status
+# page's "Powered by Lanternfish Labs" answered "which SMS provider do we use?"). A `<footer>` is the page's
+# (ARIA's contentinfo) only outside these; inside one it is that article's or section's (a byline, a date) and stays.
+_SECTIONING = frozenset({"article", "aside", "main", "section"})
 
 
 def _chrome(name: str, value: str | None) -> bool:
@@ -87,6 +92,7 @@ class _Reader(HTMLParser):
         # Open inline code elements: (the list their text goes to, where it starts); None for one inside another.
         self._code: list[tuple[list[str], int] | None] = []
         self._anchors: list[tuple[list[str], int]] = []  # open <a> elements, as for code
+        self._sections = 0  # open sectioning elements (_SECTIONING): a <footer> inside one is content
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -137,9 +143,13 @@ class _Reader(HTMLParser):
         if tag == "title" and self.title is None:
             self._in_title = True
             return
-        if (tag in _DROP or any(name == "hidden" or _chrome(name, value) for name, value in attrs)) and tag not in _VOID:
+        page_footer = tag == "footer" and self._sections == 0
+        if (tag in _DROP or page_footer or any(name == "hidden" or _chrome(name, value) for name, value in attrs)
+                ) and tag not in _VOID:
             self._skip, self._skip_depth = tag, 1
             return
+        if tag in _SECTIONING:
+            self._sections += 1
         if self._cell is not None:
             # Inside a table cell, block structure collapses to spaces.
             if tag in _BLOCKS or tag in {"br", "li", "p"} or tag in _HEADINGS:
@@ -211,6 +221,8 @@ class _Reader(HTMLParser):
             self._in_title = False
             self.title = _SPACE.sub(" ", "".join(self._title_parts)).strip() or None
             return
+        if tag in _SECTIONING:
+            self._sections = max(self._sections - 1, 0)
         if tag in _INLINE_CODE and self._code:
             self._end_code()
             return
