@@ -237,13 +237,28 @@ def test_html_drops_the_pages_footer_but_keeps_an_articles(tmp_path: Path) -> No
 <section><p>Updates.</p><footer>Section note stays</footer></section>
 <div class="footer" role="contentinfo">&copy; Copyright 2026, Tidemark. Created using Sphinx.</div>
 <footer><p>Powered by Lanternfish Labs &middot; <a href="/history">Incident history</a></p></footer>
+<div class="footer">&copy; 2001-2026, Python Software Foundation.</div><div id="footer">Please donate.</div>
+<div class="footer-note">A class that only starts with footer stays.</div>
 <p>After the footer.</p></body></html>"""
     result = _extract(_file(tmp_path, "status.html", page))
     for kept in ("Alerts were late by up to 40 minutes.", "Written by Dana Kim, 19 August 2026",
-                 "Section note stays", "After the footer."):
+                 "Section note stays", "A class that only starts with footer stays.", "After the footer."):
         assert kept in result.text
-    for dropped in ("Powered by", "Incident history", "Copyright", "Created using Sphinx"):
+    for dropped in ("Powered by", "Incident history", "Copyright", "Created using Sphinx", "Python Software",
+                    "Please donate"):
         assert dropped not in result.text
+    # Nothing is lost: the footers' text is the source page's provenance (its front matter), a script's is not.
+    assert result.metadata["footer"] == ("© Copyright 2026, Tidemark. Created using Sphinx. Powered by Lanternfish "
+                                         "Labs · Incident history © 2001-2026, Python Software Foundation. "
+                                         "Please donate.")
+
+
+def test_html_footer_metadata_is_bounded_and_skips_scripts(tmp_path: Path) -> None:
+    page = ("<html><body><p>Body.</p><footer><p>Made by Lanternfish Labs Ltd.</p><script>var track = 1;</script>"
+            "<p>" + "x" * 5000 + "</p></footer></body></html>")
+    result = _extract(_file(tmp_path, "long.html", page))
+    assert result.text == "Body.\n" and "track" not in result.metadata["footer"]
+    assert result.metadata["footer"].startswith("Made by Lanternfish Labs Ltd. x") and len(result.metadata["footer"]) == 1000
 
 
 def test_html_chunked_parse_matches_and_unclosed_title(tmp_path: Path) -> None:

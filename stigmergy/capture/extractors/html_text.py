@@ -3,10 +3,10 @@
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
 `<pre>` keeps its lines inside a code fence, inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans;
 p/div/br and other blocks break paragraphs. Scripts, styles, templates, `<noscript>`, navigation (`<nav>`,
-`role="navigation"`, `role="search"`), the page's footer (`role="contentinfo"`, or a `<footer>` outside any
-article, section, aside or main), `hidden` and `aria-hidden` elements, permalink anchors ("¶") and comments are
-dropped. Entities are decoded and whitespace is collapsed. The title is
-`<title>`, else the first `<h1>`.
+`role="navigation"`, `role="search"`), the page's footer (`role="contentinfo"`, or a `<footer>` or an element of
+class or id `footer` outside any article, section, aside or main: its text goes to the metadata as `footer`),
+`hidden` and `aria-hidden` elements, permalink anchors ("¶") and comments are dropped. Entities are decoded and whitespace is collapsed. The title
+is `<title>`, else the first `<h1>`.
 """
 
 from __future__ import annotations
@@ -53,11 +53,26 @@ _PERMALINK_GLYPHS = frozenset({"¶", "§", "#", "🔗", "⚓"})
 # `role="search"`. Filed as text, "The Python Standard Library » Binary Data Services »" on every page of a
 # library reference made an entity page of each chapter title. Screen-reader-only duplicates are
 # `aria-hidden="true"`.
-_CHROME_ROLES = frozenset({"navigation", "search", "contentinfo"})
+_CHROME_ROLES = frozenset({"navigation", "search"})
 # The page's footer is chrome too: who made the site, its copyright, "Powered by …" (filed as text, the status
 # page's "Powered by Lanternfish Labs" answered "which SMS provider do we use?"). A `<footer>` is the page's
 # (ARIA's contentinfo) only outside these; inside one it is that article's or section's (a byline, a date) and stays.
 _SECTIONING = frozenset({"article", "aside", "main", "section"})
+
+
+def _footer_mark(name: str, value: str | None) -> bool:
+    """A footer by its class or id, as themes older than `<footer>` write it: the Python documentation's
+    `<div class="footer">` ("Copyright 2001-2026, Python Software Foundation … Created using Sphinx") made an
+    entity page "Python Software Foundation" of every library page's footer."""
+    v = (value or "").strip().lower()
+    return (name == "class" and "footer" in v.split()) or (name == "id" and v == "footer")
+
+
+def _page_footer(tag: str, attrs: list[tuple[str, str | None]], sections: int) -> bool:
+    """The page's own footer: ARIA's contentinfo, or a footer outside every sectioning element."""
+    if any(n == "role" and (v or "").strip().lower() == "contentinfo" for n, v in attrs):
+        return True
+    return sections == 0 and (tag == "footer" or any(_footer_mark(n, v) for n, v in attrs))
 
 
 def _chrome(name: str, value: str | None) -> bool:
@@ -93,6 +108,9 @@ class _Reader(HTMLParser):
         self._code: list[tuple[list[str], int] | None] = []
         self._anchors: list[tuple[list[str], int]] = []  # open <a> elements, as for code
         self._sections = 0  # open sectioning elements (_SECTIONING): a <footer> inside one is content
+        self._footer: list[str] | None = None  # the page footer being skipped: its text, for the metadata
+        self._footer_drop = 0  # elements of _DROP open inside it (a tracking script in the footer)
+        self._footers: list[str] = []
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -139,14 +157,21 @@ class _Reader(HTMLParser):
         if self._skip is not None:
             if tag == self._skip:
                 self._skip_depth += 1
+            elif self._footer is not None:
+                if tag in _DROP and tag not in _VOID:
+                    self._footer_drop += 1
+                elif tag in _BLOCKS or tag in {"br", "li", "p"}:
+                    self._footer.append(" ")
             return
         if tag == "title" and self.title is None:
             self._in_title = True
             return
-        page_footer = tag == "footer" and self._sections == 0
-        if (tag in _DROP or page_footer or any(name == "hidden" or _chrome(name, value) for name, value in attrs)
-                ) and tag not in _VOID:
+        dropped = tag in _DROP or any(name == "hidden" or _chrome(name, value) for name, value in attrs)
+        page_footer = not dropped and _page_footer(tag, attrs, self._sections)
+        if (dropped or page_footer) and tag not in _VOID:
             self._skip, self._skip_depth = tag, 1
+            if page_footer:
+                self._footer, self._footer_drop = [], 0
             return
         if tag in _SECTIONING:
             self._sections += 1
@@ -216,6 +241,9 @@ class _Reader(HTMLParser):
                 self._skip_depth -= 1
                 if self._skip_depth == 0:
                     self._skip = None
+                    self._end_footer()
+            elif self._footer is not None and tag in _DROP:
+                self._footer_drop = max(self._footer_drop - 1, 0)
             return
         if tag == "title" and self._in_title:
             self._in_title = False
@@ -285,10 +313,19 @@ class _Reader(HTMLParser):
             self.blocks.append(("row", " | ".join(self._row)))
         self._row = None
 
+    def _end_footer(self) -> None:
+        if self._footer is not None:
+            text = _SPACE.sub(" ", "".join(self._footer)).strip()
+            if text and text not in self._footers:
+                self._footers.append(text)
+            self._footer = None
+
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self._title_parts.append(data)
         elif self._skip is not None:
+            if self._footer is not None and not self._footer_drop:
+                self._footer.append(data)
             return
         elif self._cell is not None:
             self._cell.append(data)
@@ -299,6 +336,11 @@ class _Reader(HTMLParser):
         super().close()
         self._end_row()
         self._flush()
+        self._end_footer()  # a footer left open at the end of the page
+        footer = " ".join(self._footers)
+        if footer:
+            # Kept in the source page's front matter: who made the page and when is provenance, not content.
+            self.meta["footer"] = footer if len(footer) <= _META_MAX else footer[: _META_MAX - 1] + "…"
 
 
 def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | None]:
@@ -308,7 +350,8 @@ def html_to_text(html: str, budget: Budget | None = None) -> tuple[str, str | No
 
 
 def read_html(html: str, budget: Budget | None = None) -> tuple[str, str | None, dict[str, str]]:
-    """(readable text, title, metadata): metadata holds `<meta name="description|author">` when present."""
+    """(readable text, title, metadata): metadata holds `<meta name="description|author">` and the page's
+    footer (`footer`) when present."""
     reader = _Reader()
     try:
         for start in range(0, len(html), _CHUNK):
