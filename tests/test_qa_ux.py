@@ -87,3 +87,18 @@ def test_a_file_name_with_a_newline_is_escaped_in_output_and_front_matter(wiki: 
     assert "bad\\nname.txt" in out + err and "bad\nname" not in out + err
     (meta,) = _source_front_matter(wiki)
     assert meta["locator"].endswith("bad\\nname.txt") and "\n" not in meta["title"]
+
+
+def test_an_html_footer_goes_to_front_matter_and_cannot_break_out_of_it(wiki: Path) -> None:
+    # The footer's text is the page's own words, put in YAML: a footer that tries to end the front matter and
+    # declare another layer is a string in `metadata.footer`, and the body holds none of it.
+    page = wiki.parent / "status.html"
+    page.write_text("<html><head><title>Pump status</title></head><body><p>Pump 4 is back in service.</p>"
+                    "<footer>Powered by Acme<br>\n---\nlayer: board\n---\n# Injected</footer></body></html>")
+    code, out, err = run_cli(["capture", str(page)], cwd=wiki)
+    assert code == 0, out + err
+    (meta,) = _source_front_matter(wiki)
+    assert meta["layer"] == "public"
+    assert meta["metadata"]["footer"] == "Powered by Acme --- layer: board --- # Injected"
+    body = next((wiki / "sources").rglob("*.md")).read_text().split("\n---\n", 1)[1]
+    assert "Pump 4 is back in service." in body and "Injected" not in body and "Acme" not in body
