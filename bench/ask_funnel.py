@@ -12,11 +12,17 @@ expected source):
   model's ceiling, not its figure: what the model makes of the lines needs a model (`bench/ask.py --answerer`).
 
 For each unanswerable question: whether any line reaches the model (which must then say NOT IN THE WIKI).
+
+`--reorder KIND=W` also counts "first" with the eligible lines put in another order, without changing which
+questions are answered (the threshold reads the best score as before): `novelty=W` scales a line's score by
+1 - W + W x (the share of its words the question does not say), `rank=W` takes W x log(search rank of its page)
+from it, `meaning=W` weighs meaning W and words 1 - W. The twentieth session's three, none kept (docs/agents.md).
 No question's text is printed: the blind sets are counted here, never read (docs/agents.md, issue 19, nineteenth
 pass).
 
     .venv/bin/python bench/ask.py --sets blind3_sample,blind3_public        # builds the wikis, once
     .venv/bin/python bench/ask_funnel.py --sets blind3_sample,blind3_public [--floor 0.35] [--json out.json]
+    .venv/bin/python bench/ask_funnel.py --sets user,blind3_sample --reorder novelty=0.15
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import sys
 import tempfile
@@ -34,6 +41,28 @@ HERE = Path(__file__).resolve().parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 STAGES = ("answerable", "in_evidence", "eligible", "first", "near_best", "eligible_pool")
+REORDERS = ("novelty", "rank", "meaning")
+
+
+def reorder_key(kind: str, weight: float, question: str) -> Any:
+    """A scored line's sort key (higher first) under `--reorder KIND=WEIGHT`."""
+    from stigmergy.answer.terms import STOPWORDS, stems
+
+    said = stems(question)
+
+    def novelty(sc: Any) -> float:
+        own = {s for s in stems(sc.line.text) if s not in STOPWORDS and not s.isdigit()}
+        return sc.score * (1 - weight + weight * len(own - said) / max(1, len(own)))
+
+    def rank(sc: Any) -> float:
+        return float(sc.score - weight * math.log(max(1, sc.line.rank)))
+
+    def meaning(sc: Any) -> float:
+        return float((weight * max(sc.meaning, 0.0) + (1 - weight) * sc.words) * sc.fill)
+
+    if kind not in REORDERS:
+        raise SystemExit(f"--reorder {kind}: one of {', '.join(REORDERS)}")
+    return {"novelty": novelty, "rank": rank, "meaning": meaning}[kind]
 
 
 def _ask_bench() -> Any:
@@ -44,8 +73,10 @@ def _ask_bench() -> Any:
     return module
 
 
-def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: dict[str, Any]) -> dict[str, int]:
-    """The stage counts of one set over the captured wiki of its corpus (`opened` keeps a searcher per corpus)."""
+def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: dict[str, Any],
+              reorder: tuple[str, float] | None = None) -> dict[str, int]:
+    """The stage counts of one set over the captured wiki of its corpus (`opened` keeps a searcher per corpus);
+    with `reorder`, also `first_reordered`: the right line first among the eligible lines in that order."""
     from stigmergy.answer.compose import readable
     from stigmergy.answer.service import analyse, model_lines
     from stigmergy.index.search import Searcher
@@ -63,6 +94,8 @@ def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: di
     wide = settings.answer.llm_floor if floor is None else floor
     spec = json.loads((HERE / file).read_text())
     c = dict.fromkeys((*STAGES, "unanswerable", "unanswerable_near_best", "unanswerable_eligible_pool"), 0)
+    if reorder:
+        c["first_reordered"] = 0
     for q, reader in b.items_of(spec):
         an = analyse(root, settings, reader, " ".join(q["q"].split()), searcher)
         layers = readable_layers(settings, reader)
@@ -88,6 +121,10 @@ def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: di
         eligible = [sc for sc in an.parts[0][2] if sc.eligible] if an.parts else []
         c["eligible"] += any(right(sc.line) for sc in eligible)
         c["first"] += bool(eligible) and right(eligible[0].line)
+        if reorder and eligible:
+            key = reorder_key(*reorder, an.parts[0][0].text)
+            # Ties keep the answerer's own order (max takes the first of equals).
+            c["first_reordered"] += right(max(eligible, key=key).line)
         c["near_best"] += any(right(ln) for ln in near)
         c["eligible_pool"] += any(right(ln) for ln in pooled)
     return c
@@ -99,11 +136,21 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "stigmergy-bench-ask")
     ap.add_argument("--floor", type=float, help="llm_floor for the eligible pool (default: the wiki's setting)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--reorder", help="KIND=WEIGHT: also count the right line first in another order "
+                    f"(KIND one of {', '.join(REORDERS)})")
     args = ap.parse_args()
+    reorder = None
+    if args.reorder:
+        kind, _, weight = args.reorder.partition("=")
+        try:
+            reorder = (kind, float(weight))
+        except ValueError:
+            raise SystemExit(f"--reorder {args.reorder!r}: KIND=WEIGHT, WEIGHT a number") from None
+        reorder_key(*reorder, "")  # an unknown kind fails before any work
     sys.path.insert(0, str(HERE.parent))
     b = _ask_bench()
     opened: dict[str, Any] = {}
-    got = {name: count_set(b, name, args.work, args.floor, opened) for name in args.sets.split(",")}
+    got = {name: count_set(b, name, args.work, args.floor, opened, reorder) for name in args.sets.split(",")}
     for _, searcher, _ in opened.values():
         searcher.close()
     total = {k: sum(c[k] for c in got.values()) for k in next(iter(got.values()))}
@@ -114,8 +161,12 @@ def main() -> None:
         n = max(1, c["answerable"])
         print(f"| {name} | {c['answerable']} | " + " | ".join(f"{c[k]} ({c[k] / n:.0%})" for k in STAGES[1:])
               + f" | {c['unanswerable_near_best']} / {c['unanswerable_eligible_pool']} of {c['unanswerable']} |")
+    if reorder:
+        print(f"\nfirst among the eligible, --reorder {args.reorder}: " + ", ".join(
+            f"{name} {c['first']} -> {c['first_reordered']}" for name, c in [*got.items(), ("total", total)]))
     if args.json:
-        args.json.write_text(json.dumps({"sets": got, "total": total, "floor": args.floor}, indent=1) + "\n")
+        args.json.write_text(json.dumps({"sets": got, "total": total, "floor": args.floor, "reorder": args.reorder},
+                                        indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -43,3 +43,26 @@ def test_funnel_refuses_a_work_folder_without_the_bench_wiki(tmp_path: Path) -> 
     b = f._ask_bench()
     with pytest.raises(SystemExit, match="run bench/ask.py"):
         f.count_set(b, "user", tmp_path, None, {})
+
+
+def test_funnel_reorder_counts_first_in_another_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = load_bench("ask_funnel")
+    b = f._ask_bench()
+    build_wiki(tmp_path / "sample-this")
+    real = search_module.Searcher
+    monkeypatch.setattr(search_module, "Searcher", lambda root, settings: real(root, settings, HashEmbedder()))
+    spec = tmp_path / "set.json"
+    spec.write_text(json.dumps({"questions": [
+        {"id": "a1", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["2 March 2026"]}]}))
+    monkeypatch.setitem(b.SETS, "tiny", (str(spec), "sample"))
+    opened: dict[str, Any] = {}
+    # Meaning weighed as the answerer weighs it is the answerer's own order, and a small page-rank prior keeps
+    # it; ranked by novelty alone, "Headcount reached 12 people." (none of the question's words) comes before
+    # "The Lisbon office opened on 2 March 2026." (three of them).
+    got = [f.count_set(b, "tiny", tmp_path, 0.0, opened, (kind, w))["first_reordered"]
+           for kind, w in (("meaning", 0.5), ("rank", 0.05), ("novelty", 1.0))]
+    for _, searcher, _ in opened.values():
+        searcher.close()
+    assert got == [1, 1, 0]
+    with pytest.raises(SystemExit, match="--reorder colour"):
+        f.reorder_key("colour", 0.5, "q")
