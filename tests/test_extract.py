@@ -529,3 +529,10 @@ _HTML_CODE_CASES = {
 def test_html_code_stays_code(tmp_path: Path, case: str) -> None:
     page, expected = _HTML_CODE_CASES[case]
     assert _extract(_file(tmp_path, "ref.html", page)).text == expected
+
+
+def test_html_a_footer_of_many_small_nodes_is_read_in_bounded_time(tmp_path: Path) -> None:
+    # 200,000 tiny text nodes in one footer: what is kept stops at the metadata's bound, and the page still reads.
+    page = "<html><body><p>Body.</p><footer>" + "<b>x</b>" * 200_000 + "</footer><p>After.</p></body></html>"
+    result = _extract(_file(tmp_path, "wide.html", page))
+    assert result.text == "Body.\n\nAfter.\n" and len(result.metadata["footer"]) <= 1000

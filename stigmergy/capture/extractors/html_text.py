@@ -3,10 +3,10 @@
 Headings become `#` lines, list items `- ` lines (nested ones indented), table rows `a | b` lines,
 `<pre>` keeps its lines inside a code fence, inline `<code>`, `<kbd>`, `<samp>` and `<tt>` become code spans;
 p/div/br and other blocks break paragraphs. Scripts, styles, templates, `<noscript>`, navigation (`<nav>`,
-`role="navigation"`, `role="search"`), the page's footer (`role="contentinfo"`, or a `<footer>` or an element of
-class or id `footer` outside any article, section, aside or main: its text goes to the metadata as `footer`),
-`hidden` and `aria-hidden` elements, permalink anchors ("¶") and comments are dropped. Entities are decoded and whitespace is collapsed. The title
-is `<title>`, else the first `<h1>`.
+`role="navigation"`, `role="search"`), `hidden` and `aria-hidden` elements, permalink anchors ("¶") and comments
+are dropped. The page's footer (`role="contentinfo"`, or a `<footer>` or an element of class or id `footer` outside
+any article, section, aside or main) leaves the body: its text goes to the metadata as `footer`. Entities are
+decoded and whitespace is collapsed. The title is `<title>`, else the first `<h1>`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ _META_KEYS = ("description", "author")
 # word at each level would write 400 million characters: deeper nesting is refused, the limit named.
 MAX_LIST_DEPTH = 64
 REVISION = 5  # this extractor's own changes on top of EXTRACTOR_REVISION: 1, ARIA navigation and search dropped;
-# 2, `<pre>` fenced as code; 3, inline code as code spans; 4, permalink anchors dropped; 5, the page's footer dropped
+# 2, `<pre>` fenced as code; 3, inline code as code spans; 4, permalink anchors dropped; 5, the page's footer moved
+# from the body to the metadata
 # Inline code: a library reference names its classes and functions in `<code>` ("Create a new <code>Cursor</code>
 # object"); written as plain words, "Cursor", "Connection" and "Logger" read as names of organisations.
 _INLINE_CODE = {"code", "kbd", "samp", "tt"}
@@ -54,9 +55,11 @@ _PERMALINK_GLYPHS = frozenset({"¶", "§", "#", "🔗", "⚓"})
 # library reference made an entity page of each chapter title. Screen-reader-only duplicates are
 # `aria-hidden="true"`.
 _CHROME_ROLES = frozenset({"navigation", "search"})
-# The page's footer is chrome too: who made the site, its copyright, "Powered by …" (filed as text, the status
-# page's "Powered by Lanternfish Labs" answered "which SMS provider do we use?"). A `<footer>` is the page's
-# (ARIA's contentinfo) only outside these; inside one it is that article's or section's (a byline, a date) and stays.
+# The page's footer says who made the page and the site, not what the page says: its copyright, "Powered by …"
+# (filed as text, the status page's "Powered by Lanternfish Labs" was a key point of the company's page and a line
+# `ask` could give for "which SMS provider do we use?"). It is provenance, so its text goes to the metadata. A
+# `<footer>` is the page's (ARIA's contentinfo) only outside these; inside one it is that article's or section's
+# (a byline, a date) and stays in the body.
 _SECTIONING = frozenset({"article", "aside", "main", "section"})
 
 
@@ -110,6 +113,7 @@ class _Reader(HTMLParser):
         self._sections = 0  # open sectioning elements (_SECTIONING): a <footer> inside one is content
         self._footer: list[str] | None = None  # the page footer being skipped: its text, for the metadata
         self._footer_drop = 0  # elements of _DROP open inside it (a tracking script in the footer)
+        self._footer_chars = 0
         self._footers: list[str] = []
 
     # -- output ---------------------------------------------------------------------------------
@@ -171,7 +175,7 @@ class _Reader(HTMLParser):
         if (dropped or page_footer) and tag not in _VOID:
             self._skip, self._skip_depth = tag, 1
             if page_footer:
-                self._footer, self._footer_drop = [], 0
+                self._footer, self._footer_drop, self._footer_chars = [], 0, 0
             return
         if tag in _SECTIONING:
             self._sections += 1
@@ -324,8 +328,10 @@ class _Reader(HTMLParser):
         if self._in_title:
             self._title_parts.append(data)
         elif self._skip is not None:
-            if self._footer is not None and not self._footer_drop:
+            # What the metadata keeps is bounded (_META_MAX after whitespace collapses): so is what is read for it.
+            if self._footer is not None and not self._footer_drop and self._footer_chars < 4 * _META_MAX:
                 self._footer.append(data)
+                self._footer_chars += len(data)
             return
         elif self._cell is not None:
             self._cell.append(data)
