@@ -245,6 +245,20 @@ def test_keywords_in_capitals_are_no_names_and_acronym_pairs_are() -> None:
     assert names("We met the UNICEF staff.") == ["UNICEF"]
 
 
+def test_a_name_made_into_a_modifier_is_no_name() -> None:
+    from stigmergy.plan.deterministic.names import proper_name_runs
+
+    def names(text: str) -> list[str]:
+        return [n for n, _ in proper_name_runs(text)]
+
+    # "Python-related pages", "ASCII-only instances", "Windows-specific paths": the name describes something else,
+    # and the compound is no entity (the Python how-to filed "Python-related" and "ASCII-only" as entity pages).
+    assert names("See pointers to Python-related pages, kept by Guido van Rossum.") == ["Guido van Rossum"]
+    assert names("It accepts ASCII-only instances of str, and Windows-specific paths.") == []
+    # Hyphenated names stay whole: both sides capitalised, or a lower-case part that is no modifier.
+    assert names("Hewlett-Packard met Rolls-Royce in Wi-fi Park.") == ["Hewlett-Packard", "Rolls-Royce", "Wi-fi Park"]
+
+
 def test_a_section_a_page_points_to_is_no_entity(tmp_path: Path) -> None:
     # Reference documentation points the reader at its sections: "See Error Handlers", "described in Numeric
     # Types". A pointer names a part of the text, not an identity; the same name used as one still is.

@@ -138,8 +138,18 @@ class NameHit:
     initial: bool  # the run opened its sentence / item
 
 
+# A name made into a modifier ("Python-related pages", "ASCII-only instances", "Windows-specific paths") describes
+# something else: the compound is no name, and reading it as one filed "Python-related" and "ASCII-only" as entity
+# pages of the Python documentation.
+_MODIFIER = re.compile(
+    r"[A-Z][\w'’.&]*-(?:related|only|based|specific|like|style|compatible|aware|friendly|free|safe|powered|driven|"
+    r"enabled|dependent|independent|centric|oriented|facing|wide|native|encoded|formatted|backed|focused|heavy|"
+    r"agnostic|sensitive|insensitive|bound|ready|level)[.,;:!?'’]*")
+
+
 def _is_cap(tok: str) -> bool:
-    return tok[0].isupper() and not tok.isdigit() and not (_CODE_TOKEN.match(tok) and not tok.endswith(_ORG_DOTTED))
+    return (tok[0].isupper() and not tok.isdigit() and not (_CODE_TOKEN.match(tok) and not tok.endswith(_ORG_DOTTED))
+            and not _MODIFIER.fullmatch(tok))
 
 
 _ORG_DOTTED = ("Inc.", "Ltd.", "Corp.", "Co.")
