@@ -14,20 +14,29 @@ from test_index_support import HashEmbedder
 
 import stigmergy.index.search as search_module
 
+OPENED = {"id": "a1", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["2 March 2026"]}
 
-def test_funnel_counts_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+
+def _tiny_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, questions: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The funnel and bench/ask.py, with a set "tiny" of `questions` over a small wiki where the bench looks for
+    the sample corpus's (the hash embedder in place of the model)."""
     f = load_bench("ask_funnel")
     b = f._ask_bench()
     build_wiki(tmp_path / "sample-this")
     real = search_module.Searcher
     monkeypatch.setattr(search_module, "Searcher", lambda root, settings: real(root, settings, HashEmbedder()))
     spec = tmp_path / "set.json"
-    spec.write_text(json.dumps({"questions": [
-        {"id": "a1", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["2 March 2026"]},
+    spec.write_text(json.dumps({"questions": questions}))
+    monkeypatch.setitem(b.SETS, "tiny", (str(spec), "sample"))
+    return f, b
+
+
+def test_funnel_counts_each_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f, b = _tiny_set(tmp_path, monkeypatch, [
+        OPENED,
         {"id": "a2", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["3 April 2031"]},
         {"id": "u1", "q": "What is the salary of the Lisbon office manager?", "answerable": False, "expect": None},
-    ]}))
-    monkeypatch.setitem(b.SETS, "tiny", (str(spec), "sample"))
+    ])
     opened: dict[str, Any] = {}
     c = f.count_set(b, "tiny", tmp_path, 0.0, opened)
     for _, searcher, _ in opened.values():
@@ -46,15 +55,7 @@ def test_funnel_refuses_a_work_folder_without_the_bench_wiki(tmp_path: Path) -> 
 
 
 def test_funnel_reorder_counts_first_in_another_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    f = load_bench("ask_funnel")
-    b = f._ask_bench()
-    build_wiki(tmp_path / "sample-this")
-    real = search_module.Searcher
-    monkeypatch.setattr(search_module, "Searcher", lambda root, settings: real(root, settings, HashEmbedder()))
-    spec = tmp_path / "set.json"
-    spec.write_text(json.dumps({"questions": [
-        {"id": "a1", "q": "When did the Lisbon office open?", "answerable": True, "expect": ["2 March 2026"]}]}))
-    monkeypatch.setitem(b.SETS, "tiny", (str(spec), "sample"))
+    f, b = _tiny_set(tmp_path, monkeypatch, [OPENED])
     opened: dict[str, Any] = {}
     # Meaning weighed as the answerer weighs it is the answerer's own order, and a small page-rank prior keeps
     # it; ranked by novelty alone, "Headcount reached 12 people." (none of the question's words) comes before
