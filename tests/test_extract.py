@@ -536,3 +536,12 @@ def test_html_a_footer_of_many_small_nodes_is_read_in_bounded_time(tmp_path: Pat
     page = "<html><body><p>Body.</p><footer>" + "<b>x</b>" * 200_000 + "</footer><p>After.</p></body></html>"
     result = _extract(_file(tmp_path, "wide.html", page))
     assert result.text == "Body.\n\nAfter.\n" and len(result.metadata["footer"]) <= 1000
+
+
+def test_html_many_footers_are_read_in_bounded_time(tmp_path: Path) -> None:
+    # 100,000 footers, each different: what is read for the metadata stops at its bound, so they are not each
+    # compared with all the others.
+    page = "<html><body><p>Body.</p>" + "".join(f"<footer>f{i}</footer>" for i in range(100_000)) + "</body></html>"
+    result = _extract(_file(tmp_path, "many.html", page))
+    assert result.text == "Body.\n" and result.metadata["footer"].startswith("f0 f1 f2 ")
+    assert len(result.metadata["footer"]) <= 1000

@@ -113,7 +113,7 @@ class _Reader(HTMLParser):
         self._sections = 0  # open sectioning elements (_SECTIONING): a <footer> inside one is content
         self._footer: list[str] | None = None  # the page footer being skipped: its text, for the metadata
         self._footer_drop = 0  # elements of _DROP open inside it (a tracking script in the footer)
-        self._footer_chars = 0
+        self._footer_chars = 0  # read for the metadata, over all the page's footers
         self._footers: list[str] = []
 
     # -- output ---------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class _Reader(HTMLParser):
                 if tag in _DROP and tag not in _VOID:
                     self._footer_drop += 1
                 elif tag in _BLOCKS or tag in {"br", "li", "p"}:
-                    self._footer.append(" ")
+                    self._footer_text(" ")
             return
         if tag == "title" and self.title is None:
             self._in_title = True
@@ -175,7 +175,7 @@ class _Reader(HTMLParser):
         if (dropped or page_footer) and tag not in _VOID:
             self._skip, self._skip_depth = tag, 1
             if page_footer:
-                self._footer, self._footer_drop, self._footer_chars = [], 0, 0
+                self._footer, self._footer_drop = [], 0
             return
         if tag in _SECTIONING:
             self._sections += 1
@@ -317,6 +317,13 @@ class _Reader(HTMLParser):
             self.blocks.append(("row", " | ".join(self._row)))
         self._row = None
 
+    def _footer_text(self, data: str) -> None:
+        # What the metadata keeps is bounded (_META_MAX, over all the page's footers): so is what is read for it,
+        # or a page of 100,000 footers, or one footer of 100,000 nodes, would be held and compared whole.
+        if self._footer is not None and not self._footer_drop and self._footer_chars < 4 * _META_MAX:
+            self._footer.append(data)
+            self._footer_chars += len(data)
+
     def _end_footer(self) -> None:
         if self._footer is not None:
             text = _SPACE.sub(" ", "".join(self._footer)).strip()
@@ -328,10 +335,7 @@ class _Reader(HTMLParser):
         if self._in_title:
             self._title_parts.append(data)
         elif self._skip is not None:
-            # What the metadata keeps is bounded (_META_MAX after whitespace collapses): so is what is read for it.
-            if self._footer is not None and not self._footer_drop and self._footer_chars < 4 * _META_MAX:
-                self._footer.append(data)
-                self._footer_chars += len(data)
+            self._footer_text(data)
             return
         elif self._cell is not None:
             self._cell.append(data)
