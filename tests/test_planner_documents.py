@@ -406,3 +406,48 @@ We host the code with GitHub today. The issues are tracked at GitHub too. A mirr
 """
     names = _entities_filed(tmp_path, text, "git-config")
     assert "GitHub" in names and not {"FILES", "MUST NOT", "MUST"} & names, names
+
+
+def test_a_spelled_out_acronym_is_a_concept_not_an_entity_too(tmp_path: Path) -> None:
+    # pip's user research wrote "Attention Deficit Hyperactivity Disorder (ADHD)" three times: the planner filed an
+    # entity page "Attention Deficit Hyperactivity Disorder" (type other) and a concept page "… (ADHD)" beside it.
+    # A spelled-out acronym is a term; an organisation spelled out the same way is still an identity.
+    text = """## About our users
+
+Most participants had no disability; of those that did, many named Attention Deficit Hyperactivity Disorder (ADHD).
+Nine participants named Attention Deficit Hyperactivity Disorder (ADHD) or dyslexia as what they live with.
+Both reports were shared with the World Health Organization (WHO), and the World Health Organization replied.
+"""
+    root = make_repo(tmp_path)
+    file_and_commit(root, write_source(root, 1, text, title="About our users"), 1)
+    assert "Attention Deficit Hyperactivity Disorder" not in _titles(root, "entities")
+    assert "Attention Deficit Hyperactivity Disorder (ADHD)" in _titles(root, "concepts")
+    assert "World Health Organization" in _titles(root, "entities")
+    assert "World Health Organization (WHO)" not in _titles(root, "concepts")
+
+
+def test_a_label_defined_in_lower_case_gathers_only_its_marked_mentions(tmp_path: Path) -> None:
+    # pip's issue-triage page defines its labels as a definition list ("**type** : the role or flavor of an issue").
+    # The concept page "type" then took every later line with "type" or "types" in it, from 10 documents ("users fall
+    # into 3 main user types", "font size and type"). A label written in lower case is an ordinary word in prose:
+    # its page takes the lines that write it as the label (bold, code, a link), not the word.
+    root = make_repo(tmp_path)
+    labels = """## Labels
+
+**type**
+: the role or flavor of an issue
+
+**triage**
+: default label given to issues when they are created
+"""
+    file_and_commit(root, write_source(root, 1, labels, title="Issue Triage"), 1)
+    later = """## Who uses the tool
+
+Our users fall into three main user types, and each type asks for different help.
+New issues get the `triage` label from a bot within a minute of being opened.
+"""
+    file_and_commit(root, write_source(root, 2, later, title="About our users"), 2)
+    concepts = {p.stem: p.read_text(encoding="utf-8") for p in (root / "wiki/concepts").glob("*.md")}
+    assert {"type", "triage"} <= set(concepts), sorted(concepts)
+    assert "user types" not in concepts["type"]
+    assert "the `triage` label from a bot" in concepts["triage"]

@@ -143,3 +143,9 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
                 seen.add(key)
                 out.append(Definition(term, idx, how, title))
     return out
+
+
+def spelled_out(units: Sequence[Unit]) -> set[str]:
+    """The long forms, case-folded, of the acronyms a source spells out: "Attention Deficit Hyperactivity Disorder" for
+    "Attention Deficit Hyperactivity Disorder (ADHD)"."""
+    return {d.page_title.rsplit(" (", 1)[0].casefold() for d in definitions(units) if d.how == "acronym"}

@@ -322,7 +322,10 @@ def concepts(st: Filing, entities: dict[str, Entity]) -> dict[str, tuple[str, li
         if clash is not None and clash != path:
             continue
         short = d.page_title.rsplit(" (", 1)[1][:-1] if d.page_title.endswith(")") and " (" in d.page_title else d.term
-        idxs = [i for i, u in enumerate(st.units) if mentions(u.text, [d.term, short])]
+        if _LABEL.fullmatch(d.term):
+            idxs = [i for i, u in enumerate(st.units) if _marked(d.term).search(u.text)]
+        else:
+            idxs = [i for i, u in enumerate(st.units) if mentions(u.text, [d.term, short])]
         title = stem_of(spelled) if spelled else d.page_title
         if title in out:
             continue
@@ -336,7 +339,7 @@ def concepts(st: Filing, entities: dict[str, Entity]) -> dict[str, tuple[str, li
         if any(v[0] == path for v in out.values()):
             continue
         # A term recurs in running text in lower case and plural ("custody events"); an acronym only as is.
-        rx = _term_pattern(got_title)
+        rx = _marked(got_title) if _LABEL.fullmatch(got_title) else _term_pattern(got_title)
         if rx.search(text):
             idxs = [i for i, u in enumerate(st.units) if rx.search(u.text)]
             if idxs:
@@ -515,6 +518,18 @@ def _unique_lines(body: list[str]) -> list[str]:
 def new_page_body(title: str, section: list[str]) -> str:
     """The body of a page created with its first dated section."""
     return "\n".join([f"# {title}", "", *section]) + "\n"
+
+
+# A term defined as one word in lower case ("**type**: the role or flavor of an issue", "**triage**: default label")
+# is a label or an identifier: in prose the same word is ordinary ("three user types"), so only a line that writes it
+# as the term (bold, code, a wikilink) speaks of it.
+_LABEL = re.compile(r"[a-z][a-z-]*")
+
+
+@lru_cache(maxsize=1024)
+def _marked(term: str) -> re.Pattern[str]:
+    t = re.escape(term)
+    return re.compile(rf"\*\*{t}\*\*|__{t}__|`{t}`|\[\[{t}(?:\]\]|\|)")
 
 
 @lru_cache(maxsize=1024)

@@ -36,6 +36,7 @@ from stigmergy.plan.deterministic.analysis import (
     score_unit,
     source_links,
 )
+from stigmergy.plan.deterministic.concepts import spelled_out
 from stigmergy.plan.deterministic.layout import insert_section
 from stigmergy.plan.deterministic.names import short_forms
 from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
@@ -81,6 +82,10 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
         st.listed += [o] if o not in st.listed else []
     cands = detect_entities(units, st.page.title, participants, links, st.names, orgs, st.listed,
                             [h for _, h, _ in st.headings])
+    # "Attention Deficit Hyperactivity Disorder (ADHD)" spells out a term: its concept page holds it. A name of no
+    # known kind that the source spells out that way is not an identity too (an organisation's name still is).
+    terms = spelled_out(units)
+    cands = [c for c in cands if c.known_path is not None or c.entity_type != "other" or c.name.casefold() not in terms]
     entities = _entities(st, cands, participants, project)
     st.entities = entities
     for path, variant in st.pending_aliases:
