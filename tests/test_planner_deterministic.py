@@ -274,6 +274,9 @@ def test_generic_acronyms_dated_events_and_descriptions_are_not_concepts() -> No
         "Carrier usage is the fastest-growing revenue line.",
         "The event schema is the one Project Driftwood uses internally.",
         "Beacon G2 is the second generation.",
+        # A figure under a bold label is a measure's value, not a definition (pip's user research).
+        "**Total number of participants** — Number of responses: **164**",
+        "**Response rate**: 38%",
     ) == []
     assert terms(
         "Pharma customers track Mean kinetic temperature (MKT) for every shipment.",

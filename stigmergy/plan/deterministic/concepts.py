@@ -40,6 +40,9 @@ _MONTH_OR_YEAR = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|(?:19|20)\d{2})\b"
 )
 _GLOSSARY = re.compile(r"^(?:\*\*|__)(?P<term>[^*_]{2,60})(?:\*\*|__)\s*[:—–-]\s+(?P<rest>.+)$|^(?P<term2>[A-Z][\w /-]{1,50}?)\s*[:—–]\s+(?P<rest2>[A-Z].+)$")
+# "**Total number of participants** — Number of responses: **164**", "**Response rate**: 38%": a figure under a bold
+# label is a measure's value, not what the label means.
+_FIGURE_ONLY = re.compile(r"^(?:[^:.]{0,60}:\s*)?[\d][\d.,]*\s*%?$")
 _ACRONYM = re.compile(r"\b(?P<long>[A-Z][a-z]+(?:[ -][A-Za-z][a-z]+){1,5})\s+\((?P<short>[A-Z][A-Z0-9]{1,7})\)")
 _PRONOUNS = {"it", "this", "that", "these", "those", "there", "he", "she", "they", "we", "i", "you", "which",
              "what", "who", "here", "everything", "nothing", "something", "everyone", "one", "each", "all"}
@@ -115,7 +118,8 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
         text = u.text
         term, how, title = None, "", ""
         g = _GLOSSARY.match(text)
-        if g and (in_glossary or g.group("term")):
+        if g and (in_glossary or g.group("term")) and not _FIGURE_ONLY.match(
+                (g.group("rest") or g.group("rest2") or "").replace("*", "").replace("_", "").strip()):
             term, how = (g.group("term") or g.group("term2") or "").strip(), "glossary"
         if term is None:
             d = _DEFINE.match(text)
