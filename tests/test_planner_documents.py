@@ -417,10 +417,12 @@ def test_a_spelled_out_acronym_is_a_concept_not_an_entity_too(tmp_path: Path) ->
 Most participants had no disability; of those that did, many named Attention Deficit Hyperactivity Disorder (ADHD).
 Nine participants named Attention Deficit Hyperactivity Disorder (ADHD) or dyslexia as what they live with.
 Both reports were shared with the World Health Organization (WHO), and the World Health Organization replied.
+The module implements a Stringprep Profile for Internationalized Domain Names (IDN). Internationalized Domain Names
+stay ASCII on the wire.
 """
     root = make_repo(tmp_path)
     file_and_commit(root, write_source(root, 1, text, title="About our users"), 1)
-    assert "Attention Deficit Hyperactivity Disorder" not in _titles(root, "entities")
+    assert not {"Attention Deficit Hyperactivity Disorder", "Internationalized Domain Names"} & set(_titles(root, "entities"))
     assert "Attention Deficit Hyperactivity Disorder (ADHD)" in _titles(root, "concepts")
     assert "World Health Organization" in _titles(root, "entities")
     assert "World Health Organization (WHO)" not in _titles(root, "concepts")

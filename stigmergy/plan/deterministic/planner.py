@@ -38,7 +38,7 @@ from stigmergy.plan.deterministic.analysis import (
 )
 from stigmergy.plan.deterministic.concepts import spelled_out
 from stigmergy.plan.deterministic.layout import insert_section
-from stigmergy.plan.deterministic.names import short_forms
+from stigmergy.plan.deterministic.names import ORG_SUFFIX, short_forms
 from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
@@ -82,10 +82,7 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
         st.listed += [o] if o not in st.listed else []
     cands = detect_entities(units, st.page.title, participants, links, st.names, orgs, st.listed,
                             [h for _, h, _ in st.headings])
-    # "Attention Deficit Hyperactivity Disorder (ADHD)" spells out a term: its concept page holds it. A name of no
-    # known kind that the source spells out that way is not an identity too (an organisation's name still is).
-    terms = spelled_out(units)
-    cands = [c for c in cands if c.known_path is not None or c.entity_type != "other" or c.name.casefold() not in terms]
+    cands = [c for c in cands if not _spelled_term(c, spelled_out(units), orgs)]
     entities = _entities(st, cands, participants, project)
     st.entities = entities
     for path, variant in st.pending_aliases:
@@ -141,6 +138,18 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
 
 
 # -- entities --------------------------------------------------------------------------------
+
+def _spelled_term(c: EntityCandidate, terms: set[str], orgs: list[str]) -> bool:
+    """Whether a new name is a term the source spells out ("Attention Deficit Hyperactivity Disorder (ADHD)",
+    "a Stringprep Profile for Internationalized Domain Names (IDN)"), which its concept page holds, and not an
+    identity too. A person, place or product stays one, and so does an organisation its own name or the front
+    matter says is one ("World Health Organization (WHO)"); "for Internationalized Domain Names" is no such sign."""
+    if c.known_path is not None or c.name.casefold() not in terms or c.entity_type in ("person", "place", "product"):
+        return False
+    words = c.name.split()
+    return not (c.entity_type == "organisation" and (
+        words[-1] in ORG_SUFFIX or "&" in words or "and" in words or c.name in orgs))
+
 
 def _entities(
     st: Filing, cands: list[EntityCandidate], participants: list[str], project: str | None
