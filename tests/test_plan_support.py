@@ -61,6 +61,7 @@ def write_source(
     layer: str = "public",
     resolves: str | None = None,
     rationale: str = "",
+    locator: str | None = None,
 ) -> str:
     from stigmergy.pages.source import Resolution
 
@@ -73,7 +74,7 @@ def write_source(
             lines = lines[1:]
     page = SourcePage(
         id=cid, title=title, captured_at=captured_at, occurred_at=occurred_at, submitted_by="test@example.com",
-        layer=layer, origin="cli", locator=f"doc{n}.md", artifacts=(), text="\n".join(lines), project=project,
+        layer=layer, origin="cli", locator=locator or f"doc{n}.md", artifacts=(), text="\n".join(lines), project=project,
         metadata={k: (v if isinstance(v, list | str) else str(v)) for k, v in (metadata or {}).items()},
         resolution=Resolution(resolves, rationale) if resolves else None,
     )

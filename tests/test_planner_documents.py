@@ -66,7 +66,25 @@ def test_note_titles_never_carry_a_capture_id(tmp_path: Path) -> None:
     notes = sorted(_titles(root, "notes"))
     assert len(notes) == 3, notes
     assert not any("cap_" in t for t in notes), notes
-    assert "KPI metrics 2026 (2026-04-01)" in notes
+    # One date for the three: the file's name tells them apart (the next test).
+    assert "KPI metrics 2026 (doc2.md)" in notes
+
+
+def test_two_notes_of_one_title_and_date_are_told_apart_by_what_differs(tmp_path: Path) -> None:
+    # pip's docs captured as one folder: "Pip install" from cli/ and from reference/, one date, became "Pip install"
+    # and "Pip install (2026-12-05)", a date both share. What differs is the folder, then the file's name.
+    root = make_repo(tmp_path)
+    body = "The {} command installs packages from the index and from local archives, with their dependencies.\n"
+    for n, where in enumerate(("docs/html/cli/pip_install.rst", "docs/html/reference/pip_install.rst",
+                               "docs/html/ux/research-results/pip-install.md", "docs/html/cli/pip-install.md"), 1):
+        rel = write_source(root, n, body.format(f"variant {n}"), title="Pip install", occurred_at="2026-12-05",
+                           locator=where)
+        file_and_commit(root, rel, n)
+    rel = write_source(root, 5, "Since version 25 the resolver backtracks over every candidate release by default.\n",
+                       title="Pip install", occurred_at="2027-01-10", locator="docs/html/cli/pip_install.rst")
+    file_and_commit(root, rel, 5)
+    assert sorted(_titles(root, "notes")) == ["Pip install", "Pip install (2027-01-10)", "Pip install (pip-install.md)",
+                                              "Pip install (reference)", "Pip install (research-results)"]
 
 
 def test_titles_named_matches_whole_words_like_the_regex_it_replaces() -> None:
@@ -453,3 +471,25 @@ New issues get the `triage` label from a bot within a minute of being opened.
     assert {"type", "triage"} <= set(concepts), sorted(concepts)
     assert "user types" not in concepts["type"]
     assert "the `triage` label from a bot" in concepts["triage"]
+
+
+def test_a_title_clash_reads_no_source_outside_the_repository(tmp_path: Path) -> None:
+    # Telling two notes apart reads the first source the older note cites. A person's edit can point that link
+    # anywhere: a link that climbs out of the repository is no source, and nothing outside it is read.
+    import subprocess
+
+    root = make_repo(tmp_path)
+    outside = tmp_path / "sources/2026/12/cap_01JQ0000000000000000EVIL01.md"
+    outside.parent.mkdir(parents=True)
+    outside.write_text("---\nlocator: elsewhere/secret/x.md\noccurred_at: '2026-12-05'\n---\nsecret\n", encoding="utf-8")
+    note = root / "wiki/notes/Release checklist.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text("---\ntype: note\ntitle: Release checklist\nlayer: public\n---\n# Release checklist\n\n"
+                    "- A line ([source](../../../sources/2026/12/cap_01JQ0000000000000000EVIL01.md#L1))\n",
+                    encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "a person's note"], cwd=root, check=True)
+    rel = write_source(root, 1, "Harbor Gateway 2.4 ships on 12 January 2027, after the changelog names all 38 merged changes.\n",
+                       title="Release checklist", occurred_at="2026-12-05", locator="docs/process/release.md")
+    result = file_and_commit(root, rel, 1)
+    assert "Release checklist (2026-12-05)" in _titles(root, "notes"), result

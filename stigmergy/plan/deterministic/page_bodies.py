@@ -47,10 +47,6 @@ MAX_ENTITY_LINES = 6
 MAX_CONCEPT_LINES = 4
 MAX_PROJECT_LINES = 5
 MAX_FIGURES = 12
-_HASHY = re.compile(
-    r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # a UUID
-    r"|(?<![0-9a-z])(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-f]{8,}(?![0-9a-z])"  # hex with digits and letters
-)
 _STATUS = re.compile(
     r"^status\b|\b(?:on track|off track|delayed|slipp(?:ed|ing)|blocked|behind schedule|ahead of schedule|"
     r"cancel(?:l)?ed|paused|on hold)\b",
@@ -59,29 +55,6 @@ _STATUS = re.compile(
 
 
 # -- pages: the note, and a dated section on each entity, concept and project page --------------
-
-def note_target(st: Filing) -> tuple[str | None, str]:
-    # A page title never carries a capture id: a second note of the same title takes its date, then
-    # the name of the captured file, then a number.
-    title = " ".join(st.page.title.split()) or f"Capture of {st.date}"
-    origin = re.sub(r"[\[\]<>|#()]", " ", st.page.locator.rsplit("/", 1)[-1]).strip()
-    # An export's file name often ends in an id ("Weekly sync 3f2a9c1e4b5d.md"): no hash in a title.
-    stem, dot, ext = origin.rpartition(".") if "." in origin else (origin, "", "")
-    stem = " ".join(_HASHY.sub(" ", stem).split()).strip(" -_")
-    origin = (f"{stem}.{ext}" if dot else stem) if re.search(r"[^\W\d_]", stem) else ""
-    options = [title, f"{title} ({st.date})"]
-    if origin and origin != title:
-        options.append(f"{title} ({st.date}, {' '.join(origin.split())})")
-    options += [f"{title} ({st.date}) {k}" for k in range(2, 30)]
-    for candidate in options:
-        path = page_relpath("note", candidate, st.layer)
-        clash = st.all_stems.get(stem_of(path).casefold())
-        if clash is None or clash in st.planned_stems.values():
-            return path, candidate
-        if clash == path and already_cites(st, path):
-            return None, candidate  # filed before
-    return None, title
-
 
 def note(
     st: Filing,

@@ -40,6 +40,7 @@ from stigmergy.plan.deterministic.concepts import spelled_out
 from stigmergy.plan.deterministic.layout import insert_section
 from stigmergy.plan.deterministic.names import ORG_SUFFIX, short_forms
 from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
+from stigmergy.plan.deterministic.titles import note_target
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
     AliasProposal,
@@ -95,7 +96,7 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
     st.entities = entities
 
     key_units, decision_units = _key_units(st, entities)
-    note_path, note_title = bodies.note_target(st)
+    note_path, note_title = note_target(st)
     concepts = bodies.concepts(st, entities)
     if note_path is not None and (key_units or decision_units):
         st.planned_stems[stem_of(note_path).casefold()] = note_path
