@@ -402,6 +402,20 @@ def verdict(q: dict[str, Any], row: dict[str, Any], loc: Locators) -> str:
     return "answered_correctly"
 
 
+def supported_elsewhere(q: dict[str, Any], row: dict[str, Any]) -> bool:
+    """A second reading of an answer `verdict` calls wrong, never counted as right: every expected fact is in the
+    answer's sentences and in the source lines they cite, and each part the corpus does not cover is said to be
+    uncovered, but no cited source is one the set names (blind3 b3s-24: the SMS alerts' 47 minutes cited to the
+    investor letter, where the set names the status page). It tells an answerer that found the fact elsewhere from
+    one that did not."""
+    facts = expected(q)
+    if facts is None or not row["answered"] or len(row.get("uncovered") or []) < uncovered_parts(q):
+        return False
+    said = _norm(" ".join(s["text"] for s in row["sentences"]))
+    cited = _norm(" ".join(c.get("text") or "" for s in row["sentences"] for c in s["citations"] if _is_source(c["path"])))
+    return all(_norm(fact) in said and _norm(fact) in cited for fact in facts)
+
+
 def untraceable(row: dict[str, Any]) -> list[str]:
     """Figures of the answer's sentences that are not in the source lines each sentence cites."""
     from stigmergy.gates.figures import missing_figures
@@ -419,6 +433,7 @@ KINDS = ("answered_correctly", "answered_wrongly", "refused_correctly", "refused
 def tally(set_name: str, spec: dict[str, Any], got: dict[str, Any], loc: Locators, part: str | None) -> dict[str, Any]:
     by_id = {r["id"]: r for r in got["rows"]}
     counts = dict.fromkeys(KINDS, 0)
+    supported = 0
     untraced: list[str] = []
     rows = []
     for q, _ in items_of(spec):
@@ -427,6 +442,7 @@ def tally(set_name: str, spec: dict[str, Any], got: dict[str, Any], loc: Locator
         row = by_id[q["id"]]
         v = verdict(q, row, loc)
         counts[v] += 1
+        supported += v == "answered_wrongly" and supported_elsewhere(q, row)
         untraced.extend(f"{q['id']}: {b}" for b in untraceable(row))
         rows.append({"id": q["id"], "verdict": v, "best": row["best"], "q": q["q"],
                      "answer": " ".join(s["text"] for s in row["sentences"])[:300]})
@@ -439,6 +455,7 @@ def tally(set_name: str, spec: dict[str, Any], got: dict[str, Any], loc: Locator
         "refusals_right": round(counts["refused_correctly"] / refusals, 3) if refusals else None,
         "unanswerable_answered": round(counts["answered_unanswerable"] / unanswerable, 3) if unanswerable else None,
         "figures_not_traceable": len(untraced), "untraceable": untraced[:10], "rows": rows,
+        "wrong_fact_supported": supported,
     }
 
 
@@ -631,7 +648,8 @@ def _load() -> str:
         return "?"
 
 
-FIGURES = ("correct_of_answerable", "refusals_right", "unanswerable_answered", "figures_not_traceable")
+FIGURES = ("correct_of_answerable", "refusals_right", "unanswerable_answered", "figures_not_traceable",
+           "wrong_fact_supported")
 
 
 def print_report(report: dict[str, Any], show: str, show_part: str = "calibrate") -> None:
@@ -691,8 +709,14 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
             f"{counts}; {got['correct_of_answerable']:.1%} correct, {got['refusals_right']:.1%} of refusals right, "
             f"{got['unanswerable_answered']:.1%} of the unanswerable answered; "
-            f"{got['figures_not_traceable']} untraceable figures{held_note}", "", target])
+            f"{got['figures_not_traceable']} untraceable figures{held_note}{_elsewhere_note(got)}", "", target])
     return rows
+
+
+def _elsewhere_note(got: dict[str, Any]) -> str:
+    n = got.get("wrong_fact_supported") or 0
+    return (f"; {n} of the wrong answers give the expected fact, cited to a source line that says it but not the "
+            f"source the set names (counted wrong)") if n else ""
 
 
 def latency_rows(report: dict[str, Any], command: str) -> list[list[str]]:
