@@ -493,3 +493,31 @@ def test_a_title_clash_reads_no_source_outside_the_repository(tmp_path: Path) ->
                        title="Release checklist", occurred_at="2026-12-05", locator="docs/process/release.md")
     result = file_and_commit(root, rel, 1)
     assert "Release checklist (2026-12-05)" in _titles(root, "notes"), result
+
+
+def test_a_page_that_has_moved_files_nothing(tmp_path: Path) -> None:
+    # pip's docs keep 17 stubs where pages were ("This page has moved … You should be redirected automatically in 3
+    # seconds"); each became a note "Pip install (2026-12-05)" whose one key point was the redirect. A stub says where
+    # the page went, not anything durable: its source page keeps it, the wiki files nothing.
+    root = make_repo(tmp_path)
+    stub = """## This page has moved
+
+You should be redirected automatically in 3 seconds. If that didn't work, here's a link: :doc:`../cli/pip_install`
+"""
+    result = file_and_commit(root, write_source(root, 1, stub, title="Pip install"), 1)
+    assert result.plan.is_empty and "has moved" in result.plan.summary, result.plan.summary
+    assert _titles(root, "notes") == {}
+    web = """Redirecting to the new documentation site. If you are not redirected within 5 seconds, follow this link.
+"""
+    assert file_and_commit(root, write_source(root, 2, web, title="Old docs"), 2).plan.is_empty
+    # A document that says, among much else, that a page moved still files.
+    long = """## Release 4.2
+
+The Harbor API reference page has moved to the developer portal on 3 March 2026.
+Harbor API 4.2 raises the default rate limit to 900 requests per minute for every carrier key.
+Failed webhook deliveries are now retried for up to 48 hours, up from 24 hours.
+Ines Carvalho leads the migration of the remaining 14 carriers before the end of April.
+The old sandbox hosts stop answering on 30 June 2026.
+"""
+    file_and_commit(root, write_source(root, 3, long, title="Harbor API 4.2 release notes"), 3)
+    assert "Harbor API 4.2 release notes" in _titles(root, "notes")

@@ -71,8 +71,28 @@ class DeterministicPlanner:
 
 # -- the filing ------------------------------------------------------------------------------
 
+# A page that has moved says where it went and nothing else: "This page has moved … You should be redirected
+# automatically in 3 seconds" (pip's docs keep 17 such stubs), "Redirecting… If you are not redirected, follow this
+# link". Its source page keeps what it says; the wiki files nothing from it.
+_MOVED = re.compile(
+    r"\b(?:(?:this|the) (?:page|document|article|site|content|documentation) (?:has )?(?:been )?(?:moved|relocated)"
+    r"|(?:should|will) be redirected|if you are not (?:being )?redirected|^redirecting\b)", re.I)
+_STUB_STATEMENTS = 3  # a stub says it moved, where, and perhaps how to get there
+
+
+def _moved_stub(st: Filing) -> bool:
+    # Markup is not said: reStructuredText's ":orphan:" and ".. meta::" around the redirect.
+    said = [u.text for u in st.units if u.kind != "meta" and not u.text.startswith((":", ".."))
+            and len(re.findall(r"[^\W\d_]{2,}", u.text)) >= 2]
+    heads = [h for _, h, _ in st.headings]
+    return len(said) <= _STUB_STATEMENTS and any(_MOVED.search(t) for t in [*said, *heads])
+
+
 def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
     units = st.units
+    if _moved_stub(st):
+        summary = f"Nothing to file from \u201c{st.page.title}\u201d ({st.date}): the page has moved, and says only where."
+        return Plan(summary=summary), {"units": len(units), "moved": True}
     participants = _participants(st.page.metadata)
     links = source_links(st.page.text)
     project = st.page.project or _meta_str(st.page.metadata, "project")
