@@ -493,3 +493,19 @@ def test_plan_is_judged_by_the_real_gates(tmp_path: Path) -> None:
     verdict = evaluate(plan, root, Settings(), op_for(root, rel, 1))
     assert verdict.ok
     assert "wiki/notes/Aurora results.md" in verdict.changes
+
+
+def test_a_link_target_is_markup_not_a_key_point() -> None:
+    # pip's CI page filed ".. _`tracking issue`: https://github.com/pypa/pip/issues/7279" as a key point: a
+    # reStructuredText hyperlink target, like Markdown's "[label]: https://…", only gives a link its address.
+    from stigmergy.plan.deterministic.analysis import score_unit
+
+    def score(text: str) -> float:
+        return score_unit(Unit(text, 1, 1, "", "sentence", 1), 0, 0)
+
+    assert score(".. _`tracking issue`: https://github.com/pypa/pip/issues/7279") == 0
+    assert score(".. _PyPI: https://pypi.org/ .. _PyPI Simple API: https://warehouse.readthedocs.io/api/") == 0
+    assert score("[pip docs]: https://pip.pypa.io/en/stable/ 'the user guide'") == 0
+    assert score(".. _`Python 2 Support`:") == 0
+    assert score("Support for Python 3.8 ends in pip 25.0, released on 26 April 2025.") > 0
+    assert score("[Update]: the launch moved to 12 May 2026 after the carrier tests.") > 0

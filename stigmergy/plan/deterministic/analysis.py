@@ -81,13 +81,18 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _NOISE = re.compile(r"^(?:hi|hello|hey|thanks|thank you|cheers|regards|best|dear|see you|bye)\b", re.I)
+# A link's address given apart from the text: reStructuredText's hyperlink target (".. _`tracking issue`: https://…")
+# and Markdown's reference definition ("[pip docs]: https://…"). Markup, not something the source says.
+_LINK_TARGET = re.compile(
+    r"^\.\. _[^:]+:(?:\s|$)"
+    r"|^\[[^\]]+\]:\s*<?(?:[a-z][\w+.-]*:|/|\.\.?/|#)\S*>?(?:\s+[\"'(].*[\"')])?\s*$")
 
 
 def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:
     """How much a statement is worth keeping: figures, names, decisions, definitions; not greetings,
     questions or fragments."""
     words = len(u.text.split())
-    if words < 4 or _NOISE.match(u.text) or u.kind == "meta" or _LEAD_IN.match(u.text):
+    if words < 4 or _NOISE.match(u.text) or u.kind == "meta" or _LEAD_IN.match(u.text) or _LINK_TARGET.match(u.text):
         return 0.0
     s = 1.0
     figs = figures(u.text)
