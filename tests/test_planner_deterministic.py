@@ -495,7 +495,7 @@ def test_plan_is_judged_by_the_real_gates(tmp_path: Path) -> None:
     assert "wiki/notes/Aurora results.md" in verdict.changes
 
 
-def test_a_link_target_is_markup_not_a_key_point() -> None:
+def test_a_link_target_or_a_bare_directive_is_markup_not_a_key_point() -> None:
     # pip's CI page filed ".. _`tracking issue`: https://github.com/pypa/pip/issues/7279" as a key point: a
     # reStructuredText hyperlink target, like Markdown's "[label]: https://…", only gives a link its address.
     from stigmergy.plan.deterministic.analysis import score_unit
@@ -507,5 +507,7 @@ def test_a_link_target_is_markup_not_a_key_point() -> None:
     assert score(".. _PyPI: https://pypi.org/ .. _PyPI Simple API: https://warehouse.readthedocs.io/api/") == 0
     assert score("[pip docs]: https://pip.pypa.io/en/stable/ 'the user guide'") == 0
     assert score(".. _`Python 2 Support`:") == 0
+    assert score(".. toctree:: :maxdepth: 2 :caption: Contents") == score(".. image:: img/pip-resolver-flow.png") == 0
+    assert score(".. attention:: PyPI no longer supports pip search or the XML-RPC search API.") > 0
     assert score("Support for Python 3.8 ends in pip 25.0, released on 26 April 2025.") > 0
     assert score("[Update]: the launch moved to 12 May 2026 after the carrier tests.") > 0

@@ -81,6 +81,19 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _NOISE = re.compile(r"^(?:hi|hello|hey|thanks|thank you|cheers|regards|best|dear|see you|bye)\b", re.I)
+# A reStructuredText directive with nothing to say beyond its argument and options (".. toctree:: :maxdepth: 2",
+# ".. image:: arch.png"); an admonition's text (".. attention:: PyPI no longer supports …") is said.
+_DIRECTIVE = re.compile(r"^\.\. [\w:-]+::")
+_OPTION = re.compile(r"(?:^|\s):[\w-]+:(?:\s+\S+)?")
+
+
+def _markup(text: str) -> bool:
+    if _LINK_TARGET.match(text):
+        return True
+    m = _DIRECTIVE.match(text)
+    return m is not None and len(re.findall(r"[^\W\d_]{2,}", _OPTION.sub(" ", text[m.end():]))) < 3
+
+
 # A link's address given apart from the text: reStructuredText's hyperlink target (".. _`tracking issue`: https://…")
 # and Markdown's reference definition ("[pip docs]: https://…"). Markup, not something the source says.
 _LINK_TARGET = re.compile(
@@ -92,7 +105,7 @@ def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:
     """How much a statement is worth keeping: figures, names, decisions, definitions; not greetings,
     questions or fragments."""
     words = len(u.text.split())
-    if words < 4 or _NOISE.match(u.text) or u.kind == "meta" or _LEAD_IN.match(u.text) or _LINK_TARGET.match(u.text):
+    if words < 4 or _NOISE.match(u.text) or u.kind == "meta" or _LEAD_IN.match(u.text) or _markup(u.text):
         return 0.0
     s = 1.0
     figs = figures(u.text)
