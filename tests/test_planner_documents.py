@@ -510,6 +510,14 @@ You should be redirected automatically in 3 seconds. If that didn't work, here's
     web = """Redirecting to the new documentation site. If you are not redirected within 5 seconds, follow this link.
 """
     assert file_and_commit(root, write_source(root, 2, web, title="Old docs"), 2).plan.is_empty
+    # A short document about something else that moved, or a redirect the reader meets, still files.
+    site = """The site has moved to Building 4 on 3 March 2026; badges from Building 2 keep working until April.
+"""
+    assert not file_and_commit(root, write_source(root, 4, site, title="Facilities update"), 4).plan.is_empty
+    pay = """After paying, you will be redirected to the confirmation page, where Harbor Checkout shows the 14-day refund
+window and the order number that Ines Carvalho's team asks for in every ticket.
+"""
+    assert not file_and_commit(root, write_source(root, 5, pay, title="Checkout flow"), 5).plan.is_empty
     # A document that says, among much else, that a page moved still files.
     long = """## Release 4.2
 
