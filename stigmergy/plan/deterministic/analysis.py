@@ -81,6 +81,11 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _NOISE = re.compile(r"^(?:hi|hello|hey|thanks|thank you|cheers|regards|best|dear|see you|bye)\b", re.I)
+# A link's address given apart from the text: reStructuredText's hyperlink target (".. _`tracking issue`: https://…")
+# and Markdown's reference definition ("[pip docs]: https://…"). Markup, not something the source says.
+_LINK_TARGET = re.compile(
+    r"^\.\. _[^:]+:(?:\s|$)"
+    r"|^\[[^\]]+\]:\s*<?(?:[a-z][\w+.-]*:|/|\.\.?/|#)\S*>?(?:\s+[\"'(].*[\"')])?\s*$")
 # A reStructuredText directive with nothing to say beyond its argument and options (".. toctree:: :maxdepth: 2",
 # ".. image:: arch.png"); an admonition's text (".. attention:: PyPI no longer supports …") is said.
 _DIRECTIVE = re.compile(r"^\.\. [\w:-]+::")
@@ -92,13 +97,6 @@ def _markup(text: str) -> bool:
         return True
     m = _DIRECTIVE.match(text)
     return m is not None and len(re.findall(r"[^\W\d_]{2,}", _OPTION.sub(" ", text[m.end():]))) < 3
-
-
-# A link's address given apart from the text: reStructuredText's hyperlink target (".. _`tracking issue`: https://…")
-# and Markdown's reference definition ("[pip docs]: https://…"). Markup, not something the source says.
-_LINK_TARGET = re.compile(
-    r"^\.\. _[^:]+:(?:\s|$)"
-    r"|^\[[^\]]+\]:\s*<?(?:[a-z][\w+.-]*:|/|\.\.?/|#)\S*>?(?:\s+[\"'(].*[\"')])?\s*$")
 
 
 def score_unit(u: Unit, entity_hits: int, concept_hits: int) -> float:

@@ -83,7 +83,8 @@ _CODE_SPAN = re.compile(r"`+[^`]*`+")
 _CODE_TOKEN = re.compile(r"^(?:.*_.*|[^.]+\.[a-z][\w.]*|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit))$")
 CONNECTORS = {"of", "de", "van", "von", "der", "den", "la", "le", "du", "da", "&", "and"}
 ORG_SUFFIX = {
-    "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "Corp", "Corp.", "Corporation", "Organization", "Organisation", "Systems", "Labs", "Lab", "Group",
+    "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "Corp", "Corp.", "Corporation", "Organization", "Organisation", "Systems",
+    "Labs", "Lab", "Group",
     "Technologies", "Technology", "Bank", "Partners", "Capital", "Ventures", "University", "Institute",
     "Foundation", "Agency", "Ministry", "Company", "GmbH", "AG", "SA", "plc", "PLC", "Holdings", "Solutions",
     "Software", "Networks", "Health", "Energy", "Analytics", "Council", "Committee", "Department", "Studio",

@@ -73,9 +73,8 @@ class DeterministicPlanner:
 
 # A page that has moved says where it went and nothing else: "This page has moved … You should be redirected
 # automatically in 3 seconds" (pip's docs keep 17 such stubs), "Redirecting… If you are not redirected, follow this
-# link". Its source page keeps what it says; the wiki files nothing from it.
-# Only a page speaking of itself: "the site has moved to Building 4" is news, and so is "after paying you will be
-# redirected to the confirmation page".
+# link". Its source page keeps what it says; the wiki files nothing from it. Only a page speaking of itself counts:
+# "the site has moved to Building 4" is news, and so is "after paying you will be redirected to the confirmation page".
 _MOVED = re.compile(
     r"\b(?:(?:this|the) (?:page|document|article|documentation) (?:has )?(?:been )?(?:moved|relocated)"
     r"|(?:should|will) be redirected (?:automatically|shortly|momentarily|in \d+ seconds?)"
@@ -106,7 +105,8 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
         st.listed += [o] if o not in st.listed else []
     cands = detect_entities(units, st.page.title, participants, links, st.names, orgs, st.listed,
                             [h for _, h, _ in st.headings])
-    cands = [c for c in cands if not _spelled_term(c, spelled_out(units), orgs)]
+    terms = spelled_out(units)
+    cands = [c for c in cands if not _spelled_term(c, terms, orgs)]
     entities = _entities(st, cands, participants, project)
     st.entities = entities
     for path, variant in st.pending_aliases:
