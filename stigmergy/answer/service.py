@@ -18,6 +18,7 @@ from typing import Any
 
 from stigmergy.answer import llm
 from stigmergy.answer.compose import readable, sentence
+from stigmergy.answer.corroborate import corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
@@ -184,11 +185,18 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             continue
         decision = decide(top, scored, ev.lines, ev.contradictions, root, layers, part.slot.kind, part.text)
         q = asked(part.text, names)
-        for line in decision.lines:
+        lost = {_key(s["text"]) for s in decision.superseded}
+        for n, line in enumerate(decision.lines):
             via = top.via_context if line is top.line else False
             then = follow_on(line, ev.lines)
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None)
+            if n == 0 and not via:
+                # The other sources that state the same value are cited with it (answer/corroborate.py); a claim
+                # the decision set aside is never one of them.
+                also = [c.to_dict(with_text) for c in corroborating(line, top, [
+                    sc for sc in scored if _key(sc.line.text) not in lost], part.slot, names, q, threshold)]
+                made["citations"] += [c for c in also if c not in made["citations"]]
             key = " ".join(made["text"].casefold().split())
             if key in said:
                 entry["sentences"].append(next(i for i, s in enumerate(sentences)

@@ -1,0 +1,41 @@
+"""An answer cites every source that states its value, not only the line it quotes: a reader sees that the
+status page and the investor letter both put the SMS delay at 47 minutes. A line only corroborates when it would
+answer the question itself (eligible, past the threshold), comes from another source and states the same value;
+at most two are added (sentences written for these tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_index_support import HashEmbedder, RepoBuilder
+
+from stigmergy.answer.service import ask
+from stigmergy.index.build import build_index
+
+READER = "someone@example.com"
+
+
+def _cited(answer: dict) -> set[str]:
+    return {c["path"] for s in answer["sentences"] for c in s["citations"] if c["path"].startswith("sources/")}
+
+
+def test_every_source_stating_the_answer_is_cited(tmp_path: Path) -> None:
+    b = RepoBuilder(tmp_path / "kb")
+    letter = b.source("Investor letter Q3", "An SMS provider outage on 19 August delayed excursion alerts by up to "
+                      "47 minutes.\nOur fallback provider is now always on.\n", occurred_at="2026-10-01")
+    status = b.source("Status page incident", "Excursion alerts sent by SMS were delayed by up to 47 minutes during "
+                      "the SMS provider outage on 19 August.\n", occurred_at="2026-08-19")
+    other = b.source("Board call", "The SMS provider outage review on 20 August ran for 47 minutes.\n",
+                     occurred_at="2026-08-20")
+    wrong = b.source("Early estimate", "During the SMS provider outage excursion alerts were delayed by up to 30 "
+                     "minutes, the first estimate said.\n", occurred_at="2026-08-19")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    got = ask(b.root, b.settings, READER, "how late were the sms excursion alerts in the august provider outage?")
+    assert got["answered"], got
+    cited = _cited(got)
+    assert {letter, status} <= cited, (cited, got["sentences"])
+    # Another subject with the same figure, and the same subject with another figure, corroborate nothing.
+    assert other not in cited and wrong not in cited
+    # The quoted line is still one sentence: the others are citations of it, not sentences of their own.
+    assert len(got["sentences"]) == 1
