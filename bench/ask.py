@@ -21,7 +21,10 @@ ask_blind2_*_questions.json (the same two corpora, written blind by helpers on 5
 session, after that session's rules had been made from the earlier sets' misses: they measured those rules on
 questions nobody had read; their misses were read in the eighteenth session), `blind3_sample` and `blind3_public`
 = ask_blind3_*_questions.json (the same two corpora, written blind by helpers in the eighteenth session, 5 December
-2026; never tuned on). A set that is not committed yet is skipped with a note.
+2026; never tuned on, its wrong answers read in the twenty-first session), `blind4_sample` and `blind4_public` =
+ask_blind4_*_questions.json (the same two corpora, written blind by helpers in the twenty-first session, 5 December
+2026, every file stating an expected fact listed as a source; never tuned on). A set that is not committed yet is
+skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -71,7 +74,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind2_sample": ("ask_blind2_sample_questions.json", "sample"),
         "blind2_public": ("ask_blind2_public_questions.json", "public"),
         "blind3_sample": ("ask_blind3_sample_questions.json", "sample"),
-        "blind3_public": ("ask_blind3_public_questions.json", "public")}
+        "blind3_public": ("ask_blind3_public_questions.json", "public"),
+        "blind4_sample": ("ask_blind4_sample_questions.json", "sample"),
+        "blind4_public": ("ask_blind4_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -697,13 +702,15 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
                    "eighteenth pass, once the third pair was written" if set_name.startswith("blind2") else
                    "written blind on 5 December 2026, in the eighteenth session; never tuned on"
                    if set_name.startswith("blind3") else
+                   "written blind on 5 December 2026, in the twenty-first session, every file stating a fact listed as "
+                   "a source; never tuned on" if set_name.startswith("blind4") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else f"its calibration half tuned on, {read}")
         held = entry.get("this", {}).get("held_out")
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
-                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3")) else "")
+                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4")) else "")
         rows.append([
             f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",

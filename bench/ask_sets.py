@@ -13,7 +13,11 @@
                                      blind by helpers on 5 December 2026 (a third held-out measure until the
                                      eighteenth session read its misses)
     bench/ask_blind3_sample_questions.json, bench/ask_blind3_public_questions.json  the same two corpora, written
-                                     blind by helpers in the eighteenth session (a fourth held-out measure, never tuned on)
+                                     blind by helpers in the eighteenth session (a fourth held-out measure, never tuned
+                                     on; its wrong answers read in the twenty-first session)
+    bench/ask_blind4_sample_questions.json, bench/ask_blind4_public_questions.json  the same two corpora, written
+                                     blind by helpers in the twenty-first session, every file stating an expected fact
+                                     listed as a source (a fifth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -55,6 +59,8 @@ BLIND2_SAMPLE_SET = HERE / "ask_blind2_sample_questions.json"
 BLIND2_PUBLIC_SET = HERE / "ask_blind2_public_questions.json"
 BLIND3_SAMPLE_SET = HERE / "ask_blind3_sample_questions.json"
 BLIND3_PUBLIC_SET = HERE / "ask_blind3_public_questions.json"
+BLIND4_SAMPLE_SET = HERE / "ask_blind4_sample_questions.json"
+BLIND4_PUBLIC_SET = HERE / "ask_blind4_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -159,7 +165,8 @@ def main() -> None:
                        (TUNE_SAMPLE_SET, SAMPLE_CORPUS), (TUNE_PUBLIC_SET, docs),
                        (BLIND_SAMPLE_SET, SAMPLE_CORPUS), (BLIND_PUBLIC_SET, docs),
                        (BLIND2_SAMPLE_SET, SAMPLE_CORPUS), (BLIND2_PUBLIC_SET, docs),
-                       (BLIND3_SAMPLE_SET, SAMPLE_CORPUS), (BLIND3_PUBLIC_SET, docs)):
+                       (BLIND3_SAMPLE_SET, SAMPLE_CORPUS), (BLIND3_PUBLIC_SET, docs),
+                       (BLIND4_SAMPLE_SET, SAMPLE_CORPUS), (BLIND4_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
