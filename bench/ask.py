@@ -700,8 +700,8 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         read = "both halves' misses read in the seventeenth pass"
         history = ("written blind on 5 December 2026, after the seventeenth pass's rules; its misses read in the "
                    "eighteenth pass, once the third pair was written" if set_name.startswith("blind2") else
-                   "written blind on 5 December 2026, in the eighteenth session; never tuned on"
-                   if set_name.startswith("blind3") else
+                   "written blind on 5 December 2026, in the eighteenth session; its wrong answers read in the "
+                   "twenty-first" if set_name.startswith("blind3") else
                    "written blind on 5 December 2026, in the twenty-first session, every file stating a fact listed as "
                    "a source; never tuned on" if set_name.startswith("blind4") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
