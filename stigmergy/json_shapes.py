@@ -236,6 +236,11 @@ class Citation(TypedDict):
     text: NotRequired[str]  # only with --evidence
 
 
+class AlsoSaid(TypedDict):
+    title: str  # the source's title
+    path: str  # the source page
+
+
 class Sentence(TypedDict):
     text: str
     page: str
@@ -243,6 +248,7 @@ class Sentence(TypedDict):
     type: str
     line: int
     citations: list[Citation]
+    also: NotRequired[list[AlsoSaid]]  # the other sources that state the same value, cited with it (ask)
 
 
 class Withheld(TypedDict):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.answer.service import ask
@@ -37,5 +38,27 @@ def test_every_source_stating_the_answer_is_cited(tmp_path: Path) -> None:
     assert {letter, status} <= cited, (cited, got["sentences"])
     # Another subject with the same figure, and the same subject with another figure, corroborate nothing.
     assert other not in cited and wrong not in cited
-    # The quoted line is still one sentence: the others are citations of it, not sentences of their own.
+    # The quoted line is still one sentence: the others are citations of it, not sentences of their own, and the
+    # sentence names them, so a reader sees which sources agree.
     assert len(got["sentences"]) == 1
+    quoted = got["sentences"][0]["page"]
+    also = got["sentences"][0]["also"]
+    assert [a["path"] for a in also] == [p for p in (letter, status) if p != quoted]
+    assert {a["title"] for a in also} <= {"Investor letter Q3", "Status page incident"}
+
+
+def test_the_cli_names_the_sources_that_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from stigmergy.cli.agent_cmds import render_answer
+
+    b = RepoBuilder(tmp_path / "kb")
+    b.source("Investor letter Q3", "An SMS provider outage on 19 August delayed excursion alerts by up to 47 minutes.\n",
+             occurred_at="2026-10-01")
+    b.source("Status page incident", "Excursion alerts sent by SMS were delayed by up to 47 minutes during the SMS "
+             "provider outage on 19 August.\n", occurred_at="2026-08-19")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    got = ask(b.root, b.settings, READER, "how late were the sms excursion alerts in the august provider outage?")
+    render_answer(got)
+    printed = capsys.readouterr().out
+    other = got["sentences"][0]["also"][0]
+    assert f"also said in: {other['title']} ({other['path']}" in printed, printed

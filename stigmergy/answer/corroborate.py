@@ -10,7 +10,7 @@ such value (a reason, a procedure, a definition, yes or no) are quoted from thei
 
 from __future__ import annotations
 
-from stigmergy.answer.evidence import Cite, Line
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import Slot
 from stigmergy.answer.select import Scored
@@ -52,14 +52,13 @@ def _sources(line: Line) -> set[str]:
 
 
 def corroborating(quoted: Line, top: Scored, scored: list[Scored], slot: Slot, names: Names, q: Asked,
-                  threshold: float) -> list[Cite]:
-    """The citations of at most MAX_CORROBORATING other lines that state `quoted`'s value (best first)."""
+                  threshold: float) -> list[Line]:
+    """At most MAX_CORROBORATING other lines that state `quoted`'s value, best first."""
     floor = max(threshold, CORROBORATING_SHARE * top.score)
     seen = _sources(quoted)
-    out: list[Cite] = []
-    taken = 0
+    out: list[Line] = []
     for sc in scored:
-        if taken >= MAX_CORROBORATING or sc.score < floor:
+        if len(out) >= MAX_CORROBORATING or sc.score < floor:
             break
         line = sc.line
         if not sc.eligible or sc.via_context or not _sources(line) or _sources(line) & seen:
@@ -67,6 +66,19 @@ def corroborating(quoted: Line, top: Scored, scored: list[Scored], slot: Slot, n
         if not _agree(slot, quoted, line, names, q):
             continue
         seen |= _sources(line)
-        out.extend(line.cites)
-        taken += 1
+        out.append(line)
     return out
+
+
+def also_said(lines: list[Line]) -> list[dict[str, str]]:
+    """The sources the corroborating lines rest on, by title and path, as the answer names them."""
+    out: dict[str, str] = {}
+    for line in lines:
+        paths = list(dict.fromkeys(c.path for c in line.cites))
+        # A wiki line knows its sources' titles in the order it cites them; when they do not pair up, its own
+        # page's title names them.
+        titles = list(line.sources) if line.type != "source" and len(line.sources) == len(paths) else \
+            [line.title] * len(paths)
+        for path, title in zip(paths, titles, strict=True):
+            out.setdefault(path, title)
+    return [{"title": t, "path": p} for p, t in out.items()]

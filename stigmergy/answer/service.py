@@ -18,7 +18,7 @@ from typing import Any
 
 from stigmergy.answer import llm
 from stigmergy.answer.compose import readable, sentence
-from stigmergy.answer.corroborate import corroborating
+from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
@@ -194,9 +194,12 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             if n == 0 and not via:
                 # The other sources that state the same value are cited with it (answer/corroborate.py); a claim
                 # the decision set aside is never one of them.
-                also = [c.to_dict(with_text) for c in corroborating(line, top, [
-                    sc for sc in scored if _key(sc.line.text) not in lost], part.slot, names, q, threshold)]
-                made["citations"] += [c for c in also if c not in made["citations"]]
+                agree = corroborating(line, top, [sc for sc in scored if _key(sc.line.text) not in lost],
+                                      part.slot, names, q, threshold)
+                more = [c.to_dict(with_text) for ln in agree for c in ln.cites]
+                made["citations"] += [c for c in more if c not in made["citations"]]
+                if agree:
+                    made["also"] = also_said(agree)
             key = " ".join(made["text"].casefold().split())
             if key in said:
                 entry["sentences"].append(next(i for i, s in enumerate(sentences)

@@ -62,6 +62,8 @@ def render_answer(result: dict[str, Any]) -> None:
     for i, s in enumerate(result["sentences"], 1):
         out.print(f"[{i}] {s['title']}  [{s['type']}]", markup=False)
         _cited(out, s["citations"], "    ")
+        for a in s.get("also", []):
+            out.print(f"    also said in: {a['title']} ({a['path']})", markup=False)
     for sup in result.get("superseded", []):
         out.print(f"superseded: {sup['text']}  ({sup['why']})", markup=False)
         _cited(out, sup["citations"], "    ")
