@@ -20,19 +20,28 @@ def _cited(answer: dict) -> set[str]:
     return {c["path"] for s in answer["sentences"] for c in s["citations"] if c["path"].startswith("sources/")}
 
 
-def test_every_source_stating_the_answer_is_cited(tmp_path: Path) -> None:
-    b = RepoBuilder(tmp_path / "kb")
+QUESTION = "how late were the sms excursion alerts in the august provider outage?"
+
+
+def _agreeing(b: RepoBuilder) -> tuple[str, str]:
+    """Two sources that state the SMS delay in their own words: the investor letter and the status page."""
     letter = b.source("Investor letter Q3", "An SMS provider outage on 19 August delayed excursion alerts by up to "
                       "47 minutes.\nOur fallback provider is now always on.\n", occurred_at="2026-10-01")
     status = b.source("Status page incident", "Excursion alerts sent by SMS were delayed by up to 47 minutes during "
                       "the SMS provider outage on 19 August.\n", occurred_at="2026-08-19")
+    return letter, status
+
+
+def test_every_source_stating_the_answer_is_cited(tmp_path: Path) -> None:
+    b = RepoBuilder(tmp_path / "kb")
+    letter, status = _agreeing(b)
     other = b.source("Board call", "The SMS provider outage review on 20 August ran for 47 minutes.\n",
                      occurred_at="2026-08-20")
     wrong = b.source("Early estimate", "During the SMS provider outage excursion alerts were delayed by up to 30 "
                      "minutes, the first estimate said.\n", occurred_at="2026-08-19")
     b.commit()
     build_index(b.root, b.settings, embedder=HashEmbedder())
-    got = ask(b.root, b.settings, READER, "how late were the sms excursion alerts in the august provider outage?")
+    got = ask(b.root, b.settings, READER, QUESTION)
     assert got["answered"], got
     cited = _cited(got)
     assert {letter, status} <= cited, (cited, got["sentences"])
@@ -51,13 +60,10 @@ def test_the_cli_names_the_sources_that_agree(tmp_path: Path, capsys: pytest.Cap
     from stigmergy.cli.agent_cmds import render_answer
 
     b = RepoBuilder(tmp_path / "kb")
-    b.source("Investor letter Q3", "An SMS provider outage on 19 August delayed excursion alerts by up to 47 minutes.\n",
-             occurred_at="2026-10-01")
-    b.source("Status page incident", "Excursion alerts sent by SMS were delayed by up to 47 minutes during the SMS "
-             "provider outage on 19 August.\n", occurred_at="2026-08-19")
+    _agreeing(b)
     b.commit()
     build_index(b.root, b.settings, embedder=HashEmbedder())
-    got = ask(b.root, b.settings, READER, "how late were the sms excursion alerts in the august provider outage?")
+    got = ask(b.root, b.settings, READER, QUESTION)
     render_answer(got)
     printed = capsys.readouterr().out
     other = got["sentences"][0]["also"][0]
