@@ -529,3 +529,21 @@ The old sandbox hosts stop answering on 30 June 2026.
 """
     file_and_commit(root, write_source(root, 3, long, title="Harbor API 4.2 release notes"), 3)
     assert "Harbor API 4.2 release notes" in _titles(root, "notes")
+
+
+def test_an_author_is_a_person_not_an_organisation() -> None:
+    # The Python how-to pages typed their authors organisations, by the "by" before them: "Processing Text Files in
+    # Python 3, by Nick Coghlan.", "written by Collin Winter", "Marc-André Lemburg gave a presentation", "Guido van
+    # Rossum recommends …". Who writes, presents or recommends is a person; a firm "acquired by" stays a firm.
+    from stigmergy.plan.deterministic.names import guess_entity_type
+
+    def kind(name: str, *contexts: str) -> str:
+        return guess_entity_type(name, contexts, set())
+
+    assert kind("Nick Coghlan", "Processing Text Files in Python 3, by Nick Coghlan.") == "person"
+    assert kind("Collin Winter", "Adds a section on the functional module written by Collin Winter.") == "person"
+    assert kind("Marc-André Lemburg", "Marc-André Lemburg gave a presentation at EuroPython 2002.") == "person"
+    assert kind("Marc-André Lemburg", "The slides for Marc-André Lemburg’s presentation discuss encodings.") == "person"
+    assert kind("Guido van Rossum", "Guido van Rossum recommends avoiding all uses of from module import *.") == "person"
+    assert kind("Norrland Fresh", "Norrland Fresh was acquired by Orbis Freight in May.") == "other"
+    assert kind("Orbis Freight", "Norrland Fresh was acquired by Orbis Freight in May.") == "organisation"

@@ -260,6 +260,13 @@ _ROLE = (
 )
 
 
+# Who wrote, edited or translated a text, or whose talk or article it is: "written by Collin Winter", "Processing Text
+# Files in Python 3, by Nick Coghlan.", "Marc-André Lemburg's presentation". A person; "acquired by X" is no such sign.
+_AUTHORED = (r"\b(?:(?:written|authored|edited|translated|presented)\s+by|,\s+by)\s+{0}(?:\.|$)"
+             r"|\b(?:written|authored|edited|translated)\s+by\s+{0}\b"
+             r"|\b{0}['’]s\s+(?:presentation|talk|article|book|slides|paper|essay|post|blog|thesis|keynote)\b")
+
+
 def guess_entity_type(
     name: str, contexts: Iterable[str], participants: set[str], organisations: set[str] | frozenset[str] = frozenset()
 ) -> str:
@@ -288,7 +295,7 @@ def guess_entity_type(
         return "person"
     if re.search(rf"\b(?:launch(?:ed|es|ing)?|releas(?:e|ed|es|ing)|ship(?:ped|s)?|version of|rolled out|beta of|using|uses|deploy(?:ed)?|renamed (?:its|the|our) (?:platform|product|app) (?:to )?)\s+(?:the\s+|a\s+|an\s+)?{esc}\b", ctx) or re.search(rf"\b{esc}\s+(?:v?\d+(?:\.\d+)+|app|platform|API|SDK|release|beta|launch)\b", ctx):
         return "product"
-    if re.search(rf"\b{esc}\s*\((?:CEO|CTO|CFO|COO|VP|head|lead|director|manager|engineer|founder)", ctx, re.I) or re.search(rf"\b{esc}\s+(?:said|says|noted|asked|agreed|proposed|presented|joined|will|thinks|suggested|owns|reported)\b", ctx):
+    if re.search(rf"\b{esc}\s*\((?:CEO|CTO|CFO|COO|VP|head|lead|director|manager|engineer|founder)", ctx, re.I) or re.search(rf"\b{esc}\s+(?:said|says|noted|asked|agreed|proposed|presented|joined|will|thinks|suggested|owns|reported|recommends|recommended|gave|wrote|writes|explains|explained|argues|argued)\b", ctx) or re.search(_AUTHORED.format(esc), ctx):
         if len(words) >= 2:
             return "person"
     if len(words) in (2, 3) and words[0] in FIRST_NAMES and all(w.isalpha() or "-" in w or "'" in w for w in words):
