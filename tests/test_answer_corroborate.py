@@ -68,3 +68,16 @@ def test_the_cli_names_the_sources_that_agree(tmp_path: Path, capsys: pytest.Cap
     printed = capsys.readouterr().out
     other = got["sentences"][0]["also"][0]
     assert f"also said in: {other['title']} ({other['path']}" in printed, printed
+
+
+def test_the_web_view_names_the_sources_that_agree_escaped() -> None:
+    from stigmergy.server.render import ask_page
+
+    hostile = "<script>alert(1)</script> letter"
+    result = {"answered": True, "sentences": [{
+        "text": "Delayed by up to 47 minutes.", "page": "sources/2026/08/cap_A.md", "title": "Status page", "type": "source",
+        "line": 3, "citations": [{"path": "sources/2026/08/cap_A.md", "lines": [3, 3]}],
+        "also": [{"title": hostile, "path": "sources/2026/10/cap_B.md"}]}], "contradictions": []}
+    html = ask_page(None, "how late?", result)
+    assert "also said in: <a href=" in html and "sources/2026/10/cap_B.md" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html

@@ -295,6 +295,13 @@ def _citations(cites: list[dict[str, Any]]) -> str:
     return " ".join(cite_link(c["path"], c["lines"][0], c["lines"][1]) for c in cites)
 
 
+def _also(sources: list[dict[str, str]]) -> str:
+    """The other sources that state a sentence's value (answer/corroborate.py)."""
+    if not sources:
+        return ""
+    return " <span class=meta>also said in: " + ", ".join(page_link(a["path"], a["title"]) for a in sources) + "</span>"
+
+
 def ask_page(session: Any, question: str, result: dict[str, Any] | None) -> str:
     form = (f"<form action='/ask' method=get><input type=text name=q value=\"{e(question)}\" id=q> "
             "<button type=submit>Ask</button></form>")
@@ -310,7 +317,7 @@ def ask_page(session: Any, question: str, result: dict[str, Any] | None) -> str:
     else:
         sentences = "".join(
             f"<li>{e(s['text'])} <span class=meta>({page_link(s['page'], s['title'])})</span> "
-            f"{_citations(s['citations'])}</li>" for s in result["sentences"])
+            f"{_citations(s['citations'])}{_also(s.get('also', []))}</li>" for s in result["sentences"])
         parts.append(f"<ol id=answer>{sentences}</ol>")
         for u in result.get("uncovered", []):
             parts.append(f"<p class=meta>The wiki does not say: {e(u)}.</p>")
