@@ -67,6 +67,9 @@ stigmergy -C "$wiki" --as ceo@lanternfish.example search "CANARY-BOARD-7731 acqu
 step "ask: an answer built from cited lines (the deterministic answerer; no network)"
 stigmergy -C "$wiki" ask "What was revenue in Q2 2026?"
 
+step "ask: every source that states the answer is cited (also said in …)"
+stigmergy -C "$wiki" ask "How late were the SMS alerts during the August outage?"
+
 step "ask what the wiki cannot answer: an honest refusal"
 stigmergy -C "$wiki" ask "What is the office dress code?" || true
 
