@@ -76,15 +76,18 @@ def test_two_notes_of_one_title_and_date_are_told_apart_by_what_differs(tmp_path
     root = make_repo(tmp_path)
     body = "The {} command installs packages from the index and from local archives, with their dependencies.\n"
     for n, where in enumerate(("docs/html/cli/pip_install.rst", "docs/html/reference/pip_install.rst",
-                               "docs/html/ux/research-results/pip-install.md", "docs/html/cli/pip-install.md"), 1):
+                               "docs/html/ux/research-results/pip-install.md", "docs/html/cli/pip-install.md",
+                               "docs/html/pip_install.txt"), 1):
         rel = write_source(root, n, body.format(f"variant {n}"), title="Pip install", occurred_at="2026-12-05",
                            locator=where)
         file_and_commit(root, rel, n)
-    rel = write_source(root, 5, "Since version 25 the resolver backtracks over every candidate release by default.\n",
+    rel = write_source(root, 6, "Since version 25 the resolver backtracks over every candidate release by default.\n",
                        title="Pip install", occurred_at="2027-01-10", locator="docs/html/cli/pip_install.rst")
-    file_and_commit(root, rel, 5)
+    file_and_commit(root, rel, 6)
+    # docs/html/pip_install.txt: "html" says only that it holds documents, so its file's name tells it apart.
     assert sorted(_titles(root, "notes")) == ["Pip install", "Pip install (2027-01-10)", "Pip install (pip-install.md)",
-                                              "Pip install (reference)", "Pip install (research-results)"]
+                                              "Pip install (pip_install.txt)", "Pip install (reference)",
+                                              "Pip install (research-results)"]
 
 
 def test_titles_named_matches_whole_words_like_the_regex_it_replaces() -> None:

@@ -48,13 +48,19 @@ def _first_source(st: Filing, path: str) -> tuple[str, str] | None:
     return str(meta.get("locator") or ""), str(meta.get("occurred_at") or "")[:10]
 
 
+# Folders that hold a site's or a project's documents as such: "Getting Started (html)" tells a reader nothing.
+_GENERIC_FOLDERS = frozenset("doc docs documentation html htdocs www site public static content contents pages src "
+                             "source sources en export exports".split())
+
+
 def _folder_that_differs(mine: str, theirs: str) -> str:
     """The last folder of `mine`'s path that is not where `theirs` has it ("reference" for reference/pip_install.rst
-    beside cli/pip_install.rst); "" when both sit in one folder."""
+    beside cli/pip_install.rst); "" when both sit in one folder, or when that folder only says it holds documents
+    (`docs/html/getting-started.md` beside `docs/html/development/getting-started.rst`)."""
     a, b = mine.split("/")[:-1], theirs.split("/")[:-1]
     while a and b and a[-1] == b[-1]:
         a, b = a[:-1], b[:-1]
-    return _unhashed(a[-1]) if a else ""
+    return _unhashed(a[-1]) if a and a[-1].casefold() not in _GENERIC_FOLDERS else ""
 
 
 def note_target(st: Filing) -> tuple[str | None, str]:
