@@ -550,3 +550,18 @@ def test_an_author_is_a_person_not_an_organisation() -> None:
     assert kind("Guido van Rossum", "Guido van Rossum recommends avoiding all uses of from module import *.") == "person"
     assert kind("Norrland Fresh", "Norrland Fresh was acquired by Orbis Freight in May.") == "other"
     assert kind("Orbis Freight", "Norrland Fresh was acquired by Orbis Freight in May.") == "organisation"
+
+
+def test_a_language_written_in_is_a_product_not_a_place() -> None:
+    # The Python how-to pages typed "Python", "Smalltalk" and "Modula-3" places, by the "in" before them ("in Python").
+    # A thing programs are written in, or whose code, programs or interpreter a page speaks of, is software.
+    from stigmergy.plan.deterministic.names import guess_entity_type
+
+    def kind(name: str, *contexts: str) -> str:
+        return guess_entity_type(name, contexts, set())
+
+    assert kind("Python", "Sorting is easy in Python.", "Most Python programs use the standard library.") == "product"
+    assert kind("Smalltalk", "The class syntax was borrowed from a system written in Smalltalk.") == "product"
+    assert kind("Modula-3", "Exceptions work as in Modula-3.", "Modula-3 code raises them the same way.") == "product"
+    # A place stays one.
+    assert kind("Leeds", "We opened an office in Leeds.", "The team in Leeds grew to 12 people.") == "place"

@@ -267,6 +267,12 @@ _AUTHORED = (r"\b(?:(?:written|authored|edited|translated|presented)\s+by|,\s+by
              r"|\b{0}['’]s\s+(?:presentation|talk|article|book|slides|paper|essay|post|blog|thesis|keynote)\b")
 
 
+# What software has and a town has not: "Python programs", "Modula-3 code", "the Tcl interpreter" (the how-to pages'
+# "in Python" had typed the language a place).
+# Not "library", "packages" or "developers": a town has those too ("the Leeds library", "Umeå packages").
+_SOFTWARE_NOUNS = "code|programs?|scripts?|modules?|interpreter|compiler|syntax|implementation|bindings|runtime"
+
+
 def guess_entity_type(
     name: str, contexts: Iterable[str], participants: set[str], organisations: set[str] | frozenset[str] = frozenset()
 ) -> str:
@@ -293,7 +299,7 @@ def guess_entity_type(
         or re.search(rf"\b{esc}\s*(?:\(|,|—|–|-)?\s*(?:the\s+|our\s+)?(?:[A-Z][a-z]+\s+){{0,2}}{_ROLE}\b", ctx)
     ):
         return "person"
-    if re.search(rf"\b(?:launch(?:ed|es|ing)?|releas(?:e|ed|es|ing)|ship(?:ped|s)?|version of|rolled out|beta of|using|uses|deploy(?:ed)?|renamed (?:its|the|our) (?:platform|product|app) (?:to )?)\s+(?:the\s+|a\s+|an\s+)?{esc}\b", ctx) or re.search(rf"\b{esc}\s+(?:v?\d+(?:\.\d+)+|app|platform|API|SDK|release|beta|launch)\b", ctx):
+    if re.search(rf"\b(?:launch(?:ed|es|ing)?|releas(?:e|ed|es|ing)|ship(?:ped|s)?|version of|rolled out|beta of|using|uses|deploy(?:ed)?|renamed (?:its|the|our) (?:platform|product|app) (?:to )?|(?:written|implemented|coded|programmed) in)\s+(?:the\s+|a\s+|an\s+)?{esc}\b", ctx) or re.search(rf"\b{esc}\s+(?:v?\d+(?:\.\d+)+|app|platform|API|SDK|release|beta|launch|{_SOFTWARE_NOUNS})\b", ctx):
         return "product"
     if re.search(rf"\b{esc}\s*\((?:CEO|CTO|CFO|COO|VP|head|lead|director|manager|engineer|founder)", ctx, re.I) or re.search(rf"\b{esc}\s+(?:said|says|noted|asked|agreed|proposed|presented|joined|will|thinks|suggested|owns|reported|recommends|recommended|gave|wrote|writes|explains|explained|argues|argued)\b", ctx) or re.search(_AUTHORED.format(esc), ctx):
         if len(words) >= 2:
