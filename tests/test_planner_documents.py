@@ -496,6 +496,17 @@ def test_a_title_clash_reads_no_source_outside_the_repository(tmp_path: Path) ->
                        title="Release checklist", occurred_at="2026-12-05", locator="docs/process/release.md")
     result = file_and_commit(root, rel, 1)
     assert "Release checklist (2026-12-05)" in _titles(root, "notes"), result
+    # Nor through a link that stays inside but names a symbolic link pointing out of the repository.
+    inside = root / "sources/2026/12/cap_01JQ0000000000000000EVIL02.md"
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    inside.symlink_to(outside)
+    note2 = root / "wiki/notes/Deploy checklist.md"
+    note2.write_text("---\ntype: note\ntitle: Deploy checklist\nlayer: public\n---\n# Deploy checklist\n\n"
+                     "- A line ([source](../../sources/2026/12/cap_01JQ0000000000000000EVIL02.md#L1))\n", encoding="utf-8")
+    rel = write_source(root, 2, "Harbor Gateway 2.5 deploys on 19 January 2027, once all 41 smoke tests pass.\n",
+                       title="Deploy checklist", occurred_at="2026-12-05", locator="docs/process/deploy.md")
+    result = file_and_commit(root, rel, 2)
+    assert "Deploy checklist (2026-12-05)" in _titles(root, "notes"), result
 
 
 def test_a_page_that_has_moved_files_nothing(tmp_path: Path) -> None:

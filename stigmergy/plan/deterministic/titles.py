@@ -10,6 +10,7 @@ from stigmergy.errors import ContractError
 from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.paths import page_relpath, stem_of
 from stigmergy.plan.deterministic.state import Filing, already_cites, existing
+from stigmergy.repo.containment import read_contained
 
 _HASHY = re.compile(
     r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # a UUID
@@ -41,9 +42,12 @@ def _first_source(st: Filing, path: str) -> tuple[str, str] | None:
     rel = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group(1)))
     if not _SOURCE_PATH.fullmatch(rel):
         return None  # a link that climbs out of the repository names no source of it
+    text = read_contained(st.ctx.root, rel)  # no symbolic link out of the repository either
+    if text is None:
+        return None
     try:
-        meta, _, _ = split_front_matter((st.ctx.root / rel).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ContractError):
+        meta, _, _ = split_front_matter(text)
+    except ContractError:
         return None
     return str(meta.get("locator") or ""), str(meta.get("occurred_at") or "")[:10]
 
