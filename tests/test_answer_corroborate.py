@@ -81,3 +81,26 @@ def test_the_web_view_names_the_sources_that_agree_escaped() -> None:
     html = ask_page(None, "how late?", result)
     assert "also said in: <a href=" in html and "sources/2026/10/cap_B.md" in html
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_a_name_corroborates_only_the_same_names() -> None:
+    # "Who leads the Harbor API team?" quoted from "Ines Carvalho leads …": a line naming Ines and someone else
+    # ("Ines Carvalho handed the team over to Samuel Achterberg") says something else of her, and is no second source.
+    from stigmergy.answer.corroborate import _agree
+    from stigmergy.answer.evidence import Line
+    from stigmergy.answer.names import Entity, Names
+    from stigmergy.answer.question import Slot
+    from stigmergy.answer.values import asked
+
+    ines = Entity(1, "Ines Carvalho", "person", frozenset({"ines carvalho"}))
+    samuel = Entity(2, "Samuel Achterberg", "person", frozenset({"samuel achterberg"}))
+    names = Names(by_name={"ines carvalho": ines, "samuel achterberg": samuel})
+    q = asked("who leads the harbor api team?", names)
+
+    def line(text: str) -> Line:
+        return Line("sources/x.md", "X", "source", "public", 1, text, text, (), (), 1)
+
+    quoted = line("Ines Carvalho leads the Harbor API team.")
+    slot = Slot("person")
+    assert _agree(slot, quoted, line("The Harbor API team is led by Ines Carvalho since March."), names, q)
+    assert not _agree(slot, quoted, line("Ines Carvalho handed the Harbor API team over to Samuel Achterberg."), names, q)

@@ -4,7 +4,7 @@ the fact, not on whichever of its sources the scores put first.
 
 A line corroborates the quoted one only when it would answer the part itself (eligible, scoring at least
 CORROBORATING_SHARE of the quoted line and the threshold), rests on other sources, and states the same value of the
-asked kind: the same date or figure (one's values all said by the other's text), or the same entity. Kinds with no
+asked kind: the same date or figure (one's values all said by the other's text), or the same entities. Kinds with no
 such value (a reason, a procedure, a definition, yes or no) are quoted from their one line, as before.
 """
 
@@ -40,7 +40,9 @@ def _agree(slot: Slot, quoted: Line, other: Line, names: Names, q: Asked) -> boo
     mine, my_ents = _values(slot, quoted.text, names, q)
     theirs, their_ents = _values(slot, other.text, names, q)
     if my_ents or their_ents:
-        return bool(my_ents) and bool(their_ents) and (my_ents <= their_ents or their_ents <= my_ents)
+        # The same names, no more: "Ines Carvalho handed the team over to Samuel Achterberg" names Ines too, and says
+        # something else of her.
+        return bool(my_ents) and my_ents == their_ents
     if not mine or not theirs:
         return False
     # "Tuesday 2 June 2026" and "2 June 2026" are one date: one line's values all said in the other's words.
