@@ -532,6 +532,9 @@ You should be redirected automatically in 3 seconds. If that didn't work, here's
 window and the order number that Ines Carvalho's team asks for in every ticket.
 """
     assert not file_and_commit(root, write_source(root, 5, pay, title="Checkout flow"), 5).plan.is_empty
+    chat = """[09:12] Grace Nakamura: The page has moved to Notion, ask Ines Carvalho for access before Friday 14 March.
+"""
+    assert not file_and_commit(root, write_source(root, 6, chat, title="Ops chat"), 6).plan.is_empty
     # A document that says, among much else, that a page moved still files.
     long = """## Release 4.2
 
@@ -541,7 +544,7 @@ Failed webhook deliveries are now retried for up to 48 hours, up from 24 hours.
 Ines Carvalho leads the migration of the remaining 14 carriers before the end of April.
 The old sandbox hosts stop answering on 30 June 2026.
 """
-    file_and_commit(root, write_source(root, 3, long, title="Harbor API 4.2 release notes"), 3)
+    file_and_commit(root, write_source(root, 7, long, title="Harbor API 4.2 release notes"), 7)
     assert "Harbor API 4.2 release notes" in _titles(root, "notes")
 
 

@@ -74,9 +74,10 @@ class DeterministicPlanner:
 # A page that has moved says where it went and nothing else: "This page has moved … You should be redirected
 # automatically in 3 seconds" (pip's docs keep 17 such stubs), "Redirecting… If you are not redirected, follow this
 # link". Its source page keeps what it says; the wiki files nothing from it. Only a page speaking of itself counts:
-# "the site has moved to Building 4" is news, and so is "after paying you will be redirected to the confirmation page".
+# "the site has moved to Building 4" is news, and so are "after paying you will be redirected to the confirmation page"
+# and a chat's "The page has moved to Notion".
 _MOVED = re.compile(
-    r"\b(?:(?:this|the) (?:page|document|article|documentation) (?:has )?(?:been )?(?:moved|relocated)"
+    r"\b(?:this (?:page|document|article|documentation) (?:has )?(?:been )?(?:moved|relocated)"
     r"|(?:should|will) be redirected (?:automatically|shortly|momentarily|in \d+ seconds?)"
     r"|if you are not (?:being )?redirected)|^redirecting\b", re.I)
 _STUB_STATEMENTS = 3  # a stub says it moved, where, and perhaps how to get there
