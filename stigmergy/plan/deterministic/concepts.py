@@ -149,7 +149,7 @@ def definitions(units: Sequence[Unit]) -> list[Definition]:
     return out
 
 
-def spelled_out(units: Sequence[Unit]) -> set[str]:
+def spelled_out(defs: Sequence[Definition]) -> set[str]:
     """The long forms, case-folded, of the acronyms a source spells out: "Attention Deficit Hyperactivity Disorder" for
     "Attention Deficit Hyperactivity Disorder (ADHD)"."""
-    return {d.page_title.rsplit(" (", 1)[0].casefold() for d in definitions(units) if d.how == "acronym"}
+    return {d.page_title.rsplit(" (", 1)[0].casefold() for d in defs if d.how == "acronym"}

@@ -21,7 +21,6 @@ from stigmergy.pages.paths import page_relpath, stem_of
 from stigmergy.plan.deterministic.analysis import (
     PERIOD,
     Unit,
-    definitions,
     find_known,
     measures_in,
     mentions,
@@ -40,7 +39,14 @@ from stigmergy.plan.deterministic.layout import (
     split_blocks,
 )
 from stigmergy.plan.deterministic.lead import MAX_ARCHIVE_LINKS, lead_lines
-from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, count_on_disk, existing
+from stigmergy.plan.deterministic.state import (
+    Entity,
+    Filing,
+    already_cites,
+    count_on_disk,
+    existing,
+    source_definitions,
+)
 from stigmergy.plan.schema import CreatePage, UpdatePage
 
 MAX_ENTITY_LINES = 6
@@ -283,7 +289,7 @@ def concepts(st: Filing, entities: dict[str, Entity]) -> dict[str, tuple[str, li
     }
     out: dict[str, tuple[str, list[int], int | None]] = {}
     concept_stems = {stem_of(p): p for p in st.cat.pages.get("concept", [])}
-    for d in definitions(st.units):
+    for d in source_definitions(st):
         if d.term.casefold() in ent_names or d.term.casefold() in st.project_stems:
             continue
         # An acronym a concept page already spells out ("Mean kinetic temperature (MKT)") is that page,

@@ -39,7 +39,7 @@ from stigmergy.plan.deterministic.analysis import (
 from stigmergy.plan.deterministic.concepts import spelled_out
 from stigmergy.plan.deterministic.layout import insert_section
 from stigmergy.plan.deterministic.names import ORG_SUFFIX, short_forms
-from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing
+from stigmergy.plan.deterministic.state import Entity, Filing, already_cites, existing, source_definitions
 from stigmergy.plan.deterministic.titles import note_target
 from stigmergy.plan.planner import PlannerReply
 from stigmergy.plan.schema import (
@@ -106,7 +106,7 @@ def run(st: Filing) -> tuple[Plan, dict[str, Any]]:
         st.listed += [o] if o not in st.listed else []
     cands = detect_entities(units, st.page.title, participants, links, st.names, orgs, st.listed,
                             [h for _, h, _ in st.headings])
-    terms = spelled_out(units)
+    terms = spelled_out(source_definitions(st))
     cands = [c for c in cands if not _spelled_term(c, terms, orgs)]
     entities = _entities(st, cands, participants, project)
     st.entities = entities

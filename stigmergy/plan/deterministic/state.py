@@ -18,6 +18,7 @@ from stigmergy.pages.source import SourcePage
 from stigmergy.plan.catalogue import Catalogue, catalogue
 from stigmergy.plan.context import PlannerContext, SourceDoc
 from stigmergy.plan.deterministic.analysis import NameIndex, Unit, split_units
+from stigmergy.plan.deterministic.concepts import Definition, definitions
 from stigmergy.plan.deterministic.facts import SourceReading
 from stigmergy.plan.schema import AliasProposal, ContradictionProposal, CreatePage, UpdatePage
 
@@ -78,6 +79,7 @@ class Filing:
     slugs: dict[str, str] | None = None  # slug -> known name, for front matter that names an entity by slug
     own_reading: SourceReading | None = None
     recorded_cache: frozenset[tuple[str, int, int]] | None = None
+    defs: list[Definition] | None = None  # the terms the source defines (source_definitions)
     added_stems: list[str] = field(default_factory=list)  # pages this plan adds to `all_stems`
 
     @classmethod
@@ -104,6 +106,14 @@ class Filing:
 
 
 # -- reading pages the plan will touch ------------------------------------------------------------
+
+def source_definitions(st: Filing) -> list[Definition]:
+    """The terms the source defines, read once a filing: the entities (a spelled-out acronym is a term) and the
+    concepts both ask."""
+    if st.defs is None:
+        st.defs = definitions(st.units)
+    return st.defs
+
 
 def existing(st: Filing, path: str) -> tuple[dict[str, Any], str] | None:
     """(front matter, body) of a page on disk: from the context when it was selected, else read

@@ -77,7 +77,10 @@ def note_target(st: Filing) -> tuple[str | None, str]:
     options = [title, f"{title} ({st.date})"]
     if origin:
         options.append(f"{title} ({st.date}, {' '.join(origin.split())})")
-    clash = st.all_stems.get(stem_of(page_relpath("note", title, st.layer)).casefold())
+    own = page_relpath("note", title, st.layer)
+    clash = st.all_stems.get(stem_of(own).casefold())
+    if clash == own and already_cites(st, own):
+        return None, title  # filed before (a recompile): nothing to tell apart, nothing to read
     theirs = _first_source(st, clash) if clash is not None and clash not in st.planned_stems.values() else None
     if theirs is not None and theirs[1] == st.date:
         folder = _folder_that_differs(st.page.locator, theirs[0])
