@@ -388,6 +388,10 @@ def _cites_source(sentence: dict[str, Any], sources: list[str], loc: Locators) -
                for c in sentence["citations"])
 
 
+def _answer_text(row: dict[str, Any]) -> str:
+    return _norm(" ".join(s["text"] for s in row["sentences"]))
+
+
 def verdict(q: dict[str, Any], row: dict[str, Any], loc: Locators) -> str:
     """The sets' matching rule: every expected string in the answer's sentences, at least one citation of
     one of the question's `source` files, and each part the corpus does not cover said to be uncovered."""
@@ -396,7 +400,7 @@ def verdict(q: dict[str, Any], row: dict[str, Any], loc: Locators) -> str:
         return "refused_correctly" if not row["answered"] else "answered_unanswerable"
     if not row["answered"]:
         return "refused_wrongly"
-    said = _norm(" ".join(s["text"] for s in row["sentences"]))
+    said = _answer_text(row)
     if not all(_norm(fact) in said for fact in facts):
         return "answered_wrongly"
     sources = expected_sources(q)
@@ -416,7 +420,7 @@ def supported_elsewhere(q: dict[str, Any], row: dict[str, Any]) -> bool:
     facts = expected(q)
     if facts is None or not row["answered"] or len(row.get("uncovered") or []) < uncovered_parts(q):
         return False
-    said = _norm(" ".join(s["text"] for s in row["sentences"]))
+    said = _answer_text(row)
     cited = _norm(" ".join(c.get("text") or "" for s in row["sentences"] for c in s["citations"] if _is_source(c["path"])))
     return all(_norm(fact) in said and _norm(fact) in cited for fact in facts)
 
