@@ -23,7 +23,10 @@ questions nobody had read; their misses were read in the eighteenth session), `b
 = ask_blind3_*_questions.json (the same two corpora, written blind by helpers in the eighteenth session, 5 December
 2026; never tuned on, its wrong answers read in the twenty-first session), `blind4_sample` and `blind4_public` =
 ask_blind4_*_questions.json (the same two corpora, written blind by helpers in the twenty-first session, 5 December
-2026, every file stating an expected fact listed as a source; never tuned on). A set that is not committed yet is
+2026, every file stating an expected fact listed as a source; its misses read in the twenty-second session, once the
+fifth pair was written), `blind5_sample` and `blind5_public` = ask_blind5_*_questions.json (the same two corpora,
+written blind by helpers at the start of the twenty-second session, 5 December 2026, before that session changed the
+answerer; never tuned on). A set that is not committed yet is
 skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
@@ -76,7 +79,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind3_sample": ("ask_blind3_sample_questions.json", "sample"),
         "blind3_public": ("ask_blind3_public_questions.json", "public"),
         "blind4_sample": ("ask_blind4_sample_questions.json", "sample"),
-        "blind4_public": ("ask_blind4_public_questions.json", "public")}
+        "blind4_public": ("ask_blind4_public_questions.json", "public"),
+        "blind5_sample": ("ask_blind5_sample_questions.json", "sample"),
+        "blind5_public": ("ask_blind5_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -707,14 +712,17 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
                    "written blind on 5 December 2026, in the eighteenth session; its wrong answers read in the "
                    "twenty-first" if set_name.startswith("blind3") else
                    "written blind on 5 December 2026, in the twenty-first session, every file stating a fact listed as "
-                   "a source; never tuned on" if set_name.startswith("blind4") else
+                   "a source; its misses read in the twenty-second, once the fifth pair was written"
+                   if set_name.startswith("blind4") else
+                   "written blind on 5 December 2026, at the start of the twenty-second session, before its changes; "
+                   "never tuned on" if set_name.startswith("blind5") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else f"its calibration half tuned on, {read}")
         held = entry.get("this", {}).get("held_out")
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
-                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4")) else "")
+                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4", "blind5")) else "")
         rows.append([
             f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
