@@ -196,12 +196,21 @@ _PLAIN = (
 )
 
 
+# A month as people type it short ("15th of sept", "end of feb"); "mar" and "may" are as often other words.
+_MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep": 8, "sept": 8, "oct": 9,
+                "nov": 10, "dec": 11}
+
+
 def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table."""
+    """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table; and a
+    month typed short ("sept") -> the month's name as lines write it, and its quarter."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
-        low = fold(t.word)
-        if low in MONTH_NAMES and low != "may":  # "may" is as often the verb
+        low = fold(t.word).rstrip(".")
+        if low in _MONTH_SHORT and not t.name:
+            month = _MONTH_SHORT[low]
+            out[t.stem] = (frozenset({stem(MONTH_NAMES[month])}), frozenset({f"q{month // 3 + 1}"}))
+        elif low in MONTH_NAMES and low != "may":  # "may" is as often the verb
             out[t.stem] = (frozenset({f"q{MONTH_NAMES.index(low) // 3 + 1}"}),)
     return out
 
@@ -385,7 +394,7 @@ def topical(terms: list[Term]) -> frozenset[str]:
     MKT name a kind of thing), except the words the whole wiki is about (on a third of the reader's
     fragments: "pip" in pip's documentation; "which pip release added the lock command" is not answered by a
     line about pre-releases because it says "pip"); when that leaves none, every plain word does."""
-    plain = [t for t in terms if not t.figure and (not t.name or t.word.isupper())]
+    plain = [t for t in terms if (not t.figure or t.claim == "example") and (not t.name or t.word.isupper())]
     keep = frozenset(t.stem for t in plain if not t.everywhere)
     return keep or frozenset(t.stem for t in plain)
 
@@ -412,21 +421,21 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     ctx_text = context_text(line)
     own = stems(line.text if lacking else _WITHOUT_RE.sub(" ", line.text))
     context = stems(ctx_text if lacking else _WITHOUT_RE.sub(" ", ctx_text))
-    total = sum(t.weight for t in terms if not t.figure)
+    total = sum(t.weight for t in terms if not t.figure or t.claim == "example")
     got = 0.0
     matched: list[str] = []
     topic = False
     for t in terms:
         if _says(t, own, alts, line.text):
             matched.append(t.word)
-            if not t.figure:
+            if not t.figure or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
         elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])):
             matched.append(t.word)
-            if not t.figure:
+            if not t.figure or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
-        elif t.figure or (t.proper and not t.common):
+        elif (t.figure and not t.claim) or (t.proper and not t.common):
             # A figure the question names (Q1, 2026) or a rare proper name (Hull, Asia) is a constraint, not
             # a hint: a line that does not say it is about something else.
             return 0.0, False, False, ()

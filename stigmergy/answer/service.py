@@ -26,7 +26,7 @@ from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, score_part
 from stigmergy.answer.supersede import decide
-from stigmergy.answer.terms import Term, question_terms, stem, stems, weigh
+from stigmergy.answer.terms import Term, claimed, question_terms, stem, stems, weigh
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.errors import ConfigError, UsageError
@@ -78,7 +78,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     for i, part in enumerate(asked_parts):
-        terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
+        terms = claimed(weigh(s.store, _named(question_terms(part.text), part.text, names), layers), part.text,
+                        part.slot.kind)
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(ev.lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None) if terms else []

@@ -73,6 +73,10 @@ def tokens(text: str) -> list[str]:
     return [t.strip(".-") for t in _TOKEN_RE.findall(text.replace("’", "'")) if t.strip(".-")]
 
 
+# A day written as an ordinal ("the 15th of sept"): the number a date line writes ("15 September").
+_ORDINAL_RE = re.compile(r"^([0-9]{1,2})(?:st|nd|rd|th)$", re.I)
+
+
 @lru_cache(maxsize=16384)
 def stems(text: str) -> frozenset[str]:
     """Every stem of `text`, plus the parts of hyphenated or dotted tokens (`eu-west-2` also gives `west`).
@@ -80,6 +84,9 @@ def stems(text: str) -> frozenset[str]:
     out: set[str] = set()
     for tok in tokens(text):
         out.add(stem(tok))
+        ordinal = _ORDINAL_RE.match(tok)
+        if ordinal:
+            out.add(ordinal.group(1))  # "the 15th" says the day "15 September" says
         if "-" in tok or "." in tok:
             out.update(stem(p) for p in re.split(r"[.\-]", tok) if p)
     return frozenset(out)
@@ -98,6 +105,9 @@ class Term:
     option: bool = False  # typed as a command-line option ("--debug"): said only with its dashes
     absent: bool = False  # a plain word no fragment of the reader's says: the asker's own word, or a typo
     initials: tuple[str, ...] = ()  # the initialisms of the runs of question words it is in ("PR" for "pull requests")
+    # A figure the asker brings, not a constraint: "example" (a pin's version, credited where a line says it, as a
+    # word is) or "check" (the value a yes-or-no question puts to the wiki, which the answer may contradict).
+    claim: str = ""
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -149,7 +159,8 @@ def question_terms(question: str) -> list[Term]:
             continue  # "when Q2 closed": the period's edge, which a figure for the period answers ("Q2 2026: 56")
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
-        s = " ".join(fold(tok).split()) if " " in tok else stem(tok)
+        ordinal = _ORDINAL_RE.match(tok)
+        s = " ".join(fold(tok).split()) if " " in tok else ordinal.group(1) if ordinal else stem(tok)
         if s in seen:
             continue
         seen.add(s)
@@ -160,6 +171,33 @@ def question_terms(question: str) -> list[Term]:
         proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
         proper = proper or (low in code and not figure) or letter
         out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
+    return out
+
+
+# A figure given as an example: a pin's version ("requests==2.31", "something like foo[extra]==1.2", "a pin like
+# ~=3.1.2"), which the docs explain with their own.
+_EXAMPLE_RE = re.compile(r"(?:[=~<>!]=|===)\s*([\w.*+!-]+)")
+# A value, not a name with a digit in it ("md5", "G2", "utf-8"): a figure first, or after a hyphen ("under-2-minute").
+_VALUE_RE = re.compile(r"(?:^|-)[£$€]?[0-9]")
+_WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+
+
+def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
+    """The terms, a figure the asker brings marked a claim: an example's version (`_EXAMPLE_RE`), and in a question
+    that asks for a yes or no ("did it ship on the 15th?", "norrland still on 412 gateways?") every value but a
+    period or a year (a name with a digit, "md5" or "G2", stays what the question is about). The line that answers it may give another figure ("No: 22 September", "455 gateways now"),
+    so such a figure is credited where a line says it and required of none. A period or a year ("Q2 2026",
+    "2025") stays the constraint it is: it says which figure is asked about."""
+    examples = {stem(m.group(1)).strip(".") for m in _EXAMPLE_RE.finditer(text)}
+    confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
+    out = []
+    for t in terms:
+        period = " " in t.stem or _PERIOD_RE.match(t.stem) or _YEAR_RE.match(t.stem)
+        if t.figure and t.stem in examples:
+            t = replace(t, claim="example")
+        elif t.figure and confirm and not period and _VALUE_RE.search(t.word):
+            t = replace(t, claim="check")
+        out.append(t)
     return out
 
 

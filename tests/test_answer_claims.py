@@ -1,0 +1,75 @@
+"""Issue #19, twenty-second pass: a figure the asker brings to be checked ("lodestar went out on the 15th of sept,
+right?") or as an example ("a pin like ~=3.1.2") is no constraint on the line that answers; a day typed as an
+ordinal and a month typed short say what a date line writes (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.names import Names
+from stigmergy.answer.question import parts, slot
+from stigmergy.answer.select import alternatives, topical, word_score
+from stigmergy.answer.terms import Term, claimed, question_terms, stems
+
+
+def _line(text: str, title: str = "Notes") -> Line:
+    return Line("sources/2026/01/x.md", title, "source", "public", 5, text, text, (), (), 1, "")
+
+
+def _terms(question: str) -> list[Term]:
+    return claimed(question_terms(question), question, slot(question).kind)
+
+
+def _words(question: str, text: str) -> tuple[float, bool]:
+    """(the words score, whether every constraint of the question holds on the line)."""
+    terms = _terms(question)
+    [part] = parts(question)
+    got = word_score(_line(text), terms, alternatives((_line(text),), part, terms, Names()))
+    return got[0], got[2]
+
+
+def test_an_ordinal_day_is_the_number_a_date_line_writes() -> None:
+    [day] = [t for t in question_terms("did the depot open on the 15th?") if t.figure]
+    assert day.stem == "15"
+    assert "15" in stems("The depot opened on the 15th.")
+    # 1st, 2nd, 3rd, 22nd alike; a word that only ends like one ("north") is no figure.
+    assert {t.stem for t in question_terms("the 1st, 2nd, 3rd or 22nd?") if t.figure} == {"1", "2", "3", "22"}
+    assert not any(t.figure for t in question_terms("is the north depot open?"))
+
+
+def test_a_month_typed_short_is_said_by_its_name() -> None:
+    q = "when in sept did the depot open?"
+    assert _words(q, "The depot opened on 15 September.")[0] > _words(q, "The depot opened in spring.")[0]
+    # "may" and "mar" are as often other words: not read as months.
+    assert "may" not in {t.stem for t in question_terms("may I visit the depot?")}
+
+
+def test_a_figure_put_to_the_wiki_for_a_yes_or_no_is_no_constraint() -> None:
+    # The line that says the figure changed answers the question, though it never says the asker's figure.
+    for q, line in (("lodestar went out on the 15th of sept, right?", "Lodestar shipped on 22 September."),
+                    ("norrland still on 412 gateways?", "Norrland Fresh now runs 455 gateways."),
+                    ("did the depot open on 3 June?", "The depot opened on 9 June.")):
+        assert _words(q, line)[1], q
+    # A question that asks for a value keeps its figures as constraints: "how many gateways did Norrland run in
+    # Q2" is not answered by a line about another quarter, nor "what shipped on 15 September" by 22 September.
+    assert not _words("what shipped on the 15th of sept?", "Lodestar shipped on 22 September.")[1]
+    assert not _words("were there 412 gateways in Q2 2026?", "Norrland runs 455 gateways in Q3 2026.")[1]
+
+
+def test_a_name_with_a_digit_stays_what_a_yes_or_no_is_about() -> None:
+    q = "can i use md5 digests for the hash lines?"
+    assert not _words(q, "Hash digests are checked with sha256.")[1]
+    assert _words(q, "md5 digests are refused for hash lines.")[1]
+    [g2] = [t for t in _terms("is the G2 waterproof?") if t.word == "G2"]
+    assert not g2.claim
+
+
+def test_an_example_version_is_credited_where_said_and_required_of_none() -> None:
+    q = "what does a pin like ~=3.1.2 expand to?"
+    [v] = [t for t in _terms(q) if t.figure]
+    assert v.claim == "example" and v.stem in topical(_terms(q))
+    said = _words(q, "~=3.1.2 is equivalent to >=3.1.2, ==3.1.*.")
+    other = _words(q, "Versions are compared segment by segment.")
+    assert said[1] and other[1] and said[0] > other[0]
+    # A pin's version in a question about why it never installs: the docs explain constraints with their own.
+    assert _words("i put requests==2.31 in a file i pass with -c. why is it not installed?",
+                  "Including a package in a constraints file does not trigger installation.")[1]
