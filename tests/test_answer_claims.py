@@ -73,3 +73,24 @@ def test_an_example_version_is_credited_where_said_and_required_of_none() -> Non
     # A pin's version in a question about why it never installs: the docs explain constraints with their own.
     assert _words("i put requests==2.31 in a file i pass with -c. why is it not installed?",
                   "Including a package in a constraints file does not trigger installation.")[1]
+
+
+def test_a_later_part_that_names_nothing_asks_about_what_the_wiki_does_not_know() -> None:
+    from stigmergy.answer.service import first_constraints
+
+    first = question_terms("we going for a series B?")
+    later = question_terms("when do talks start?")
+    talks = (_line("Sales is talking about a 15 September date."),)
+    # Nothing in the evidence says "B": the later part inherits it, and the line about talks no longer answers it.
+    got = first_constraints(later, first, talks)
+    assert "b" in {t.stem for t in got}
+    assert not word_score(talks[0], got, {})[2]
+    # Where the evidence does say the first part's name, the later part keeps its own words ("do beta keys need
+    # rotating" is answered by a line about the keys that does not repeat "v0").
+    keys = (_line("The v0 endpoints will be removed on 1 December."), _line("Beta keys keep working."))
+    assert first_constraints(question_terms("do beta keys need rotating?"),
+                             question_terms("when do the harbor v0 endpoints get switched off?"), keys) == \
+        question_terms("do beta keys need rotating?")
+    # A part with a constraint of its own keeps it alone.
+    own = question_terms("when did Lodestar ship?")
+    assert first_constraints(own, first, talks) == own

@@ -412,6 +412,15 @@ def _rare_names(terms: list[Term]) -> frozenset[str]:
 _WITHOUT_RE = re.compile(r"\bwithout\s+(?:(?:any|the|a|an)\s+)?[\w-]+", re.I)
 
 
+def said_anywhere(term: Term, lines: tuple[Line, ...]) -> bool:
+    """Whether a line of the evidence, or its page's title and headings, says `term`."""
+    for line in lines:
+        ctx = context_text(line)
+        if _says(term, stems(line.text), {}, line.text) or _says(term, stems(ctx), {}, ctx):
+            return True
+    return False
+
+
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
                kind: frozenset[str] = frozenset(), lacking: bool = False) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched);

@@ -24,7 +24,7 @@ from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
-from stigmergy.answer.select import Scored, best, pool, score_part
+from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import Term, claimed, question_terms, stem, stems, weigh
 from stigmergy.answer.values import asked
@@ -77,14 +77,37 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
     qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
+    first: list[Term] = []
     for i, part in enumerate(asked_parts):
         terms = claimed(weigh(s.store, _named(question_terms(part.text), part.text, names), layers), part.text,
                         part.slot.kind)
+        terms = first_constraints(terms, first, ev.lines) if i else terms
+        first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(ev.lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None) if terms else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+def _constraint(t: Term) -> bool:
+    """What a line must say to be about the question at all (select.word_score): a figure the question names, not
+    one it puts to the wiki, or a rare proper name."""
+    return (t.figure and not t.claim) or (t.proper and not t.common)
+
+
+def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, ...]) -> list[Term]:
+    """A later part that names nothing of its own ("we going for a series B? when do talks start?") asks about
+    what the first part names; where no line of the evidence says one of the first part's figures or rare names,
+    the wiki does not know that thing, and this part is about it too: it becomes this part's constraint, or any
+    line about talks that start answers it. (A name the evidence does say is left to the first part: "when do
+    the v0 endpoints go, and do beta keys need rotating?" is answered by a line about the keys that does not
+    repeat "v0".)"""
+    if any(_constraint(t) for t in terms):
+        return terms
+    have = {t.stem for t in terms}
+    unknown = [t for t in first if _constraint(t) and t.stem not in have and not said_anywhere(t, lines)]
+    return [*terms, *unknown]
 
 
 def _named(terms: list[Term], text: str, names: Names) -> list[Term]:
