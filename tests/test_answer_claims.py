@@ -94,3 +94,14 @@ def test_a_later_part_that_names_nothing_asks_about_what_the_wiki_does_not_know(
     # A part with a constraint of its own keeps it alone.
     own = question_terms("when did Lodestar ship?")
     assert first_constraints(own, first, talks) == own
+
+
+def test_a_month_and_its_year_are_one_period_the_line_must_say() -> None:
+    q = "how much cash did we have in the bank at the end of june 2025?"
+    assert "june 2025" in {t.stem for t in question_terms(q)}
+    assert "september 2026" in {t.stem for t in question_terms("revenue in sept 2026?")}
+    # Another quarter's cash beside the same year is not the asked month's.
+    assert not _words(q, "Cash at quarter end — Q1 2026: £14.3M; Q4 2025: £15.8M.")[1]
+    for said in ("Cash at 30 June 2025 was £9.1M.", "Cash at the end of Q2 2025: £9.1M.", "Cash (2025-06-30): £9.1M.",
+                 "Cash in Jun 2025 was £9.1M."):
+        assert _words(q, said)[1], said

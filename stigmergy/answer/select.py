@@ -30,7 +30,7 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
-from stigmergy.answer.terms import NUMERALS, STOPWORDS, Term, fold, stem, stems
+from stigmergy.answer.terms import MONTH_SHORT, NUMERALS, STOPWORDS, Term, fold, period_forms, stem, stems
 from stigmergy.answer.values import Asked
 from stigmergy.gates.figures import MONTH_NAMES
 
@@ -196,19 +196,14 @@ _PLAIN = (
 )
 
 
-# A month as people type it short ("15th of sept", "end of feb"); "mar" and "may" are as often other words.
-_MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep": 8, "sept": 8, "oct": 9,
-                "nov": 10, "dec": 11}
-
-
 def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table; and a
     month typed short ("sept") -> the month's name as lines write it, and its quarter."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
         low = fold(t.word).rstrip(".")
-        if low in _MONTH_SHORT and not t.name:
-            month = _MONTH_SHORT[low]
+        if low in MONTH_SHORT and not t.name:
+            month = MONTH_SHORT[low]
             out[t.stem] = (frozenset({stem(MONTH_NAMES[month])}), frozenset({f"q{month // 3 + 1}"}))
         elif low in MONTH_NAMES and low != "may":  # "may" is as often the verb
             out[t.stem] = (frozenset({f"q{MONTH_NAMES.index(low) // 3 + 1}"}),)
@@ -343,8 +338,9 @@ def blended(term: Term, text: str) -> bool:
 
 
 def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
-    if " " in term.stem:  # a figure of two words ("q4 2026"): said together
-        return term.stem in " ".join(fold(text).replace("-", " ").split())
+    if " " in term.stem:  # a figure of two words ("q4 2026", "june 2025"): said together
+        folded = " ".join(fold(text).replace("-", " ").split())
+        return any(form in folded for form in period_forms(term.stem))
     if term.option:
         return _option_re(term.word).search(text) is not None
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None

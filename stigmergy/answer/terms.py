@@ -122,15 +122,41 @@ _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened"
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
 
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+# A month as people type it short ("15th of sept", "end of feb"); "mar" and "may" are as often other words.
+MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep": 8, "sept": 8, "oct": 9,
+               "nov": 10, "dec": 11}
+
+
+def _month(tok: str) -> int | None:
+    low = tok.casefold().rstrip(".")
+    return MONTHS.index(low) if low in MONTHS else MONTH_SHORT.get(low)
+
+
 def _periods(toks: list[str]) -> list[str]:
-    """A period and its year are one figure: "Q4 2026" must be said together, not "Q4" of 2025 beside 2026."""
+    """A period and its year are one figure: "Q4 2026" must be said together, not "Q4" of 2025 beside 2026; so
+    is a month and its year ("the end of june 2025": not the cash of Q4 2025 beside a June)."""
     out: list[str] = []
     for tok in toks:
         if out and _YEAR_RE.match(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
             out[-1] = f"{out[-1]} {tok}"
+        elif out and _YEAR_RE.match(tok) and _month(out[-1]) is not None:
+            out[-1] = f"{MONTHS[_month(out[-1]) or 0]} {tok}"
         else:
             out.append(tok)
     return out
+
+
+def period_forms(figure: str) -> tuple[str, ...]:
+    """The ways a line writes a two-word period figure, folded: "june 2025" is also "jun 2025", "q2 2025" and
+    "2025 06" (an ISO month, its hyphen folded); any other ("q4 2026") only itself."""
+    first, _, year = figure.partition(" ")
+    if first not in MONTHS:
+        return (figure,)
+    n = MONTHS.index(first)
+    shorts = [k for k, v in MONTH_SHORT.items() if v == n]
+    return (figure, *(f"{k} {year}" for k in shorts), f"q{n // 3 + 1} {year}", f"{year} {n + 1:02d}")
 
 
 def question_terms(question: str) -> list[Term]:
