@@ -105,3 +105,32 @@ def test_a_month_and_its_year_are_one_period_the_line_must_say() -> None:
     for said in ("Cash at 30 June 2025 was £9.1M.", "Cash at the end of Q2 2025: £9.1M.", "Cash (2025-06-30): £9.1M.",
                  "Cash in Jun 2025 was £9.1M."):
         assert _words(q, said)[1], said
+
+
+def test_a_term_of_art_the_wiki_never_names_is_a_constraint_an_english_word_is_not() -> None:
+    from dataclasses import replace
+
+    from stigmergy.answer.terms import jargon
+
+    known = frozenset("verify signatures mess tar ball switch over the".split())
+    terms = [replace(t, absent=True) if t.word in ("gpg", "signatures", "tarball", "switchover") else t
+             for t in question_terms("does pip verify gpg signatures in a tarball after the switchover?")]
+    got = {t.word: t.proper for t in jargon(terms, known)}
+    # "gpg" is no English word: a line that never names it cannot say whether pip checks it.
+    assert got["gpg"] and not got["signatures"]
+    # Two English words run together are the asker's English ("tarball": an archive), not a term of art.
+    assert not got["tarball"] and not got["switchover"]
+    # Without a vocabulary (a model folder without one) nothing changes.
+    assert jargon(terms, frozenset()) == terms
+    assert not word_score(_line("Verify downloaded packages against hashes."), jargon(terms, known), {})[2]
+
+
+def test_the_vocabulary_is_the_packaged_models_and_bounded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer import vocabulary
+    from stigmergy.settings import Settings
+
+    words = vocabulary.known_words(Settings())
+    assert {"mess", "signature", "weather"} <= words and "gpg" not in words and not any("#" in w for w in words)
+    huge = tmp_path / "vocab.txt"
+    huge.write_bytes(b"word\n" * (vocabulary.MAX_VOCAB_BYTES // 5 + 1))
+    assert vocabulary._read(huge) == frozenset()  # a file that size is no WordPiece vocabulary: read as none

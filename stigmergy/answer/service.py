@@ -26,9 +26,10 @@ from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
-from stigmergy.answer.terms import Term, claimed, question_terms, stem, stems, weigh
+from stigmergy.answer.terms import Term, claimed, jargon, question_terms, stem, stems, weigh
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
+from stigmergy.answer.vocabulary import known_words
 from stigmergy.errors import ConfigError, UsageError
 from stigmergy.index.search import Searcher
 from stigmergy.index.session import index_fingerprint
@@ -77,10 +78,11 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
     qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
+    known = known_words(settings)
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
-        terms = claimed(weigh(s.store, _named(question_terms(part.text), part.text, names), layers), part.text,
-                        part.slot.kind)
+        terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
+        terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))

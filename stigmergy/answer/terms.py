@@ -227,6 +227,24 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     return out
 
 
+def jargon(terms: list[Term], known: frozenset[str]) -> list[Term]:
+    """A plain word no fragment of the reader's says (`absent`) and no whole word of the model's English
+    vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg", "conda"), not the asker's
+    own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a constraint, so
+    "does pip verify gpg signatures" is not answered by a line about hashes. A typo of a word the evidence says
+    ("relase") is still said by that word (select.misspelt)."""
+    if not known:
+        return terms
+    return [replace(t, proper=True, common=False) if t.absent and not (t.figure or t.name) and t.word.isalpha()
+            and not _english(fold(t.word), known) else t for t in terms]
+
+
+def _english(word: str, known: frozenset[str]) -> bool:
+    """A word of the vocabulary, or two of them run together ("tarball", "switchover": the asker's English for an
+    archive, a cutover), each of at least three letters."""
+    return word in known or any(word[:i] in known and word[i:] in known for i in range(3, len(word) - 2))
+
+
 def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
     """Each term weighted by its inverse document frequency over the fragments of the reader's layers (a
     term in every fragment tells nothing; a term the reader's wiki never uses gets the highest weight, so
