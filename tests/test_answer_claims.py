@@ -134,3 +134,23 @@ def test_the_vocabulary_is_the_packaged_models_and_bounded(tmp_path) -> None:  #
     huge = tmp_path / "vocab.txt"
     huge.write_bytes(b"word\n" * (vocabulary.MAX_VOCAB_BYTES // 5 + 1))
     assert vocabulary._read(huge) == frozenset()  # a file that size is no WordPiece vocabulary: read as none
+
+
+def test_a_default_asked_is_not_answered_by_an_example_setting() -> None:
+    from stigmergy.answer.slots import WEAK
+    from tests.test_answer_slots import _fills
+
+    q = "what's the default network timeout pip waits before giving up on a slow index?"
+    assert _fills(q, "As an example, set the HTTP timeout (--timeout) to 60 seconds in the config file.") < 1.0
+    assert _fills(q, "Set the network timeout to 60 seconds in the config file.") == WEAK
+    assert _fills(q, "The network timeout defaults to 15 seconds.") == 1.0
+    # A question that does not ask for the default takes the setting as it is.
+    assert _fills("what timeout does the example config set?", "Set the network timeout to 60 seconds.") == 1.0
+
+
+def test_a_later_part_that_names_only_the_unit_is_the_first_parts() -> None:
+    got = parts("whats the default network timeout pip waits before giving up on a slow index? how many seconds")
+    assert [p.slot.kind for p in got] == ["quantity"]
+    # Another figure asked after it is a part of its own.
+    assert len(parts("how big is the team? how many engineers?")) == 2
+    assert len(parts("what was revenue in Q2 and how many customers churned?")) == 2

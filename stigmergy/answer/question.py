@@ -30,6 +30,9 @@ _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|whe
 # first part's predicate.
 _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
                            r"^(?:(?:since|until|till) )?(?:who|when|where|why|how)$", re.I)
+# A later part that only names the unit of the figure the first part asks for ("how many seconds").
+_UNIT_ONLY_RE = re.compile(r"^how (?:many|much|long)(?: (?:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years|"
+                           r"ms|milliseconds|bytes|kb|mb|gb|tb|percent|times))?$", re.I)
 # A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
 # its own question word does not say what is asked.
 _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
@@ -164,6 +167,8 @@ def parts(question: str) -> list[Part]:
     out = [Part(pieces[0], slot(pieces[0]))]
     subject = _subject_words(pieces[0])
     for p in pieces[1:]:
+        if _UNIT_ONLY_RE.match(p) and out[0].slot.kind == "quantity":
+            continue  # "what's the default timeout? how many seconds": the first part's unit, not a question of its own
         if _BARE_PART_RE.match(p):
             p = f"{p} {_predicate(pieces[0])}".strip()
         # "…and who led it": the second part's pronoun is the first part's subject.
