@@ -154,3 +154,38 @@ def test_a_later_part_that_names_only_the_unit_is_the_first_parts() -> None:
     # Another figure asked after it is a part of its own.
     assert len(parts("how big is the team? how many engineers?")) == 2
     assert len(parts("what was revenue in Q2 and how many customers churned?")) == 2
+
+
+def _names(*entities: tuple[str, str, tuple[str, ...]]) -> Names:
+    from stigmergy.answer.names import Entity, words
+
+    out = Names()
+    for i, (title, kind, aliases) in enumerate(entities):
+        keys = frozenset(" ".join(words(n)) for n in (title, *aliases))
+        for key in keys:
+            out.by_name[key] = Entity(i, title, kind, keys)
+    return out
+
+
+def test_a_page_about_another_place_does_not_answer_for_the_asked_one() -> None:
+    from stigmergy.answer.select import _ONE_OF_KIND, another_of_kind
+
+    names = _names(("Leeds", "place", ()), ("Lisbon", "place", ()), ("Orbis Freight", "organisation", ("Orbis",)),
+                   ("Rory MacAllister", "person", ("Rory",)))
+    q = "what are the meeting rooms in the leeds office called?"
+    named = [e for e in names.entities(q) if e.kind in _ONE_OF_KIND]
+    lisbon = Line("sources/x.md", "Lisbon office", "source", "public", 5, "Meeting rooms: Tejo, Douro.",
+                  "Meeting rooms: Tejo, Douro.", ("Getting around",), (), 1)
+    leeds = Line("sources/y.md", "Leeds office", "source", "public", 5, "Meeting rooms: Aire, Calder.",
+                 "Meeting rooms: Aire, Calder.", (), (), 1)
+    both = Line("sources/z.md", "Offices", "source", "public", 5, "Leeds rooms are Aire and Calder; Lisbon has Tejo.",
+                "Leeds rooms are Aire and Calder; Lisbon has Tejo.", ("Lisbon",), (), 1)
+    assert another_of_kind(named, lisbon, names)
+    assert not another_of_kind(named, leeds, names) and not another_of_kind(named, both, names)
+    # Another kind in the heading (a person) says nothing of which place; a page under no name is about any.
+    heron = Line("sources/b.md", "Board minutes", "source", "public", 5, 'Project codename: "Heron".',
+                 'Project codename: "Heron".', ("Approach from Orbis Freight",), (), 1, before="Rory is told.")
+    orbis = [e for e in names.entities("what's the codename for the orbis talks") if e.kind in _ONE_OF_KIND]
+    assert not another_of_kind(orbis, heron, names)
+    plain = Line("sources/c.md", "Notes", "source", "public", 5, "Meeting rooms: Tejo.", "Meeting rooms: Tejo.", (), (), 1)
+    assert not another_of_kind(named, plain, names)

@@ -27,7 +27,7 @@ import numpy as np
 
 from stigmergy.answer.counts import SAME_AS
 from stigmergy.answer.evidence import Line
-from stigmergy.answer.names import Names, words
+from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import MONTH_SHORT, NUMERALS, STOPWORDS, Term, fold, period_forms, stem, stems
@@ -501,6 +501,26 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     return out
 
 
+# Kinds of which a question names one and a line may speak of another: an office, a person, a company.
+_ONE_OF_KIND = frozenset({"place", "person", "organisation"})
+
+
+def another_of_kind(named: list[Entity], line: Line, names: Names) -> bool:
+    """Whether the line's page or section (its title and headings) is about another place, person or organisation
+    than one the question names, and neither says that one: "what are the meeting rooms in the Leeds office" is
+    not answered by the Lisbon office page's "Meeting rooms: Tejo, Douro, Mondego", though Leeds is too common
+    in the wiki to be a constraint of its own. Only the title and headings: a line that names another ("Maya
+    will reply that Lanternfish is not for sale") may still be about the asked one."""
+    if not named:
+        return False
+    # By title: a restricted layer's copy of an entity page is another page of the same entity.
+    about = {e.title: e for e in names.entities(context_text(line))}
+    if not about:
+        return False
+    said = {e.title for e in names.entities(line.text)} | set(about)
+    return any(e.title not in said and any(o.kind == e.kind for o in about.values()) for e in named)
+
+
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
                vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
     """Every line that holds the question's figures, scored for `part`, best first."""
@@ -515,10 +535,11 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # swap keys?") carries its own value and may set the moment in other words ("went live": production).
     event = event_terms(part.text, terms) if part.slot.named else []
     lacking = bool(_WITHOUT_RE.search(part.text))  # "how do I install without internet access"
+    named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking)
-        if not figures_ok or not _says_event(event, line, alts):
+        if not figures_ok or not _says_event(event, line, alts) or another_of_kind(named, line, names):
             continue
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
         pre.append((line, w, topic, f, via, matched))
