@@ -189,3 +189,24 @@ def test_a_page_about_another_place_does_not_answer_for_the_asked_one() -> None:
     assert not another_of_kind(orbis, heron, names)
     plain = Line("sources/c.md", "Notes", "source", "public", 5, "Meeting rooms: Tejo.", "Meeting rooms: Tejo.", (), (), 1)
     assert not another_of_kind(named, plain, names)
+
+
+def _shown(raw: str, text: str | None = None) -> str:
+    from stigmergy.answer.compose import readable
+
+    return readable(Line("sources/x.md", "Notes", "source", "public", 5, raw, raw if text is None else text, (), (), 1))
+
+
+def test_a_code_span_is_shown_as_written_and_emphasis_as_its_words() -> None:
+    assert _shown("The `setuptools.build_meta:__legacy__` build backend will be used.") == \
+        "The setuptools.build_meta:__legacy__ build backend will be used."
+    assert _shown("**Total** users: __164__") == "Total users: 164."
+    assert _shown("set my__var__name to ``--no-deps``") == "Set my__var__name to --no-deps."
+
+
+def test_a_link_shown_by_a_nickname_says_whom_it_names() -> None:
+    raw = "- [[Oliver Brandt|Olly]] — Head of Sales, Leeds."
+    assert _shown(raw, "Olly — Head of Sales, Leeds.") == "Olly (Oliver Brandt) — Head of Sales, Leeds."
+    # A label that is part of the page's name, or a link shown by its own name, needs no gloss.
+    assert _shown("Led [[Project Driftwood|Driftwood]].", "Led Driftwood.") == "Led Driftwood."
+    assert _shown("Ask [[Grace Nakamura]].", "Ask Grace Nakamura.") == "Ask Grace Nakamura."

@@ -14,12 +14,31 @@ from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot
 from stigmergy.answer.slots import kind_fill
+from stigmergy.answer.terms import fold
 from stigmergy.answer.values import Asked
 from stigmergy.gates.figures import claim_text
+from stigmergy.pages.wikilinks import parse_wikilinks
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify
 
-_EMPHASIS_RE = re.compile(r"(\*\*|__|`)")
+# Strong emphasis, shown as its words; not inside a code span ("`setuptools.build_meta:__legacy__`" is a name), nor
+# a word's own underscores ("my__var"): CommonMark does not read those as emphasis either.
+_CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
+_STRONG_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w])__(?=\S)(.+?)(?<=\S)__(?![\w])")
+
+
+def _plain_emphasis(text: str) -> str:
+    """The text with its strong emphasis and code-span backticks dropped, a code span's content kept as written."""
+    def prose(part: str) -> str:
+        return _STRONG_RE.sub(lambda e: e.group(1) or e.group(2), part).replace("**", "").replace("`", "")
+
+    out, at = [], 0
+    for m in _CODE_SPAN_RE.finditer(text):
+        out.append(prose(text[at : m.start()]))
+        out.append(m.group(2).strip() or m.group(2))
+        at = m.end()
+    out.append(prose(text[at:]))
+    return "".join(out)
 # A cross-reference as the reader sees it: "{ref}`locally-built wheel cache <wheel-caching>`" (MyST) and
 # ":ref:`the cache <wheel-caching>`" (reStructuredText) show their words, not the role or the target.
 _ROLE_RE = re.compile(r"(?:\{[\w:.-]+\}|:[\w:.-]+:)`([^`<]+?)(?:\s*<[^>`]*>)?`")
@@ -49,6 +68,22 @@ def shown(text: str) -> str:
     return _BLOCK_TAG_RE.sub(" ", _INLINE_TAG_RE.sub("", _AUTOLINK_RE.sub(r"\1", text)))
 
 
+def _named_links(raw: str, text: str) -> str:
+    """A link shown by another name than its page's ("[[Oliver Brandt|Olly]]") says whom it names, once: "Olly
+    (Oliver Brandt) — Head of Sales". A label that is part of the page's name ("[[Project Driftwood|Driftwood]]")
+    needs no gloss."""
+    if "[[" not in raw:
+        return text
+    for link in parse_wikilinks(raw):
+        label, target = (link.label or "").strip(), link.target.strip().rsplit("/", 1)[-1].removesuffix(".md")
+        if not label or not target or fold(label) in fold(target) or "(" in label:
+            continue
+        at = re.search(r"(?<!\w)" + re.escape(label) + r"(?!\w)", text)
+        if at and not text[at.end():].lstrip().startswith("("):
+            text = f"{text[: at.end()]} ({target}){text[at.end():]}"
+    return text
+
+
 def readable(line: Line) -> str:
     """The line as a sentence."""
     text = line.text.strip()
@@ -61,7 +96,7 @@ def readable(line: Line) -> str:
     elif text.startswith("|"):
         text = ", ".join(c for c in cells(text) if c)
     text = _ROLE_RE.sub(lambda m: m.group(1).strip(), text)
-    text = _EMPHASIS_RE.sub("", text)
+    text = _plain_emphasis(_named_links(line.raw, text))
     text = shown(text)
     text = " ".join(text.split())
     if text and text[-1] not in ".!?:;)”\"'":
