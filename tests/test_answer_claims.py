@@ -210,3 +210,9 @@ def test_a_link_shown_by_a_nickname_says_whom_it_names() -> None:
     # A label that is part of the page's name, or a link shown by its own name, needs no gloss.
     assert _shown("Led [[Project Driftwood|Driftwood]].", "Led Driftwood.") == "Led Driftwood."
     assert _shown("Ask [[Grace Nakamura]].", "Ask Grace Nakamura.") == "Ask Grace Nakamura."
+
+
+def test_a_folder_is_a_directory_and_printing_is_showing() -> None:
+    q = "is there a command that prints which cache folder pip uses?"
+    assert _words(q, "pip cache dir shows the cache directory pip uses.")[0] > \
+        _words(q, "pip cache purge clears the cache pip uses.")[0]

@@ -193,6 +193,9 @@ _PLAIN = (
     ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
+    # A folder is what docs call a directory; a command that prints a value shows it.
+    ("folder", None, ("directory", "directories", "dir")), ("folders", None, ("directory", "directories")),
+    ("print", None, ("show", "shows", "display", "displays", "output", "outputs")),
 )
 
 
