@@ -216,3 +216,12 @@ def test_a_folder_is_a_directory_and_printing_is_showing() -> None:
     q = "is there a command that prints which cache folder pip uses?"
     assert _words(q, "pip cache dir shows the cache directory pip uses.")[0] > \
         _words(q, "pip cache purge clears the cache pip uses.")[0]
+
+
+def test_a_time_of_day_is_said_on_the_24_hour_clock_too() -> None:
+    q = "which door do i use after 8pm?"
+    for said in ("After 20:00 the side door is the only entrance.", "After 20.00 use the side door.",
+                 "After 8 pm use the side door."):
+        assert _words(q, said)[1], said
+    assert not _words(q, "After 18:00 use the side door.")[1]
+    assert _words("is the desk open at 9:30am?", "The desk opens at 09:30.")[1]

@@ -246,6 +246,22 @@ def _initials_re(shorts: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, shorts)) + r")s?(?![A-Za-z])")
 
 
+_CLOCK_RE = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?(am|pm)$")
+
+
+def clock(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the same time as a line writes it: "after 8pm" is said by "after 20:00", "20.00" and "8 pm"."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        m = _CLOCK_RE.match(fold(t.word)) if t.figure else None
+        if not m or not 1 <= int(m.group(1)) <= 12:
+            continue
+        hour, minutes = int(m.group(1)) % 12 + (12 if m.group(3) == "pm" else 0), m.group(2) or "00"
+        out[t.stem] = (frozenset({f"{hour:02d}" if hour < 10 else str(hour), minutes}), frozenset({f"{hour}.{minutes}"}),
+                       frozenset({m.group(1), m.group(3)}))
+    return out
+
+
 def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the same small number the other way: "under two years" is said by "less than 2 years", "3
     reviewers" by "three reviewers"."""
@@ -497,7 +513,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     Where two give the same term, it has the words of both."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
-                 addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms),
+                 addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
                  aliases(terms, part.text, names)):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
