@@ -225,3 +225,7 @@ def test_a_time_of_day_is_said_on_the_24_hour_clock_too() -> None:
         assert _words(q, said)[1], said
     assert not _words(q, "After 18:00 use the side door.")[1]
     assert _words("is the desk open at 9:30am?", "The desk opens at 09:30.")[1]
+
+
+def test_exactly_is_how_sure_the_asker_wants_to_be_not_a_word_the_line_says() -> None:
+    assert "exact" not in {t.stem for t in question_terms("what does olly do here exactly")}
