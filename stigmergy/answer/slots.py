@@ -410,9 +410,6 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and slot.kind in ("quantity", "date") and _EXAMPLE_RE.search(text) and not kind_fill(
             slot, _EXAMPLE_RE.sub(" ", text), names, q):
         got *= WEAK  # "(for example 72 hours between 8 °C and 25 °C)": an illustration, not the asked figure
-    if got and slot.kind == "quantity" and _DEFAULT_ASKED_RE.search(q.text) and not _DEFAULTS_RE.search(
-            f"{text} {context}"):
-        got *= WEAK  # "what's the default network timeout": "set the HTTP timeout to 60 seconds" is one setting's
     if got and slot.kind == "date" and _WAS_ASKED_RE.search(q.text) and _DUE_RE.search(text) and not _DUE_RE.search(
             q.text) and not kind_fill(slot, _DUE_RE.sub(" ", _STAMP_RE.sub("", text)), names, q):
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
@@ -451,10 +448,6 @@ _OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-
 # A line that opens with "Example:" is an illustration whole ("Example: nox -s test-3.10" gives no version of nox).
 _EXAMPLE_RE = re.compile(r"(?:^\s*(?:an? )?examples?(?:\s*:|\s+[—–-]\s)|\b(?:for example|for instance|e\.g\.|such as|"
                          r"as an example))[^;)\]]*", re.I)
-# A question about the default value, and a line that says a value holds unless it is set.
-_DEFAULT_ASKED_RE = re.compile(r"defaults?|out of the box|if i (?:don't|do not|never) set", re.I)
-_DEFAULTS_RE = re.compile(r"default\w*|unless|if (?:not|no|none is|nothing is) (?:set|given|specified|passed)|"
-                          r"out of the box|standard|automatic\w*", re.I)
 _STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
