@@ -232,3 +232,15 @@ def test_a_time_of_day_is_said_on_the_24_hour_clock_too() -> None:
 
 def test_exactly_is_how_sure_the_asker_wants_to_be_not_a_word_the_line_says() -> None:
     assert "exact" not in {t.stem for t in question_terms("what does olly do here exactly")}
+
+
+def test_a_post_typed_as_an_acronym_is_a_role_a_line_may_spell_out() -> None:
+    from stigmergy.answer.question import role
+    from stigmergy.answer.slots import says_role
+
+    assert role("who is the new nordic CSM starting in november?") == "nordic CSM"
+    assert role("who's the second nordic CSM joining in november?") == "second nordic CSM"
+    # A name is still no role, and a post whose own word ends in -ing keeps it.
+    assert role("who is Tomek?") == "" and role("who is the head of marketing?") == "head of marketing"
+    assert says_role("nordic CSM", "Sara Lind joins as our Nordic customer success manager.")
+    assert not says_role("nordic CSM", "Sara Lind joins as our Nordic account executive.")

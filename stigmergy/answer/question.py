@@ -269,6 +269,10 @@ _ROLE_STOP = frozenset("and or at for on in over from with to who that behind wh
                        "today currently".split())
 
 
+# What someone in a post is doing, after the post: "the new CSM *starting* in November".
+_DOING = frozenset("starting joining leaving arriving moving replacing covering coming".split())
+
+
 def role(text: str) -> str:
     """The role a *who* part asks about ("head of marketing", "quality director", "leeds backup"), "" when
     it asks who did something ("who led it", "who pulled the plug") or names someone ("who is Tomek")."""
@@ -280,6 +284,8 @@ def role(text: str) -> str:
         lw = w.lower().strip(",.?;:")
         if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS:
             break
+        if taken and lw in _DOING:
+            break  # "the new nordic CSM starting in november": the post ends before what they are doing
         if taken and taken[-1].lower() == "of" and w[:1].isupper():
             taken.pop()  # "the CEO of Lanternfish": the organisation, not the role
             break
@@ -290,9 +296,12 @@ def role(text: str) -> str:
             break
     if not taken or taken[-1].lower() == "of":
         return ""
-    if any(w[:1].isupper() for w in taken) and not any(w.lower() in PERSON_HEADS for w in taken):
+    # A post typed as an acronym ("the new nordic CSM") stays in capitals: a line may spell it out.
+    acronym = [w.isupper() and 2 <= len(w) <= 5 and w.isalpha() for w in taken]
+    if any(w[:1].isupper() and not a for w, a in zip(taken, acronym, strict=True)) and not any(
+            w.lower() in PERSON_HEADS for w in taken):
         return ""  # a name ("who is Tomek"), not a role
-    return " ".join(taken).lower()
+    return " ".join(w if a else w.lower() for w, a in zip(taken, acronym, strict=True))
 
 
 _HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
@@ -349,7 +358,7 @@ def _head(after: list[str]) -> str:
 
 
 # "what is the name of the new customer success manager", "what is the new manager called": which X.
-_NAME_OF_RE = re.compile(r"^(?:what|which) (?:is|are|was|were) (?:the )?names? of (?:the |our |their |that |this |those )?"
+_NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?names? of (?:the |our |their |that |this |those )?"
                          r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called\b.*$", re.I)
 
 

@@ -30,7 +30,17 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
-from stigmergy.answer.terms import MONTH_SHORT, NUMERALS, STOPWORDS, Term, fold, period_forms, stem, stems
+from stigmergy.answer.terms import (
+    MONTH_SHORT,
+    NUMERALS,
+    STOPWORDS,
+    Term,
+    fold,
+    period_forms,
+    spelled_out,
+    stem,
+    stems,
+)
 from stigmergy.answer.values import Asked
 from stigmergy.gates.figures import MONTH_NAMES
 
@@ -123,24 +133,7 @@ def aliases(terms: list[Term], part_text: str, names: Names) -> dict[str, tuple[
     return out
 
 
-_ACRONYM_RE = re.compile(r"[A-Z]{2,5}")
 _WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
-
-
-def spelled_out(acronym: str, text: str) -> bool:
-    """ "GA" is said by "generally available", "MKT" by "mean kinetic temperature": consecutive words of the
-    line, none of them a stopword, whose initials spell the acronym the question typed in capitals."""
-    if not acronym.isupper() or not _ACRONYM_RE.fullmatch(acronym):
-        return False
-    ws = [w for w in _WORD_RE.findall(text)]
-    n = len(acronym)
-    want = acronym.casefold()
-    for i in range(len(ws) - n + 1):
-        run = ws[i : i + n]
-        if "".join(w[0] for w in run).casefold() == want and all(
-                len(w) >= 3 and w.casefold() not in STOPWORDS for w in run):
-            return True
-    return False
 
 
 def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:

@@ -28,7 +28,7 @@ from stigmergy.answer.counts import (
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
-from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.terms import STOPWORDS, fold, spelled_out, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
     CLOCK_RE,
@@ -313,8 +313,9 @@ def says_role(role: str, text: str) -> bool:
         return all(stem(w) in said for w in words(whose) if w not in STOPWORDS) and says_role(function, text)
     own = [w for w in words(role) if w not in STOPWORDS and w not in VAGUE]
     qualifiers = [w for w in own if w not in PERSON_HEADS]
+    typed = {w.casefold(): w for w in role.split() if w.isupper()}  # an acronym the asker typed ("CSM")
     if qualifiers:
-        return all(stem(w) in said for w in qualifiers)
+        return all(stem(w) in said or (w in typed and spelled_out(typed[w], text)) for w in qualifiers)
     return not own or any(says_head(w, text) for w in own)
 
 

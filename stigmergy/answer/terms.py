@@ -269,3 +269,23 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
     light = min(present) if present else None
     return [replace(t, absent=True, weight=light if light is not None else t.weight) if i in absent else t
             for i, t in enumerate(out)]
+
+
+_ACRONYM_RE = re.compile(r"[A-Z]{2,5}")
+_SPELL_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """ "GA" is said by "generally available", "MKT" by "mean kinetic temperature": consecutive words of the
+    line, none of them a stopword, whose initials spell the acronym the question typed in capitals."""
+    if not acronym.isupper() or not _ACRONYM_RE.fullmatch(acronym):
+        return False
+    ws = _SPELL_WORD_RE.findall(text)
+    n = len(acronym)
+    want = acronym.casefold()
+    for i in range(len(ws) - n + 1):
+        run = ws[i : i + n]
+        if "".join(w[0] for w in run).casefold() == want and all(
+                len(w) >= 3 and w.casefold() not in STOPWORDS for w in run):
+            return True
+    return False
