@@ -244,3 +244,20 @@ def test_a_post_typed_as_an_acronym_is_a_role_a_line_may_spell_out() -> None:
     assert role("who is Tomek?") == "" and role("who is the head of marketing?") == "head of marketing"
     assert says_role("nordic CSM", "Sara Lind joins as our Nordic customer success manager.")
     assert not says_role("nordic CSM", "Sara Lind joins as our Nordic account executive.")
+
+
+def test_a_command_typed_with_its_subcommand_is_said_whole() -> None:
+    from dataclasses import replace
+
+    from stigmergy.answer.service import commands
+
+    q = "if i run pip cache remove numpy, does that also clear the http responses?"
+    terms = [replace(t, everywhere=t.word == "pip") for t in question_terms(q)]
+    remove = _line("pip cache remove setuptools removes its wheels; HTTP cache files are not removed.")
+    purge = _line("pip cache purge will clear all files from pip's wheel and HTTP caches.")
+    [cmd] = commands(q, terms, (remove, purge))
+    assert cmd.stem == "pip cache remove"
+    assert word_score(remove, [*terms, cmd], {})[2] and not word_score(purge, [*terms, cmd], {})[2]
+    # A phrase no line writes is no command ("pip really should"), and without the wiki's subject word there is none.
+    assert commands("does pip really should clear it?", terms, (remove, purge)) == []
+    assert commands(q, question_terms(q), (remove, purge)) == []

@@ -11,6 +11,7 @@ answerer, the same slot-filling lines numbered for the model and its sentences v
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,7 +27,7 @@ from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
-from stigmergy.answer.terms import Term, claimed, jargon, question_terms, stem, stems, weigh
+from stigmergy.answer.terms import STOPWORDS, Term, claimed, fold, jargon, question_terms, stem, stems, weigh
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.answer.vocabulary import known_words
@@ -84,12 +85,30 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
         terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
         terms = first_constraints(terms, first, ev.lines) if i else terms
+        terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(ev.lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None) if terms else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
+    """A command the question types with its subcommand ("if i run *pip cache remove* numpy"), as the evidence writes
+    it: the wiki's own subject word (on a third of the reader's fragments: "pip") and the two words after it, said
+    together by some line. A line that does not say it is about another command ("pip cache purge")."""
+    subject = {t.word.casefold() for t in terms if t.everywhere}
+    if not subject:
+        return []
+    toks = re.findall(r"[\w.-]+", text.casefold())
+    out = []
+    for i in range(len(toks) - 2):
+        if toks[i] in subject and all(w.isalpha() and w not in STOPWORDS for w in toks[i + 1 : i + 3]):
+            phrase = " ".join(toks[i : i + 3])
+            if any(phrase in " ".join(fold(line.text).split()) for line in lines):
+                out.append(Term(phrase, phrase, False, True))
+    return out
 
 
 def _constraint(t: Term) -> bool:
