@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.gates.figures import MONTH_NAMES
+
 if TYPE_CHECKING:
     from stigmergy.index.store import IndexStore
 
@@ -122,8 +124,6 @@ _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened"
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
 # A month as people type it short ("15th of sept", "end of feb"); "mar" and "may" are as often other words.
 MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep": 8, "sept": 8, "oct": 9,
                "nov": 10, "dec": 11}
@@ -131,7 +131,7 @@ MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep"
 
 def _month(tok: str) -> int | None:
     low = tok.casefold().rstrip(".")
-    return MONTHS.index(low) if low in MONTHS else MONTH_SHORT.get(low)
+    return MONTH_NAMES.index(low) if low in MONTH_NAMES else MONTH_SHORT.get(low)
 
 
 def _periods(toks: list[str]) -> list[str]:
@@ -142,7 +142,7 @@ def _periods(toks: list[str]) -> list[str]:
         if out and _YEAR_RE.match(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
             out[-1] = f"{out[-1]} {tok}"
         elif out and _YEAR_RE.match(tok) and _month(out[-1]) is not None:
-            out[-1] = f"{MONTHS[_month(out[-1]) or 0]} {tok}"
+            out[-1] = f"{MONTH_NAMES[_month(out[-1]) or 0]} {tok}"
         else:
             out.append(tok)
     return out
@@ -152,9 +152,9 @@ def period_forms(figure: str) -> tuple[str, ...]:
     """The ways a line writes a two-word period figure, folded: "june 2025" is also "jun 2025", "q2 2025" and
     "2025 06" (an ISO month, its hyphen folded); any other ("q4 2026") only itself."""
     first, _, year = figure.partition(" ")
-    if first not in MONTHS:
+    if first not in MONTH_NAMES:
         return (figure,)
-    n = MONTHS.index(first)
+    n = MONTH_NAMES.index(first)
     shorts = [k for k, v in MONTH_SHORT.items() if v == n]
     return (figure, *(f"{k} {year}" for k in shorts), f"q{n // 3 + 1} {year}", f"{year} {n + 1:02d}")
 
@@ -211,9 +211,10 @@ _WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.
 def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     """The terms, a figure the asker brings marked a claim: an example's version (`_EXAMPLE_RE`), and in a question
     that asks for a yes or no ("did it ship on the 15th?", "norrland still on 412 gateways?") every value but a
-    period or a year (a name with a digit, "md5" or "G2", stays what the question is about). The line that answers it may give another figure ("No: 22 September", "455 gateways now"),
-    so such a figure is credited where a line says it and required of none. A period or a year ("Q2 2026",
-    "2025") stays the constraint it is: it says which figure is asked about."""
+    period or a year; a name with a digit ("md5", "G2") stays what the question is about. The line that answers
+    may give another figure ("No: 22 September", "455 gateways now"), so such a figure is credited where a line
+    says it and required of none. A period or a year ("Q2 2026", "2025") stays the constraint it is: it says
+    which figure is asked about."""
     examples = {stem(m.group(1)).strip(".") for m in _EXAMPLE_RE.finditer(text)}
     confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
     out = []
@@ -230,9 +231,9 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
 def jargon(terms: list[Term], known: frozenset[str]) -> list[Term]:
     """A plain word no fragment of the reader's says (`absent`) and no whole word of the model's English
     vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg", "conda"), not the asker's
-    own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a constraint, so
-    "does pip verify gpg signatures" is not answered by a line about hashes. A typo of a word the evidence says
-    ("relase") is still said by that word (select.misspelt)."""
+    own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a
+    constraint, so "does pip verify gpg signatures" is not answered by a line about hashes. A typo of a word the
+    evidence says ("relase") is still said by that word (select.misspelt)."""
     if not known:
         return terms
     return [replace(t, proper=True, common=False) if t.absent and not (t.figure or t.name) and t.word.isalpha()

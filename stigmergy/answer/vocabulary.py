@@ -16,12 +16,18 @@ MAX_VOCAB_BYTES = 4 << 20  # a WordPiece vocabulary is ~230 KB; a larger file is
 
 def known_words(settings: Settings) -> frozenset[str]:
     """The whole words (not the "##" pieces) of the configured model's WordPiece vocabulary, casefolded; empty
-    when the model has none (then no absent word is read as a term of art)."""
-    try:
-        path = resolve_model(settings.embedder).path / "vocab.txt"
-    except ConfigError:
-        return frozenset()
-    return _read(path)
+    when the model has none (then no absent word is read as a term of art). Read once per model and process: a
+    warm server asks it for every question."""
+    model = settings.embedder.model
+    if model not in _PATHS:
+        try:
+            _PATHS[model] = resolve_model(settings.embedder).path / "vocab.txt"
+        except ConfigError:
+            return frozenset()
+    return _read(_PATHS[model])
+
+
+_PATHS: dict[str, Path] = {}
 
 
 @lru_cache(maxsize=4)
