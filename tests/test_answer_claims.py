@@ -261,3 +261,19 @@ def test_a_command_typed_with_its_subcommand_is_said_whole() -> None:
     # A phrase no line writes is no command ("pip really should"), and without the wiki's subject word there is none.
     assert commands("does pip really should clear it?", terms, (remove, purge)) == []
     assert commands(q, question_terms(q), (remove, purge)) == []
+
+
+def test_a_why_goes_on_to_the_next_reason() -> None:
+    from stigmergy.answer.evidence import Cite, follow_on
+
+    first = Cite("sources/r.md", 20, 22, "…")
+    reason = Line("sources/r.md", "Rename", "source", "public", 20, "Prospects took ColdTrace for a data logger.",
+                  "Prospects took ColdTrace for a data logger.", (), (first,), 1)
+    also = Line("sources/r.md", "Rename", "source", "public", 22,
+                "The trademark search in February also found a conflict in the EU class.",
+                "The trademark search in February also found a conflict in the EU class.", (),
+                (Cite("sources/r.md", 22, 23, "…"),), 1, before=reason.text, before_cite=first)
+    lines = (reason, also)
+    assert follow_on(reason, lines, reason=True) is also
+    # Only for a why: another question takes the sentence after only when it refers back ("It is not on …").
+    assert follow_on(reason, lines) is None

@@ -210,6 +210,8 @@ _ANAPHOR_RE = re.compile(r"^\s*(?:this|that|these|those|such|it)\b", re.I)
 # "These original hashes are obtained from a origin.json file"), or it qualifies it ("However, weaker ones …").
 _GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|however|but)\b", re.I)
 FOLLOW_ON_WORDS = 25  # a longer sentence says something of its own
+# Another reason beside the one before: "also" among a sentence's first eight words, or an opener that adds.
+_ALSO_RE = re.compile(r"^\s*(?:(?:\S+\s+){0,7}also\b|(?:another|in addition|moreover|besides|on top of that)\b)", re.I)
 _BARE_SEP_RE = re.compile(r"\s\|\s")
 
 
@@ -450,16 +452,18 @@ def _blocks(store: Any, layers: tuple[str, ...], paths: list[str]) -> tuple[dict
     return tuple(out)
 
 
-def follow_on(line: Line, lines: tuple[Line, ...]) -> Line | None:
+def follow_on(line: Line, lines: tuple[Line, ...], reason: bool = False) -> Line | None:
     """The sentence after a source sentence in its paragraph when it goes on with it and is short: an answer
     that quotes "Sales promised the Danish customer a German-language report." without "It is not on the
-    roadmap." says the opposite of its source."""
+    roadmap." says the opposite of its source. For a *why*, a sentence that gives another reason goes on with
+    it too ("The trademark search in February *also* found a conflict …" after the first reason for a rename)."""
     if line.type != "source" or not line.cites:
         return None
     at = line.cites[0]
+    goes_on = (_GOES_ON_RE, _ALSO_RE) if reason else (_GOES_ON_RE,)
     return next((ln for ln in lines if ln.page == line.page and ln.before_cite is not None
                  and ln.before_cite.start == at.start and ln.before_cite.end == at.end and ln is not line
-                 and not ln.text.startswith("|") and _GOES_ON_RE.match(ln.text)
+                 and not ln.text.startswith("|") and any(r.match(ln.text) for r in goes_on)
                  and len(ln.text.split()) <= FOLLOW_ON_WORDS), None)
 
 
