@@ -36,8 +36,10 @@ def _values(slot: Slot, text: str, names: Names, q: Asked) -> tuple[set[str], se
     return set(), set()
 
 
-def _agree(slot: Slot, quoted: Line, other: Line, names: Names, q: Asked) -> bool:
-    mine, my_ents = _values(slot, quoted.text, names, q)
+def _agree(slot: Slot, quoted: Line, other: Line, names: Names, q: Asked,
+           known: tuple[set[str], set[int]] | None = None) -> bool:
+    """`known`: the quoted line's own values, when the caller has read them already."""
+    mine, my_ents = known if known is not None else _values(slot, quoted.text, names, q)
     theirs, their_ents = _values(slot, other.text, names, q)
     if my_ents or their_ents:
         # The same names, no more: "Ines Carvalho handed the team over to Samuel Achterberg" names Ines too, and says
@@ -58,6 +60,7 @@ def corroborating(quoted: Line, top: Scored, scored: list[Scored], slot: Slot, n
     """At most MAX_CORROBORATING other lines that state `quoted`'s value, best first."""
     floor = max(threshold, CORROBORATING_SHARE * top.score)
     seen = _sources(quoted)
+    mine = _values(slot, quoted.text, names, q)  # read once, not once per candidate
     out: list[Line] = []
     for sc in scored:
         if len(out) >= MAX_CORROBORATING or sc.score < floor:
@@ -65,7 +68,7 @@ def corroborating(quoted: Line, top: Scored, scored: list[Scored], slot: Slot, n
         line = sc.line
         if not sc.eligible or sc.via_context or not _sources(line) or _sources(line) & seen:
             continue
-        if not _agree(slot, quoted, line, names, q):
+        if not _agree(slot, quoted, line, names, q, mine):
             continue
         seen |= _sources(line)
         out.append(line)

@@ -31,11 +31,11 @@ from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import (
-    MONTH_SHORT,
     NUMERALS,
     STOPWORDS,
     Term,
     fold,
+    month_index,
     period_forms,
     spelled_out,
     stem,
@@ -197,12 +197,11 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     month typed short ("sept") -> the month's name as lines write it, and its quarter."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
-        low = fold(t.word).rstrip(".")
-        if low in MONTH_SHORT and not t.name:
-            month = MONTH_SHORT[low]
-            out[t.stem] = (frozenset({stem(MONTH_NAMES[month])}), frozenset({f"q{month // 3 + 1}"}))
-        elif low in MONTH_NAMES and low != "may":  # "may" is as often the verb
-            out[t.stem] = (frozenset({f"q{MONTH_NAMES.index(low) // 3 + 1}"}),)
+        month = month_index(t.word)
+        if month is None or (t.name and fold(t.word) not in MONTH_NAMES) or fold(t.word) == "may":
+            continue  # "may" is as often the verb
+        quarter = frozenset({f"q{month // 3 + 1}"})
+        out[t.stem] = (quarter,) if fold(t.word) in MONTH_NAMES else (frozenset({stem(MONTH_NAMES[month])}), quarter)
     return out
 
 
@@ -452,7 +451,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             matched.append(t.word)
             if not t.figure or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
-        elif (t.figure and not t.claim) or (t.proper and not t.common):
+        elif t.constraint:
             # A figure the question names (Q1, 2026) or a rare proper name (Hull, Asia) is a constraint, not
             # a hint: a line that does not say it is about something else.
             return 0.0, False, False, ()

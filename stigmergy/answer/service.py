@@ -111,12 +111,6 @@ def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term
     return out
 
 
-def _constraint(t: Term) -> bool:
-    """What a line must say to be about the question at all (select.word_score): a figure the question names, not
-    one it puts to the wiki, or a rare proper name."""
-    return (t.figure and not t.claim) or (t.proper and not t.common)
-
-
 def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, ...]) -> list[Term]:
     """A later part that names nothing of its own ("we going for a series B? when do talks start?") asks about
     what the first part names; where no line of the evidence says one of the first part's figures or rare names,
@@ -124,10 +118,10 @@ def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, .
     line about talks that start answers it. (A name the evidence does say is left to the first part: "when do
     the v0 endpoints go, and do beta keys need rotating?" is answered by a line about the keys that does not
     repeat "v0".)"""
-    if any(_constraint(t) for t in terms):
+    if any(t.constraint for t in terms):
         return terms
     have = {t.stem for t in terms}
-    unknown = [t for t in first if _constraint(t) and t.stem not in have and not said_anywhere(t, lines)]
+    unknown = [t for t in first if t.constraint and t.stem not in have and not said_anywhere(t, lines)]
     return [*terms, *unknown]
 
 

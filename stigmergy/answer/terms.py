@@ -111,6 +111,12 @@ class Term:
     # word is) or "check" (the value a yes-or-no question puts to the wiki, which the answer may contradict).
     claim: str = ""
 
+    @property
+    def constraint(self) -> bool:
+        """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
+        figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""
+        return (self.figure and not self.claim) or (self.proper and not self.common)
+
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
                      "monday tuesday wednesday thursday friday saturday sunday".split())
@@ -129,7 +135,8 @@ MONTH_SHORT = {"jan": 0, "feb": 1, "apr": 3, "jun": 5, "jul": 6, "aug": 7, "sep"
                "nov": 10, "dec": 11}
 
 
-def _month(tok: str) -> int | None:
+def month_index(tok: str) -> int | None:
+    """0-11 for a month named in full or typed short ("sept"), else None."""
     low = tok.casefold().rstrip(".")
     return MONTH_NAMES.index(low) if low in MONTH_NAMES else MONTH_SHORT.get(low)
 
@@ -141,8 +148,8 @@ def _periods(toks: list[str]) -> list[str]:
     for tok in toks:
         if out and _YEAR_RE.match(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
             out[-1] = f"{out[-1]} {tok}"
-        elif out and _YEAR_RE.match(tok) and _month(out[-1]) is not None:
-            out[-1] = f"{MONTH_NAMES[_month(out[-1]) or 0]} {tok}"
+        elif out and _YEAR_RE.match(tok) and month_index(out[-1]) is not None:
+            out[-1] = f"{MONTH_NAMES[month_index(out[-1]) or 0]} {tok}"
         else:
             out.append(tok)
     return out
@@ -202,20 +209,20 @@ def question_terms(question: str) -> list[Term]:
 
 # A figure given as an example: a pin's version ("requests==2.31", "something like foo[extra]==1.2", "a pin like
 # ~=3.1.2"), which the docs explain with their own.
-_EXAMPLE_RE = re.compile(r"(?:[=~<>!]=|===)\s*([\w.*+!-]+)")
+_PIN_RE = re.compile(r"(?:[=~<>!]=|===)\s*([\w.*+!-]+)")
 # A value, not a name with a digit in it ("md5", "G2", "utf-8"): a figure first, or after a hyphen ("under-2-minute").
 _VALUE_RE = re.compile(r"(?:^|-)[£$€]?[0-9]")
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
 def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
-    """The terms, a figure the asker brings marked a claim: an example's version (`_EXAMPLE_RE`), and in a question
+    """The terms, a figure the asker brings marked a claim: an example's version (`_PIN_RE`), and in a question
     that asks for a yes or no ("did it ship on the 15th?", "norrland still on 412 gateways?") every value but a
     period or a year; a name with a digit ("md5", "G2") stays what the question is about. The line that answers
     may give another figure ("No: 22 September", "455 gateways now"), so such a figure is credited where a line
     says it and required of none. A period or a year ("Q2 2026", "2025") stays the constraint it is: it says
     which figure is asked about."""
-    examples = {stem(m.group(1)).strip(".") for m in _EXAMPLE_RE.finditer(text)}
+    examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
     confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
     out = []
     for t in terms:
