@@ -32,8 +32,12 @@ def test_an_ordinal_day_is_the_number_a_date_line_writes() -> None:
     assert day.stem == "15"
     assert "15" in stems("The depot opened on the 15th.")
     # 1st, 2nd, 3rd, 22nd alike; a word that only ends like one ("north") is no figure.
-    assert {t.stem for t in question_terms("the 1st, 2nd, 3rd or 22nd?") if t.figure} == {"1", "2", "3", "22"}
+    assert {t.stem for t in question_terms("on the 1st of may, the 2nd of june, or by the 3rd or 22nd of july?")
+            if t.figure} == {"1", "2", "3", "22"}
     assert not any(t.figure for t in question_terms("is the north depot open?"))
+    # An ordinal that names a kind of thing is no day: "2nd gen" and "3rd party" are said in other words.
+    assert not any(t.figure for t in question_terms("how long can the 2nd gen gateway run on battery?"))
+    assert not any(t.figure for t in question_terms("what 3rd party lib is the solver built on?"))
 
 
 def test_a_month_typed_short_is_said_by_its_name() -> None:

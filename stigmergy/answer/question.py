@@ -82,8 +82,8 @@ QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
-    "length weight height population age rent energy power voltage pressure humidity distance depth width volume"
-    .split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
+    "length weight height population age rent energy power voltage pressure humidity distance depth width volume "
+    "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
 _EXTENTS = frozenset("length duration width height depth distance".split())
 _QUANTITY_OF_RE = re.compile(
@@ -121,6 +121,7 @@ class Part:
     slot: Slot
 
 
+_WHATS_MEAN_RE = re.compile(r"\b(what)(?:'s|s| is) ((?!(?:the|a|an) mean\b)(?:[\w'-]+ ){0,3}?[\w'-]+) mean\s*(?=[?.,!]|$)", re.I)
 _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
 
 
@@ -138,6 +139,8 @@ _SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+
 
 def _clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
+    # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
+    q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
     q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
     return _LEAD_RE.sub("", q).strip() or q
@@ -312,7 +315,7 @@ _HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_
                | VERSION_HEADS)
 _PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
 _DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
-MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend".split())
+MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
 
 
 def _singular(word: str) -> str:
@@ -461,7 +464,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         kind = _kind_of_head(head)
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
-            return Slot(kind, head=head, unit=unit)
+            return Slot(kind, head="" if head == "money" else head, unit=unit)
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
@@ -484,6 +487,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if head in ("minimum", "maximum", "min", "max", "total", "overall", "combined") and measure:
             # "what's the max length of a take-home exercise": a length, at most; "the total budget": a budget
             head = measure.group(1)
+        if head == "money":
+            return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
                     "extent" if head in _EXTENTS else _rate(head, low))

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from stigmergy.answer import platforms
 from stigmergy.answer.counts import SAME_AS
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, words
@@ -533,8 +534,10 @@ def another_of_kind(named: list[Entity], line: Line, names: Names) -> bool:
 
 
 def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names, q: Asked,
-               vectors: object, question_vector: np.ndarray | None) -> list[Scored]:
-    """Every line that holds the question's figures, scored for `part`, best first."""
+               vectors: object, question_vector: np.ndarray | None,
+               systems: frozenset[str] | None = None) -> list[Scored]:
+    """Every line that holds the question's figures, scored for `part`, best first. `systems`: the operating
+    systems the whole question names (a later part, "and the machine-wide one", asks about the same)."""
     from stigmergy.answer.meaning import cosine
 
     terms = with_initials(terms, part.text)
@@ -547,10 +550,13 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     event = event_terms(part.text, terms) if part.slot.named else []
     lacking = bool(_WITHOUT_RE.search(part.text))  # "how do I install without internet access"
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
+    systems = platforms.named(part.text) if systems is None else systems
     pre = []
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking)
         if not figures_ok or not _says_event(event, line, alts) or another_of_kind(named, line, names):
+            continue
+        if platforms.for_another(systems, line.text, context_text(line)):
             continue
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
         pre.append((line, w, topic, f, via, matched))

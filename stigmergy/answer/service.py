@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stigmergy.answer import llm
+from stigmergy.answer import llm, platforms
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
@@ -27,7 +27,18 @@ from stigmergy.answer.names import Names, load
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
-from stigmergy.answer.terms import STOPWORDS, Term, claimed, fold, jargon, question_terms, stem, stems, weigh
+from stigmergy.answer.terms import (
+    STOPWORDS,
+    Term,
+    claimed,
+    fold,
+    jargon,
+    question_terms,
+    said_words,
+    stem,
+    stems,
+    weigh,
+)
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
 from stigmergy.answer.vocabulary import known_words
@@ -80,16 +91,18 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     known = known_words(settings)
+    systems = platforms.named(question)
+    said = said_words(ev.lines) if any(p.slot.kind == "yesno" for p in asked_parts) else frozenset()
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
-        terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
+        terms = claimed(jargon(terms, known, said) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(ev.lines, part, terms, names, q, vectors,
-                            qvecs[i] if qvecs is not None else None) if terms else []
+                            qvecs[i] if qvecs is not None else None, systems) if terms else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -166,6 +167,19 @@ def period_forms(figure: str) -> tuple[str, ...]:
     return (figure, *(f"{k} {year}" for k in shorts), f"q{n // 3 + 1} {year}", f"{year} {n + 1:02d}")
 
 
+def _near_month(toks: list[str], i: int) -> bool:
+    """Whether the ordinal at `i` is a day: a month within two words of it ("15th of sept", "sept 15th"), or a day
+    of a month left unsaid ("on the 15th", "by the 3rd", "the 22nd of")."""
+    if any(month_index(t) is not None for t in toks[max(0, i - 2) : i + 3] if t is not toks[i]):
+        return True
+    low = [t.casefold() for t in toks]
+    return (i + 1 < len(low) and low[i + 1] == "of") or (
+        i >= 2 and low[i - 1] == "the" and low[i - 2] in _DAY_PREPOSITIONS)
+
+
+_DAY_PREPOSITIONS = frozenset("on by until till before after from since".split())
+
+
 def question_terms(question: str) -> list[Term]:
     out: list[Term] = []
     seen: set[str] = set()
@@ -193,11 +207,14 @@ def question_terms(question: str) -> list[Term]:
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
         ordinal = _ORDINAL_RE.match(tok)
-        s = " ".join(fold(tok).split()) if " " in tok else ordinal.group(1) if ordinal else stem(tok)
+        # "the 15th of sept" is a day; "the 2nd gen gateway", "a 3rd party lib" name a kind of thing, which a
+        # line says in other words ("Beacon G2", "a separate package"): a plain word, no figure to find.
+        plain = bool(ordinal) and not _near_month(toks, i)
+        s = " ".join(fold(tok).split()) if " " in tok else ordinal.group(1) if ordinal and not plain else stem(tok)
         if s in seen:
             continue
         seen.add(s)
-        figure = any(ch.isdigit() for ch in tok)
+        figure = any(ch.isdigit() for ch in tok) and not plain
         # The first word of a question is capitalised by grammar, not because it names something.
         name = not figure and tok[:1].isupper() and i > 0
         # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
@@ -235,22 +252,50 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     return out
 
 
-def jargon(terms: list[Term], known: frozenset[str]) -> list[Term]:
-    """A plain word no fragment of the reader's says (`absent`) and no whole word of the model's English
-    vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg", "conda"), not the asker's
+def said_words(lines: Sequence[Any]) -> frozenset[str]:
+    """The casefolded words the evidence lines say (`jargon` reads a short form against them)."""
+    return frozenset(w for ln in lines for w in _WORD_RE.findall(ln.text.casefold()))
+
+
+_WORD_RE = re.compile(r"[a-z]{3,}")
+
+
+def jargon(terms: list[Term], known: frozenset[str], said: frozenset[str] = frozenset()) -> list[Term]:
+    """A plain word no fragment of the reader's says (`absent`), typed without a vowel, and no whole word of the
+    model's English vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg"), not the asker's
     own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a
     constraint, so "does pip verify gpg signatures" is not answered by a line about hashes. A typo of a word the
     evidence says ("relase") is still said by that word (select.misspelt)."""
     if not known:
         return terms
     return [replace(t, proper=True, common=False) if t.absent and not (t.figure or t.name) and t.word.isalpha()
-            and not _english(fold(t.word), known) else t for t in terms]
+            and not _VOWEL_RE.search(t.word) and not _english(fold(t.word), known)
+            and not _shortened(fold(t.word), said) else t for t in terms]
+
+
+# A term of art typed in lower case is an acronym ("gpg", "npm", "ssh"): the asker's own English words the model's
+# vocabulary lacks ("browse", "prod") have vowels.
+_VOWEL_RE = re.compile(r"[aeiouy]", re.I)
 
 
 def _english(word: str, known: frozenset[str]) -> bool:
-    """A word of the vocabulary, or two of them run together ("tarball", "switchover": the asker's English for an
-    archive, a cutover), each of at least three letters."""
-    return word in known or any(word[:i] in known and word[i:] in known for i in range(3, len(word) - 2))
+    """A word of the vocabulary, or one of them with an inflection ("devs", "browsed"), or two of them run together
+    ("tarball", "switchover": the asker's English for an archive, a cutover), each of at least three letters."""
+    if word in known or any(word[:i] in known and word[i:] in known for i in range(3, len(word) - 2)):
+        return True
+    return any(word.endswith(end) and len(word) - len(end) >= 3 and (word[: -len(end)] in known or
+                                                                      word[: -len(end)] + "e" in known)
+               for end in _INFLECTIONS)
+
+
+_INFLECTIONS = ("s", "es", "ed", "ing", "er", "ers")
+
+
+def _shortened(word: str, said: frozenset[str]) -> bool:
+    """Whether the word is the asker's short form of a word the evidence says: "prod" for production, "devs" for
+    developers, "config" for configuration (its first three or more letters, a plural's s dropped)."""
+    base = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    return len(base) >= 3 and any(w.startswith(base) and w != base for w in said)
 
 
 def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:

@@ -1,0 +1,75 @@
+"""Issue #19, twenty-third pass: the asker's shorthand ("devs", "prod", "what's that mean", "2nd gen", "the total
+money") read as the asker means it, and a line written for another operating system kept from answering for the asked
+one (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from stigmergy.answer import platforms
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.names import Names
+from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.select import score_part
+from stigmergy.answer.terms import jargon, question_terms, said_words
+from stigmergy.answer.values import asked
+
+
+def _line(text: str, before: str = "", n: int = 5) -> Line:
+    return Line("sources/2026/01/x.md", "Configuration", "source", "public", n, text, text, ("Location",), (), 1, before)
+
+
+def test_a_lower_case_acronym_no_line_names_is_jargon_the_askers_shorthand_is_not() -> None:
+    known = frozenset("dev customer data verify signatures".split())
+    said = said_words((_line("Developers have no standing access to production data."),))
+    q = "can devs browse customer data in prod, and does pip verify gpg signatures?"
+    terms = [replace(t, absent=True) if t.word in ("devs", "browse", "prod", "gpg") else t for t in question_terms(q)]
+    got = {t.word: t.proper for t in jargon(terms, known, said)}
+    assert got["gpg"]  # typed without a vowel, in no line and no vocabulary: a term of art the wiki never names
+    assert not got["devs"]  # "dev" with its plural: English
+    assert not got["prod"]  # the first letters of "production", which the evidence says
+    assert not got["browse"]  # a word the model's vocabulary lacks, but no acronym
+    # Without the evidence's words, "prod" is still no acronym: it has a vowel.
+    assert not {t.word: t.proper for t in jargon(terms, known)}["prod"]
+
+
+def test_whats_that_mean_asks_what_it_means() -> None:
+    [part] = parts("g2 gateway light is flashing amber, what's that mean?")
+    assert part.text.endswith("what does that mean") and part.slot.kind == "definition"
+    # "the mean" is a figure asked for, not a meaning
+    assert slot("whats the mean temperature in june").kind == "quantity"
+    assert parts("what's the mean?")[0].text == "what is the mean"
+
+
+def test_money_asked_by_that_word_is_any_sum() -> None:
+    # No line says "money": the sum set aside is a budget, a cost or a price, said with its currency.
+    assert slot("whats the total money set aside for the offsite in nov") == Slot("quantity", unit="money")
+    assert slot("what money did we set aside for the offsite") == Slot("quantity", unit="money")
+    assert slot("what's the total budget for the offsite").head == "budget"
+
+
+def test_an_ordinal_that_names_a_kind_is_a_word() -> None:
+    got = {t.word: t.figure for t in question_terms("does the 2nd gen gateway ship on the 3rd of june?")}
+    assert not got["2nd"] and got["3rd"]
+
+
+def test_a_line_for_another_operating_system_does_not_answer() -> None:
+    assert platforms.named("linux: where's my per-user pip.conf") == {"unix"}
+    assert platforms.named("default pip cache folder on macos?") == {"macos"}
+    assert platforms.named("where is the cache") == frozenset()
+    mac, unix = _line("Global : /Library/Application Support/pip/pip.conf.", "MacOS", 81), \
+        _line("User : $HOME/.config/pip/pip.conf, which respects XDG_CONFIG_HOME.", "Unix", 70)
+    assert platforms.for_another(frozenset({"unix"}), mac.text, mac.before)
+    assert not platforms.for_another(frozenset({"unix"}), unix.text, unix.before)
+    assert not platforms.for_another(frozenset({"macos"}), unix.text, unix.before)  # a Mac is a Unix
+    assert not platforms.for_another(frozenset(), mac.text, mac.before)  # no system asked: every line may answer
+    q = "linux: where is my per-user pip.conf"
+    [part] = parts(q)
+    got = [s.line.line for s in score_part((mac, unix), part, question_terms(q), Names(), asked(q, Names()), None, None)]
+    assert got == [70]
+    # A later part asks about the system the whole question names.
+    got = [s.line.line for s in score_part((mac, unix), parts("where is the global pip.conf")[0],
+                                           question_terms("where is the global pip.conf"), Names(),
+                                           asked("where is the global pip.conf", Names()), None, None,
+                                           frozenset({"unix"}))]
+    assert got == [70]
