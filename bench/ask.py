@@ -228,10 +228,15 @@ def fit_settings(root: Path, code: Path) -> None:
 
 
 def _code_id(code: Path, paths: tuple[str, ...] = ("stigmergy",)) -> str:
-    """The commit's trees of `paths` in a checkout plus a hash of their uncommitted changes."""
+    """The commit's trees of `paths` in a checkout plus a hash of their uncommitted changes, new files included (a
+    module not yet added to git changes the answers as much as an edited one)."""
     trees = [subprocess.run(["git", "rev-parse", f"HEAD:{p}"], cwd=code, capture_output=True, text=True).stdout.strip()
              for p in paths]
     diff = subprocess.run(["git", "diff", "HEAD", "--", *paths], cwd=code, capture_output=True).stdout
+    new = subprocess.run(["git", "ls-files", "-z", "--others", "--exclude-standard", "--", *paths], cwd=code,
+                         capture_output=True).stdout.split(b"\0")
+    for name in sorted(n for n in new if n):
+        diff += b"\0" + name + b"\0" + (code / name.decode("utf-8", "surrogateescape")).read_bytes()
     return hashlib.sha256(("/".join(trees)).encode() + diff).hexdigest()[:16]
 
 

@@ -73,3 +73,19 @@ def test_a_line_for_another_operating_system_does_not_answer() -> None:
                                            asked("where is the global pip.conf", Names()), None, None,
                                            frozenset({"unix"}))]
     assert got == [70]
+
+
+def test_a_file_the_question_names_is_named_on_the_page_that_answers() -> None:
+    from stigmergy.answer import files
+
+    assert files.named("is there a max line length for lines in requirements.txt") == {"requirements.txt"}
+    assert files.named("what goes in ~/.pypirc, and does pip read setup.cfg?") == {".pypirc", "setup.cfg"}
+    # What the asker quotes as code is named too; a command by its first two words, the rest being their arguments.
+    assert files.named("which release first shipped the `pip lock` command") == {"pip lock"}
+    assert files.named("`pip search requests` just throws an error now") == {"pip search"}
+    # a version, a domain, an abbreviation: no file
+    assert files.named("is pypi.org down since 1.2.3, e.g. for me?") == frozenset()
+    pages = [{"path": "conventions.md", "title": "Conventions", "content": "Limit all lines to 72 characters."},
+             {"path": "reqs.md", "title": "Requirements File Format",
+              "content": "Files that use this format are often called requirements.txt files."}]
+    assert files.pages_naming(files.named("max line length in requirements.txt?"), pages) == {"reqs.md"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stigmergy.answer import llm, platforms
+from stigmergy.answer import files, llm, platforms
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
@@ -92,6 +92,10 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     known = known_words(settings)
     systems = platforms.named(question)
+    # A file the question names is named on the page that answers (files.py): the other pages' lines are not read.
+    asked_files = files.named(question)
+    naming = files.pages_naming(asked_files, ev.pages) if asked_files else frozenset()
+    lines = tuple(ln for ln in ev.lines if ln.page in naming) if asked_files else ev.lines
     said = said_words(ev.lines) if any(p.slot.kind == "yesno" for p in asked_parts) else frozenset()
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
@@ -101,7 +105,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
-        scored = score_part(ev.lines, part, terms, names, q, vectors,
+        scored = score_part(lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None, systems) if terms else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)

@@ -1,0 +1,34 @@
+"""A file or a code span the question names ("is there a max line length for lines in requirements.txt", "which pip
+release first shipped the `pip lock` command"): the page that answers is one that names it. Documentation holds
+rules for many files; a line on the documentation conventions page ("Limit all lines to a maximum of 72
+characters") is no rule for requirements.txt, though every word of the question but the file's name is on it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+# A name with a dot and a short extension, not a version or a figure ("requirements.txt", "pip.conf", ".pypirc",
+# "pyproject.toml"); a domain ("pypi.org") is a place, not a file.
+_FILE_RE = re.compile(r"(?<![\w.-])(\.?[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:txt|toml|cfg|ini|conf|json|ya?ml|lock|py|"
+                      r"rst|md|in|sh|bat|ps1|pypirc|pth|whl|zip|gz))(?![\w.-]*[\w-])", re.I)
+_DOT_FILE_RE = re.compile(r"(?<![\w.-])(\.[a-z][\w-]{2,})(?![\w.])", re.I)  # ".pypirc", ".netrc"
+
+
+_CODE_RE = re.compile(r"`([^`\n]{2,60})`")
+
+
+def named(question: str) -> frozenset[str]:
+    """The file names the question says, and what it quotes as code ("the `pip lock` command"), casefolded."""
+    out = {m.group(1).casefold() for m in _FILE_RE.finditer(question)}
+    # A command typed with the asker's own arguments ("`pip search requests`") is named by its first two words.
+    out |= {" ".join(m.group(1).split()[:2]).casefold() for m in _CODE_RE.finditer(question)}
+    out |= {m.group(1).casefold() for m in _DOT_FILE_RE.finditer(question) if m.group(1).count(".") == 1}
+    return frozenset(out)
+
+
+def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]]) -> frozenset[str]:
+    """The pages, as read for the answer, whose title or text says every one of `files`."""
+    return frozenset(p["path"] for p in pages
+                     if all(f in f"{p.get('title', '')}\n{p.get('content', '')}".casefold() for f in files))
