@@ -89,3 +89,14 @@ def test_a_file_the_question_names_is_named_on_the_page_that_answers() -> None:
              {"path": "reqs.md", "title": "Requirements File Format",
               "content": "Files that use this format are often called requirements.txt files."}]
     assert files.pages_naming(files.named("max line length in requirements.txt?"), pages) == {"reqs.md"}
+
+
+def test_a_day_a_source_names_by_its_own_date_is_said_with_that_date() -> None:
+    from stigmergy.answer.compose import _dated
+
+    said = "The v0 beta endpoints are deprecated from today and will be removed on 1 December 2026."
+    assert _dated(said, "2026-06-02") == ("The v0 beta endpoints are deprecated from today (2 June 2026) and will be "
+                                          "removed on 1 December 2026.")
+    assert "Yesterday (31 May 2026)" in _dated("Yesterday the gateway went quiet.", "2026-06-01")
+    assert _dated(said, "") == said and _dated(said, "not a date") == said  # no date known: said as written
+    assert _dated("Today's menu.", "2026-06-02") == "Today's menu."  # a possessive is left as written

@@ -5,6 +5,7 @@ cites the kickoff's title line too)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -170,12 +171,33 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
         label = line.headings[-1] if line.headings else line.title
         text = f"{label}: {text}"
         cites.extend(c for cite in line.cites for c in _source_head(root, layers, cite.path, "", label, cite.start))
+    dated = _dated(text, line.date) if line.type == "source" else text
+    if dated != text:
+        text = dated  # and the source's date line cited, which says the day
+        cites.extend(c for cite in line.cites[:1] for c in _source_head(root, layers, cite.path, line.date[:10]))
     if then is not None:
         text = f"{text} {readable(then)}"
         cites.extend(then.cites)
     unique = list(dict.fromkeys(cites))
     return {"text": text, "page": line.page, "title": line.title, "type": line.type, "line": line.line,
             "citations": [c.to_dict(with_text) for c in unique]}
+
+
+_RELATIVE_DAY_RE = re.compile(r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|tomorrow)\b(?!['’]s)", re.I)
+_DAY_SHIFT = {"yesterday": -1, "tomorrow": 1}
+
+
+def _dated(text: str, date: str) -> str:
+    """A day a source names by its own date ("deprecated from today", in release notes of 2 June 2026) with that
+    date beside it: read later, "today" is no answer to "when"."""
+    m = _RELATIVE_DAY_RE.search(text)
+    if not m or not date:
+        return text
+    try:
+        day = dt.date.fromisoformat(date[:10]) + dt.timedelta(days=_DAY_SHIFT.get(m.group(1).lower(), 0))
+    except ValueError:
+        return text
+    return f"{text[: m.end()]} ({day.day} {day.strftime('%B')} {day.year}){text[m.end() :]}"
 
 
 def _context(line: Line, slot: Slot, names: Names, q: Asked, root: Path, layers: tuple[str, ...]
