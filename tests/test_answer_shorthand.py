@@ -97,6 +97,8 @@ def test_a_day_a_source_names_by_its_own_date_is_said_with_that_date() -> None:
     said = "The v0 beta endpoints are deprecated from today and will be removed on 1 December 2026."
     assert _dated(said, "2026-06-02") == ("The v0 beta endpoints are deprecated from today (2 June 2026) and will be "
                                           "removed on 1 December 2026.")
-    assert "Yesterday (31 May 2026)" in _dated("Yesterday the gateway went quiet.", "2026-06-01")
+    assert "Tonight (1 June 2026)" in _dated("Tonight the gateway goes quiet.", "2026-06-01")
+    # "tomorrow" would be a day no cited line says: left as written
+    assert _dated("closing the launch channel tomorrow", "2026-06-02") == "closing the launch channel tomorrow"
     assert _dated(said, "") == said and _dated(said, "not a date") == said  # no date known: said as written
     assert _dated("Today's menu.", "2026-06-02") == "Today's menu."  # a possessive is left as written

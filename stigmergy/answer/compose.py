@@ -183,8 +183,8 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
             "citations": [c.to_dict(with_text) for c in unique]}
 
 
-_RELATIVE_DAY_RE = re.compile(r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|tomorrow)\b(?!['’]s)", re.I)
-_DAY_SHIFT = {"yesterday": -1, "tomorrow": 1}
+# Only the source's own day: "tomorrow" would be a date no cited line says (a figure the answer made up).
+_RELATIVE_DAY_RE = re.compile(r"\b(today|tonight|this morning|this afternoon|this evening)\b(?!['’]s)", re.I)
 
 
 def _dated(text: str, date: str) -> str:
@@ -194,7 +194,7 @@ def _dated(text: str, date: str) -> str:
     if not m or not date:
         return text
     try:
-        day = dt.date.fromisoformat(date[:10]) + dt.timedelta(days=_DAY_SHIFT.get(m.group(1).lower(), 0))
+        day = dt.date.fromisoformat(date[:10])
     except ValueError:
         return text
     return f"{text[: m.end()]} ({day.day} {day.strftime('%B')} {day.year}){text[m.end() :]}"
