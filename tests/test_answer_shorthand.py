@@ -102,3 +102,18 @@ def test_a_day_a_source_names_by_its_own_date_is_said_with_that_date() -> None:
     assert _dated("closing the launch channel tomorrow", "2026-06-02") == "closing the launch channel tomorrow"
     assert _dated(said, "") == said and _dated(said, "not a date") == said  # no date known: said as written
     assert _dated("Today's menu.", "2026-06-02") == "Today's menu."  # a possessive is left as written
+
+
+def test_a_step_told_to_the_reader_fills_a_how_to() -> None:
+    from stigmergy.answer.slots import WEAK, kind_fill
+
+    q = "need to change the temp limits on a shipment with a signed excursion report, how do i do it"
+    got = asked(q, Names())
+    step = "Thresholds can no longer be edited on a shipment that has a signed excursion report; create an amendment instead."
+    assert kind_fill(Slot("procedure"), step, Names(), got) == 1.0
+    assert kind_fill(Slot("procedure"), "To pair a gateway, scan its QR code and you need to choose the site.",
+                     Names(), got) == 1.0
+    # A fact about the thing, a question back, and a possession are no steps: weakly filled.
+    assert kind_fill(Slot("procedure"), "Thresholds are set per shipment by the quality team.", Names(), got) == WEAK
+    assert kind_fill(Slot("procedure"), "If you have workarounds for the shipment, does the report let you remove them?",
+                     Names(), got) == WEAK

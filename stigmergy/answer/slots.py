@@ -225,6 +225,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return WEAK if len(text.split()) == 1 else 1.0
         if done and any(is_new(m.group(0), q) for m in _STANDARD_RE.finditer(text)):
             return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
+        if not done and _INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and len(_content(text, q)) >= 2:
+            return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         return 1.0
@@ -234,6 +236,15 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
+
+
+# A step told to the reader: a clause that opens with an instruction verb ("Use the side door", "…; create an
+# amendment instead") or says what the reader needs to do ("you need to file a request").
+_INSTRUCTS_RE = re.compile(
+    r"(?:^|[;:—–]\s*|[.!?]\s+)(?:please\s+|instead,?\s+|then\s+|first,?\s+)?(?:use|create|ask|contact|e-?mail|call|"
+    r"open|click|select|enter|add|request|submit|raise|scan|press|type|send|book|follow|choose|register|"
+    r"copy|reply|post|message|ping|visit|apply|fill|attach|upload|restart|reboot|log in|sign in|go to|talk to|"
+    r"speak to|write to)\b|\byou(?:'ll| will)?\s+(?:(?:need|have)\s+to|must|should)\s+\w+", re.I)
 
 
 def _new_option(token: str, q: Asked) -> bool:
