@@ -117,3 +117,15 @@ def test_a_step_told_to_the_reader_fills_a_how_to() -> None:
     assert kind_fill(Slot("procedure"), "Thresholds are set per shipment by the quality team.", Names(), got) == WEAK
     assert kind_fill(Slot("procedure"), "If you have workarounds for the shipment, does the report let you remove them?",
                      Names(), got) == WEAK
+
+
+def test_a_clause_that_goes_on_with_so_gives_the_reason_before_it() -> None:
+    from stigmergy.answer.slots import WEAK, kind_fill
+
+    got = asked("why did 50k of pellucid's money get counted in Q3 and not Q2", Names())
+    line = ("The milestone was met on 24 June, but the invoice terms make the payment recognisable only on acceptance "
+            "of the validation pack, so £50k moves to Q3.")
+    assert kind_fill(Slot("reason"), line, Names(), got) == 1.0
+    assert kind_fill(Slot("reason"), "The pack was late; hence the payment moved to Q3.", Names(), got) == 1.0
+    # "so" that is no connective ("so far", "not so"): no reason given
+    assert kind_fill(Slot("reason"), "So far £50k of the Pellucid payment has moved to Q3 this year.", Names(), got) == WEAK

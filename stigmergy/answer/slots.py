@@ -68,7 +68,8 @@ _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming)
 _CAUSE_RE = re.compile(
     r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
     r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
-    r"to ensure|to stop|so we|so it|reason|root cause|why|led to|leads to|meant that|means that|therefore|"
+    r"to ensure|to stop|so we|so it|(?<=, )so|hence|thus|which is why|that is why|reason|root cause|why|led to|"
+    r"leads to|meant that|means that|therefore|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
     r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
