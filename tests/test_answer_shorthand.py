@@ -129,3 +129,14 @@ def test_a_clause_that_goes_on_with_so_gives_the_reason_before_it() -> None:
     assert kind_fill(Slot("reason"), "The pack was late; hence the payment moved to Q3.", Names(), got) == 1.0
     # "so" that is no connective ("so far", "not so"): no reason given
     assert kind_fill(Slot("reason"), "So far £50k of the Pellucid payment has moved to Q3 this year.", Names(), got) == WEAK
+
+
+def test_which_months_is_answered_by_months_not_by_a_release() -> None:
+    from stigmergy.answer.slots import kind_fill
+
+    q = "which months of the year do new pip versions normally ship"
+    assert slot(q).head == "month"
+    got = asked(q, Names())
+    assert kind_fill(slot(q), "Our release months are January, April, July, October.", Names(), got) == 1.0
+    assert kind_fill(slot(q), "Pip 20.1: an alpha version of the new resolver was available.", Names(), got) == 0.0
+    assert kind_fill(slot(q), "The pilot started on 4 March 2026.", Names(), got) == 1.0

@@ -52,6 +52,7 @@ from stigmergy.answer.which import (
     thing_fill,
     unnamed,
 )
+from stigmergy.gates.figures import MONTH_NAMES
 
 CONTEXT = 0.9  # the value is in the line's context (title, heading, previous sentence), not in the line
 
@@ -125,6 +126,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
     if k == "date":
+        if slot.head in ("month", "months"):
+            # "which months do new versions ship": month names ("January, April, July, October"), not a release
+            named = any(w in MONTH_NAMES and w not in q.text for w in words(text.casefold()))
+            return 1.0 if named or dates_in(text, q) else 0.0
         if slot.unit == "clock":
             return 1.0 if any(is_new(m.group(0), q) for m in CLOCK_RE.finditer(text)) else 0.0
         if slot.unit != "day" and any(is_new(m.group(1), q) for m in RELEASE_RE.finditer(text)) and (
