@@ -140,3 +140,17 @@ def test_which_months_is_answered_by_months_not_by_a_release() -> None:
     assert kind_fill(slot(q), "Our release months are January, April, July, October.", Names(), got) == 1.0
     assert kind_fill(slot(q), "Pip 20.1: an alpha version of the new resolver was available.", Names(), got) == 0.0
     assert kind_fill(slot(q), "The pilot started on 4 March 2026.", Names(), got) == 1.0
+
+
+def test_a_short_frame_before_the_auxiliary_still_asks_yes_or_no_and_its_version_says_which_case() -> None:
+    from stigmergy.answer.terms import claimed
+
+    q = "on python 3.9 will pip pick up my corp ca cert from the os cert store?"
+    assert slot(q).kind == "yesno"  # "on python 3.9, will pip …" without its comma
+    assert slot("in which version did pip drop py2").kind == "quantity"  # a question word in the frame: no frame
+    [version] = [t for t in claimed(question_terms(q), q, "yesno") if t.figure]
+    assert version.word == "3.9" and not version.claim  # the case asked about, a constraint
+    # A value put to the wiki is still a claim a line may contradict.
+    [count] = [t for t in claimed(question_terms("norrland still on 412 gateways?"), "norrland still on 412 gateways?",
+                                  "yesno") if t.figure]
+    assert count.claim == "check"

@@ -41,7 +41,11 @@ _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|
                        # ("when is the offsite, roughly" asks when: an auxiliary follows)
                        r"(?:when|whenever|if|once|while)\s+(?!(?:is|are|was|were|did|does|do|will|can|could|should|"
                        r"has|have|had|would)\b))[^,?]*,\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
-                       r"is|are|was|were|does|did|do|can|will|has|have|should)\b)", re.I)
+                       r"is|are|was|were|does|did|do|can|will|has|have|should)\b)|"
+                       # "on python 3.9 will pip …", typed without its comma: a short frame, then an auxiliary
+                       r"^(?:in|on|at|for|with|under)\s+(?:(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|"
+                       r"was|were|does|did|do|can|will|would|should)\b)[\w.'-]+\s+){1,3}"
+                       r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)", re.I)
 # "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
 # it say who asks, not what is asked.
 _QUOTED_IT_RE = re.compile(r"^.*?(?:^|\s)['\"‘“]([^'\"’”]{2,40})['\"’”](?=[\s,.;:?]).*?,\s*"

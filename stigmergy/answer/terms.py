@@ -232,18 +232,23 @@ _VALUE_RE = re.compile(r"(?:^|-)[£$€]?[0-9]")
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
+_VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
+
+
 def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     """The terms, a figure the asker brings marked a claim: an example's version (`_PIN_RE`), and in a question
     that asks for a yes or no ("did it ship on the 15th?", "norrland still on 412 gateways?") every value but a
     period or a year; a name with a digit ("md5", "G2") stays what the question is about. The line that answers
     may give another figure ("No: 22 September", "455 gateways now"), so such a figure is credited where a line
     says it and required of none. A period or a year ("Q2 2026", "2025") stays the constraint it is: it says
-    which figure is asked about."""
+    which figure is asked about, as does the version of a thing it names ("on python 3.9 will pip …")."""
     examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
+    # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
+    versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
     out = []
     for t in terms:
-        period = " " in t.stem or _PERIOD_RE.match(t.stem) or _YEAR_RE.match(t.stem)
+        period = " " in t.stem or _PERIOD_RE.match(t.stem) or _YEAR_RE.match(t.stem) or t.word in versions
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
         elif t.figure and confirm and not period and _VALUE_RE.search(t.word):
