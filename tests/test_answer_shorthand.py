@@ -154,3 +154,13 @@ def test_a_short_frame_before_the_auxiliary_still_asks_yes_or_no_and_its_version
     [count] = [t for t in claimed(question_terms("norrland still on 412 gateways?"), "norrland still on 412 gateways?",
                                   "yesno") if t.figure]
     assert count.claim == "check"
+
+
+def test_a_sentence_about_this_is_said_with_the_one_before_it() -> None:
+    from stigmergy.answer.compose import leans_back
+
+    assert leans_back("This was changed in pip 10.0 due to the breaking nature of eager when upgrading dependencies.")
+    assert leans_back("That means the reading was shown late by more than two minutes on the dashboard.")
+    # "This guide …" names its own subject; a long sentence with a pronoun inside stands alone.
+    assert not leans_back("This guide is for customer site staff and field engineers installing the gateways.")
+    assert not leans_back("The gateway buffers readings and uploads them when it reconnects to the network later.")

@@ -136,8 +136,15 @@ _BACK_RE = re.compile(r"\b(?:it|its|they|them|their|these|those|he|she|him|his|h
 SHORT_LINE = 8  # words: as the embedder's reading of a line (select.embed_text)
 
 
+# A sentence whose subject is "this" or "that" ("This was changed in pip 10.0 due to …") speaks of the sentence
+# before it, at any length: "why isn't eager the default" is answered with "The default strategy is
+# only-if-needed." before it.
+_THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|may|might|must|should|means|meant|"
+                      r"changed|happened|applies|applied|became|becomes|made|makes|also|only|allows|lets|caused)\b", re.I)
+
+
 def leans_back(text: str) -> bool:
-    return len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))
+    return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(text.strip()))
 
 
 def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, root: Path,
