@@ -164,3 +164,19 @@ def test_a_sentence_about_this_is_said_with_the_one_before_it() -> None:
     # "This guide …" names its own subject; a long sentence with a pronoun inside stands alone.
     assert not leans_back("This guide is for customer site staff and field engineers installing the gateways.")
     assert not leans_back("The gateway buffers readings and uploads them when it reconnects to the network later.")
+
+
+def test_a_short_form_is_said_by_the_whole_word() -> None:
+    from stigmergy.answer.select import alternatives, word_score
+    from stigmergy.answer.shorthand import whole_words
+
+    q = "will pip pick up my corp ca cert from the os cert store?"
+    terms = question_terms(q)
+    assert whole_words(terms) == {"cert": (frozenset({"certif"}),)}  # "certificate", "certificates": one stem
+    [part] = parts(q)
+    whole = _line("The system certificate store is used to verify HTTPS connections.")
+    other = _line("The system store is used to verify HTTPS connections.")
+    alts = alternatives((whole, other), part, terms, Names())
+    assert word_score(whole, terms, alts)[0] > word_score(other, terms, alts)[0]
+    # A name is never read as a short form ("Temp" the agency); "mins" is minutes.
+    assert whole_words(question_terms("what does Temp do in 2 mins")) == {"min": (frozenset({"minut"}),)}

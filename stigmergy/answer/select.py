@@ -30,6 +30,7 @@ from stigmergy.answer.counts import SAME_AS
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
+from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import (
     NUMERALS,
@@ -507,7 +508,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
                  addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
-                 aliases(terms, part.text, names)):
+                 aliases(terms, part.text, names), whole_words(terms)):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
     return out

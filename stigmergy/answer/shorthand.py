@@ -1,0 +1,44 @@
+"""The short forms people type for long words ("my corp ca *cert*", "the *temp* limits", "*repo* layout"): a line
+writes the word whole ("certificate", "temperature", "repository"), so the short form is credited where a line
+says the whole word. English usage, not any one wiki's vocabulary; a short form the wiki itself uses is said as
+it is too (the question's own word stays one of its forms)."""
+
+from __future__ import annotations
+
+from stigmergy.answer.terms import Term, fold, stem
+
+_WHOLE = {
+    "cert": ("certificate", "certificates"), "certs": ("certificate", "certificates"),
+    "config": ("configuration",), "configs": ("configuration", "configurations"), "conf": ("configuration",),
+    "repo": ("repository",), "repos": ("repository", "repositories"),
+    "env": ("environment",), "envs": ("environment", "environments"), "var": ("variable",), "vars": ("variables",),
+    "dir": ("directory",), "dirs": ("directory", "directories"),
+    "auth": ("authentication", "authorization", "authorisation"),
+    "docs": ("documentation",), "doc": ("document", "documentation"),
+    "dep": ("dependency",), "deps": ("dependency", "dependencies"),
+    "pkg": ("package",), "pkgs": ("package", "packages"),
+    "info": ("information",), "admin": ("administrator",), "admins": ("administrator", "administrators"),
+    "db": ("database",), "prod": ("production",), "dev": ("development", "developer"), "devs": ("developer", "developers"),
+    "msg": ("message",), "msgs": ("message", "messages"), "reqs": ("requirements",), "req": ("requirement",),
+    "ver": ("version",), "app": ("application",), "apps": ("application", "applications"),
+    "perf": ("performance",), "temp": ("temperature",), "temps": ("temperature", "temperatures"),
+    "mgr": ("manager",), "eng": ("engineer", "engineering"), "engs": ("engineer", "engineers"),
+    "org": ("organisation", "organization"), "orgs": ("organisation", "organization", "organisations"),
+    "num": ("number",), "qty": ("quantity",), "approx": ("approximately",), "avg": ("average",),
+    "mins": ("minutes",), "min": ("minimum", "minutes"), "max": ("maximum",), "secs": ("seconds",),
+    "hrs": ("hours",), "yr": ("year",), "yrs": ("years",), "wk": ("week",), "wks": ("weeks",),
+    "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
+    "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
+}
+
+
+def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the whole words a short form stands for, for the question's plain words."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        if t.name or t.figure:
+            continue
+        whole = _WHOLE.get(fold(t.word))
+        if whole:
+            out[t.stem] = tuple(dict.fromkeys(frozenset({stem(w)}) for w in whole))
+    return out
