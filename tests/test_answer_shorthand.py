@@ -57,6 +57,9 @@ def test_a_line_for_another_operating_system_does_not_answer() -> None:
     assert platforms.named("linux: where's my per-user pip.conf") == {"unix"}
     assert platforms.named("default pip cache folder on macos?") == {"macos"}
     assert platforms.named("where is the cache") == frozenset()
+    # A span of time and a network address are no systems; a document writes the systems capitalised.
+    assert platforms.named("are the maintenance windows on sunday, and what is the gateway's MAC address") == frozenset()
+    assert platforms.named("on windows where is pip.ini") == {"windows"}
     mac, unix = _line("Global : /Library/Application Support/pip/pip.conf.", "MacOS", 81), \
         _line("User : $HOME/.config/pip/pip.conf, which respects XDG_CONFIG_HOME.", "Unix", 70)
     assert platforms.for_another(frozenset({"unix"}), mac.text, mac.before)

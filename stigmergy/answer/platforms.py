@@ -11,14 +11,21 @@ import re
 _FAMILIES = {
     "unix": re.compile(r"\b(?:linux|unix|ubuntu|debian|fedora|centos|rhel|red hat|arch linux|alpine|bsd|freebsd|"
                        r"posix|\*nix)\b", re.I),
-    "macos": re.compile(r"\b(?:mac|macs|macos|mac os|os x|osx|darwin|macbook)\b", re.I),
-    "windows": re.compile(r"\b(?:windows|win32|win64|win10|win11)\b", re.I),
+    # Not "MAC" (an address) nor "maintenance windows": a document writes the systems capitalised; an asker may
+    # type them in lower case ("on windows"), though not after a word that makes them another thing.
+    "macos": re.compile(r"\b(?:[Mm]ac|[Mm]acs|mac[Oo][Ss]|MacOS|[Mm]ac OS|OS X|os x|osx|OSX|darwin|Darwin|"
+                        r"[Mm]ac[Bb]ook)\b"),
+    "windows": re.compile(r"\b(?:[Ww]indows|[Ww]in32|[Ww]in64|[Ww]in10|[Ww]in11)\b"),
 }
 _ALSO = {"macos": {"unix"}}  # a line for Unix also holds on a Mac
+# "maintenance windows", "delivery windows": a span of time, not the system
+_NOT_SYSTEM_RE = re.compile(r"\b(?:maintenance|time|delivery|release|change|deployment|launch|booking|shipping|service|"
+                            r"cutover|outage|freeze|upgrade|pickup|collection|dock|loading)\s+windows?\b", re.I)
 
 
 def named(text: str) -> frozenset[str]:
     """The system families `text` names."""
+    text = _NOT_SYSTEM_RE.sub(" ", text)
     return frozenset(f for f, r in _FAMILIES.items() if r.search(text))
 
 
