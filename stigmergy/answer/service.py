@@ -34,7 +34,6 @@ from stigmergy.answer.terms import (
     fold,
     jargon,
     question_terms,
-    said_words,
     stem,
     stems,
     weigh,
@@ -96,11 +95,10 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     asked_files = files.named(question)
     naming = files.pages_naming(asked_files, ev.pages) if asked_files else frozenset()
     lines = tuple(ln for ln in ev.lines if ln.page in naming) if asked_files else ev.lines
-    said = said_words(ev.lines) if any(p.slot.kind == "yesno" for p in asked_parts) else frozenset()
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
-        terms = claimed(jargon(terms, known, said) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
+        terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -257,15 +256,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     return out
 
 
-def said_words(lines: Sequence[Any]) -> frozenset[str]:
-    """The casefolded words the evidence lines say (`jargon` reads a short form against them)."""
-    return frozenset(w for ln in lines for w in _WORD_RE.findall(ln.text.casefold()))
-
-
-_WORD_RE = re.compile(r"[a-z]{3,}")
-
-
-def jargon(terms: list[Term], known: frozenset[str], said: frozenset[str] = frozenset()) -> list[Term]:
+def jargon(terms: list[Term], known: frozenset[str]) -> list[Term]:
     """A plain word no fragment of the reader's says (`absent`), typed without a vowel, and no whole word of the
     model's English vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg"), not the asker's
     own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a
@@ -274,8 +265,7 @@ def jargon(terms: list[Term], known: frozenset[str], said: frozenset[str] = froz
     if not known:
         return terms
     return [replace(t, proper=True, common=False) if t.absent and not (t.figure or t.name) and t.word.isalpha()
-            and not _VOWEL_RE.search(t.word) and not _english(fold(t.word), known)
-            and not _shortened(fold(t.word), said) else t for t in terms]
+            and not _VOWEL_RE.search(t.word) and not _english(fold(t.word), known) else t for t in terms]
 
 
 # A term of art typed in lower case is an acronym ("gpg", "npm", "ssh"): the asker's own English words the model's
@@ -284,23 +274,9 @@ _VOWEL_RE = re.compile(r"[aeiouy]", re.I)
 
 
 def _english(word: str, known: frozenset[str]) -> bool:
-    """A word of the vocabulary, or one of them with an inflection ("devs", "browsed"), or two of them run together
-    ("tarball", "switchover": the asker's English for an archive, a cutover), each of at least three letters."""
-    if word in known or any(word[:i] in known and word[i:] in known for i in range(3, len(word) - 2)):
-        return True
-    return any(word.endswith(end) and len(word) - len(end) >= 3 and (word[: -len(end)] in known or
-                                                                      word[: -len(end)] + "e" in known)
-               for end in _INFLECTIONS)
-
-
-_INFLECTIONS = ("s", "es", "ed", "ing", "er", "ers")
-
-
-def _shortened(word: str, said: frozenset[str]) -> bool:
-    """Whether the word is the asker's short form of a word the evidence says: "prod" for production, "devs" for
-    developers, "config" for configuration (its first three or more letters, a plural's s dropped)."""
-    base = word[:-1] if word.endswith("s") and len(word) > 4 else word
-    return len(base) >= 3 and any(w.startswith(base) and w != base for w in said)
+    """A word of the vocabulary, or two of them run together ("tarball", "switchover": the asker's English for an
+    archive, a cutover), each of at least three letters."""
+    return word in known or any(word[:i] in known and word[i:] in known for i in range(3, len(word) - 2))
 
 
 def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list[Term]:
