@@ -181,3 +181,11 @@ def test_a_short_form_is_said_by_the_whole_word() -> None:
     assert word_score(whole, terms, alts)[0] > word_score(other, terms, alts)[0]
     # A name is never read as a short form ("Temp" the agency); "mins" is minutes.
     assert whole_words(question_terms("what does Temp do in 2 mins")) == {"min": (frozenset({"minut"}),)}
+
+
+def test_a_hyphenated_word_says_the_askers_word_written_whole() -> None:
+    from stigmergy.answer.terms import stems
+
+    assert {"wifi", "wi-fi"} <= stems("Wi-Fi — Where: LanternfishStaff")
+    assert "email" in stems("Send an e-mail to the on-call lead.")
+    assert "eu2" not in stems("eu-2 region")  # a name with a digit is not run together

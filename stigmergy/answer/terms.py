@@ -91,6 +91,8 @@ def stems(text: str) -> frozenset[str]:
             out.add(ordinal.group(1))  # "the 15th" says the day "15 September" says
         if "-" in tok or "." in tok:
             out.update(stem(p) for p in re.split(r"[.\-]", tok) if p)
+        if "-" in tok and tok.replace("-", "").isalpha():
+            out.add(stem(tok.replace("-", "")))  # "Wi-Fi" says the asker's "wifi", "e-mail" their "email"
     return frozenset(out)
 
 
