@@ -189,3 +189,13 @@ def test_a_hyphenated_word_says_the_askers_word_written_whole() -> None:
     assert {"wifi", "wi-fi"} <= stems("Wi-Fi — Where: LanternfishStaff")
     assert "email" in stems("Send an e-mail to the on-call lead.")
     assert "eu2" not in stems("eu-2 region")  # a name with a digit is not run together
+
+
+def test_an_aside_after_the_question_asks_nothing_unless_it_gives_a_date_or_a_figure() -> None:
+    assert [(p.text, p.slot.kind) for p in parts("what's MKT? pharma folks keep saying it")] == [("what is MKT",
+                                                                                                 "definition")]
+    # An aside with a date or a figure says which claim the answer corrects: kept.
+    [part] = parts("when did driftwood finally cut over? wasn't it supposed to be end of may")
+    assert "may" in part.text
+    # A second question after the "?" is a part of its own, as before.
+    assert len(parts("how large was the series a? who led it?")) == 2

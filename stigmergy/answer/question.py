@@ -23,6 +23,11 @@ _AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will",
         "had", "must", "may", "might", "shall")
 _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
+# A question, then a remark that is no question of its own (no "?", no question word or auxiliary to open it).
+_ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
+                       r"should|has|have)\b[^?]*\?)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
+                       r"were|does|did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+$", re.I)
+_DATED_ASIDE_RE = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\bq[1-4]\b", re.I)
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
                        r"whose)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
@@ -153,6 +158,11 @@ def _clean(question: str) -> str:
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
+    aside = _ASIDE_RE.match(q)
+    if aside and not _DATED_ASIDE_RE.search(q[aside.end(1):]):
+        # "what's MKT? pharma folks keep saying it": the asker's aside asks nothing. One that gives a figure or a
+        # date ("… wasn't it supposed to be end of may") says which claim the answer should correct: kept.
+        q = aside.group(1)
     other = _OTHER_NAME_RE.match(q) or _ANOTHER_NAME_RE.match(q.rstrip(" ?"))
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
