@@ -17,7 +17,7 @@ from stigmergy.answer.question import Slot
 from stigmergy.answer.slots import kind_fill
 from stigmergy.answer.terms import fold
 from stigmergy.answer.values import Asked
-from stigmergy.gates.figures import claim_text
+from stigmergy.gates.figures import MONTH_NAMES, claim_text
 from stigmergy.pages.wikilinks import parse_wikilinks
 from stigmergy.repo.containment import read_contained
 from stigmergy.repo.layout import classify
@@ -204,7 +204,8 @@ def _dated(text: str, date: str) -> str:
         day = dt.date.fromisoformat(date[:10])
     except ValueError:
         return text
-    return f"{text[: m.end()]} ({day.day} {day.strftime('%B')} {day.year}){text[m.end() :]}"
+    # The month by the project's own names: strftime's %B follows the process's locale ("Juni" under de_DE).
+    return f"{text[: m.end()]} ({day.day} {MONTH_NAMES[day.month - 1].capitalize()} {day.year}){text[m.end() :]}"
 
 
 def _context(line: Line, slot: Slot, names: Names, q: Asked, root: Path, layers: tuple[str, ...]

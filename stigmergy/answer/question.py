@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stigmergy.answer.terms import NUMERALS
+from stigmergy.answer.terms import NUMERALS, month_index
 
 # Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
 _LEAD_RE = re.compile(
@@ -27,7 +27,6 @@ _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 _ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
                        r"should|has|have)\b[^?]*\?)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+$", re.I)
-_DATED_ASIDE_RE = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\bq[1-4]\b", re.I)
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
                        r"whose)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
@@ -155,11 +154,17 @@ def _clean(question: str) -> str:
     return _LEAD_RE.sub("", q).strip() or q
 
 
+def _dated(text: str) -> bool:
+    """Whether a remark gives a figure or a date: a digit, a month (terms.month_index) or a quarter."""
+    return any(ch.isdigit() for ch in text) or any(
+        month_index(w) is not None or re.fullmatch(r"q[1-4]", w) for w in re.findall(r"[a-z]+", text.casefold()))
+
+
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
     aside = _ASIDE_RE.match(q)
-    if aside and not _DATED_ASIDE_RE.search(q[aside.end(1):]):
+    if aside and not _dated(q[aside.end(1):]):
         # "what's MKT? pharma folks keep saying it": the asker's aside asks nothing. One that gives a figure or a
         # date ("… wasn't it supposed to be end of may") says which claim the answer should correct: kept.
         q = aside.group(1)
