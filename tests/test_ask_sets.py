@@ -186,6 +186,19 @@ def test_the_sixth_blind_pair_is_true_to_its_documents_and_apart_from_the_earlie
     assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
 
 
+def test_the_seventh_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
+    """The seventh blind pair (the twenty-fourth session, 5 December 2026, written by helpers without reading the
+    answerer or any earlier set's questions, committed before that session's answerer changes), checked as the
+    sixth."""
+    s = load_bench("ask_sets")
+    sample, public = s.load(s.BLIND7_SAMPLE_SET), s.load(s.BLIND7_PUBLIC_SET)
+    _blind_pair(s, sample, public, "twenty-fourth session", ((65, 20), (60, 20)),
+                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET, s.BLIND3_SAMPLE_SET,
+                 s.BLIND3_PUBLIC_SET, s.BLIND4_SAMPLE_SET, s.BLIND4_PUBLIC_SET, s.BLIND5_SAMPLE_SET,
+                 s.BLIND5_PUBLIC_SET, s.BLIND6_SAMPLE_SET, s.BLIND6_PUBLIC_SET))
+    assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
+
+
 def _blind_pair(s, sample: dict, public: dict, session: str, sizes: tuple, blind: tuple) -> None:  # type: ignore[no-untyped-def, type-arg]
     """A blind pair written by helpers: the sample set true to sample_corpus/, both of at least their (questions,
     unanswerable) `sizes` (public first), said written in `session` and frozen, shaped for the bench, apart from
