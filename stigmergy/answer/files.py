@@ -29,6 +29,9 @@ def named(question: str) -> frozenset[str]:
 
 
 def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]]) -> frozenset[str]:
-    """The pages, as read for the answer, whose title or text says every one of `files`."""
-    return frozenset(p["path"] for p in pages
-                     if all(f in f"{p.get('title', '')}\n{p.get('content', '')}".casefold() for f in files))
+    """The pages, as read for the answer, whose title or text says every one of `files`. A page is read in pieces
+    (one per fragment search found): the configuration page names `pip.conf` in one and `pip freeze` in another."""
+    said: dict[str, str] = {}
+    for p in pages:
+        said[p["path"]] = f"{said.get(p['path'], '')}\n{p.get('title', '')}\n{p.get('content', '')}".casefold()
+    return frozenset(path for path, text in said.items() if all(f in text for f in files))

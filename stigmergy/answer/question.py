@@ -29,7 +29,7 @@ _ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|ar
                        r"were|does|did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+$", re.I)
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
-                       r"whose)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
+                       r"whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
 # A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
 # first part's predicate.
 _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
@@ -202,6 +202,9 @@ def parts(question: str) -> list[Part]:
 
 def _predicate(text: str) -> str:
     """The first part less its question word: "who ran the lodestar retro" -> "ran the lodestar retro"."""
+    topic = re.match(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", text, re.I)
+    if topic:
+        return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
     ws = text.split()
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
@@ -212,6 +215,9 @@ def _predicate(text: str) -> str:
 def _subject_words(text: str) -> str:
     """The first part's subject: "How large was the Series A" -> "the Series A", "how many verbosity levels
     does pip have" -> "verbosity levels" (the words after the question word, up to the next verb)."""
+    topic = re.match(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", text, re.I)
+    if topic:
+        return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
     ws = text.split()
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
@@ -304,8 +310,8 @@ def role(text: str) -> str:
     taken: list[str] = []
     for w in m.group(1).split()[:5]:
         lw = w.lower().strip(",.?;:")
-        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS:
-            break
+        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS or lw in ("-", "—", "–"):
+            break  # "who is tomek exactly - full name": the dash starts an aside
         if taken and lw in _DOING:
             break  # "the new nordic CSM starting in november": the post ends before what they are doing
         if taken and taken[-1].lower() == "of" and w[:1].isupper():
@@ -384,6 +390,10 @@ _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?nam
                          r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called\b.*$", re.I)
 
 
+_WH_WORD_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+_LATER_WH_RE = re.compile(r",\s*((?:what|which|who|whom|whose|when|where|why|how)\b.+)$", re.I)
+
+
 def slot(text: str) -> Slot:
     """The slot of one question part: decided by its first question word (the one a question starts
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
@@ -398,6 +408,13 @@ def slot(text: str) -> Slot:
     if _OLDEST_NAMED_RE.match(q):
         return Slot("quantity", head="version", unit="version")  # "What is the oldest Python on which …"
     low = q.lower().rstrip(" ?")
+    if re.match(r"^by how (?:much|many)\b", low):
+        return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
+    later = _LATER_WH_RE.search(q)
+    if later and _WH_WORD_RE.search(q[: later.start()]):
+        # "pip list grows a column when i have editable installs, what's that column called": the clause before
+        # the comma says when it happens; the question is what follows
+        return slot(later.group(1))
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
@@ -519,8 +536,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
-    if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low):
-        return Slot("procedure")
+    if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low) or re.match(
+            r"^(?:can|could|should|do|must|shall) (?:i|we|you) (?:try|do)\b", tail):
+        return Slot("procedure")  # "what can i try", "what should we do": steps to take
     return Slot("value")
 
 

@@ -31,7 +31,7 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.shorthand import whole_words
-from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, defines, fill
 from stigmergy.answer.terms import (
     NUMERALS,
     STOPWORDS,
@@ -43,7 +43,7 @@ from stigmergy.answer.terms import (
     stem,
     stems,
 )
-from stigmergy.answer.values import Asked
+from stigmergy.answer.values import Asked, day_months, question_days
 from stigmergy.gates.figures import MONTH_NAMES
 
 MEANING_WEIGHT = 0.5
@@ -431,10 +431,16 @@ def said_anywhere(term: Term, lines: tuple[Line, ...]) -> bool:
 
 
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
-               kind: frozenset[str] = frozenset(), lacking: bool = False) -> tuple[float, bool, bool, tuple[str, ...]]:
+               kind: frozenset[str] = frozenset(), lacking: bool = False,
+               days: dict[str, tuple[int, int]] | None = None,
+               opening: dict[str, set[tuple[int, int]]] | None = None) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched);
     `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`); `lacking`:
-    the question asks about doing without something, so a line's "without X" says X."""
+    the question asks about doing without something, so a line's "without X" says X; `days`: the day figures of
+    the question with their (day, month), which a line said on that day holds, or a line of a page that opens with
+    that day (`opening`: "during the 22 apr mess" is the incident the postmortem opens with, "Incident on 22 April
+    2026", not a day every line of it repeats)."""
+    opening = opening or {}
     on = _without(topical(terms), kind) | _rare_names(terms)
     ctx_text = context_text(line)
     own = stems(line.text if lacking else _WITHOUT_RE.sub(" ", line.text))
@@ -449,10 +455,16 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if not t.figure or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
+        elif t.constraint and t.figure and _sibling(t.word, line.text) and _says(t, context, alts, ctx_text):
+            # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
+            # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
+            return 0.0, False, False, ()
         elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])):
             matched.append(t.word)
             if not t.figure or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
+        elif days and t.stem in days and (_said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
+            matched.append(t.word)
         elif t.constraint:
             # A figure the question names (Q1, 2026) or a rare proper name (Hull, Asia) is a constraint, not
             # a hint: a line that does not say it is about something else.
@@ -462,6 +474,37 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     if not any(not (t.name or t.figure) for t in terms):
         topic = bool(matched)  # a question of names only ("Who is Tomek?"): saying one is on topic
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
+
+
+OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
+
+
+def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int]]]:
+    """page -> the (day, month) its title and first `OPENING_LINES` statements read name."""
+    first: dict[str, list[Line]] = {}
+    for line in sorted(lines, key=lambda ln: (ln.page, ln.line)):
+        if len(first.setdefault(line.page, [])) < OPENING_LINES:
+            first[line.page].append(line)
+    return {page: day_months(" ".join([got[0].title, *(ln.text for ln in got)])) for page, got in first.items()}
+
+
+_LABEL_FIGURE_RE = re.compile(r"([a-z]+)(-?)(\d+)", re.I)
+
+
+def _sibling(label: str, text: str) -> bool:
+    """Whether `text` names another of the numbered labels `label` is one of ("SEV-1" for "sev-3", "G1" for "g2").
+    """
+    m = _LABEL_FIGURE_RE.fullmatch(label)
+    if not m:
+        return False
+    return any(n.group(1) != m.group(3) for n in re.finditer(
+        rf"(?<![\w-]){re.escape(m.group(1))}-?(\d+)(?![\w.])", text, re.I))
+
+
+def _said_on(date: str, day: tuple[int, int]) -> bool:
+    """Whether an ISO date ("2026-04-22") is that (day, month 0-11)."""
+    return len(date) >= 10 and date[5:7].isdigit() and date[8:10].isdigit() and (
+        int(date[8:10]), int(date[5:7]) - 1) == day
 
 
 _STREETS = tuple(frozenset({stem(w)}) for w in STREET_WORDS)
@@ -550,15 +593,23 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # swap keys?") carries its own value and may set the moment in other words ("went live": production).
     event = event_terms(part.text, terms) if part.slot.named else []
     lacking = bool(_WITHOUT_RE.search(part.text))  # "how do I install without internet access"
+    # "people keep saying reefer in standup, what is it?": "it" is a word the asker said before the question, and a
+    # line that defines one of those ("**Reefer** — a refrigerated truck …") speaks of all they said around it.
+    defining = [t for t in terms if not (t.figure or t.everywhere or t.absent or t.name) and t.stem not in kind] if (
+        part.slot.kind == "definition" and not [w for w in words(part.slot.subject) if w not in STOPWORDS]) else []
+    days = question_days(part.text, terms)
+    opening = openings(lines) if days else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
     systems = platforms.named(part.text) if systems is None else systems
     pre = []
     for line in lines:
-        w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking)
+        w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking, days, opening)
         if not figures_ok or not _says_event(event, line, alts) or another_of_kind(named, line, names):
             continue
         if platforms.for_another(systems, line.text, context_text(line)):
             continue
+        if defining and w < 1.0 and any(defines(t.word, line.text) for t in defining):
+            w, topic = 1.0, True
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
         pre.append((line, w, topic, f, via, matched))
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its

@@ -235,13 +235,28 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
-        return 1.0
+        # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
+        # says neither yes nor no
+        return 0.0 if _COMMAND_RE.match(text) else 1.0
     # A plain "what…": any value the question does not hold.
+    if roster(text):
+        return 0.0  # "what did olly get landed with after the retro": the retro's list of who came says who, not what
     if _COMMAND_RE.match(text) and not _COMMAND_ASKED_RE.search(q.text):
         return WEAK  # "what does --debug do under pdb": "$ python -m pdb -m pip --debug" shows it, says nothing of it
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
+
+
+_LABEL_RE = re.compile(r"^[\w ]{1,24}:\s+")
+_NAME_ITEM_RE = re.compile(r"(?:[A-ZÀ-Þ][\w'’.-]*\s?){1,4}")
+
+
+def roster(text: str) -> bool:
+    """A line that only lists names ("Priya Raghunathan, Inês Carvalho, Daniel Ferreira, …", "People: …"): three
+    or more, each one to four capitalised words."""
+    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", _LABEL_RE.sub("", text.strip().rstrip(".")))]
+    return len(items) >= 3 and all(_NAME_ITEM_RE.fullmatch(i) for i in items)
 
 
 # A step told to the reader: a clause that opens with an instruction verb ("Use the side door", "…; create an
@@ -250,7 +265,8 @@ _INSTRUCTS_RE = re.compile(
     r"(?:^|[;:—–]\s*|[.!?]\s+)(?:please\s+|instead,?\s+|then\s+|first,?\s+)?(?:use|create|ask|contact|e-?mail|call|"
     r"open|click|select|enter|add|request|submit|raise|scan|press|type|send|book|follow|choose|register|"
     r"copy|reply|post|message|ping|visit|apply|fill|attach|upload|restart|reboot|log in|sign in|go to|talk to|"
-    r"speak to|write to)\b|\byou(?:'ll| will)?\s+(?:(?:need|have)\s+to|must|should)\s+\w+", re.I)
+    r"speak to|write to|check|ensure|make sure|try|install|run|set|remove|delete|update|upgrade|change|edit|enable|"
+    r"disable|configure|verify|pass|specify|avoid|consider)\b|\byou(?:'ll| will)?\s+(?:(?:need|have)\s+to|must|should)\s+\w+", re.I)
 
 
 def _new_option(token: str, q: Asked) -> bool:
@@ -299,6 +315,25 @@ _TITLE_ACRONYM_RE = re.compile(r"\b(?:" + "|".join(a.upper() for a in TITLE_ACRO
 
 def _titles(text: str) -> list[re.Match[str]]:
     return [*_TITLE_RE.finditer(text), *_TITLE_ACRONYM_RE.finditer(text)]
+
+
+_FILLER = frozenset("exactly actually really again even".split())
+_WHO_IS_RE = re.compile(r"^\W*who(?:'s| is| was| are| were)\s+([^-—–?]+)", re.I)  # up to an aside after a dash
+
+
+def only_names(text: str, names: Names) -> bool:
+    """Whether `text` says nothing but the names of people the wiki knows ("tomek exactly")."""
+    ws = [w for w in words(text) if w not in _FILLER]
+    found = names.found(" ".join(ws))
+    return bool(ws) and all(e.kind == "person" for _, _, e in found) and sum(b - a for a, b, _ in found) == len(ws)
+
+
+def identifies(text: str, names: Names, q: Asked) -> bool:
+    """ "who is tomek": the line names the person the question names by another of their names ("Tomasz
+    Wieczorek"), or gives their post beside the name ("Tomek, CTO")."""
+    ws = words(text)
+    said = [" ".join(ws[a:b]) for a, b, e in names.found(text) if e.page in q.entities and e.kind == "person"]
+    return bool(said) and (bool(_titles(text)) or any(n not in q.text for n in said))
 
 
 def says_subject(subject: str, text: str, names: Names) -> bool:
@@ -448,6 +483,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# "what's the number that stood after the close": the figure asked about, named by what it is about ("q2 revenue"),
+# not by the word "number", which no line that gives it says.
+_ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures"))
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
 # A value that holds by default, and a question about what holds once, after or if something is done (not when
@@ -509,6 +547,11 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         # ("the environment variable PIP_CONFIG_FILE can specify a configuration file that's loaded last")
         return 0.0, False
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
+    if slot.kind == "person" and role and slot.subject and only_names(role, names):
+        role = ""  # "who is tomek", typed in lower case: a name, not a post
+    who_is = _WHO_IS_RE.match(q.text) if slot.kind == "person" and not role else None
+    if who_is and only_names(who_is.group(1), names) and identifies(text, names, q):
+        return 1.0, False  # "who is tomek exactly": "Tomasz Wieczorek, CTO and co-founder, also known as Tomek"
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
     if slot.kind == "person" and role and not slot.head and unnamed(Slot("thing", head=_role_head(role)), text, q.stems):
@@ -564,8 +607,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if counted and slot.unit == "count" and not says_counted(slot.head, f"{text} {context}"):
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
-    if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and not says_head(
-            slot.head, f"{text} {context}"):
+    if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and (
+            slot.head not in _ANY_FIGURE) and not says_head(slot.head, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
         # "This approach … is also known as a 'development installation'": the thing is named in the sentence

@@ -233,6 +233,14 @@ _VALUE_RE = re.compile(r"(?:^|-)[£$€]?[0-9]")
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
+# "a version number like 24.3", "e.g. 3.12": an example the asker makes up, which the docs explain with their own.
+_LIKE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?(\d[\w.]*\w)", re.I)
+# A measure typed with its unit ("3gb", "40-char", "500mb"), and what a number the asker gives is the number of.
+_OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
+                             r"digits?|px|x)", re.I)
+_OWN_ID = r"(?:\bissues?|\bprs?|\bpull requests?|\btickets?|\bbugs?|#)"
+_EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|planned|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
+                          r"estimated)\b[^.?!;,]*", re.I)
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -244,13 +252,25 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     says it and required of none. A period or a year ("Q2 2026", "2025") stays the constraint it is: it says
     which figure is asked about, as does the version of a thing it names ("on python 3.9 will pip …")."""
     examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
+    examples |= {stem(m.group(1)).strip(".") for m in _LIKE_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
     versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
+    # "sam was expecting the stock by 3 aug - when did it actually turn up?": the date that was expected is the
+    # one the answer may correct, not the one it must say.
+    expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind == "date" else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or _YEAR_RE.match(t.stem) or t.word in versions
         if t.figure and t.stem in examples:
+            t = replace(t, claim="example")
+        elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(
+                rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", expected):
+            t = replace(t, claim="check")
+        elif t.figure and t.absent and not period and (_OWN_MEASURE_RE.fullmatch(t.word) or re.search(
+                rf"{_OWN_ID}\s*{re.escape(t.word)}(?![\w.])", text, re.I)):
+            # "a cache eating like 3gb", "a full 40-char sha", "a PR for issue 4521": the asker's own measure or
+            # number, which no page says; the docs explain the case with their own
             t = replace(t, claim="example")
         elif t.figure and confirm and not period and _VALUE_RE.search(t.word):
             t = replace(t, claim="check")
@@ -298,6 +318,8 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
                            everywhere=df >= EVERYWHERE_SHARE * n))
         if df == 0 and not (t.figure or t.name):
             absent.append(len(out) - 1)
+        elif df == 0 and t.figure:
+            out[-1] = replace(out[-1], absent=True)  # the asker's own figure, if it is one (`claimed`); weighed as it is
     # A plain word the reader's wiki never uses is the asker's own word ("the april ingestion *mess*", "who
     # *pulled the plug*"): no line can say it, so it weighs like the lightest word the wiki does use; the
     # meaning score carries it. (Names and figures keep their weight: they are what the question is about.)

@@ -5,10 +5,11 @@ slots.py decides whether such a value fills a question's slot; these are its raw
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.terms import STOPWORDS, fold, stem
+from stigmergy.answer.terms import STOPWORDS, Term, fold, month_index, stem
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -108,9 +109,31 @@ def dates_in(text: str, q: Asked, day: bool = False) -> list[str]:
             continue
         if day and not (_DAY_RE.search(got) and not re.fullmatch(r"(?:19|20)\d\d|q[1-4](?:\s+\d{4})?", got, re.I)):
             continue
-        if is_new(got, q):
+        if is_new(got, q) and not (day_months(got) & day_months(q.text)):
             out.append(got)
     return out
+
+
+_DAY_MONTH_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3,9})\b", re.I)  # "22 apr", "3rd of may"
+_MONTH_DAY_RE = re.compile(r"\b([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)  # "aug 3", "sept. 15th"
+
+
+def day_months(text: str) -> set[tuple[int, int]]:
+    """(day, month 0-11) of each date `text` names by its day, however the month is written: the question's "by 3
+    aug" is the line's "by 3 August", an echo of the question and no new date."""
+    out = set()
+    found = [(m.group(1), m.group(2)) for m in _DAY_MONTH_RE.finditer(text)]
+    for day, month in found + [(m.group(2), m.group(1)) for m in _MONTH_DAY_RE.finditer(text)]:
+        at = month_index(month)
+        if at is not None and 1 <= int(day) <= 31:
+            out.add((int(day), at))
+    return out
+
+
+def question_days(text: str, terms: Iterable[Term]) -> dict[str, tuple[int, int]]:
+    """The question's day figures ("22" of "during the 22 apr mess") -> (day, month 0-11)."""
+    by_day = {d: (d, m) for d, m in day_months(text)}
+    return {t.stem: by_day[int(t.stem)] for t in terms if t.figure and t.stem.isdigit() and int(t.stem) in by_day}
 
 
 _RELATIVE_DATES = frozenset("today tomorrow yesterday tonight".split())

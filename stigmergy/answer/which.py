@@ -43,8 +43,8 @@ def names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -
         ws = words(name)
         if not ws or all(w in STOPWORDS or w in VAGUE or w in CALENDAR for w in ws) or names.entity(name) is not None:
             continue
-        if any(stem(w) in q.stems for w in ws) or not is_new(name, q):
-            continue
+        if any(stem(w) in q.stems or stem(w.split("-")[0]) in q.stems for w in ws) or not is_new(name, q):
+            continue  # "German-language" for "a german report" is the question's word again
         unknown.append(name)
     return known, unknown
 
@@ -156,6 +156,10 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = names_in(text, names, q, None)
+    if singular(head) in _OPTION_HEADS:
+        # "which pip flag overrides that": an option the line spells ("--break-system-packages"), not a line that
+        # speaks of flags ("Allowing the user to override the default behaviour (using flags)")
+        return 1.0 if any(is_new(m.group(0), q) for m in _OPTION_RE.finditer(text)) else 0.0
     if singular(head) in _FOLDER_HEADS:
         # "which folder are the built docs in": a folder is a path ("docs/build"); a file ("noxfile.py") or a
         # command ("nox -s docs") the line names is no folder.
@@ -196,6 +200,8 @@ def _initials_of(word: str, before: list[str]) -> bool:
 
 
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
+_OPTION_HEADS = frozenset(("flag", "switch"))  # "which option": a choice, as often as a command-line option
+_OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
 # A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
 _FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
 def singular(word: str) -> str:

@@ -1,0 +1,171 @@
+"""Issue #19, twenty-fourth pass: what the asker says around the question ("eating like 3gb", "by 3 aug", "during
+the 22 apr mess", "people keep saying reefer in standup, what is it?") read as the asker means it, and lines that
+only look like answers (a roster for "what", a command for "yes or no", flags spoken of for "which flag", another
+level's rule for "sev-3") kept from answering (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from stigmergy.answer import files
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.names import Entity, Names
+from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.select import score_part, word_score
+from stigmergy.answer.slots import WEAK, fill, kind_fill, roster
+from stigmergy.answer.terms import claimed, question_terms
+from stigmergy.answer.values import asked, dates_in, day_months, question_days
+from stigmergy.answer.which import thing_fill
+
+
+def _line(text: str, *, title: str = "Notes", before: str = "", n: int = 5, date: str = "",
+          page: str = "sources/2026/01/x.md") -> Line:
+    return Line(page, title, "source", "public", n, text, text, (), (), 1, before, date=date)
+
+
+def _claims(q: str, kind: str, absent: bool = True) -> dict[str, str]:
+    terms = [replace(t, absent=absent and t.figure) for t in question_terms(q)]
+    return {t.word: t.claim for t in claimed(terms, q, kind) if t.figure}
+
+
+def test_a_figure_the_asker_makes_up_is_an_example_not_a_constraint() -> None:
+    # a measure typed with its unit, a number after "issue" or "PR", a value after "like": the asker's own, which no
+    # page says, so no line is required to say it
+    assert _claims("theres an http folder eating like 3gb, do current pip versions still use it", "value")["3gb"] == "example"
+    assert _claims("why is a full 40-char commit sha better than a short one", "reason")["40-char"] == "example"
+    assert _claims("made a PR fixing a bug for issue 4521, what do i name the news fragment", "value")["4521"] == "example"
+    assert _claims("in a version number like 24.3, what does the bit after the dot mean", "definition",
+                   absent=False)["24.3"] == "example"
+    # what the question is about stays a constraint: a period, a year, a name with a digit, a count a page says
+    assert _claims("what was revenue in Q4 2027", "quantity")["Q4 2027"] == ""
+    assert _claims("how many G2 units were in the order of 500", "quantity") == {"G2": "", "500": ""}
+    assert _claims("how big is the 3gb cache limit", "quantity", absent=False)["3gb"] == ""  # a page says it
+    assert _claims("what happens on the 22nd of april", "value")["22nd"] == ""  # a day is no measure
+
+
+def test_the_date_that_was_expected_is_the_one_the_answer_may_correct() -> None:
+    q = "sam was expecting the G2 stock in leeds by 3 aug - when did it actually turn up?"
+    got = _claims(q, "date", absent=False)
+    assert got == {"G2": "", "3": "check"}
+    assert _claims("when did the stock arrive after 3 aug", "date", absent=False)["3"] == ""  # no expectation
+    # the question's date, however its month is typed, is no new date
+    a = asked(q, Names())
+    assert dates_in("Samuel expects G2 stock in Leeds by 3 August.", a) == []
+    assert dates_in("Beacon G2 units arrived in Leeds on 5 August, two days late.", a) == ["5 August"]
+    assert day_months("by aug 3rd, or the 15th of sept. or 2026-05-01") == {(3, 7), (15, 8)}
+    assert day_months("5 days in may 2026") == set()
+
+
+def test_a_day_the_question_names_is_held_by_the_page_that_opens_with_it() -> None:
+    q = "during the 22 apr mess how often were customers getting status updates from hannah"
+    [part] = parts(q)
+    terms = question_terms(q)
+    assert question_days(q, terms) == {"22": (22, 3)}
+    page = "wiki/notes/Postmortem.md"
+    opening = _line("From 07:41 to 10:53 UTC on 22 April, readings reached Tidemark late.", page=page, n=24)
+    updates = _line("Hannah's customer updates every 30 minutes were praised by Norrland Fresh.", page=page, n=29)
+    other = _line("Hannah's customer updates every hour were praised in the March outage.", page="wiki/notes/March.md")
+    got = [s.line.line for s in score_part((opening, updates, other), part, terms, Names(), asked(q, Names()), None, None)]
+    assert 29 in got and 5 not in got  # the March page never names the day
+    # a line said on that day holds it too; one said on another day does not
+    assert word_score(_line("Updates went out every 30 minutes.", date="2026-04-22"), terms, {},
+                      days={"22": (22, 3)})[2]
+    assert not word_score(_line("Updates went out every 30 minutes.", date="2026-04-24"), terms, {},
+                          days={"22": (22, 3)})[2]
+
+
+def test_another_numbered_level_in_a_line_is_not_the_one_asked() -> None:
+    q = "how fast do we have to notify customers about a sev-3?"
+    terms = question_terms(q)
+    before = "Incidents are classified SEV-1 to SEV-3."
+    others = _line("Customers affected by a SEV-1 or SEV-2 incident are informed within one hour.", before=before)
+    assert not word_score(others, terms, {})[2]
+    assert word_score(_line("A SEV-3 incident is reported in the weekly digest.", before=before), terms, {})[2]
+    assert word_score(_line("Customers are informed within a day.", before=before), terms, {})[2]  # no other level
+
+
+def test_a_pronoun_asked_to_be_defined_is_a_word_said_before_the_question() -> None:
+    q = "people keep saying reefer in standup, what is it?"
+    [part] = parts(q)
+    assert part.slot == Slot("definition", subject="it")
+    defined = _line("Reefer — a refrigerated truck, trailer or container.", n=22)
+    chatter = _line("New joiners keep asking what we mean by the words people use in standups.", n=26)
+    got = score_part((chatter, defined), part, question_terms(q), Names(), asked(q, Names()), None, None)
+    assert [s.line.line for s in got if s.eligible][0] == 22 and got[0].words == 1.0
+    # a named subject is defined by its own words, as before
+    [named] = parts("what is a reefer?")
+    scored = score_part((chatter, defined), named, question_terms("what is a reefer?"), Names(),
+                        asked("what is a reefer?", Names()), None, None)
+    assert [s.line.line for s in scored if s.eligible] == [22]
+
+
+def test_the_question_is_what_follows_a_clause_of_circumstance() -> None:
+    assert slot("pip list grows an extra column when i have editable installs, what's that column called").kind == "thing"
+    assert slot("when the poller went down, who was on call?").kind == "person"
+    assert slot("when did the poller go down?").kind == "date"
+    assert slot("getting permission denied when i run pip freeze, what can i try").kind == "procedure"
+    assert slot("what should we do about the backlog").kind == "procedure"
+    assert slot("what can i say").kind == "value"
+    assert slot("by how much does their ARR grow").kind == "quantity" and slot("by how much does it grow").unit == ""
+
+
+def test_a_second_part_by_how_much_is_split_and_a_topic_before_a_colon_is_its_subject() -> None:
+    got = parts("norrland after the Q3 review: how many gateways are they running now and by how much does their ARR "
+                "grow with the renewal?")
+    assert [p.slot.kind for p in got] == ["quantity", "quantity"]
+    assert got[1].text.startswith("by how much does norrland after the Q3 review ARR grow")
+
+
+def test_the_number_asked_for_is_any_figure_about_what_the_question_names() -> None:
+    q = "q2 revenue - the first version of the report had a higher figure, what's the number that stood after the close?"
+    [part] = parts(q)
+    assert part.slot.head == "number"
+    assert fill(part.slot, "| Revenue | £2.36M | £1.88M |", "", Names(), asked(q, Names()))[0] == 1.0
+    phone = "what's the phone number of the leeds office"
+    assert fill(slot(phone), "Leeds has room for 40 people.", "", Names(), asked(phone, Names()))[0] == 0.0
+
+
+def test_a_file_named_anywhere_on_a_page_read_in_pieces() -> None:
+    pages = [{"path": "configuration.md", "title": "Configuration", "content": "Files are named pip.conf on Unix."},
+             {"path": "configuration.md", "title": "Configuration", "content": "To set a timeout when running the "
+              "pip freeze command only, give it its own section."},
+             {"path": "freeze.md", "title": "pip freeze", "content": "Output installed packages."}]
+    asked_files = files.named("can i give `pip freeze` a shorter timeout than every other command in pip.conf?")
+    assert asked_files == {"pip freeze", "pip.conf"}
+    assert files.pages_naming(asked_files, pages) == {"configuration.md"}
+
+
+def test_lines_that_only_look_like_answers_fill_nothing() -> None:
+    q = asked("what did olly get landed with after the lodestar retro", Names())
+    assert roster("Priya Raghunathan, Inês Carvalho, Daniel Ferreira, Oliver Brandt, Grace Nakamura.")
+    assert roster("People: Aoife Brennan, Daniel Ferreira, Grace Nakamura")
+    assert not roster("Three names reached the council: Tidemark, Meridian and Keel.")
+    assert kind_fill(Slot("value"), "Priya Raghunathan, Daniel Ferreira, Oliver Brandt.", Names(), q) == 0.0
+    assert kind_fill(Slot("value"), "Oliver Brandt: newsletter process change, by 14 October.", Names(), q) == 1.0
+    # a command to type says neither yes nor no
+    yes = asked("is the standalone pip.pyz zipapp ok to use on prod servers?", Names())
+    assert kind_fill(Slot("yesno"), "$ python pip.pyz --help", Names(), yes) == 0.0
+    assert kind_fill(Slot("yesno"), "The zip application should not be used in production.", Names(), yes) == 1.0
+    # which flag: a line that spells one, not one that speaks of flags
+    flag = asked("debian says externally-managed-environment, which pip flag overrides that", Names())
+    assert thing_fill("flag", "Allowing the user to override the default behaviour (using flags)", Names(), flag) == 0.0
+    assert thing_fill("flag", "Pass --break-system-packages to override it.", Names(), flag) == 1.0
+    # "German-language" is the question's "german" again, no name of a customer
+    org = asked("which danish customer did sales promise a german report to?", Names())
+    assert kind_fill(Slot("org", head="customer"), "Sales promised the Danish customer a German-language report.",
+                     Names(), org) == 0.0
+    assert kind_fill(Slot("org", head="customer"), "Sales promised Jutland Cold a German-language report.",
+                     Names(), org) == WEAK
+
+
+def test_who_is_a_person_typed_in_lower_case_asks_who_they_are() -> None:
+    tomek = Entity(7, "Tomasz Wieczorek", "person", frozenset({"tomasz wieczorek", "tomek"}))
+    names = Names({"tomasz wieczorek": tomek, "tomek": tomek})
+    for q in ("who is tomek?", "who is tomek exactly - full name"):
+        [part] = parts(q)
+        got = asked(q, names)
+        assert fill(part.slot, "Tomasz Wieczorek, CTO and co-founder, also known as Tomek.", "", names, got)[0] == 1.0
+        assert fill(part.slot, "Tomek joined the call late.", "", names, got)[0] == 0.0  # says who, not who he is
+    # a post asked about is still a post
+    post = "who is the head of marketing"
+    assert slot(post).subject == "head of marketing"
