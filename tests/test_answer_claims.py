@@ -240,7 +240,7 @@ def test_exactly_is_how_sure_the_asker_wants_to_be_not_a_word_the_line_says() ->
 
 def test_a_post_typed_as_an_acronym_is_a_role_a_line_may_spell_out() -> None:
     from stigmergy.answer.question import role
-    from stigmergy.answer.slots import says_role
+    from stigmergy.answer.roles import says_role
 
     assert role("who is the new nordic CSM starting in november?") == "nordic CSM"
     assert role("who's the second nordic CSM joining in november?") == "second nordic CSM"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from stigmergy.answer.evidence import Line
+from stigmergy.answer.otherwise import plainly
 from stigmergy.answer.question import slot
-from stigmergy.answer.select import addressed, plainly, word_score
+from stigmergy.answer.select import addressed, word_score
 from stigmergy.answer.slots import WEAK
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills

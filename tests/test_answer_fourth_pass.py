@@ -119,7 +119,8 @@ def test_a_version_directive_dates_what_it_holds() -> None:
 
 
 def test_what_the_wiki_may_call_a_quantity_works_both_ways() -> None:
-    from stigmergy.answer.select import same_as, word_score
+    from stigmergy.answer.otherwise import same_as
+    from stigmergy.answer.select import word_score
     from stigmergy.answer.terms import stem
 
     # slots.SAME_AS says a salary may be called pay; then what someone was paid may be called a salary.

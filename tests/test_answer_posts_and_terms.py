@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from stigmergy.answer.evidence import Line
+from stigmergy.answer.otherwise import plainly, posts
 from stigmergy.answer.question import parts
-from stigmergy.answer.select import plainly, posts, word_score
+from stigmergy.answer.select import word_score
 from stigmergy.answer.slots import WEAK, defines
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills, _names
@@ -323,7 +324,7 @@ def test_street_words_that_are_also_common_words_count_capitalised() -> None:
 
 
 def test_words_the_line_abbreviates_are_said_by_their_initialism_in_capitals() -> None:
-    from stigmergy.answer.select import with_initials
+    from stigmergy.answer.otherwise import with_initials
 
     q = "which bot labels pull requests that need a rebase?"
     terms = with_initials(question_terms(q), q)

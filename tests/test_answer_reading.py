@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from stigmergy.answer.evidence import source_units
+from stigmergy.answer.otherwise import plainly
 from stigmergy.answer.question import parts, slot
-from stigmergy.answer.select import plainly, word_score
+from stigmergy.answer.select import word_score
 from stigmergy.answer.terms import question_terms, stem
 from tests.test_answer_posts_and_terms import _line
 from tests.test_answer_slots import _fills

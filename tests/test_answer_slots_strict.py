@@ -137,7 +137,8 @@ def test_prior_to_a_release_says_where_it_started() -> None:
 
 def test_the_words_score_knows_what_the_wiki_calls_a_quantity_instead() -> None:
     from stigmergy.answer.evidence import Line
-    from stigmergy.answer.select import same_as, word_score
+    from stigmergy.answer.otherwise import same_as
+    from stigmergy.answer.select import word_score
 
     terms = question_terms("how many staff did we have when Q2 closed?")
     line = Line("wiki/notes/q.md", "Quarterly figures", "note", "public", 3, "", "Headcount — Q3 2026: 63; Q2 2026: 56.",

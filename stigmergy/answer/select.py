@@ -20,31 +20,41 @@ question sets (bench/ask.py; docs/agents.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from stigmergy.answer import platforms
-from stigmergy.answer.counts import SAME_AS
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, words
+from stigmergy.answer.otherwise import (
+    WORD_RE,
+    aliases,
+    clock,
+    context_text,
+    initials_re,
+    misspelt,
+    numerals,
+    plainly,
+    posts,
+    quarters,
+    same_as,
+    with_initials,
+)
 from stigmergy.answer.question import VERSION_HEADS, Part, Slot
 from stigmergy.answer.shorthand import whole_words
-from stigmergy.answer.slots import STREET_WORDS, TITLE_ACRONYMS, TITLE_WORDS, UTMOST, UTMOST_RE, defines, fill
+from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, defines, fill
 from stigmergy.answer.terms import (
-    NUMERALS,
     STOPWORDS,
     Term,
     fold,
-    month_index,
     period_forms,
     spelled_out,
     stem,
     stems,
 )
 from stigmergy.answer.values import Asked, day_months, question_days
-from stigmergy.gates.figures import MONTH_NAMES
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -77,10 +87,6 @@ class Scored:
 def combine(meaning: float, words: float, fill: float, weight: float = MEANING_WEIGHT) -> float:
     """A line's score from its features (bench/ask.py --fit calibrates `weight` and the threshold with it)."""
     return (weight * max(meaning, 0.0) + (1 - weight) * words) * fill
-
-
-def context_text(line: Line) -> str:
-    return " ".join([line.title, *line.headings, line.before, *([line.note] if line.note != line.before else [])])
 
 
 _REFERS_BACK_RE = re.compile(r"\b(?:it|its|they|them|their|these|those|he|she|him|his|her|this|that|the former|the "
@@ -120,207 +126,6 @@ def embed_text(line: Line) -> str:
     return f"{head}: {before + ' ' if before else ''}{line.text}"
 
 
-def aliases(terms: list[Term], part_text: str, names: Names) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the stem sets of every name of the entity that term is a word of."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for _, _, ent in names.found(part_text):
-        forms = [frozenset(stem(w) for w in n.split()) for n in ent.names]
-        if ent.kind == "person":
-            forms.append(frozenset({stem(words(ent.title)[0])}))
-        for n in ent.names:
-            for w in n.split():
-                for t in terms:
-                    if t.stem == stem(w):
-                        out[t.stem] = tuple(dict.fromkeys([*out.get(t.stem, ()), *forms]))
-    return out
-
-
-_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
-
-
-def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the words the wiki may use instead of it ("staff" is said by "headcount", "price" by
-    "cost"): the slot rules' own short list of quantity nouns (slots.SAME_AS), so that the words score and the
-    slot check agree on what a line speaks of."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in terms:
-        if t.name or t.figure:
-            continue
-        low = t.word.casefold()
-        others = (SAME_AS.get(low) or SAME_AS.get(low[:-1] if low.endswith("s") else low, "")).split()
-        # Both ways: a salary may be called pay, so "what was Maya paid" is said by "a salary of £185,000".
-        others += [k for k in _CALLED_BY.get(stem(low), ()) if k not in others]
-        if others:
-            out[t.stem] = tuple(frozenset({stem(w)}) for w in others)
-    return out
-
-
-# What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
-# the box" is "by default"; to sign off is to approve or accept; to fall behind is to lag; to fly is to take a
-# flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
-# in (None: the word alone), the words that say it)
-_PLAIN = (
-    ("stop", None, ("disable", "disables", "opt-out")), ("prevent", None, ("disable", "disables")),
-    ("turn", re.compile(r"\bturn\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
-    ("switch", re.compile(r"\bswitch\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("disable", "disables")),
-    ("box", re.compile(r"\bout of the box\b", re.I), ("default", "defaults")),
-    ("sign", re.compile(r"\bsign\w*\s+off\b", re.I), ("approve", "approval", "accept", "acceptance")),
-    ("behind", re.compile(r"\bfall\w*\s+behind\b", re.I), ("lag", "lags", "lagging", "backlog")),
-    ("fly", None, ("flight", "flights")),
-    ("spend", re.compile(r"\bhow long\b.*\bspen[dt]\b", re.I), ("take", "takes", "took")),
-    ("count", re.compile(r"\bcount\w*\s+towards?\b", re.I), ("satisfy", "satisfies", "meet", "meets")),
-    ("wrote", None, ("author", "authors", "authored")), ("write", re.compile(r"\bwrites?\s+up\b", re.I), ("author", "authors")),
-    ("written", None, ("author", "authors", "authored")),
-    ("write", re.compile(r"\b(?:write|writes|wrote|written|writing)\s+out\b", re.I),
-     ("emit", "emits", "output", "outputs", "generate", "generates", "produce", "produces", "create", "creates")),
-    ("ship", None, ("release", "releases", "released", "releasing")),
-    ("outage", None, ("incident", "incidents", "downtime")),
-    ("under", None, ("less", "fewer", "below")),
-    ("turn", re.compile(r"\bturn\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
-    ("switch", re.compile(r"\bswitch\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
-    ("land", None, ("release", "releases", "released", "ship", "ships", "shipped")),
-    ("end", re.compile(r"\bend(?:s|ed)?\s+up\b", re.I), ("final", "finally")),
-    ("page", re.compile(r"\bpage[sd]?\s+(?:us|me|them|you|him|her|someone|anyone|anybody|the\s+on-?call)\b", re.I),
-     ("alert", "alerts", "alerted", "alerting")),
-    ("plug", re.compile(r"\bpull\w*\s+the\s+plug\b", re.I), ("switched", "shut", "turned", "decommissioned", "retired")),
-    ("hang", re.compile(r"\bhang\w*\s+on(?:to|\s+to)?\b", re.I),
-     ("hold", "holds", "held", "keep", "keeps", "kept", "retain", "retains", "retained", "store", "stores", "stored")),
-    ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
-    ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
-     ("respond", "responds", "reply", "replies", "answer", "answers")),
-    # A folder is what docs call a directory; a command that prints a value shows it.
-    ("folder", None, ("directory", "directories", "dir")), ("folders", None, ("directory", "directories")),
-    ("print", None, ("show", "shows", "display", "displays", "output", "outputs")),
-)
-
-
-def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> its quarter, for a month: "the end of September" is said by "Q3" in a report's table; and a
-    month typed short ("sept") -> the month's name as lines write it, and its quarter."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in terms:
-        month = month_index(t.word)
-        if month is None or (t.name and fold(t.word) not in MONTH_NAMES) or fold(t.word) == "may":
-            continue  # "may" is as often the verb
-        quarter = frozenset({f"q{month // 3 + 1}"})
-        out[t.stem] = (quarter,) if fold(t.word) in MONTH_NAMES else (frozenset({stem(MONTH_NAMES[month])}), quarter)
-    return out
-
-
-def with_initials(terms: list[Term], text: str) -> list[Term]:
-    """The terms, each with the initialisms of the runs of two to four plain question words it is in: a line may
-    abbreviate what the asker spells out ("pull requests": "PRs", "operating system": "OS"). Said only in
-    capitals (`_says`): in lower case a two-letter initialism is a word ("sign off": "so")."""
-    plain = {t.stem for t in terms if not (t.name or t.figure)}
-    found: dict[str, list[str]] = {}
-    run: list[str] = []
-
-    def close() -> None:
-        for n in range(2, min(4, len(run)) + 1):
-            for i in range(len(run) - n + 1):
-                short = "".join(w[0] for w in run[i : i + n]).upper()
-                for w in run[i : i + n]:
-                    found.setdefault(stem(w), []).append(short)
-        run.clear()
-
-    for tok in _WORD_RE.findall(text.replace("-", " ")):
-        low = tok.casefold()
-        if low in STOPWORDS or not tok.isalpha() or stem(low) not in plain:
-            close()
-        else:
-            run.append(low)
-    close()
-    return [replace(t, initials=tuple(dict.fromkeys(found[t.stem]))) if t.stem in found else t for t in terms]
-
-
-@lru_cache(maxsize=256)
-def _initials_re(shorts: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for a term's initialisms: `_says` reads every evidence line with it (one search, not one per
-    initialism)."""
-    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, shorts)) + r")s?(?![A-Za-z])")
-
-
-_CLOCK_RE = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?(am|pm)$")
-
-
-def clock(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the same time as a line writes it: "after 8pm" is said by "after 20:00", "20.00" and "8 pm"."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in terms:
-        m = _CLOCK_RE.match(fold(t.word)) if t.figure else None
-        if not m or not 1 <= int(m.group(1)) <= 12:
-            continue
-        hour, minutes = int(m.group(1)) % 12 + (12 if m.group(3) == "pm" else 0), m.group(2) or "00"
-        out[t.stem] = (frozenset({f"{hour:02d}" if hour < 10 else str(hour), minutes}), frozenset({f"{hour}.{minutes}"}),
-                       frozenset({m.group(1), m.group(3)}))
-    return out
-
-
-def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the same small number the other way: "under two years" is said by "less than 2 years", "3
-    reviewers" by "three reviewers"."""
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in terms:
-        low = fold(t.word)
-        if low in NUMERALS[2:]:
-            out[t.stem] = (frozenset({str(NUMERALS.index(low))}),)
-        elif low.isdigit() and 2 <= int(low) < len(NUMERALS):
-            out[t.stem] = (frozenset({stem(NUMERALS[int(low)])}),)
-    return out
-
-
-def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the plain words that say it ("stop" caching: "disabled"; "box" of "out of the box": "default")."""
-    have = {t.stem for t in terms if not (t.name or t.figure)}
-    return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
-            if stem(word) in have and (phrase is None or phrase.search(text))}
-
-
-# A post is said by its title: "what is Tomek's role" by "Tomasz Wieczorek, CTO and co-founder".
-_POST_WORDS = ("role", "job", "title", "position", "post")
-_TITLE_WORDS = tuple(dict.fromkeys(stem(w) for w in (*TITLE_WORDS, *TITLE_ACRONYMS, "head")))
-
-
-def posts(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the titles that say it, for a question about the post someone holds."""
-    if slot.kind != "role":
-        return {}
-    return {stem(w): tuple(frozenset({t}) for t in _TITLE_WORDS) for w in _POST_WORDS}
-
-
-def misspelt(terms: list[Term], lines: tuple[Line, ...]) -> dict[str, tuple[frozenset[str], ...]]:
-    """term stem -> the evidence's words one typing slip away ("relase": release, "novmber": November, two
-    for a word of eight letters or more: "enviroment"), for a plain word no fragment of the reader's says.
-    The slip is not in the first letter, and the evidence is what the search found for the question."""
-    wanted = [t for t in terms if t.absent and not (t.name or t.figure) and len(t.word) >= 4 and t.word.isalpha()]
-    if not wanted:
-        return {}
-    from rapidfuzz.distance import OSA
-
-    vocab: set[str] = set()
-    for line in lines:
-        vocab.update(words(line.text))
-        vocab.update(words(context_text(line)))
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    for t in wanted:
-        low = fold(t.word)
-        most = 1 if len(low) < 8 else 2
-        near = sorted(w for w in vocab if w[:1] == low[:1] and abs(len(w) - len(low)) <= most and w.isalpha()
-                      and w != low and OSA.distance(low, w, score_cutoff=most) <= most)
-        if near:
-            out[t.stem] = tuple(dict.fromkeys(frozenset({stem(w)}) for w in near))
-    return out
-
-
-def _called_by() -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {}
-    for key, others in SAME_AS.items():
-        for w in others.split():
-            out.setdefault(stem(w), []).append(key)
-    return {k: tuple(v) for k, v in out.items()}
-
-
-_CALLED_BY = _called_by()
 
 
 CLIPPED = (5, 6)  # the lengths of a clipped word ("retro", "config"): shorter ones start too many words
@@ -345,7 +150,7 @@ def blended(term: Term, text: str) -> bool:
     w = term.word.casefold()
     if term.figure or term.name or len(w) < 6 or not w.isalpha():
         return False
-    ws = [x.casefold() for x in _WORD_RE.findall(text)]
+    ws = [x.casefold() for x in WORD_RE.findall(text)]
     return any(a.startswith(w[:cut]) and b.startswith(w[cut:]) and len(a) + len(b) > len(w)
                for a, b in zip(ws, ws[1:], strict=False) for cut in range(3, len(w) - 2))
 
@@ -361,7 +166,7 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
-            or bool(term.initials and _initials_re(term.initials).search(text)))
+            or bool(term.initials and initials_re(term.initials).search(text)))
 
 
 # A figure written with its unit as one word ("3-month", "16-week", "10-minute")

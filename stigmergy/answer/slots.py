@@ -13,7 +13,6 @@ Whether a line names the asked thing (which X, who, which organisation) is which
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import replace
 
 from stigmergy.answer.counts import (
@@ -28,7 +27,17 @@ from stigmergy.answer.counts import (
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
-from stigmergy.answer.terms import STOPWORDS, fold, spelled_out, stem
+from stigmergy.answer.roles import (
+    WHO_IS_RE,
+    identifies,
+    only_names,
+    role_head,
+    says_role,
+    says_role_here,
+    says_subject,
+    titles,
+)
+from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
     CLOCK_RE,
@@ -214,7 +223,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return 1.0 if _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text) else 0.0
     if k == "role":
         return 1.0 if says_subject(slot.subject, text, names) and any(
-            stem(m.group(0)) not in q.stems for m in _titles(text)) else 0.0
+            stem(m.group(0)) not in q.stems for m in titles(text)) else 0.0
     if k == "definition":
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
@@ -301,90 +310,12 @@ def defines(subject: str, text: str) -> bool:
 _IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 
-# The titles of a post a person holds: "CTO", "Head of Logistics", "SRE lead", "customer success manager"
-# (select.posts reads the same words as what says the question's "role" or "job").
-TITLE_WORDS = (
-    "chief founder cofounder co-founder chair chairman chairwoman chairperson president director manager lead engineer "
-    "developer maintainer designer researcher analyst accountant officer administrator architect consultant advisor "
-    "adviser intern recruiter scientist specialist coordinator owner sponsor editor secretary treasurer controller "
-    "counsel lawyer technician executive partner").split()
-TITLE_ACRONYMS = "ceo cto cfo coo cpo cio cmo cro cso cdo cco vp svp evp sre pm".split()
-_TITLE_RE = re.compile(r"\b(?:head of|" + "|".join(map(re.escape, TITLE_WORDS)) + r")s?\b", re.I)
-_TITLE_ACRONYM_RE = re.compile(r"\b(?:" + "|".join(a.upper() for a in TITLE_ACRONYMS) + r")\b")
-
-
-def _titles(text: str) -> list[re.Match[str]]:
-    return [*_TITLE_RE.finditer(text), *_TITLE_ACRONYM_RE.finditer(text)]
-
-
-_FILLER = frozenset("exactly actually really again even".split())
-_WHO_IS_RE = re.compile(r"^\W*who(?:'s| is| was| are| were)\s+([^-—–?]+)", re.I)  # up to an aside after a dash
-
-
-def only_names(text: str, names: Names) -> bool:
-    """Whether `text` says nothing but the names of people the wiki knows ("tomek exactly")."""
-    ws = [w for w in words(text) if w not in _FILLER]
-    found = names.found(" ".join(ws))
-    return bool(ws) and all(e.kind == "person" for _, _, e in found) and sum(b - a for a, b, _ in found) == len(ws)
-
-
-def identifies(text: str, names: Names, q: Asked) -> bool:
-    """ "who is tomek": the line names the person the question names by another of their names ("Tomasz
-    Wieczorek"), or gives their post beside the name ("Tomek, CTO")."""
-    ws = words(text)
-    said = [" ".join(ws[a:b]) for a, b, e in names.found(text) if e.page in q.entities and e.kind == "person"]
-    return bool(said) and (bool(_titles(text)) or any(n not in q.text for n in said))
-
-
-def says_subject(subject: str, text: str, names: Names) -> bool:
-    """The line names the person a role question asks about: their words, or any name of theirs the wiki
-    knows ("Tomek" is said by "Tomasz Wieczorek")."""
-    said = {stem(w) for w in words(text)}
-    if {stem(w) for w in words(subject) if w not in STOPWORDS} <= said:
-        return True
-    ent = names.entity(subject)
-    return ent is not None and any(e.page == ent.page for e in names.entities(text))
-
-
 # A line that is only a command typed at a prompt.
 _COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
 _COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                                r"\b(?:which|what) commands?\b", re.I)
 
 
-
-
-def says_role(role: str, text: str) -> bool:
-    """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
-    a role of person words only ("the CTO") is said when one of them is."""
-    said = {stem(w) for w in words(text)}
-    whose, _, function = role.rpartition("'s ")
-    if whose:
-        # "norrland fresh's CFO": the owner names whose role, the rest which role; a line that says Norrland
-        # Fresh and no CFO speaks of someone else there.
-        return all(stem(w) in said for w in words(whose) if w not in STOPWORDS) and says_role(function, text)
-    own = [w for w in words(role) if w not in STOPWORDS and w not in VAGUE]
-    qualifiers = [w for w in own if w not in PERSON_HEADS]
-    typed = {w.casefold(): w for w in role.split() if w.isupper()}  # an acronym the asker typed ("CSM")
-    if qualifiers:
-        return all(stem(w) in said or (w in typed and spelled_out(typed[w], text)) for w in qualifiers)
-    return not own or any(says_head(w, text) for w in own)
-
-
-def _role_head(role: str) -> str:
-    """The person noun of a role ("head" of "head of logistics", "lead" of "Oslo support lead")."""
-    ws = words(role)
-    return next((w for w in ws if w in PERSON_HEADS), ws[-1] if ws else "")
-
-
-def _says_role_here(role: str, line: str) -> Callable[[str], bool]:
-    """Whether a clause of `line` says the role as the line does: the role's words the line says, all of them
-    (the page title may say the rest: "Norrland's CFO" on the Norrland Fresh page says "norrland fresh's CFO")."""
-    line_stems = {stem(w) for w in words(line)}
-    own = [stem(w) for w in words(role) if w not in STOPWORDS and stem(w) in line_stems]
-    if not own:
-        return lambda t: says_role(role, t)
-    return lambda t: all(x in {stem(w) for w in words(t)} for x in own)
 
 
 def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
@@ -549,12 +480,12 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
     if slot.kind == "person" and role and slot.subject and only_names(role, names):
         role = ""  # "who is tomek", typed in lower case: a name, not a post
-    who_is = _WHO_IS_RE.match(q.text) if slot.kind == "person" and not role else None
+    who_is = WHO_IS_RE.match(q.text) if slot.kind == "person" and not role else None
     if who_is and only_names(who_is.group(1), names) and identifies(text, names, q):
         return 1.0, False  # "who is tomek exactly": "Tomasz Wieczorek, CTO and co-founder, also known as Tomek"
     if slot.kind == "person" and role and not says_role(role, f"{text} {context}"):
         return 0.0, False  # "who is the head of marketing": "Maya Okafor, CEO" names someone else's role
-    if slot.kind == "person" and role and not slot.head and unnamed(Slot("thing", head=_role_head(role)), text, q.stems):
+    if slot.kind == "person" and role and not slot.head and unnamed(Slot("thing", head=role_head(role)), text, q.stems):
         # "who did we hire as the Oslo lead": "an Oslo lead, for Project Kettle" names no one. The role's own
         # noun only: "Erik Sandberg (Head of Logistics) and two depot managers" names the head of logistics.
         return 0.0, False
@@ -563,7 +494,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if slot.kind == "person" and not role and speaker_only(text, lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # a speaker is not the author of what they speak of
     if slot.kind == "person" and role and role_apart(
-            text, _says_role_here(role, text), lambda t: kind_fill(Slot("person"), t, names, q) > 0):
+            text, says_role_here(role, text), lambda t: kind_fill(Slot("person"), t, names, q) > 0):
         return 0.0, False  # "Hannah stays the contact until the new manager starts": she is not the manager
     if slot.kind in ("quantity", "date") and elsewhere(
             text, context, names, q.entities, q.kinds, q.stems,
