@@ -169,3 +169,41 @@ def test_who_is_a_person_typed_in_lower_case_asks_who_they_are() -> None:
     # a post asked about is still a post
     post = "who is the head of marketing"
     assert slot(post).subject == "head of marketing"
+
+
+def test_contractions_typed_without_their_apostrophe_and_the_hedge_like_are_no_terms() -> None:
+    got = {t.word for t in question_terms("how do i get into the lisbon office if im there late, like after 8pm")}
+    assert "im" not in got and "like" not in got and {"lisbon", "office", "late", "8pm"} <= got
+    assert "theres" not in {t.word for t in question_terms("theres an old http folder, does pip still use it")}
+
+
+def test_a_recommendation_says_what_is_proposed_not_what_is() -> None:
+    q = "what library is the dependency resolver built on"
+    [part] = parts(q)
+
+    def eligible(text: str, heading: str, question: str = q) -> bool:
+        line = Line("sources/2026/01/ux.md", "UX research", "source", "public", 7, text, text, (heading,), (), 1)
+        [p] = parts(question)
+        return any(s.eligible for s in score_part((line,), p, question_terms(question), Names(),
+                                                  asked(question, Names()), None, None))
+
+    proposal = "Create a dependency resolver library called `solvelib` so the resolver is built on it."
+    assert not eligible(proposal, "Recommendations")
+    assert eligible(proposal, "Results")  # the same words outside a proposals section
+    assert eligible("The resolver is built on a library called `resolvelib`.", "Recommendations")  # a fact there
+    assert eligible(proposal, "Recommendations", "what library did the researchers recommend for the resolver")
+    assert part.slot.head == "library"
+
+
+def test_a_release_number_is_no_name_of_a_thing() -> None:
+    q = asked("what library is pip's new dependency resolver actually built on", Names())
+    assert thing_fill("library", "Pip 20.3 has a new dependency resolver.", Names(), q) == 0.0
+    assert thing_fill("library", "The resolver itself is based on a separate package, `resolvelib`.", Names(), q) == 1.0
+
+
+def test_a_sentence_whose_subject_is_this_leans_on_the_one_before() -> None:
+    from stigmergy.answer.compose import leans_back
+
+    assert leans_back("This implements an abstract backtracking resolution algorithm, independent of Python packages.")
+    assert leans_back("That uses the wheel cache.")
+    assert not leans_back("This section describes the resolver in detail for contributors who work on it.")

@@ -140,7 +140,9 @@ SHORT_LINE = 8  # words: as the embedder's reading of a line (select.embed_text)
 # before it, at any length: "why isn't eager the default" is answered with "The default strategy is
 # only-if-needed." before it.
 _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|may|might|must|should|means|meant|"
-                      r"changed|happened|applies|applied|became|becomes|made|makes|also|only|allows|lets|caused)\b", re.I)
+                      r"changed|happened|applies|applied|became|becomes|made|makes|also|only|allows|lets|caused|"
+                      r"implements|uses|requires|needs|includes|provides|contains|depends|works|runs|replaces|supports|"
+                      r"covers|affects|ensures|prevents|avoids|removes|adds|keeps|gives|returns)\b", re.I)
 
 
 def leans_back(text: str) -> bool:

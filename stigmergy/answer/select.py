@@ -281,6 +281,15 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
+_PROPOSALS_RE = re.compile(r"(?:recommendations?|proposals?|suggestions?|next steps|future work|ideas|wish ?list|"
+                           r"future research suggestions)$", re.I)
+# A line that proposes: it opens with what to do, in the base form of the verb.
+_PROPOSED_RE = re.compile(r"^\W*(?:\w+ly\s+)?(?:create|add|provide|include|make|remove|improve|consider|use|build|"
+                          r"introduce|offer|allow|support|change|update|document|write|display|show|investigate|explore|"
+                          r"review|design|define|rename|deprecate|publish|run|test|continue|establish|focus|encourage|"
+                          r"reduce|simplify|clarify|ensure|develop|implement|adopt|drop|expand|prioriti[sz]e)\b", re.I)
+_PROPOSAL_ASKED_RE = re.compile(r"\b(?:recommend\w*|propos\w*|suggest\w*|ideas?|next steps?|future|plan\w*|should)\b",
+                                re.I)
 OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
 
 
@@ -402,6 +411,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # line that defines one of those ("**Reefer** — a refrigerated truck …") speaks of all they said around it.
     defining = [t for t in terms if not (t.figure or t.everywhere or t.absent or t.name) and t.stem not in kind] if (
         part.slot.kind == "definition" and not [w for w in words(part.slot.subject) if w not in STOPWORDS]) else []
+    # "what lib is pip's resolver built on": a research report's recommendation ("Prominently include virtual
+    # environment creation …", "Create a pip outdated command …") says what someone proposes, not what is, unless
+    # proposals are asked about; the facts its section states ("Right now there are seven levels") still answer.
+    proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
     days = question_days(part.text, terms)
     opening = openings(lines) if days else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
@@ -410,6 +423,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking, days, opening)
         if not figures_ok or not _says_event(event, line, alts) or another_of_kind(named, line, names):
+            continue
+        if proposals_apart and _PROPOSED_RE.match(line.text) and any(_PROPOSALS_RE.match(h.strip()) for h in line.headings):
             continue
         if platforms.for_another(systems, line.text, context_text(line)):
             continue

@@ -32,6 +32,11 @@ STOPWORDS = frozenset(
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
     "once anything something everything nothing anyone someone everyone anybody somebody everybody "
     "didn doesn isn wasn aren weren don hasn haven hadn won wouldn couldn shouldn".split()
+) | frozenset(
+    # The same forms typed without their apostrophe ("im there late", "theres an http folder", "dont declare one"),
+    # and "like" as the asker's hedge ("like after 8pm", "eating like 3gb"): no line says them.
+    "im ive youre theyre dont doesnt didnt isnt wasnt arent werent hasnt havent hadnt wouldnt couldnt shouldnt "
+    "cant whats thats theres heres like".split()
 )
 HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")

@@ -166,7 +166,8 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         if any(is_new(m.group(0), q) for m in _FOLDER_PATH_RE.finditer(text)) or any(
                 _folder_name(m.group(0), text[: m.start()]) and is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return 1.0
-    elif known or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)) or any(
+    elif known or any(is_new(m.group(0), q) and not _NUMBER_ONLY_RE.fullmatch(m.group(0)) for m in CODE_RE.finditer(
+            text)) or any(
             is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
     low = fold(text)
@@ -200,6 +201,8 @@ def _initials_of(word: str, before: list[str]) -> bool:
 
 
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
+# "which library is the resolver built on": "Pip 20.3 has a new dependency resolver" names a release, not a library.
+_NUMBER_ONLY_RE = re.compile(r"v?\d+(?:[.,]\d+)*")
 _OPTION_HEADS = frozenset(("flag", "switch"))  # "which option": a choice, as often as a command-line option
 _OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
 # A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
