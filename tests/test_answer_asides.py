@@ -207,3 +207,32 @@ def test_a_sentence_whose_subject_is_this_leans_on_the_one_before() -> None:
     assert leans_back("This implements an abstract backtracking resolution algorithm, independent of Python packages.")
     assert leans_back("That uses the wheel cache.")
     assert not leans_back("This section describes the resolver in detail for contributors who work on it.")
+
+
+def test_a_prompts_choice_picked_by_its_letter_is_said_by_its_label() -> None:
+    from stigmergy.answer.select import word_score
+
+    def labels(q: str) -> list[str]:
+        return [t.word for t in question_terms(q) if t.word.startswith("(")]
+
+    assert labels("pip asks about a path that already exists - what happens if i pick (b)?") == ["(b)"]
+    assert labels("what does picking b actually do") == ["(b)"]
+    assert labels("what happens if i answer w when pip asks") == ["(w)"]
+    assert labels("what if i type a name") == [] and labels("which letter do i pick") == []
+    q = "what happens if i answer b when pip asks what to do about a path that already exists"
+    terms = question_terms(q)
+    backup = _line("*(b)ackup* Rename the file or checkout to {name}{'.bak' * n}.")
+    assert word_score(backup, terms, {})[2]
+    assert not word_score(_line("This option specifies default behavior when path already exists."), terms, {})[2]
+
+
+def test_an_env_var_asked_for_is_a_variables_name() -> None:
+    for q in ("what env var sets --find-links", "whats the env var name for pointing pip at my own config file",
+              "which environment variable sets the cache dir"):
+        assert slot(q) == Slot("thing", head="variable"), q
+    assert slot("what does the environment look like").kind == "value"
+    q = asked("what env var points pip at a config file", Names())
+    assert thing_fill("variable", "The environment variable PIP_CONFIG_FILE names a file loaded last.", Names(), q) == 1.0
+    assert thing_fill("variable", "User : ~/.config/pip/pip.conf, which respects the environment.", Names(), q) == 0.0
+    assert thing_fill("variable", "User : $HOME/.config/pip/pip.conf.", Names(), q) == 1.0
+    assert thing_fill("variable", "On Windows the file is in %APPDATA%.", Names(), q) == 1.0

@@ -390,6 +390,8 @@ _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?nam
                          r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called\b.*$", re.I)
 
 
+_ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
+                               r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
 _WH_WORD_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _LATER_WH_RE = re.compile(r",\s*((?:what|which|who|whom|whose|when|where|why|how)\b.+)$", re.I)
 
@@ -408,6 +410,8 @@ def slot(text: str) -> Slot:
     if _OLDEST_NAMED_RE.match(q):
         return Slot("quantity", head="version", unit="version")  # "What is the oldest Python on which …"
     low = q.lower().rstrip(" ?")
+    if _ENV_VAR_ASKED_RE.search(low):
+        return Slot("thing", head="variable")  # "what env var sets --find-links": a variable's name
     if re.match(r"^by how (?:much|many)\b", low):
         return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
     later = _LATER_WH_RE.search(q)

@@ -161,6 +161,8 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return any(form in folded for form in period_forms(term.stem))
     if term.option:
         return _option_re(term.word).search(text) is not None
+    if _CHOICE_RE.fullmatch(term.word):
+        return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
@@ -290,6 +292,7 @@ _PROPOSED_RE = re.compile(r"^\W*(?:\w+ly\s+)?(?:create|add|provide|include|make|
                           r"reduce|simplify|clarify|ensure|develop|implement|adopt|drop|expand|prioriti[sz]e)\b", re.I)
 _PROPOSAL_ASKED_RE = re.compile(r"\b(?:recommend\w*|propos\w*|suggest\w*|ideas?|next steps?|future|plan\w*|should)\b",
                                 re.I)
+_CHOICE_RE = re.compile(r"\([a-z]\)")
 OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
 
 

@@ -227,7 +227,20 @@ def question_terms(question: str) -> list[Term]:
         proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
         proper = proper or (low in code and not figure) or letter
         out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
+    # "what happens if i pick (b)", "picking w": a prompt's choice, labelled "(b)ackup" where the docs explain it
+    for m in _PICKED_RE.finditer(question):
+        if m.group(2) and m.group(2).casefold() in "ai" and re.match(r"\s+\w", question[m.end():]):
+            continue  # "if i type a name": the article, not the choice
+        label = f"({(m.group(1) or m.group(2)).casefold()})"
+        if label not in seen:
+            seen.add(label)
+            out.append(Term(label, label, False, False, proper=True))
     return out
+
+
+_PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(?:s|ed|ing)?|press(?:es|ed|ing)?|hit(?:ting)?|"
+                        r"select(?:s|ed|ing)?|typ(?:e|es|ed|ing)|enter(?:s|ed|ing)?)\s+(?:option\s+)?(?:\(([a-z])\)|([a-z]))"
+                        r"(?![\w(/])", re.I)
 
 
 # A figure given as an example: a pin's version ("requests==2.31", "something like foo[extra]==1.2", "a pin like

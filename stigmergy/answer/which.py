@@ -156,6 +156,9 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = names_in(text, names, q, None)
+    if singular(head) in _VARIABLE_HEADS:
+        # "what env var sets --find-links": a variable's name ("PIP_FIND_LINKS"), not the option's own line
+        return 1.0 if any(is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)) else 0.0
     if singular(head) in _OPTION_HEADS:
         # "which pip flag overrides that": an option the line spells ("--break-system-packages"), not a line that
         # speaks of flags ("Allowing the user to override the default behaviour (using flags)")
@@ -203,6 +206,8 @@ def _initials_of(word: str, before: list[str]) -> bool:
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
 # "which library is the resolver built on": "Pip 20.3 has a new dependency resolver" names a release, not a library.
 _NUMBER_ONLY_RE = re.compile(r"v?\d+(?:[.,]\d+)*")
+_VARIABLE_HEADS = frozenset(("variable", "envvar"))
+_VARIABLE_RE = re.compile(r"\$?\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\$[A-Z][A-Z0-9_]+\b|%[A-Za-z]+%")
 _OPTION_HEADS = frozenset(("flag", "switch"))  # "which option": a choice, as often as a command-line option
 _OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
 # A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
