@@ -236,3 +236,37 @@ def test_an_env_var_asked_for_is_a_variables_name() -> None:
     assert thing_fill("variable", "User : ~/.config/pip/pip.conf, which respects the environment.", Names(), q) == 0.0
     assert thing_fill("variable", "User : $HOME/.config/pip/pip.conf.", Names(), q) == 1.0
     assert thing_fill("variable", "On Windows the file is in %APPDATA%.", Names(), q) == 1.0
+
+
+def test_a_year_the_question_names_is_held_by_the_report_that_opens_with_it() -> None:
+    q = "how many pip users did the ux researchers actually interview back in 2020"
+    [part] = parts(q)
+    page = "sources/2026/12/ux.md"
+
+    def at(text: str, n: int, heads: tuple[str, ...] = ()) -> Line:
+        return Line(page, "UX Research Results", "source", "public", n, text, text, heads, (), 1)
+
+    opening = at("Over the course of 2020, the pip team worked on improving pip's user experience.", 22)
+    interviewed = at("In total, we interviewed 48 pip users, recruited from the user panel.", 50, ("User Interviews",))
+    got = [s.line.line for s in score_part((opening, interviewed), part, question_terms(q), Names(), asked(q, Names()),
+                                           None, None) if s.eligible]
+    assert got == [50]
+    # a year said only in a later section is no opening: that section's lines hold it, the rest of the page does not
+    later = at("The 2020 survey ran for six weeks.", 40, ("Surveys",))
+    scored = score_part((later, interviewed), part, question_terms(q), Names(), asked(q, Names()), None, None)
+    assert 50 not in [s.line.line for s in scored]
+
+
+def test_a_file_is_named_anywhere_on_the_page_file_not_only_in_the_pieces_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "install.md").write_text("# pip install\n\nInstalls in topological order.\n\n"
+                                                 "Use -r requirements.txt to install from a file.\n")
+    pages = [{"path": "cli/install.md", "title": "pip install", "content": "Installs in topological order."},
+             {"path": "cli/other.md", "title": "Other", "content": "Nothing here."}]
+    asked_files = files.named("does pip install in the order of my requirements.txt?")
+    assert files.pages_naming(asked_files, pages) == frozenset()  # the piece read does not say it
+    assert files.pages_naming(asked_files, pages, tmp_path) == {"cli/install.md"}
+    # a path outside the tree, or through a link, is not read
+    (tmp_path / "link.md").symlink_to(tmp_path / "cli" / "install.md")
+    assert files.pages_naming(asked_files, [{"path": "link.md", "title": "", "content": ""},
+                                            {"path": "../install.md", "title": "", "content": ""}], tmp_path) == frozenset()

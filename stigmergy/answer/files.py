@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
+
+from stigmergy.repo.containment import contained_file, read_contained
 
 # A name with a dot and a short extension, not a version or a figure ("requirements.txt", "pip.conf", ".pypirc",
 # "pyproject.toml"); a domain ("pypi.org") is a place, not a file.
@@ -28,10 +31,23 @@ def named(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]]) -> frozenset[str]:
+def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: Path | None = None) -> frozenset[str]:
     """The pages, as read for the answer, whose title or text says every one of `files`. A page is read in pieces
-    (one per fragment search found): the configuration page names `pip.conf` in one and `pip freeze` in another."""
+    (one per fragment search found): the configuration page names `pip.conf` in one and `pip freeze` in another,
+    and `pip install`'s page names requirements.txt in a piece search did not find; with `root`, the whole page
+    (the reader's already: it is in the evidence) is read, within `MAX_PAGE_BYTES`."""
     said: dict[str, str] = {}
     for p in pages:
         said[p["path"]] = f"{said.get(p['path'], '')}\n{p.get('title', '')}\n{p.get('content', '')}".casefold()
-    return frozenset(path for path, text in said.items() if all(f in text for f in files))
+    out = set()
+    for path, text in said.items():
+        if not all(f in text for f in files) and root is not None:
+            whole = contained_file(root, path)
+            if whole is not None and whole.stat().st_size <= MAX_PAGE_BYTES:
+                text = f"{text}\n{(read_contained(root, path, 'replace') or '').casefold()}"
+        if all(f in text for f in files):
+            out.add(path)
+    return frozenset(out)
+
+
+MAX_PAGE_BYTES = 2 * 1024 * 1024  # a page read whole to find a file's name: no more than this

@@ -240,13 +240,13 @@ def said_anywhere(term: Term, lines: tuple[Line, ...]) -> bool:
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
                kind: frozenset[str] = frozenset(), lacking: bool = False,
                days: dict[str, tuple[int, int]] | None = None,
-               opening: dict[str, set[tuple[int, int]]] | None = None) -> tuple[float, bool, bool, tuple[str, ...]]:
+               opening: dict[str, set[tuple[int, int] | str]] | None = None) -> tuple[float, bool, bool, tuple[str, ...]]:
     """(the share of the question's weight the line supports, on topic by words, every figure held, matched);
     `kind`: the stems that name the kind of value asked, which put no line on topic (`kind_words`); `lacking`:
     the question asks about doing without something, so a line's "without X" says X; `days`: the day figures of
     the question with their (day, month), which a line said on that day holds, or a line of a page that opens with
-    that day (`opening`: "during the 22 apr mess" is the incident the postmortem opens with, "Incident on 22 April
-    2026", not a day every line of it repeats)."""
+    that day or year (`opening`: "during the 22 apr mess" is the incident the postmortem opens with, "Incident on
+    22 April 2026", not a day every line of it repeats)."""
     opening = opening or {}
     on = _without(topical(terms), kind) | _rare_names(terms)
     ctx_text = context_text(line)
@@ -272,6 +272,8 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
                 got += CONTEXT_CREDIT * t.weight
         elif days and t.stem in days and (_said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
             matched.append(t.word)
+        elif t.constraint and t.figure and t.stem in opening.get(line.page, ()):
+            matched.append(t.word)  # "the ux research back in 2020": the report that opens "Over the course of 2020"
         elif t.constraint:
             # A figure the question names (Q1, 2026) or a rare proper name (Hull, Asia) is a constraint, not
             # a hint: a line that does not say it is about something else.
@@ -296,13 +298,22 @@ _CHOICE_RE = re.compile(r"\([a-z]\)")
 OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
 
 
-def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int]]]:
-    """page -> the (day, month) its title and first `OPENING_LINES` statements read name."""
+def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int] | str]]:
+    """page -> the (day, month) and the years its title and first `OPENING_LINES` statements name: the statements
+    before any section of its own (under the title, or a note's "Key points"), as far as they were read."""
     first: dict[str, list[Line]] = {}
     for line in sorted(lines, key=lambda ln: (ln.page, ln.line)):
-        if len(first.setdefault(line.page, [])) < OPENING_LINES:
+        opening = all(h.casefold() in _GENERIC_HEADINGS or h == line.title for h in line.headings)
+        if opening and len(first.setdefault(line.page, [])) < OPENING_LINES:
             first[line.page].append(line)
-    return {page: day_months(" ".join([got[0].title, *(ln.text for ln in got)])) for page, got in first.items()}
+    out: dict[str, set[tuple[int, int] | str]] = {}
+    for page, got in first.items():
+        said = " ".join([got[0].title, *(ln.text for ln in got)]) if got else ""
+        out[page] = {*day_months(said), *_YEAR_RE.findall(said)}
+    return out
+
+
+_YEAR_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 
 
 _LABEL_FIGURE_RE = re.compile(r"([a-z]+)(-?)(\d+)", re.I)
@@ -419,7 +430,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # proposals are asked about; the facts its section states ("Right now there are seven levels") still answer.
     proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
     days = question_days(part.text, terms)
-    opening = openings(lines) if days else {}
+    opening = openings(lines) if days or any(t.constraint and _YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
     systems = platforms.named(part.text) if systems is None else systems
     pre = []

@@ -93,7 +93,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     systems = platforms.named(question)
     # A file the question names is named on the page that answers (files.py): the other pages' lines are not read.
     asked_files = files.named(question)
-    naming = files.pages_naming(asked_files, ev.pages) if asked_files else frozenset()
+    naming = files.pages_naming(asked_files, ev.pages, root) if asked_files else frozenset()
     lines = tuple(ln for ln in ev.lines if ln.page in naming) if asked_files else ev.lines
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
