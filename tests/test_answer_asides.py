@@ -270,3 +270,18 @@ def test_a_file_is_named_anywhere_on_the_page_file_not_only_in_the_pieces_read(t
     (tmp_path / "link.md").symlink_to(tmp_path / "cli" / "install.md")
     assert files.pages_naming(asked_files, [{"path": "link.md", "title": "", "content": ""},
                                             {"path": "../install.md", "title": "", "content": ""}], tmp_path) == frozenset()
+
+
+def test_what_the_question_rules_out_does_not_answer() -> None:
+    q = "on linux where's my per user pip.conf supposed to live (the new location, not the legacy ~/.pip one)"
+    [part] = parts(q)
+    legacy = _line("The legacy per-user configuration file is also loaded, if it exists: $HOME/.pip/pip.conf.", n=72)
+    user = _line("User: $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable.", n=70)
+    got = [s.line.line for s in score_part((legacy, user), part, question_terms(q), Names(), asked(q, Names()), None, None)]
+    assert got == [70]
+    # without the clause, both may answer; "not the default" rules nothing out
+    plain = "on linux where's my per user pip.conf supposed to live"
+    assert sorted(s.line.line for s in score_part((legacy, user), parts(plain)[0], question_terms(plain), Names(),
+                                                  asked(plain, Names()), None, None)) == [70, 72]
+    from stigmergy.answer.select import _ruled_out
+    assert _ruled_out("why is it not the default") == frozenset()

@@ -294,6 +294,16 @@ _PROPOSED_RE = re.compile(r"^\W*(?:\w+ly\s+)?(?:create|add|provide|include|make|
                           r"reduce|simplify|clarify|ensure|develop|implement|adopt|drop|expand|prioriti[sz]e)\b", re.I)
 _PROPOSAL_ASKED_RE = re.compile(r"\b(?:recommend\w*|propos\w*|suggest\w*|ideas?|next steps?|future|plan\w*|should)\b",
                                 re.I)
+_RULED_OUT_RE = re.compile(r"\bnot (?:the|that|this|my|our|a|an) ([^,;:()?]{2,40}?) ones?\b", re.I)
+
+
+def _ruled_out(text: str) -> frozenset[str]:
+    """The stems of what the question rules out by "not the X one" ("not the legacy ~/.pip one": legacy), less what
+    the rest of the question says too ("pip", in "my per user pip.conf")."""
+    out = {stem(w) for m in _RULED_OUT_RE.finditer(text) for w in words(m.group(1)) if w not in STOPWORDS}
+    return frozenset(out - stems(_RULED_OUT_RE.sub(" ", text))) if out else frozenset()
+
+
 _CHOICE_RE = re.compile(r"\([a-z]\)")
 OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
 
@@ -412,7 +422,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     systems the whole question names (a later part, "and the machine-wide one", asks about the same)."""
     from stigmergy.answer.meaning import cosine
 
-    terms = with_initials(terms, part.text)
+    # "where's my per user pip.conf (the new location, not the legacy ~/.pip one)": a line that says what the asker
+    # rules out is about that one
+    avoided = _ruled_out(part.text)
+    terms = [t for t in with_initials(terms, part.text) if t.stem not in avoided]
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
@@ -437,6 +450,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     for line in lines:
         w, topic, figures_ok, matched = word_score(line, terms, alts, kind, lacking, days, opening)
         if not figures_ok or not _says_event(event, line, alts) or another_of_kind(named, line, names):
+            continue
+        if avoided and avoided & stems(line.text):
             continue
         if proposals_apart and _PROPOSED_RE.match(line.text) and any(_PROPOSALS_RE.match(h.strip()) for h in line.headings):
             continue
