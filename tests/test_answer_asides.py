@@ -285,3 +285,16 @@ def test_what_the_question_rules_out_does_not_answer() -> None:
                                                   asked(plain, Names()), None, None)) == [70, 72]
     from stigmergy.answer.select import _ruled_out
     assert _ruled_out("why is it not the default") == frozenset()
+
+
+def test_a_word_made_with_a_prefix_is_said_by_its_head() -> None:
+    from stigmergy.answer.select import _prefixed
+
+    q = "linux box - where am i supposed to put my per-user pip config file?"
+    terms = question_terms(q)
+    assert "am" not in {t.word for t in terms} and "supposed" not in {t.word for t in terms}
+    user = _line("User : $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable.")
+    got = word_score(user, terms, {})
+    assert "per-user" in got[3]
+    assert _prefixed("per-user") == "user" and _prefixed("non-root") == "root"
+    assert _prefixed("eu-west") == "" and _prefixed("re-do") == ""  # no prefix, or too short a head

@@ -166,6 +166,9 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
+    head = _prefixed(term.word)
+    if head and stem(head) in said:
+        return True  # "my per-user pip config": "User : $HOME/.config/pip/pip.conf"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and initials_re(term.initials).search(text)))
@@ -302,6 +305,15 @@ def _ruled_out(text: str) -> frozenset[str]:
     the rest of the question says too ("pip", in "my per user pip.conf")."""
     out = {stem(w) for m in _RULED_OUT_RE.finditer(text) for w in words(m.group(1)) if w not in STOPWORDS}
     return frozenset(out - stems(_RULED_OUT_RE.sub(" ", text))) if out else frozenset()
+
+
+_PREFIXES = frozenset("per non re pre post multi self co sub cross un anti inter intra semi".split())
+
+
+def _prefixed(word: str) -> str:
+    """The head of a word made with a prefix and a hyphen ("per-user": "user", "non-root": "root"), else ""."""
+    first, _, rest = word.casefold().partition("-")
+    return rest if first in _PREFIXES and rest.isalpha() and len(rest) >= 3 else ""
 
 
 _CHOICE_RE = re.compile(r"\([a-z]\)")

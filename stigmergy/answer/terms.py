@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
 ) | frozenset(
     # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*"
     # say how sure or how often, not what a line must say.
-    "usually typically normally basically around too folks guys anyway please exactly".split()
+    "usually typically normally basically around too folks guys anyway please exactly am supposed".split()
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
