@@ -298,3 +298,11 @@ def test_a_word_made_with_a_prefix_is_said_by_its_head() -> None:
     assert "per-user" in got[3]
     assert _prefixed("per-user") == "user" and _prefixed("non-root") == "root"
     assert _prefixed("eu-west") == "" and _prefixed("re-do") == ""  # no prefix, or too short a head
+
+
+def test_an_old_name_beside_a_figure_does_not_make_the_figure_old() -> None:
+    q = asked("roughly how many distributors were on coldtrace when it got its new name?", Names())
+    [part] = parts("roughly how many distributors were on coldtrace when it got its new name?")
+    named = "The product, formerly known as ColdTrace, is used by about 90 distributors in the UK and Ireland."
+    assert fill(part.slot, named, "", Names(), q)[0] == 1.0
+    assert fill(part.slot, "Previously 40 distributors used it.", "", Names(), q)[0] == WEAK  # an old figure

@@ -350,8 +350,9 @@ _PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?
 
 
 # What used to be so is not what is so: "Previously this cache was stored in a directory called http".
-_PAST_RE = re.compile(r"\b(?:previously|formerly|(?<!is )(?<!are )(?<!be )(?<!been )(?<!was )(?<!were )used to|"
-                      r"originally|in the past|until recently)\b", re.I)
+# "formerly known as ColdTrace" gives an old name, not an old value: the figure beside it is today's.
+_PAST_RE = re.compile(r"\b(?:(?:previously|formerly|originally)(?!,?\s+(?:known as|called|named|branded)\b)|"
+                      r"(?<!is )(?<!are )(?<!be )(?<!been )(?<!was )(?<!were )used to|in the past|until recently)\b", re.I)
 # "The legacy 'per-user' configuration file" for "where's my per-user config": the asked thing's old form. A
 # legacy system the question does not ask about ("on the legacy poller") dates nothing.
 _LEGACY_RE = re.compile(r"\blegacy\s+((?:[\"“']?[\w-]+[\"”']?\s*){1,3})", re.I)
