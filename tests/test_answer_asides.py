@@ -114,6 +114,9 @@ def test_a_second_part_by_how_much_is_split_and_a_topic_before_a_colon_is_its_su
                 "grow with the renewal?")
     assert [p.slot.kind for p in got] == ["quantity", "quantity"]
     assert got[1].text.startswith("by how much does norrland after the Q3 review ARR grow")
+    # a bare second part asks about the first part's predicate, the topic left out
+    bare = parts("norrland after the Q3 review: who ran the retro, and in which office?")
+    assert bare[1].text == "in which office ran the retro"
 
 
 def test_the_number_asked_for_is_any_figure_about_what_the_question_names() -> None:

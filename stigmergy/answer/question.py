@@ -201,21 +201,24 @@ def parts(question: str) -> list[Part]:
 
 
 def _predicate(text: str) -> str:
-    """The first part less its question word: "who ran the lodestar retro" -> "ran the lodestar retro"."""
-    topic = re.match(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", text, re.I)
-    if topic:
-        return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
-    ws = text.split()
+    """The first part less its question word: "who ran the lodestar retro" -> "ran the lodestar retro" (and less a
+    topic before a colon: "norrland after the Q3 review: who ran the retro" -> "ran the retro")."""
+    topic = _TOPIC_RE.match(text)
+    ws = text[topic.end(1) + 1 :].split() if topic else text.split()
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
         i += 1
     return " ".join(ws[i:])
 
 
+# A topic typed before a colon and the question ("norrland after the Q3 review: how many …").
+_TOPIC_RE = re.compile(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", re.I)
+
+
 def _subject_words(text: str) -> str:
     """The first part's subject: "How large was the Series A" -> "the Series A", "how many verbosity levels
     does pip have" -> "verbosity levels" (the words after the question word, up to the next verb)."""
-    topic = re.match(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", text, re.I)
+    topic = _TOPIC_RE.match(text)
     if topic:
         return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
     ws = text.split()
