@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import load_bench
 
 REPO = Path(__file__).resolve().parent.parent
@@ -139,63 +140,28 @@ def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earli
                 (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET))
 
 
-def test_the_third_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
-    """The third blind pair (the eighteenth session, 5 December 2026, written by helpers without reading the answerer
-    or any earlier set's questions, never tuned on), checked as the second; each of its sets has a two-part question
-    with a part the corpus does not cover."""
+# The third to the seventh blind pair, each written by helpers without reading the answerer or any earlier set's
+# questions (the third never tuned on; from the fourth, every file stating an expected fact listed as a source; from the
+# sixth, committed before that session's answerer changes): (pair, session, sizes (public first)).
+_LATER_PAIRS = ((3, "eighteenth session", ((45, 15), (40, 14))), (4, "twenty-first session", ((45, 15), (40, 14))),
+                (5, "twenty-second session", ((45, 15), (40, 14))), (6, "twenty-third session", ((68, 17), (59, 16))),
+                (7, "twenty-fourth session", ((65, 20), (60, 20))))
+
+
+@pytest.mark.parametrize(("pair", "session", "sizes"), _LATER_PAIRS, ids=[f"pair{p}" for p, _, _ in _LATER_PAIRS])
+def test_a_later_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets(pair: int, session: str,
+                                                                                  sizes: tuple) -> None:  # type: ignore[type-arg]
+    """Each later pair checked as the second, apart from every pair before it; each of its sets has a two-part
+    question with a part the corpus does not cover."""
     s = load_bench("ask_sets")
-    sample, public = s.load(s.BLIND3_SAMPLE_SET), s.load(s.BLIND3_PUBLIC_SET)
-    _blind_pair(s, sample, public, "eighteenth session", ((45, 15), (40, 14)),
-                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET))
-    assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
 
+    def sets(n: int) -> tuple:  # type: ignore[type-arg]
+        tag = "" if n == 1 else str(n)
+        return getattr(s, f"BLIND{tag}_SAMPLE_SET"), getattr(s, f"BLIND{tag}_PUBLIC_SET")
 
-def test_the_fourth_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
-    """The fourth blind pair (the twenty-first session, 5 December 2026, written by helpers without reading the
-    answerer or any earlier set's questions, every file stating an expected fact listed as a source), checked as the
-    third."""
-    s = load_bench("ask_sets")
-    sample, public = s.load(s.BLIND4_SAMPLE_SET), s.load(s.BLIND4_PUBLIC_SET)
-    _blind_pair(s, sample, public, "twenty-first session", ((45, 15), (40, 14)),
-                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET, s.BLIND3_SAMPLE_SET,
-                 s.BLIND3_PUBLIC_SET))
-    assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
-
-
-def test_the_fifth_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
-    """The fifth blind pair (the twenty-second session, 5 December 2026, written by helpers without reading the
-    answerer or any earlier set's questions, before that session changed the answerer), checked as the fourth."""
-    s = load_bench("ask_sets")
-    sample, public = s.load(s.BLIND5_SAMPLE_SET), s.load(s.BLIND5_PUBLIC_SET)
-    _blind_pair(s, sample, public, "twenty-second session", ((45, 15), (40, 14)),
-                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET, s.BLIND3_SAMPLE_SET,
-                 s.BLIND3_PUBLIC_SET, s.BLIND4_SAMPLE_SET, s.BLIND4_PUBLIC_SET))
-    assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
-
-
-def test_the_sixth_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
-    """The sixth blind pair (the twenty-third session, 5 December 2026, written by helpers without reading the
-    answerer or any earlier set's questions, committed before that session's answerer changes), checked as the
-    fifth."""
-    s = load_bench("ask_sets")
-    sample, public = s.load(s.BLIND6_SAMPLE_SET), s.load(s.BLIND6_PUBLIC_SET)
-    _blind_pair(s, sample, public, "twenty-third session", ((68, 17), (59, 16)),
-                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET, s.BLIND3_SAMPLE_SET,
-                 s.BLIND3_PUBLIC_SET, s.BLIND4_SAMPLE_SET, s.BLIND4_PUBLIC_SET, s.BLIND5_SAMPLE_SET,
-                 s.BLIND5_PUBLIC_SET))
-    assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
-
-
-def test_the_seventh_blind_pair_is_true_to_its_documents_and_apart_from_the_earlier_sets() -> None:
-    """The seventh blind pair (the twenty-fourth session, 5 December 2026, written by helpers without reading the
-    answerer or any earlier set's questions, committed before that session's answerer changes), checked as the
-    sixth."""
-    s = load_bench("ask_sets")
-    sample, public = s.load(s.BLIND7_SAMPLE_SET), s.load(s.BLIND7_PUBLIC_SET)
-    _blind_pair(s, sample, public, "twenty-fourth session", ((65, 20), (60, 20)),
-                (s.BLIND_SAMPLE_SET, s.BLIND_PUBLIC_SET, s.BLIND2_SAMPLE_SET, s.BLIND2_PUBLIC_SET, s.BLIND3_SAMPLE_SET,
-                 s.BLIND3_PUBLIC_SET, s.BLIND4_SAMPLE_SET, s.BLIND4_PUBLIC_SET, s.BLIND5_SAMPLE_SET,
-                 s.BLIND5_PUBLIC_SET, s.BLIND6_SAMPLE_SET, s.BLIND6_PUBLIC_SET))
+    sample_path, public_path = sets(pair)
+    sample, public = s.load(sample_path), s.load(public_path)
+    _blind_pair(s, sample, public, session, sizes, tuple(p for n in range(1, pair) for p in sets(n)))
     assert all(any(not p["covered"] for q in spec["questions"] for p in q.get("parts", [])) for spec in (sample, public))
 
 
