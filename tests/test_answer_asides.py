@@ -309,3 +309,31 @@ def test_an_old_name_beside_a_figure_does_not_make_the_figure_old() -> None:
     named = "The product, formerly known as ColdTrace, is used by about 90 distributors in the UK and Ireland."
     assert fill(part.slot, named, "", Names(), q)[0] == 1.0
     assert fill(part.slot, "Previously 40 distributors used it.", "", Names(), q)[0] == WEAK  # an old figure
+
+
+def test_the_old_one_is_said_with_the_sentences_that_name_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.compose import leans_back, sentence
+    from stigmergy.answer.evidence import Cite, said_before
+
+    page = "sources/2026/12/caching.md"
+
+    def at(n: int, text: str, before: str = "") -> Line:
+        return Line(page, "Caching", "source", "public", n, text, text, ("HTTP caching",),
+                    (Cite(page, n, n, text),), 1, before, Cite(page, n - 1, n - 1, before) if before else None)
+
+    new = at(50, "A new cache format is now used, stored in a directory called http-v2.")
+    previously = at(51, "Previously this cache was stored in a directory called http.", new.text)
+    delete = at(52, "If you have completely switched to newer versions, you may wish to delete the old directory.",
+                previously.text)
+    lines = (new, previously, delete)
+    assert leans_back(delete.text) and not leans_back("Upgrade from the old version first.")
+    assert said_before(delete, lines) is previously and said_before(new, lines) is None
+    q = asked("is pip still using the http folder in my cache?", Names())
+    made = sentence(delete, Slot("yesno"), False, Names(), q, tmp_path, ("public",), False, None,
+                    said_before(delete, lines))
+    assert made["text"].startswith("A new cache format is now used, stored in a directory called http-v2.")
+    assert made["text"].endswith("delete the old directory.")
+    assert [c["lines"] for c in made["citations"]] == [[52, 52], [51, 51], [50, 50]]
+    # without the sentence before it as a line, only one step back
+    one = sentence(delete, Slot("yesno"), False, Names(), q, tmp_path, ("public",), False)
+    assert one["text"].startswith("Previously this cache")

@@ -146,13 +146,23 @@ _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|
 
 
 def leans_back(text: str) -> bool:
-    return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(text.strip()))
+    return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(text.strip())) or bool(
+        _OLD_ONE_RE.search(text))
+
+
+# "…, you may wish to delete the old directory": the one the sentences before it speak of. Such a sentence reads
+# two back when the one before it speaks of "this cache" too ("Previously this cache was stored in a directory
+# called http", after "A new cache format is now used, stored in a directory called http-v2").
+_OLD_ONE_RE = re.compile(r"\bthe (?:old|previous|former) (?!versions?\b|releases?\b)[a-z]+\b", re.I)
+_DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|that|those) (?!is\b|was\b|are\b|were\b)[a-z]+\b", re.I)
 
 
 def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, root: Path,
-             layers: tuple[str, ...], with_text: bool, then: Line | None = None) -> dict[str, Any]:
+             layers: tuple[str, ...], with_text: bool, then: Line | None = None,
+             earlier: Line | None = None) -> dict[str, Any]:
     """One answer sentence for `line`, with the citations it rests on; `then`: the sentence after it that goes
-    on with it (evidence.follow_on), said and cited with it."""
+    on with it (evidence.follow_on), said and cited with it; `earlier`: the sentence before it as an evidence line
+    (evidence.said_before), whose own sentence before is said too when both lean back."""
     text = readable(line)
     shown = [u for u in line.links if u not in text] if slot.kind == "place" else []
     if shown:
@@ -165,6 +175,10 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
         text = f"{readable(replace(line, text=claim_text(line.before).strip(), before=''))} {text}"
         if line.before_cite is not None:
             cites.append(line.before_cite)
+        if (_OLD_ONE_RE.search(line.text) and earlier is not None and earlier.before and earlier.before_cite is not None
+                and _DEMONSTRATIVE_RE.search(earlier.text)):
+            text = f"{readable(replace(earlier, text=claim_text(earlier.before).strip(), before=''))} {text}"
+            cites.append(earlier.before_cite)
     if via_context:
         label, extra = _context(line, slot, names, q, root, layers)
         if label:

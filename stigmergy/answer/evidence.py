@@ -467,6 +467,15 @@ def follow_on(line: Line, lines: tuple[Line, ...], reason: bool = False) -> Line
                  and len(ln.text.split()) <= FOLLOW_ON_WORDS), None)
 
 
+def said_before(line: Line, lines: tuple[Line, ...]) -> Line | None:
+    """The evidence line that is `line`'s sentence before (its `before_cite`), read as a line of its own."""
+    at = line.before_cite
+    if at is None:
+        return None
+    return next((ln for ln in lines if ln.page == line.page and ln.cites and ln.cites[0].start == at.start
+                 and ln.cites[0].end == at.end and ln is not line), None)
+
+
 def gather(root: Path, settings: Settings, reader: str, hits: list[dict[str, Any]], store: Any = None) -> Evidence:
     """The evidence lines of the hits' fragments; with `store` (the search session's), each line also carries
     the titles and dates of the sources it rests on, and the pages' resolved contradictions come too."""

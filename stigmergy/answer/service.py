@@ -20,7 +20,7 @@ from typing import Any
 from stigmergy.answer import files, llm, platforms
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
-from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather
+from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load
@@ -244,7 +244,8 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             via = top.via_context if line is top.line else False
             then = follow_on(line, ev.lines, part.slot.kind == "reason")
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
-                            then if then is not None and _key(then.text) not in said else None)
+                            then if then is not None and _key(then.text) not in said else None,
+                            said_before(line, ev.lines))
             if n == 0 and not via:
                 # The other sources that state the same value are cited with it (answer/corroborate.py); a claim
                 # the decision set aside is never one of them.
