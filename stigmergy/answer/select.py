@@ -310,6 +310,7 @@ def _ruled_out(text: str) -> frozenset[str]:
 _PREFIXES = frozenset("per non re pre post multi self co sub cross un anti inter intra semi".split())
 
 
+@lru_cache(maxsize=4096)
 def _prefixed(word: str) -> str:
     """The head of a word made with a prefix and a hyphen ("per-user": "user", "non-root": "root"), else ""."""
     first, _, rest = word.casefold().partition("-")
