@@ -337,3 +337,18 @@ def test_the_old_one_is_said_with_the_sentences_that_name_it(tmp_path) -> None: 
     # without the sentence before it as a line, only one step back
     one = sentence(delete, Slot("yesno"), False, Names(), q, tmp_path, ("public",), False)
     assert one["text"].startswith("Previously this cache")
+
+
+def test_plain_english_for_hit_orange_and_quicker() -> None:
+    from stigmergy.answer.otherwise import plainly
+
+    q = "how many customers were hit by the big ingestion backlog in april?"
+    got = plainly(question_terms(q), q)
+    assert any("affect" in form for form in got.get("hit", ()))
+    orange = "new beacon is flashing orange, what's wrong with it?"
+    assert any("amber" in form for form in plainly(question_terms(orange), orange).get("orang", ()))
+    terms = question_terms(q)
+    line = _line("41 customers were affected, including Norrland Fresh.")
+    from stigmergy.answer.select import alternatives
+    [part] = parts(q)
+    assert "hit" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

@@ -102,6 +102,9 @@ _PLAIN = (
     # A folder is what docs call a directory; a command that prints a value shows it.
     ("folder", None, ("directory", "directories", "dir")), ("folders", None, ("directory", "directories")),
     ("print", None, ("show", "shows", "display", "displays", "output", "outputs")),
+    # Customers hit by an outage were affected by it; an orange light is the amber one; quicker is faster.
+    ("hit", None, ("affected", "affects", "impacted")), ("orange", None, ("amber",)),
+    ("quicker", None, ("faster",)),
 )
 
 
