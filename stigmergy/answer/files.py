@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from stigmergy.repo.containment import contained_file, read_contained
+from stigmergy.repo.containment import contained_file
 
 # A name with a dot and a short extension, not a version or a figure ("requirements.txt", "pip.conf", ".pypirc",
 # "pyproject.toml"); a domain ("pypi.org") is a place, not a file.
@@ -42,12 +42,21 @@ def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: P
     out = set()
     for path, text in said.items():
         if not all(f in text for f in files) and root is not None:
-            whole = contained_file(root, path)
-            if whole is not None and whole.stat().st_size <= MAX_PAGE_BYTES:
-                text = f"{text}\n{(read_contained(root, path, 'replace') or '').casefold()}"
+            text = f"{text}\n{_whole_page(root, path)}"
         if all(f in text for f in files):
             out.add(path)
     return frozenset(out)
 
 
 MAX_PAGE_BYTES = 2 * 1024 * 1024  # a page read whole to find a file's name: no more than this
+
+
+def _whole_page(root: Path, path: str) -> str:
+    """The casefolded text of a contained page file of at most `MAX_PAGE_BYTES`, else "" (resolved once)."""
+    whole = contained_file(root, path)
+    try:
+        if whole is None or whole.stat().st_size > MAX_PAGE_BYTES:
+            return ""
+        return whole.read_bytes().decode("utf-8", "replace").casefold()
+    except OSError:
+        return ""

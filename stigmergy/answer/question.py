@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stigmergy.answer.terms import NUMERALS, month_index
+from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
 
 # Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
 _LEAD_RE = re.compile(
@@ -212,7 +212,7 @@ def _predicate(text: str) -> str:
 
 
 # A topic typed before a colon and the question ("norrland after the Q3 review: how many …").
-_TOPIC_RE = re.compile(r"^([^:?]{2,60}):\s+(?:who|whom|whose|what|when|where|which|why|how)\b", re.I)
+_TOPIC_RE = re.compile(r"^([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b", re.I)
 
 
 def _subject_words(text: str) -> str:
@@ -395,8 +395,7 @@ _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?nam
 
 _ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
                                r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
-_WH_WORD_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
-_LATER_WH_RE = re.compile(r",\s*((?:what|which|who|whom|whose|when|where|why|how)\b.+)$", re.I)
+_LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
 
 
 def slot(text: str) -> Slot:
@@ -418,7 +417,7 @@ def slot(text: str) -> Slot:
     if re.match(r"^by how (?:much|many)\b", low):
         return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
     later = _LATER_WH_RE.search(q)
-    if later and _WH_WORD_RE.search(q[: later.start()]):
+    if later and WH_RE.search(q[: later.start()]):
         # "pip list grows a column when i have editable installs, what's that column called": the clause before
         # the comma says when it happens; the question is what follows
         return slot(later.group(1))

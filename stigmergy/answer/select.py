@@ -47,6 +47,7 @@ from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, defines, fill
 from stigmergy.answer.terms import (
     STOPWORDS,
+    YEAR_RE,
     Term,
     fold,
     period_forms,
@@ -332,11 +333,8 @@ def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int] | str]]:
     out: dict[str, set[tuple[int, int] | str]] = {}
     for page, got in first.items():
         said = " ".join([got[0].title, *(ln.text for ln in got)]) if got else ""
-        out[page] = {*day_months(said), *_YEAR_RE.findall(said)}
+        out[page] = {*day_months(said), *YEAR_RE.findall(said)}
     return out
-
-
-_YEAR_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 
 
 _LABEL_FIGURE_RE = re.compile(r"([a-z]+)(-?)(\d+)", re.I)
@@ -456,7 +454,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # proposals are asked about; the facts its section states ("Right now there are seven levels") still answer.
     proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
     days = question_days(part.text, terms)
-    opening = openings(lines) if days or any(t.constraint and _YEAR_RE.fullmatch(t.stem) for t in terms) else {}
+    opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
     systems = platforms.named(part.text) if systems is None else systems
     pre = []

@@ -128,7 +128,8 @@ class Term:
 CALENDAR = frozenset("january february march april may june july august september october november december "
                      "monday tuesday wednesday thursday friday saturday sunday".split())
 _PERIOD_RE = re.compile(r"^(?:q[1-4]|h[12]|fy\d{2}|" + "|".join(sorted(CALENDAR)) + r")$", re.I)
-_YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+# A year: matched whole for a token, found anywhere in a text (select.openings).
+YEAR_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
                        r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
@@ -153,9 +154,9 @@ def _periods(toks: list[str]) -> list[str]:
     is a month and its year ("the end of june 2025": not the cash of Q4 2025 beside a June)."""
     out: list[str] = []
     for tok in toks:
-        if out and _YEAR_RE.match(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
+        if out and YEAR_RE.fullmatch(tok) and _PERIOD_RE.match(out[-1]) and any(ch.isdigit() for ch in out[-1]):
             out[-1] = f"{out[-1]} {tok}"
-        elif out and _YEAR_RE.match(tok) and month_index(out[-1]) is not None:
+        elif out and YEAR_RE.fullmatch(tok) and month_index(out[-1]) is not None:
             out[-1] = f"{MONTH_NAMES[month_index(out[-1]) or 0]} {tok}"
         else:
             out.append(tok)
@@ -208,7 +209,7 @@ def question_terms(question: str) -> list[Term]:
             continue  # "how long", "how late": the slot, not what the line must say
         if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
-        if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or _YEAR_RE.match(toks[i - 1])):
+        if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
             continue  # "when Q2 closed": the period's edge, which a figure for the period answers ("Q2 2026: 56")
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
@@ -248,7 +249,7 @@ _PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(
 _PIN_RE = re.compile(r"(?:[=~<>!]=|===)\s*([\w.*+!-]+)")
 # A value, not a name with a digit in it ("md5", "G2", "utf-8"): a figure first, or after a hyphen ("under-2-minute").
 _VALUE_RE = re.compile(r"(?:^|-)[£$€]?[0-9]")
-_WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
 # "a version number like 24.3", "e.g. 3.12": an example the asker makes up, which the docs explain with their own.
@@ -273,13 +274,13 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     examples |= {stem(m.group(1)).strip(".") for m in _LIKE_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
     versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
-    confirm = kind == "yesno" or (kind == "value" and not _WH_RE.search(text))
+    confirm = kind == "yesno" or (kind == "value" and not WH_RE.search(text))
     # "sam was expecting the stock by 3 aug - when did it actually turn up?": the date that was expected is the
     # one the answer may correct, not the one it must say.
     expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind == "date" else ""
     out = []
     for t in terms:
-        period = " " in t.stem or _PERIOD_RE.match(t.stem) or _YEAR_RE.match(t.stem) or t.word in versions
+        period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.terms import STOPWORDS, Term, fold, month_index, stem
@@ -118,16 +119,18 @@ _DAY_MONTH_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3,9}
 _MONTH_DAY_RE = re.compile(r"\b([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)  # "aug 3", "sept. 15th"
 
 
-def day_months(text: str) -> set[tuple[int, int]]:
+@lru_cache(maxsize=4096)
+def day_months(text: str) -> frozenset[tuple[int, int]]:
     """(day, month 0-11) of each date `text` names by its day, however the month is written: the question's "by 3
-    aug" is the line's "by 3 August", an echo of the question and no new date."""
+    aug" is the line's "by 3 August", an echo of the question and no new date. Memoised: `dates_in` reads the
+    question's for every date of every evidence line."""
     out = set()
     found = [(m.group(1), m.group(2)) for m in _DAY_MONTH_RE.finditer(text)]
     for day, month in found + [(m.group(2), m.group(1)) for m in _MONTH_DAY_RE.finditer(text)]:
         at = month_index(month)
         if at is not None and 1 <= int(day) <= 31:
             out.add((int(day), at))
-    return out
+    return frozenset(out)
 
 
 def question_days(text: str, terms: Iterable[Term]) -> dict[str, tuple[int, int]]:
