@@ -59,13 +59,22 @@ def counts_other(head: str, text: str, q: Asked) -> bool:
                                and stem(ws[i + 1]) not in kin for i in found)
 
 
+_OF_THEM_RE = re.compile(r"(?<![\w.])(\d[\d,]*|[a-z]+) of (?:them|those|these)\b", re.I)
+
+
 def count_beside(head: str, text: str, q: Asked) -> bool:
     """A count of the counted noun (or what the wiki calls it instead), in one sentence: right before it with
     no preposition between ("room for 55 people", "seven levels of verbosity"), or after it with nothing
     counted between ("Headcount — Q2 2026: 56"). "Two members of the maintainers team" counts members."""
     kin = _kin(head)
     said = q.text.split()
-    for clause in re.split(r"[.;!?](?:\s|$)", text):
+    clauses = re.split(r"[.;!?](?:\s|$)", text)
+    for k, clause in enumerate(clauses):
+        them = _OF_THEM_RE.search(clause)
+        if them and k and them.group(1) not in said and (
+                them.group(1) in {v.split()[0] for v in figures_in(clause, q, "count")} or them.group(1) in NUMBER_WORDS) and any(
+                stem(fold(w.strip(",:;()~*—-"))) in kin for c in clauses[:k] for w in c.split()):
+            return True  # "G2 units arrived in Leeds … Sam's team shipped 180 of them": the units before
         ws = clause.split()
         # Judged on the whole clause ("47 minutes" is a duration even when the window ends at "47").
         counts = {v.split()[0].lstrip("~") for v in figures_in(clause, q, "count")}

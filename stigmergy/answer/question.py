@@ -13,12 +13,8 @@ import re
 from dataclasses import dataclass
 
 from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
+from stigmergy.answer.typed import clean as _clean
 
-# Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
-_LEAD_RE = re.compile(
-    r"^\s*(?:(?:so|ok|okay|hey|hi|quick question|quick one|question|please|and|but|also|remind me|tell me|"
-    r"can you tell me|could you tell me|do you know|does anyone know|i want to know|i'd like to know|"
-    r"i wonder|any idea|anyone know|just checking)\b[\s,:;-]*)+", re.I)
 _AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "should", "has", "have",
         "had", "must", "may", "might", "shall")
 _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
@@ -65,6 +61,13 @@ _ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a differ
                               r"folks|some) (?:use|give) |used |given )?(?:for|to) (?:an? |the )?(?P<x>.{2,40})$|"
                               r"^what (?:is|are) (?:an? |the )?(?P<y>.{2,40}?) (?:also|otherwise) (?:called|known as)$",
                               re.I)
+# "what's sam's full name", "what is Grace's surname": another name of someone the question names.
+_FULL_NAME_RE = re.compile(r"\bwhat is ([\w.-]+)'s (?:full |real |whole |proper |last |first |legal )?(?:name|surname)\b",
+                           re.I)
+# "i pass --config-settings to pip install — do those settings reach …", "my pip is old. is it safe to …": the
+# question after a dash or a full stop opens with an auxiliary and asks yes or no.
+_LATER_AUX_RE = re.compile(r"(?:[.!]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|does|did|do|can|could|will|would|should|"
+                           r"has|have|must)\s.+)$", re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -129,10 +132,6 @@ class Part:
     slot: Slot
 
 
-_WHATS_MEAN_RE = re.compile(r"\b(what)(?:'s|s| is) ((?!(?:the|a|an) mean\b)(?:[\w'-]+ ){0,3}?[\w'-]+) mean\s*(?=[?.,!]|$)", re.I)
-_CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
-
-
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it.
 _OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:oldest|newest|latest|earliest|minimum|"
                               r"lowest|highest|maximum) (?:supported )?[A-Z][\w+.-]*\b(?! (?i:version|release))")
@@ -143,15 +142,6 @@ _OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:old
 _SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,2}?(?:password|passphrase|passcode|"
                         r"pin code|pin|api key|secret key|access key|access token|api token)s?\b(?!\s+(?:code\s+)?(?:policy|policies|"
                         r"manager|length|rules?|rotation|reset|expiry|requirements?|format))")
-
-
-def _clean(question: str) -> str:
-    q = " ".join(question.replace("’", "'").split())
-    # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
-    q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
-    # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
-    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
-    return _LEAD_RE.sub("", q).strip() or q
 
 
 def _dated(text: str) -> bool:
@@ -168,6 +158,11 @@ def parts(question: str) -> list[Part]:
         # "what's MKT? pharma folks keep saying it": the asker's aside asks nothing. One that gives a figure or a
         # date ("… wasn't it supposed to be end of may") says which claim the answer should correct: kept.
         q = aside.group(1)
+    full = _FULL_NAME_RE.search(q)
+    if full and full.group(1).lower() not in _DETERMINERS:
+        # "grace said 'leeds backup is sam' — whats sam's full name": another name of the person, the remark kept
+        # for its words (which Sam)
+        return [Part(q.rstrip(" ?"), Slot("alias", subject=full.group(1)))]
     other = _OTHER_NAME_RE.match(q) or _ANOTHER_NAME_RE.match(q.rstrip(" ?"))
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
@@ -212,7 +207,11 @@ def _predicate(text: str) -> str:
 
 
 # A topic typed before a colon and the question ("norrland after the Q3 review: how many …").
-_TOPIC_RE = re.compile(r"^([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b", re.I)
+_TOPIC_RE = re.compile(r"^(?!(?:on|in|at|for|with|from|under|during|inside|within|using|via|by|when|if|after|before|"
+                       r"while|once)\b)([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b", re.I)  # "on a linux box:" is a frame
+
+
+_FRAMED_RE = re.compile(r"^[^:?]{2,60}:\s+(?=(?:" + "|".join(_WH) + r")\b)", re.I)
 
 
 def _subject_words(text: str) -> str:
@@ -221,7 +220,8 @@ def _subject_words(text: str) -> str:
     topic = _TOPIC_RE.match(text)
     if topic:
         return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
-    ws = text.split()
+    frame = _FRAMED_RE.match(text)
+    ws = text[frame.end() :].split() if frame else text.split()  # "on a linux box: where is pip's cache": the cache
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in _HOW_WORDS):
         i += 1
@@ -343,6 +343,8 @@ _HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_
                | VERSION_HEADS)
 _PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
 _DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
+# "what command gives me that": a pronoun after the verb ends the head ("command"), it is no noun of it.
+_OBJECTS = frozenset("me us you him them it all any every each".split())
 MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
 
 
@@ -370,7 +372,8 @@ def _head(after: list[str]) -> str:
             continue
         if lw in _COUNT_WORDS and not taken:
             continue  # "which two ways": two of the ways
-        if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw:
+        if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw or (
+                lw in _OBJECTS):
             at_verb = lw in _VERBISH
             break
         taken.append(lw)
@@ -421,6 +424,9 @@ def slot(text: str) -> Slot:
         # "pip list grows a column when i have editable installs, what's that column called": the clause before
         # the comma says when it happens; the question is what follows
         return slot(later.group(1))
+    aux = _LATER_AUX_RE.search(q)
+    if aux and not WH_RE.search(q[: aux.start()]) and low.split()[0] not in _AUX:
+        return slot(aux.group(1))
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
@@ -538,7 +544,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
-    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}\S+) (?:mean|stand for|do|does|refer to)$", tail) or re.search(
+    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really )?(?:mean|stand for|do|does|refer to)$", tail) or re.search(
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
@@ -556,7 +562,8 @@ def _rate(head: str, low: str) -> str:
 
 # "what is Tomek's role", "what job does Hannah have": the post a person holds, which a line says by its title
 # ("Tomasz Wieczorek, CTO and co-founder"), not by a sentence of what a role is.
-_ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job )?"
+_ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
+                         r"exact |proper |full )?"
                          r"(?:role|job|title|position|post)$|"
                          r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
 
@@ -564,7 +571,7 @@ _ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:cur
 # "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
 _MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
-_MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}[\w'-]+) (?:really |actually )?"
+_MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually )?"
                        r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")
 
 

@@ -167,7 +167,7 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
-    head = _prefixed(term.word)
+    head = _prefixed(term.word) or (_compound_head(term.word) if term.absent else "")
     if head and stem(head) in said:
         return True  # "my per-user pip config": "User : $HOME/.config/pip/pip.conf"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
@@ -316,6 +316,13 @@ def _prefixed(word: str) -> str:
     """The head of a word made with a prefix and a hyphen ("per-user": "user", "non-root": "root"), else ""."""
     first, _, rest = word.casefold().partition("-")
     return rest if first in _PREFIXES and rest.isalpha() and len(rest) >= 3 else ""
+
+
+@lru_cache(maxsize=4096)
+def _compound_head(word: str) -> str:
+    """The last word of a compound the asker made up, which no page writes ("temp-excursion": "excursion")."""
+    ws = word.casefold().split("-")
+    return ws[-1] if len(ws) >= 2 and all(w.isalpha() for w in ws) and len(ws[-1]) >= 4 else ""
 
 
 _CHOICE_RE = re.compile(r"\([a-z]\)")

@@ -219,8 +219,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0
         return WEAK if len(_content(text, q)) >= 4 else 0.0
     if k == "alias":
-        # "Using a wheelhouse (AKA Installation Bundles)": a line that gives the thing another name, beside it.
-        return 1.0 if _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text) else 0.0
+        # "Using a wheelhouse (AKA Installation Bundles)": a line that gives the thing another name, beside it; or
+        # names what the wiki knows by the asked name by another of its names ("sam": "Samuel Achterberg: …").
+        return 1.0 if (_AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text)) or other_name(
+            slot.subject, text, names) else 0.0
     if k == "role":
         return 1.0 if says_subject(slot.subject, text, names) and any(
             stem(m.group(0)) not in q.stems for m in titles(text)) else 0.0
@@ -466,6 +468,13 @@ _SINCE_ASKED_RE = re.compile(r"\bsince (?:which|what|when)\b|\bstarting (?:with|
 _START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began|beginning|onwards?|became|becomes|"
                        r"prior to|before|or later|and later|"
                        r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
+
+
+def other_name(name: str, text: str, names: Names) -> bool:
+    """The line names the entity the wiki knows as `name` by another of its names."""
+    ent = names.entity(name)
+    ws = words(text)
+    return ent is not None and any(e.page == ent.page and " ".join(ws[a:b]) != fold(name) for a, b, e in names.found(text))
 
 
 def _holds_head(slot: Slot, line: str, clause: str) -> bool:

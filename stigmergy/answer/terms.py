@@ -260,6 +260,9 @@ _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|m
 _OWN_ID = r"(?:\bissues?|\bprs?|\bpull requests?|\btickets?|\bbugs?|#)"
 _EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|planned|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
                           r"estimated)\b[^.?!;,]*", re.I)
+_SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|stated|states|mentioned|mentions|reported|"
+                      r"reports|claimed|claims)\s+(?:it\s+(?:was|is|'s)\s+|about\s+|around\s+|roughly\s+)?([£$€]?\d[\w.,]*\w|\d)",
+                      re.I)
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -272,6 +275,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     which figure is asked about, as does the version of a thing it names ("on python 3.9 will pip …")."""
     examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
     examples |= {stem(m.group(1)).strip(".") for m in _LIKE_RE.finditer(text)}
+    # "… now? the may call said 412": a figure the asker says an earlier report gave, which the answer may correct
+    reported = {stem(m.group(1)).strip(".") for m in _SAID_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
     versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     confirm = kind == "yesno" or (kind == "value" and not WH_RE.search(text))
@@ -283,6 +288,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
+        elif t.figure and t.stem in reported and not period:
+            t = replace(t, claim="check")
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(
                 rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", expected):
             t = replace(t, claim="check")

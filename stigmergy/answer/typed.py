@@ -1,0 +1,33 @@
+"""A question as the asker typed it, in the words the rules read: the apostrophes and contractions
+("whats", "where's"), chat shorthand ("ppl"), a prompt's bracketed letters ("(b)ackup") and the words that open a
+question without asking anything ("so, quick one: …"). question.py reads every question through `clean`."""
+
+from __future__ import annotations
+
+import re
+
+# Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
+_LEAD_RE = re.compile(
+    r"^\s*(?:(?:so|ok|okay|hey|hi|quick question|quick one|question|please|and|but|also|remind me|tell me|"
+    r"can you tell me|could you tell me|do you know|does anyone know|i want to know|i'd like to know|"
+    r"i wonder|any idea|anyone know|just checking)\b[\s,:;-]*)+", re.I)
+_WHATS_MEAN_RE = re.compile(r"\b(what)(?:'s|s| is) ((?!(?:the|a|an) mean\b)(?:[\w'-]+ ){0,3}?[\w'-]+) mean\s*(?=[?.,!]|$)", re.I)
+_CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
+# Shorthand typed in chat ("how many ppl will fit"): the word every line writes in full.
+_SHORTHAND = {"ppl": "people", "tmrw": "tomorrow", "mgr": "manager", "mgrs": "managers", "dept": "department",
+              "w/o": "without", "b/c": "because", "abt": "about", "pls": "please", "plz": "please"}
+_SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, _SHORTHAND)) + r")(?![\w/-])", re.I)
+# "(i)gnore, (w)ipe, (b)ackup": a prompt's choices, typed with the letter to press in brackets.
+_CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
+
+
+def clean(question: str) -> str:
+    """The question in the words the rules read: one space between words, contractions spelled out."""
+    q = " ".join(question.replace("’", "'").split())
+    q = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(1).lower()], q)
+    q = _CHOICE_WORD_RE.sub(r"\1\2", q)
+    # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
+    q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
+    # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
+    q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
+    return _LEAD_RE.sub("", q).strip() or q

@@ -1,0 +1,99 @@
+"""Issue #19, twenty-fifth pass: the question read through the asker's remarks and shorthand ("excursion budget — what
+does that actually mean?", "how many ppl", "the may call said 412", "whats sam's full name", "(b)ackup"), and a count
+of "them" that counts what the sentence before names (no index; sentences written for these tests)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.names import Entity, Names
+from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.select import _compound_head, word_score
+from stigmergy.answer.slots import fill, kind_fill
+from stigmergy.answer.terms import claimed, question_terms
+from stigmergy.answer.values import asked
+
+
+def _line(text: str, *, title: str = "Notes", before: str = "", n: int = 5) -> Line:
+    return Line("sources/2026/01/x.md", title, "source", "public", n, text, text, (), (), 1, before)
+
+
+def test_emphasis_after_the_subject_is_no_part_of_it() -> None:
+    # "that actually" was the subject, so no line defined it; the pronoun now stands for the topic before the dash
+    assert slot("excursion budget — what does that actually mean?") == Slot("definition", subject="that")
+    assert slot("what does picking b actually do").subject == "picking b"
+    assert slot("what does mean kinetic temperature express").subject == "mean kinetic temperature"
+    # an adjective of emphasis before a post: the post is still asked
+    assert slot("what's tomek's actual title") == Slot("role", subject="tomek")
+
+
+def test_shorthand_and_a_prompts_bracketed_letters_are_read_as_the_words() -> None:
+    [part] = parts("how many ppl will fit in the new lisbon office?")
+    assert part.slot == Slot("quantity", head="people", unit="count")
+    got = asked(part.text, Names())
+    assert kind_fill(part.slot, "The new office has room for 55 people and a lab.", Names(), got) == 1.0
+    [choice] = parts("pip prompted me with (i)gnore, (w)ipe, (b)ackup, (a)bort. what does picking b do?")
+    assert {"ignore", "wipe", "backup", "abort"} <= {t.word for t in question_terms(choice.text)}
+    assert "ppl" in parts("does ppl-check run nightly?")[0].text  # inside a word it is no shorthand
+
+
+def test_a_pronoun_or_everything_after_the_asked_noun_is_no_part_of_it() -> None:
+    assert slot("need the sha256 of a tarball. what command gives me that?") == Slot("thing", head="command")
+    got = parts("on a linux box: where's pip's cache directory, and what one command wipes all of it?")
+    assert [p.slot.kind for p in got] == ["place", "thing"] and got[1].slot.head == "command"
+    # a frame before the colon is no topic: the pronoun stands for the first part's subject
+    assert got[1].text == "what one command wipes all of pip's cache directory"
+
+
+def test_a_yes_or_no_after_a_dash_or_a_full_stop() -> None:
+    assert slot("i pass --config-settings to `pip install foo` — do those settings reach its dependencies?").kind == "yesno"
+    assert slot("my pip is old. is it safe to upgrade in place?").kind == "yesno"
+    assert slot("pip.conf has timeout = 60 set").kind == "value"  # a dot inside a file name opens nothing
+    assert slot("how many gateways - is it 412?").kind == "quantity"  # the question word before the dash decides
+
+
+def test_a_figure_an_earlier_report_gave_is_for_the_answer_to_correct() -> None:
+    q = "how many beacon gateways is norrland running now? the may call said 412"
+    terms = [replace(t, absent=t.figure) for t in question_terms(q)]
+    got = {t.word: t.claim for t in claimed(terms, q, "quantity") if t.figure}
+    assert got == {"412": "check"}
+    assert not [t for t in claimed(terms, q, "quantity") if t.constraint and t.figure]
+    plain = "how many gateways did norrland run in the 412 region"
+    terms = question_terms(plain)
+    assert {t.word: t.claim for t in claimed(terms, plain, "quantity") if t.figure} == {"412": ""}
+
+
+def test_a_full_name_asked_is_another_name_the_wiki_knows() -> None:
+    sam = Entity(3, "Samuel Achterberg", "person", frozenset({"samuel achterberg", "sam"}))
+    names = Names({"samuel achterberg": sam, "sam": sam})
+    q = "grace said 'leeds backup is sam' on launch day — whats sam's full name?"
+    [part] = parts(q)
+    assert part.slot == Slot("alias", subject="sam") and "leeds backup" in part.text
+    got = asked(part.text, names)
+    assert kind_fill(part.slot, "[08:02] Samuel Achterberg: confirmed, I'm backup.", names, got) == 1.0
+    assert kind_fill(part.slot, "Leeds backup is Sam.", names, got) == 0.0  # the same name again
+    assert kind_fill(part.slot, "Grace Nakamura ran the launch.", names, got) == 0.0  # someone else
+    # "the product's full name" names no one: not read as a person's other name
+    assert parts("what is the product's full name")[0].slot.kind != "alias"
+
+
+def test_a_count_of_them_counts_what_the_sentence_before_names() -> None:
+    q = "how many g2 units did the team send to pellucid once stock landed?"
+    [part] = parts(q)
+    got = asked(q, Names())
+    text = "Beacon G2 units arrived in Leeds on 5 August. The team shipped 180 of them to Pellucid."
+    assert fill(part.slot, text, "", Names(), got)[0] == 1.0
+    # "them" are what the sentence before names: engineers are no units
+    assert fill(part.slot, "Engineers joined in August. The team hired 4 of them.", "", Names(), got)[0] < 1.0
+
+
+def test_a_compound_the_asker_made_up_is_said_by_its_last_word() -> None:
+    assert _compound_head("temp-excursion") == "excursion" and _compound_head("g2-ish") == ""
+    assert _compound_head("re-do") == ""  # too short a head to stand for the whole
+    q = "how much quicker did temp-excursion warnings go out?"
+    terms = [replace(t, absent=t.word == "temp-excursion") for t in question_terms(q)]
+    line = _line("Excursion alerts fired on average 41 seconds sooner than on the poller.")
+    assert "temp-excursion" in word_score(line, terms, {})[3]
+    kept = [replace(t, absent=False) for t in terms]  # a compound the wiki writes is matched whole, as before
+    assert "temp-excursion" not in word_score(line, kept, {})[3]
