@@ -97,3 +97,58 @@ def test_a_compound_the_asker_made_up_is_said_by_its_last_word() -> None:
     assert "temp-excursion" in word_score(line, terms, {})[3]
     kept = [replace(t, absent=False) for t in terms]  # a compound the wiki writes is matched whole, as before
     assert "temp-excursion" not in word_score(line, kept, {})[3]
+
+
+def test_what_the_tokenizer_leaves_of_a_contraction_is_no_term() -> None:
+    got = {t.word for t in question_terms("i've kept it in ~/.pip/pip.conf, we'll see if you're right")}
+    assert not got & {"ve", "ll", "re"} and "pip.conf" in got
+
+
+def test_an_option_given_a_value_names_the_value_exactly() -> None:
+    got = {t.word: t.constraint for t in question_terms("found --upgrade-strategy=to-satisfy-only, what does it do")}
+    assert got["to-satisfy-only"] and not got["upgrade-strategy"]
+    assert {t.word: t.constraint for t in question_terms("what does --upgrade-strategy do")}["upgrade-strategy"]
+
+
+def test_asked_whether_one_may_a_line_that_rules_on_it_answers() -> None:
+    q = "is it fine to use the pip.pyz zipapp in our production deploy scripts?"
+    [part] = parts(q)
+    got = asked(q, Names())
+    ruling = "For now the zip application should not be used in production environments."
+    described = "This can be downloaded from https://bootstrap.pypa.io/pip/pip.pyz."
+    assert kind_fill(part.slot, ruling, Names(), got) == 1.0
+    assert kind_fill(part.slot, described, Names(), got) < 1.0
+    # a yes or no on what is so, not on what one may do, is answered by what is said, as before
+    plain = "does the zipapp ship with pip?"
+    assert kind_fill(parts(plain)[0].slot, described, Names(), asked(plain, Names())) == 1.0
+
+
+def test_a_new_way_of_writing_a_name_the_question_types_is_its_syntax() -> None:
+    q = "requirements.txt needs a token from the API_TOKEN env var — what syntax makes pip expand it?"
+    [part] = parts(q)
+    assert part.slot == Slot("thing", head="syntax")
+    got = asked(q, Names())
+    line = "Use the POSIX format, with brackets around the name, as in this example: `${API_TOKEN}`."
+    assert kind_fill(part.slot, line, Names(), got) == 1.0
+    assert kind_fill(part.slot, "Set `API_TOKEN` in the environment first.", Names(), got) == 0.0  # typed as asked
+
+
+def test_run_without_an_option_asks_what_happens_by_default() -> None:
+    from stigmergy.answer.otherwise import plainly
+
+    q = "if i run pip download without -d, where do the files end up?"
+    terms = question_terms(q)
+    [part] = parts(q)
+    line = _line("It collects the distributions into the directory provided (defaulting to the current directory).")
+    assert "without" in word_score(line, terms, plainly(terms, q))[3]
+    assert kind_fill(part.slot, line.text, Names(), asked(q, Names())) == 1.0  # "to the current directory": a place
+    assert "without" not in plainly(question_terms("can it run without network"), "can it run without network")
+
+
+def test_a_legacy_thing_is_the_old_one_when_the_asker_asks_what_holds_now() -> None:
+    q = "i've always kept my pip settings in ~/.pip/pip.conf, is that still the place for it?"
+    [part] = parts(q)
+    got = asked(q, Names())
+    legacy = 'The legacy "per-user" configuration file is also loaded, if it exists: $HOME/.pip/pip.conf.'
+    current = "User: $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable."
+    assert fill(part.slot, legacy, "", Names(), got)[0] < fill(part.slot, current, "", Names(), got)[0]

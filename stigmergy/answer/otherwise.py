@@ -105,6 +105,11 @@ _PLAIN = (
     # Customers hit by an outage were affected by it; an orange light is the amber one; quicker is faster.
     ("hit", None, ("affected", "affects", "impacted")), ("orange", None, ("amber",)),
     ("quicker", None, ("faster",)),
+    # Run without an option ("if i run pip download without -d"): what happens by default. Work spread over
+    # all the cores is done in parallel.
+    ("without", re.compile(r"\bwithout\s+(?:passing\s+|giving\s+|setting\s+|specifying\s+|using\s+)?(?:an?\s+|the\s+|any\s+)?"
+                           r"-{1,2}\w", re.I), ("default", "defaults", "defaulting")),
+    ("cores", re.compile(r"\b(?:all|multiple|many|several|my|the|every)\s+(?:\w+\s+)?cores\b", re.I), ("parallel",)),
 )
 
 

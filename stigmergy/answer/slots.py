@@ -109,7 +109,7 @@ _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|w
                         r"southeast|southwest)-\d\b", re.I)
 # Where, on a computer, said relative to something the line names ("relative to the project path", "inside the
 # build directory").
-_LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|next to|beside|alongside) (?:the|your|a|its|each|"
+_LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|into|to|at|next to|beside|alongside) (?:the|your|a|its|each|"
                           r"that) (?:[\w.-]+ ){0,2}(?:path|directory|folder|root|dir|tree|workspace|checkout)\b", re.I)
 # A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
 # our frozen stock is contract-manufactured".
@@ -247,8 +247,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
-        # says neither yes nor no
-        return 0.0 if _COMMAND_RE.match(text) else 1.0
+        # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
+        # production", "is not supported") answers, one that only describes the thing weakly
+        if _COMMAND_RE.match(text):
+            return 0.0
+        return 1.0 if not _LEAVE_ASKED_RE.search(q.text) or _RULING_RE.search(text) else WEAK
     # A plain "what…": any value the question does not hold.
     if roster(text):
         return 0.0  # "what did olly get landed with after the retro": the retro's list of who came says who, not what
@@ -314,6 +317,16 @@ _IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 # A line that is only a command typed at a prompt.
 _COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
+# A yes or no on whether one may or should do something ("is it fine to use X in production", "should we …"; "can
+# we give the customer a German report" asks what can be done as often, which a line says without ruling on it).
+_LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?(?:fine|ok|okay|safe|allowed|advisable|"
+                             r"recommended|a good idea|wise|acceptable|supported)\b|(?:should|may|must) (?:i|we|you|one)\b)",
+                             re.I)
+# A line that rules on it: a modal, a recommendation, or what the thing is fit for.
+_RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
+                        r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"
+                        r"prefer\w*|not intended|intended|suitable|unsuitable|risk\w*|forbid\w*|permit\w*)\b",
+                        re.I)
 _COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                                r"\b(?:which|what) commands?\b", re.I)
 
@@ -361,7 +374,12 @@ _LEGACY_RE = re.compile(r"\blegacy\s+((?:[\"“']?[\w-]+[\"”']?\s*){1,3})", re
 
 
 def _legacy(text: str, q: Asked) -> bool:
-    return any(stem(w) in q.stems for m in _LEGACY_RE.finditer(text) for w in words(m.group(1)))
+    # "is ~/.pip/pip.conf still the place for it": a legacy thing is the old one when the asker asks what holds now
+    return any(stem(w) in q.stems for m in _LEGACY_RE.finditer(text) for w in words(m.group(1))) or bool(
+        _LEGACY_RE.search(text) and _STILL_RE.search(q.text))
+
+
+_STILL_RE = re.compile(r"\b(?:still|anymore|any more|any longer|nowadays|these days)\b", re.I)
 
 
 _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|older|former\w*|earlier|first|prior|"

@@ -37,6 +37,9 @@ STOPWORDS = frozenset(
     # and "like" as the asker's hedge ("like after 8pm", "eating like 3gb"): no line says them.
     "im ive youre theyre dont doesnt didnt isnt wasnt arent werent hasnt havent hadnt wouldnt couldnt shouldnt "
     "cant whats thats theres heres like".split()
+) | frozenset(
+    # What the tokenizer leaves of "i've", "we'll", "you're": no line says them.
+    "ve ll re".split()
 )
 HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
@@ -193,7 +196,9 @@ def question_terms(question: str) -> list[Term]:
     toks = _periods(tokens(question))
     # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
     # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
-    code = {t.casefold() for m in _IDENT_RE.finditer(question) for t in tokens(m.group(0))}
+    # An option given a value ("--upgrade-strategy=to-satisfy-only") names the value exactly; the option's name is
+    # said by the list or heading the value sits under as often as by the value's own line.
+    code = {t.casefold() for m in _IDENT_RE.finditer(question) for t in tokens(m.group(0).partition("=")[2] or m.group(0))}
     # "--debug" is the option, not the `pip debug` command nor debugging: a page titled "pip debug" does not say it.
     options = {tokens(m.group(0))[0].casefold() for m in _IDENT_RE.finditer(question) if m.group(0).startswith("-")}
     for i, tok in enumerate(toks):

@@ -159,6 +159,8 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     if singular(head) in _VARIABLE_HEADS:
         # "what env var sets --find-links": a variable's name ("PIP_FIND_LINKS"), not the option's own line
         return 1.0 if any(is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)) else 0.0
+    if singular(head) in _SYNTAX_HEADS and any(_spelled_anew(m.group(0), q) for m in CODE_RE.finditer(text)):
+        return 1.0  # "what syntax makes pip expand API_TOKEN": "`${API_TOKEN}`" writes the name the new way
     if singular(head) in _OPTION_HEADS:
         # "which pip flag overrides that": an option the line spells ("--break-system-packages"), not a line that
         # speaks of flags ("Allowing the user to override the default behaviour (using flags)")
@@ -207,6 +209,13 @@ _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
 # "which library is the resolver built on": "Pip 20.3 has a new dependency resolver" names a release, not a library.
 _NUMBER_ONLY_RE = re.compile(r"v?\d+(?:[.,]\d+)*")
 _VARIABLE_HEADS = frozenset(("variable", "envvar"))
+_SYNTAX_HEADS = frozenset(("syntax", "notation", "format", "spelling", "form"))
+
+
+def _spelled_anew(token: str, q: Asked) -> bool:
+    """A code token that is not typed in the question as it stands, though it may wrap a name it types."""
+    t = token.strip("`\"“”")
+    return len(t) > 1 and fold(t) not in fold(q.text) and not t.isalnum()
 _VARIABLE_RE = re.compile(r"\$?\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\$[A-Z][A-Z0-9_]+\b|%[A-Za-z]+%")
 _OPTION_HEADS = frozenset(("flag", "switch"))  # "which option": a choice, as often as a command-line option
 _OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
