@@ -152,3 +152,29 @@ def test_a_legacy_thing_is_the_old_one_when_the_asker_asks_what_holds_now() -> N
     legacy = 'The legacy "per-user" configuration file is also loaded, if it exists: $HOME/.pip/pip.conf.'
     current = "User: $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable."
     assert fill(part.slot, legacy, "", Names(), got)[0] < fill(part.slot, current, "", Names(), got)[0]
+
+
+def test_a_compound_beside_the_asked_thing_names_it() -> None:
+    from stigmergy.answer.which import thing_fill
+
+    q = "which bot puts the triage label on new pip issues?"
+    got = asked(q, Names())
+    line = "Issues created on the tracker are automatically given the `triage` label by the triage-new-issues bot."
+    assert thing_fill("bot", line, Names(), got) == 1.0
+    assert thing_fill("bot", "A bot labels new issues for triage.", Names(), got) == 0.0
+
+
+def test_the_it_of_it_takes_stands_for_nothing() -> None:
+    got = parts("which bot labels new issues, and how many votes does it take to make someone a maintainer?")
+    assert got[1].text == "how many votes does it take to make someone a maintainer"
+    led = parts("How large was the Series A and who led it?")
+    assert led[1].text.endswith("led the Series A")
+
+
+def test_to_wipe_a_store_is_to_clear_it() -> None:
+    from stigmergy.answer.otherwise import plainly
+
+    q = "what one command wipes all of pip's cache?"
+    terms = question_terms(q)
+    line = _line("`pip cache purge` will clear all files from pip's wheel and HTTP caches.")
+    assert "wipes" in word_score(line, terms, plainly(terms, q))[3]

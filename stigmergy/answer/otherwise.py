@@ -105,6 +105,9 @@ _PLAIN = (
     # Customers hit by an outage were affected by it; an orange light is the amber one; quicker is faster.
     ("hit", None, ("affected", "affects", "impacted")), ("orange", None, ("amber",)),
     ("quicker", None, ("faster",)),
+    # To wipe, nuke or clean out a store is to clear or remove what it holds.
+    ("wipe", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges", "erase")),
+    ("nuke", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges")),
     # Run without an option ("if i run pip download without -d"): what happens by default. Work spread over
     # all the cores is done in parallel.
     ("without", re.compile(r"\bwithout\s+(?:passing\s+|giving\s+|setting\s+|specifying\s+|using\s+)?(?:an?\s+|the\s+|any\s+)?"

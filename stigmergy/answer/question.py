@@ -189,7 +189,8 @@ def parts(question: str) -> list[Part]:
         if _BARE_PART_RE.match(p):
             p = f"{p} {_predicate(pieces[0])}".strip()
         # "…and who led it": the second part's pronoun is the first part's subject.
-        carried = re.sub(r"\b(it|its|they|them|their|this|that|he|she|him|her|there)\b",
+        # "how many votes does it take": an "it" that only opens "it takes" stands for nothing.
+        carried = re.sub(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|there)\b",
                          lambda mm: subject or mm.group(0), p, count=1, flags=re.I) if subject else p
         out.append(Part(carried, slot(p)))
     return out

@@ -181,8 +181,9 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     for i, w in enumerate(ws):
         if stem(w) not in hs:
             continue
+        # "the triage-new-issues bot": a compound beside X names it, though it repeats the question's words
         near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
-                if x.isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
+                if x.replace("-", "").isalpha() and x not in STOPWORDS and x not in VAGUE and stem(x) not in q.stems
                 and not _initials_of(x, ws[: i + 1])]
         if near:
             return 1.0
