@@ -178,3 +178,31 @@ def test_to_wipe_a_store_is_to_clear_it() -> None:
     terms = question_terms(q)
     line = _line("`pip cache purge` will clear all files from pip's wheel and HTTP caches.")
     assert "wipes" in word_score(line, terms, plainly(terms, q))[3]
+
+
+def test_the_one_of_a_second_part_is_the_first_parts_thing() -> None:
+    got = parts("linux: where's my per-user pip.conf and where's the machine-wide one")
+    assert got[1].text == "where is the machine-wide pip.conf"
+    assert parts("where's the user config file and where's the global one?")[1].text == "where is the global file"
+
+
+def test_a_later_part_takes_another_line_when_the_earlier_parts_line_only_nearly_wins(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.evidence import Evidence
+    from stigmergy.answer.select import Scored
+    from stigmergy.answer.service import OTHER_PART_MARGIN, _deterministic
+
+    user = _line("User: $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable.", n=70)
+    env = _line("The environment variable PIP_CONFIG_FILE can be used to specify a configuration file.", n=115)
+    first, second = parts("where does my per-user pip config live, and what env var points pip at another config file?")
+
+    def scored(line: Line, score: float) -> Scored:
+        return Scored(line, score, 0.5, 0.7, 1.0, False, True, ())
+
+    def answers(gap: float) -> list[int]:
+        got = _deterministic([(first, [], [scored(user, 0.64)]),
+                              (second, [], [scored(user, 0.62), scored(env, 0.62 - gap)])],
+                             Evidence((user, env), (), None), Names(), tmp_path, ("public",), False, 0.46)
+        return [s["line"] for s in got[0]]
+
+    assert answers(0.01) == [70, 115]  # a near tie: the second part asks for something else
+    assert answers(OTHER_PART_MARGIN + 0.05) == [70]  # the earlier line clearly answers both

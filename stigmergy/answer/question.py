@@ -183,6 +183,8 @@ def parts(question: str) -> list[Part]:
         return [Part(q.rstrip(" ?"), slot(q))]
     out = [Part(pieces[0], slot(pieces[0]))]
     subject = _subject_words(pieces[0])
+    thing = _subject_words(_FRAMED_RE.sub("", pieces[0])).split()
+    head = thing[-1] if thing and thing[-1].lower() not in _VERBISH else ""
     for p in pieces[1:]:
         if _UNIT_ONLY_RE.match(p) and out[0].slot.kind == "quantity":
             continue  # "what's the default timeout? how many seconds": the first part's unit, not a question of its own
@@ -192,6 +194,9 @@ def parts(question: str) -> list[Part]:
         # "how many votes does it take": an "it" that only opens "it takes" stands for nothing.
         carried = re.sub(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|there)\b",
                          lambda mm: subject or mm.group(0), p, count=1, flags=re.I) if subject else p
+        if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
+            carried = re.sub(r"\b(the|a|an) ([\w-]+) one\b", lambda mm: f"{mm.group(1)} {mm.group(2)} {head}", carried,
+                             count=1, flags=re.I)
         out.append(Part(carried, slot(p)))
     return out
 

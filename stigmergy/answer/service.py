@@ -213,6 +213,9 @@ def _trust(hits: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
     return {"pages": pages, "caution": caution}
 
 
+OTHER_PART_MARGIN = 0.03
+
+
 def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, names: Names,
                    root: Path, layers: tuple[str, ...], with_text: bool, threshold: float
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -226,6 +229,14 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         # of value asks for another value, so it takes another line.
         taken = used.setdefault((part.slot.kind, part.slot.unit), set())
         top = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in taken), None)
+        earlier = set().union(*used.values())
+        if top is not None and _key(top.line.text) in earlier:
+            # "where does my per-user config live, and what env var points pip at another file?": a part asking for
+            # something else that the line an earlier part took only nearly answers as well as another line is
+            # asking for that other line
+            other = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in earlier), None)
+            if other is not None and other.score >= max(threshold, top.score - OTHER_PART_MARGIN):
+                top = other
         ok = top is not None and top.score >= threshold
         if top is not None and ok and asks_most(part.text, part.slot.kind):
             row = top_row(top.line, ev.lines, part.text)
