@@ -206,3 +206,15 @@ def test_a_later_part_takes_another_line_when_the_earlier_parts_line_only_nearly
 
     assert answers(0.01) == [70, 115]  # a near tie: the second part asks for something else
     assert answers(OTHER_PART_MARGIN + 0.05) == [70]  # the earlier line clearly answers both
+
+
+def test_a_question_typed_without_a_question_word() -> None:
+    assert slot("install everything from a local folder of wheels without touching pypi at all").kind == "procedure"
+    assert slot("make pip ignore every single config file on the machine").kind == "procedure"
+    assert slot("default pip cache folder on windows?") == Slot("thing", head="folder")
+    assert slot("last pip release that still worked on python 2.7?") == Slot("quantity", head="release", unit="version")
+    assert slot("i want the test group from ./backend/ without cd-ing there, syntax?") == Slot("thing", head="syntax")
+    assert slot("env var equivalent of running pip with -vvv?") == Slot("thing", head="variable")
+    # a statement put to the wiki stays one to confirm
+    assert slot("norrland still on 412 gateways?").kind == "value"
+    assert slot("lodestar went GA on sept 15 right?").kind == "value"

@@ -441,7 +441,7 @@ def slot(text: str) -> Slot:
         return Slot("yesno")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
     if wh is None:
-        return Slot("value")
+        return _wordless(low, words)
     w, rest = words[wh], words[wh + 1 :]
     nxt = rest[0] if rest else ""
     if w == "why" or (w == "how" and nxt == "come"):
@@ -458,6 +458,29 @@ def slot(text: str) -> Slot:
     if w == "how":
         return _how(nxt, " ".join(rest))
     return _what(w, rest, low)
+
+
+# A question typed without a question word: an instruction ("install everything from a folder of wheels without
+# touching pypi"), a label at the end ("…, syntax?", "… flags?"), or a value named by what sets it apart ("default
+# pip cache folder on windows?", "last pip release that still worked on python 2.7?").
+_DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
+                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
+                      "restore undo revert ignore avoid prevent".split())
+_LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
+_SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
+
+
+def _wordless(low: str, words: list[str]) -> Slot:
+    label = _LABEL_END_RE.search(low)
+    if label and len(words) > 2:
+        return slot(f"which {label.group(1)}")
+    if words and words[0] in _DO_VERBS:
+        return Slot("procedure")
+    if words and words[0] in _SINGLED_OUT:
+        return slot(f"what {low}")
+    if re.match(r"env(?:ironment)?[ -]?var(?:iable)?s?\b|envvars?\b", low):
+        return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
+    return Slot("value")
 
 
 def _how(nxt: str, rest: str) -> Slot:
