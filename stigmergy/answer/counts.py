@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import words
-from stigmergy.answer.question import PERSON_HEADS
 from stigmergy.answer.terms import NUMERALS, STOPWORDS, fold, stem
 from stigmergy.answer.values import Asked, figures_in
 from stigmergy.answer.which import singular

@@ -12,6 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stigmergy.answer.heads import (
+    EXTENTS,
+    HEAD_VOCAB,
+    MONEY_HEADS,
+    PERSON_HEADS,
+    QUANTITY_HEADS,
+    VERSION_HEADS,
+    kind_of_head,
+    singular_head,
+)
 from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
 
@@ -72,31 +82,6 @@ _LATER_AUX_RE = re.compile(r"(?:[.!]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
 
-PERSON_HEADS = frozenset(
-    "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
-    "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
-    "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
-    "reviewers approver signatory partner partners investor investors researcher researchers designer designers "
-    "writer writers".split())
-ORG_HEADS = frozenset(
-    "customer customers client clients company companies organisation organisations organization "
-    "organizations firm firms vendor vendors supplier suppliers carrier "
-    "carriers distributor distributors fund funds bank banks provider providers competitor competitors "
-    "team teams agency".split())
-PLACE_HEADS = frozenset(
-    "city cities country countries town place places location locations region regions office offices site "
-    "sites venue address building depot depots warehouse street".split())
-PROJECT_HEADS = frozenset("project projects initiative programme program".split())
-PRODUCT_HEADS = frozenset("product products".split())
-DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
-QUANTITY_HEADS = frozenset(
-    "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
-    "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
-    "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
-    "length weight height population age rent energy power voltage pressure humidity distance depth width volume "
-    "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
-# a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
-_EXTENTS = frozenset("length duration width height depth distance".split())
 _QUANTITY_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?(?:[\w\-']+ ){0,3}?"
     r"(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", re.I)
@@ -259,7 +244,7 @@ def _counted(after: list[str]) -> str:
         taken.append(lw.split("/")[-1])
     # "how many people fit in the office": a word the rules know as a kind of thing wins over the word after
     # it, which is most likely the verb.
-    known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
+    known = [w for w in taken if singular_head(w) in HEAD_VOCAB]
     if known and known[-1] != taken[-1]:
         return known[-1]
     return taken[-1] if taken else ""
@@ -272,7 +257,7 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
     raw = [w.lower().strip(",.?;:") for w in _clean(text).split()]
     ws = [w.strip("'") for w in raw]
     for i, w in enumerate(ws):
-        if w == head or _singular(w) == head:
+        if w == head or singular_head(w) == head:
             out: list[str] = []
             after: list[str] = []
             for j in range(i - 1, max(-1, i - 3), -1):
@@ -280,7 +265,7 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
                 if (not x.isalpha() or x in _COUNT_STOP or x in _DETERMINERS or x in _WH or x in _HOW_WORDS
                         or raw[j].endswith(("'", "'s"))):
                     break  # "Lanternfish Labs' revenue", "pip's timeout": whose, not which
-                if _singular(x) not in _HEAD_VOCAB:  # "version number": the kind, not which one
+                if singular_head(x) not in HEAD_VOCAB:  # "version number": the kind, not which one
                     out.append(x)
             # "the margin on software subscriptions", "the rent for the lisbon office"
             if i + 2 < len(ws) and ws[i + 1] in ("on", "for", "of", "in"):
@@ -344,18 +329,10 @@ def role(text: str) -> str:
 _HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 
-VERSION_HEADS = frozenset("version versions release releases".split())
-_HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
-               | VERSION_HEADS)
 _PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
 _DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
 # "what command gives me that": a pronoun after the verb ends the head ("command"), it is no noun of it.
 _OBJECTS = frozenset("me us you him them it all any every each".split())
-MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and word[:-1] in _HEAD_VOCAB else word
 
 
 _COUNT_WORDS = frozenset((*NUMERALS[2:], "both"))
@@ -383,15 +360,15 @@ def _head(after: list[str]) -> str:
             at_verb = lw in _VERBISH
             break
         taken.append(lw)
-    known = [w for w in taken if _singular(w) in _HEAD_VOCAB]
+    known = [w for w in taken if singular_head(w) in HEAD_VOCAB]
     if len(known) >= 2 and known[-1] == "number":
-        return _singular(known[-2])  # "what version number": a version
+        return singular_head(known[-2])  # "what version number": a version
     if known and len(taken) - taken.index(known[-1]) > 2:
         # "which version control systems": two more nouns after the known word make it a modifier of the last
         # one (a single word after it is most likely the verb, "which partner sits on").
-        return _singular(taken[-1])
+        return singular_head(taken[-1])
     if known:
-        return _singular(known[-1])
+        return singular_head(known[-1])
     if len(taken) >= 2 and taken[-1].endswith("s") and not at_verb and not taken[-2].endswith(("ing", "ed")):
         return taken[-2]  # "which partner sits": most likely the verb ("which meeting rooms": the noun)
     return taken[-1] if taken else ""
@@ -529,7 +506,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         # word as a kind of thing (a share of research participants is another share)
         of = re.match(r"\w+ of (?:the |our |all |those |these )?(.+)$", tail)
         head = _counted(of.group(1).split()) if of else ""
-        return Slot("quantity", unit="percent", head=head if _singular(head) in _HEAD_VOCAB else "")
+        return Slot("quantity", unit="percent", head=head if singular_head(head) in HEAD_VOCAB else "")
     if nxt == "time" and not re.match(r"time (?:frame|period|window|zone|of|range|span|line|scale)\b", tail):
         return Slot("date", unit="clock")  # "what time does the stand-up start": an hour, not the day it is on
     if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
@@ -538,7 +515,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
                                                                              "matters", "breaks", "if"):
         head = _head(rest)
-        kind = _kind_of_head(head)
+        kind = kind_of_head(head)
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
@@ -559,7 +536,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         later = re.match(r"\s+(?:[\w'-]+\s+){0,2}(" + "|".join(sorted(VERSION_HEADS)) + r")\b", low[m.end() :])
         if head in ("minimum", "maximum", "min", "max") and later:
             # "what is the minimum git version": the version is asked, "minimum" says which one
-            return Slot("quantity", head=_singular(later.group(1)), unit="version")
+            return Slot("quantity", head=singular_head(later.group(1)), unit="version")
         measure = re.match(r"\s+(?:[\w'-]+\s+){0,1}(" + "|".join(sorted(QUANTITY_HEADS)) + r")\b", low[m.end() :])
         if head in ("minimum", "maximum", "min", "max", "total", "overall", "combined") and measure:
             # "what's the max length of a take-home exercise": a length, at most; "the total budget": a budget
@@ -568,7 +545,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
-                    "extent" if head in _EXTENTS else _rate(head, low))
+                    "extent" if head in EXTENTS else _rate(head, low))
     if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
@@ -602,25 +579,3 @@ _MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actuall
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
 _MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually )?"
                        r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")
-
-
-def _kind_of_head(head: str) -> str:
-    if head in VERSION_HEADS:
-        return "quantity"
-    if head in PERSON_HEADS:
-        return "person"
-    if head in ORG_HEADS:
-        return "org"
-    if head in PLACE_HEADS:
-        return "place"
-    if head in PROJECT_HEADS:
-        return "project"
-    if head in PRODUCT_HEADS:
-        return "product"
-    if head in DATE_HEADS:
-        return "date"
-    if head in QUANTITY_HEADS:
-        return "quantity"
-    if head and head.isalpha() and len(head) > 2:
-        return "thing"
-    return ""

@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable
 
 from stigmergy.answer.counts import says_head
+from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import PERSON_HEADS
 from stigmergy.answer.terms import STOPWORDS, spelled_out, stem
 from stigmergy.answer.values import Asked
 from stigmergy.answer.which import VAGUE

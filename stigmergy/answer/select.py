@@ -27,6 +27,7 @@ import numpy as np
 
 from stigmergy.answer import platforms
 from stigmergy.answer.evidence import Line
+from stigmergy.answer.heads import VERSION_HEADS
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.otherwise import (
     WORD_RE,
@@ -42,7 +43,7 @@ from stigmergy.answer.otherwise import (
     same_as,
     with_initials,
 )
-from stigmergy.answer.question import VERSION_HEADS, Part, Slot
+from stigmergy.answer.question import Part, Slot
 from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, defines, fill
 from stigmergy.answer.terms import (

@@ -24,9 +24,10 @@ from stigmergy.answer.counts import (
     says_counted,
     says_head,
 )
+from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.question import PERSON_HEADS, Slot, modifiers
+from stigmergy.answer.question import Slot, modifiers
 from stigmergy.answer.roles import (
     WHO_IS_RE,
     identifies,

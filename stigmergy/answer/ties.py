@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Entity, Names, words
-from stigmergy.answer.question import PERSON_HEADS
 from stigmergy.answer.terms import fold, stem
 
 # Where one statement ends and another begins, inside a line: a sentence end, a dash between clauses, a table

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
+from stigmergy.answer.heads import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import ORG_HEADS, PERSON_HEADS, PLACE_HEADS, PRODUCT_HEADS, PROJECT_HEADS, Slot
+from stigmergy.answer.question import Slot
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.values import CALENDAR, Asked, is_new, is_new_name
 

@@ -1,0 +1,62 @@
+"""The nouns that say what kind of value a question asks for: "which *partner*" a person or a firm, "what *revenue*"
+a figure, "which *release*" a version. question.py reads a question's head noun against them; slots.py, which.py and
+roles.py read a line's words against the same lists."""
+
+from __future__ import annotations
+
+PERSON_HEADS = frozenset(
+    "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
+    "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
+    "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
+    "reviewers approver signatory partner partners investor investors researcher researchers designer designers "
+    "writer writers".split())
+ORG_HEADS = frozenset(
+    "customer customers client clients company companies organisation organisations organization "
+    "organizations firm firms vendor vendors supplier suppliers carrier "
+    "carriers distributor distributors fund funds bank banks provider providers competitor competitors "
+    "team teams agency".split())
+PLACE_HEADS = frozenset(
+    "city cities country countries town place places location locations region regions office offices site "
+    "sites venue address building depot depots warehouse street".split())
+PROJECT_HEADS = frozenset("project projects initiative programme program".split())
+PRODUCT_HEADS = frozenset("product products".split())
+DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
+QUANTITY_HEADS = frozenset(
+    "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
+    "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
+    "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
+    "length weight height population age rent energy power voltage pressure humidity distance depth width volume "
+    "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
+# a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
+EXTENTS = frozenset("length duration width height depth distance".split())
+VERSION_HEADS = frozenset("version versions release releases".split())
+HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
+               | VERSION_HEADS)
+MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
+
+
+def singular_head(word: str) -> str:
+    return word[:-1] if word.endswith("s") and word[:-1] in HEAD_VOCAB else word
+
+
+def kind_of_head(head: str) -> str:
+    if head in VERSION_HEADS:
+        return "quantity"
+    if head in PERSON_HEADS:
+        return "person"
+    if head in ORG_HEADS:
+        return "org"
+    if head in PLACE_HEADS:
+        return "place"
+    if head in PROJECT_HEADS:
+        return "project"
+    if head in PRODUCT_HEADS:
+        return "product"
+    if head in DATE_HEADS:
+        return "date"
+    if head in QUANTITY_HEADS:
+        return "quantity"
+    if head and head.isalpha() and len(head) > 2:
+        return "thing"
+    return ""
+
