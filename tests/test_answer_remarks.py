@@ -218,3 +218,12 @@ def test_a_question_typed_without_a_question_word() -> None:
     # a statement put to the wiki stays one to confirm
     assert slot("norrland still on 412 gateways?").kind == "value"
     assert slot("lodestar went GA on sept 15 right?").kind == "value"
+
+
+def test_a_question_passed_on_is_what_follows_if() -> None:
+    got = parts("pharma prospect asking if we're iso 27001 certified — are we, and is it current?")
+    assert got[0].text.startswith("we're iso 27001 certified") and got[0].slot.kind == "yesno"
+    assert {t.word for t in question_terms(got[0].text)} >= {"iso", "27001", "certified"}
+    assert "prospect" not in {t.word for t in question_terms(got[0].text)}
+    assert parts("customer wants to know whether we support SSO")[0].text == "we support SSO"
+    assert parts("who is asking if the offsite moved?")[0].slot.kind == "person"  # who asks is what is asked

@@ -71,6 +71,11 @@ _ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a differ
                               r"folks|some) (?:use|give) |used |given )?(?:for|to) (?:an? |the )?(?P<x>.{2,40})$|"
                               r"^what (?:is|are) (?:an? |the )?(?P<y>.{2,40}?) (?:also|otherwise) (?:called|known as)$",
                               re.I)
+# A question passed on ("pharma prospect asking if we're iso 27001 certified — are we?", "customer wants to know
+# whether we support SSO"): the question is what follows "if"; who asks it is no part of it.
+_ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|why|how)\b)[^?]){0,60}?\b(?:asking|asked|asks|"
+                           r"wants to know|want to know|wanted to know|wondering|wonders|wondered|checking)\s+"
+                           r"(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:if|whether)\s+(?P<q>.+)$", re.I)
 # "what's sam's full name", "what is Grace's surname": another name of someone the question names.
 _FULL_NAME_RE = re.compile(r"\bwhat is ([\w.-]+)'s (?:full |real |whole |proper |last |first |legal )?(?:name|surname)\b",
                            re.I)
@@ -143,6 +148,9 @@ def parts(question: str) -> list[Part]:
         # "what's MKT? pharma folks keep saying it": the asker's aside asks nothing. One that gives a figure or a
         # date ("… wasn't it supposed to be end of may") says which claim the answer should correct: kept.
         q = aside.group(1)
+    reported = _ASKING_IF_RE.match(q)
+    if reported:
+        q = reported.group("q")  # "pharma prospect asking if we're iso 27001 certified": whether we are
     full = _FULL_NAME_RE.search(q)
     if full and full.group(1).lower() not in _DETERMINERS:
         # "grace said 'leeds backup is sam' — whats sam's full name": another name of the person, the remark kept
