@@ -227,3 +227,38 @@ def test_a_question_passed_on_is_what_follows_if() -> None:
     assert "prospect" not in {t.word for t in question_terms(got[0].text)}
     assert parts("customer wants to know whether we support SSO")[0].text == "we support SSO"
     assert parts("who is asking if the offsite moved?")[0].slot.kind == "person"  # who asks is what is asked
+
+
+def test_why_not_is_answered_by_what_stood_in_the_way_after_a_contrast() -> None:
+    q = "why didn't keel end up as the new product name?"
+    [part] = parts(q)
+    got = asked(q, Names())
+    assert kind_fill(part.slot, "Keel tested well with customers but the domain was not available.", Names(), got) == 1.0
+    assert kind_fill(part.slot, "Three names reached the council: Tidemark, Meridian and Keel.", Names(), got) < 1.0
+    plain = "why did keel test well?"  # no "not" asked: a contrast is no reason for it
+    assert kind_fill(parts(plain)[0].slot, "Keel tested well but the domain was not available.", Names(),
+                     asked(plain, Names())) < 1.0
+
+
+def test_plain_words_for_a_truck_a_link_and_a_power_cut() -> None:
+    from stigmergy.answer.otherwise import plainly
+
+    q = "how do i link a brand new G2 gateway to a site or truck, and how long can it keep going if the power drops?"
+    terms = question_terms(q)
+    said = word_score(_line("Scan the G2 QR code and choose the site or vehicle it is assigned to."), terms,
+                      plainly(terms, q))[3]
+    assert {"link", "truck"} <= set(said)
+    backup = word_score(_line("Battery backup — Beacon G2: 72 hours."), terms, plainly(terms, q))[3]
+    assert {"power", "keep"} <= set(backup)
+    assert "power" not in plainly(question_terms("how much power does it draw"), "how much power does it draw")
+
+
+def test_the_way_in_answers_how_to_get_in() -> None:
+    q = "how do i get into the lisbon office if im there late, like after 8pm"
+    [part] = parts(q)
+    got = asked(q, Names())
+    assert kind_fill(part.slot, "After 20:00 the side door on Travessa do Carvalho is the only entrance.", Names(),
+                     got) == 1.0
+    other = "how do i get the lisbon office wifi password changed"
+    assert kind_fill(parts(other)[0].slot, "The side door on Travessa do Carvalho is the only entrance.", Names(),
+                     asked(other, Names())) < 1.0

@@ -105,6 +105,13 @@ _PLAIN = (
     # Customers hit by an outage were affected by it; an orange light is the amber one; quicker is faster.
     ("hit", None, ("affected", "affects", "impacted")), ("orange", None, ("amber",)),
     ("quicker", None, ("faster",)),
+    # A truck or a lorry is a vehicle; to link a device to a site is to assign or pair it. A box that keeps going
+    # when the power drops runs on its backup.
+    ("truck", None, ("vehicle", "vehicles")), ("trucks", None, ("vehicle", "vehicles")), ("lorry", None, ("vehicle",)),
+    ("link", None, ("assign", "assigned", "pair", "paired", "connect", "register")),
+    ("power", re.compile(r"\b(?:power|mains)\s+(?:drops|dropped|dies|died|fails|failed|cuts|cut|goes|went|is lost|outage|loss|"
+                         r"failure)\b", re.I), ("backup", "outage")),
+    ("keep", re.compile(r"\bkeep\w*\s+(?:going|running|working)\b", re.I), ("backup", "last", "lasts")),
     # To wipe, nuke or clean out a store is to clear or remove what it holds.
     ("wipe", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges", "erase")),
     ("nuke", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges")),

@@ -116,6 +116,16 @@ _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|into|to|at|n
 # our frozen stock is contract-manufactured".
 _REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
                                 r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
+# "why didn't keel end up as the name": "Keel tested well with customers but the domain was not available" says
+# what stood in the way, after the contrast.
+_WHY_NOT_RE = re.compile(r"\bwhy\b[^?]*?\b(?:not|didn't|didnt|did not|wasn't|wasnt|weren't|isn't|never|pass(?:ed)? on|"
+                         r"reject\w*|drop\w*|turn\w* down|decline\w*|skip\w*)\b", re.I)
+_BUT_NOT_RE = re.compile(r"\b(?:but|however|although|though|yet)\b[^.;?!]{0,80}?\b(?:not|no|never|unavailable|too)\b", re.I)
+# Asked how to get into a place, the way in is the answer: a door, an entrance, a badge.
+_WAY_IN_ASKED_RE = re.compile(r"\bhow (?:do|can|should|would|will) (?:i|we|you|one|they) (?:get|go|come|let \w+) "
+                              r"(?:in|into|inside|through|access)\b", re.I)
+_WAY_IN_RE = re.compile(r"\b(?:entrance|entrances|entry|door|doors|gate|gates|reception|intercom|buzzer|key ?card|badge|"
+                        r"fob)\b", re.I)
 _AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
                      r"better known as|formerly known as|short for)\b", re.I)
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
@@ -216,7 +226,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "thing":
         return thing_fill(slot.head, text, names, q)
     if k == "reason":
-        if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text)) and len(_content(text, q)) >= 2:
+        if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text) or (
+                _BUT_NOT_RE.search(text) and _WHY_NOT_RE.search(q.text))) and len(_content(text, q)) >= 2:
             return 1.0
         return WEAK if len(_content(text, q)) >= 4 else 0.0
     if k == "alias":
@@ -241,6 +252,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             # an option, a command, a file: what "how do I…" is usually after; a file named alone
             # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
             return WEAK if len(text.split()) == 1 else 1.0
+        if _WAY_IN_ASKED_RE.search(q.text) and _WAY_IN_RE.search(text) and len(_content(text, q)) >= 2:
+            return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
         if done and any(is_new(m.group(0), q) for m in _STANDARD_RE.finditer(text)):
             return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
         if not done and _INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and len(_content(text, q)) >= 2:
