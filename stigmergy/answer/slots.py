@@ -24,6 +24,21 @@ from stigmergy.answer.counts import (
     says_counted,
     says_head,
 )
+from stigmergy.answer.cues import (
+    BUT_NOT_RE,
+    CAUSE_RE,
+    COMMAND_ASKED_RE,
+    COMMAND_RE,
+    DONE_TO_RE,
+    INSTRUCTS_RE,
+    LEAVE_ASKED_RE,
+    REFUSAL_REASON_RE,
+    RULING_RE,
+    STANDARD_RE,
+    WAY_IN_ASKED_RE,
+    WAY_IN_RE,
+    WHY_NOT_RE,
+)
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
@@ -76,13 +91,6 @@ _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming)
                          r"(?:at some point|eventually|some ?day|in the future|at a later (?:date|time|point)|"
                          r"not yet (?:decided|scheduled|known|set|planned|dated)|no (?:fixed |set )?date|"
                          r"tb[cda]|to be (?:decided|announced|confirmed|scheduled))\b)", re.I)
-_CAUSE_RE = re.compile(
-    r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
-    r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
-    r"to ensure|to stop|so we|so it|(?<=, )so|hence|thus|which is why|that is why|reason|root cause|why|led to|"
-    r"leads to|meant that|means that|therefore|"
-    r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
-    r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
@@ -112,20 +120,6 @@ _REGION_RE = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:north|south|east|w
 # build directory").
 _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|into|to|at|next to|beside|alongside) (?:the|your|a|its|each|"
                           r"that) (?:[\w.-]+ ){0,2}(?:path|directory|folder|root|dir|tree|workspace|checkout)\b", re.I)
-# A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
-# our frozen stock is contract-manufactured".
-_REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
-                                r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
-# "why didn't keel end up as the name": "Keel tested well with customers but the domain was not available" says
-# what stood in the way, after the contrast.
-_WHY_NOT_RE = re.compile(r"\bwhy\b[^?]*?\b(?:not|didn't|didnt|did not|wasn't|wasnt|weren't|isn't|never|pass(?:ed)? on|"
-                         r"reject\w*|drop\w*|turn\w* down|decline\w*|skip\w*)\b", re.I)
-_BUT_NOT_RE = re.compile(r"\b(?:but|however|although|though|yet)\b[^.;?!]{0,80}?\b(?:not|no|never|unavailable|too)\b", re.I)
-# Asked how to get into a place, the way in is the answer: a door, an entrance, a badge.
-_WAY_IN_ASKED_RE = re.compile(r"\bhow (?:do|can|should|would|will) (?:i|we|you|one|they) (?:get|go|come|let \w+) "
-                              r"(?:in|into|inside|through|access)\b", re.I)
-_WAY_IN_RE = re.compile(r"\b(?:entrance|entrances|entry|door|doors|gate|gates|reception|intercom|buzzer|key ?card|badge|"
-                        r"fob)\b", re.I)
 _AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
                      r"better known as|formerly known as|short for)\b", re.I)
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
@@ -226,8 +220,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "thing":
         return thing_fill(slot.head, text, names, q)
     if k == "reason":
-        if (_CAUSE_RE.search(text) or _REFUSAL_REASON_RE.search(text) or (
-                _BUT_NOT_RE.search(text) and _WHY_NOT_RE.search(q.text))) and len(_content(text, q)) >= 2:
+        if (CAUSE_RE.search(text) or REFUSAL_REASON_RE.search(text) or (
+                BUT_NOT_RE.search(text) and WHY_NOT_RE.search(q.text))) and len(_content(text, q)) >= 2:
             return 1.0
         return WEAK if len(_content(text, q)) >= 4 else 0.0
     if k == "alias":
@@ -247,29 +241,29 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0
         return 1.0 if not subject or defines(slot.subject, text) else WEAK
     if k == "procedure":
-        done = _DONE_TO_RE.search(q.text)
+        done = DONE_TO_RE.search(q.text)
         if any(is_new(m.group(0), q) or _new_option(m.group(0), q) for m in CODE_RE.finditer(text)):
             # an option, a command, a file: what "how do I…" is usually after; a file named alone
             # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
             return WEAK if len(text.split()) == 1 else 1.0
-        if _WAY_IN_ASKED_RE.search(q.text) and _WAY_IN_RE.search(text) and len(_content(text, q)) >= 2:
+        if WAY_IN_ASKED_RE.search(q.text) and WAY_IN_RE.search(text) and len(_content(text, q)) >= 2:
             return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
-        if done and any(is_new(m.group(0), q) for m in _STANDARD_RE.finditer(text)):
+        if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
             return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
-        if not done and _INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and len(_content(text, q)) >= 2:
+        if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and len(_content(text, q)) >= 2:
             return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
         return WEAK if len(_content(text, q)) >= 2 else 0.0
     if k == "yesno":
         # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
         # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
         # production", "is not supported") answers, one that only describes the thing weakly
-        if _COMMAND_RE.match(text):
+        if COMMAND_RE.match(text):
             return 0.0
-        return 1.0 if not _LEAVE_ASKED_RE.search(q.text) or _RULING_RE.search(text) else WEAK
+        return 1.0 if not LEAVE_ASKED_RE.search(q.text) or RULING_RE.search(text) else WEAK
     # A plain "what…": any value the question does not hold.
     if roster(text):
         return 0.0  # "what did olly get landed with after the retro": the retro's list of who came says who, not what
-    if _COMMAND_RE.match(text) and not _COMMAND_ASKED_RE.search(q.text):
+    if COMMAND_RE.match(text) and not COMMAND_ASKED_RE.search(q.text):
         return WEAK  # "what does --debug do under pdb": "$ python -m pdb -m pip --debug" shows it, says nothing of it
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
@@ -285,16 +279,6 @@ def roster(text: str) -> bool:
     or more, each one to four capitalised words."""
     items = [i.strip() for i in re.split(r",\s*|\s+and\s+", _LABEL_RE.sub("", text.strip().rstrip(".")))]
     return len(items) >= 3 and all(_NAME_ITEM_RE.fullmatch(i) for i in items)
-
-
-# A step told to the reader: a clause that opens with an instruction verb ("Use the side door", "…; create an
-# amendment instead") or says what the reader needs to do ("you need to file a request").
-_INSTRUCTS_RE = re.compile(
-    r"(?:^|[;:—–]\s*|[.!?]\s+)(?:please\s+|instead,?\s+|then\s+|first,?\s+)?(?:use|create|ask|contact|e-?mail|call|"
-    r"open|click|select|enter|add|request|submit|raise|scan|press|type|send|book|follow|choose|register|"
-    r"copy|reply|post|message|ping|visit|apply|fill|attach|upload|restart|reboot|log in|sign in|go to|talk to|"
-    r"speak to|write to|check|ensure|make sure|try|install|run|set|remove|delete|update|upgrade|change|edit|enable|"
-    r"disable|configure|verify|pass|specify|avoid|consider)\b|\byou(?:'ll| will)?\s+(?:(?:need|have)\s+to|must|should)\s+\w+", re.I)
 
 
 def _new_option(token: str, q: Asked) -> bool:
@@ -329,20 +313,6 @@ def defines(subject: str, text: str) -> bool:
 _IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 
-# A line that is only a command typed at a prompt.
-_COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
-# A yes or no on whether one may or should do something ("is it fine to use X in production", "should we …"; "can
-# we give the customer a German report" asks what can be done as often, which a line says without ruling on it).
-_LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?(?:fine|ok|okay|safe|allowed|advisable|"
-                             r"recommended|a good idea|wise|acceptable|supported)\b|(?:should|may|must) (?:i|we|you|one)\b)",
-                             re.I)
-# A line that rules on it: a modal, a recommendation, or what the thing is fit for.
-_RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
-                        r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"
-                        r"prefer\w*|not intended|intended|suitable|unsuitable|risk\w*|forbid\w*|permit\w*)\b",
-                        re.I)
-_COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
-                               r"\b(?:which|what) commands?\b", re.I)
 
 
 
@@ -434,7 +404,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
-    done = _DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
+    done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how
     alone = _ALONE_RE.search(q.text) if slot.kind == "quantity" else None
@@ -473,11 +443,6 @@ _EXAMPLE_RE = re.compile(r"(?:^\s*(?:an? )?examples?(?:\s*:|\s+[—–-]\s)|\b(?
 _STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
-# "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
-_DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets|got|be|is|are|was|were) ([a-z]+(?:ed|en))\b",
-                         re.I)
-# A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
-_STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 # "The longest delay" is said by "delayed by up to 47 minutes": the utmost value, said as a bound.
 UTMOST = frozenset("longest largest biggest highest most worst peak maximum max greatest".split())
 UTMOST_RE = re.compile(r"\b(?:up to|at most|at worst|at the worst|at (?:its|the) peak|peak(?:ed)?|max(?:imum)?|"

@@ -1,0 +1,56 @@
+"""The words on a line that answer *how do I*, *why* and *may I*, and the words of a question that ask them: a
+step told to the reader, a command, the way in; a cause, what stood in the way; a ruling on whether one may.
+slots.py fills a procedure, a reason and a yes or no with them."""
+
+from __future__ import annotations
+
+import re
+
+CAUSE_RE = re.compile(
+    r"\b(?:because|since (?![\d]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|due to|owing to|as a result|"
+    r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
+    r"to ensure|to stop|so we|so it|(?<=, )so|hence|thus|which is why|that is why|reason|root cause|why|led to|"
+    r"leads to|meant that|means that|therefore|"
+    r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
+    r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
+# A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
+# our frozen stock is contract-manufactured".
+REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"
+                               r"not able to)\b[^;:.?!]{3,120}[;:]\s*\w", re.I)
+# "why didn't keel end up as the name": "Keel tested well with customers but the domain was not available" says
+# what stood in the way, after the contrast.
+WHY_NOT_RE = re.compile(r"\bwhy\b[^?]*?\b(?:not|didn't|didnt|did not|wasn't|wasnt|weren't|isn't|never|pass(?:ed)? on|"
+                        r"reject\w*|drop\w*|turn\w* down|decline\w*|skip\w*)\b", re.I)
+BUT_NOT_RE = re.compile(r"\b(?:but|however|although|though|yet)\b[^.;?!]{0,80}?\b(?:not|no|never|unavailable|too)\b", re.I)
+# Asked how to get into a place, the way in is the answer: a door, an entrance, a badge.
+WAY_IN_ASKED_RE = re.compile(r"\bhow (?:do|can|should|would|will) (?:i|we|you|one|they) (?:get|go|come|let \w+) "
+                             r"(?:in|into|inside|through|access)\b", re.I)
+WAY_IN_RE = re.compile(r"\b(?:entrance|entrances|entry|door|doors|gate|gates|reception|intercom|buzzer|key ?card|badge|"
+                       r"fob)\b", re.I)
+# A step told to the reader: a clause that opens with an instruction verb ("Use the side door", "…; create an
+# amendment instead") or says what the reader needs to do ("you need to file a request").
+INSTRUCTS_RE = re.compile(
+    r"(?:^|[;:—–]\s*|[.!?]\s+)(?:please\s+|instead,?\s+|then\s+|first,?\s+)?(?:use|create|ask|contact|e-?mail|call|"
+    r"open|click|select|enter|add|request|submit|raise|scan|press|type|send|book|follow|choose|register|"
+    r"copy|reply|post|message|ping|visit|apply|fill|attach|upload|restart|reboot|log in|sign in|go to|talk to|"
+    r"speak to|write to|check|ensure|make sure|try|install|run|set|remove|delete|update|upgrade|change|edit|enable|"
+    r"disable|configure|verify|pass|specify|avoid|consider)\b|\byou(?:'ll| will)?\s+(?:(?:need|have)\s+to|must|should)\s+\w+", re.I)
+# A line that is only a command typed at a prompt.
+COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
+# A yes or no on whether one may or should do something ("is it fine to use X in production", "should we …"; "can
+# we give the customer a German report" asks what can be done as often, which a line says without ruling on it).
+LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?(?:fine|ok|okay|safe|allowed|advisable|"
+                            r"recommended|a good idea|wise|acceptable|supported)\b|(?:should|may|must) (?:i|we|you|one)\b)",
+                            re.I)
+# A line that rules on it: a modal, a recommendation, or what the thing is fit for.
+RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
+                       r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"
+                       r"prefer\w*|not intended|intended|suitable|unsuitable|risk\w*|forbid\w*|permit\w*)\b",
+                       re.I)
+COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
+                              r"\b(?:which|what) commands?\b", re.I)
+# "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
+DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets|got|be|is|are|was|were) ([a-z]+(?:ed|en))\b",
+                        re.I)
+# A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
+STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
