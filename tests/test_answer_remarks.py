@@ -262,3 +262,12 @@ def test_the_way_in_answers_how_to_get_in() -> None:
     other = "how do i get the lisbon office wifi password changed"
     assert kind_fill(parts(other)[0].slot, "The side door on Travessa do Carvalho is the only entrance.", Names(),
                      asked(other, Names())) < 1.0
+
+
+def test_the_same_name_with_its_accents_is_no_other_name() -> None:
+    from stigmergy.answer.slots import other_name
+
+    ines = Entity(4, "Inês Carvalho", "person", frozenset({"ines carvalho", "ines"}))
+    names = Names({"ines carvalho": ines, "ines": ines})
+    assert other_name("ines", "Inês Carvalho moved to Lodestar.", names)
+    assert not other_name("ines", "Inês moved to Lodestar.", names)

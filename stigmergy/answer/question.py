@@ -210,6 +210,7 @@ _TOPIC_RE = re.compile(r"^(?!(?:on|in|at|for|with|from|under|during|inside|withi
                        r"while|once)\b)([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b", re.I)  # "on a linux box:" is a frame
 
 
+# Anything typed before a colon and the question, topic or frame: the asked thing's words come after it.
 _FRAMED_RE = re.compile(r"^[^:?]{2,60}:\s+(?=(?:" + "|".join(_WH) + r")\b)", re.I)
 
 
@@ -416,7 +417,7 @@ def slot(text: str) -> Slot:
         # the comma says when it happens; the question is what follows
         return slot(later.group(1))
     aux = _LATER_AUX_RE.search(q)
-    if aux and not WH_RE.search(q[: aux.start()]) and low.split()[0] not in _AUX:
+    if aux and not WH_RE.search(q[: aux.start()]) and (low.split() or [""])[0] not in _AUX:
         return slot(aux.group(1))
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""

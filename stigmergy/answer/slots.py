@@ -471,7 +471,8 @@ def other_name(name: str, text: str, names: Names) -> bool:
     """The line names the entity the wiki knows as `name` by another of its names."""
     ent = names.entity(name)
     ws = words(text)
-    return ent is not None and any(e.page == ent.page and " ".join(ws[a:b]) != fold(name) for a, b, e in names.found(text))
+    return ent is not None and any(e.page == ent.page and fold(" ".join(ws[a:b])) != fold(name)
+                                   for a, b, e in names.found(text))
 
 
 def _holds_head(slot: Slot, line: str, clause: str) -> bool:
