@@ -271,3 +271,20 @@ def test_the_same_name_with_its_accents_is_no_other_name() -> None:
     names = Names({"ines carvalho": ines, "ines": ines})
     assert other_name("ines", "Inês Carvalho moved to Lodestar.", names)
     assert not other_name("ines", "Inês moved to Lodestar.", names)
+
+
+def test_a_box_is_a_unit_and_a_limit_a_threshold() -> None:
+    from stigmergy.answer.which import singular
+
+    assert singular("boxes") == "box" and singular("branches") == "branch" and singular("gateways") == "gateway"
+    assert singular("addresses") == "address" and singular("class") == "class"
+    q = "how many g2 boxes did the team ship out to pellucid"
+    [part] = parts(q)
+    text = "Beacon G2 units arrived in Leeds. The team shipped 180 of them to Pellucid."
+    assert fill(part.slot, text, "", Names(), asked(q, Names()))[0] == 1.0
+    limits = "need to change the temp limits on a shipment, how do i do it"
+    line = _line("Thresholds can no longer be edited on a shipment; create an amendment instead.")
+    from stigmergy.answer.otherwise import same_as
+
+    terms = question_terms(limits)
+    assert "limits" in word_score(line, terms, same_as(terms))[3]

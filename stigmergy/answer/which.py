@@ -224,5 +224,7 @@ _OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
 # A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
 _FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
 def singular(word: str) -> str:
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]  # "boxes", "branches", "addresses"
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
