@@ -19,6 +19,13 @@ def _line(text: str, *, title: str = "Notes", before: str = "", n: int = 5) -> L
     return Line("sources/2026/01/x.md", title, "source", "public", n, text, text, (), (), 1, before)
 
 
+def _kind(q: str, text: str, names: Names | None = None) -> float:
+    """How the line fills the slot of the question's first part (its value in the line itself)."""
+    names = names or Names()
+    part = parts(q)[0]
+    return kind_fill(part.slot, text, names, asked(part.text, names))
+
+
 def test_emphasis_after_the_subject_is_no_part_of_it() -> None:
     # "that actually" was the subject, so no line defined it; the pronoun now stands for the topic before the dash
     assert slot("excursion budget — what does that actually mean?") == Slot("definition", subject="that")
@@ -112,15 +119,11 @@ def test_an_option_given_a_value_names_the_value_exactly() -> None:
 
 def test_asked_whether_one_may_a_line_that_rules_on_it_answers() -> None:
     q = "is it fine to use the pip.pyz zipapp in our production deploy scripts?"
-    [part] = parts(q)
-    got = asked(q, Names())
-    ruling = "For now the zip application should not be used in production environments."
     described = "This can be downloaded from https://bootstrap.pypa.io/pip/pip.pyz."
-    assert kind_fill(part.slot, ruling, Names(), got) == 1.0
-    assert kind_fill(part.slot, described, Names(), got) < 1.0
+    assert _kind(q, "For now the zip application should not be used in production environments.") == 1.0
+    assert _kind(q, described) < 1.0
     # a yes or no on what is so, not on what one may do, is answered by what is said, as before
-    plain = "does the zipapp ship with pip?"
-    assert kind_fill(parts(plain)[0].slot, described, Names(), asked(plain, Names())) == 1.0
+    assert _kind("does the zipapp ship with pip?", described) == 1.0
 
 
 def test_a_new_way_of_writing_a_name_the_question_types_is_its_syntax() -> None:
@@ -147,10 +150,10 @@ def test_run_without_an_option_asks_what_happens_by_default() -> None:
 
 def test_a_legacy_thing_is_the_old_one_when_the_asker_asks_what_holds_now() -> None:
     q = "i've always kept my pip settings in ~/.pip/pip.conf, is that still the place for it?"
-    [part] = parts(q)
-    got = asked(q, Names())
     legacy = 'The legacy "per-user" configuration file is also loaded, if it exists: $HOME/.pip/pip.conf.'
     current = "User: $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable."
+    [part] = parts(q)
+    got = asked(q, Names())
     assert fill(part.slot, legacy, "", Names(), got)[0] < fill(part.slot, current, "", Names(), got)[0]
 
 
@@ -231,13 +234,10 @@ def test_a_question_passed_on_is_what_follows_if() -> None:
 
 def test_why_not_is_answered_by_what_stood_in_the_way_after_a_contrast() -> None:
     q = "why didn't keel end up as the new product name?"
-    [part] = parts(q)
-    got = asked(q, Names())
-    assert kind_fill(part.slot, "Keel tested well with customers but the domain was not available.", Names(), got) == 1.0
-    assert kind_fill(part.slot, "Three names reached the council: Tidemark, Meridian and Keel.", Names(), got) < 1.0
-    plain = "why did keel test well?"  # no "not" asked: a contrast is no reason for it
-    assert kind_fill(parts(plain)[0].slot, "Keel tested well but the domain was not available.", Names(),
-                     asked(plain, Names())) < 1.0
+    assert _kind(q, "Keel tested well with customers but the domain was not available.") == 1.0
+    assert _kind(q, "Three names reached the council: Tidemark, Meridian and Keel.") < 1.0
+    # no "not" asked: a contrast is no reason for it
+    assert _kind("why did keel test well?", "Keel tested well but the domain was not available.") < 1.0
 
 
 def test_plain_words_for_a_truck_a_link_and_a_power_cut() -> None:
@@ -254,14 +254,9 @@ def test_plain_words_for_a_truck_a_link_and_a_power_cut() -> None:
 
 
 def test_the_way_in_answers_how_to_get_in() -> None:
-    q = "how do i get into the lisbon office if im there late, like after 8pm"
-    [part] = parts(q)
-    got = asked(q, Names())
-    assert kind_fill(part.slot, "After 20:00 the side door on Travessa do Carvalho is the only entrance.", Names(),
-                     got) == 1.0
-    other = "how do i get the lisbon office wifi password changed"
-    assert kind_fill(parts(other)[0].slot, "The side door on Travessa do Carvalho is the only entrance.", Names(),
-                     asked(other, Names())) < 1.0
+    door = "After 20:00 the side door on Travessa do Carvalho is the only entrance."
+    assert _kind("how do i get into the lisbon office if im there late, like after 8pm", door) == 1.0
+    assert _kind("how do i get the lisbon office wifi password changed", door) < 1.0
 
 
 def test_the_same_name_with_its_accents_is_no_other_name() -> None:
