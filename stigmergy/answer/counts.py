@@ -17,7 +17,8 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "staff": "people employees headcount team", "employee": "people staff headcount",
             "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
             "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",
-            "size": "large big", "limit": "maximum max cap most threshold", "box": "unit units device devices", "delay": "late latency lag", "duration": "takes lasts",
+            "size": "large big", "limit": "maximum max cap most threshold", "delay": "late latency lag",
+            "duration": "takes lasts", "box": "unit units device devices",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
             "call": "requests request", "final": "last", "last": "final", "latest": "newest", "newest": "latest"}
 
