@@ -283,3 +283,15 @@ def test_a_box_is_a_unit_and_a_limit_a_threshold() -> None:
 
     terms = question_terms(limits)
     assert "limits" in word_score(line, terms, same_as(terms))[3]
+
+
+def test_a_cross_reference_is_no_value_a_line_gives() -> None:
+    from stigmergy.answer.which import CODE_RE, thing_fill
+
+    q = "what file does pip read the original sdist hashes from?"
+    got = asked(q, Names())
+    ref = "The {ref}`locally-built wheel cache <wheel-caching>` is used in hash-checking mode too."
+    assert thing_fill("file", ref, Names(), got) == 0.0
+    assert thing_fill("file", "The hashes are obtained from an `origin.json` file in each entry.", Names(), got) == 1.0
+    assert not [m.group(0) for m in CODE_RE.finditer("This is now covered in :doc:`../topics/caching`.")]
+    assert "`nox`" in [m.group(0) for m in CODE_RE.finditer("pip uses :pypi:`nox` to run its tests")]  # a name

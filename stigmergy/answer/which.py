@@ -16,8 +16,11 @@ from stigmergy.answer.values import CALENDAR, Asked, is_new, is_new_name
 
 WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md); slots.py fills with it too
 
-CODE_RE = re.compile(r"`[^`]+`|\b\w+(?:[._]\w+)+\b|(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
-                     r"(?<!\w):[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+# A cross-reference ("{ref}`wheel cache <wheel-caching>`", ":doc:`../topics/caching`") points at another section: its
+# text is no code a line gives.
+CODE_RE = re.compile(r"(?<!\{ref\})(?<!\{doc\})(?<!\{any\})(?<!:ref:)(?<!:doc:)(?<!:any:)`[^`]+`|\b\w+(?:[._]\w+)+\b|"
+                     r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
+                     r"(?<!\w):(?!(?:ref|doc|any|numref):)[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
 _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 # A reference link's text names what it links to ("[pip-tools] is a package that…").
 _LINK_TEXT_RE = re.compile(r"\[([^\]\s][^\]]{1,40})\](?!\()")
