@@ -32,6 +32,12 @@ _WHOLE = {
 }
 
 
+# Forms typed in chat that stand for one word only, and may name what is asked ("how many *ppl*", "who is the
+# *mgr*"): typed.py writes them out in the question itself, so the slot rules read the whole word too.
+WRITTEN_OUT = {"ppl": "people", "tmrw": "tomorrow", "w/o": "without", "b/c": "because", "abt": "about", "pls": "please",
+               "plz": "please", "mgrs": "managers", **{k: _WHOLE[k][0] for k in ("mgr", "dept")}}
+
+
 def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the whole words a short form stands for, for the question's plain words."""
     out: dict[str, tuple[frozenset[str], ...]] = {}

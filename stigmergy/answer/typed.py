@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from stigmergy.answer.shorthand import WRITTEN_OUT
+
 # Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
 _LEAD_RE = re.compile(
     r"^\s*(?:(?:so|ok|okay|hey|hi|quick question|quick one|question|please|and|but|also|remind me|tell me|"
@@ -13,10 +15,9 @@ _LEAD_RE = re.compile(
     r"i wonder|any idea|anyone know|just checking)\b[\s,:;-]*)+", re.I)
 _WHATS_MEAN_RE = re.compile(r"\b(what)(?:'s|s| is) ((?!(?:the|a|an) mean\b)(?:[\w'-]+ ){0,3}?[\w'-]+) mean\s*(?=[?.,!]|$)", re.I)
 _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
-# Shorthand typed in chat ("how many ppl will fit"): the word every line writes in full.
-_SHORTHAND = {"ppl": "people", "tmrw": "tomorrow", "mgr": "manager", "mgrs": "managers", "dept": "department",
-              "w/o": "without", "b/c": "because", "abt": "about", "pls": "please", "plz": "please"}
-_SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, _SHORTHAND)) + r")(?![\w/-])", re.I)
+# Shorthand typed in chat ("how many ppl will fit"): the word every line writes in full (the table is
+# shorthand.py's, beside the short forms it credits where a line writes the whole word).
+_SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT)) + r")(?![\w/-])", re.I)
 # "(i)gnore, (w)ipe, (b)ackup": a prompt's choices, typed with the letter to press in brackets.
 _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 
@@ -24,7 +25,7 @@ _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 def clean(question: str) -> str:
     """The question in the words the rules read: one space between words, contractions spelled out."""
     q = " ".join(question.replace("’", "'").split())
-    q = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(1).lower()], q)
+    q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
     # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
