@@ -33,7 +33,11 @@
                                      session, once the eighth pair was written)
     bench/ask_blind8_sample_questions.json, bench/ask_blind8_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the twenty-fifth session, committed before its
-                                     answerer changes (a ninth held-out measure, never tuned on)
+                                     answerer changes (a ninth held-out measure; its misses read in the twenty-sixth
+                                     session, once the ninth pair was written)
+    bench/ask_blind9_sample_questions.json, bench/ask_blind9_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the twenty-sixth session, committed before its
+                                     answerer changes (a tenth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -85,6 +89,8 @@ BLIND7_SAMPLE_SET = HERE / "ask_blind7_sample_questions.json"
 BLIND7_PUBLIC_SET = HERE / "ask_blind7_public_questions.json"
 BLIND8_SAMPLE_SET = HERE / "ask_blind8_sample_questions.json"
 BLIND8_PUBLIC_SET = HERE / "ask_blind8_public_questions.json"
+BLIND9_SAMPLE_SET = HERE / "ask_blind9_sample_questions.json"
+BLIND9_PUBLIC_SET = HERE / "ask_blind9_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -194,7 +200,8 @@ def main() -> None:
                        (BLIND5_SAMPLE_SET, SAMPLE_CORPUS), (BLIND5_PUBLIC_SET, docs),
                        (BLIND6_SAMPLE_SET, SAMPLE_CORPUS), (BLIND6_PUBLIC_SET, docs),
                        (BLIND7_SAMPLE_SET, SAMPLE_CORPUS), (BLIND7_PUBLIC_SET, docs),
-                       (BLIND8_SAMPLE_SET, SAMPLE_CORPUS), (BLIND8_PUBLIC_SET, docs)):
+                       (BLIND8_SAMPLE_SET, SAMPLE_CORPUS), (BLIND8_PUBLIC_SET, docs),
+                       (BLIND9_SAMPLE_SET, SAMPLE_CORPUS), (BLIND9_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
