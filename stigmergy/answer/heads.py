@@ -9,7 +9,7 @@ PERSON_HEADS = frozenset(
     "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
     "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
     "reviewers approver signatory partner partners investor investors researcher researchers designer designers "
-    "writer writers".split())
+    "writer writers guy guys gal lady woman man folks".split())  # "the logistics guy": the head of logistics
 ORG_HEADS = frozenset(
     "customer customers client clients company companies organisation organisations organization "
     "organizations firm firms vendor vendors supplier suppliers carrier "
@@ -25,14 +25,22 @@ QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
-    "length weight height population age rent energy power voltage pressure humidity distance depth width volume "
+    "length weight height population age rent energy power voltage pressure humidity distance depth width volume period "
     "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
-EXTENTS = frozenset("length duration width height depth distance".split())
+EXTENTS = frozenset("length duration width height depth distance period".split())
 VERSION_HEADS = frozenset("version versions release releases".split())
 HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
                | VERSION_HEADS)
 MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
+
+
+FLAG_WORDS = frozenset(("flag", "flags", "switch", "switches"))
+COMMAND_LINE = frozenset(("cli", "command-line", "commandline", "line"))  # "command line option": its last word
+# Nouns in -ing, which would otherwise end the head as a verb does ("what text *encoding* does pip assume").
+ING_NOUNS = frozenset("encoding encodings setting settings string strings thing things warning warnings heading "
+                       "headings mapping mappings listing listings logging naming padding pricing funding packaging "
+                       "tooling".split())
 
 
 def singular_head(word: str) -> str:

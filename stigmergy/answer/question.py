@@ -13,8 +13,11 @@ import re
 from dataclasses import dataclass
 
 from stigmergy.answer.heads import (
+    COMMAND_LINE,
     EXTENTS,
+    FLAG_WORDS,
     HEAD_VOCAB,
+    ING_NOUNS,
     MONEY_HEADS,
     PERSON_HEADS,
     QUANTITY_HEADS,
@@ -108,7 +111,7 @@ class Slot:
     #            secret (a password's own value: capture keeps secrets out, so no line holds one)
     head: str = ""  # "which X" / "what X": X
     unit: str = ""  # quantity: time | money | percent | count | "" (any figure); date: day | clock | ""
-    subject: str = ""  # definition: the X of "what is X"
+    subject: str = ""  # definition: the X of "what is X"; a version: the product it is of ("the oldest Python")
 
     @property
     def named(self) -> bool:
@@ -122,9 +125,12 @@ class Part:
     slot: Slot
 
 
-# "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it.
+# "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
+# language or tool users type in lower case ("whats the minimum python needed") is that name too.
+_RUNTIMES = r"(?:python|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
 _OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:oldest|newest|latest|earliest|minimum|"
-                              r"lowest|highest|maximum) (?:supported )?[A-Z][\w+.-]*\b(?! (?i:version|release))")
+                              r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + _RUNTIMES + r")\b"
+                              r"(?! (?i:version|release))")
 
 
 # "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
@@ -338,7 +344,8 @@ def role(text: str) -> str:
 _HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 
-_PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as".split())
+_PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as before after "
+                          "during without within between".split())
 _DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
 # "what command gives me that": a pronoun after the verb ends the head ("command"), it is no noun of it.
 _OBJECTS = frozenset("me us you him them it all any every each".split())
@@ -364,8 +371,10 @@ def _head(after: list[str]) -> str:
             continue
         if lw in _COUNT_WORDS and not taken:
             continue  # "which two ways": two of the ways
-        if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or lw.endswith(("ed", "ing")) or not lw or (
-                lw in _OBJECTS):
+        if lw in FLAG_WORDS or (lw in ("option", "options") and taken and taken[-1] in COMMAND_LINE):
+            return "flag"  # "what cli option tells pip to use a proxy": a command-line option, whatever follows
+        if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or (
+                lw.endswith(("ed", "ing")) and lw not in ING_NOUNS) or not lw or lw in _OBJECTS:
             at_verb = lw in _VERBISH
             break
         taken.append(lw)
@@ -404,8 +413,10 @@ def slot(text: str) -> Slot:
     named = _NAME_OF_RE.match(q.rstrip(" ?"))
     if named:
         return slot(f"which {named.group(1) or named.group(2)}")
-    if _OLDEST_NAMED_RE.match(q):
-        return Slot("quantity", head="version", unit="version")  # "What is the oldest Python on which …"
+    oldest = _OLDEST_NAMED_RE.match(q)
+    if oldest:
+        # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
+        return Slot("quantity", head="version", unit="version", subject=oldest.group("name"))
     low = q.lower().rstrip(" ?")
     if _ENV_VAR_ASKED_RE.search(low):
         return Slot("thing", head="variable")  # "what env var sets --find-links": a variable's name
@@ -528,6 +539,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
+    if _FLAG_ASKED_RE.match(tail):
+        return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
@@ -567,6 +580,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             r"^(?:can|could|should|do|must|shall) (?:i|we|you) (?:try|do)\b", tail):
         return Slot("procedure")  # "what can i try", "what should we do": steps to take
     return Slot("value")
+
+
+_FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
+                            r"(?:cli|command[- ]line) (?:options?|flags?|switch(?:es)?))(?: (?:for|to) .*)?$")
 
 
 def _rate(head: str, low: str) -> str:

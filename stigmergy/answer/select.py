@@ -302,10 +302,14 @@ _PROPOSAL_ASKED_RE = re.compile(r"\b(?:recommend\w*|propos\w*|suggest\w*|ideas?|
 _RULED_OUT_RE = re.compile(r"\bnot (?:the|that|this|my|our|a|an) ([^,;:()?]{2,40}?) ones?\b", re.I)
 
 
+_RULED_OUT_KIN = {"old": ("legacy", "deprecated"), "legacy": ("old",), "deprecated": ("legacy", "old")}
+
+
 def _ruled_out(text: str) -> frozenset[str]:
     """The stems of what the question rules out by "not the X one" ("not the legacy ~/.pip one": legacy), less what
     the rest of the question says too ("pip", in "my per user pip.conf")."""
     out = {stem(w) for m in _RULED_OUT_RE.finditer(text) for w in words(m.group(1)) if w not in STOPWORDS}
+    out |= {stem(k) for w, kin in _RULED_OUT_KIN.items() if stem(w) in out for k in kin}  # "not the old one": legacy
     return frozenset(out - stems(_RULED_OUT_RE.sub(" ", text))) if out else frozenset()
 
 

@@ -510,6 +510,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return 0.0, False  # "how many people fit in Leeds": "Lisbon has room for 55 people" is Lisbon's count
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
+        if slot.unit == "version" and slot.subject and not after:
+            after = [slot.subject.lower()]  # "the oldest Python": a version of Python, though "version" is not said
         said = stems_of(f"{text} {context}")
         # The wiki's own subject ("pip" on pip's pages) is whose X by default: a page need not say it.
         missing = [m for m in before if stem(m) not in said and not _said_as(m, said) and stem(m) not in q.everywhere

@@ -175,10 +175,18 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         if any(is_new(m.group(0), q) for m in _FOLDER_PATH_RE.finditer(text)) or any(
                 _folder_name(m.group(0), text[: m.start()]) and is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
             return 1.0
-    elif known or any(is_new(m.group(0), q) and not _NUMBER_ONLY_RE.fullmatch(m.group(0)) for m in CODE_RE.finditer(
+    elif singular(head) == "file":
+        # "what file does pip lock write": a file's name ("pylock.toml"), not the option a line names ("--report")
+        if any(is_new(m.group(0), q) for m in _FILE_NAME_RE.finditer(text)) or any(
+                is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)):
+            return 1.0  # a variable that names the file counts ("PIP_CONFIG_FILE … a configuration file loaded last")
+    elif known or any(is_new(m.group(0), q) and not _NUMBER_ONLY_RE.fullmatch(m.group(0)) and not (
+            singular(head) in _NOT_OPTION_HEADS and _OPTION_RE.fullmatch(m.group(0).strip("`"))) for m in CODE_RE.finditer(
             text)) or any(
             is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
+    if singular(head) == "file":
+        return WEAK if unknown else 0.0  # "a lock file format" names no file
     low = fold(text)
     hs = {stem(head)} | {stem(w) for w in _THING_KIN.get(singular(head), ())}
     ws = words(low)
@@ -211,6 +219,13 @@ def _initials_of(word: str, before: list[str]) -> bool:
 
 
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
+# "which library does the resolver use", "which hash algo": a kind of named thing that a command-line option
+# ("--use-feature=2020-resolver", "--require-hashes") never is, though a line that names one is about it.
+_NOT_OPTION_HEADS = frozenset("library package module backend algorithm algo encoding tool language plugin extension "
+                              "field class function method".split())
+# A file's name: a known extension after a name ("pylock.toml", "news/1234.bugfix.rst", "$HOME/.pip/pip.conf").
+_FILE_NAME_RE = re.compile(r"(?<![\w/.$~-])[\w$~./-]*[\w-]\.(?:toml|txt|cfg|ini|conf|json|ya?ml|py|pyz|whl|zip|tar\.gz|gz|"
+                           r"lock|log|rst|md|sh|bat|exe|html|csv|pem|crt)\b", re.I)
 # "which library is the resolver built on": "Pip 20.3 has a new dependency resolver" names a release, not a library.
 _NUMBER_ONLY_RE = re.compile(r"v?\d+(?:[.,]\d+)*")
 _VARIABLE_HEADS = frozenset(("variable", "envvar"))

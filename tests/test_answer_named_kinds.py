@@ -1,0 +1,85 @@
+"""Issue #19, twenty-sixth pass: the kind of thing a question asks for, read as typed ("whats the flag", "what cli
+option", "what text encoding", "the minimum python", "the logistics guy"), and what a line must hold to name it (a file
+its name, a library no command-line option, a version of the product asked about). No index; sentences written for
+these tests."""
+
+from __future__ import annotations
+
+from stigmergy.answer.names import Names
+from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.roles import says_role
+from stigmergy.answer.select import _ruled_out
+from stigmergy.answer.slots import fill, kind_fill
+from stigmergy.answer.terms import stem
+from stigmergy.answer.values import asked
+
+
+def _kind(q: str, text: str) -> float:
+    """How the line fills the slot of the question's first part (its value in the line itself)."""
+    part = parts(q)[0]
+    return kind_fill(part.slot, text, Names(), asked(part.text, Names()))
+
+
+def test_a_flag_asked_at_the_end_or_as_a_command_line_option_wants_an_option() -> None:
+    q = "building docker images and i dont want pip writing any cache into the layer, whats the flag"
+    assert slot(q) == Slot("thing", head="flag")
+    assert slot("we're behind a corporate http proxy, what cli option tells pip to go through it") == Slot(
+        "thing", head="flag")
+    assert slot("what command line option sets the proxy").head == "flag"
+    # a plain "option" may be a choice ("the option the board chose"), so it stays a value
+    assert slot("what is the option chosen by the board").kind == "value"
+    assert _kind(q, "pip's caching behaviour is disabled by passing the `--no-cache-dir` option.") == 1.0
+    assert _kind(q, "It is recommended to NOT disable pip's caching unless you have caching at a higher level.") == 0.0
+
+
+def test_a_command_line_option_names_no_library_or_algorithm() -> None:
+    q = "which library does pip's resolver use under the hood"
+    assert _kind(q, "A beta of the new resolver was available, opt-in, using the flag --use-feature=2020-resolver.") == 0.0
+    assert _kind(q, "Pip's interface to `resolvelib` is in the form of a provider.") == 1.0
+    # an option still names an option
+    assert _kind("which flag turns the resolver back", "use the flag --use-deprecated=legacy-resolver") == 1.0
+
+
+def test_a_file_is_named_by_its_file_name_or_the_variable_that_holds_it() -> None:
+    q = "what file does pip lock spit out?"
+    assert slot(q) == Slot("thing", head="file")
+    assert _kind(q, "Emit a ``pylock.toml`` for the project in the current directory.") == 1.0
+    assert _kind(q, "While the --report option may be used to implement locking tools, this format is not meant to be "
+                    "a lock file format as such.") == 0.0
+    assert _kind("which config file gets loaded last and beats all the others?",
+                 "The environment variable PIP_CONFIG_FILE can be used to specify a configuration file that's loaded "
+                 "last.") == 1.0
+
+
+def test_a_noun_in_ing_is_the_head_not_a_verb() -> None:
+    assert slot("what text encoding does pip assume when reading requirements files").head == "encoding"
+    assert slot("which meeting rooms are free").head == "rooms"  # a first word in -ing still qualifies the next
+    # a preposition ends the head ("before pip"), and a period is a measure
+    assert slot("min warning period before pip is allowed to drop some documented behaviour") == Slot(
+        "quantity", head="period")
+
+
+def test_the_minimum_python_typed_in_lower_case_asks_for_a_version_of_python() -> None:
+    q = "whats the minimum python needed for pip to use the system certificate store"
+    assert slot(q) == Slot("quantity", head="version", unit="version", subject="python")
+    part = parts(q)[0]
+
+    def filled(text: str) -> float:
+        return fill(part.slot, text, "", Names(), asked(part.text, Names()))[0]
+
+    assert filled("On Python 3.10 or later, by default system certificates are used in addition to certifi.") == 1.0
+    # pip's own release is a version of pip, not of Python
+    assert filled("To use system certificates with pip v22.2 or later, you must opt in.") == 0.0
+    assert slot("what is the minimum order size").head == "size"  # a word no tool is named by stays a measure
+
+
+def test_the_logistics_guy_is_the_head_of_logistics() -> None:
+    got = slot("prepping for a follow-up with norrland fresh - who's the logistics guy on their side?")
+    assert got.kind == "person" and got.subject.startswith("logistics guy")
+    assert says_role("logistics guy", "Erik Sandberg — Head of Logistics, Norrland Fresh.")
+    assert not says_role("logistics guy", "Oliver Brandt — Head of Sales, Leeds.")
+
+
+def test_the_old_one_ruled_out_is_the_legacy_one() -> None:
+    out = _ruled_out("linux box, where should my per-user pip.conf go nowadays (not the old ~/.pip one)?")
+    assert stem("legacy") in out and stem("pip") not in out
