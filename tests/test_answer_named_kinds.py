@@ -10,7 +10,7 @@ from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.roles import says_role
 from stigmergy.answer.select import _ruled_out
 from stigmergy.answer.slots import fill, kind_fill
-from stigmergy.answer.terms import stem
+from stigmergy.answer.terms import MOTIVE_WEIGHT, motive, question_terms, stem, without_motive
 from stigmergy.answer.values import asked
 
 
@@ -83,3 +83,18 @@ def test_the_logistics_guy_is_the_head_of_logistics() -> None:
 def test_the_old_one_ruled_out_is_the_legacy_one() -> None:
     out = _ruled_out("linux box, where should my per-user pip.conf go nowadays (not the old ~/.pip one)?")
     assert stem("legacy") in out and stem("pip") not in out
+
+
+def test_a_remark_after_the_question_mark_is_the_askers_motive() -> None:
+    q = "on my macbook, where does pip actually stash its download cache? want to clear some disk space"
+    assert without_motive(q) == "on my macbook, where does pip actually stash its download cache?"
+    terms = {t.word: t.weight for t in motive(question_terms(q), q)}
+    assert terms["space"] == MOTIVE_WEIGHT and terms["cache"] == 1.0  # the motive's own words weigh half
+    # a remark that asks (a yes or no, a question word) or a claim to check is no motive
+    for asking in ("when did driftwood switch over? wasn't it supposed to be end of may",
+                   "does -U bump the dependencies?? mine stayed old. did that change",
+                   "where is the cache? and how big can it grow"):
+        assert without_motive(asking) == asking
+    figures = {t.word: t.weight for t in motive(question_terms("how many gateways? the may call said 412"),
+                                                "how many gateways? the may call said 412")}
+    assert figures["412"] == 1.0

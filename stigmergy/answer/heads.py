@@ -39,8 +39,8 @@ FLAG_WORDS = frozenset(("flag", "flags", "switch", "switches"))
 COMMAND_LINE = frozenset(("cli", "command-line", "commandline", "line"))  # "command line option": its last word
 # Nouns in -ing, which would otherwise end the head as a verb does ("what text *encoding* does pip assume").
 ING_NOUNS = frozenset("encoding encodings setting settings string strings thing things warning warnings heading "
-                       "headings mapping mappings listing listings logging naming padding pricing funding packaging "
-                       "tooling".split())
+                      "headings mapping mappings listing listings logging naming padding pricing funding packaging "
+                      "tooling".split())
 
 
 def singular_head(word: str) -> str:

@@ -33,10 +33,12 @@ from stigmergy.answer.terms import (
     claimed,
     fold,
     jargon,
+    motive,
     question_terms,
     stem,
     stems,
     weigh,
+    without_motive,
 )
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
@@ -87,7 +89,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     names = load(s.store, layers)
     asked_parts = parts(question)
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
-    qvecs = s.embedder.embed([p.text for p in asked_parts]) if ev.lines else None
+    # what the question asks, without the asker's motive after it (terms.motive), is what its meaning is
+    qvecs = s.embedder.embed([without_motive(p.text) for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     known = known_words(settings)
     systems = platforms.named(question)
@@ -99,6 +102,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     for i, part in enumerate(asked_parts):
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
         terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
+        terms = motive(terms, part.text)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms

@@ -271,6 +271,32 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
+MOTIVE_WEIGHT = 0.5  # a word of the asker's motive, which the answering line need not say
+_ASKING_OPEN_RE = re.compile(r"(?:^|[.!;:,]\s)\s*(?:and|also|or|but|so)?\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|"
+                             r"has|have|must)(?:n['’]?t)?\b|(?:^|[.!;:,]\s)\s*can['’]?t\b", re.I)  # "wasn't it the end of may"
+
+
+def without_motive(text: str) -> str:
+    """The question up to its question mark when what follows it is a remark that asks nothing (`motive`)."""
+    at = text.rfind("?")
+    tail = text[at + 1 :] if at >= 0 else ""
+    if len(tail.split()) < 2 or WH_RE.search(tail) or _ASKING_OPEN_RE.search(tail):
+        return text
+    return text[: at + 1]
+
+
+def motive(terms: list[Term], text: str) -> list[Term]:
+    """ "where does pip stash its download cache? want to clear some disk space": a remark after the question mark
+    that asks nothing says why the question is asked; its own words weigh half, since the line that answers speaks of
+    the cache, not of disk space. A figure or a name in it keeps its weight (a claim to check, a hint)."""
+    asking = without_motive(text)
+    if asking == text:
+        return terms
+    only = {stem(w) for w in tokens(text[len(asking) :])} - {stem(w) for w in tokens(asking)}
+    return [replace(t, weight=t.weight * MOTIVE_WEIGHT) if t.stem in only and not (t.figure or t.name) else t
+            for t in terms]
+
+
 def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     """The terms, a figure the asker brings marked a claim: an example's version (`_PIN_RE`), and in a question
     that asks for a yes or no ("did it ship on the 15th?", "norrland still on 412 gateways?") every value but a
