@@ -10,7 +10,7 @@ from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.roles import says_role
 from stigmergy.answer.select import _ruled_out
 from stigmergy.answer.slots import fill, kind_fill
-from stigmergy.answer.terms import MOTIVE_WEIGHT, motive, question_terms, stem, without_motive
+from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms, stem, without_motive
 from stigmergy.answer.values import asked
 
 
@@ -98,3 +98,21 @@ def test_a_remark_after_the_question_mark_is_the_askers_motive() -> None:
     figures = {t.word: t.weight for t in motive(question_terms("how many gateways? the may call said 412"),
                                                 "how many gateways? the may call said 412")}
     assert figures["412"] == 1.0
+
+
+def test_a_figure_said_before_a_question_about_now_is_the_earlier_state_to_correct() -> None:
+    for q, figure in (("norrland had 412 gateways back in may, how many beacon gateways do they run now?", "412"),
+                      ("pellucid's scope email said the pilot covers 37 lanes. what's the lane count now?", "37")):
+        got = {t.word: t for t in claimed(question_terms(q), q, parts(q)[0].slot.kind)}
+        assert got[figure].claim == "check" and not got[figure].constraint
+    # a period still says which figure is asked, and without "now" a figure stays what the line must say
+    q = "in q2 2026, how many customers do we have now?"
+    assert all(t.constraint for t in claimed(question_terms(q), q, "quantity") if t.figure)
+    q = "norrland had 412 gateways, how many were in leeds?"
+    assert {t.word: t for t in claimed(question_terms(q), q, "quantity")}["412"].constraint
+
+
+def test_a_count_or_the_number_of_things_asks_how_many() -> None:
+    assert slot("what's the lane count now?") == Slot("quantity", head="lane", unit="count")
+    assert slot("what is the number of lanes in the pilot") == Slot("quantity", head="lanes", unit="count")
+    assert slot("what is the phone number of the office").head == "number"  # a number that names, not counts

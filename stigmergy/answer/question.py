@@ -555,6 +555,13 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     m = _QUANTITY_OF_RE.search(low)
     if m:
         head = m.group(1)
+        # "what's the lane count", "what is the number of lanes": how many lanes
+        counted = (re.match(r"\s+of (?:the |our |their |all )?([a-z][\w-]+)", low[m.end() :])
+                   if head == "number" and re.search(r"\b(?:the|a|total) $", low[: m.start(1)]) else
+                   re.search(r"\b(?!(?:the|a|an|our|their|its|total)\b)([a-z][\w-]+) $", low[: m.start(1)])
+                   if head == "count" else None)
+        if counted:
+            return Slot("quantity", head=counted.group(1), unit="count")
         later = re.match(r"\s+(?:[\w'-]+\s+){0,2}(" + "|".join(sorted(VERSION_HEADS)) + r")\b", low[m.end() :])
         if head in ("minimum", "maximum", "min", "max") and later:
             # "what is the minimum git version": the version is asked, "minimum" says which one

@@ -268,6 +268,8 @@ _EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|planned|scheduled|due|pro
 _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|stated|states|mentioned|mentions|reported|"
                       r"reports|claimed|claims)\s+(?:it\s+(?:was|is|'s)\s+|about\s+|around\s+|roughly\s+)?([£$€]?\d[\w.,]*\w|\d)",
                       re.I)
+_NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
+_CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -314,6 +316,11 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "sam was expecting the stock by 3 aug - when did it actually turn up?": the date that was expected is the
     # one the answer may correct, not the one it must say.
     expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind == "date" else ""
+    # "norrland had 412 gateways back in may, how many do they run now?": a figure said before a question about
+    # what holds now is the earlier state, which the answer may correct
+    wh = WH_RE.search(text)
+    before = text[: wh.start()] if wh and _NOW_RE.search(text[wh.start() :]) and _CLAUSE_END_RE.search(
+        text[: wh.start()]) else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
@@ -323,6 +330,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
             t = replace(t, claim="check")
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(
                 rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", expected):
+            t = replace(t, claim="check")
+        elif t.figure and before and not period and re.search(rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", before):
             t = replace(t, claim="check")
         elif t.figure and t.absent and not period and (_OWN_MEASURE_RE.fullmatch(t.word) or re.search(
                 rf"{_OWN_ID}\s*{re.escape(t.word)}(?![\w.])", text, re.I)):
