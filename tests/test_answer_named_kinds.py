@@ -5,6 +5,7 @@ these tests."""
 
 from __future__ import annotations
 
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.roles import says_role
@@ -12,6 +13,10 @@ from stigmergy.answer.select import _ruled_out
 from stigmergy.answer.slots import fill, kind_fill
 from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms, stem, without_motive
 from stigmergy.answer.values import asked
+
+
+def _line(text: str, n: int = 5) -> Line:
+    return Line("sources/2026/01/x.md", "Glossary", "source", "public", n, text, text, (), (), 1, "")
 
 
 def _kind(q: str, text: str) -> float:
@@ -116,3 +121,16 @@ def test_a_count_or_the_number_of_things_asks_how_many() -> None:
     assert slot("what's the lane count now?") == Slot("quantity", head="lane", unit="count")
     assert slot("what is the number of lanes in the pilot") == Slot("quantity", head="lanes", unit="count")
     assert slot("what is the phone number of the office").head == "number"  # a number that names, not counts
+
+
+def test_a_line_that_defines_the_subject_answers_whatever_else_is_said_of_it() -> None:
+    from stigmergy.answer.select import score_part
+
+    q = "what does MKT stand for in the lodestar reports?"
+    [part] = parts(q)
+    terms = question_terms(part.text)
+    lines = (_line("**Mean kinetic temperature (MKT)** — a single temperature that expresses the thermal stress."),
+             _line("Lodestar reports show MKT per shipment and per lane.", n=9))
+    scored = score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)
+    defining = next(s for s in scored if s.line.line == 5)
+    assert defining.words == 1.0 and defining is scored[0]

@@ -464,6 +464,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # "what lib is pip's resolver built on": a research report's recommendation ("Prominently include virtual
     # environment creation …", "Create a pip outdated command …") says what someone proposes, not what is, unless
     # proposals are asked about; the facts its section states ("Right now there are seven levels") still answer.
+    subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
+        part.slot.kind == "definition") else []
     proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
     days = question_days(part.text, terms)
     opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
@@ -483,6 +485,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         if defining and w < 1.0 and any(defines(t.word, line.text) for t in defining):
             w, topic = 1.0, True
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
+        if subject and f == 1.0:
+            # "what does MKT stand for in the lodestar reports": a line that defines MKT answers, whatever else the
+            # question says about where the asker met the word
+            w = max(w, sum(t.weight for t in subject if t.word in matched) / sum(t.weight for t in subject))
         pre.append((line, w, topic, f, via, matched))
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its
     # meaning would cost an embedding and change nothing), by words and search rank.
