@@ -134,3 +134,26 @@ def test_a_line_that_defines_the_subject_answers_whatever_else_is_said_of_it() -
     scored = score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)
     defining = next(s for s in scored if s.line.line == 5)
     assert defining.words == 1.0 and defining is scored[0]
+
+
+def test_a_paragraph_that_says_all_the_best_line_says_and_more_answers() -> None:
+    from stigmergy.answer.select import Scored
+    from stigmergy.answer.service import _whole
+
+    short = "Oliver Brandt has confirmed the date with the three customers who were told 15 September."
+    whole = f"General availability on 22 September 2026 for Enterprise customers. {short}"
+
+    def scored(text: str, score: float, n: int) -> Scored:
+        return Scored(_line(text, n=n), score, 0.5, 0.5, 1.0, False, True, ())
+
+    best, level, other = scored(short, 0.603, 1), scored(whole, 0.602, 2), scored("Lodestar ships soon.", 0.602, 3)
+    assert _whole(best, [best, level, other], set()) is level
+    assert _whole(best, [best, scored(whole, 0.55, 2)], set()) is best  # a paragraph scored well under it does not
+
+
+def test_the_new_customer_success_person_is_the_manager_a_task_speaks_of() -> None:
+    from stigmergy.answer.ties import speaks_of_role
+
+    line = "Hannah Lindqvist: introduce the new Nordic customer success manager in November."
+    assert speaks_of_role("nordic customer success person", line, lambda t: False)
+    assert slot("what NPS did the beta get").kind == "quantity"  # a score is a figure, not a name

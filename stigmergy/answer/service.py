@@ -220,6 +220,18 @@ def _trust(hits: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
 OTHER_PART_MARGIN = 0.03
 
 
+WHOLE_MARGIN = 0.005  # a line that says all the best line says and more, scored this near it, is the answer
+
+
+def _whole(top: Scored, scored: list[Scored], taken: set[str]) -> Scored:
+    """ "Is 15 September still the date?": a page's paragraph ("General availability on 22 September. Oliver has
+    confirmed the date with the customers told 15 September.") scored level with another page's copy of its last
+    sentence says what the sentence says and what it leaves out; the paragraph answers."""
+    key = _key(top.line.text)
+    return next((sc for sc in scored if sc.eligible and sc.score >= top.score - WHOLE_MARGIN and key in _key(
+        sc.line.text) and len(_key(sc.line.text)) > len(key) and _key(sc.line.text) not in taken), top)
+
+
 def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, names: Names,
                    root: Path, layers: tuple[str, ...], with_text: bool, threshold: float
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -241,6 +253,8 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             other = next((sc for sc in scored if sc.eligible and _key(sc.line.text) not in earlier), None)
             if other is not None and other.score >= max(threshold, top.score - OTHER_PART_MARGIN):
                 top = other
+        if top is not None:
+            top = _whole(top, scored, taken)
         ok = top is not None and top.score >= threshold
         if top is not None and ok and asks_most(part.text, part.slot.kind):
             row = top_row(top.line, ev.lines, part.text)
