@@ -157,3 +157,22 @@ def test_the_new_customer_success_person_is_the_manager_a_task_speaks_of() -> No
     line = "Hannah Lindqvist: introduce the new Nordic customer success manager in November."
     assert speaks_of_role("nordic customer success person", line, lambda t: False)
     assert slot("what NPS did the beta get").kind == "quantity"  # a score is a figure, not a name
+
+
+def test_in_such_cases_reads_back_to_the_cases_and_what_they_are_of(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.compose import sentence
+    from stigmergy.answer.evidence import Cite
+
+    page = "sources/2026/01/install.md"
+    first, second = "The zip application is currently experimental.", (
+        "We test that pip runs correctly in this form, but there could be issues in some situations.")
+    third = "We will accept bug reports in such cases, but the zip application should not be used in production."
+    cites = [Cite(page, n, n, t) for n, t in ((10, first), (11, second), (12, third))]
+    earlier = Line(page, "Installation", "source", "public", 11, second, second, (), (cites[1],), 1, first, cites[0])
+    line = Line(page, "Installation", "source", "public", 12, third, third, (), (cites[2],), 1, second, cites[1])
+    q = "is it fine to use the pip.pyz zipapp in production?"
+    part = parts(q)[0]
+    said = sentence(line, part.slot, False, Names(), asked(part.text, Names()), tmp_path, ("public",), False,
+                    earlier=earlier)
+    assert said["text"].startswith(first) and third in said["text"]
+    assert {c["lines"][0] for c in said["citations"]} == {10, 11, 12}

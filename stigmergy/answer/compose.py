@@ -147,7 +147,13 @@ _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|
 
 def leans_back(text: str) -> bool:
     return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(text.strip())) or bool(
-        _OLD_ONE_RE.search(text))
+        _OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text))
+
+
+# "We will accept bug reports in such cases, but for now the zip application should not be used in production": the
+# cases the sentence before names ("there could be issues in some situations", itself "in this form": experimental).
+_SUCH_CASES_RE = re.compile(r"\bin (?:such|these|those|this|that) (?:cases?|situations?|form|scenarios?|circumstances)\b",
+                            re.I)
 
 
 # "…, you may wish to delete the old directory": the one the sentences before it speak of. Such a sentence reads
@@ -175,8 +181,9 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
         text = f"{readable(replace(line, text=claim_text(line.before).strip(), before=''))} {text}"
         if line.before_cite is not None:
             cites.append(line.before_cite)
-        if (_OLD_ONE_RE.search(line.text) and earlier is not None and earlier.before and earlier.before_cite is not None
-                and _DEMONSTRATIVE_RE.search(earlier.text)):
+        if earlier is not None and earlier.before and earlier.before_cite is not None and (
+                (_OLD_ONE_RE.search(line.text) and _DEMONSTRATIVE_RE.search(earlier.text)) or (
+                _SUCH_CASES_RE.search(line.text) and leans_back(earlier.text))):
             text = f"{readable(replace(earlier, text=claim_text(earlier.before).strip(), before=''))} {text}"
             cites.append(earlier.before_cite)
     if via_context:
