@@ -176,3 +176,19 @@ def test_in_such_cases_reads_back_to_the_cases_and_what_they_are_of(tmp_path) ->
                     earlier=earlier)
     assert said["text"].startswith(first) and third in said["text"]
     assert {c["lines"][0] for c in said["citations"]} == {10, 11, 12}
+
+
+def test_what_a_report_asks_a_team_to_do_is_no_answer_but_the_date_it_gives_is() -> None:
+    from stigmergy.answer.select import score_part
+
+    said = ("Given that the PyPI search API is currently disabled (as of 1st Jan, 2021), we recommend that the pip team "
+            "display a clear error message to users who use the command.")
+    plain = "Please use https://pypi.org/search (via a browser) instead."
+    lines = (_line(said), _line(plain, n=9))
+    for q, kept in (("pip search just errors out against pypi now, what am i supposed to use instead", {9}),
+                    ("when did pypi switch off the search api that pip search used?", {5})):
+        [part] = parts(q)
+        scored = score_part(lines, part, question_terms(part.text), Names(), asked(part.text, Names()), None, None)
+        assert kept <= {s.line.line for s in scored}
+        if part.slot.kind != "date":
+            assert 5 not in {s.line.line for s in scored}

@@ -297,6 +297,9 @@ _PROPOSED_RE = re.compile(r"^\W*(?:\w+ly\s+)?(?:create|add|provide|include|make|
                           r"introduce|offer|allow|support|change|update|document|write|display|show|investigate|explore|"
                           r"review|design|define|rename|deprecate|publish|run|test|continue|establish|focus|encourage|"
                           r"reduce|simplify|clarify|ensure|develop|implement|adopt|drop|expand|prioriti[sz]e)\b", re.I)
+# "… we recommend that the pip team display a clear error message": what a report asks a team to do, anywhere in it
+_RECOMMENDS_RE = re.compile(r"\bwe (?:would )?(?:strongly )?(?:recommend|suggest|propose|advise)s? (?:that )?(?:the )?"
+                            r"[\w-]+ (?:team|maintainers|developers|project|community)\b", re.I)
 _PROPOSAL_ASKED_RE = re.compile(r"\b(?:recommend\w*|propos\w*|suggest\w*|ideas?|next steps?|future|plan\w*|should)\b",
                                 re.I)
 _RULED_OUT_RE = re.compile(r"\bnot (?:the|that|this|my|our|a|an) ([^,;:()?]{2,40}?) ones?\b", re.I)
@@ -467,6 +470,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
         part.slot.kind == "definition") else []
     proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
+    # the date or figure such a line gives as known ("Given that the search API is disabled (as of 1st Jan, 2021), we
+    # recommend …") is a fact, though what it asks of a team is not
+    recommends_apart = part.slot.kind not in ("date", "quantity")
     days = question_days(part.text, terms)
     opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
@@ -478,7 +484,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
             continue
         if avoided and avoided & stems(line.text):
             continue
-        if proposals_apart and _PROPOSED_RE.match(line.text) and any(_PROPOSALS_RE.match(h.strip()) for h in line.headings):
+        if proposals_apart and ((_PROPOSED_RE.match(line.text) and any(_PROPOSALS_RE.match(h.strip()) for h in line.headings))
+                                or (recommends_apart and _RECOMMENDS_RE.search(line.text))):
             continue
         if platforms.for_another(systems, line.text, context_text(line)):
             continue
