@@ -192,3 +192,22 @@ def test_what_a_report_asks_a_team_to_do_is_no_answer_but_the_date_it_gives_is()
         assert kept <= {s.line.line for s in scored}
         if part.slot.kind != "date":
             assert 5 not in {s.line.line for s in scored}
+
+
+def test_a_main_clause_of_this_after_a_while_clause_reads_back_two_sentences(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.compose import leans_back, sentence
+    from stigmergy.answer.evidence import Cite
+
+    page = "sources/2026/01/install.md"
+    first = 'As of v6.1.0, pip installs dependencies before their dependents, i.e. in "topological order".'
+    second = "This is the only commitment pip currently makes related to order."
+    third = ("While it may be coincidentally true that pip will install things in the order of the items in a "
+             "requirements file, this is not a promise.")
+    assert leans_back(third) and not leans_back("While rain is likely, the match goes ahead as planned on Sunday.")
+    cites = [Cite(page, n, n, t) for n, t in ((10, first), (11, second), (12, third))]
+    earlier = Line(page, "pip install", "source", "public", 11, second, second, (), (cites[1],), 1, first, cites[0])
+    line = Line(page, "pip install", "source", "public", 12, third, third, (), (cites[2],), 1, second, cites[1])
+    part = parts("does pip install things in the order they appear in requirements.txt?")[0]
+    said = sentence(line, part.slot, False, Names(), asked(part.text, Names()), tmp_path, ("public",), False,
+                    earlier=earlier)
+    assert said["text"].startswith("As of v6.1.0") and said["text"].endswith("this is not a promise.")

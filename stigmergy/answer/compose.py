@@ -146,8 +146,18 @@ _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|
 
 
 def leans_back(text: str) -> bool:
-    return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(text.strip())) or bool(
-        _OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text))
+    return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(_main_clause(
+        text.strip()))) or bool(_OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text))
+
+
+# "While it may be coincidentally true that pip installs in the order of the file, this is not a promise": the main
+# clause after a leading subordinate one is what leans back.
+_LEADING_CLAUSE_RE = re.compile(r"^(?:while|although|though|even though|whereas)\b[^,]{3,200},\s*", re.I)
+
+
+def _main_clause(text: str) -> str:
+    m = _LEADING_CLAUSE_RE.match(text)
+    return text[m.end() :] if m else text
 
 
 # "We will accept bug reports in such cases, but for now the zip application should not be used in production": the
@@ -183,7 +193,8 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
             cites.append(line.before_cite)
         if earlier is not None and earlier.before and earlier.before_cite is not None and (
                 (_OLD_ONE_RE.search(line.text) and _DEMONSTRATIVE_RE.search(earlier.text)) or (
-                _SUCH_CASES_RE.search(line.text) and leans_back(earlier.text))):
+                (_SUCH_CASES_RE.search(line.text) or _THIS_RE.match(_main_clause(line.text.strip())))
+                and leans_back(earlier.text))):
             text = f"{readable(replace(earlier, text=claim_text(earlier.before).strip(), before=''))} {text}"
             cites.append(earlier.before_cite)
     if via_context:
