@@ -5,6 +5,8 @@ these tests."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts, slot
@@ -211,3 +213,19 @@ def test_a_main_clause_of_this_after_a_while_clause_reads_back_two_sentences(tmp
     said = sentence(line, part.slot, False, Names(), asked(part.text, Names()), tmp_path, ("public",), False,
                     earlier=earlier)
     assert said["text"].startswith("As of v6.1.0") and said["text"].endswith("this is not a promise.")
+
+
+def test_releases_said_after_a_bound_by_a_later_release_are_said_with_the_bound(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stigmergy.answer.compose import bounded_before, sentence
+    from stigmergy.answer.evidence import Cite
+
+    page = "sources/2026/01/certs.md"
+    first = "Versions of pip prior to v24.2 did not use system certificates by default."
+    second = "To use system certificates with pip v22.2 or later, you must opt-in using the --use-feature=truststore flag."
+    line = Line(page, "HTTPS", "source", "public", 12, second, second, (), (Cite(page, 12, 12, second),), 1, first,
+                Cite(page, 11, 11, first))
+    assert bounded_before(line)
+    assert not bounded_before(replace(line, before="Pip can use the system certificate store."))
+    part = parts("do i still have to pass --use-feature=truststore so pip trusts the OS cert store?")[0]
+    said = sentence(line, part.slot, False, Names(), asked(part.text, Names()), tmp_path, ("public",), False)
+    assert said["text"] == f"{first} {second}"

@@ -155,6 +155,17 @@ def leans_back(text: str) -> bool:
 _LEADING_CLAUSE_RE = re.compile(r"^(?:while|although|though|even though|whereas)\b[^,]{3,200},\s*", re.I)
 
 
+# "Versions of pip prior to v24.2 did not use system certificates by default. To use system certificates with pip
+# v22.2 or later, you must opt in": a sentence of releases said after one that bounds them by a later release holds
+# only up to that release; the bound is said with it.
+_BOUND_RE = re.compile(r"\b(?:prior to|before|until|up to|older than) (?:v|version |release |pip )?\d+\.\d+", re.I)
+_RELEASE_RE = re.compile(r"\b(?:v|version |release |pip )\d+\.\d+", re.I)
+
+
+def bounded_before(line: Line) -> bool:
+    return bool(_RELEASE_RE.search(line.text)) and bool(_BOUND_RE.search(line.before)) and not _BOUND_RE.search(line.text)
+
+
 def _main_clause(text: str) -> str:
     m = _LEADING_CLAUSE_RE.match(text)
     return text[m.end() :] if m else text
@@ -187,7 +198,7 @@ def sentence(line: Line, slot: Slot, via_context: bool, names: Names, q: Asked, 
     cites.extend(line.cites)
     if line.before_cite is not None and line.text.startswith("|"):
         cites.append(line.before_cite)
-    elif line.before and not via_context and leans_back(line.text):
+    elif line.before and not via_context and (leans_back(line.text) or bounded_before(line)):
         text = f"{readable(replace(line, text=claim_text(line.before).strip(), before=''))} {text}"
         if line.before_cite is not None:
             cites.append(line.before_cite)
