@@ -229,3 +229,12 @@ def test_releases_said_after_a_bound_by_a_later_release_are_said_with_the_bound(
     part = parts("do i still have to pass --use-feature=truststore so pip trusts the OS cert store?")[0]
     said = sentence(line, part.slot, False, Names(), asked(part.text, Names()), tmp_path, ("public",), False)
     assert said["text"] == f"{first} {second}"
+
+
+def test_setting_this_goes_on_with_the_sentence_before() -> None:
+    from stigmergy.answer.compose import leans_back
+    from stigmergy.answer.evidence import _GOES_ON_RE
+
+    said = "Setting this to os.devnull disables the loading of all configuration files."
+    assert _GOES_ON_RE.match(said) and leans_back(said)
+    assert not leans_back("Setting up a proxy needs the --proxy option and a scheme, host and port.")

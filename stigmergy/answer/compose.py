@@ -147,7 +147,11 @@ _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|
 
 def leans_back(text: str) -> bool:
     return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(_main_clause(
-        text.strip()))) or bool(_OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text))
+        text.strip()))) or bool(_OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text)) or bool(
+        _GERUND_THIS_RE.match(text.strip()))
+
+
+_GERUND_THIS_RE = re.compile(r"^[a-z]+ing (?:this|that|it) (?:to|on|off|as|in)\b", re.I)  # "Setting this to os.devnull …"
 
 
 # "While it may be coincidentally true that pip installs in the order of the file, this is not a promise": the main
