@@ -238,3 +238,13 @@ def test_setting_this_goes_on_with_the_sentence_before() -> None:
     said = "Setting this to os.devnull disables the loading of all configuration files."
     assert _GOES_ON_RE.match(said) and leans_back(said)
     assert not leans_back("Setting up a proxy needs the --proxy option and a scheme, host and port.")
+
+
+def test_a_date_said_before_it_is_asked_again_in_doubt_is_a_claim_to_check() -> None:
+    q = ("the harbor blog post says 1.0 launched on the 16th of june but i'm pretty sure it went live earlier. what day "
+         "did it actually go GA?")
+    got = {t.word: t for t in claimed(question_terms(q), q, "date")}
+    assert got["16th"].claim == "check" and not got["16th"].constraint
+    # a choice between two figures the asker has is no doubt about either: they say which case is asked
+    q = "i have PIP_TIMEOUT=30 exported but my pip.conf says timeout = 60. which one does pip actually go with?"
+    assert not any(t.claim for t in claimed(question_terms(q), q, parts(q)[0].slot.kind) if t.figure)

@@ -269,6 +269,8 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
                       r"reports|claimed|claims)\s+(?:it\s+(?:was|is|'s)\s+|about\s+|around\s+|roughly\s+)?([£$€]?\d[\w.,]*\w|\d)",
                       re.I)
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
+# … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
+_DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly)\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
@@ -319,8 +321,9 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "norrland had 412 gateways back in may, how many do they run now?": a figure said before a question about
     # what holds now is the earlier state, which the answer may correct
     wh = WH_RE.search(text)
-    before = text[: wh.start()] if wh and _NOW_RE.search(text[wh.start() :]) and _CLAUSE_END_RE.search(
-        text[: wh.start()]) else ""
+    asking = text[wh.start() :] if wh else ""
+    before = text[: wh.start()] if wh and (_NOW_RE.search(asking) or (kind in ("date", "quantity") and _DOUBT_RE.search(
+        asking))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
