@@ -43,6 +43,8 @@ def test_a_command_line_option_names_no_library_or_algorithm() -> None:
     q = "which library does pip's resolver use under the hood"
     assert _kind(q, "A beta of the new resolver was available, opt-in, using the flag --use-feature=2020-resolver.") == 0.0
     assert _kind(q, "Pip's interface to `resolvelib` is in the form of a provider.") == 1.0
+    # a "lib" is a library
+    assert _kind("what 3rd party lib is the resolver built on", "opt in with --use-feature=2020-resolver.") == 0.0
     # an option still names an option
     assert _kind("which flag turns the resolver back", "use the flag --use-deprecated=legacy-resolver") == 1.0
 

@@ -153,7 +153,8 @@ def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
 
 # What a page may call the asked kind of thing instead: "which library is the resolver built on" is answered by
 # "based on a separate package, resolvelib".
-_THING_KIN = {"library": ("package", "module"), "package": ("library", "module"), "module": ("package", "library")}
+_THING_KIN = {"library": ("package", "module"), "package": ("library", "module"), "module": ("package", "library"),
+              "lib": ("library", "package", "module")}
 
 
 def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
@@ -221,7 +222,7 @@ def _initials_of(word: str, before: list[str]) -> bool:
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
 # "which library does the resolver use", "which hash algo": a kind of named thing that a command-line option
 # ("--use-feature=2020-resolver", "--require-hashes") never is, though a line that names one is about it.
-_NOT_OPTION_HEADS = frozenset("library package module backend algorithm algo encoding tool language plugin extension "
+_NOT_OPTION_HEADS = frozenset("library lib package module backend algorithm algo encoding tool language plugin extension "
                               "field class function method".split())
 # A file's name: a known extension after a name ("pylock.toml", "news/1234.bugfix.rst", "$HOME/.pip/pip.conf").
 _FILE_NAME_RE = re.compile(r"(?<![\w/.$~-])[\w$~./-]*[\w-]\.(?:toml|txt|cfg|ini|conf|json|ya?ml|py|pyz|whl|zip|tar\.gz|gz|"
