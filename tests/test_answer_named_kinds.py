@@ -250,3 +250,11 @@ def test_a_date_said_before_it_is_asked_again_in_doubt_is_a_claim_to_check() -> 
     # a choice between two figures the asker has is no doubt about either: they say which case is asked
     q = "i have PIP_TIMEOUT=30 exported but my pip.conf says timeout = 60. which one does pip actually go with?"
     assert not any(t.claim for t in claimed(question_terms(q), q, parts(q)[0].slot.kind) if t.figure)
+
+
+def test_a_file_name_is_no_backend_and_what_a_thing_should_be_named_asks_its_name() -> None:
+    q = "old project has no pyproject.toml at all. what build backend does pip assume for it"
+    assert _kind(q, "If this hook is missing and there's a setup.py file in the project, pip falls back.") == 0.0
+    assert _kind(q, "The `setuptools.build_meta:__legacy__` build backend will be used.") == 1.0
+    assert slot("contributor here: i fixed a bug for issue 4321, what should the news fragment file be named?") == Slot(
+        "thing", head="file")

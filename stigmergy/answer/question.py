@@ -394,7 +394,8 @@ def _head(after: list[str]) -> str:
 
 # "what is the name of the new customer success manager", "what is the new manager called": which X.
 _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?names? of (?:the |our |their |that |this |those )?"
-                         r"(.+)$|^what (?:is|was|are|were) (?:the |our |their |that |this )?(.+?) called\b.*$", re.I)
+                         r"(.+)$|^what (?:is|was|are|were|should|would|will|must) (?:the |our |their |that |this |my |a )?"
+                         r"(.+?) (?:be )?(?:called|named)\b.*$", re.I)
 
 
 _ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
@@ -410,7 +411,8 @@ def slot(text: str) -> Slot:
     frame = _FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
-    named = _NAME_OF_RE.match(q.rstrip(" ?"))
+    # "i fixed a bug for issue 4321, what should the news fragment file be named": the clause that asks
+    named = _NAME_OF_RE.match(re.split(r"[,;:]\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1])
     if named:
         return slot(f"which {named.group(1) or named.group(2)}")
     oldest = _OLDEST_NAMED_RE.match(q)

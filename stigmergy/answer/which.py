@@ -182,7 +182,7 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
                 is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)):
             return 1.0  # a variable that names the file counts ("PIP_CONFIG_FILE … a configuration file loaded last")
     elif known or any(is_new(m.group(0), q) and not _NUMBER_ONLY_RE.fullmatch(m.group(0)) and not (
-            singular(head) in _NOT_OPTION_HEADS and _OPTION_RE.fullmatch(m.group(0).strip("`"))) for m in CODE_RE.finditer(
+            singular(head) in _NOT_OPTION_HEADS and _not_named(m.group(0).strip("`"))) for m in CODE_RE.finditer(
             text)) or any(
             is_new(m.group(1), q) for m in _LINK_TEXT_RE.finditer(text)):
         return 1.0
@@ -201,6 +201,12 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         if near:
             return 1.0
     return WEAK if unknown else 0.0
+
+
+def _not_named(token: str) -> bool:
+    """A command-line option or a file's name, which no library, backend or algorithm is ("setup.py" for "what build
+    backend does pip assume")."""
+    return bool(_OPTION_RE.fullmatch(token) or _FILE_NAME_RE.fullmatch(token))
 
 
 def _folder_name(token: str, before: str) -> bool:
