@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stigmergy.answer.asked_post import role
+from stigmergy.answer.function_words import AUX as _AUX
+from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
+from stigmergy.answer.function_words import PREPOSITIONS as _PREPOSITIONS
+from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.heads import (
     COMMAND_LINE,
     EXTENTS,
@@ -19,7 +24,6 @@ from stigmergy.answer.heads import (
     HEAD_VOCAB,
     ING_NOUNS,
     MONEY_HEADS,
-    PERSON_HEADS,
     QUANTITY_HEADS,
     VERSION_HEADS,
     kind_of_head,
@@ -28,8 +32,6 @@ from stigmergy.answer.heads import (
 from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
 
-_AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "should", "has", "have",
-        "had", "must", "may", "might", "shall")
 _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
 # A question, then a remark that is no question of its own (no "?", no question word or auxiliary to open it).
@@ -99,9 +101,6 @@ _DATE_OF_RE = re.compile(
     r"\bwhat(?:'s| is| was| are| were| will be)? (?:the |our |their |its |his |her |a |an )?"
     r"(?:(?!(?:that|this|in|of|for|during|per|each|every|same) )[\w\-']+ ){0,3}?"
     r"(date|day|deadline|year|month|week|quarter)\b", re.I)
-_VERBISH = frozenset(_AUX) | frozenset(
-    "did does do has have had will would can could should shall may might must am 's got gets get goes went "
-    "came comes made makes took takes led leads ran runs".split())
 
 
 @dataclass(frozen=True)
@@ -294,59 +293,9 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
     return [], []
 
 
-# "who is the quality director at X", "who was the leeds backup for on-call": the role the person holds.
-_ROLE_OPEN_RE = re.compile(r"^(?:who|whom)(?:'s| is| was| are| were| will be)\s+(?:the |our |their |its |his |her |"
-                           r"[\w-]+'s )?(?:new |current |actual |real |present )?(.*)$", re.I)
-# "Who did we hire as the Leeds account exec": the role the hire fills is asked as plainly as "who is the …".
-_ROLE_AS_RE = re.compile(r"^(?:who|whom) (?:did|do|does|have|has|had|will) (?:we|you|they|the company|the team|\w+) "
-                         r"(?:hire|hired|appoint|appointed|name|named|pick|picked|choose|chosen|promote|promoted|"
-                         r"bring in|brought in|take on|taken on|recruit|recruited) as (?:the |a |an |our |their |its )?"
-                         r"(?:new )?(.*)$", re.I)
-_ROLE_STOP = frozenset("and or at for on in over from with to who that behind when during since by as now these days "
-                       "today currently".split())
-
-
-# What someone in a post is doing, after the post: "the new CSM *starting* in November".
-_DOING = frozenset("starting joining leaving arriving moving replacing covering coming".split())
-
-
-def role(text: str) -> str:
-    """The role a *who* part asks about ("head of marketing", "quality director", "leeds backup"), "" when
-    it asks who did something ("who led it", "who pulled the plug") or names someone ("who is Tomek")."""
-    m = _ROLE_OPEN_RE.match(_clean(text).rstrip(" ?")) or _ROLE_AS_RE.match(_clean(text).rstrip(" ?"))
-    if not m:
-        return ""
-    taken: list[str] = []
-    for w in m.group(1).split()[:5]:
-        lw = w.lower().strip(",.?;:")
-        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS or lw in ("-", "—", "–"):
-            break  # "who is tomek exactly - full name": the dash starts an aside
-        if taken and lw in _DOING:
-            break  # "the new nordic CSM starting in november": the post ends before what they are doing
-        if taken and taken[-1].lower() == "of" and w[:1].isupper():
-            taken.pop()  # "the CEO of Lanternfish": the organisation, not the role
-            break
-        if lw == "of" and not (taken and taken[-1].lower() in PERSON_HEADS):
-            break  # "head of marketing" is a role; "the lead of the project" stops at "of"
-        taken.append(w.strip(",.?;:"))
-        if w.endswith((",", ";", ":")):
-            break
-    if not taken or taken[-1].lower() == "of":
-        return ""
-    # A post typed as an acronym ("the new nordic CSM") stays in capitals: a line may spell it out.
-    acronym = [w.isupper() and 2 <= len(w) <= 5 and w.isalpha() for w in taken]
-    if any(w[:1].isupper() and not a for w, a in zip(taken, acronym, strict=True)) and not any(
-            w.lower() in PERSON_HEADS for w in taken):
-        return ""  # a name ("who is Tomek"), not a role
-    return " ".join(w if a else w.lower() for w, a in zip(taken, acronym, strict=True))
-
-
 _HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 
-_PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as before after "
-                          "during without within between".split())
-_DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
 # "what command gives me that": a pronoun after the verb ends the head ("command"), it is no noun of it.
 _OBJECTS = frozenset("me us you him them it all any every each".split())
 

@@ -334,7 +334,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(
                 rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", expected):
             t = replace(t, claim="check")
-        elif t.figure and before and not period and re.search(rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", before):
+        elif t.figure and before and not period and _VALUE_RE.search(t.word) and re.search(
+                rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", before):
             t = replace(t, claim="check")
         elif t.figure and t.absent and not period and (_OWN_MEASURE_RE.fullmatch(t.word) or re.search(
                 rf"{_OWN_ID}\s*{re.escape(t.word)}(?![\w.])", text, re.I)):

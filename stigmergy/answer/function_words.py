@@ -1,0 +1,13 @@
+"""The small words a question is parsed by: the auxiliaries that open a yes-or-no question, the words that may be its
+verb, and the prepositions and determiners that end a noun (question.py and asked_post.py read the same lists)."""
+
+from __future__ import annotations
+
+AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "should", "has", "have",
+       "had", "must", "may", "might", "shall")
+VERBISH = frozenset(AUX) | frozenset(
+    "did does do has have had will would can could should shall may might must am 's got gets get goes went "
+    "came comes made makes took takes led leads ran runs".split())
+PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as before after "
+                         "during without within between".split())
+DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
