@@ -258,3 +258,12 @@ def test_a_file_name_is_no_backend_and_what_a_thing_should_be_named_asks_its_nam
     assert _kind(q, "The `setuptools.build_meta:__legacy__` build backend will be used.") == 1.0
     assert slot("contributor here: i fixed a bug for issue 4321, what should the news fragment file be named?") == Slot(
         "thing", head="file")
+
+
+def test_a_box_that_loses_power_runs_on_its_backup() -> None:
+    from stigmergy.answer.otherwise import plainly
+
+    q = "if a G2 loses power how long can it keep running on its battery"
+    alts = plainly(question_terms(q), q)
+    assert frozenset({stem("backup")}) in alts[stem("power")] and frozenset({stem("backup")}) in alts[stem("loses")]
+    assert stem("loses") not in plainly(question_terms("we lose the lead"), "we lose the lead")

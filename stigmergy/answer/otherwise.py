@@ -66,6 +66,10 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     return out
 
 
+# "if a G2 loses power, how long can it keep running": on its battery backup
+_LOSES_POWER_RE = re.compile(r"\blos(?:e|es|t|ing)\s+(?:its\s+|their\s+|all\s+)?(?:power|mains)\b", re.I)
+
+
 # What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
 # the box" is "by default"; to sign off is to approve or accept; to fall behind is to lag; to fly is to take a
 # flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
@@ -112,6 +116,7 @@ _PLAIN = (
     ("power", re.compile(r"\b(?:power|mains)\s+(?:drops|dropped|dies|died|fails|failed|cuts|cut|goes|went|is lost|outage|loss|"
                          r"failure)\b", re.I), ("backup", "outage")),
     ("keep", re.compile(r"\bkeep\w*\s+(?:going|running|working)\b", re.I), ("backup", "last", "lasts")),
+    ("power", _LOSES_POWER_RE, ("backup", "outage")), ("loses", _LOSES_POWER_RE, ("backup",)),
     # To wipe, nuke or clean out a store is to clear or remove what it holds.
     ("wipe", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges", "erase")),
     ("nuke", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges")),
