@@ -267,3 +267,7 @@ def test_a_box_that_loses_power_runs_on_its_backup() -> None:
     alts = plainly(question_terms(q), q)
     assert frozenset({stem("backup")}) in alts[stem("power")] and frozenset({stem("backup")}) in alts[stem("loses")]
     assert stem("loses") not in plainly(question_terms("we lose the lead"), "we lose the lead")
+    q = "if the pip team wants to kill off a documented feature how long do they warn ppl first"
+    alts = plainly(question_terms(q), q)
+    assert frozenset({stem("removes")}) in alts[stem("kill")] and frozenset({stem("deprecated")}) in alts[stem("warn")]
+    assert stem("kill") not in plainly(question_terms("kill the process"), "kill the process")

@@ -117,6 +117,9 @@ _PLAIN = (
                          r"failure)\b", re.I), ("backup", "outage")),
     ("keep", re.compile(r"\bkeep\w*\s+(?:going|running|working)\b", re.I), ("backup", "last", "lasts")),
     ("power", _LOSES_POWER_RE, ("backup", "outage")), ("loses", _LOSES_POWER_RE, ("backup",)),
+    # To kill off a feature is to remove it, after warning of it (deprecating it) for a while.
+    ("kill", re.compile(r"\bkill\w*\s+(?:\S+\s+){0,3}?off\b", re.I), ("remove", "removes", "removed", "deprecate", "deprecated")),
+    ("warn", None, ("deprecated", "deprecation", "warning", "warnings")),
     # To wipe, nuke or clean out a store is to clear or remove what it holds.
     ("wipe", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges", "erase")),
     ("nuke", None, ("clear", "clears", "remove", "removes", "delete", "deletes", "purge", "purges")),
