@@ -247,9 +247,9 @@ def test_a_date_said_before_it_is_asked_again_in_doubt_is_a_claim_to_check() -> 
          "did it actually go GA?")
     got = {t.word: t for t in claimed(question_terms(q), q, "date")}
     assert got["16th"].claim == "check" and not got["16th"].constraint
-    # a choice between two figures the asker has is no doubt about either: they say which case is asked
+    # a choice between two figures the asker has is no doubt about either (each is the asker's own example)
     q = "i have PIP_TIMEOUT=30 exported but my pip.conf says timeout = 60. which one does pip actually go with?"
-    assert not any(t.claim for t in claimed(question_terms(q), q, parts(q)[0].slot.kind) if t.figure)
+    assert not any(t.claim == "check" for t in claimed(question_terms(q), q, parts(q)[0].slot.kind) if t.figure)
 
 
 def test_a_file_name_is_no_backend_and_what_a_thing_should_be_named_asks_its_name() -> None:
@@ -271,3 +271,13 @@ def test_a_box_that_loses_power_runs_on_its_backup() -> None:
     alts = plainly(question_terms(q), q)
     assert frozenset({stem("removes")}) in alts[stem("kill")] and frozenset({stem("deprecated")}) in alts[stem("warn")]
     assert stem("kill") not in plainly(question_terms("kill the process"), "kill the process")
+
+
+def test_which_one_of_the_askers_own_settings_is_the_one_a_line_says_prevails() -> None:
+    q = "timeout is set in /etc/pip.conf and also in my user config with different values. which one does pip use?"
+    assert slot(q) == Slot("thing", head="one")
+    assert _kind(q, "If the timeout is in both the global file and the per-user file, the latter value will be used.") == 1.0
+    assert _kind(q, "PIP_TIMEOUT=60 is the same as --timeout=60.") == 0.0  # a setting, not which one prevails
+    q = "i have PIP_TIMEOUT=30 exported but my pip.conf says timeout = 60. which one does pip actually go with?"
+    got = {t.word: t.claim for t in claimed(question_terms(q), q, "thing") if t.figure}
+    assert got == {"30": "example", "60": "example"}

@@ -271,6 +271,7 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
 # … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
 _DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly)\b", re.I)
+_WHICH_ONE_RE = re.compile(r"\bwhich (?:one|ones|of (?:them|the two|these|those))\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
@@ -315,6 +316,9 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
     versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     confirm = kind == "yesno" or (kind == "value" and not WH_RE.search(text))
+    # "PIP_TIMEOUT=30 … but my pip.conf says timeout = 60. which one does pip go with": the asker's own settings,
+    # which the line that says which prevails need not repeat
+    choosing = bool(_WHICH_ONE_RE.search(text))
     # "sam was expecting the stock by 3 aug - when did it actually turn up?": the date that was expected is the
     # one the answer may correct, not the one it must say.
     expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind == "date" else ""
@@ -341,6 +345,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
                 rf"{_OWN_ID}\s*{re.escape(t.word)}(?![\w.])", text, re.I)):
             # "a cache eating like 3gb", "a full 40-char sha", "a PR for issue 4521": the asker's own measure or
             # number, which no page says; the docs explain the case with their own
+            t = replace(t, claim="example")
+        elif t.figure and choosing and not period and _VALUE_RE.search(t.word):
             t = replace(t, claim="example")
         elif t.figure and confirm and not period and _VALUE_RE.search(t.word):
             t = replace(t, claim="check")

@@ -161,6 +161,10 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
     that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
     known, unknown = names_in(text, names, q, None)
+    if head in ("one", "ones"):
+        # "timeout is set in /etc/pip.conf and in my user config. which one does pip use": of what the asker has,
+        # the one that prevails ("… then the latter value will be used", "environment variables override …")
+        return 1.0 if _PREVAILS_RE.search(text) else 0.0
     if singular(head) in _VARIABLE_HEADS:
         # "what env var sets --find-links": a variable's name ("PIP_FIND_LINKS"), not the option's own line
         return 1.0 if any(is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)) else 0.0
@@ -225,6 +229,8 @@ def _initials_of(word: str, before: list[str]) -> bool:
     return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
 
 
+_PREVAILS_RE = re.compile(r"\b(?:overrides?|overridden|overriding|precedence|priority|the latter|the former|wins|"
+                          r"takes? effect|(?:is|are|will be|gets?) used|prevails?)\b", re.I)
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
 # "which library does the resolver use", "which hash algo": a kind of named thing that a command-line option
 # ("--use-feature=2020-resolver", "--require-hashes") never is, though a line that names one is about it.
