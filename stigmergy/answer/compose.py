@@ -151,12 +151,7 @@ def leans_back(text: str) -> bool:
         _GERUND_THIS_RE.match(text.strip()))
 
 
-_GERUND_THIS_RE = re.compile(r"^[a-z]+ing (?:this|that|it) (?:to|on|off|as|in)\b", re.I)  # "Setting this to os.devnull …"
-
-
-# "While it may be coincidentally true that pip installs in the order of the file, this is not a promise": the main
-# clause after a leading subordinate one is what leans back.
-_LEADING_CLAUSE_RE = re.compile(r"^(?:while|although|though|even though|whereas)\b[^,]{3,200},\s*", re.I)
+_GERUND_THIS_RE = re.compile(r"^(?![a-z]*thing\b)[a-z]+ing (?:this|that|it) (?:to|on|off|as|in)\b", re.I)  # "Setting this to …"
 
 
 # "Versions of pip prior to v24.2 did not use system certificates by default. To use system certificates with pip
@@ -167,7 +162,13 @@ _RELEASE_RE = re.compile(r"\b(?:v|version |release |pip )\d+\.\d+", re.I)
 
 
 def bounded_before(line: Line) -> bool:
+    """The line gives releases and the sentence before it bounds them by a later release (`_BOUND_RE`)."""
     return bool(_RELEASE_RE.search(line.text)) and bool(_BOUND_RE.search(line.before)) and not _BOUND_RE.search(line.text)
+
+
+# "While it may be coincidentally true that pip installs in the order of the file, this is not a promise": the main
+# clause after a leading subordinate one is what leans back.
+_LEADING_CLAUSE_RE = re.compile(r"^(?:while|although|though|even though|whereas)\b[^,]{3,200},\s*", re.I)
 
 
 def _main_clause(text: str) -> str:

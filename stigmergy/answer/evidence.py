@@ -209,8 +209,8 @@ _ANAPHOR_RE = re.compile(r"^\s*(?:this|that|these|those|such|it)\b", re.I)
 # A sentence that goes on with the one before it: its subject is that one's ("It is not on the roadmap.",
 # "These original hashes are obtained from a origin.json file"), or it qualifies it ("However, weaker ones …").
 # … and "Setting this to os.devnull disables …": a gerund whose object is what the sentence before named
-_GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|however|but|[a-z]+ing (?:this|it|that))\b",
-                         re.I)
+_GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|however|but|"
+                         r"(?![a-z]*thing\b)[a-z]+ing (?:this|it|that))\b", re.I)  # "Everything that …" is no gerund
 FOLLOW_ON_WORDS = 25  # a longer sentence says something of its own
 # Another reason beside the one before: "also" among a sentence's first eight words, or an opener that adds.
 _ALSO_RE = re.compile(r"^\s*(?:(?:\S+\s+){0,7}also\b|(?:another|in addition|moreover|besides|on top of that)\b)", re.I)

@@ -467,12 +467,13 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # "what lib is pip's resolver built on": a research report's recommendation ("Prominently include virtual
     # environment creation …", "Create a pip outdated command …") says what someone proposes, not what is, unless
     # proposals are asked about; the facts its section states ("Right now there are seven levels") still answer.
-    subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
-        part.slot.kind == "definition") else []
     proposals_apart = not _PROPOSAL_ASKED_RE.search(part.text)
     # the date or figure such a line gives as known ("Given that the search API is disabled (as of 1st Jan, 2021), we
     # recommend …") is a fact, though what it asks of a team is not
     recommends_apart = part.slot.kind not in ("date", "quantity")
+    # the asked term's own words, which a line that defines it says ("what does MKT stand for in the … reports")
+    subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
+        part.slot.kind == "definition") else []
     days = question_days(part.text, terms)
     opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]

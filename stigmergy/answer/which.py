@@ -232,8 +232,8 @@ def _initials_of(word: str, before: list[str]) -> bool:
 _PREVAILS_RE = re.compile(r"\b(?:overrides?|overridden|overriding|precedence|priority|the latter|the former|wins|"
                           r"takes? effect|(?:is|are|will be|gets?) used|prevails?)\b", re.I)
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
-# "which library does the resolver use", "which hash algo": a kind of named thing that a command-line option
-# ("--use-feature=2020-resolver", "--require-hashes") never is, though a line that names one is about it.
+# "which library does the resolver use", "which hash algo", "what build backend": a kind of named thing that a
+# command-line option ("--use-feature=2020-resolver") or a file's name ("setup.py") never is (`_not_named`).
 _NOT_OPTION_HEADS = frozenset("library lib package module backend algorithm algo encoding tool language plugin extension "
                               "field class function method".split())
 # A file's name: a known extension after a name ("pylock.toml", "news/1234.bugfix.rst", "$HOME/.pip/pip.conf").
