@@ -282,3 +282,18 @@ def test_which_one_of_the_askers_own_settings_is_the_one_a_line_says_prevails() 
     q = "i have PIP_TIMEOUT=30 exported but my pip.conf says timeout = 60. which one does pip actually go with?"
     got = {t.word: t.claim for t in claimed(question_terms(q), q, "thing") if t.figure}
     assert got == {"30": "example", "60": "example"}
+
+
+def test_the_biggest_a_thing_may_grow_is_a_measure_and_a_person_is_no_thing() -> None:
+    from stigmergy.answer.names import Entity
+
+    q = "what's the biggest the http cache is allowed to grow before pip starts evicting old entries?"
+    assert slot(q) == Slot("quantity", unit="size")
+    assert slot("what is the biggest customer we have").kind != "quantity"  # a superlative of a kind of thing
+    names = Names()
+    grace = Entity("wiki/entities/Grace Nakamura.md", "Grace Nakamura", "person", frozenset({"grace nakamura"}))
+    names.by_name["grace nakamura"] = grace
+    part = parts("Which programming language is the Driftwood ingest service written in?")[0]
+    got = kind_fill(part.slot, "Grace Nakamura owns the on-call runbook for the ingest service.", names,
+                    asked(part.text, names))
+    assert got < 1.0

@@ -490,6 +490,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
+    utmost = _UTMOST_CLAUSE_RE.match(tail)
+    if utmost:
+        # "what's the biggest the http cache is allowed to grow": a measure, at most (a size, a length, a count)
+        return Slot("quantity", unit="size" if utmost.group(1) in ("biggest", "largest", "smallest") else "")
     if _FLAG_ASKED_RE.match(tail):
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
@@ -540,6 +544,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     return Slot("value")
 
 
+_UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
+                               r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
+                               r"[\w'-]+ (?:can|could|will|may|might|is|are|gets?|grows?)\b)")
 _FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
                             r"(?:cli|command[- ]line) (?:options?|flags?|switch(?:es)?))(?: (?:for|to) .*)?$")
 

@@ -31,14 +31,16 @@ VAGUE = frozenset(
     "particular specific main key".split())
 
 
-def names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None) -> tuple[list[str], list[str]]:
-    """(known names of the asked kinds, unknown capitalised names), neither in the question."""
+def names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None,
+             apart: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+    """(known names of the asked kinds, less those of the `apart` kinds; unknown capitalised names), neither in the
+    question."""
     known, spans = [], []
     for i, j, ent in names.found(text):
         spans.append((i, j))
         if ent.page in q.entities or not any(stem(w) not in q.stems for n in [ent.title] for w in words(n)):
             continue
-        if kinds is None or ent.kind in kinds:
+        if (kinds is None or ent.kind in kinds) and ent.kind not in apart:
             known.append(ent.title)
     unknown = []
     body = text[1:] if text[:1].isupper() else text  # the first word is capitalised by grammar
@@ -159,8 +161,9 @@ _THING_KIN = {"library": ("package", "module"), "package": ("library", "module")
 
 def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     """ "Which X": a name, a code token or quoted text the question does not hold, or a word right beside X
-    that qualifies it ("the modem component", "component modem"), not a vague one ("one component")."""
-    known, unknown = names_in(text, names, q, None)
+    that qualifies it ("the modem component", "component modem"), not a vague one ("one component"). A person the
+    wiki knows is no thing ("which programming language": not "Grace Nakamura owns the runbook")."""
+    known, unknown = names_in(text, names, q, None, apart=("person",))
     if head in ("one", "ones"):
         # "timeout is set in /etc/pip.conf and in my user config. which one does pip use": of what the asker has,
         # the one that prevails ("… then the latter value will be used", "environment variables override …")
