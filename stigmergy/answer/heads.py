@@ -4,12 +4,15 @@ roles.py read a line's words against the same lists."""
 
 from __future__ import annotations
 
+# A person of no particular post: "the logistics guy" is the head of logistics, "the new customer success person" the
+# new manager a line speaks of (ties.speaks_of_role).
+ANY_PERSON = frozenset("person persons people guy guys gal lady woman man folks someone".split())
 PERSON_HEADS = frozenset(
     "person people persons engineer engineers manager managers lead leads owner owners author authors employee "
     "employees developer developers maintainer maintainers ceo cto cfo coo vp founder founders cofounder "
     "co-founder director head member members colleague colleagues contact sponsor sponsors chair reviewer "
     "reviewers approver signatory partner partners investor investors researcher researchers designer designers "
-    "writer writers guy guys gal lady woman man folks".split())  # "the logistics guy": the head of logistics
+    "writer writers".split()) | ANY_PERSON
 ORG_HEADS = frozenset(
     "customer customers client clients company companies organisation organisations organization "
     "organizations firm firms vendor vendors supplier suppliers carrier "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.answer.function_words import AUX
 from stigmergy.gates.figures import MONTH_NAMES
 
 if TYPE_CHECKING:
@@ -277,8 +278,9 @@ _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%
 
 
 MOTIVE_WEIGHT = 0.5  # a word of the asker's motive, which the answering line need not say
-_ASKING_OPEN_RE = re.compile(r"(?:^|[.!;:,]\s)\s*(?:and|also|or|but|so)?\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|"
-                             r"has|have|must)(?:n['’]?t)?\b|(?:^|[.!;:,]\s)\s*can['’]?t\b", re.I)  # "wasn't it the end of may"
+# A remark that opens a clause with an auxiliary asks too ("wasn't it the end of may", "did that change").
+_ASKING_OPEN_RE = re.compile(r"(?:^|[.!;:,]\s)\s*(?:and|also|or|but|so)?\s*(?:" + "|".join(AUX) + r")(?:n['’]?t)?\b|"
+                             r"(?:^|[.!;:,]\s)\s*can['’]?t\b", re.I)
 
 
 def without_motive(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from stigmergy.answer.heads import PERSON_HEADS
+from stigmergy.answer.heads import ANY_PERSON, PERSON_HEADS
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.terms import fold, stem
 
@@ -115,9 +115,6 @@ _SPEAKER_RE = re.compile(r"^\s*(?:\[?\d{1,2}:\d{2}\]?\s*)?[A-Z][\w'’.-]+(?:\s+
 _THIRD_PERSON = frozenset("the a an our their new next this that".split())
 
 
-_ANY_PERSON = frozenset("person persons people guy guys gal lady woman man folks someone".split())
-
-
 def speaks_of_role(role: str, text: str, names_someone: Callable[[str], bool]) -> bool:
     """The line's only name is its speaker (or a task's owner), and what follows speaks of the role holder in
     the third person without naming them ("introduce the new Nordic customer success manager")."""
@@ -127,7 +124,7 @@ def speaks_of_role(role: str, text: str, names_someone: Callable[[str], bool]) -
     rest = m.group(1)
     heads = [w for w in words(role) if w in PERSON_HEADS] or words(role)[-1:]
     # "the new customer success person": a person of any post the line names ("the new … manager")
-    said = {stem(h) for h in (PERSON_HEADS if set(heads) <= _ANY_PERSON else heads)}
+    said = {stem(h) for h in (PERSON_HEADS if set(heads) <= ANY_PERSON else heads)}
     ws = words(rest)
     spoken = any(stem(w) in said and any(x in _THIRD_PERSON for x in ws[max(0, i - 5) : i])
                  for i, w in enumerate(ws))
