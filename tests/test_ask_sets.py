@@ -146,7 +146,7 @@ def test_the_second_blind_pair_is_true_to_its_documents_and_apart_from_the_earli
 _LATER_PAIRS = ((3, "eighteenth session", ((45, 15), (40, 14))), (4, "twenty-first session", ((45, 15), (40, 14))),
                 (5, "twenty-second session", ((45, 15), (40, 14))), (6, "twenty-third session", ((68, 17), (59, 16))),
                 (7, "twenty-fourth session", ((65, 20), (60, 20))), (8, "twenty-fifth session", ((99, 22), (72, 25))),
-                (9, "twenty-sixth session", ((90, 24), (70, 24))))
+                (9, "twenty-sixth session", ((90, 24), (70, 24))), (10, "twenty-seventh session", ((90, 24), (70, 24))))
 
 
 @pytest.mark.parametrize(("pair", "session", "sizes"), _LATER_PAIRS, ids=[f"pair{p}" for p, _, _ in _LATER_PAIRS])
