@@ -41,6 +41,7 @@ _ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|ar
 _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
                        r"whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
+_SETUP_RE = re.compile(r"^([^;?]+);\s*((?:who|whom|whose|what|when|where|which|why|how)\b[^;?]*\??)$", re.I)
 # A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
 # first part's predicate.
 _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
@@ -82,8 +83,9 @@ _ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|wh
                            r"wants to know|want to know|wanted to know|wondering|wonders|wondered|checking)\s+"
                            r"(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:if|whether)\s+(?P<q>.+)$", re.I)
 # "what's sam's full name", "what is Grace's surname": another name of someone the question names.
-_FULL_NAME_RE = re.compile(r"\bwhat is ([\w.-]+)'s (?:full |real |whole |proper |last |first |legal )?(?:name|surname)\b",
-                           re.I)
+# "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
+_FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
+                           r"(?:name|surname)\b", re.I)
 # "i pass --config-settings to pip install — do those settings reach …", "my pip is old. is it safe to …": the
 # question after a dash or a full stop opens with an auxiliary and asks yes or no.
 _LATER_AUX_RE = re.compile(r"(?:[.!]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|does|did|do|can|could|will|would|should|"
@@ -127,7 +129,7 @@ class Part:
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
 # language or tool users type in lower case ("whats the minimum python needed") is that name too.
 _RUNTIMES = r"(?:python|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
-_OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? the (?i:oldest|newest|latest|earliest|minimum|"
+_OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
                               r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + _RUNTIMES + r")\b"
                               r"(?! (?i:version|release))")
 
@@ -157,10 +159,10 @@ def parts(question: str) -> list[Part]:
     if reported:
         q = reported.group("q")  # "pharma prospect asking if we're iso 27001 certified": whether we are
     full = _FULL_NAME_RE.search(q)
-    if full and full.group(1).lower() not in _DETERMINERS:
+    if full and (full.group(2) or full.group(1).lower() not in _DETERMINERS):
         # "grace said 'leeds backup is sam' — whats sam's full name": another name of the person, the remark kept
         # for its words (which Sam)
-        return [Part(q.rstrip(" ?"), Slot("alias", subject=full.group(1)))]
+        return [Part(q.rstrip(" ?"), Slot("alias", subject=full.group(1) or full.group(2).lower()))]
     other = _OTHER_NAME_RE.match(q) or _ANOTHER_NAME_RE.match(q.rstrip(" ?"))
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
@@ -170,6 +172,11 @@ def parts(question: str) -> list[Part]:
         term, wh, aux, rest = quoted.groups()
         said = f"{wh.lower()} {aux.lower()} {term} {rest}".rstrip(" ?")
         return [Part(said, slot(said))]
+    setup = _SETUP_RE.match(q)
+    if setup and not WH_RE.search(setup.group(1)) and setup.group(1).split()[0].lower() not in _AUX:
+        # "the week 35 update had ~2k pilot shipments; what was the final number": what the asker knows, then the
+        # question; one part, its words kept (terms.claimed reads the figure as the earlier state)
+        return [Part(q.rstrip(" ?"), slot(setup.group(2)))]
     m = _TWO_WH_RE.match(q)
     if m:
         rest = m.group(3)
@@ -349,6 +356,7 @@ _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?nam
 
 _ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
                                r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
+_MID_WHEN_RE = re.compile(r"^[^,;:?!—–]*\b(?!(?:and|or|but|so|then|just|exactly)\b)[a-z0-9'-]+ when\b")
 _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
 
 
@@ -390,6 +398,11 @@ def slot(text: str) -> Slot:
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
     if wh is None:
         return _wordless(low, words)
+    if words[wh] == "when" and _MID_WHEN_RE.search(low):
+        # "pip check when everything's fine prints what exactly": a "when" inside the clause says in which case;
+        # the question word after it asks
+        wh = next((i for i in range(wh + 1, len(words)) if words[i] in _WH and words[i] != "when" and (
+            words[i] != "how" or i + 1 < len(words))), wh)
     w, rest = words[wh], words[wh + 1 :]
     nxt = rest[0] if rest else ""
     if w == "why" or (w == "how" and nxt == "come"):
@@ -463,13 +476,16 @@ def _how(nxt: str, rest: str) -> Slot:
 
 
 def _what(w: str, rest: list[str], low: str) -> Slot:
+    if rest and rest[0] in ("exactly", "precisely"):
+        rest = rest[1:]  # "… prints what exactly": no noun of what is asked
     nxt = rest[0] if rest else ""
     tail = " ".join(rest)
     if _SECRET_RE.match(tail):
         return Slot("secret")
-    m = _ROLE_OF_RE.match(low)
+    m = _ROLE_OF_RE.match(low) or _PRONOUN_POST_RE.search(low)
     if m:
-        return Slot("role", subject=m.group("x") or m.group("y"))
+        g = m.groupdict()
+        return Slot("role", subject=g.get("x") or g.get("y") or g.get("p") or "")
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b", tail):
         return Slot("reason")
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
@@ -563,6 +579,11 @@ _ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:cur
                          r"exact |proper |full )?"
                          r"(?:role|job|title|position|post)$|"
                          r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
+
+
+# "sam in the leeds lab - whats his official title": the pronoun's person (pronouns.resolved says who)
+_PRONOUN_POST_RE = re.compile(r"\bwhat (?:is|was) (?P<p>his|her|their) (?:current |new |official |job |actual |real |exact |"
+                              r"proper |full )?(?:role|job|title|position|post)\b")
 
 
 # "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".

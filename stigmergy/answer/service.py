@@ -24,6 +24,7 @@ from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, s
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load
+from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
@@ -87,7 +88,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     hits = [h.to_dict() for h in found.hits]
     ev = gather(root, settings, reader, hits, store=s.store)
     names = load(s.store, layers)
-    asked_parts = parts(question)
+    asked_parts = [resolved(p, names) for p in parts(question)]
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
     # what the question asks, without the asker's motive after it (terms.motive), is what its meaning is
     qvecs = s.embedder.embed([without_motive(p.text) for p in asked_parts]) if ev.lines else None

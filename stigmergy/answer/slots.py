@@ -467,6 +467,15 @@ _START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began
                        r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
 
 
+_OF_NOW = frozenset("recent latest current newest present".split())
+_SHARE_HEADS = frozenset("share shares percentage percent proportion fraction".split())
+
+
+def _says_head(slot: Slot, text: str) -> bool:
+    """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR")."""
+    return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text)))
+
+
 def other_name(name: str, text: str, names: Names) -> bool:
     """The line names the entity the wiki knows as `name` by another of its names."""
     ent = names.entity(name)
@@ -510,6 +519,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         return 0.0, False  # "how many people fit in Leeds": "Lisbon has room for 55 people" is Lisbon's count
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
+        # "the most recent share": which of the figures over time, not a word the line must say
+        before = [m for m in before if m not in _OF_NOW and not (m == "most" and "recent" in before)]
         if slot.unit == "version" and slot.subject and not after:
             after = [slot.subject.lower()]  # "the oldest Python": a version of Python, though "version" is not said
         said = stems_of(f"{text} {context}")
@@ -535,7 +546,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
-        if missing and slot.unit not in ("count", "time", "version", "extent") and not says_head(slot.head, f"{text} {context}"):
+        if missing and slot.unit not in ("count", "time", "version", "extent") and not _says_head(slot, f"{text} {context}"):
             return 0.0, False  # "the operating voltage": a figure where no voltage is spoken of, with or without "operating"
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
@@ -549,7 +560,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
     if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and (
-            slot.head not in _ANY_FIGURE) and not says_head(slot.head, f"{text} {context}"):
+            slot.head not in _ANY_FIGURE) and not _says_head(slot, f"{text} {context}"):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
         # "This approach … is also known as a 'development installation'": the thing is named in the sentence

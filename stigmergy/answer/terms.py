@@ -272,6 +272,9 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
 # … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
 _DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly)\b", re.I)
+# … or the figure it came to in the end ("had ~2k pilot shipments; what was the final number", "was like 14% of ARR
+# at end of last year - what's the most recent share")
+_SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
 _WHICH_ONE_RE = re.compile(r"\bwhich (?:one|ones|of (?:them|the two|these|those))\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
@@ -292,14 +295,24 @@ def without_motive(text: str) -> str:
     return text[: at + 1]
 
 
+# "sending a calendar invite to tomek, what's his full surname": what the asker is doing, before what they ask
+_SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep)\b[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
+                           r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will)\b)",
+                           re.I)
+
+
 def motive(terms: list[Term], text: str) -> list[Term]:
     """ "where does pip stash its download cache? want to clear some disk space": a remark after the question mark
     that asks nothing says why the question is asked; its own words weigh half, since the line that answers speaks of
-    the cache, not of disk space. A figure or a name in it keeps its weight (a claim to check, a hint)."""
+    the cache, not of disk space. So does what the asker says they are doing before the question ("sending a calendar
+    invite to tomek, …"). A figure or a name in it keeps its weight (a claim to check, a hint)."""
     asking = without_motive(text)
-    if asking == text:
+    situation = _SITUATION_RE.match(asking)
+    if asking == text and not situation:
         return terms
-    only = {stem(w) for w in tokens(text[len(asking) :])} - {stem(w) for w in tokens(asking)}
+    said = text[len(asking) :] + (" " + situation.group(0) if situation else "")
+    asking = asking[situation.end() :] if situation else asking
+    only = {stem(w) for w in tokens(said)} - {stem(w) for w in tokens(asking)}
     return [replace(t, weight=t.weight * MOTIVE_WEIGHT) if t.stem in only and not (t.figure or t.name) else t
             for t in terms]
 
@@ -328,8 +341,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # what holds now is the earlier state, which the answer may correct
     wh = WH_RE.search(text)
     asking = text[wh.start() :] if wh else ""
-    before = text[: wh.start()] if wh and (_NOW_RE.search(asking) or (kind in ("date", "quantity") and _DOUBT_RE.search(
-        asking))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
+    before = text[: wh.start()] if wh and (_NOW_RE.search(asking) or (kind in ("date", "quantity") and (
+        _DOUBT_RE.search(asking) or _SETTLED_RE.search(asking)))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions

@@ -1,0 +1,37 @@
+"""Whom a question's pronoun stands for. "sam in the leeds lab - whats his official title" asks Sam's post, and
+"sending a calendar invite to tomek, what's his full surname?" asks Tomek's other name: the parser (question.py)
+keeps the pronoun as the slot's subject, and the wiki's names say who it is. "what does Olly actually do here"
+asks the post of someone the wiki knows, not what a word means."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from stigmergy.answer.names import Names, words
+from stigmergy.answer.question import Part, Slot
+
+PRONOUNS = frozenset("his her their him them he she they".split())
+# "what does Olly actually do": the words around the name that are no part of it
+_HEDGES_RE = re.compile(r"\b(?:actually|really|exactly|even|here|there|all day|for (?:us|a living))\b", re.I)
+
+
+def resolved(part: Part, names: Names) -> Part:
+    """`part`, a pronoun subject replaced by the person the question names (as typed), and a question of what a
+    person "does" read as a question of their post."""
+    s = part.slot
+    if s.kind in ("role", "alias") and s.subject.lower() in PRONOUNS:
+        return replace(part, slot=replace(s, subject=_person(part.text, names)))
+    if s.kind == "definition" and s.subject:
+        who = " ".join(_HEDGES_RE.sub(" ", s.subject).split())
+        ent = names.entity(who) if who else None
+        if ent is not None and ent.kind == "person":
+            return replace(part, slot=Slot("role", subject=who))
+    return part
+
+
+def _person(text: str, names: Names) -> str:
+    """The first person `text` names, as it names them ("tomek"); "" when it names none, so that any line that
+    gives a post or another name may answer."""
+    ws = words(text)
+    return next((" ".join(ws[i:j]) for i, j, e in names.found(text) if e.kind == "person"), "")

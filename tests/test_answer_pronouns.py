@@ -1,0 +1,107 @@
+"""Issue #19, twenty-seventh pass: whom a question's pronoun stands for ("sam in the leeds lab - whats his official
+title"), a "when" inside a clause, what the asker knows before a semicolon, the share a percentage gives, the asker's
+situation before the question, and a client who is a customer. No index; sentences written for these tests."""
+
+from __future__ import annotations
+
+from stigmergy.answer.counts import says_counted
+from stigmergy.answer.names import Entity, Names
+from stigmergy.answer.pronouns import resolved
+from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.slots import fill, kind_fill
+from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms
+from stigmergy.answer.values import asked
+
+
+def _names() -> Names:
+    sam = Entity(1, "Samuel Achterberg", "person", frozenset({"samuel achterberg", "sam"}))
+    tomek = Entity(2, "Tomasz Wieczorek", "person", frozenset({"tomasz wieczorek", "tomek"}))
+    leeds = Entity(3, "Leeds", "place", frozenset({"leeds"}))
+    return Names({n: e for e in (sam, tomek, leeds) for n in e.names})
+
+
+def test_his_official_title_is_the_post_of_the_person_the_question_names() -> None:
+    names = _names()
+    part = parts("sam in the leeds lab - whats his official title")[0]
+    assert part.slot == Slot("role", subject="his")
+    part = resolved(part, names)
+    assert part.slot == Slot("role", subject="sam")
+    q = asked(part.text, names)
+    assert kind_fill(part.slot, "Sam — Hardware Lead. Beacon and Beacon G2, firmware updates, the Leeds lab.", names, q) == 1.0
+    # the post of someone else is no answer
+    assert kind_fill(part.slot, "Tomek — CTO and co-founder.", names, q) == 0.0
+
+
+def test_his_full_surname_is_the_other_name_of_the_person_the_question_names() -> None:
+    names = _names()
+    part = parts("sending a calendar invite to tomek, what's his full surname?")[0]
+    assert part.slot == Slot("alias", subject="his")
+    part = resolved(part, names)
+    assert part.slot.subject == "tomek"
+    q = asked(part.text, names)
+    assert kind_fill(part.slot, "Tomasz Wieczorek, also known as Tomek, runs engineering.", names, q) == 1.0
+    # a pronoun the wiki cannot tie to anyone stands for no one in particular
+    assert resolved(parts("what's his full surname?")[0], names).slot.subject == ""
+
+
+def test_what_a_person_does_asks_their_post() -> None:
+    names = _names()
+    part = resolved(parts("what does sam do")[0], names)
+    assert part.slot == Slot("role", subject="sam")
+    # a thing that does something is still asked what it is
+    assert resolved(parts("what does the dwell timer do")[0], names).slot.kind == "definition"
+
+
+def test_a_when_inside_the_clause_says_in_which_case_and_the_later_question_word_asks() -> None:
+    assert slot("pip check when everything's fine prints what exactly?").kind == "value"
+    assert slot("pip check when everything's fine prints what exactly?").head == ""
+    assert slot("when does pip check print nothing?").kind == "date"
+    # with no later question word, the "when" still asks
+    assert slot("remind me when the offsite starts").kind == "date"
+
+
+def test_what_the_asker_knows_before_a_semicolon_is_no_part_of_its_own() -> None:
+    q = "the week 35 lodestar update had ~2k pilot shipments; what was the final number the MKT check covered?"
+    got = parts(q)
+    assert len(got) == 1 and got[0].slot.kind == "quantity"
+    assert got[0].text.startswith("the week 35")
+    terms = claimed(question_terms(got[0].text), got[0].text, got[0].slot.kind)
+    assert [t.claim for t in terms if t.word == "2k"] == ["check"]
+    # a question before the semicolon is a part of its own
+    assert len(parts("when did lodestar ship; what did the pilot cover?")) == 2
+
+
+def test_the_most_recent_share_is_said_by_a_percentage() -> None:
+    q = "norrland was like 14% of ARR at end of last year - what's the most recent share"
+    part = parts(q)[0]
+    assert part.slot == Slot("quantity", head="share", unit="percent")
+    got, _ = fill(part.slot, "Norrland Fresh is 12% of ARR.", "", Names(), asked(part.text, Names()))
+    assert got == 1.0
+    got, _ = fill(part.slot, "Norrland Fresh ships 412 pallets a week.", "", Names(), asked(part.text, Names()))
+    assert got == 0.0
+    # the figure the asker brings is the earlier state, which the answer may correct
+    q = "norrland was 14% of ARR at the end of last year - what's the most recent share"
+    assert [t.claim for t in claimed(question_terms(q), q, "quantity") if t.word == "14"] == ["check"]
+
+
+def test_the_minimum_runtime_typed_without_a_question_word_is_its_version() -> None:
+    assert slot("minimum python needed so pip actually uses the OS certificate store via truststore?") == Slot(
+        "quantity", head="version", unit="version", subject="python")
+
+
+def test_what_the_asker_is_doing_before_the_question_weighs_half() -> None:
+    q = "sending a calendar invite to Tomek, what's his full surname?"
+    plain = {t.word: t.weight for t in question_terms(q)}
+    got = {t.word: t.weight for t in motive(question_terms(q), q)}
+    assert got["calendar"] == plain["calendar"] * MOTIVE_WEIGHT
+    assert got["Tomek"] == plain["Tomek"]  # a name keeps its weight: it says whom
+    assert got["surname"] == plain["surname"]
+    # a clause that asks keeps its words
+    q = "building wheels offline, how do i point pip at a local folder?"
+    assert {t.word: t.weight for t in motive(question_terms(q), q)}["folder"] == {
+        t.word: t.weight for t in question_terms(q)}["folder"]
+
+
+def test_clients_are_customers() -> None:
+    assert says_counted("clients", "41 customers were affected, including Norrland.")
+    assert says_counted("customers", "the 12 clients on the old poller")
