@@ -190,6 +190,15 @@ def _option_re(word: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])--?" + re.escape(word) + r"(?![\w-])", re.I)
 
 
+def _option_in_words(word: str, own: frozenset[str], context: frozenset[str], line: Line) -> bool:
+    """ "why did pip stop using eager as the default --upgrade-strategy": "The default strategy is only-if-needed.
+    This was changed in pip 10.0 due to …", under the heading "Recursive Upgrade", speaks of the option by its words.
+    An option of two words or more, its last word said by the line or the sentence before it, the rest by them or
+    the page's title and headings."""
+    ws = [stem(w) for w in word.casefold().split("-") if w and w != "no"]
+    return len(ws) >= 2 and (ws[-1] in own or ws[-1] in stems(line.before)) and all(w in own or w in context for w in ws)
+
+
 def _bound(term: Term, text: str) -> bool:
     """ "worst case", "the longest delay" are said by "a maximum delay of 11 seconds", "up to 47 minutes": the
     utmost value said as a bound, the way the slot rules already read it (slots.UTMOST), so that the words score
@@ -271,7 +280,8 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
             # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
             return 0.0, False, False, ()
-        elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])):
+        elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])) or (
+                t.option and _option_in_words(t.word, own, context, line)):
             matched.append(t.word)
             if not t.figure or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
