@@ -5,9 +5,11 @@ situation before the question, and a client who is a customer. No index; sentenc
 from __future__ import annotations
 
 from stigmergy.answer.counts import says_counted
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Slot, parts, slot
+from stigmergy.answer.select import alternatives, word_score
 from stigmergy.answer.slots import fill, kind_fill
 from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms
 from stigmergy.answer.values import asked
@@ -105,3 +107,46 @@ def test_what_the_asker_is_doing_before_the_question_weighs_half() -> None:
 def test_clients_are_customers() -> None:
     assert says_counted("clients", "41 customers were affected, including Norrland.")
     assert says_counted("customers", "the 12 clients on the old poller")
+
+
+def _line(text: str, *, headings: tuple[str, ...] = (), before: str = "", n: int = 5) -> Line:
+    return Line("sources/2026/01/x.md", "User guide", "source", "public", n, text, text, headings, (), 1, before)
+
+
+def test_an_option_of_two_words_is_spoken_of_by_its_words_under_its_heading() -> None:
+    q = "why did pip stop using eager as the default --upgrade-strategy?"
+    terms = question_terms(q)
+    line = _line("This was changed in pip 10.0 due to the breaking nature of eager when upgrading conflicting "
+                 "dependencies.", headings=("User Guide", '"Only if needed" Recursive Upgrade'),
+                 before="The default strategy is only-if-needed.")
+    w, _, held, matched = word_score(line, terms, {})
+    assert held and "upgrade-strategy" in matched
+    # the option's words apart, far from each other, do not say it
+    other = _line("Pip uses a backtracking strategy when dependencies conflict.", headings=("User Guide", "Resolver"))
+    assert not word_score(other, terms, {})[2]
+    # nor is an option of one word said by that word
+    single = question_terms("what does --user do under a virtualenv")
+    assert not word_score(_line("Each user has a per-user site directory.", headings=("User Installs",)), single, {})[2]
+
+
+def test_to_ignore_every_config_file_is_to_disable_loading_all_of_them() -> None:
+    q = "for a reproducible test run i want pip to ignore every config file on the machine. how?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Setting this to os.devnull disables the loading of all configuration files.")
+    alts = alternatives((line,), part, terms, Names())
+    _, _, _, matched = word_score(line, terms, alts)
+    assert {"ignore", "every"} <= set(matched)
+
+
+def test_a_clause_that_asks_is_no_situation() -> None:
+    q = "for a clean CI job i want pip to not read ANY config files at all on the machine, how?"
+    assert {t.word: t.weight for t in motive(question_terms(q), q)} == {t.word: t.weight for t in question_terms(q)}
+
+
+def test_what_he_does_here_asks_the_post_of_the_person_named_before() -> None:
+    names = _names()
+    part = resolved(parts("saw 'Sam' in the team directory, what does he actually do here?")[0], names)
+    assert part.slot == Slot("role", subject="sam")
+    # no one named: the question keeps its kind
+    assert resolved(parts("what does he actually do here?")[0], names).slot.kind == "definition"

@@ -24,6 +24,10 @@ def resolved(part: Part, names: Names) -> Part:
         return replace(part, slot=replace(s, subject=_person(part.text, names)))
     if s.kind == "definition" and s.subject:
         who = " ".join(_HEDGES_RE.sub(" ", s.subject).split())
+        if who.lower() in PRONOUNS:
+            # "saw 'Olly' in the team directory, what does he actually do here?"
+            who = _person(part.text, names)
+            return replace(part, slot=Slot("role", subject=who)) if who else part
         ent = names.entity(who) if who else None
         if ent is not None and ent.kind == "person":
             return replace(part, slot=Slot("role", subject=who))

@@ -550,7 +550,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
-    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really )?(?:mean|stand for|do|does|refer to)$", tail) or re.search(
+    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really )?(?:mean|stand for|do|does|refer to)"
+                 r"(?: here| there| for a living| all day)?$", tail) or re.search(
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))

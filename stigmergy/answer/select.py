@@ -483,7 +483,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     recommends_apart = part.slot.kind not in ("date", "quantity")
     # the asked term's own words, which a line that defines it says ("what does MKT stand for in the … reports")
     subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
-        part.slot.kind == "definition") else []
+        part.slot.kind in ("definition", "role")) else []
     days = question_days(part.text, terms)
     opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]

@@ -308,6 +308,8 @@ def motive(terms: list[Term], text: str) -> list[Term]:
     invite to tomek, …"). A figure or a name in it keeps its weight (a claim to check, a hint)."""
     asking = without_motive(text)
     situation = _SITUATION_RE.match(asking)
+    if situation and len(asking[situation.end() :].split()) < 3:
+        situation = None  # "for a clean CI job i want pip to not read any config files, how?": the clause asks
     if asking == text and not situation:
         return terms
     said = text[len(asking) :] + (" " + situation.group(0) if situation else "")
