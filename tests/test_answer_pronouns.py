@@ -5,7 +5,7 @@ situation before the question, and a client who is a customer. No index; sentenc
 from __future__ import annotations
 
 from stigmergy.answer.counts import says_counted
-from stigmergy.answer.evidence import Line
+from stigmergy.answer.evidence import Line, source_units
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Slot, parts, slot
@@ -150,3 +150,22 @@ def test_what_he_does_here_asks_the_post_of_the_person_named_before() -> None:
     assert part.slot == Slot("role", subject="sam")
     # no one named: the question keeps its kind
     assert resolved(parts("what does he actually do here?")[0], names).slot.kind == "definition"
+
+
+def test_a_box_directive_is_markup_and_its_body_says_what_it_says() -> None:
+    body = ["Description", "===========", "", ".. attention::", "    PyPI no longer supports ``pip search`` (or XML-RPC "
+            "search). Please use https://pypi.org/search (via a browser)", "    instead.", "",
+            ".. note:: Indexes other than PyPI may still serve it.", ""]
+    units = {text: before for _, _, text, before, _, _ in source_units(body, 1, 0)}
+    assert "PyPI no longer supports ``pip search`` (or XML-RPC search)." in units
+    assert units["Please use https://pypi.org/search (via a browser) instead."].startswith("PyPI no longer")
+    assert "Indexes other than PyPI may still serve it." in units
+    assert not any(".." in text.split()[0] for text in units)
+
+
+def test_a_web_domain_is_said_by_the_name_it_is_of() -> None:
+    q = "does pip search still work against pypi.org?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("PyPI no longer supports pip search (or XML-RPC search).")
+    assert "pypi.org" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

@@ -189,6 +189,9 @@ _UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
 # options and a document's fields (":maxdepth: 2", ":http-equiv=refresh: 3; url=…", ":orphan:").
 _MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$|:[a-z][\w-]*(?:=[\w-]+)?:(?:\s|$))|lorem ipsum", re.I)
 _ALPHA_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+# A reStructuredText box: ".. note::", ".. attention:: text"
+_ADMONITION_RE = re.compile(r"^\s*\.\.\s+(?:attention|caution|danger|error|hint|important|note|tip|warning|seealso|"
+                            r"admonition)::\s*(.*?)\s*$", re.I)
 
 
 def statement(text: str) -> bool:
@@ -338,6 +341,14 @@ def source_units(content: list[str], first: int, body_from: int
             rst_code, in_code = len(code.group(1)), True
             breaks.add(len(blocks))
             blocks.append(([], "", None))
+            continue
+        admonition = _ADMONITION_RE.match(raw) if offset >= body_from else None
+        if admonition:
+            # ".. attention::" then, indented, "PyPI no longer supports ``pip search`` …": the box's body says what
+            # it says; the directive is markup, not the first words of its first sentence
+            blocks.append(([(n, admonition.group(1))] if admonition.group(1) else [], "", None))
+            if admonition.group(1):
+                blocks.append(([], "", None))
             continue
         note = rst_note(raw) if offset >= body_from else None
         if note is not None:

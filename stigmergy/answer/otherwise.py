@@ -208,10 +208,23 @@ def numerals(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     return out
 
 
+_DOMAIN_RE = re.compile(r"^(?:www\.)?([a-z][a-z0-9-]+)\.(?:org|com|io|net|dev|co|ai|app)$", re.I)
+
+
+def domains(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the name a web domain is of ("pypi.org" is said by "PyPI", "coldtrace.io" by "ColdTrace")."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        m = _DOMAIN_RE.match(t.word)
+        if m:
+            out[t.stem] = (frozenset({stem(m.group(1))}),)
+    return out
+
+
 def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the plain words that say it ("stop" caching: "disabled"; "box" of "out of the box": "default")."""
     have = {t.stem for t in terms if not (t.name or t.figure)}
-    return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
+    return {stem(word): tuple(frozenset(stem(x) for x in w.split()) for w in plain) for word, phrase, plain in _PLAIN
             if stem(word) in have and (phrase is None or phrase.search(text))}
 
 

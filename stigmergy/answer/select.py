@@ -34,6 +34,7 @@ from stigmergy.answer.otherwise import (
     aliases,
     clock,
     context_text,
+    domains,
     initials_re,
     misspelt,
     numerals,
@@ -425,7 +426,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
                  addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
-                 aliases(terms, part.text, names), whole_words(terms)):
+                 aliases(terms, part.text, names), whole_words(terms), domains(terms)):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
     return out
