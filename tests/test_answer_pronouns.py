@@ -169,3 +169,15 @@ def test_a_web_domain_is_said_by_the_name_it_is_of() -> None:
     terms = question_terms(part.text)
     line = _line("PyPI no longer supports pip search (or XML-RPC search).")
     assert "pypi.org" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_a_lead_in_that_points_back_reads_the_sentence_before_it() -> None:
+    body = ["Using pip from your program", "===========================", "",
+            "While it is available from your code via ``import pip``, you must not use pip's internal APIs in this way.",
+            "There are a number of reasons for this:", "", "#. pip's code is *not* thread safe.", "",
+            "To run tests:", "", "#. nox -s test", ""]
+    units = {text: before for _, _, text, before, _, _ in source_units(body, 1, 0)}
+    assert "internal APIs" in units["#. pip's code is *not* thread safe."]
+    assert units["#. pip's code is *not* thread safe."].endswith("There are a number of reasons for this:")
+    # a lead-in that names what it introduces reads nothing before it
+    assert "internal" not in units["#. nox -s test"]

@@ -261,6 +261,8 @@ def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
 
 _RST_CODE_RE = re.compile(r"^(\s*)\.\.\s+(?:code-block|code|sourcecode|prompt|doctest)::")
 LEAD_IN_WORDS = 5  # a lead-in this short ("To run tests:") reads the paragraph before it too
+# A lead-in that ends on what the sentence before it said: "There are a number of reasons for this:"
+_POINTS_BACK_RE = re.compile(r"\b(?:this|that|these|those|it|them)\s*:\s*$", re.I)
 
 
 def _paragraph_before(blocks: list[tuple[list[tuple[int, str]], str, tuple[int, int] | None]], breaks: set[int]
@@ -392,6 +394,10 @@ def source_units(content: list[str], first: int, body_from: int
             a, b, last = said[-1]
             lead = claim_text(last).strip() or last
             prev = _paragraph_before(blocks, breaks) if len(said) == 1 and len(lead.split()) <= LEAD_IN_WORDS else None
+            if len(said) >= 2 and _POINTS_BACK_RE.search(lead):
+                # "… you must not use pip's internal APIs in this way. There are a number of reasons for this:": the
+                # lead-in's "this" is the sentence before it, which the items give the reasons of
+                prev = said[-2]
             if prev is not None:
                 # "To run tests:" says little; the paragraph before it says what for ("… run the tests in
                 # parallel …"): both introduce the command.
