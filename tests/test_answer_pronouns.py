@@ -10,6 +10,7 @@ from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.select import alternatives, word_score
+from stigmergy.answer.service import _about
 from stigmergy.answer.slots import fill, kind_fill
 from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms
 from stigmergy.answer.values import asked
@@ -181,3 +182,16 @@ def test_a_lead_in_that_points_back_reads_the_sentence_before_it() -> None:
     assert units["#. pip's code is *not* thread safe."].endswith("There are a number of reasons for this:")
     # a lead-in that names what it introduces reads nothing before it
     assert "internal" not in units["#. nox -s test"]
+
+
+def test_a_later_part_is_about_what_its_pronoun_stands_for() -> None:
+    q = "dependency groups: how do i install one with pip, and which pip version first supported that?"
+    first, second = parts(q)
+    assert first.carried == "" and second.carried == "dependency groups"
+    terms = _about(question_terms(second.text), second.carried)
+    assert {t.word for t in terms if t.constraint} == {"dependency", "groups"}
+    line = _line("pip 20.3 was the last version of pip that supported Python 2.")
+    assert not word_score(line, terms, {})[2]  # another thing's version
+    # a subject that is a clause ("PEP brought in ensurepip") is no thing a line must name
+    second = parts("which PEP brought in ensurepip, and which python version first shipped it?")[1]
+    assert not any(t.constraint for t in _about(question_terms(second.text), second.carried))

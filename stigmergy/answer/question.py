@@ -124,6 +124,7 @@ class Slot:
 class Part:
     text: str  # the part as asked (a second part carries the first one's subject: "who led the Series A")
     slot: Slot
+    carried: str = ""  # the first part's subject a later part's pronoun stands for ("it": "the Series A")
 
 
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
@@ -202,7 +203,7 @@ def parts(question: str) -> list[Part]:
         if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
             carried = re.sub(r"\b(the|a|an) ([\w-]+) one\b", lambda mm: f"{mm.group(1)} {mm.group(2)} {head}", carried,
                              count=1, flags=re.I)
-        out.append(Part(carried, slot(p)))
+        out.append(Part(carried, slot(p), subject if carried != p else ""))
     return out
 
 

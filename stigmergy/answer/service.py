@@ -105,6 +105,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
         terms = motive(terms, part.text)
         terms = first_constraints(terms, first, ev.lines) if i else terms
+        terms = _about(terms, part.carried)
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
@@ -143,6 +144,18 @@ def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, .
     have = {t.stem for t in terms}
     unknown = [t for t in first if t.constraint and t.stem not in have and not said_anywhere(t, lines)]
     return [*terms, *unknown]
+
+
+ABOUT_WORDS = 3
+
+
+def _about(terms: list[Term], carried: str) -> list[Term]:
+    """ "dependency groups: how do i install one, and which pip version first supported that?": the second part is
+    about what its pronoun stands for, and a line that does not speak of it ("pip 20.3 was the last version of pip
+    that supported Python 2") answers another question; its rare words are the part's constraints."""
+    # A subject of a few words; a longer one is a clause ("PEP brought in ensurepip"), not a thing
+    about = stems(carried) if carried and len(carried.split()) <= ABOUT_WORDS else frozenset()
+    return [replace(t, proper=True) if t.stem in about and not (t.figure or t.everywhere) else t for t in terms]
 
 
 def _named(terms: list[Term], text: str, names: Names) -> list[Term]:
