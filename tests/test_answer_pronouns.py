@@ -195,3 +195,22 @@ def test_a_later_part_is_about_what_its_pronoun_stands_for() -> None:
     # a subject that is a clause ("PEP brought in ensurepip") is no thing a line must name
     second = parts("which PEP brought in ensurepip, and which python version first shipped it?")[1]
     assert not any(t.constraint for t in _about(question_terms(second.text), second.carried))
+
+
+def test_the_cmd_to_do_something_is_a_command_a_line_spells() -> None:
+    assert slot("what's the cmd to wipe it completely?") == Slot("thing", head="command")
+    assert slot("what is the command to clear the cache") == Slot("thing", head="command")
+    q = "what's the cmd to wipe pip's cache completely"
+    assert _kind(q, "`pip cache purge` will clear all files from pip's wheel and HTTP caches.") == 1.0
+    assert _kind(q, "If you have completely switched to newer versions of pip, you may wish to delete the old "
+                    "directory.") == 0.0
+    # the short form is said by the whole word
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Use this command to clear the cache.")
+    assert "cmd" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def _kind(q: str, text: str) -> float:
+    part = parts(q)[0]
+    return kind_fill(part.slot, text, Names(), asked(part.text, Names()))

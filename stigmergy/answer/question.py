@@ -513,6 +513,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("quantity", unit="size" if utmost.group(1) in ("biggest", "largest", "smallest") else "")
     if _FLAG_ASKED_RE.match(tail):
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
+    if _COMMAND_ASKED_RE.match(tail):
+        return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
@@ -565,6 +567,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
 _UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
                                r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
                                r"[\w'-]+ (?:can|could|will|may|might|is|are|gets?|grows?)\b)")
+_COMMAND_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct |exact |one )?(?:sub)?"
+                               r"(?:command|cmd)s? (?:to|for|that|which) .+$")
 _FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
                             r"(?:cli|command[- ]line) (?:options?|flags?|switch(?:es)?))(?: (?:for|to) .*)?$")
 

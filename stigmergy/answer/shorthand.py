@@ -28,6 +28,7 @@ _WHOLE = {
     "mins": ("minutes",), "min": ("minimum", "minutes"), "max": ("maximum",), "secs": ("seconds",),
     "hrs": ("hours",), "yr": ("year",), "yrs": ("years",), "wk": ("week",), "wks": ("weeks",),
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
+    "cmd": ("command",), "cmds": ("command", "commands"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
 }
 
