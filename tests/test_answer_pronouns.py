@@ -214,3 +214,13 @@ def test_the_cmd_to_do_something_is_a_command_a_line_spells() -> None:
 def _kind(q: str, text: str) -> float:
     part = parts(q)[0]
     return kind_fill(part.slot, text, Names(), asked(part.text, Names()))
+
+
+def test_a_download_link_asks_for_a_web_address() -> None:
+    q = "direct download link for the standalone pip .pyz zipapp?"
+    assert slot(q) == Slot("thing", head="link")
+    assert slot("what's the url of the docs") == Slot("thing", head="link")
+    assert _kind(q, "This can be downloaded from <https://bootstrap.pypa.io/pip/pip.pyz>.") == 1.0
+    assert _kind(q, "There are also zip applications for specific pip versions, named `pip-X.Y.Z.pyz`.") == 0.0
+    # the address the asker typed is no answer
+    assert _kind("link for https://pypi.org/search?", "Please use https://pypi.org/search instead.") == 0.0

@@ -31,6 +31,16 @@ from stigmergy.answer.heads import (
 )
 from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
+from stigmergy.answer.what_forms import (
+    COMMAND_ASKED_RE,
+    FLAG_ASKED_RE,
+    LINK_ASKED_RE,
+    MEAN_BY_RE,
+    MEANS_RE,
+    PRONOUN_POST_RE,
+    ROLE_OF_RE,
+    UTMOST_CLAUSE_RE,
+)
 
 _WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
@@ -433,6 +443,8 @@ _SINGLED_OUT = frozenset("default min max minimum maximum last latest first olde
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
+    if LINK_ASKED_RE.match(low):
+        return Slot("thing", head="link")  # "direct download link for the standalone pip .pyz zipapp?": a web address
     label = _LABEL_END_RE.search(low)
     if label and len(words) > 2:
         return slot(f"which {label.group(1)}")
@@ -483,7 +495,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     tail = " ".join(rest)
     if _SECRET_RE.match(tail):
         return Slot("secret")
-    m = _ROLE_OF_RE.match(low) or _PRONOUN_POST_RE.search(low)
+    m = ROLE_OF_RE.match(low) or PRONOUN_POST_RE.search(low)
     if m:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("p") or "")
@@ -507,13 +519,15 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
-    utmost = _UTMOST_CLAUSE_RE.match(tail)
+    utmost = UTMOST_CLAUSE_RE.match(tail)
     if utmost:
         # "what's the biggest the http cache is allowed to grow": a measure, at most (a size, a length, a count)
         return Slot("quantity", unit="size" if utmost.group(1) in ("biggest", "largest", "smallest") else "")
-    if _FLAG_ASKED_RE.match(tail):
+    if FLAG_ASKED_RE.match(tail):
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
-    if _COMMAND_ASKED_RE.match(tail):
+    if re.match(r"^(?:'s|is|are) ", tail) and LINK_ASKED_RE.match(tail.split(" ", 1)[1]):
+        return Slot("thing", head="link")  # "what's the download link for get-pip.py"
+    if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
@@ -522,7 +536,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|charges|"
                 r"charged|priced|worth|cost|costs|spend|spends|spent)\b", tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
-    m = _MEAN_BY_RE.match(tail) or _MEANS_RE.match(tail)
+    m = MEAN_BY_RE.match(tail) or MEANS_RE.match(tail)
     if m:
         # "what does mean kinetic temperature express": what X says or stands for, not X's figure.
         return Slot("definition", subject=m.group(1))
@@ -564,36 +578,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     return Slot("value")
 
 
-_UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
-                               r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
-                               r"[\w'-]+ (?:can|could|will|may|might|is|are|gets?|grows?)\b)")
-_COMMAND_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct |exact |one )?(?:sub)?"
-                               r"(?:command|cmd)s? (?:to|for|that|which) .+$")
-_FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
-                            r"(?:cli|command[- ]line) (?:options?|flags?|switch(?:es)?))(?: (?:for|to) .*)?$")
 
 
 def _rate(head: str, low: str) -> str:
     """ "What is the error rate": a share or a figure per something, not a count ("a rate limit" is a cap)."""
     rate = head in ("rate", "rates") or re.search(r"\b" + re.escape(head) + r" rates?\b", low)
     return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""
-
-
-# "what is Tomek's role", "what job does Hannah have": the post a person holds, which a line says by its title
-# ("Tomasz Wieczorek, CTO and co-founder"), not by a sentence of what a role is.
-_ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
-                         r"exact |proper |full )?"
-                         r"(?:role|job|title|position|post)$|"
-                         r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
-
-
-# "sam in the leeds lab - whats his official title": the pronoun's person (pronouns.resolved says who)
-_PRONOUN_POST_RE = re.compile(r"\bwhat (?:is|was) (?P<p>his|her|their) (?:current |new |official |job |actual |real |exact |"
-                              r"proper |full )?(?:role|job|title|position|post)\b")
-
-
-# "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
-_MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
-# "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
-_MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually )?"
-                       r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")

@@ -168,6 +168,10 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         # "timeout is set in /etc/pip.conf and in my user config. which one does pip use": of what the asker has,
         # the one that prevails ("… then the latter value will be used", "environment variables override …")
         return 1.0 if _PREVAILS_RE.search(text) else 0.0
+    if singular(head) in ("link", "url"):
+        # "direct download link for the pip zipapp": a web address the question does not hold
+        return 1.0 if any(m.group(0).strip("<>()[].,").casefold() not in q.text.casefold()
+                          for m in _WEB_ADDRESS_RE.finditer(text)) else 0.0
     if singular(head) in _VARIABLE_HEADS:
         # "what env var sets --find-links": a variable's name ("PIP_FIND_LINKS"), not the option's own line
         return 1.0 if any(is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text)) else 0.0
@@ -232,6 +236,7 @@ def _initials_of(word: str, before: list[str]) -> bool:
     return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
 
 
+_WEB_ADDRESS_RE = re.compile(r"\bhttps?://[^\s>)\]]+", re.I)
 _PREVAILS_RE = re.compile(r"\b(?:overrides?|overridden|overriding|precedence|priority|the latter|the former|wins|"
                           r"takes? effect|(?:is|are|will be|gets?) used|prevails?)\b", re.I)
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))

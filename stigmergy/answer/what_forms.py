@@ -1,0 +1,39 @@
+"""The forms of a *what* question that say what kind of thing is asked before its head noun does: a post ("what is
+Tomek's role", "whats his official title"), a meaning ("what does MKT stand for"), a flag, a command or a web
+address ("what's the cmd to wipe it", "direct download link for the zipapp"), the utmost a thing can reach. The
+parser (question.py) reads a question's words with them."""
+
+from __future__ import annotations
+
+import re
+
+# "what's the biggest the http cache is allowed to grow": a measure, at most
+UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
+                              r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
+                              r"[\w'-]+ (?:can|could|will|may|might|is|are|gets?|grows?)\b)")
+COMMAND_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct |exact |one )?(?:sub)?"
+                              r"(?:command|cmd)s? (?:to|for|that|which) .+$")
+FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
+                           r"(?:cli|command[- ]line) (?:options?|flags?|switch(?:es)?))(?: (?:for|to) .*)?$")
+
+# "what is Tomek's role", "what job does Hannah have": the post a person holds, which a line says by its title
+# ("Tomasz Wieczorek, CTO and co-founder"), not by a sentence of what a role is.
+ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
+                        r"exact |proper |full )?"
+                        r"(?:role|job|title|position|post)$|"
+                        r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
+
+
+# "sam in the leeds lab - whats his official title": the pronoun's person (pronouns.resolved says who)
+PRONOUN_POST_RE = re.compile(r"\bwhat (?:is|was) (?P<p>his|her|their) (?:current |new |official |job |actual |real |exact |"
+                             r"proper |full )?(?:role|job|title|position|post)\b")
+
+
+# "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
+MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
+# "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
+MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually )?"
+                      r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")
+
+# "direct download link for the pip zipapp", "what's the url of the docs": a web address
+LINK_ASKED_RE = re.compile(r"^(?:the |a )?(?:[\w-]+ ){0,2}(?:link|url)s? (?:for|to|of)\b")
