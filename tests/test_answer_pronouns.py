@@ -224,3 +224,17 @@ def test_a_download_link_asks_for_a_web_address() -> None:
     assert _kind(q, "There are also zip applications for specific pip versions, named `pip-X.Y.Z.pyz`.") == 0.0
     # the address the asker typed is no answer
     assert _kind("link for https://pypi.org/search?", "Please use https://pypi.org/search instead.") == 0.0
+
+
+def test_a_path_asked_by_name_is_a_place_on_a_computer() -> None:
+    q = "linux: path of the per-virtualenv (site) pip config file"
+    assert slot(q).kind == "place"
+    assert slot("location of the cache").kind == "place"
+    assert _kind(q, "Site : {file}`$VIRTUAL_ENV/pip.conf`") == 1.0
+    assert _kind(q, "Site: per-environment configuration file; i.e. per-virtualenv.") < 1.0
+
+
+def test_a_dash_ends_the_subject_a_later_part_carries() -> None:
+    got = parts("get-pip.py — where do i grab it from and how do i run it once downloaded")
+    assert [p.carried for p in got] == ["", "get-pip.py"]
+    assert got[1].text == "how do i run get-pip.py once downloaded"

@@ -252,8 +252,8 @@ def _subject_words(text: str) -> str:
         i += 1
     out = []
     for w in ws[i:]:
-        if w.lower() in _VERBISH:
-            break
+        if w.lower() in _VERBISH or (out and (w in ("—", "–", "-") or w.lower() in _WH)):
+            break  # "get-pip.py — where do i grab it from": the dash ends the subject
         out.append(w)
     return " ".join(out)
 
@@ -439,10 +439,14 @@ _DO_VERBS = frozenset("install uninstall make get set run stop disable enable ch
                       "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                       "restore undo revert ignore avoid prevent".split())
 _LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
+_PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:full |file |default |exact )?"
+                            r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
 _SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
+    if _PATH_ASKED_RE.match(low):
+        return Slot("place")  # "linux: path of the per-virtualenv (site) pip config file": where, on a computer
     if LINK_ASKED_RE.match(low):
         return Slot("thing", head="link")  # "direct download link for the standalone pip .pyz zipapp?": a web address
     label = _LABEL_END_RE.search(low)

@@ -94,6 +94,8 @@ _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
+                      # "$VIRTUAL_ENV/pip.conf", "~/.pip", "%APPDATA%\pip": a root a variable or "~" names, then one part
+                      r"(?<![\w/:=.])(?:~|%\w+%|\$\{?\w+\}?)[/\\][\w.%$-]+|"
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
 # A street or a part of a building in an address. The words that are also common nouns or verbs ("when building
 # from a Git reference", "per lane", "takes place", "the car park") count only capitalised, as names of streets
