@@ -9,7 +9,7 @@ from stigmergy.answer.evidence import Line, source_units
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Slot, parts, slot
-from stigmergy.answer.select import alternatives, word_score
+from stigmergy.answer.select import alternatives, score_part, word_score
 from stigmergy.answer.service import _about
 from stigmergy.answer.slots import fill, kind_fill
 from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms
@@ -238,3 +238,17 @@ def test_a_dash_ends_the_subject_a_later_part_carries() -> None:
     got = parts("get-pip.py — where do i grab it from and how do i run it once downloaded")
     assert [p.carried for p in got] == ["", "get-pip.py"]
     assert got[1].text == "how do i run get-pip.py once downloaded"
+
+
+def test_a_question_that_opens_with_the_kind_it_asks_needs_no_line_to_say_the_kind() -> None:
+    q = "flag to skip installing deps?"
+    part = parts(q)[0]
+    assert part.slot == Slot("thing", head="flag")
+    terms = question_terms(part.text)
+    flag = _line("Skip installing with the --no-build-isolation flag.", n=3)
+    option = _line("Skip installing dependencies: --no-deps.", n=4)
+    got = [s.line.line for s in score_part((flag, option), part, terms, Names(), asked(part.text, Names()), None, None)]
+    assert got[0] == 4
+    # "which pip flag overrides that" still weighs the word: the kind is not what it opens with
+    part = parts("debian says externally-managed-environment, which pip flag overrides that")[0]
+    assert part.slot.head == "flag"

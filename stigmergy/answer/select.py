@@ -207,6 +207,14 @@ def _bound(term: Term, text: str) -> bool:
     return term.word.casefold() in UTMOST and bool(UTMOST_RE.search(text))
 
 
+# Kinds of thing a line names by spelling one (an option, a command, a web address), not by the kind's word.
+_SPELLED_KINDS = frozenset(("flag", "switch", "command", "link", "url"))
+_KIND_FIRST_RE = re.compile(r"^\s*(?:the |a )?(?:pip |cli )?(?:flags?|switch(?:es)?|commands?|cmds?|links?|urls?)\b",
+                            re.I)
+_SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "option", "options", "command", "cmd",
+                                                  "link", "url", "cli"))
+
+
 def kind_words(slot: Slot) -> frozenset[str]:
     """The question's words that name the kind of value it asks for, not what it is about: "which pip
     *release* added the lock command" is not answered by a line about pre-releases for saying "release",
@@ -463,6 +471,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # rules out is about that one
     avoided = _ruled_out(part.text)
     terms = [t for t in with_initials(terms, part.text) if t.stem not in avoided]
+    if part.slot.kind == "thing" and part.slot.head in _SPELLED_KINDS and _KIND_FIRST_RE.match(part.text):
+        # "flag to skip installing deps": the question opens with the kind it asks, and the line that spells the
+        # option ("--no-deps") need not say "flag"
+        terms = [t for t in terms if t.stem not in _SPELLED_KIND_STEMS] or terms
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
