@@ -252,3 +252,11 @@ def test_a_question_that_opens_with_the_kind_it_asks_needs_no_line_to_say_the_ki
     # "which pip flag overrides that" still weighs the word: the kind is not what it opens with
     part = parts("debian says externally-managed-environment, which pip flag overrides that")[0]
     assert part.slot.head == "flag"
+
+
+def test_a_sentence_may_open_with_code_and_what_else_names_no_kind() -> None:
+    body = ["pip download with the --platform option fetches for another system. ``--only-binary=:all:`` or "
+            "``--no-deps`` is required when using it.", ""]
+    texts = [text for _, _, text, _, _, _ in source_units(body, 1, 0)]
+    assert texts[-1] == "``--only-binary=:all:`` or ``--no-deps`` is required when using it."
+    assert slot("pip download --platform errors out. what else must i pass").head == ""

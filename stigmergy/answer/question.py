@@ -496,8 +496,8 @@ def _how(nxt: str, rest: str) -> Slot:
 
 
 def _what(w: str, rest: list[str], low: str) -> Slot:
-    if rest and rest[0] in ("exactly", "precisely"):
-        rest = rest[1:]  # "… prints what exactly": no noun of what is asked
+    if rest and rest[0] in ("exactly", "precisely", "else"):
+        rest = rest[1:]  # "… prints what exactly", "what else must i pass": no noun of what is asked
     nxt = rest[0] if rest else ""
     tail = " ".join(rest)
     if _SECRET_RE.match(tail):
