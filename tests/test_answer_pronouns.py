@@ -260,3 +260,11 @@ def test_a_sentence_may_open_with_code_and_what_else_names_no_kind() -> None:
     texts = [text for _, _, text, _, _, _ in source_units(body, 1, 0)]
     assert texts[-1] == "``--only-binary=:all:`` or ``--no-deps`` is required when using it."
     assert slot("pip download --platform errors out. what else must i pass").head == ""
+
+
+def test_a_shell_command_typed_in_the_question_is_no_term() -> None:
+    words = [t.word for t in question_terms("I used to rm -rf ~/.cache/pip/http to reset pip's http cache. still the "
+                                            "right folder?")]
+    assert "rm" not in words and "rf" not in words and "cache" in words
+    # a pip option stays the constraint it is
+    assert [t.constraint for t in question_terms("what does --no-deps do") if t.word == "no-deps"] == [True]

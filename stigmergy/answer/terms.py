@@ -200,6 +200,8 @@ def question_terms(question: str) -> list[Term]:
     # An option given a value ("--upgrade-strategy=to-satisfy-only") names the value exactly; the option's name is
     # said by the list or heading the value sits under as often as by the value's own line.
     code = {t.casefold() for m in _IDENT_RE.finditer(question) for t in tokens(m.group(0).partition("=")[2] or m.group(0))}
+    # "I used to rm -rf ~/.cache/pip/http": a shell command's own words, which no page of the wiki need say
+    shell = {t.casefold() for m in _SHELL_RE.finditer(question) for t in tokens(m.group(0))}
     # "--debug" is the option, not the `pip debug` command nor debugging: a page titled "pip debug" does not say it.
     options = {tokens(m.group(0))[0].casefold() for m in _IDENT_RE.finditer(question) if m.group(0).startswith("-")}
     for i, tok in enumerate(toks):
@@ -209,7 +211,7 @@ def question_terms(question: str) -> list[Term]:
         # "a capital P" is the letter itself.
         letter = (len(tok) == 1 and tok.isalpha() and tok.isupper() and tok != "I" and i > 0
                   and toks[i - 1].casefold() not in _LETTER_CASE)
-        if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter):
+        if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter) or low in shell:
             continue
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say
@@ -245,6 +247,8 @@ def question_terms(question: str) -> list[Term]:
     return out
 
 
+_SHELL_RE = re.compile(r"(?<![\w-])(?:sudo\s+)?(?:rm|cp|mv|ls|chmod|chown|mkdir|rmdir|du|cat|tar|curl|wget|grep|find)"
+                       r"(?:\s+-{1,2}[a-z][\w-]*)+(?![\w-])", re.I)
 _PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(?:s|ed|ing)?|press(?:es|ed|ing)?|hit(?:ting)?|"
                         r"select(?:s|ed|ing)?|typ(?:e|es|ed|ing)|enter(?:s|ed|ing)?)\s+(?:option\s+)?(?:\(([a-z])\)|([a-z]))"
                         r"(?![\w(/])", re.I)
