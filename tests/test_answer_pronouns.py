@@ -268,3 +268,16 @@ def test_a_shell_command_typed_in_the_question_is_no_term() -> None:
     assert "rm" not in words and "rf" not in words and "cache" in words
     # a pip option stays the constraint it is
     assert [t.constraint for t in question_terms("what does --no-deps do") if t.word == "no-deps"] == [True]
+
+
+def test_to_hear_from_someone_is_to_be_informed_and_a_visitor_is_a_guest() -> None:
+    q = "when you have a sev-2, how soon do affected clients hear from you"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Customers affected by a SEV-1 or SEV-2 incident are informed within one hour.")
+    assert "hear" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    q = "got a visitor coming to the office, what do they need to do"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Guests sign in at reception.")
+    assert "visitor" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

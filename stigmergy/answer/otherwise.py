@@ -127,6 +127,9 @@ _PLAIN = (
     # all the cores is done in parallel.
     ("without", re.compile(r"\bwithout\s+(?:passing\s+|giving\s+|setting\s+|specifying\s+|using\s+)?(?:an?\s+|the\s+|any\s+)?"
                            r"-{1,2}\w", re.I), ("default", "defaults", "defaulting")),
+    # To hear from someone is to be informed or told by them; a visitor is a guest.
+    ("hear", re.compile(r"\bhear\w*\s+(?:from|back|about)\b", re.I), ("informed", "notified", "told", "contacted")),
+    ("visitor", None, ("guest", "guests")), ("visitors", None, ("guest", "guests")),
     # To ignore a file is to disable its loading or skip it; every one of them is all of them.
     ("ignore", None, ("disable", "disables", "skip", "skips")), ("every", None, ("all",)),
     ("cores", re.compile(r"\b(?:all|multiple|many|several|my|the|every)\s+(?:\w+\s+)?cores\b", re.I), ("parallel",)),
