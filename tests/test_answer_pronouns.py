@@ -281,3 +281,11 @@ def test_to_hear_from_someone_is_to_be_informed_and_a_visitor_is_a_guest() -> No
     terms = question_terms(part.text)
     line = _line("Guests sign in at reception.")
     assert "visitor" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_caught_up_in_a_pile_up_is_affected_by_a_backlog() -> None:
+    q = "how many clients got caught up in the 22 april data pile-up"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("During the 22 April backlog, 41 customers were affected.")
+    assert {"caught", "pile-up", "clients"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])

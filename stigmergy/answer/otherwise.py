@@ -130,6 +130,9 @@ _PLAIN = (
     # To hear from someone is to be informed or told by them; a visitor is a guest.
     ("hear", re.compile(r"\bhear\w*\s+(?:from|back|about)\b", re.I), ("informed", "notified", "told", "contacted")),
     ("visitor", None, ("guest", "guests")), ("visitors", None, ("guest", "guests")),
+    # Caught up in an incident is affected by it; a pile-up of data is a backlog.
+    ("caught", re.compile(r"\bcaught\s+up\s+in\b", re.I), ("affected", "impacted")),
+    ("pile-up", None, ("backlog",)), ("pileup", None, ("backlog",)),
     # To ignore a file is to disable its loading or skip it; every one of them is all of them.
     ("ignore", None, ("disable", "disables", "skip", "skips")), ("every", None, ("all",)),
     ("cores", re.compile(r"\b(?:all|multiple|many|several|my|the|every)\s+(?:\w+\s+)?cores\b", re.I), ("parallel",)),
