@@ -289,3 +289,20 @@ def test_caught_up_in_a_pile_up_is_affected_by_a_backlog() -> None:
     terms = question_terms(part.text)
     line = _line("During the 22 April backlog, 41 customers were affected.")
     assert {"caught", "pile-up", "clients"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
+
+
+def test_a_percent_sign_typed_for_the_word_asks_a_share() -> None:
+    assert slot("what % of the company does greywater ventures own after the series a?").unit == "percent"
+    assert _kind("what % of the company does greywater ventures own",
+                 "It is backed by Greywater Ventures, which led its £14M Series A in October 2025.") == 0.0
+    assert slot("is 12% right?").kind == "yesno"
+
+
+def test_a_version_that_will_come_is_not_said_by_one_that_came() -> None:
+    q = "in which pip version will the legacy setup.py build interface be dropped for good?"
+    part = parts(q)[0]
+    done, _ = fill(part.slot, "In pip 21.0, in January 2021, pip dropped support for Python 2 altogether.", "",
+                   Names(), asked(part.text, Names()))
+    planned, _ = fill(part.slot, "The legacy interface will be removed in pip 25.3.", "", Names(),
+                      asked(part.text, Names()))
+    assert planned == 1.0 and done < planned

@@ -86,6 +86,8 @@ _FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:go
                               r"\bwhen (?:will|shall)\b", re.I)
 _WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upcoming|next|future|intend\w*|"
                       r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
+_FUTURE_VERSION_ASKED_RE = re.compile(r"\b(?:version|release)s? (?:will|shall|(?:is|are) going to)\b|"
+                                      r"\bwill (?:[\w.-]+ ){0,6}be (?:dropped|removed|released|deprecated|retired)\b", re.I)
 # A line that says its event has no date yet: a date in its heading ("Deprecations (2020)") is not the event's.
 _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming) (?:release|version|update)|"
                          r"(?:at some point|eventually|some ?day|in the future|at a later (?:date|time|point)|"
@@ -394,6 +396,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
+    if got and slot.unit == "version" and _FUTURE_VERSION_ASKED_RE.search(q.text) and not _WILL_RE.search(text):
+        got *= WEAK  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2" is done
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
     if got and slot.kind == "date" and _END_ASKED_RE.search(q.text) and not _END_RE.search(text):

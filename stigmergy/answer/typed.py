@@ -22,11 +22,15 @@ _SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT
 _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 
 
+_PERCENT_WORD_RE = re.compile(r"(?<=\s)%(?=\s)|(?<=^)%(?=\s)")
+
+
 def clean(question: str) -> str:
     """The question in the words the rules read: one space between words, contractions spelled out."""
     q = " ".join(question.replace("’", "'").split())
     q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
+    q = _PERCENT_WORD_RE.sub("percent", q)  # "what % of the company": a share asked, the sign typed for the word
     # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
