@@ -250,7 +250,7 @@ def _subject_words(text: str) -> str:
         i += 1
     while i < len(ws) and ws[i].lower() in _VERBISH:
         i += 1
-    out = []
+    out: list[str] = []
     for w in ws[i:]:
         if w.lower() in _VERBISH or (out and (w in ("—", "–", "-") or w.lower() in _WH)):
             break  # "get-pip.py — where do i grab it from": the dash ends the subject
