@@ -20,7 +20,8 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "size": "large big", "limit": "maximum max cap most threshold", "delay": "late latency lag",
             "duration": "takes lasts", "box": "unit units device devices",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
-            "call": "requests request", "client": "customer customers", "customer": "client clients", "final": "last", "last": "final", "latest": "newest", "newest": "latest"}
+            "call": "requests request", "client": "customer customers", "customer": "client clients",
+            "final": "last", "last": "final", "latest": "newest", "newest": "latest"}
 
 
 def says_head(head: str, text: str) -> bool:

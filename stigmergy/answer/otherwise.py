@@ -230,7 +230,7 @@ def domains(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the plain words that say it ("stop" caching: "disabled"; "box" of "out of the box": "default")."""
     have = {t.stem for t in terms if not (t.name or t.figure)}
-    return {stem(word): tuple(frozenset(stem(x) for x in w.split()) for w in plain) for word, phrase, plain in _PLAIN
+    return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
             if stem(word) in have and (phrase is None or phrase.search(text))}
 
 

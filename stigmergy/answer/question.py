@@ -34,9 +34,11 @@ from stigmergy.answer.typed import clean as _clean
 from stigmergy.answer.what_forms import (
     COMMAND_ASKED_RE,
     FLAG_ASKED_RE,
+    FLAG_FIRST_RE,
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
+    PATH_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
     UTMOST_CLAUSE_RE,
@@ -439,16 +441,13 @@ _DO_VERBS = frozenset("install uninstall make get set run stop disable enable ch
                       "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                       "restore undo revert ignore avoid prevent".split())
 _LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
-_PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:full |file |default |exact )?"
-                            r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
-_FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
 _SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
-    if _PATH_ASKED_RE.match(low):
+    if PATH_ASKED_RE.match(low):
         return Slot("place")  # "linux: path of the per-virtualenv (site) pip config file": where, on a computer
-    if _FLAG_FIRST_RE.match(low):
+    if FLAG_FIRST_RE.match(low):
         return Slot("thing", head="flag")  # "flag to skip installing deps?": an option a line spells
     if LINK_ASKED_RE.match(low):
         return Slot("thing", head="link")  # "direct download link for the standalone pip .pyz zipapp?": a web address

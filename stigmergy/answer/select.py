@@ -494,7 +494,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # the date or figure such a line gives as known ("Given that the search API is disabled (as of 1st Jan, 2021), we
     # recommend …") is a fact, though what it asks of a team is not
     recommends_apart = part.slot.kind not in ("date", "quantity")
-    # the asked term's own words, which a line that defines it says ("what does MKT stand for in the … reports")
+    # the asked term's own words, which a line that defines it says ("what does MKT stand for in the … reports"), or
+    # the name of the person whose post is asked, which a line that gives the post says ("Olly — Head of Sales")
     subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
         part.slot.kind in ("definition", "role")) else []
     days = question_days(part.text, terms)
@@ -518,7 +519,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
         if subject and f == 1.0:
             # "what does MKT stand for in the lodestar reports": a line that defines MKT answers, whatever else the
-            # question says about where the asker met the word
+            # question says about where the asker met the word; "what does Olly actually do here": one that gives
+            # Olly's post
             w = max(w, sum(t.weight for t in subject if t.word in matched) / sum(t.weight for t in subject))
         pre.append((line, w, topic, f, via, matched))
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its

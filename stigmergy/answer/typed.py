@@ -22,7 +22,7 @@ _SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT
 _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 
 
-_PERCENT_WORD_RE = re.compile(r"(?<=\s)%(?=\s)|(?<=^)%(?=\s)")
+_PERCENT_WORD_RE = re.compile(r"(?:(?<=\s)|^)%(?=\s)")
 
 
 def clean(question: str) -> str:

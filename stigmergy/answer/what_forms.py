@@ -37,3 +37,8 @@ MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s
 
 # "direct download link for the pip zipapp", "what's the url of the docs": a web address
 LINK_ASKED_RE = re.compile(r"^(?:the |a )?(?:[\w-]+ ){0,2}(?:link|url)s? (?:for|to|of)\b")
+# "linux: path of the per-virtualenv (site) pip config file", "location of the cache": where, on a computer
+PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:full |file |default |exact )?"
+                           r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
+# "flag to skip installing deps?": an option, named before what it does
+FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
