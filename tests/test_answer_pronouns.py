@@ -306,3 +306,10 @@ def test_a_version_that_will_come_is_not_said_by_one_that_came() -> None:
     planned, _ = fill(part.slot, "The legacy interface will be removed in pip 25.3.", "", Names(),
                       asked(part.text, Names()))
     assert planned == 1.0 and done < planned
+
+
+def test_a_letter_given_to_an_option_or_quoted_alone_is_a_prompts_choice() -> None:
+    assert "(b)" in [t.word for t in question_terms("--exists-action b : what does 'b' do exactly")]
+    assert "(w)" in [t.word for t in question_terms("what happens with --exists-action=w")]
+    # an article after an option is no choice
+    assert not any(t.word.startswith("(") for t in question_terms("pip install --target a folder"))

@@ -237,9 +237,10 @@ def question_terms(question: str) -> list[Term]:
         proper = proper or (low in code and not figure) or letter
         out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
     # "what happens if i pick (b)", "picking w": a prompt's choice, labelled "(b)ackup" where the docs explain it
-    for m in _PICKED_RE.finditer(question):
-        if m.group(2) and m.group(2).casefold() in "ai" and re.match(r"\s+\w", question[m.end():]):
-            continue  # "if i type a name": the article, not the choice
+    for m in [*_PICKED_RE.finditer(question), *_OPTION_LETTER_RE.finditer(question)]:
+        bare = m.group(2) if m.re is _PICKED_RE else m.group(1) or m.group(2)
+        if bare and bare.casefold() in "ai" and re.match(r"\s+\w", question[m.end():]):
+            continue  # "if i type a name", "--target a folder": the article, not the choice
         label = f"({(m.group(1) or m.group(2)).casefold()})"
         if label not in seen:
             seen.add(label)
@@ -249,6 +250,8 @@ def question_terms(question: str) -> list[Term]:
 
 _SHELL_RE = re.compile(r"(?<![\w-])(?:sudo\s+)?(?:rm|cp|mv|ls|chmod|chown|mkdir|rmdir|du|cat|tar|curl|wget|grep|find)"
                        r"(?:\s+-{1,2}[a-z][\w-]*)+(?![\w-])", re.I)
+# "--exists-action b : what does 'b' do": the letter given to an option, or quoted alone, is a prompt's choice
+_OPTION_LETTER_RE = re.compile(r"(?:--[\w-]+[ =]([a-z])|['‘\"“]([a-z])['’\"”])(?![\w(/])", re.I)
 _PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(?:s|ed|ing)?|press(?:es|ed|ing)?|hit(?:ting)?|"
                         r"select(?:s|ed|ing)?|typ(?:e|es|ed|ing)|enter(?:s|ed|ing)?)\s+(?:option\s+)?(?:\(([a-z])\)|([a-z]))"
                         r"(?![\w(/])", re.I)
