@@ -313,3 +313,10 @@ def test_a_letter_given_to_an_option_or_quoted_alone_is_a_prompts_choice() -> No
     assert "(w)" in [t.word for t in question_terms("what happens with --exists-action=w")]
     # an article after an option is no choice
     assert not any(t.word.startswith("(") for t in question_terms("pip install --target a folder"))
+
+
+def test_back_in_a_period_says_when_and_is_no_term() -> None:
+    assert "back" not in [t.word for t in question_terms("why did pip stop upgrading every dependency by default back "
+                                                         "in 10.0?")]
+    assert "back" not in [t.word for t in question_terms("norrland had 412 gateways back in may, how many now")]
+    assert "back" in [t.word for t in question_terms("how do i go back to the old resolver")]

@@ -215,6 +215,8 @@ def question_terms(question: str) -> list[Term]:
             continue
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say
+        if low == "back" and _BACK_THEN_RE.match(" ".join(toks[i + 1 : i + 3])):
+            continue  # "back in 10.0", "back in may", "back then": when, which the figure or period says
         if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
         if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
@@ -252,6 +254,8 @@ _SHELL_RE = re.compile(r"(?<![\w-])(?:sudo\s+)?(?:rm|cp|mv|ls|chmod|chown|mkdir|
                        r"(?:\s+-{1,2}[a-z][\w-]*)+(?![\w-])", re.I)
 # "--exists-action b : what does 'b' do": the letter given to an option, or quoted alone, is a prompt's choice
 _OPTION_LETTER_RE = re.compile(r"(?:--[\w-]+[ =]([a-z])|['‘\"“]([a-z])['’\"”])(?![\w(/])", re.I)
+_BACK_THEN_RE = re.compile(r"(?:then\b|in (?:\d|v\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|the day\b|q\d))",
+                           re.I)
 _PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(?:s|ed|ing)?|press(?:es|ed|ing)?|hit(?:ting)?|"
                         r"select(?:s|ed|ing)?|typ(?:e|es|ed|ing)|enter(?:s|ed|ing)?)\s+(?:option\s+)?(?:\(([a-z])\)|([a-z]))"
                         r"(?![\w(/])", re.I)
