@@ -320,3 +320,13 @@ def test_back_in_a_period_says_when_and_is_no_term() -> None:
                                                          "in 10.0?")]
     assert "back" not in [t.word for t in question_terms("norrland had 412 gateways back in may, how many now")]
     assert "back" in [t.word for t in question_terms("how do i go back to the old resolver")]
+
+
+def test_an_identifiers_parts_are_words_a_run_together_word_is_made_of() -> None:
+    from stigmergy.answer.select import blended
+
+    term = next(t for t in question_terms("where does the virtualenv config go") if t.word == "virtualenv")
+    assert blended(term, "Site : $VIRTUAL_ENV/pip.conf")
+    assert blended(term, "inside virtual environments")
+    assert not blended(term, "a virtual machine's environment")
+    assert not blended(term, "VIRTUAL_ENV_PROMPT")

@@ -154,6 +154,8 @@ def blended(term: Term, text: str) -> bool:
     if term.figure or term.name or len(w) < 6 or not w.isalpha():
         return False
     ws = [x.casefold() for x in WORD_RE.findall(text)]
+    if any("_" in x and x.replace("_", "") == w for x in ws):
+        return True  # "$VIRTUAL_ENV" says "virtualenv": an identifier's parts run together
     return any(a.startswith(w[:cut]) and b.startswith(w[cut:]) and len(a) + len(b) > len(w)
                for a, b in zip(ws, ws[1:], strict=False) for cut in range(3, len(w) - 2))
 
