@@ -330,3 +330,16 @@ def test_an_identifiers_parts_are_words_a_run_together_word_is_made_of() -> None
     assert blended(term, "inside virtual environments")
     assert not blended(term, "a virtual machine's environment")
     assert not blended(term, "VIRTUAL_ENV_PROMPT")
+
+
+def test_an_example_of_the_askers_own_that_no_page_says_weighs_nothing() -> None:
+    from dataclasses import replace as _replace
+
+    q = "i fixed a bug for issue 4321, what should the news fragment file be named?"
+    terms = [_replace(t, absent=t.figure) for t in question_terms(q)]
+    terms = claimed(terms, q, "thing")
+    assert [t.claim for t in terms if t.word == "4321"] == ["example"]
+    line = _line("If your issue number is 1234 and this change is fixing a bug, create a file news/1234.bugfix.rst "
+                 "for the news fragment.")
+    without = [t for t in terms if t.word != "4321"]
+    assert word_score(line, terms, {})[0] == word_score(line, without, {})[0]

@@ -277,7 +277,9 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     ctx_text = context_text(line)
     own = stems(line.text if lacking else _WITHOUT_RE.sub(" ", line.text))
     context = stems(ctx_text if lacking else _WITHOUT_RE.sub(" ", ctx_text))
-    total = sum(t.weight for t in terms if not t.figure or t.claim == "example")
+    # An example of the asker's own that no page says ("a PR for issue 4321", "a cache eating like 3gb") weighs
+    # nothing: the docs explain the case with their own figure ("news/1234.bugfix.rst")
+    total = sum(t.weight for t in terms if not t.figure or (t.claim == "example" and not t.absent))
     got = 0.0
     matched: list[str] = []
     topic = False
