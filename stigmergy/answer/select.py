@@ -58,6 +58,7 @@ from stigmergy.answer.terms import (
     stems,
 )
 from stigmergy.answer.values import Asked, day_months, question_days
+from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -211,10 +212,15 @@ def _bound(term: Term, text: str) -> bool:
 
 # Kinds of thing a line names by spelling one (an option, a command, a web address), not by the kind's word.
 _SPELLED_KINDS = frozenset(("flag", "switch", "command", "link", "url"))
-_KIND_FIRST_RE = re.compile(r"^\s*(?:the |a )?(?:pip |cli )?(?:flags?|switch(?:es)?|commands?|cmds?|links?|urls?)\b",
-                            re.I)
 _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "option", "options", "command", "cmd",
                                                   "link", "url", "cli"))
+
+
+def _kind_first(text: str) -> bool:
+    """The question opens with the kind of thing it asks, as the parser reads it ("flag to skip installing deps?",
+    "direct download link for the zipapp?")."""
+    low = text.lower().lstrip()
+    return bool(FLAG_FIRST_RE.match(low) or LINK_ASKED_RE.match(low))
 
 
 def kind_words(slot: Slot) -> frozenset[str]:
@@ -475,7 +481,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # rules out is about that one
     avoided = _ruled_out(part.text)
     terms = [t for t in with_initials(terms, part.text) if t.stem not in avoided]
-    if part.slot.kind == "thing" and part.slot.head in _SPELLED_KINDS and _KIND_FIRST_RE.match(part.text):
+    if part.slot.kind == "thing" and part.slot.head in _SPELLED_KINDS and _kind_first(part.text):
         # "flag to skip installing deps": the question opens with the kind it asks, and the line that spells the
         # option ("--no-deps") need not say "flag"
         terms = [t for t in terms if t.stem not in _SPELLED_KIND_STEMS] or terms
