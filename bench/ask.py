@@ -39,7 +39,10 @@ ask_blind9_*_questions.json (the same two corpora, written blind by helpers at t
 5 December 2026, committed before that session's answerer changes; its misses read in the twenty-seventh session, once
 the tenth pair was written), `blind10_sample` and `blind10_public` = ask_blind10_*_questions.json (the same two corpora,
 written blind by helpers at the start of the twenty-seventh session, 5 December 2026, committed before that session's
-answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
+answerer changes; its misses read in the twenty-eighth session, once the eleventh pair was written), `blind11_sample`
+and `blind11_public` = ask_blind11_*_questions.json (the same two corpora, written blind by helpers at the start of the
+twenty-eighth session, 5 December 2026, committed before that session's answerer changes; never tuned on). A set that
+is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -103,7 +106,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind9_sample": ("ask_blind9_sample_questions.json", "sample"),
         "blind9_public": ("ask_blind9_public_questions.json", "public"),
         "blind10_sample": ("ask_blind10_sample_questions.json", "sample"),
-        "blind10_public": ("ask_blind10_public_questions.json", "public")}
+        "blind10_public": ("ask_blind10_public_questions.json", "public"),
+        "blind11_sample": ("ask_blind11_sample_questions.json", "sample"),
+        "blind11_public": ("ask_blind11_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -752,7 +757,9 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
                    "written blind on 5 December 2026, at the start of the twenty-sixth session, committed before its "
                    "changes; its misses read in the twenty-seventh" if set_name.startswith("blind9") else
                    "written blind on 5 December 2026, at the start of the twenty-seventh session, committed before its "
-                   "changes; never tuned on" if set_name.startswith("blind10") else
+                   "changes; its misses read in the twenty-eighth" if set_name.startswith("blind10") else
+                   "written blind on 5 December 2026, at the start of the twenty-eighth session, committed before its "
+                   "changes; never tuned on" if set_name.startswith("blind11") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
@@ -760,7 +767,8 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         held = entry.get("this", {}).get("held_out")
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
                      if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4", "blind5",
-                                                                                   "blind6", "blind7", "blind8", "blind9", "blind10")) else "")
+                                                                                   "blind6", "blind7", "blind8", "blind9", "blind10",
+                                                                                   "blind11")) else "")
         rows.append([
             f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
