@@ -11,6 +11,8 @@ CAUSE_RE = re.compile(
     r"result of|caused by|causes?|caused|so that|in order to|to avoid|to prevent|to reduce|to keep|to make sure|"
     r"to ensure|to stop|so we|so it|(?<=, )so|hence|thus|which is why|that is why|reason|root cause|why|led to|"
     r"leads to|meant that|means that|therefore|"
+    # "This prevents a surprising hash mismatch upon the release of a new version": what the rule before is for
+    r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
     r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
 # A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;

@@ -216,6 +216,9 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
                                                   "link", "url", "cli"))
 
 
+_OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
+
+
 def _kind_first(text: str) -> bool:
     """The question opens with the kind of thing it asks, as the parser reads it ("flag to skip installing deps?",
     "direct download link for the zipapp?")."""
@@ -286,6 +289,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     # An example of the asker's own that no page says ("a PR for issue 4321", "a cache eating like 3gb") weighs
     # nothing: the docs explain the case with their own figure ("news/1234.bugfix.rst")
     total = sum(t.weight for t in terms if not t.figure or (t.claim == "example" and not t.absent))
+    asked = frozenset(w for t in terms if t.figure for w in t.word.casefold().split(" "))
     got = 0.0
     matched: list[str] = []
     topic = False
@@ -295,7 +299,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if not t.figure or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
-        elif t.constraint and t.figure and _sibling(t.word, line.text) and _says(t, context, alts, ctx_text):
+        elif t.constraint and t.figure and _sibling(t.word, line.text, asked) and _says(t, context, alts, ctx_text):
             # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
             # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
             return 0.0, False, False, ()
@@ -382,16 +386,29 @@ def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int] | str]]:
 
 
 _LABEL_FIGURE_RE = re.compile(r"([a-z]+)(-?)(\d+)", re.I)
+_QUARTER_YEAR_RE = re.compile(r"[qh][1-4] (?:19|20)\d\d", re.I)
 
 
-def _sibling(label: str, text: str) -> bool:
-    """Whether `text` names another of the numbered labels `label` is one of ("SEV-1" for "sev-3", "G1" for "g2").
-    """
+def _sibling(label: str, text: str, asked: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` names another of the numbered labels `label` is one of ("SEV-1" for "sev-3", "G1" for "g2"),
+    another quarter for a quarter and its year ("the end of Q3" for "q2 2026"), or only other years for a year
+    ("We ended 2025 with 44 people" for "by the end of 2026"). `asked`: the labels the question names, which are
+    not another ("why was it counted in Q3 and not Q2": a line that says Q3 speaks of the asked Q2 too)."""
+    if YEAR_RE.fullmatch(label):
+        years = set(YEAR_RE.findall(text))
+        return bool(years) and label not in years and not years & asked
+    if _QUARTER_YEAR_RE.fullmatch(label):
+        quarter = label.split(" ")[0]
+        if re.search(rf"(?<![\w-]){re.escape(quarter)}(?!\w|\.\d)", text, re.I):
+            return False  # "Q2: 56; Q3: 63" under a 2026 heading names the asked quarter too
+        label, end = quarter, r"(?!\w|\.\d)"  # "a headcount of 63 at the end of Q3."
+    else:
+        end = r"(?![\w.])"  # "G2.1" is a version of G2
     m = _LABEL_FIGURE_RE.fullmatch(label)
     if not m:
         return False
-    return any(n.group(1) != m.group(3) for n in re.finditer(
-        rf"(?<![\w-]){re.escape(m.group(1))}-?(\d+)(?![\w.])", text, re.I))
+    return any(n.group(1) != m.group(3) and n.group(0).casefold() not in asked for n in re.finditer(
+        rf"(?<![\w-]){re.escape(m.group(1))}-?(\d+)" + end, text, re.I))
 
 
 def _said_on(date: str, day: tuple[int, int]) -> bool:
@@ -485,6 +502,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         # "flag to skip installing deps": the question opens with the kind it asks, and the line that spells the
         # option ("--no-deps") need not say "flag"
         terms = [t for t in terms if t.stem not in _SPELLED_KIND_STEMS] or terms
+    # "what is pip's --debug switch for": the option's kind, said after it; the line that spells the option ("The
+    # --debug flag disables …") need not call it a switch
+    named_kind = {stem(m.group(1)) for m in _OPTION_KIND_RE.finditer(part.text)}
+    terms = [t for t in terms if t.stem not in named_kind or t.option or t.figure]
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)
