@@ -1,0 +1,39 @@
+"""Issue #19, twenty-eighth pass: an option's kind said after it ("pip's --debug switch") is no word a line must say,
+and a sentence that says what the rule before it prevents gives the reason for the rule. No index; sentences written
+for these tests."""
+
+from __future__ import annotations
+
+from stigmergy.answer.cues import CAUSE_RE
+from stigmergy.answer.evidence import Line
+from stigmergy.answer.names import Names
+from stigmergy.answer.question import parts
+from stigmergy.answer.select import score_part
+from stigmergy.answer.terms import question_terms
+from stigmergy.answer.values import asked
+
+
+def _line(text: str, n: int) -> Line:
+    return Line("sources/2026/01/x.md", "Development", "source", "public", n, text, text, (), (), 1, "")
+
+
+def test_an_options_kind_said_after_it_is_no_word_a_line_must_say() -> None:
+    lines = (_line("The --debug flag disables pip's exception handler.", 1),
+             _line("Use a debugger switch such as pdb on the --debug run.", 2))
+    for q in ("what is pip's --debug switch for?", "what is the --debug option for?"):
+        part = parts(q)[0]
+        terms = question_terms(part.text)
+        scored = score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)
+        top = next(s for s in scored if s.line.line == 1)
+        assert top.words == 1.0
+    # a switch named apart from an option is still a word the question asks about
+    part = parts("what does the debug switch do")[0]
+    terms = question_terms(part.text)
+    scored = score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)
+    assert next(s for s in scored if s.line.line == 1).words < 1.0
+
+
+def test_a_sentence_that_says_what_the_rule_prevents_gives_its_reason() -> None:
+    assert CAUSE_RE.search("This prevents a surprising hash mismatch upon the release of a new version.")
+    assert CAUSE_RE.search("Pinning every requirement, which avoids a surprise upgrade.")
+    assert not CAUSE_RE.search("Nothing prevents you from pinning twice.")
