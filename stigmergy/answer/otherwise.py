@@ -135,6 +135,8 @@ _PLAIN = (
     ("pile-up", None, ("backlog",)), ("pileup", None, ("backlog",)),
     # To ignore a file is to disable its loading or skip it; every one of them is all of them.
     ("ignore", None, ("disable", "disables", "skip", "skips")), ("every", None, ("all",)),
+    # To hold onto something is what a line says it holds, held or keeps.
+    ("hold", None, ("held", "holds", "keep", "keeps", "kept", "retain", "retains", "retained", "store", "stores", "stored")),
     ("cores", re.compile(r"\b(?:all|multiple|many|several|my|the|every)\s+(?:\w+\s+)?cores\b", re.I), ("parallel",)),
 )
 
@@ -224,6 +226,20 @@ def domains(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
         m = _DOMAIN_RE.match(t.word)
         if m:
             out[t.stem] = (frozenset({stem(m.group(1))}),)
+    return out
+
+
+# "unassigned", "non-editable": a word the asker negates with a prefix, which a line says with "not"
+_NEGATED_RE = re.compile(r"(?:un|non-?)([a-z]{4,})")
+
+
+def negated(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> "not" and the word without its prefix ("an unassigned G2": "a gateway not assigned to a site")."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        m = None if t.figure or t.name else _NEGATED_RE.fullmatch(t.word.casefold())
+        if m:
+            out[t.stem] = (frozenset({"not", stem(m.group(1))}),)
     return out
 
 

@@ -37,6 +37,7 @@ from stigmergy.answer.otherwise import (
     domains,
     initials_re,
     misspelt,
+    negated,
     numerals,
     plainly,
     posts,
@@ -461,7 +462,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
                  addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
-                 aliases(terms, part.text, names), whole_words(terms), domains(terms)):
+                 aliases(terms, part.text, names), whole_words(terms), domains(terms), negated(terms)):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
     return out

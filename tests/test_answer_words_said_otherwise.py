@@ -1,6 +1,6 @@
 """Issue #19, twenty-eighth pass: an option's kind said after it ("pip's --debug switch") is no word a line must say,
-and a sentence that says what the rule before it prevents gives the reason for the rule. No index; sentences written
-for these tests."""
+a sentence that says what the rule before it prevents gives the reason for the rule, and a word negated by its prefix
+("unassigned") is said with "not". No index; sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -37,3 +37,17 @@ def test_a_sentence_that_says_what_the_rule_prevents_gives_its_reason() -> None:
     assert CAUSE_RE.search("This prevents a surprising hash mismatch upon the release of a new version.")
     assert CAUSE_RE.search("Pinning every requirement, which avoids a surprise upgrade.")
     assert not CAUSE_RE.search("Nothing prevents you from pinning twice.")
+
+
+def test_a_word_negated_by_its_prefix_is_said_with_not_and_holding_onto_is_holding() -> None:
+    from stigmergy.answer.select import alternatives, word_score
+
+    q = "unassigned gateway - how long does it hold onto readings"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("A gateway not assigned to a site keeps its readings for 30 days.", 1)
+    matched = word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    assert {"unassigned", "hold"} <= set(matched)
+    # the word without "not" is not its negation
+    line = _line("Each assigned gateway reports its readings every 30 seconds.", 2)
+    assert "unassigned" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
