@@ -51,3 +51,18 @@ def test_a_word_negated_by_its_prefix_is_said_with_not_and_holding_onto_is_holdi
     # the word without "not" is not its negation
     line = _line("Each assigned gateway reports its readings every 30 seconds.", 2)
     assert "unassigned" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_what_the_asker_needs_to_do_and_a_clause_before_the_case_put_weigh_half() -> None:
+    from stigmergy.answer.terms import MOTIVE_WEIGHT, motive
+
+    for q, word, kept in (("need to email Sam from the hardware lab, what's his surname", "email", "surname"),
+                          ("for a customer call tomorrow — if their G2 box loses power, how long will it last?",
+                           "tomorrow", "power")):
+        plain = {t.word: t.weight for t in question_terms(q)}
+        got = {t.word: t.weight for t in motive(question_terms(q), q)}
+        assert got[word] == plain[word] * MOTIVE_WEIGHT
+        assert got[kept] == plain[kept]
+    # "need to" that is the question itself keeps its words
+    q = "need to pin every requirement?"
+    assert {t.word: t.weight for t in motive(question_terms(q), q)} == {t.word: t.weight for t in question_terms(q)}

@@ -307,9 +307,12 @@ def without_motive(text: str) -> str:
 
 
 # "sending a calendar invite to tomek, what's his full surname": what the asker is doing, before what they ask
-_SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep)\b[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
-                           r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will)\b)",
-                           re.I)
+# ("need to email Sam from the hardware lab, …"), and before a case the question puts ("for a customer call tomorrow —
+# if their G2 box loses mains power, how long …")
+_SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:i )?(?:need|want|have|got) to)\b"
+                           r"[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
+                           r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
+                           r"if)\b)", re.I)
 
 
 def motive(terms: list[Term], text: str) -> list[Term]:
