@@ -1,6 +1,7 @@
 """Issue #19, twenty-eighth pass: a line that names only another period than the one asked ("a headcount of 63 at
 the end of Q3" under a Q2 2026 report's title, "we ended 2025 with 44 people" under a 2026 plan's) is about that
-period, though its page's title names the asked one. No index; sentences written for these tests."""
+period, though its page's title names the asked one; and what actually happened is not answered by the plan. No index;
+sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -45,3 +46,19 @@ def test_a_period_the_question_names_too_is_not_another() -> None:
     assert _held(q, "The payment is recognisable only on acceptance of the validation pack, so £50k moves to Q3.",
                  "Quarterly report — Q2 2026 (final)")
     assert _held("what did we spend in 2026 compared with 2025", "We spent £1.2M in 2025.", "Budget 2026")
+
+
+def test_what_actually_happened_is_not_answered_by_the_plan() -> None:
+    from stigmergy.answer.slots import fill
+    from stigmergy.answer.values import asked
+
+    q = "driftwood full cutover was planned for end of may — when did it actually happen?"
+    part = parts(q)[0]
+    a = asked(part.text, Names())
+    plan, _ = fill(part.slot, "M3 full cutover: planned 29 May.", "", Names(), a)
+    done, _ = fill(part.slot, "M3, the full cutover, happened on Friday 12 June 2026.", "", Names(), a)
+    both, _ = fill(part.slot, "M2 was planned for 10 April and went live on 14 April.", "", Names(), a)
+    assert done == 1.0 and both == 1.0 and plan < done
+    # asked without "actually", a forecast still answers when something is due
+    part = parts("when is the full cutover due?")[0]
+    assert fill(part.slot, "M3 full cutover: planned 29 May.", "", Names(), asked(part.text, Names()))[0] == 1.0

@@ -374,6 +374,24 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|ol
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
 
+# "it was planned for end of may — when did it actually happen": what came to pass, after the plan the asker knows
+_ACTUAL_RE = re.compile(r"\b(?:actually|in the end|in reality|really)\b", re.I)
+
+
+# "M2 was planned for 10 April and went live on 14 April": a plan beside what came to pass
+_CAME_TO_PASS_RE = re.compile(r"\b(?:went|happened|completed|finished|launched|shipped|reached|switched|arrived|"
+                              r"landed|closed|signed|opened)\b", re.I)
+
+
+def _plans_asked(question: str, slot: Slot) -> bool:
+    """Whether a plan answers: a quantity's question speaks of one; a date's does not ask what actually happened.
+    ("when did driftwood actually cut over? i thought it was end of may": "M3 full cutover: planned 29 May" is the
+    plan the asker already knows.)"""
+    if slot.kind == "date":
+        return not _ACTUAL_RE.search(question)
+    return bool(_PLAN_RE.search(question))
+
+
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
     """(how well the line fills the slot, whether the value is only in its context)."""
     if slot.kind == "secret":
@@ -385,7 +403,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # name ("… (AKA Installation Bundles):") holds its own.
         return 0.0, False
     got, via = _fill(slot, text, context, names, q)
-    if got and slot.kind == "quantity" and _PLAN_RE.search(text) and not _PLAN_RE.search(q.text):
+    if got and slot.kind in ("quantity", "date") and _PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
+            slot.kind == "date" and _CAME_TO_PASS_RE.search(text)):
         got *= WEAK
     if got and slot.unit in ("percent", "count") and not NEGATION_RE.search(q.text) and denies(text, q):
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
