@@ -66,3 +66,15 @@ def test_what_the_asker_needs_to_do_and_a_clause_before_the_case_put_weigh_half(
     # "need to" that is the question itself keeps its words
     q = "need to pin every requirement?"
     assert {t.word: t.weight for t in motive(question_terms(q), q)} == {t.word: t.weight for t in question_terms(q)}
+
+
+def test_what_holds_for_the_whole_file_holds_globally() -> None:
+    from stigmergy.answer.select import alternatives, word_score
+
+    q = "does one --hash line turn on hash checking for the whole file?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Specifying --hash against any requirement will activate this mode globally.", 1)
+    assert "whole" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    line = _line("Hash checking is checked line by line.", 2)
+    assert "whole" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

@@ -135,6 +135,8 @@ _PLAIN = (
     ("pile-up", None, ("backlog",)), ("pileup", None, ("backlog",)),
     # To ignore a file is to disable its loading or skip it; every one of them is all of them.
     ("ignore", None, ("disable", "disables", "skip", "skips")), ("every", None, ("all",)),
+    # What holds for the whole file or all of them holds globally.
+    ("whole", None, ("global", "globally", "entire", "all")),
     # To hold onto something is what a line says it holds, held or keeps.
     ("hold", None, ("held", "holds", "keep", "keeps", "kept", "retain", "retains", "retained", "store", "stores", "stored")),
     ("cores", re.compile(r"\b(?:all|multiple|many|several|my|the|every)\s+(?:\w+\s+)?cores\b", re.I), ("parallel",)),
