@@ -78,3 +78,14 @@ def test_what_holds_for_the_whole_file_holds_globally() -> None:
     assert "whole" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
     line = _line("Hash checking is checked line by line.", 2)
     assert "whole" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_a_word_asked_in_whose_words_is_a_definition_and_a_word_after_per_is_not_defined() -> None:
+    from stigmergy.answer.question import slot
+    from stigmergy.answer.slots import defines
+
+    assert slot("what's a 'lane' in tidemark speak").kind == "definition"
+    assert slot("what's 'GDP' in the context of lodestar?").kind == "definition"
+    assert slot("what's a lane in tidemark").kind == "value"  # where, not in whose words
+    assert defines("lane", "Lane — a recurring route from an origin to a destination.")
+    assert not defines("lane", "An excursion budget per lane: the total time a product may spend out of range.")

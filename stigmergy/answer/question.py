@@ -535,7 +535,11 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("thing", head="link")  # "what's the download link for get-pip.py"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
-    m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(r"^what's\s+(an?\s+)?(.+)$", low)
+    # "what's a 'lane' in tidemark speak", "what's 'GDP' in the context of lodestar": where the word is used, said
+    # after it, leaves a definition asked
+    tail = _IN_WHOSE_WORDS_RE.sub("", tail)
+    m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(
+        r"^what's\s+(an?\s+)?(.+)$", _IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
         return Slot("definition", subject=m.group(2))
@@ -584,6 +588,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     return Slot("value")
 
 
+
+
+_IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|(?:the\s+)?[\w' .-]{1,30}?\s+"
+                                r"(?:speak|terms|jargon|lingo|parlance|context))\s*[?.!]*$", re.I)
 
 
 def _rate(head: str, low: str) -> str:

@@ -309,8 +309,12 @@ def defines(subject: str, text: str) -> bool:
         return True
     low = fold(text)
     # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
-    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\""))
+    # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
+    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
                for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
+
+
+_AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")
 
 
 # An identifier: code in backticks or a SETTING_NAME (a dotted name may be a web address: "pypi.org").
