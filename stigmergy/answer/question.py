@@ -38,6 +38,7 @@ from stigmergy.answer.what_forms import (
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
+    OPERATOR_RE,
     PATH_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
@@ -376,7 +377,14 @@ _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
 def slot(text: str) -> Slot:
     """The slot of one question part: decided by its first question word (the one a question starts
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
-    ("is", "does", "should") asks yes or no."""
+    ("is", "does", "should") asks yes or no. A definition of a version operator ("what does the ~= operator
+    mean") is the operator's, which the cleaned words no longer hold."""
+    got = _slot(text)
+    op = OPERATOR_RE.search(text) if got.kind == "definition" else None
+    return Slot("definition", subject=op.group(0)) if op else got
+
+
+def _slot(text: str) -> Slot:
     q = _clean(text)
     frame = _FRAME_RE.match(q)
     if frame:

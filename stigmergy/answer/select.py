@@ -59,7 +59,7 @@ from stigmergy.answer.terms import (
     stems,
 )
 from stigmergy.answer.values import Asked, day_months, question_days
-from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE
+from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE, OPERATOR_RE
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -170,6 +170,8 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return _option_re(term.word).search(text) is not None
     if _CHOICE_RE.fullmatch(term.word):
         return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
+    if OPERATOR_RE.fullmatch(term.word):
+        return term.word in text  # "~=": as a version specifier writes it
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
@@ -217,6 +219,7 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
                                                   "link", "url", "cli"))
 
 
+_MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning"))
 _OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
 
 
@@ -507,6 +510,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # --debug flag disables …") need not call it a switch
     named_kind = {stem(m.group(1)) for m in _OPTION_KIND_RE.finditer(part.text)}
     terms = [t for t in terms if t.stem not in named_kind or t.option or t.figure]
+    if part.slot.kind == "definition":
+        # "what does the ~= operator mean": what a meaning is asked by, which the line that gives it need not say
+        terms = [t for t in terms if t.stem not in _MEANING_ASKED] or terms
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

@@ -65,6 +65,7 @@ from stigmergy.answer.values import (
     figures_in,
     is_new,
 )
+from stigmergy.answer.what_forms import OPERATOR_RE
 from stigmergy.answer.which import (
     CODE_RE,
     PROJECT_RE,
@@ -236,6 +237,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "role":
         return 1.0 if says_subject(slot.subject, text, names) and any(
             stem(m.group(0)) not in q.stems for m in titles(text)) else 0.0
+    if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
+        # "what does the ~= operator mean": "`~=3.1.2` is equivalent to …" says it; "contains the operator <, ~="
+        # only names it
+        said = [m.end() for m in re.finditer(re.escape(slot.subject) + r"[\w.*]*`?", text)]
+        return 1.0 if any(_EQUIVALENT_RE.match(text[e:]) or _DEFINES_RE.match(fold(text[e:])) for e in said) else 0.0
     if k == "definition":
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
@@ -299,6 +305,9 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s
                          r"known|made|measured)\b|"
                          r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
                          r"tells|lets|allows|enables|controls|makes|causes|sets|turns|shows|prints|gives)\b)", re.I)
+
+
+_EQUIVALENT_RE = re.compile(r"\s*(?:is|are)\s+(?:equivalent|the same as|short for|shorthand for)\b", re.I)
 
 
 def defines(subject: str, text: str) -> bool:

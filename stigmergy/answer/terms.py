@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.answer.function_words import AUX
+from stigmergy.answer.what_forms import OPERATOR_RE
 from stigmergy.gates.figures import MONTH_NAMES
 
 if TYPE_CHECKING:
@@ -247,6 +248,13 @@ def question_terms(question: str) -> list[Term]:
         if label not in seen:
             seen.add(label)
             out.append(Term(label, label, False, False, proper=True))
+    # "what does the ~= operator mean", "pin everything with ==": a version operator typed alone is what the question
+    # is about, said as it is typed; one inside the asker's example pin ("requests==2.31") is only a word of it
+    for m in OPERATOR_RE.finditer(question):
+        if m.group(0) not in seen:
+            seen.add(m.group(0))
+            alone = not re.match(r"[\w.*]", question[m.end() : m.end() + 1]) and not re.search(r"\w$", question[: m.start()])
+            out.append(Term(m.group(0), m.group(0), False, False, proper=alone))
     return out
 
 

@@ -42,3 +42,6 @@ PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:ful
                            r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
 # "flag to skip installing deps?": an option, named before what it does
 FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
+# A version specifier's operator, alone or before its version ("~=", "~=3.1.2", "!="): "what does the ~= operator
+# mean" asks what the operator means, which a line that writes it ("`~=3.1.2` is equivalent to …") says.
+OPERATOR_RE = re.compile(r"(?<![~=!<>])(?:~=|===|==|!=|<=|>=)(?![~=!<>])")
