@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.otherwise import plainly, posts
 from stigmergy.answer.question import parts
 from stigmergy.answer.select import word_score
-from stigmergy.answer.slots import WEAK, defines
+from stigmergy.answer.slots import WEAK
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills, _names
 

@@ -81,8 +81,8 @@ def test_what_holds_for_the_whole_file_holds_globally() -> None:
 
 
 def test_a_word_asked_in_whose_words_is_a_definition_and_a_word_after_per_is_not_defined() -> None:
+    from stigmergy.answer.defining import defines
     from stigmergy.answer.question import slot
-    from stigmergy.answer.slots import defines
 
     assert slot("what's a 'lane' in tidemark speak").kind == "definition"
     assert slot("what's 'GDP' in the context of lodestar?").kind == "definition"

@@ -35,6 +35,7 @@ from stigmergy.answer.what_forms import (
     COMMAND_ASKED_RE,
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
+    IN_WHOSE_WORDS_RE,
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
@@ -377,8 +378,7 @@ _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
 def slot(text: str) -> Slot:
     """The slot of one question part: decided by its first question word (the one a question starts
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
-    ("is", "does", "should") asks yes or no. A definition of a version operator ("what does the ~= operator
-    mean") is the operator's, which the cleaned words no longer hold."""
+    ("is", "does", "should") asks yes or no. "what does the ~= operator mean": the operator's definition."""
     got = _slot(text)
     op = OPERATOR_RE.search(text) if got.kind == "definition" else None
     return Slot("definition", subject=op.group(0)) if op else got
@@ -543,11 +543,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("thing", head="link")  # "what's the download link for get-pip.py"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
-    # "what's a 'lane' in tidemark speak", "what's 'GDP' in the context of lodestar": where the word is used, said
-    # after it, leaves a definition asked
-    tail = _IN_WHOSE_WORDS_RE.sub("", tail)
+    tail = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(
-        r"^what's\s+(an?\s+)?(.+)$", _IN_WHOSE_WORDS_RE.sub("", low))
+        r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
         return Slot("definition", subject=m.group(2))
@@ -594,12 +592,6 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             r"^(?:can|could|should|do|must|shall) (?:i|we|you) (?:try|do)\b", tail):
         return Slot("procedure")  # "what can i try", "what should we do": steps to take
     return Slot("value")
-
-
-
-
-_IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|(?:the\s+)?[\w' .-]{1,30}?\s+"
-                                r"(?:speak|terms|jargon|lingo|parlance|context))\s*[?.!]*$", re.I)
 
 
 def _rate(head: str, low: str) -> str:

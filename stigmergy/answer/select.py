@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from stigmergy.answer import platforms
+from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
 from stigmergy.answer.names import Entity, Names, words
@@ -45,9 +46,10 @@ from stigmergy.answer.otherwise import (
     same_as,
     with_initials,
 )
+from stigmergy.answer.periods import another_period, said_on
 from stigmergy.answer.question import Part, Slot
 from stigmergy.answer.shorthand import whole_words
-from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, defines, fill
+from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import (
     STOPWORDS,
     YEAR_RE,
@@ -129,8 +131,6 @@ def embed_text(line: Line) -> str:
     head = " — ".join(p for p in parts if p)
     before = line.before if line.before and (line.before.startswith("|") or len(line.text.split()) < 8) else ""
     return f"{head}: {before + ' ' if before else ''}{line.text}"
-
-
 
 
 CLIPPED = (5, 6)  # the lengths of a clipped word ("retro", "config"): shorter ones start too many words
@@ -303,7 +303,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if not t.figure or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
-        elif t.constraint and t.figure and _sibling(t.word, line.text, asked) and _says(t, context, alts, ctx_text):
+        elif t.constraint and t.figure and another_period(t.word, line.text, asked) and _says(t, context, alts, ctx_text):
             # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
             # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
             return 0.0, False, False, ()
@@ -312,7 +312,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             matched.append(t.word)
             if not t.figure or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
-        elif days and t.stem in days and (_said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
+        elif days and t.stem in days and (said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
             matched.append(t.word)
         elif t.constraint and t.figure and t.stem in opening.get(line.page, ()):
             matched.append(t.word)  # "the ux research back in 2020": the report that opens "Over the course of 2020"
@@ -387,38 +387,6 @@ def openings(lines: tuple[Line, ...]) -> dict[str, set[tuple[int, int] | str]]:
         said = " ".join([got[0].title, *(ln.text for ln in got)]) if got else ""
         out[page] = {*day_months(said), *YEAR_RE.findall(said)}
     return out
-
-
-_LABEL_FIGURE_RE = re.compile(r"([a-z]+)(-?)(\d+)", re.I)
-_QUARTER_YEAR_RE = re.compile(r"[qh][1-4] (?:19|20)\d\d", re.I)
-
-
-def _sibling(label: str, text: str, asked: frozenset[str] = frozenset()) -> bool:
-    """Whether `text` names another of the numbered labels `label` is one of ("SEV-1" for "sev-3", "G1" for "g2"),
-    another quarter for a quarter and its year ("the end of Q3" for "q2 2026"), or only other years for a year
-    ("We ended 2025 with 44 people" for "by the end of 2026"). `asked`: the labels the question names, which are
-    not another ("why was it counted in Q3 and not Q2": a line that says Q3 speaks of the asked Q2 too)."""
-    if YEAR_RE.fullmatch(label):
-        years = set(YEAR_RE.findall(text))
-        return bool(years) and label not in years and not years & asked
-    if _QUARTER_YEAR_RE.fullmatch(label):
-        quarter = label.split(" ")[0]
-        if re.search(rf"(?<![\w-]){re.escape(quarter)}(?!\w|\.\d)", text, re.I):
-            return False  # "Q2: 56; Q3: 63" under a 2026 heading names the asked quarter too
-        label, end = quarter, r"(?!\w|\.\d)"  # "a headcount of 63 at the end of Q3."
-    else:
-        end = r"(?![\w.])"  # "G2.1" is a version of G2
-    m = _LABEL_FIGURE_RE.fullmatch(label)
-    if not m:
-        return False
-    return any(n.group(1) != m.group(3) and n.group(0).casefold() not in asked for n in re.finditer(
-        rf"(?<![\w-]){re.escape(m.group(1))}-?(\d+)" + end, text, re.I))
-
-
-def _said_on(date: str, day: tuple[int, int]) -> bool:
-    """Whether an ISO date ("2026-04-22") is that (day, month 0-11)."""
-    return len(date) >= 10 and date[5:7].isdigit() and date[8:10].isdigit() and (
-        int(date[8:10]), int(date[5:7]) - 1) == day
 
 
 _STREETS = tuple(frozenset({stem(w)}) for w in STREET_WORDS)

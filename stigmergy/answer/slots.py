@@ -39,6 +39,7 @@ from stigmergy.answer.cues import (
     WAY_IN_RE,
     WHY_NOT_RE,
 )
+from stigmergy.answer.defining import defines, defines_operator
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
@@ -128,8 +129,6 @@ _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|into|to|at|n
 _AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
                      r"better known as|formerly known as|short for)\b", re.I)
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
-
-
 
 
 def _content(text: str, q: Asked) -> list[str]:
@@ -238,10 +237,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return 1.0 if says_subject(slot.subject, text, names) and any(
             stem(m.group(0)) not in q.stems for m in titles(text)) else 0.0
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
-        # "what does the ~= operator mean": "`~=3.1.2` is equivalent to …" says it; "contains the operator <, ~="
-        # only names it
-        said = [m.end() for m in re.finditer(re.escape(slot.subject) + r"[\w.*]*`?", text)]
-        return 1.0 if any(_EQUIVALENT_RE.match(text[e:]) or _DEFINES_RE.match(fold(text[e:])) for e in said) else 0.0
+        return 1.0 if defines_operator(slot.subject, text) else 0.0
     if k == "definition":
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
@@ -297,41 +293,8 @@ def _new_option(token: str, q: Asked) -> bool:
     return token.startswith("-") and token.casefold() not in q.text.casefold()
 
 
-# What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
-# when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
-_DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s*[—–:]|-\s|,\s+(?:the|an?|which|i\.e\.)\b|"
-                         r"(?:is|are|was|were)\s+(?:(?:simply|basically|just|also|usually|always)\s+)?"
-                         r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
-                         r"known|made|measured)\b|"
-                         r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
-                         r"tells|lets|allows|enables|controls|makes|causes|sets|turns|shows|prints|gives)\b)", re.I)
-
-
-_EQUIVALENT_RE = re.compile(r"\s*(?:is|are)\s+(?:equivalent|the same as|short for|shorthand for)\b", re.I)
-
-
-def defines(subject: str, text: str) -> bool:
-    """The line says what `subject` is ("Dwell time — how long a shipment sits …", "MKT is the single
-    temperature that …"), not only something about it ("Excursion budget is shown per lane")."""
-    ws = [w for w in words(subject) if w not in STOPWORDS]
-    if not ws:
-        return True
-    low = fold(text)
-    # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
-    # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
-    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
-               for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
-
-
-_AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")
-
-
 # An identifier: code in backticks or a SETTING_NAME (a dotted name may be a web address: "pypi.org").
 _IDENTIFIER_RE = re.compile(r"`[^`]+`|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
-
-
-
-
 
 
 def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:

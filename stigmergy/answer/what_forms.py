@@ -45,3 +45,7 @@ FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flag
 # A version specifier's operator, alone or before its version ("~=", "~=3.1.2", "!="): "what does the ~= operator
 # mean" asks what the operator means, which a line that writes it ("`~=3.1.2` is equivalent to …") says.
 OPERATOR_RE = re.compile(r"(?<![~=!<>])(?:~=|===|==|!=|<=|>=)(?![~=!<>])")
+# "what's a 'lane' in tidemark speak", "what's 'GDP' in the context of lodestar": where the word is used, said after
+# it, leaves a definition asked
+IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|(?:the\s+)?[\w' .-]{1,30}?\s+"
+                                r"(?:speak|terms|jargon|lingo|parlance|context))\s*[?.!]*$", re.I)

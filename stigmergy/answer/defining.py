@@ -1,0 +1,47 @@
+"""Whether a line says what a term is ("Dwell time — how long a shipment sits …", "MKT is the single temperature
+that …", "`~=3.1.2` is equivalent to …"), not only something about it ("Excursion budget is shown per lane"): the
+definition slot's test (slots.py) and the words score's credit for a line that defines a word the asker said
+(select.py)."""
+
+from __future__ import annotations
+
+import re
+
+from stigmergy.answer.names import words
+from stigmergy.answer.terms import STOPWORDS, fold
+
+# What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
+# when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
+_DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s*[—–:]|-\s|,\s+(?:the|an?|which|i\.e\.)\b|"
+                         r"(?:is|are|was|were)\s+(?:(?:simply|basically|just|also|usually|always)\s+)?"
+                         r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
+                         r"known|made|measured)\b|"
+                         r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
+                         r"tells|lets|allows|enables|controls|makes|causes|sets|turns|shows|prints|gives)\b)", re.I)
+
+
+# "`~=3.1.2` is equivalent to `>=3.1.2, ==3.1.*`": what an operator with its version stands for
+_EQUIVALENT_RE = re.compile(r"\s*(?:is|are)\s+(?:equivalent|the same as|short for|shorthand for)\b", re.I)
+
+
+def defines(subject: str, text: str) -> bool:
+    """The line says what `subject` is ("Dwell time — how long a shipment sits …", "MKT is the single
+    temperature that …"), not only something about it ("Excursion budget is shown per lane")."""
+    ws = [w for w in words(subject) if w not in STOPWORDS]
+    if not ws:
+        return True
+    low = fold(text)
+    # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
+    # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
+    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
+               for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
+
+
+_AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")
+
+
+def defines_operator(operator: str, text: str) -> bool:
+    """ "what does the ~= operator mean": "`~=3.1.2` is equivalent to …" or "~= — Any compatible version" says it;
+    "contains the operator <, <=, ~=, or ==" only names it."""
+    said = [m.end() for m in re.finditer(re.escape(operator) + r"[\w.*]*`?", text)]
+    return any(_EQUIVALENT_RE.match(text[e:]) or _DEFINES_RE.match(fold(text[e:])) for e in said)
