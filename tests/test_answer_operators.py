@@ -1,6 +1,7 @@
 """Issue #19, twenty-eighth pass: a version operator the question types ("what does the ~= operator mean", "pin
 everything with ==") is a term said as it is written, and the definition asked is the operator's, which a line gives
-by saying what the operator with its version is equivalent to. No index; sentences written for these tests."""
+by saying what the operator with its version is equivalent to; a name with a digit ("md5") weighs as a word. No
+index; sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -47,3 +48,15 @@ def test_the_word_that_asks_a_meaning_is_no_word_the_line_must_say() -> None:
     assert "mean" in {t.word for t in terms}
     scored = score_part((line,), part, terms, Names(), asked(part.text, Names()), None, None)
     assert scored[0].words == 1.0
+
+
+def test_a_name_with_a_digit_weighs_as_a_word() -> None:
+    from stigmergy.answer.evidence import Line
+    from stigmergy.answer.select import word_score
+
+    q = "can i just use md5 digests for my hash lines?"
+    terms = question_terms(q)
+    said = "However, weaker ones such as md5, sha1, and sha224 are excluded."
+    line = Line("sources/2026/01/x.md", "Secure installs", "source", "public", 3, said, said, (), (), 1, "")
+    w, _, held, matched = word_score(line, terms, {})
+    assert held and "md5" in matched and w > 0

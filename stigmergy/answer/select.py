@@ -275,6 +275,16 @@ def said_anywhere(term: Term, lines: tuple[Line, ...]) -> bool:
     return False
 
 
+# A name with a digit ("md5", "sha256"): what the question is about, weighed as a word as well as required. Not a
+# letter and a figure ("M1", "G2"): a milestone or a model is as often the asker's label as the page's.
+_NAMED_FIGURE_RE = re.compile(r"[a-z]{2,}\d+", re.I)
+
+
+def _worded(t: Term) -> bool:
+    """Whether a term counts in the words score: a plain word, or a figure that is a name ("md5")."""
+    return not t.figure or bool(_NAMED_FIGURE_RE.fullmatch(t.word))
+
+
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
                kind: frozenset[str] = frozenset(), lacking: bool = False,
                days: dict[str, tuple[int, int]] | None = None,
@@ -292,7 +302,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     context = stems(ctx_text if lacking else _WITHOUT_RE.sub(" ", ctx_text))
     # An example of the asker's own that no page says ("a PR for issue 4321", "a cache eating like 3gb") weighs
     # nothing: the docs explain the case with their own figure ("news/1234.bugfix.rst")
-    total = sum(t.weight for t in terms if not t.figure or (t.claim == "example" and not t.absent))
+    total = sum(t.weight for t in terms if _worded(t) or (t.claim == "example" and not t.absent))
     asked = frozenset(w for t in terms if t.figure for w in t.word.casefold().split(" "))
     got = 0.0
     matched: list[str] = []
@@ -300,7 +310,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     for t in terms:
         if _says(t, own, alts, line.text):
             matched.append(t.word)
-            if not t.figure or t.claim == "example":
+            if _worded(t) or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
         elif t.constraint and t.figure and another_period(t.word, line.text, asked) and _says(t, context, alts, ctx_text):
@@ -310,7 +320,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
         elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])) or (
                 t.option and _option_in_words(t.word, own, context, line)):
             matched.append(t.word)
-            if not t.figure or t.claim == "example":
+            if _worded(t) or t.claim == "example":
                 got += CONTEXT_CREDIT * t.weight
         elif days and t.stem in days and (said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
             matched.append(t.word)
