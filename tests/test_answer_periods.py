@@ -62,3 +62,4 @@ def test_what_actually_happened_is_not_answered_by_the_plan() -> None:
     # asked without "actually", a forecast still answers when something is due
     part = parts("when is the full cutover due?")[0]
     assert fill(part.slot, "M3 full cutover: planned 29 May.", "", Names(), asked(part.text, Names()))[0] == 1.0
+

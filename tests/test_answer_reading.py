@@ -173,3 +173,13 @@ def test_a_pipe_in_code_is_no_table_cell() -> None:
     assert not _bare_row(shell, 0) and not _bare_row(shell, 1)
     table = ["Code | Name", "`100` | `CONTINUE`", "`101` | `SWITCHING`"]
     assert _bare_row(table, 1) and _bare_row(table, 2)
+
+
+def test_tildes_under_a_title_underline_a_heading_and_do_not_open_code() -> None:
+    from stigmergy.answer.evidence import source_units
+
+    content = ["# Page", "", "File logging", "~~~~~~~~~~~~", "", "pip offers the --log option for a log file.", "",
+               "~~~", "pip install --log x.log", "~~~", "", "That is all there is."]
+    units = {u[2]: u[5] for u in source_units(content, 1, 1)}
+    assert units.get("pip offers the --log option for a log file.") == "File logging"
+    assert "That is all there is." in units  # the fence after a blank line opened and closed

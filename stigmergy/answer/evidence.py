@@ -185,6 +185,7 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
 
 
 # A reStructuredText section underline (or overline): the line above it is a heading, not a statement.
+_TILDES_RE = re.compile(r"^~{3,}\s*$")
 _UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
 # Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::", a directive's
 # options and a document's fields (":maxdepth: 2", ":http-equiv=refresh: 3; url=…", ":orphan:").
@@ -305,7 +306,9 @@ def source_units(content: list[str], first: int, body_from: int
     breaks: set[int] = set()  # block indices where a section, a table or a code block began
     for offset, raw in enumerate(content):
         n = first + offset
-        fence = FENCE_RE.match(raw) if offset >= body_from else None
+        # "~~~~~~~~" under a title line is a reStructuredText heading's underline, not a Markdown fence
+        underline = bool(offset and content[offset - 1].strip() and _TILDES_RE.match(raw)) and not fences
+        fence = FENCE_RE.match(raw) if offset >= body_from and not underline else None
         if fence:
             # A Markdown code fence (never a section underline), nested ones too (a tab holding a code
             # block): an opener's label ("````{tab} Windows") introduces what it holds.
