@@ -89,3 +89,11 @@ def test_a_word_asked_in_whose_words_is_a_definition_and_a_word_after_per_is_not
     assert slot("what's a lane in tidemark").kind == "value"  # where, not in whose words
     assert defines("lane", "Lane — a recurring route from an origin to a destination.")
     assert not defines("lane", "An excursion budget per lane: the total time a product may spend out of range.")
+
+
+def test_a_folder_or_location_asked_after_what_is_is_where() -> None:
+    from stigmergy.answer.question import slot
+
+    assert slot("what's pip's default cache folder on Windows").kind == "place"
+    assert slot("what is the default config file location on macos").kind == "place"
+    assert slot("what is the path of least resistance").kind == "value"

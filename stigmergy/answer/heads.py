@@ -4,6 +4,8 @@ roles.py read a line's words against the same lists."""
 
 from __future__ import annotations
 
+import re
+
 # A person of no particular post: "the logistics guy" is the head of logistics, "the new customer success person" the
 # new manager a line speaks of (ties.speaks_of_role).
 ANY_PERSON = frozenset("person persons people guy guys gal lady woman man folks someone".split())
@@ -71,3 +73,8 @@ def kind_of_head(head: str) -> str:
         return "thing"
     return ""
 
+
+def rate_unit(head: str, low: str) -> str:
+    """ "What is the error rate": a share or a figure per something, not a count ("a rate limit" is a cap)."""
+    rate = head in ("rate", "rates") or re.search(r"\b" + re.escape(head) + r" rates?\b", low)
+    return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""

@@ -27,6 +27,7 @@ from stigmergy.answer.heads import (
     QUANTITY_HEADS,
     VERSION_HEADS,
     kind_of_head,
+    rate_unit,
     singular_head,
 )
 from stigmergy.answer.terms import NUMERALS, WH_RE, month_index
@@ -41,6 +42,7 @@ from stigmergy.answer.what_forms import (
     MEANS_RE,
     OPERATOR_RE,
     PATH_ASKED_RE,
+    PATH_NOUN_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
     UTMOST_CLAUSE_RE,
@@ -531,7 +533,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         head = _head(rest)
         kind = kind_of_head(head)
         if kind:
-            unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else _rate(head, low)
+            unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else rate_unit(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
     utmost = UTMOST_CLAUSE_RE.match(tail)
     if utmost:
@@ -541,6 +543,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
     if re.match(r"^(?:'s|is|are) ", tail) and LINK_ASKED_RE.match(tail.split(" ", 1)[1]):
         return Slot("thing", head="link")  # "what's the download link for get-pip.py"
+    if PATH_NOUN_ASKED_RE.match(tail):
+        return Slot("place")  # "what's pip's default cache folder on windows"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
     tail = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
@@ -578,7 +582,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
-                    "extent" if head in EXTENTS else _rate(head, low))
+                    "extent" if head in EXTENTS else rate_unit(head, low))
     if re.match(r"(?:is|was|are|were) (?:the |its |their |our |his |her )?(?:[\w'-]+ ){0,2}?address(?:es)?\b", tail):
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
@@ -593,8 +597,3 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("procedure")  # "what can i try", "what should we do": steps to take
     return Slot("value")
 
-
-def _rate(head: str, low: str) -> str:
-    """ "What is the error rate": a share or a figure per something, not a count ("a rate limit" is a cap)."""
-    rate = head in ("rate", "rates") or re.search(r"\b" + re.escape(head) + r" rates?\b", low)
-    return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""

@@ -49,3 +49,6 @@ OPERATOR_RE = re.compile(r"(?<![~=!<>])(?:~=|===|==|!=|<=|>=)(?![~=!<>])")
 # it, leaves a definition asked
 IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|(?:the\s+)?[\w' .-]{1,30}?\s+"
                                 r"(?:speak|terms|jargon|lingo|parlance|context))\s*[?.!]*$", re.I)
+# "what's pip's default cache folder on Windows": a folder, a path or a location is where, on a computer
+PATH_NOUN_ASKED_RE = re.compile(r"^(?:'s|is|are|was) (?:the |my |our |pip's |its |their )?(?:[\w'-]+ ){0,3}"
+                                r"(?:folder|directory|dir|path|location)s?(?: (?:on|for|in|under|with) .{1,30})?$")
