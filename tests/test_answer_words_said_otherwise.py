@@ -97,3 +97,19 @@ def test_a_folder_or_location_asked_after_what_is_is_where() -> None:
     assert slot("what's pip's default cache folder on Windows").kind == "place"
     assert slot("what is the default config file location on macos").kind == "place"
     assert slot("what is the path of least resistance").kind == "value"
+
+
+def test_an_extra_key_of_json_output_is_an_additional_field() -> None:
+    from stigmergy.answer.select import alternatives, word_score
+
+    q = "pip list --format=json: which extra key shows up for editable installs?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("The json format outputs an additional editable_project_location field.", 1)
+    assert {"extra", "key"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
+    # a key that is no JSON output's is still a key
+    q = "where do i put my api key?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Put the token in the password field.", 2)
+    assert "key" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

@@ -135,6 +135,9 @@ _PLAIN = (
     ("pile-up", None, ("backlog",)), ("pileup", None, ("backlog",)),
     # To ignore a file is to disable its loading or skip it; every one of them is all of them.
     ("ignore", None, ("disable", "disables", "skip", "skips")), ("every", None, ("all",)),
+    # An extra one is an additional one; a key of a JSON output is one of its fields.
+    ("extra", None, ("additional",)),
+    ("key", re.compile(r"\bjson\b.{0,60}\bkeys?\b|\bkeys?\b.{0,60}\bjson\b", re.I), ("field", "fields")),
     # What holds for the whole file or all of them holds globally.
     ("whole", None, ("global", "globally", "entire", "all")),
     # To hold onto something is what a line says it holds, held or keeps.
