@@ -113,3 +113,18 @@ def test_an_extra_key_of_json_output_is_an_additional_field() -> None:
     terms = question_terms(part.text)
     line = _line("Put the token in the password field.", 2)
     assert "key" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_a_naming_rule_is_the_format_names_take() -> None:
+    from stigmergy.answer.select import alternatives, word_score
+
+    q = "what's the general naming rule for these env vars?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Options can be set with environment variables using the format PIP_<UPPER_LONG_NAME>.", 1)
+    assert {"naming", "rule"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
+    q = "what's the rule for pinning?"
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line("Use the format name==version.", 2)
+    assert "rule" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]

@@ -138,6 +138,9 @@ _PLAIN = (
     # An extra one is an additional one; a key of a JSON output is one of its fields.
     ("extra", None, ("additional",)),
     ("key", re.compile(r"\bjson\b.{0,60}\bkeys?\b|\bkeys?\b.{0,60}\bjson\b", re.I), ("field", "fields")),
+    # A naming rule or scheme is the format names take.
+    ("rule", re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re.I), ("format",)),
+    ("naming", re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re.I), ("format", "name", "names")),
     # What holds for the whole file or all of them holds globally.
     ("whole", None, ("global", "globally", "entire", "all")),
     # To hold onto something is what a line says it holds, held or keeps.
