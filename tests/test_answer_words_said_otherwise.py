@@ -128,3 +128,11 @@ def test_a_naming_rule_is_the_format_names_take() -> None:
     terms = question_terms(part.text)
     line = _line("Use the format name==version.", 2)
     assert "rule" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+
+
+def test_what_it_can_be_used_for_leans_on_the_sentence_that_names_it() -> None:
+    from stigmergy.answer.compose import leans_back
+
+    assert leans_back("In combination with --dry-run and --ignore-installed it can be used to resolve a set of "
+                      "requirements without actually installing them.")
+    assert not leans_back("The --report option can be used to write a JSON report of what pip installed.")

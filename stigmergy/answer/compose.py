@@ -148,7 +148,12 @@ _THIS_RE = re.compile(r"^(?:this|that)\s+(?:is|was|has|had|will|would|can|could|
 def leans_back(text: str) -> bool:
     return (len(text.split()) < SHORT_LINE and bool(_BACK_RE.search(text))) or bool(_THIS_RE.match(_main_clause(
         text.strip()))) or bool(_OLD_ONE_RE.search(text)) or bool(_SUCH_CASES_RE.search(text)) or bool(
-        _GERUND_THIS_RE.match(text.strip()))
+        _GERUND_THIS_RE.match(text.strip())) or bool(_USED_FOR_RE.search(text))
+
+
+# "In combination with the --dry-run and --ignore-installed it can be used to *resolve* …": what "it" is (the
+# --report option the sentence before names) is the answer's subject
+_USED_FOR_RE = re.compile(r"\b(?:it|they|this|these) (?:can|could|may|might) (?:also )?be used\b", re.I)
 
 
 _GERUND_THIS_RE = re.compile(r"^(?![a-z]*thing\b)[a-z]+ing (?:this|that|it) (?:to|on|off|as|in)\b", re.I)  # "Setting this to …"
