@@ -17,6 +17,16 @@ def _line(text: str, n: int) -> Line:
     return Line("sources/2026/01/x.md", "Development", "source", "public", n, text, text, (), (), 1, "")
 
 
+def _said(q: str, text: str) -> set[str]:
+    """The question's words that a line holding `text` says, in its own words or others that say them."""
+    from stigmergy.answer.select import alternatives, word_score
+
+    part = parts(q)[0]
+    terms = question_terms(part.text)
+    line = _line(text, 1)
+    return set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
+
+
 def test_an_options_kind_said_after_it_is_no_word_a_line_must_say() -> None:
     lines = (_line("The --debug flag disables pip's exception handler.", 1),
              _line("Use a debugger switch such as pdb on the --debug run.", 2))
@@ -40,17 +50,10 @@ def test_a_sentence_that_says_what_the_rule_prevents_gives_its_reason() -> None:
 
 
 def test_a_word_negated_by_its_prefix_is_said_with_not_and_holding_onto_is_holding() -> None:
-    from stigmergy.answer.select import alternatives, word_score
-
     q = "unassigned gateway - how long does it hold onto readings"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("A gateway not assigned to a site keeps its readings for 30 days.", 1)
-    matched = word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
-    assert {"unassigned", "hold"} <= set(matched)
+    assert {"unassigned", "hold"} <= _said(q, "A gateway not assigned to a site keeps its readings for 30 days.")
     # the word without "not" is not its negation
-    line = _line("Each assigned gateway reports its readings every 30 seconds.", 2)
-    assert "unassigned" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    assert "unassigned" not in _said(q, "Each assigned gateway reports its readings every 30 seconds.")
 
 
 def test_what_the_asker_needs_to_do_and_a_clause_before_the_case_put_weigh_half() -> None:
@@ -69,15 +72,9 @@ def test_what_the_asker_needs_to_do_and_a_clause_before_the_case_put_weigh_half(
 
 
 def test_what_holds_for_the_whole_file_holds_globally() -> None:
-    from stigmergy.answer.select import alternatives, word_score
-
     q = "does one --hash line turn on hash checking for the whole file?"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("Specifying --hash against any requirement will activate this mode globally.", 1)
-    assert "whole" in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
-    line = _line("Hash checking is checked line by line.", 2)
-    assert "whole" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    assert "whole" in _said(q, "Specifying --hash against any requirement will activate this mode globally.")
+    assert "whole" not in _said(q, "Hash checking is checked line by line.")
 
 
 def test_a_word_asked_in_whose_words_is_a_definition_and_a_word_after_per_is_not_defined() -> None:
@@ -100,34 +97,17 @@ def test_a_folder_or_location_asked_after_what_is_is_where() -> None:
 
 
 def test_an_extra_key_of_json_output_is_an_additional_field() -> None:
-    from stigmergy.answer.select import alternatives, word_score
-
     q = "pip list --format=json: which extra key shows up for editable installs?"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("The json format outputs an additional editable_project_location field.", 1)
-    assert {"extra", "key"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
+    assert {"extra", "key"} <= _said(q, "The json format outputs an additional editable_project_location field.")
     # a key that is no JSON output's is still a key
-    q = "where do i put my api key?"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("Put the token in the password field.", 2)
-    assert "key" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    assert "key" not in _said("where do i put my api key?", "Put the token in the password field.")
 
 
 def test_a_naming_rule_is_the_format_names_take() -> None:
-    from stigmergy.answer.select import alternatives, word_score
-
     q = "what's the general naming rule for these env vars?"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("Options can be set with environment variables using the format PIP_<UPPER_LONG_NAME>.", 1)
-    assert {"naming", "rule"} <= set(word_score(line, terms, alternatives((line,), part, terms, Names()))[3])
-    q = "what's the rule for pinning?"
-    part = parts(q)[0]
-    terms = question_terms(part.text)
-    line = _line("Use the format name==version.", 2)
-    assert "rule" not in word_score(line, terms, alternatives((line,), part, terms, Names()))[3]
+    assert {"naming", "rule"} <= _said(q, "Options can be set with environment variables using the format "
+                                          "PIP_<UPPER_LONG_NAME>.")
+    assert "rule" not in _said("what's the rule for pinning?", "Use the format name==version.")
 
 
 def test_what_it_can_be_used_for_leans_on_the_sentence_that_names_it() -> None:

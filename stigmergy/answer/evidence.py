@@ -185,8 +185,9 @@ def _source_units(content: list[str], first: int, body_from: int) -> list[tuple[
 
 
 # A reStructuredText section underline (or overline): the line above it is a heading, not a statement.
-_TILDES_RE = re.compile(r"^~{3,}\s*$")
 _UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
+# Tildes alone, which open a Markdown fence after a blank line and underline a heading under a title line
+_TILDES_RE = re.compile(r"^~{3,}\s*$")
 # Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::", a directive's
 # options and a document's fields (":maxdepth: 2", ":http-equiv=refresh: 3; url=…", ":orphan:").
 _MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$|:[a-z][\w-]*(?:=[\w-]+)?:(?:\s|$))|lorem ipsum", re.I)

@@ -70,6 +70,10 @@ def same_as(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 _LOSES_POWER_RE = re.compile(r"\blos(?:e|es|t|ing)\s+(?:its\s+|their\s+|all\s+)?(?:power|mains)\b", re.I)
 
 
+# "the general naming rule for these env vars", "a naming convention": the format names take
+_NAMING_RE = re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re.I)
+
+
 # What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
 # the box" is "by default"; to sign off is to approve or accept; to fall behind is to lag; to fly is to take a
 # flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
@@ -139,8 +143,7 @@ _PLAIN = (
     ("extra", None, ("additional",)),
     ("key", re.compile(r"\bjson\b.{0,60}\bkeys?\b|\bkeys?\b.{0,60}\bjson\b", re.I), ("field", "fields")),
     # A naming rule or scheme is the format names take.
-    ("rule", re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re.I), ("format",)),
-    ("naming", re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re.I), ("format", "name", "names")),
+    ("rule", _NAMING_RE, ("format",)), ("naming", _NAMING_RE, ("format", "name", "names")),
     # What holds for the whole file or all of them holds globally.
     ("whole", None, ("global", "globally", "entire", "all")),
     # To hold onto something is what a line says it holds, held or keeps.

@@ -547,8 +547,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place")  # "what's pip's default cache folder on windows"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
-    tail = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
-    m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", tail) or re.match(
+    bare = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
+    m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):

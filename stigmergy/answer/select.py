@@ -285,6 +285,11 @@ def _worded(t: Term) -> bool:
     return not t.figure or bool(_NAMED_FIGURE_RE.fullmatch(t.word))
 
 
+def _figures(terms: list[Term]) -> frozenset[str]:
+    """The labels the question names ("q3", "q2", "2026"), which a line that names one of them speaks of."""
+    return frozenset(w for t in terms if t.figure for w in t.word.casefold().split(" "))
+
+
 def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[str], ...]],
                kind: frozenset[str] = frozenset(), lacking: bool = False,
                days: dict[str, tuple[int, int]] | None = None,
@@ -303,7 +308,6 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     # An example of the asker's own that no page says ("a PR for issue 4321", "a cache eating like 3gb") weighs
     # nothing: the docs explain the case with their own figure ("news/1234.bugfix.rst")
     total = sum(t.weight for t in terms if _worded(t) or (t.claim == "example" and not t.absent))
-    asked = frozenset(w for t in terms if t.figure for w in t.word.casefold().split(" "))
     got = 0.0
     matched: list[str] = []
     topic = False
@@ -313,7 +317,8 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
             if _worded(t) or t.claim == "example":
                 got += t.weight
                 topic = topic or t.stem in on
-        elif t.constraint and t.figure and another_period(t.word, line.text, asked) and _says(t, context, alts, ctx_text):
+        elif t.constraint and t.figure and another_period(t.word, line.text, _figures(terms)) and _says(
+                t, context, alts, ctx_text):
             # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
             # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
             return 0.0, False, False, ()
