@@ -116,3 +116,12 @@ def test_what_it_can_be_used_for_leans_on_the_sentence_that_names_it() -> None:
     assert leans_back("In combination with --dry-run and --ignore-installed it can be used to resolve a set of "
                       "requirements without actually installing them.")
     assert not leans_back("The --report option can be used to write a JSON report of what pip installed.")
+
+
+def test_whats_wrong_asks_no_definition_and_a_flashing_light_blinks() -> None:
+    from stigmergy.answer.question import slot
+
+    assert slot("beacon led flashing amber — what's wrong").kind == "value"
+    assert slot("what's a reefer").kind == "definition"
+    assert "flashing" in _said("g2 light keeps flashing amber, how do i fix it",
+                               "LED blinks amber: the gateway is not assigned to a site.")

@@ -112,6 +112,7 @@ _PLAIN = (
     ("print", None, ("show", "shows", "display", "displays", "output", "outputs")),
     # Customers hit by an outage were affected by it; an orange light is the amber one; quicker is faster.
     ("hit", None, ("affected", "affects", "impacted")), ("orange", None, ("amber",)),
+    ("flashing", None, ("blinks", "blinking", "blink")), ("flashes", None, ("blinks", "blinking", "blink")),
     ("quicker", None, ("faster",)),
     # A truck or a lorry is a vehicle; to link a device to a site is to assign or pair it. A box that keeps going
     # when the power drops runs on its backup.

@@ -551,7 +551,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
-            m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)):
+            m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)) and (
+            m.group(2) not in ("wrong", "up", "happening", "going on")):  # "led flashing amber — what's wrong"
         return Slot("definition", subject=m.group(2))
     if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|charges|"
                 r"charged|priced|worth|cost|costs|spend|spends|spent)\b", tail):
