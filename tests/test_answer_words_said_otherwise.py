@@ -123,5 +123,5 @@ def test_whats_wrong_asks_no_definition_and_a_flashing_light_blinks() -> None:
 
     assert slot("beacon led flashing amber — what's wrong").kind == "value"
     assert slot("what's a reefer").kind == "definition"
-    assert "flashing" in _said("g2 light keeps flashing amber, how do i fix it",
+    assert "flashing" in _said("the light keeps flashing amber, how do i fix it",
                                "LED blinks amber: the gateway is not assigned to a site.")
