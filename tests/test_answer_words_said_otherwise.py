@@ -5,7 +5,7 @@ a sentence that says what the rule before it prevents gives the reason for the r
 from __future__ import annotations
 
 from stigmergy.answer.cues import CAUSE_RE
-from stigmergy.answer.evidence import Line
+from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import parts
 from stigmergy.answer.select import score_part
@@ -125,3 +125,16 @@ def test_whats_wrong_asks_no_definition_and_a_flashing_light_blinks() -> None:
     assert slot("what's a reefer").kind == "definition"
     assert "flashing" in _said("the light keeps flashing amber, how do i fix it",
                                "LED blinks amber: the gateway is not assigned to a site.")
+
+
+def test_a_how_goes_on_with_the_next_step_the_source_gives() -> None:
+    from stigmergy.answer.evidence import follow_on, source_units
+
+    content = ["# Office", "", "Badges are issued by the building reception on your first day. Bring a photo ID.",
+               "Parking is free."]
+    lines = tuple(Line("sources/x.md", "Office", "source", "public", a, t, t, (), (Cite("sources/x.md", a, b, t),), 1,
+                       before, Cite("sources/x.md", *at, before) if at else None)
+                  for a, b, t, before, at, _ in source_units(content, 1, 1))
+    first = lines[0]
+    assert follow_on(first, lines, steps=True) is lines[1]
+    assert follow_on(first, lines) is None  # not for a question that asks no steps

@@ -220,6 +220,9 @@ _GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|h
 FOLLOW_ON_WORDS = 25  # a longer sentence says something of its own
 # Another reason beside the one before: "also" among a sentence's first eight words, or an opener that adds.
 _ALSO_RE = re.compile(r"^\s*(?:(?:\S+\s+){0,7}also\b|(?:another|in addition|moreover|besides|on top of that)\b)", re.I)
+# A short instruction to the reader: what to bring, do or ask for next
+_NEXT_STEP_RE = re.compile(r"^\s*(?:bring|take|show|ask|call|email|wear|collect|sign|present|remember|make sure|"
+                           r"do not|don't|then)\b", re.I)
 _BARE_SEP_RE = re.compile(r"\s\|\s")
 
 
@@ -476,15 +479,17 @@ def _blocks(store: Any, layers: tuple[str, ...], paths: list[str]) -> tuple[dict
     return tuple(out)
 
 
-def follow_on(line: Line, lines: tuple[Line, ...], reason: bool = False) -> Line | None:
+def follow_on(line: Line, lines: tuple[Line, ...], reason: bool = False, steps: bool = False) -> Line | None:
     """The sentence after a source sentence in its paragraph when it goes on with it and is short: an answer
     that quotes "Sales promised the Danish customer a German-language report." without "It is not on the
     roadmap." says the opposite of its source. For a *why*, a sentence that gives another reason goes on with
-    it too ("The trademark search in February *also* found a conflict …" after the first reason for a rename)."""
+    it too ("The trademark search in February *also* found a conflict …" after the first reason for a rename);
+    for a *how* (`steps`), one that tells the reader what to do next ("Badges are issued by the building reception
+    on your first day." then "Bring a photo ID.")."""
     if line.type != "source" or not line.cites:
         return None
     at = line.cites[0]
-    goes_on = (_GOES_ON_RE, _ALSO_RE) if reason else (_GOES_ON_RE,)
+    goes_on = (_GOES_ON_RE, _ALSO_RE) if reason else (_GOES_ON_RE, _NEXT_STEP_RE) if steps else (_GOES_ON_RE,)
     return next((ln for ln in lines if ln.page == line.page and ln.before_cite is not None
                  and ln.before_cite.start == at.start and ln.before_cite.end == at.end and ln is not line
                  and not ln.text.startswith("|") and any(r.match(ln.text) for r in goes_on)

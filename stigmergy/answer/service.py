@@ -285,7 +285,7 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         lost = {_key(s["text"]) for s in decision.superseded}
         for n, line in enumerate(decision.lines):
             via = top.via_context if line is top.line else False
-            then = follow_on(line, ev.lines, part.slot.kind == "reason")
+            then = follow_on(line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure")
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None,
                             said_before(line, ev.lines))
