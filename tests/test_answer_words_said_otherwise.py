@@ -138,3 +138,18 @@ def test_a_how_goes_on_with_the_next_step_the_source_gives() -> None:
     first = lines[0]
     assert follow_on(first, lines, steps=True) is lines[1]
     assert follow_on(first, lines) is None  # not for a question that asks no steps
+
+
+def test_what_a_change_removed_is_said_by_a_line_that_says_a_removal() -> None:
+    from stigmergy.answer.select import score_part
+
+    part = parts("what did the 4.0 release remove?")[0]
+    terms = question_terms(part.text)
+    lines = (_line("The next major release is 4.0, not 1.0.", 1), _line("In 4.0 the legacy CSV v1 export is removed.", 2))
+    scored = {s.line.line: s.fill for s in score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)}
+    assert scored[2] > scored[1]
+    # what a release did, asked without a verb of change, is not weighed so
+    part = parts("what did the 4.0 release bring?")[0]
+    terms = question_terms(part.text)
+    scored = {s.line.line: s.fill for s in score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)}
+    assert scored[2] == scored[1]

@@ -62,6 +62,7 @@ from stigmergy.answer.terms import (
 )
 from stigmergy.answer.values import Asked, day_months, question_days
 from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE, OPERATOR_RE
+from stigmergy.answer.which import WEAK
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -219,6 +220,9 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
                                                   "link", "url", "cli"))
 
 
+# "what did the ColdTrace 4.0 release remove?": what a change did is asked by its verb
+_CHANGE_ASKED_RE = re.compile(r"^what (?:did|does|will|has|have) .{2,60}? (remove|add|drop|deprecate|introduce|rename|"
+                              r"replace|break|fix)\??$", re.I)
 _MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning"))
 _OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
 
@@ -520,6 +524,7 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     subject = [t for t in terms if t.stem in stems(part.slot.subject) and t.weight > 0] if (
         part.slot.kind in ("definition", "role")) else []
     days = question_days(part.text, terms)
+    changed = frozenset({stem(c.group(1))}) if (c := _CHANGE_ASKED_RE.search(part.text)) and part.slot.kind == "value" else frozenset()
     opening = openings(lines) if days or any(t.constraint and YEAR_RE.fullmatch(t.stem) for t in terms) else {}
     named = [e for e in names.entities(part.text) if e.kind in _ONE_OF_KIND]
     systems = platforms.named(part.text) if systems is None else systems
@@ -538,6 +543,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         if defining and w < 1.0 and any(defines(t.word, line.text) for t in defining):
             w, topic = 1.0, True
         f, via = fill(part.slot, fill_text(line, part.slot), named_context(line, part.slot), names, q)
+        if changed and not changed & stems(line.text):
+            f *= WEAK  # "what did the 4.0 release remove": a line that says no removal names none
         if subject and f == 1.0:
             # "what does MKT stand for in the lodestar reports": a line that defines MKT answers, whatever else the
             # question says about where the asker met the word; "what does Olly actually do here": one that gives
