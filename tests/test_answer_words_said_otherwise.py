@@ -153,3 +153,9 @@ def test_what_a_change_removed_is_said_by_a_line_that_says_a_removal() -> None:
     terms = question_terms(part.text)
     scored = {s.line.line: s.fill for s in score_part(lines, part, terms, Names(), asked(part.text, Names()), None, None)}
     assert scored[2] == scored[1]
+
+
+def test_what_reaches_a_build_is_passed_to_it() -> None:
+    q = "do --config-settings values also reach the builds of my dependencies?"
+    assert "reach" in _said(q, "They are not passed to the build of dependencies when set with --config-settings.")
+    assert "reach" not in _said(q, "The user can supply --config-settings on the command line.")
