@@ -159,3 +159,10 @@ def test_what_reaches_a_build_is_passed_to_it() -> None:
     q = "do --config-settings values also reach the builds of my dependencies?"
     assert "reach" in _said(q, "They are not passed to the build of dependencies when set with --config-settings.")
     assert "reach" not in _said(q, "The user can supply --config-settings on the command line.")
+
+
+def test_going_back_to_the_old_behaviour_is_opting_out_of_the_new() -> None:
+    q = "pip now uses the OS trust store. how do I go back to certifi only?"
+    assert "back" in _said(q, "To opt-out of using system certificates you can pass the --use-deprecated=legacy-certs "
+                              "flag to pip.")
+    assert "back" not in _said("how do i go back to the old resolver", "The new resolver is the default.")

@@ -145,6 +145,8 @@ _PLAIN = (
     ("key", re.compile(r"\bjson\b.{0,60}\bkeys?\b|\bkeys?\b.{0,60}\bjson\b", re.I), ("field", "fields")),
     # A naming rule or scheme is the format names take.
     ("rule", _NAMING_RE, ("format",)), ("naming", _NAMING_RE, ("format", "name", "names")),
+    # To go back to the old behaviour is to opt out of the new one.
+    ("back", re.compile(r"\b(?:go|goes|going|went|switch|get)\s+back\s+to\b", re.I), ("opt-out", "legacy")),
     # What reaches the build of a dependency is passed to it.
     ("reach", None, ("passed", "pass", "passes")),
     # What holds for the whole file or all of them holds globally.
