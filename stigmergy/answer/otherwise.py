@@ -146,7 +146,7 @@ _PLAIN = (
     # A naming rule or scheme is the format names take.
     ("rule", _NAMING_RE, ("format",)), ("naming", _NAMING_RE, ("format", "name", "names")),
     # To go back to the old behaviour is to opt out of the new one.
-    ("back", re.compile(r"\b(?:go|goes|going|went|switch|get)\s+back\s+to\b", re.I), ("opt-out", "legacy")),
+    ("back", re.compile(r"\b(?:go|goes|going|went|switch)\s+back\s+to\b", re.I), ("opt-out", "legacy")),
     # What reaches the build of a dependency is passed to it.
     ("reach", None, ("passed", "pass", "passes")),
     # What holds for the whole file or all of them holds globally.
@@ -262,8 +262,12 @@ def negated(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 def plainly(terms: list[Term], text: str) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the plain words that say it ("stop" caching: "disabled"; "box" of "out of the box": "default")."""
     have = {t.stem for t in terms if not (t.name or t.figure)}
-    return {stem(word): tuple(frozenset({stem(w)}) for w in plain) for word, phrase, plain in _PLAIN
-            if stem(word) in have and (phrase is None or phrase.search(text))}
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for word, phrase, plain in _PLAIN:
+        if stem(word) in have and (phrase is None or phrase.search(text)):
+            # a word two idioms share ("get back to" a customer, "go back to" certifi): what each says, both
+            out[stem(word)] = (*out.get(stem(word), ()), *(frozenset({stem(w)}) for w in plain))
+    return out
 
 
 # A post is said by its title: "what is Tomek's role" by "Tomasz Wieczorek, CTO and co-founder".
