@@ -290,7 +290,8 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
                       re.I)
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
 # … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
-_DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly)\b", re.I)
+# "what did we actually book", "when did it really happen": what came to pass, against what was said or planned
+DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly|in the end|in reality)\b", re.I)
 # … or the figure it came to in the end ("had ~2k pilot shipments; what was the final number", "was like 14% of ARR
 # at end of last year - what's the most recent share")
 _SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
@@ -366,7 +367,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     wh = WH_RE.search(text)
     asking = text[wh.start() :] if wh else ""
     before = text[: wh.start()] if wh and (_NOW_RE.search(asking) or (kind in ("date", "quantity") and (
-        _DOUBT_RE.search(asking) or _SETTLED_RE.search(asking)))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
+        DOUBT_RE.search(asking) or _SETTLED_RE.search(asking)))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
