@@ -45,7 +45,11 @@
                                      twenty-eighth session, once the eleventh pair was written)
     bench/ask_blind11_sample_questions.json, bench/ask_blind11_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the twenty-eighth session, committed before its
-                                     answerer changes (a twelfth held-out measure, never tuned on)
+                                     answerer changes (a twelfth held-out measure; its misses read in the
+                                     twenty-ninth session, once the twelfth pair was written)
+    bench/ask_blind12_sample_questions.json, bench/ask_blind12_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the twenty-ninth session, committed before its
+                                     answerer changes (a thirteenth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -103,6 +107,8 @@ BLIND10_SAMPLE_SET = HERE / "ask_blind10_sample_questions.json"
 BLIND10_PUBLIC_SET = HERE / "ask_blind10_public_questions.json"
 BLIND11_SAMPLE_SET = HERE / "ask_blind11_sample_questions.json"
 BLIND11_PUBLIC_SET = HERE / "ask_blind11_public_questions.json"
+BLIND12_SAMPLE_SET = HERE / "ask_blind12_sample_questions.json"
+BLIND12_PUBLIC_SET = HERE / "ask_blind12_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -215,7 +221,8 @@ def main() -> None:
                        (BLIND8_SAMPLE_SET, SAMPLE_CORPUS), (BLIND8_PUBLIC_SET, docs),
                        (BLIND9_SAMPLE_SET, SAMPLE_CORPUS), (BLIND9_PUBLIC_SET, docs),
                        (BLIND10_SAMPLE_SET, SAMPLE_CORPUS), (BLIND10_PUBLIC_SET, docs),
-                       (BLIND11_SAMPLE_SET, SAMPLE_CORPUS), (BLIND11_PUBLIC_SET, docs)):
+                       (BLIND11_SAMPLE_SET, SAMPLE_CORPUS), (BLIND11_PUBLIC_SET, docs),
+                       (BLIND12_SAMPLE_SET, SAMPLE_CORPUS), (BLIND12_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
