@@ -3,7 +3,8 @@ only shared the question's topic, with the line that does answer beside it (no i
 
 from __future__ import annotations
 
-from stigmergy.answer.question import modifiers, slot
+from stigmergy.answer.head_noun import modifiers
+from stigmergy.answer.question import slot
 from stigmergy.answer.select import spelled_out
 from stigmergy.answer.slots import WEAK
 from stigmergy.answer.terms import question_terms

@@ -40,10 +40,11 @@ from stigmergy.answer.cues import (
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import defines, defines_operator
+from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.question import Slot, modifiers
+from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
     identifies,
