@@ -46,7 +46,8 @@ def test_what_does_x_express_asks_what_x_is_not_its_figure() -> None:
     assert slot("What does mean kinetic temperature express?") == Slot("definition",
                                                                        subject="mean kinetic temperature")
     assert slot("what does the max delay mean for customers?") == Slot("definition", subject="max delay")
-    assert slot("what does MKT stand for?") == Slot("definition", subject="mkt")
+    # typed in capitals, the acronym keeps them (a line may spell it out: defining.acronyms)
+    assert slot("what does MKT stand for?") == Slot("definition", subject="MKT")
     # A figure asked with "do" stays a figure.
     assert slot("what does the office rent come to?").kind == "quantity"
     assert slot("what did Q2 revenue end up at?").kind == "quantity"

@@ -22,7 +22,7 @@ def test_an_operator_is_a_term_and_a_definitions_subject() -> None:
     assert not [t for t in question_terms("does => work as an arrow") if t.word in ("=>", ">=")]
     assert slot("what does the ~= operator mean in a version pin").subject == "~="
     assert slot("what does ~=3.1 mean in a version specifier").subject == "~="
-    assert slot("what does MKT stand for").subject == "mkt"
+    assert slot("what does MKT stand for").subject == "MKT"  # capitals kept (defining.acronyms)
 
 
 def test_the_operators_meaning_is_what_it_is_equivalent_to() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from stigmergy.answer.names import words
-from stigmergy.answer.terms import STOPWORDS, fold
+from stigmergy.answer.terms import STOPWORDS, fold, spelled_out
 
 # What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
 # when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
@@ -35,6 +35,18 @@ def defines(subject: str, text: str) -> bool:
     # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
     return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
                for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
+
+
+def acronyms(subject: str) -> bool:
+    """The subject is one or more short words the question typed in capitals ("IQ/OQ", "MKT": question.slot keeps
+    them so), which a line may spell out by their initials."""
+    ws = re.findall(r"[\w'-]+", subject)
+    return bool(ws) and all(2 <= len(w) <= 5 and w.isalpha() and w.isupper() for w in ws)
+
+
+def spells(subject: str, text: str) -> bool:
+    """`text` spells out every word of the acronym `subject` by its initials."""
+    return all(spelled_out(w, text) for w in re.findall(r"[\w'-]+", subject))
 
 
 _AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")

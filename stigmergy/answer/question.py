@@ -69,7 +69,7 @@ _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|
                        # "when a wheel comes out of the cache, where does it find …": a clause that sets the scene
                        # ("when is the offsite, roughly" asks when: an auxiliary follows)
                        r"(?:when|whenever|if|once|while)\s+(?!(?:is|are|was|were|did|does|do|will|can|could|should|"
-                       r"has|have|had|would)\b))[^,?]*,\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
+                       r"has|have|had|would)\b))[^,?—–]*?(?:,|\s[—–]|\s-\s)\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
                        r"is|are|was|were|does|did|do|can|will|has|have|should)\b)|"
                        # "on python 3.9 will pip …", typed without its comma: a short frame, then an auxiliary
                        r"^(?:in|on|at|for|with|under)\s+(?:(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|"
@@ -270,6 +270,10 @@ _NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?nam
 _ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
                                r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
 _MID_WHEN_RE = re.compile(r"^[^,;:?!—–]*\b(?!(?:and|or|but|so|then|just|exactly)\b)[a-z0-9'-]+ when\b")
+# "on a box where the locale is ascii — what encoding does pip assume": "where" after a noun opens a relative clause
+# that says in which case; a question word after it asks.
+_RELATIVE_WHERE_RE = re.compile(r"\b(?:a|an|the|my|our|your|some|any|this|that|each|every)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+ "
+                                r"where\b")
 _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
 
 
@@ -279,7 +283,13 @@ def slot(text: str) -> Slot:
     ("is", "does", "should") asks yes or no. "what does the ~= operator mean": the operator's definition."""
     got = _slot(text)
     op = OPERATOR_RE.search(text) if got.kind == "definition" else None
-    return Slot("definition", subject=op.group(0)) if op else got
+    if op:
+        return Slot("definition", subject=op.group(0))
+    if got.kind == "definition" and got.subject:
+        # "what does IQ/OQ stand for": a word typed in capitals keeps them (defining.acronyms: a line may spell it)
+        return Slot("definition", subject=" ".join(w.upper() if re.search(rf"\b{re.escape(w.upper())}\b", text) else w
+                                                   for w in got.subject.split()))
+    return got
 
 
 def _slot(text: str) -> Slot:
@@ -321,6 +331,9 @@ def _slot(text: str) -> Slot:
         # "pip check when everything's fine prints what exactly": a "when" inside the clause says in which case;
         # the question word after it asks
         wh = next((i for i in range(wh + 1, len(words)) if words[i] in _WH and words[i] != "when" and (
+            words[i] != "how" or i + 1 < len(words))), wh)
+    if words[wh] == "where" and _RELATIVE_WHERE_RE.search(low):
+        wh = next((i for i in range(wh + 1, len(words)) if words[i] in _WH and words[i] != "where" and (
             words[i] != "how" or i + 1 < len(words))), wh)
     w, rest = words[wh], words[wh + 1 :]
     nxt = rest[0] if rest else ""
@@ -400,6 +413,9 @@ def _how(nxt: str, rest: str) -> Slot:
     return Slot("procedure")
 
 
+_SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tell|say))\b")
+
+
 def _what(w: str, rest: list[str], low: str) -> Slot:
     if rest and rest[0] in ("exactly", "precisely", "else"):
         rest = rest[1:]  # "… prints what exactly", "what else must i pass": no noun of what is asked
@@ -448,8 +464,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)) and (
-            m.group(2) not in ("wrong", "up", "happening", "going on")):  # "led flashing amber — what's wrong"
-        return Slot("definition", subject=m.group(2))
+            m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)):
+        # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
+        # definition; "what is that --debug flag doing": what the flag does
+        return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", m.group(2)))
     if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|charges|"
                 r"charged|priced|worth|cost|costs|spend|spends|spent)\b", tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise"

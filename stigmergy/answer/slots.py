@@ -39,7 +39,7 @@ from stigmergy.answer.cues import (
     WAY_IN_RE,
     WHY_NOT_RE,
 )
-from stigmergy.answer.defining import defines, defines_operator
+from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
@@ -67,7 +67,7 @@ from stigmergy.answer.values import (
     figures_in,
     is_new,
 )
-from stigmergy.answer.what_forms import OPERATOR_RE
+from stigmergy.answer.what_forms import LASTS_ASKED_RE, OPERATOR_RE, STANDS_FOR_RE, UNTIL_RE
 from stigmergy.answer.which import (
     CODE_RE,
     PROJECT_RE,
@@ -180,6 +180,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
                 w in NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
         if figures_in(text, q, slot.unit):
             return 1.0
+        if slot.unit in ("extent", "time") and LASTS_ASKED_RE.search(q.text) and UNTIL_RE.search(text) and dates_in(
+                text, q):
+            return 1.0  # "how long will the old links keep redirecting": "… redirect until March 2027"
         if slot.unit == "count" and any(w in NUMBER_WORDS and w not in q.text.split() for w in words(text)):
             if slot.head and counts_other(slot.head, text, q):
                 return 0.0  # "how many customers": "over six months" counts months
@@ -243,9 +246,12 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:
-            return 0.0
+            # "what does IQ/OQ stand for": "installation qualification and operational qualification" spells it
+            return 1.0 if acronyms(slot.subject) and spells(slot.subject, text) else 0.0
         if len(_content(text, q)) < 2:
             return 0.0
+        if STANDS_FOR_RE.search(q.text) and acronyms(slot.subject) and not spells(slot.subject, text):
+            return WEAK  # "what does IQ/OQ stand for": "Validation pack (IQ/OQ) complete: 28 August" names it only
         return 1.0 if not subject or defines(slot.subject, text) else WEAK
     if k == "procedure":
         done = DONE_TO_RE.search(q.text)

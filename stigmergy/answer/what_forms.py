@@ -52,3 +52,10 @@ IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|
 # "what's pip's default cache folder on Windows": a folder, a path or a location is where, on a computer
 PATH_NOUN_ASKED_RE = re.compile(r"^(?:'s|is|are|was) (?:the |my |our |pip's |its |their )?(?:[\w'-]+ ){0,3}"
                                 r"(?:folder|directory|dir|path|location)s?(?: (?:on|for|in|under|with) .{1,30})?$")
+
+# "what does IQ/OQ stand for": the expansion of an acronym is asked (defining.spells)
+STANDS_FOR_RE = re.compile(r"\bstands? for\b|\bshort for\b|\babbreviat|\bacronym", re.I)
+# "how long will the old links keep redirecting": how long something goes on, which "until <date>" answers
+LASTS_ASKED_RE = re.compile(r"\bhow long (?:will|would|does|do|is|are)\b.*\b(?:keep|keeps|continue|continues|stay|"
+                            r"stays|remain|remains|last|lasts|be)\b", re.I)
+UNTIL_RE = re.compile(r"\b(?:until|till|through|up to)\b", re.I)
