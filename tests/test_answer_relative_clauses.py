@@ -1,7 +1,8 @@
 """Issue #19, twenty-ninth pass: a "where" after a noun opens a relative clause and a question word after it asks; a
 scene-setting "when …" clause may end at a dash; "what's it telling me" asks what a situation means, "what is X doing"
 what X does; an acronym asked with "stand for" is answered by a line that spells it out; "how long will X keep …" is
-answered by "until <date>". No index; sentences written for these tests."""
+answered by "until <date>"; a least version asked ("minimum setuptools") is said by ">=", not by a pin. No index;
+sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -51,3 +52,11 @@ def test_how_long_something_will_keep_going_is_answered_by_until_a_date() -> Non
     q = "how long will the old domain keep redirecting?"
     assert _fill(q, "Links to the old domain continue to redirect until March 2027.") == 1.0
     assert _fill(q, "Links to the old domain redirect to the new one.") == 0.0
+
+
+def test_a_least_version_asked_is_said_by_at_least_not_by_a_pin() -> None:
+    q = "what minimum setuptools does an old project need?"
+    assert _fill(q, 'requires = ["setuptools>=40.8.0"]') == 1.0
+    assert _fill(q, 'requires = ["setuptools ~= 58.0", "cython ~= 0.29.0"]') == WEAK
+    # asked which version, a pin answers
+    assert _fill("which setuptools version does the example use?", 'requires = ["setuptools ~= 58.0"]') == 1.0

@@ -138,6 +138,8 @@ def _content(text: str, q: Asked) -> list[str]:
 
 
 _URL_TOKEN_RE = re.compile(r"\S+://\S+")
+_LEAST_ASKED_RE = re.compile(r"\b(?:minimum|min|at least|oldest|lowest)\b")
+_PIN_BEFORE_RE = re.compile(r"(?:~=|==|<=|<|!=)\s*$")
 _PINNED_RE = re.compile(r"([A-Za-z][\w.-]*)\s*(?:==|>=|<=|~=|!=|>|<)\s*(\d)")
 
 
@@ -163,10 +165,12 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             # "pydantic>=1.9" is pydantic's, unless pydantic is asked about
             urls = [m.span() for m in _URL_TOKEN_RE.finditer(text)]
             pinned = {m.start(2): m.group(1) for m in _PINNED_RE.finditer(text)}
-            return 1.0 if any(is_new(m.group(0), q) and not text[m.end() : m.end() + 2].strip().startswith("%")
-                              and not any(a <= m.start() < b for a, b in urls)
-                              and (m.start() not in pinned or stem(pinned[m.start()]) in q.stems)
-                              for m in VERSION_RE.finditer(text)) else 0.0
+            got = [m for m in VERSION_RE.finditer(text) if is_new(m.group(0), q) and not text[
+                m.end() : m.end() + 2].strip().startswith("%") and not any(a <= m.start() < b for a, b in urls)
+                and (m.start() not in pinned or stem(pinned[m.start()]) in q.stems)]
+            # "what minimum setuptools does it require": ">=40.8.0" says a least version; "~= 58.0" pins one
+            return WEAK if got and _LEAST_ASKED_RE.search(q.text) and all(
+                _PIN_BEFORE_RE.search(text[: m.start()]) for m in got) else 1.0 if got else 0.0
         if slot.unit == "frequency":
             return 1.0 if any(is_new(m.group(0), q) for m in FREQ_RE.finditer(text)) else 0.0
         if slot.unit == "count" and slot.head and says_counted(slot.head, text):
