@@ -1,8 +1,8 @@
 """Issue #19, twenty-ninth pass: a "where" after a noun opens a relative clause and a question word after it asks; a
 scene-setting "when …" clause may end at a dash; "what's it telling me" asks what a situation means, "what is X doing"
 what X does; an acronym asked with "stand for" is answered by a line that spells it out; "how long will X keep …" is
-answered by "until <date>"; a least version asked ("minimum setuptools") is said by ">=", not by a pin. No index;
-sentences written for these tests."""
+answered by "until <date>"; a least version asked ("minimum setuptools") is said by ">=", not by a pin; a figure the
+asker remembers ("I remember it being 14%") is a claim. No index; sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -60,3 +60,14 @@ def test_a_least_version_asked_is_said_by_at_least_not_by_a_pin() -> None:
     assert _fill(q, 'requires = ["setuptools ~= 58.0", "cython ~= 0.29.0"]') == WEAK
     # asked which version, a pin answers
     assert _fill("which setuptools version does the example use?", 'requires = ["setuptools ~= 58.0"]') == 1.0
+
+
+def test_a_figure_the_asker_remembers_is_a_claim_the_answer_may_correct() -> None:
+    from stigmergy.answer.terms import claimed, question_terms
+
+    q = "what share of revenue is the big customer these days? I remember it being 14% or so"
+    got = {t.word: t.claim for t in claimed(question_terms(q), q, "quantity")}
+    assert got["14"] == "check"
+    # a figure the question asks about is no claim
+    q = "what share of revenue did the 14 new customers bring?"
+    assert {t.word: t.claim for t in claimed(question_terms(q), q, "quantity")}["14"] != "check"

@@ -285,9 +285,10 @@ _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|m
 _OWN_ID = r"(?:\bissues?|\bprs?|\bpull requests?|\btickets?|\bbugs?|#)"
 _EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|planned|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
                           r"estimated)\b[^.?!;,]*", re.I)
+# "the may call said 412", "I remember it being 14% or so": a figure the asker recalls, which the answer may correct
 _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|stated|states|mentioned|mentions|reported|"
-                      r"reports|claimed|claims)\s+(?:it\s+(?:was|is|'s)\s+|about\s+|around\s+|roughly\s+)?([£$€]?\d[\w.,]*\w|\d)",
-                      re.I)
+                      r"reports|claimed|claims|remember|remembered|recall|recalled|thought)\s+(?:it\s+(?:was|is|'s|"
+                      r"being|as)\s+|about\s+|around\s+|roughly\s+)?([£$€]?\d[\w.,]*\w|\d)", re.I)
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
 # … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
 # "what did we actually book", "when did it really happen": what came to pass, against what was said or planned
