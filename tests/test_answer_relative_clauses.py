@@ -2,7 +2,8 @@
 scene-setting "when …" clause may end at a dash; "what's it telling me" asks what a situation means, "what is X doing"
 what X does; an acronym asked with "stand for" is answered by a line that spells it out; "how long will X keep …" is
 answered by "until <date>"; a least version asked ("minimum setuptools") is said by ">=", not by a pin; a figure the
-asker remembers ("I remember it being 14%") is a claim. No index; sentences written for these tests."""
+asker remembers ("I remember it being 14%") is a claim; a line that says what an option disables defines it. No
+index; sentences written for these tests."""
 
 from __future__ import annotations
 
@@ -71,3 +72,11 @@ def test_a_figure_the_asker_remembers_is_a_claim_the_answer_may_correct() -> Non
     # a figure the question asks about is no claim
     q = "what share of revenue did the 14 new customers bring?"
     assert {t.word: t.claim for t in claimed(question_terms(q), q, "quantity")}["14"] != "check"
+
+
+def test_a_line_that_says_what_an_option_turns_off_defines_it() -> None:
+    from stigmergy.answer.defining import defines
+
+    assert defines("--trace flag", "The --trace flag disables the tool's crash handler, which would catch errors.")
+    assert defines("--fast flag", "The --fast flag skips the checksum pass.")
+    assert not defines("--trace flag", "Run it with the --trace flag on the staging box.")

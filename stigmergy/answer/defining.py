@@ -17,7 +17,8 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s
                          r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
                          r"known|made|measured)\b|"
                          r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
-                         r"tells|lets|allows|enables|controls|makes|causes|sets|turns|shows|prints|gives)\b)", re.I)
+                         r"tells|lets|allows|enables|disables|controls|makes|causes|sets|turns|shows|prints|gives|"
+                         r"prevents|skips|forces|stops)\b)", re.I)
 
 
 # "`~=3.1.2` is equivalent to `>=3.1.2, ==3.1.*`": what an operator with its version stands for
