@@ -1,8 +1,10 @@
-"""The small words a question is parsed by: the auxiliaries that open a yes-or-no question, the words that may be its
-verb, and the prepositions and determiners that end a noun (question.py and asked_post.py read the same lists)."""
+"""The small words a question is parsed by: its question words, the auxiliaries that open a yes-or-no question, the
+words that may be its verb, and the prepositions and determiners that end a noun (question.py, head_noun.py and
+asked_post.py read the same lists)."""
 
 from __future__ import annotations
 
+WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", "would", "should", "has", "have",
        "had", "must", "may", "might", "shall")
 VERBISH = frozenset(AUX) | frozenset(

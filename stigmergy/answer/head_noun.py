@@ -8,11 +8,10 @@ from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
 from stigmergy.answer.function_words import PREPOSITIONS as _PREPOSITIONS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
+from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.heads import COMMAND_LINE, FLAG_WORDS, HEAD_VOCAB, ING_NOUNS, singular_head
 from stigmergy.answer.terms import NUMERALS
 from stigmergy.answer.typed import clean as _clean
-
-_WH = frozenset(("who", "whom", "whose", "what", "when", "where", "which", "why", "how"))
 
 TIME_NOUNS = frozenset("seconds minutes hours days weeks months years quarters sprints nights".split())
 _COUNT_STOP = frozenset(_AUX) | _VERBISH | frozenset(

@@ -16,6 +16,7 @@ from stigmergy.answer.asked_post import role
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
+from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.head_noun import HOW_WORDS, TIME_NOUNS, asked_head, counted_noun
 from stigmergy.answer.heads import (
     EXTENTS,
@@ -45,7 +46,6 @@ from stigmergy.answer.what_forms import (
     UTMOST_CLAUSE_RE,
 )
 
-_WH = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
 # A question, then a remark that is no question of its own (no "?", no question word or auxiliary to open it).
 _ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"

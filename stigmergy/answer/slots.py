@@ -67,7 +67,7 @@ from stigmergy.answer.values import (
     figures_in,
     is_new,
 )
-from stigmergy.answer.what_forms import LASTS_ASKED_RE, OPERATOR_RE, STANDS_FOR_RE, UNTIL_RE
+from stigmergy.answer.what_forms import LASTS_ASKED_RE, LEAST_ASKED_RE, OPERATOR_RE, STANDS_FOR_RE, UNTIL_RE
 from stigmergy.answer.which import (
     CODE_RE,
     PROJECT_RE,
@@ -138,7 +138,6 @@ def _content(text: str, q: Asked) -> list[str]:
 
 
 _URL_TOKEN_RE = re.compile(r"\S+://\S+")
-_LEAST_ASKED_RE = re.compile(r"\b(?:minimum|min|at least|oldest|lowest)\b")
 _PIN_BEFORE_RE = re.compile(r"(?:~=|==|<=|<|!=)\s*$")
 _PINNED_RE = re.compile(r"([A-Za-z][\w.-]*)\s*(?:==|>=|<=|~=|!=|>|<)\s*(\d)")
 
@@ -169,7 +168,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
                 m.end() : m.end() + 2].strip().startswith("%") and not any(a <= m.start() < b for a, b in urls)
                 and (m.start() not in pinned or stem(pinned[m.start()]) in q.stems)]
             # "what minimum setuptools does it require": ">=40.8.0" says a least version; "~= 58.0" pins one
-            return WEAK if got and _LEAST_ASKED_RE.search(q.text) and all(
+            return WEAK if got and LEAST_ASKED_RE.search(q.text) and all(
                 _PIN_BEFORE_RE.search(text[: m.start()]) for m in got) else 1.0 if got else 0.0
         if slot.unit == "frequency":
             return 1.0 if any(is_new(m.group(0), q) for m in FREQ_RE.finditer(text)) else 0.0

@@ -59,3 +59,5 @@ STANDS_FOR_RE = re.compile(r"\bstands? for\b|\bshort for\b|\babbreviat|\bacronym
 LASTS_ASKED_RE = re.compile(r"\bhow long (?:will|would|does|do|is|are)\b.*\b(?:keep|keeps|continue|continues|stay|"
                             r"stays|remain|remains|last|lasts|be)\b", re.I)
 UNTIL_RE = re.compile(r"\b(?:until|till|through|up to)\b", re.I)
+# "what minimum setuptools does it require": a least version is asked, which ">=" says and a pin ("~= 58.0") does not
+LEAST_ASKED_RE = re.compile(r"\b(?:minimum|min|at least|oldest|lowest)\b", re.I)
