@@ -74,6 +74,12 @@ _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|
                        # "on python 3.9 will pip …", typed without its comma: a short frame, then an auxiliary
                        r"^(?:in|on|at|for|with|under)\s+(?:(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|"
                        r"was|were|does|did|do|can|will|would|should)\b)[\w.'-]+\s+){1,3}"
+                       r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)|"
+                       # "when using --require-hashes will pip …", "when people say 'telemetry gap' is that …": a
+                       # clause of doing or saying, then an auxiliary that asks
+                       r"^(?:[^:?]{2,40}:\s+)?(?:when|whenever|while|if|once)\s+(?:\w+ing|(?:people|folks|someone|they|you|we|others|"
+                       r"everyone|customers|users)\s+(?:say|says|mention|talk about|refer to|write))\s+"
+                       r"(?:(?!(?:is|are|was|were|does|did|do|can|will|would|should)\b)\S+\s+){1,5}"
                        r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)", re.I)
 # "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
 # it say who asks, not what is asked.
@@ -202,6 +208,7 @@ def parts(question: str) -> list[Part]:
         return [Part(q.rstrip(" ?"), slot(q))]
     out = [Part(pieces[0], slot(pieces[0]))]
     subject = _subject_words(pieces[0])
+    clause = _clause_subject(pieces[0])
     thing = _subject_words(_FRAMED_RE.sub("", pieces[0])).split()
     head = thing[-1] if thing and thing[-1].lower() not in _VERBISH else ""
     for p in pieces[1:]:
@@ -211,13 +218,67 @@ def parts(question: str) -> list[Part]:
             p = f"{p} {_predicate(pieces[0])}".strip()
         # "…and who led it": the second part's pronoun is the first part's subject.
         # "how many votes does it take": an "it" that only opens "it takes" stands for nothing.
-        carried = re.sub(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|there)\b",
-                         lambda mm: subject or mm.group(0), p, count=1, flags=re.I) if subject else p
+        pronoun = re.search(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|"
+                            r"there)\b", p, re.I) if subject else None
+        ref = _referent(pronoun.group(0), subject, clause) if pronoun else ""
+        carried = f"{p[:pronoun.start()]}{ref}{p[pronoun.end():]}" if pronoun and ref else p
         if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
             carried = re.sub(r"\b(the|a|an) ([\w-]+) one\b", lambda mm: f"{mm.group(1)} {mm.group(2)} {head}", carried,
                              count=1, flags=re.I)
-        out.append(Part(carried, slot(p), subject if carried != p else ""))
+        out.append(Part(carried, slot(p), ref if carried != p else ""))
     return out
+
+
+def _referent(pronoun: str, subject: str, clause: str) -> str:
+    """What a later part's pronoun stands for: the first part's subject, or for "it", "this" or "that" the
+    subject of its clause when the first part asks a value of something ("what date did the pilot start, and
+    what's it worth": the pilot, not the date)."""
+    return clause if clause and pronoun.lower() in ("it", "its", "this", "that") else subject
+
+
+# Nouns that name a value of something rather than a thing of its own ("what date did the pilot start").
+_VALUE_HEADS = frozenset("date day time year month week quarter format version release number amount figure size "
+                         "value price cost name type kind status share percentage rate total".split())
+_CLAUSE_AUX = frozenset("did does do is was are were will can could should has have".split())
+_PRONOUN_SUBJECTS = frozenset("it they this that he she we you i".split())
+
+
+def _clause_subject(text: str) -> str:
+    """The subject after the auxiliary of a first part that asks a value of it: "what format does pip inspect spit
+    out" -> "pip inspect"; "for the Pellucid pilot: what date did it kick off" -> "the Pellucid pilot" (the topic
+    its own pronoun stands for). "" when the part is not shaped so."""
+    topic = _FRAMED_RE.match(text) or _LEAD_FRAME_RE.match(text)
+    ws = text[topic.end():].split() if topic else text.split()
+    if len(ws) < 4 or ws[0].lower() not in ("what", "which"):
+        return ""
+    i = 1
+    while i < len(ws) and ws[i].lower() not in _VERBISH and ws[i].lower() not in _WH:
+        i += 1
+    if i == 1 or i >= len(ws) or ws[i].lower() not in _CLAUSE_AUX or ws[i - 1].lower() not in _VALUE_HEADS:
+        return ""  # "what backend does pip fall back to, and what setuptools does it need": the backend needs it
+    out: list[str] = []
+    for w in ws[i + 1:]:
+        if w.lower() in _VERBISH or w.lower() in _WH or w in ("—", "–", "-"):
+            break
+        out.append(w)
+    if not out:
+        return ""
+    if out[0].lower() in _PRONOUN_SUBJECTS:
+        frame = topic.group(0).rstrip().rstrip(":,").strip() if topic else ""
+        return re.sub(r"^(?:for|on|in|about|re|regarding|with)\s+", "", frame, flags=re.I)
+    # The clause's subject ends before its verb, which the rules cannot always tell: a determiner and its noun
+    # (with the capitalised words of a name: "the Series A"), or two words ("pip inspect").
+    if out[0].lower() in _DETERMINERS and len(out) > 1:
+        n = 2
+        while n < len(out) and out[n][:1].isupper():
+            n += 1
+        return " ".join(out[:n])
+    return " ".join(out[:2])
+
+
+# A frame typed before the question word without a colon ("on windows where does pip keep its cache").
+_LEAD_FRAME_RE = re.compile(r"^(?:in|on|at|for|with|under|during)\s+(?:[\w.'-]+\s+){1,3}(?=(?:" + "|".join(_WH) + r")\b)",
+                            re.I)
 
 
 def _predicate(text: str) -> str:
@@ -246,7 +307,7 @@ def _subject_words(text: str) -> str:
     topic = _TOPIC_RE.match(text)
     if topic:
         return topic.group(1)  # "norrland after the Q3 review: how many gateways are they running": norrland's
-    frame = _FRAMED_RE.match(text)
+    frame = _FRAMED_RE.match(text) or _LEAD_FRAME_RE.match(text)
     ws = text[frame.end() :].split() if frame else text.split()  # "on a linux box: where is pip's cache": the cache
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in HOW_WORDS):
@@ -416,6 +477,11 @@ def _how(nxt: str, rest: str) -> Slot:
 _SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tell|say))\b")
 
 
+# "what does passing --report - (a dash) to pip install do": what the option does, however it is given.
+_PASSING_DOES_RE = re.compile(r"^(?:does|do|did) (?:passing|using|setting|adding|specifying|giving|supplying|turning on|"
+                              r"enabling) (?:the |a )?(-[\w-]+|`[^`]+`|[\w.-]+\.\w+)\b.{0,40} do$")
+
+
 def _what(w: str, rest: list[str], low: str) -> Slot:
     if rest and rest[0] in ("exactly", "precisely", "else"):
         rest = rest[1:]  # "… prints what exactly", "what else must i pass": no noun of what is asked
@@ -427,8 +493,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("p") or "")
-    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b", tail):
-        return Slot("reason")
+    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b|"
+                r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic) (?:behind|for)\b", tail):
+        return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
         # "what percentage of package maintainers audit code": a share of maintainers, when the rules know the
         # word as a kind of thing (a share of research participants is another share)
@@ -507,6 +574,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
+    m = _PASSING_DOES_RE.match(tail)
+    if m:
+        return Slot("definition", subject=m.group(1))  # "what does passing --report - to pip install do": --report
     if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low) or re.match(
             r"^(?:can|could|should|do|must|shall) (?:i|we|you) (?:try|do)\b", tail):
         return Slot("procedure")  # "what can i try", "what should we do": steps to take

@@ -30,13 +30,9 @@ from stigmergy.answer.cues import (
     COMMAND_ASKED_RE,
     COMMAND_RE,
     DONE_TO_RE,
-    INSTRUCTS_RE,
     LEAVE_ASKED_RE,
     REFUSAL_REASON_RE,
     RULING_RE,
-    STANDARD_RE,
-    WAY_IN_ASKED_RE,
-    WAY_IN_RE,
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
@@ -44,6 +40,7 @@ from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
+from stigmergy.answer.procedure import how_fill
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
@@ -257,18 +254,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return WEAK  # "what does IQ/OQ stand for": "Validation pack (IQ/OQ) complete: 28 August" names it only
         return 1.0 if not subject or defines(slot.subject, text) else WEAK
     if k == "procedure":
-        done = DONE_TO_RE.search(q.text)
-        if any(is_new(m.group(0), q) or _new_option(m.group(0), q) for m in CODE_RE.finditer(text)):
-            # an option, a command, a file: what "how do I…" is usually after; a file named alone
-            # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
-            return WEAK if len(text.split()) == 1 else 1.0
-        if WAY_IN_ASKED_RE.search(q.text) and WAY_IN_RE.search(text) and len(_content(text, q)) >= 2:
-            return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
-        if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
-            return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
-        if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and len(_content(text, q)) >= 2:
-            return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
-        return WEAK if len(_content(text, q)) >= 2 else 0.0
+        return how_fill(text, q, len(_content(text, q)))
     if k == "yesno":
         # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
         # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
@@ -295,12 +281,6 @@ def roster(text: str) -> bool:
     or more, each one to four capitalised words."""
     items = [i.strip() for i in re.split(r",\s*|\s+and\s+", _LABEL_RE.sub("", text.strip().rstrip(".")))]
     return len(items) >= 3 and all(_NAME_ITEM_RE.fullmatch(i) for i in items)
-
-
-def _new_option(token: str, q: Asked) -> bool:
-    """An option the question describes in words and the line spells ("in zsh": `--zsh`, "for my user only":
-    `--user`): the option is how it is done. One the question spells itself ("what does --user do") is not new."""
-    return token.startswith("-") and token.casefold() not in q.text.casefold()
 
 
 # An identifier: code in backticks or a SETTING_NAME (a dotted name may be a web address: "pypi.org").
@@ -384,6 +364,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # ("… "almost never" (65.6%):"), a date ("… disabled (as of 1st Jan, 2021) … the command:") or another
         # name ("… (AKA Installation Bundles):") holds its own.
         return 0.0, False
+    if _REPORTS_ASKING_RE.search(text) and not _REPORTS_ASKING_RE.search(q.text):
+        return 0.0, False  # "[10:12] Hannah: Erik asks whether their beta key still works": a question, no answer
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind in ("quantity", "date") and _PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
             slot.kind == "date" and _CAME_TO_PASS_RE.search(text)):
@@ -461,6 +443,14 @@ _STAT_ASKED_RE = re.compile(r"\b(?:median|average|averages|the mean)\b", re.I)
 _STAT_RE = re.compile(r"\b(?:median|averag\w*|mean|avg|typical\w*|on the whole)\b", re.I)
 
 
+# "the oldest python version pip still works with": a list of the versions ("CPython 3.9, 3.10, 3.11, …") gives its
+# first and last.
+_LIST_ENDS = frozenset("oldest earliest lowest minimum min newest latest highest maximum max".split())
+# A line that reports a question ("Erik asks whether their beta key still works") answers none.
+_REPORTS_ASKING_RE = re.compile(r"\b(?:asks?|asked|asking|wonders?|wondered|wondering|wants? to know|wanted to know|"
+                                r"checking)\s+(?:us\s+|me\s+|you\s+)?(?:whether|if)\b", re.I)
+
+
 # Words before "version" that say which of a product's versions, not which product ("the minimum version").
 _WHICH_VERSION = frozenset("minimum maximum min max latest current newest oldest earliest first last final supported "
                            "required recommended default stable next new old previous exact specific lowest highest "
@@ -533,7 +523,9 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         said = stems_of(f"{text} {context}")
         # The wiki's own subject ("pip" on pip's pages) is whose X by default: a page need not say it.
         missing = [m for m in before if stem(m) not in said and not _said_as(m, said) and stem(m) not in q.everywhere
-                   and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))]
+                   and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))
+                   and not (m in _LIST_ENDS and slot.unit == "version" and len(
+                       [v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)]) >= 3)]
         if slot.unit == "count" and before and not missing:
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were
             # told" counts customers in a sentence that does not say which.

@@ -51,7 +51,10 @@ IN_WHOSE_WORDS_RE = re.compile(r"\s+in\s+(?:the\s+context\s+of\s+[\w' .-]{1,30}|
                                 r"(?:speak|terms|jargon|lingo|parlance|context))\s*[?.!]*$", re.I)
 # "what's pip's default cache folder on Windows": a folder, a path or a location is where, on a computer
 PATH_NOUN_ASKED_RE = re.compile(r"^(?:'s|is|are|was) (?:the |my |our |pip's |its |their )?(?:[\w'-]+ ){0,3}"
-                                r"(?:folder|directory|dir|path|location)s?(?: (?:on|for|in|under|with) .{1,30})?$")
+                                r"(?:folder|directory|dir|path|location)s?(?: (?:on|for|in|under|with) .{1,30}|"
+                                # "the path of my per-user config file" ("the path of least resistance" is none)
+                                r" (?:of|to) (?:[\w'.-]+ ){0,4}?(?:[\w-]*files?|config\w*|folders?|director(?:y|ies)|"
+                                r"caches?|logs?|executables?|binar(?:y|ies)|scripts?|[\w-]+\.[a-z]{2,4})\b.{0,30})?$")
 
 # "what does IQ/OQ stand for": the expansion of an acronym is asked (defining.spells)
 STANDS_FOR_RE = re.compile(r"\bstands? for\b|\bshort for\b|\babbreviat|\bacronym", re.I)

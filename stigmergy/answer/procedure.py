@@ -1,0 +1,56 @@
+"""How well a line tells *how*: an option, a command to type, a way in, a named method or a step to take. The
+`procedure` slot's fill (slots.kind_fill hands it here)."""
+
+from __future__ import annotations
+
+import re
+
+from stigmergy.answer.cues import (
+    COMMAND_RE,
+    DONE_TO_RE,
+    INSTRUCTS_RE,
+    STANDARD_RE,
+    WAY_IN_ASKED_RE,
+    WAY_IN_RE,
+)
+from stigmergy.answer.values import Asked, is_new
+from stigmergy.answer.which import CODE_RE, WEAK
+
+# A command to type: at a prompt, or a module run by Python ("python -m pip lock -e .").
+_INVOKE_RE = re.compile(r"^\s*(?:[$%>]\s+)?(?:python3?|py)(?:\s+-\w+)*\s+-m\s+\w+\s+\S", re.I)
+# What runs a command rather than saying which: typed alone before a file the question names, it is no how.
+_RUNNERS = frozenset("python python3 py pip pip3 -m".split())
+_RUN_ASKED_RE = re.compile(r"\bhow (?:do|can|should) (?:i|we|you) (?:run|execute|launch|invoke|start)\b", re.I)
+# Words in quotes ("Dependency Groups") name a thing, and so does a reStructuredText link's name ("from PyPI_"):
+# neither is code to type.
+_QUOTED_WORDS_RE = re.compile(r"[\"“][\w ]+[\"”]|[A-Za-z]+_")
+
+
+def how_fill(text: str, q: Asked, content: int) -> float:
+    """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
+    does not."""
+    done = DONE_TO_RE.search(q.text)
+    if any((is_new(m.group(0), q) or _new_option(m.group(0), q)) and not _QUOTED_WORDS_RE.fullmatch(m.group(0))
+           for m in CODE_RE.finditer(text)):
+        # an option, a command, a file: what "how do I…" is usually after; a file named alone
+        # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
+        return WEAK if len(text.split()) == 1 else 1.0
+    if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or any(
+            t.casefold() not in q.text.casefold() and t.casefold() not in _RUNNERS
+            for t in (w.strip(".,;:") for w in text.split()) if re.search(r"\w", t) and t != "$")):
+        # "how do i make a lock file with pip": "python -m pip lock -e ." is what to type; "$ python
+        # get-pip.py" types nothing the question does not name, unless it asks how to run it
+        return 1.0
+    if WAY_IN_ASKED_RE.search(q.text) and WAY_IN_RE.search(text) and content >= 2:
+        return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
+    if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
+        return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
+    if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and content >= 2:
+        return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
+    return WEAK if content >= 2 else 0.0
+
+
+def _new_option(token: str, q: Asked) -> bool:
+    """An option the question describes in words and the line spells ("in zsh": `--zsh`, "for my user only":
+    `--user`): the option is how it is done. One the question spells itself ("what does --user do") is not new."""
+    return token.startswith("-") and token.casefold() not in q.text.casefold()
