@@ -85,3 +85,33 @@ def test_a_command_to_type_is_how_and_words_in_quotes_are_not_code() -> None:
     # a command that types only what the question names is no how, unless running it is asked
     assert _fill("how do i verify the signature of get-tool.py before running it", "$ python get-tool.py.") == 0.0
     assert _fill("how do i run get-tool.py once downloaded", "$ python get-tool.py.") == 1.0
+
+
+def test_plain_words_for_what_a_document_says_formally() -> None:
+    from stigmergy.answer.counts import says_head
+
+    assert says_head("payroll", "Headcount — Q2 2026: 56.")
+    assert says_head("max", "Take-home tasks are capped at three hours.")
+    assert says_head("permanent", "Engineers have no standing access to customer data.")
+    assert not says_head("payroll", "Revenue — Q2 2026: £2.1M.")
+
+
+def test_a_command_that_uses_an_option_does_not_define_it() -> None:
+    q = "what does passing --report - (a dash) to the installer do"
+    assert _fill(q, "pip install \\ --dry-run --quiet --report - \\ pydantic") == 0.0
+    assert _fill(q, "The --report option of the install command produces a JSON report of what it installed.") == 1.0
+    assert _fill(q, "The --report option is mentioned in the changelog.") == WEAK
+
+
+def test_having_something_done_after_a_yes_or_no_question_is_part_of_it() -> None:
+    got = parts("can I put $TOKEN in requirements.txt and have the tool fill it in from the environment?")
+    assert len(got) == 1 and got[0].slot.kind == "yesno"
+    assert len(parts("is the cache shared and have they measured it?")) == 2
+
+
+def test_a_prompt_choice_labelled_by_its_letter_is_the_word() -> None:
+    from stigmergy.answer.names import words
+    from stigmergy.answer.terms import stems
+
+    assert "backup" in words("*(b)ackup* Rename the file or checkout")
+    assert "backup" in stems("*(b)ackup* Rename the file or checkout")

@@ -21,7 +21,10 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "duration": "takes lasts", "box": "unit units device devices",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
             "call": "requests request", "client": "customer customers", "customer": "client clients",
-            "final": "last", "last": "final", "latest": "newest", "newest": "latest"}
+            "final": "last", "last": "final", "latest": "newest", "newest": "latest",
+            # plain words for what a document says formally ("on the payroll", "max", "disappear", "permanent")
+            "payroll": "headcount staff employees", "max": "cap capped maximum limit",
+            "maximum": "cap capped max limit", "disappear": "removed retired deleted", "permanent": "standing"}
 
 
 def says_head(head: str, text: str) -> bool:

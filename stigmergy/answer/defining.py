@@ -12,13 +12,18 @@ from stigmergy.answer.terms import STOPWORDS, fold, spelled_out
 
 # What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
 # when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
-_DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?(?:(?:\s+[\w-]+){0,2}\s*[—–:]|-\s|,\s+(?:the|an?|which|i\.e\.)\b|"
+_DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?"
+                         # "The --report option of the pip install command produces …": the option, then what it does
+                         r"(?:(?:option|flag|switch|setting)s?(?:\s+of\s+(?:the\s+)?[\w -]{1,30}?\s+command)?\s+"
+                         r"(?=(?:produces|writes|outputs|creates|generates|returns|makes|lets|allows|enables|disables|"
+                         r"tells|controls|sets|turns|shows|prints|gives|prevents|skips|forces|stops|is|are)\b))?"
+                         r"(?:(?:\s+[\w-]+){0,2}\s*[—–:]|-\s|,\s+(?:the|an?|which|i\.e\.)\b|"
                          r"(?:is|are|was|were)\s+(?:(?:simply|basically|just|also|usually|always)\s+)?"
                          r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
                          r"known|made|measured)\b|"
                          r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
                          r"tells|lets|allows|enables|disables|controls|makes|causes|sets|turns|shows|prints|gives|"
-                         r"prevents|skips|forces|stops)\b)", re.I)
+                         r"prevents|skips|forces|stops|produces|writes|outputs|generates)\b)", re.I)
 
 
 # "`~=3.1.2` is equivalent to `>=3.1.2, ==3.1.*`": what an operator with its version stands for

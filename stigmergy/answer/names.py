@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from stigmergy.answer.terms import fold
+from stigmergy.answer.terms import PROMPT_LABEL_RE, fold
 
 MAX_NAME_WORDS = 5
 _WORD_RE = re.compile(r"[\w][\w.\-&']*[\w]|[\w]")
@@ -26,7 +26,7 @@ def words(text: str) -> list[str]:
 def _words(text: str) -> tuple[str, ...]:
     # Every slot rule reads a line's words again; an answer asks them of the same ~100 lines hundreds of times.
     out = []
-    for w in _WORD_RE.findall(fold(text)):
+    for w in _WORD_RE.findall(PROMPT_LABEL_RE.sub(r"\1", fold(text))):
         w = w.strip(".-'")
         if w.endswith("'s"):
             w = w[:-2]  # "Olly's" is Olly

@@ -26,6 +26,16 @@ _RUN_ASKED_RE = re.compile(r"\bhow (?:do|can|should) (?:i|we|you) (?:run|execute
 _QUOTED_WORDS_RE = re.compile(r"[\"“][\w ]+[\"”]|[A-Za-z]+_")
 
 
+# A tool's own command with its options ("pip install \ --dry-run --report - \ …"): usage, shown.
+_TOOL_COMMAND_RE = re.compile(r"^\s*pip3?\s+[a-z]+\b.*(?:\s-{1,2}\w|\s\\\s)", re.I)
+
+
+def is_command(text: str) -> bool:
+    """The line is a command to type: at a prompt, a module run by Python, or pip with its options. It shows how a
+    term is used; it says neither what the term is nor yes or no."""
+    return bool(COMMAND_RE.match(text) or _INVOKE_RE.match(text) or _TOOL_COMMAND_RE.match(text))
+
+
 def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""

@@ -55,6 +55,9 @@ _SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|whe
                        r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
                        r"whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
 _SETUP_RE = re.compile(r"^([^;?]+);\s*((?:who|whom|whose|what|when|where|which|why|how)\b[^;?]*\??)$", re.I)
+# "… and have pip fill it in": having something done, said after a yes-or-no question, is part of it
+_HAVE_DONE_RE = re.compile(r"^(?:have|has) (?:it|them|pip|the \w+|\w+) (?!(?:been|got|gotten|done|seen|had|\w+ed|\w+en)\b)"
+                           r"[a-z]+\b", re.I)
 # A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
 # first part's predicate.
 _BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
@@ -204,6 +207,9 @@ def parts(question: str) -> list[Part]:
                 Part(f"{m.group(2)} {rest}", slot(f"{m.group(2)} {rest}"))]
     pieces = [p.strip(" ,;?") for p in _SPLIT_RE.split(q)]
     pieces = [p for p in pieces if len(p.split()) >= 2]
+    if len(pieces) == 2 and pieces[0].split()[0].lower() in _AUX and _HAVE_DONE_RE.match(pieces[1]):
+        # "can I put $TOKEN in requirements.txt and have pip fill it in": one thing asked, to have it done
+        pieces = [f"{pieces[0]} and {pieces[1]}"]
     if len(pieces) <= 1:
         return [Part(q.rstrip(" ?"), slot(q))]
     out = [Part(pieces[0], slot(pieces[0]))]

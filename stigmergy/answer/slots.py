@@ -40,7 +40,7 @@ from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.procedure import how_fill
+from stigmergy.answer.procedure import how_fill, is_command
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
@@ -243,6 +243,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
     if k == "definition":
+        if is_command(text):
+            return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it
         subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:

@@ -80,9 +80,13 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(w)
 
 
+# A prompt's choice labelled by its letter ("(b)ackup", "(a)bort") is the word.
+PROMPT_LABEL_RE = re.compile(r"\((\w)\)(?=\w)")
+
+
 def tokens(text: str) -> list[str]:
     """Word tokens, keeping `4.0`, `eu-west-2`, `Q1` whole."""
-    return [t.strip(".-") for t in _TOKEN_RE.findall(text.replace("’", "'")) if t.strip(".-")]
+    return [t.strip(".-") for t in _TOKEN_RE.findall(PROMPT_LABEL_RE.sub(r"\1", text.replace("’", "'"))) if t.strip(".-")]
 
 
 # A day written as an ordinal ("the 15th of sept"): the number a date line writes ("15 September").
