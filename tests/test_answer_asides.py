@@ -9,10 +9,10 @@ from dataclasses import replace
 
 from stigmergy.answer import files
 from stigmergy.answer.evidence import Line
-from stigmergy.answer.names import Entity, Names
+from stigmergy.answer.names import Entity, Names, roster
 from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.select import score_part, word_score
-from stigmergy.answer.slots import WEAK, fill, kind_fill, roster
+from stigmergy.answer.slots import WEAK, fill, kind_fill
 from stigmergy.answer.terms import claimed, question_terms
 from stigmergy.answer.values import asked, dates_in, day_months, question_days
 from stigmergy.answer.which import thing_fill

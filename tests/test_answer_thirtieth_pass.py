@@ -115,3 +115,21 @@ def test_a_prompt_choice_labelled_by_its_letter_is_the_word() -> None:
 
     assert "backup" in words("*(b)ackup* Rename the file or checkout")
     assert "backup" in stems("*(b)ackup* Rename the file or checkout")
+
+
+def test_a_secret_named_by_three_words_is_still_a_secret() -> None:
+    assert slot("what's the lisbon staff wifi password?").kind == "secret"
+    assert slot("what's the wifi password policy?").kind != "secret"
+
+
+def test_a_street_address_is_not_a_city() -> None:
+    q = "what's the street address of Hannah's workspace in Gothenburg?"
+    assert _fill(q, "Malmö — Hannah's desk at a shared workspace near the harbour.") <= WEAK
+    assert _fill(q, "The workspace is at 12 Wharf Street, Gothenburg.") == 1.0
+
+
+def test_when_something_went_away_is_said_by_a_line_that_speaks_of_its_going() -> None:
+    q = "in which version was the legacy resolver code finally deleted?"
+    assert _fill_in(q, "Tool 20.1: an alpha version of the new resolver was available, opt-in.") == WEAK
+    assert _fill_in(q, "Tool 21.0: the old resolver is no longer supported.") == WEAK
+    assert _fill_in(q, "Tool 22.3: the resolver code of old was removed.") == 1.0

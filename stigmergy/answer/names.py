@@ -94,3 +94,14 @@ def load(store: Any, layers: tuple[str, ...]) -> Names:
             if len(owners[key]) == 1 and (key not in out.by_name or out.by_name[key].kind == ""):
                 out.by_name[key] = ent
     return out
+
+
+_LABEL_RE = re.compile(r"^[\w ]{1,24}:\s+")
+_NAME_ITEM_RE = re.compile(r"(?:[A-ZÀ-Þ][\w'’.-]*\s?){1,4}")
+
+
+def roster(text: str) -> bool:
+    """A line that only lists names ("Priya Raghunathan, Inês Carvalho, Daniel Ferreira, …", "People: …"): three
+    or more, each one to four capitalised words."""
+    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", _LABEL_RE.sub("", text.strip().rstrip(".")))]
+    return len(items) >= 3 and all(_NAME_ITEM_RE.fullmatch(i) for i in items)

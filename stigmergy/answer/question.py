@@ -159,7 +159,7 @@ _OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? (?:the )?(?
 
 # "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
 # what is said about one ("what is the password policy", "how long must a password be").
-_SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,2}?(?:password|passphrase|passcode|"
+_SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,3}?(?:password|passphrase|passcode|"
                         r"pin code|pin|api key|secret key|access key|access token|api token)s?\b(?!\s+(?:code\s+)?(?:policy|policies|"
                         r"manager|length|rules?|rotation|reset|expiry|requirements?|format))")
 

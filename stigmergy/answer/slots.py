@@ -38,7 +38,7 @@ from stigmergy.answer.cues import (
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
-from stigmergy.answer.names import Names, words
+from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.procedure import how_fill, is_command
 from stigmergy.answer.question import Slot
@@ -64,7 +64,15 @@ from stigmergy.answer.values import (
     figures_in,
     is_new,
 )
-from stigmergy.answer.what_forms import LASTS_ASKED_RE, LEAST_ASKED_RE, OPERATOR_RE, STANDS_FOR_RE, UNTIL_RE
+from stigmergy.answer.what_forms import (
+    LASTS_ASKED_RE,
+    LEAST_ASKED_RE,
+    OPERATOR_RE,
+    REMOVAL_ASKED_RE,
+    REMOVAL_RE,
+    STANDS_FOR_RE,
+    UNTIL_RE,
+)
 from stigmergy.answer.which import (
     CODE_RE,
     PROJECT_RE,
@@ -202,10 +210,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
-        if k == "place" and slot.head == "address" and _STREET_RE.search(text):
+        if k == "place" and slot.head == "address":
             # "what's the street address": a street with its number ("Rua do Alecrim 38", "12 Wharf Street"), not
-            # only the street a line names ("the new office at Rua do Alecrim")
-            return 1.0 if _NUMBERED_STREET_RE.search(text) else WEAK
+            # only the street a line names ("the new office at Rua do Alecrim"), nor only the city
+            return (1.0 if _NUMBERED_STREET_RE.search(text) else WEAK) if _STREET_RE.search(text) else min(
+                WEAK, kind_fill(replace(slot, head=""), text, names, q))
         known, unknown = names_in(text, names, q, want)
         if known:
             return 1.0
@@ -272,17 +281,6 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if _content(text, q) else 0.0
-
-
-_LABEL_RE = re.compile(r"^[\w ]{1,24}:\s+")
-_NAME_ITEM_RE = re.compile(r"(?:[A-ZÀ-Þ][\w'’.-]*\s?){1,4}")
-
-
-def roster(text: str) -> bool:
-    """A line that only lists names ("Priya Raghunathan, Inês Carvalho, Daniel Ferreira, …", "People: …"): three
-    or more, each one to four capitalised words."""
-    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", _LABEL_RE.sub("", text.strip().rstrip(".")))]
-    return len(items) >= 3 and all(_NAME_ITEM_RE.fullmatch(i) for i in items)
 
 
 # An identifier: code in backticks or a SETTING_NAME (a dotted name may be a web address: "pypi.org").
@@ -381,6 +379,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
+    if got and slot.kind in ("quantity", "date") and REMOVAL_ASKED_RE.search(q.text) and not REMOVAL_RE.search(
+            f"{text} {context}"):
+        got *= WEAK  # "in which version was the legacy resolver deleted": "pip 20.1: an alpha of the new one" is another event
     if got and slot.unit == "version" and _FUTURE_VERSION_ASKED_RE.search(q.text) and not _WILL_RE.search(text):
         got *= WEAK  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2" is done
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):

@@ -64,3 +64,10 @@ LASTS_ASKED_RE = re.compile(r"\bhow long (?:will|would|does|do|is|are)\b.*\b(?:k
 UNTIL_RE = re.compile(r"\b(?:until|till|through|up to)\b", re.I)
 # "what minimum setuptools does it require": a least version is asked, which ">=" says and a pin ("~= 58.0") does not
 LEAST_ASKED_RE = re.compile(r"\b(?:minimum|min|at least|oldest|lowest)\b", re.I)
+
+# A question of when something went away ("in which version was the legacy resolver deleted"), and a line that speaks
+# of its going ("no longer supported" is not gone).
+REMOVAL_ASKED_RE = re.compile(r"\b(?:when|which|what)\b.*\b(?:removed|deleted|dropped|ripped out|taken out|got rid of|"
+                              r"disappear\w*|went away|gone)\b", re.I)
+REMOVAL_RE = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|no longer (?:available|present|included|shipped|exists?)|"
+                        r"gone|retir\w*|disappear\w*|discontinu\w*|sunset\w*|end of life|eol)\b", re.I)
