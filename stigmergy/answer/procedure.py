@@ -45,9 +45,7 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         # an option, a command, a file: what "how do I…" is usually after; a file named alone
         # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
         return WEAK if len(text.split()) == 1 else 1.0
-    if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or any(
-            t.casefold() not in q.text.casefold() and t.casefold() not in _RUNNERS
-            for t in (w.strip(".,;:") for w in text.split()) if re.search(r"\w", t) and t != "$")):
+    if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or _types_new(text, q)):
         # "how do i make a lock file with pip": "python -m pip lock -e ." is what to type; "$ python
         # get-pip.py" types nothing the question does not name, unless it asks how to run it
         return 1.0
@@ -58,6 +56,13 @@ def how_fill(text: str, q: Asked, content: int) -> float:
     if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and content >= 2:
         return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
     return WEAK if content >= 2 else 0.0
+
+
+def _types_new(command: str, q: Asked) -> bool:
+    """The command types a word the question does not say, other than what runs it (python, -m, pip)."""
+    said = q.text.casefold()
+    typed = (w.strip(".,;:").casefold() for w in command.split())
+    return any(t not in said and t not in _RUNNERS for t in typed if re.search(r"\w", t))
 
 
 def _new_option(token: str, q: Asked) -> bool:

@@ -262,11 +262,7 @@ def _clause_subject(text: str) -> str:
         i += 1
     if i == 1 or i >= len(ws) or ws[i].lower() not in _CLAUSE_AUX or ws[i - 1].lower() not in _VALUE_HEADS:
         return ""  # "what backend does pip fall back to, and what setuptools does it need": the backend needs it
-    out: list[str] = []
-    for w in ws[i + 1:]:
-        if w.lower() in _VERBISH or w.lower() in _WH or w in ("—", "–", "-"):
-            break
-        out.append(w)
+    out = _subject_words(" ".join(ws[i + 1:])).split()  # the words after the auxiliary, up to the next verb
     if not out:
         return ""
     if out[0].lower() in _PRONOUN_SUBJECTS:
