@@ -47,7 +47,10 @@ ask_blind12_*_questions.json (the same two corpora, written blind by helpers at 
 6 December 2026, committed before that session's answerer changes; its misses read in the thirtieth session, once the
 thirteenth pair was written), `blind13_sample` and `blind13_public` = ask_blind13_*_questions.json (the same two
 corpora, written blind by helpers at the start of the thirtieth session, 6 December 2026, committed before that
-session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
+session's answerer changes; its misses read in the thirty-first session, once the fourteenth pair was written),
+`blind14_sample` and `blind14_public` = ask_blind14_*_questions.json (the same two corpora, written blind by helpers at
+the start of the thirty-first session, 6 December 2026, committed before that session's answerer changes; never tuned
+on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -117,7 +120,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind12_sample": ("ask_blind12_sample_questions.json", "sample"),
         "blind12_public": ("ask_blind12_public_questions.json", "public"),
         "blind13_sample": ("ask_blind13_sample_questions.json", "sample"),
-        "blind13_public": ("ask_blind13_public_questions.json", "public")}
+        "blind13_public": ("ask_blind13_public_questions.json", "public"),
+        "blind14_sample": ("ask_blind14_sample_questions.json", "sample"),
+        "blind14_public": ("ask_blind14_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -772,7 +777,9 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
                    "written blind on 6 December 2026, at the start of the twenty-ninth session, committed before its "
                    "changes; its misses read in the thirtieth" if set_name.startswith("blind12") else
                    "written blind on 6 December 2026, at the start of the thirtieth session, committed before its "
-                   "changes; never tuned on" if set_name.startswith("blind13") else
+                   "changes; its misses read in the thirty-first" if set_name.startswith("blind13") else
+                   "written blind on 6 December 2026, at the start of the thirty-first session, committed before its "
+                   "changes; never tuned on" if set_name.startswith("blind14") else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
@@ -781,7 +788,7 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
                      if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4", "blind5",
                                                                                    "blind6", "blind7", "blind8", "blind9", "blind10",
-                                                                                   "blind11", "blind12", "blind13")) else "")
+                                                                                   "blind11", "blind12", "blind13", "blind14")) else "")
         rows.append([
             f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
