@@ -30,11 +30,25 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?"
 _EQUIVALENT_RE = re.compile(r"\s*(?:is|are)\s+(?:equivalent|the same as|short for|shorthand for)\b", re.I)
 
 
+# A table row whose first cell is the term and whose next cell says something ("| `~=` | Any compatible version. |"):
+# a glossary laid out as a table.
+_ROW_RE = re.compile(r"^\s*\|\s*([^|]{1,60}?)\s*\|\s*[^|\s-]")
+
+
+def _first_cell(text: str) -> str:
+    m = _ROW_RE.match(text)
+    return m.group(1).strip("*`'\" ") if m else ""
+
+
 def defines(subject: str, text: str) -> bool:
     """The line says what `subject` is ("Dwell time — how long a shipment sits …", "MKT is the single
-    temperature that …"), not only something about it ("Excursion budget is shown per lane")."""
+    temperature that …", a table row that starts with it), not only something about it ("Excursion budget is shown
+    per lane")."""
     ws = [w for w in words(subject) if w not in STOPWORDS]
     if not ws:
+        return True
+    cell = _first_cell(text)
+    if cell and [w for w in words(cell) if w not in STOPWORDS] == ws:
         return True
     low = fold(text)
     # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
@@ -61,5 +75,7 @@ _AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:th
 def defines_operator(operator: str, text: str) -> bool:
     """ "what does the ~= operator mean": "`~=3.1.2` is equivalent to …" or "~= — Any compatible version" says it;
     "contains the operator <, <=, ~=, or ==" only names it."""
+    if _first_cell(text) == operator:
+        return True
     said = [m.end() for m in re.finditer(re.escape(operator) + r"[\w.*]*`?", text)]
     return any(_EQUIVALENT_RE.match(text[e:]) or _DEFINES_RE.match(fold(text[e:])) for e in said)

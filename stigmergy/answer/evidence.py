@@ -152,13 +152,31 @@ def _headings(page: dict[str, Any], line: int) -> tuple[str, ...]:
     for frag in frags:
         a, b = frag["lines"]
         if a <= line <= b:
-            return tuple(frag["headings"])
+            return _below(page, tuple(frag["headings"]), a, line)
     # A read widened to whole paragraphs: the lines before its first fragment are of that fragment's section.
     if frags and line < frags[0]["lines"][0]:
         return tuple(frags[0]["headings"])
     if frags and line > frags[-1]["lines"][1]:
-        return tuple(frags[-1]["headings"])
+        return _below(page, tuple(frags[-1]["headings"]), frags[-1]["lines"][0], line)
     return ()
+
+
+_ATX_RE = re.compile(r"^(#{2,6})\s+(.+?)\s*#*\s*$")
+
+
+def _below(page: dict[str, Any], trail: tuple[str, ...], start: int, line: int) -> tuple[str, ...]:
+    """The heading trail of `line`: a fragment's trail is its first section's, and a fragment that holds two short
+    sections ("## Outlook for Q2 2026", then "## Risks") gave the second's lines the first's heading; a heading met
+    between the fragment's start and the line takes the place of the trail's heading of its level ("## Risks": the
+    trail's first). Only a place: a fragment that opens with the page's title keeps its empty trail, as the index
+    fragments it (a deeper heading does not lengthen the trail either)."""
+    content = page["content"].split("\n")
+    first = page["lines"][0]
+    for n in range(max(start, first) + 1, line):
+        m = _ATX_RE.match(content[n - first]) if 0 <= n - first < len(content) else None
+        if m and len(m.group(1)) - 2 < len(trail):
+            trail = (*trail[: len(m.group(1)) - 2], m.group(2))
+    return trail
 
 
 def _is_claim(raw: str) -> bool:

@@ -479,6 +479,12 @@ def _how(nxt: str, rest: str) -> Slot:
 _SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tell|say))\b")
 
 
+# "what was Maya paid before the rise", "what's that deal worth annually": a sum of money, before any reading of
+# the words as a term to define ("that deal worth annually")
+_PAID_RE = re.compile(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|"
+                      r"charges|charged|priced|worth|cost|costs|spend|spends|spent)\b")
+
+
 # "what does passing --report - (a dash) to pip install do": what the option does, however it is given.
 _PASSING_DOES_RE = re.compile(r"^(?:does|do|did) (?:passing|using|setting|adding|specifying|giving|supplying|turning on|"
                               r"enabling) (?:the |a )?(-[\w-]+|`[^`]+`|[\w.-]+\.\w+)\b.{0,40} do$")
@@ -528,6 +534,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place")  # "what's pip's default cache folder on windows"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
+    if _PAID_RE.match(tail):
+        return Slot("quantity", unit="money")  # "what was Maya paid before the rise", "what's that deal worth"
     bare = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
@@ -537,9 +545,6 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
         # definition; "what is that --debug flag doing": what the flag does
         return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", m.group(2)))
-    if re.match(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|charges|"
-                r"charged|priced|worth|cost|costs|spend|spends|spent)\b", tail):
-        return Slot("quantity", unit="money")  # "what was Maya paid before the rise"
     m = MEAN_BY_RE.match(tail) or MEANS_RE.match(tail)
     if m:
         # "what does mean kinetic temperature express": what X says or stands for, not X's figure.

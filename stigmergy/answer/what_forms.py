@@ -18,9 +18,10 @@ FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |rig
 
 # "what is Tomek's role", "what job does Hannah have": the post a person holds, which a line says by its title
 # ("Tomasz Wieczorek, CTO and co-founder"), not by a sentence of what a role is.
+# "what's olly's role here": the post X holds, said with where or when the asker stands.
 ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
                         r"exact |proper |full )?"
-                        r"(?:role|job|title|position|post)$|"
+                        r"(?:role|job|title|position|post)(?: here| now| nowadays| these days| at the moment)?$|"
                         r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
 
 

@@ -252,7 +252,29 @@ def whole_paragraphs(text: str, start: int, end: int, reach: int = PARAGRAPH_REA
     else:
         nl = text.find("\n", end, end + reach)
         end = end if nl < 0 else nl
+        end = _rest_of_table(text, end)
     return start, end
+
+
+# How far past the reach a read cut inside a table goes on, row by row, to the table's end.
+TABLE_REACH = 4000
+
+
+def _rest_of_table(text: str, end: int) -> int:
+    """`end` (a line's end) moved past the Markdown table rows that follow it when the line is one: a wide table
+    of padded rows ("| `~=` | Any compatible version. | … |") is longer than the reach, and a read cut inside it
+    lost the rows under the cut. At most TABLE_REACH characters further."""
+    line_start = text.rfind("\n", 0, end) + 1
+    if not text.startswith("|", line_start):
+        return end
+    limit = end + TABLE_REACH
+    while end < len(text) and text.startswith("\n|", end):
+        nl = text.find("\n", end + 1)
+        nxt = len(text) if nl < 0 else nl
+        if nxt > limit:
+            break
+        end = nxt
+    return end
 
 
 def read_pages(
