@@ -762,33 +762,15 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
                    if set_name.startswith("blind4") else
                    "written blind on 5 December 2026, at the start of the twenty-second session, before its changes; "
                    "its misses read in the twenty-third" if set_name.startswith("blind5") else
-                   "written blind on 5 December 2026, at the start of the twenty-third session, committed before its "
-                   "changes; its misses read in the twenty-fourth" if set_name.startswith("blind6") else
-                   "written blind on 5 December 2026, at the start of the twenty-fourth session, committed before its "
-                   "changes; its misses read in the twenty-fifth" if set_name.startswith("blind7") else
-                   "written blind on 5 December 2026, at the start of the twenty-fifth session, committed before its "
-                   "changes; its misses read in the twenty-sixth" if set_name.startswith("blind8") else
-                   "written blind on 5 December 2026, at the start of the twenty-sixth session, committed before its "
-                   "changes; its misses read in the twenty-seventh" if set_name.startswith("blind9") else
-                   "written blind on 5 December 2026, at the start of the twenty-seventh session, committed before its "
-                   "changes; its misses read in the twenty-eighth" if set_name.startswith("blind10") else
-                   "written blind on 5 December 2026, at the start of the twenty-eighth session, committed before its "
-                   "changes; its misses read in the twenty-ninth" if set_name.startswith("blind11") else
-                   "written blind on 6 December 2026, at the start of the twenty-ninth session, committed before its "
-                   "changes; its misses read in the thirtieth" if set_name.startswith("blind12") else
-                   "written blind on 6 December 2026, at the start of the thirtieth session, committed before its "
-                   "changes; its misses read in the thirty-first" if set_name.startswith("blind13") else
-                   "written blind on 6 December 2026, at the start of the thirty-first session, committed before its "
-                   "changes; never tuned on" if set_name.startswith("blind14") else
+                   _pair_history(_pair(set_name)) if (_pair(set_name) or 0) in _PAIRS_WRITTEN else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
                    else "the first answerer's own set" if set_name == "bench"
                    else "tuned on" if set_name.startswith(("tune_", "fresh_")) else f"its calibration half tuned on, {read}")
         held = entry.get("this", {}).get("held_out")
         held_note = (f"; held-out half {held['answered_correctly']} of {held['answerable']} correct (read since)"
-                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_", "blind2", "blind3", "blind4", "blind5",
-                                                                                   "blind6", "blind7", "blind8", "blind9", "blind10",
-                                                                                   "blind11", "blind12", "blind13", "blind14")) else "")
+                     if held and set_name != "bench" and not set_name.startswith(("tune_", "fresh_"))
+                     and (_pair(set_name) or 1) < 2 else "")
         rows.append([
             f"`ask` ({report.get('answerer', 'deterministic')}) on `bench/{file}` ({got['answerable']} answerable, {got['unanswerable']} not; "
             f"{history}; `{command}`): correct, wrong, refused rightly, refused wrongly, unanswerable answered",
@@ -796,6 +778,27 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
             f"{got['unanswerable_answered']:.1%} of the unanswerable answered; "
             f"{got['figures_not_traceable']} untraceable figures{held_note}{_elsewhere_note(got)}", "", target])
     return rows
+
+
+# The blind pairs from the sixth on, each written by helpers at the start of a session and committed before its
+# answerer changes; its misses read in the session that wrote the next pair: (pair, date, session).
+_PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-fourth"), 8: ("5 December", "twenty-fifth"),
+                  9: ("5 December", "twenty-sixth"), 10: ("5 December", "twenty-seventh"),
+                  11: ("5 December", "twenty-eighth"), 12: ("6 December", "twenty-ninth"), 13: ("6 December", "thirtieth"),
+                  14: ("6 December", "thirty-first")}
+
+
+def _pair(set_name: str) -> int | None:
+    """The number of a blind pair's set ("blind12_public": 12); None for any other set (the first pair's too)."""
+    m = re.match(r"blind(\d+)_", set_name)
+    return int(m.group(1)) if m else None
+
+
+def _pair_history(n: int | None) -> str:
+    date, session = _PAIRS_WRITTEN[n or 0]
+    later = _PAIRS_WRITTEN.get((n or 0) + 1)
+    return (f"written blind on {date} 2026, at the start of the {session} session, committed before its changes; "
+            + (f"its misses read in the {later[1]}" if later else "never tuned on"))
 
 
 def _elsewhere_note(got: dict[str, Any]) -> str:
