@@ -87,3 +87,13 @@ def test_a_line_under_a_second_short_section_has_that_sections_heading(tmp_path:
         s.close()
     assert not q2["answered"] and q2["refusal"] == REFUSAL
     assert "23%" in " ".join(x["text"] for x in q1["sentences"])
+
+
+def test_a_heading_inside_a_code_block_is_no_heading() -> None:
+    from stigmergy.answer.evidence import _headings
+
+    content = "## Install\n\n```sh\n## step two of the script\nrun it\n```\n\nThe tool is installed.\n\n## Risks\n\nIt may break."
+    page = {"lines": [10, 10 + content.count("\n")], "content": content,
+            "fragments": [{"lines": [10, 10 + content.count("\n")], "headings": ["Install"]}]}
+    assert _headings(page, 17) == ("Install",)  # "The tool is installed.": the fence's "## step two" is code
+    assert _headings(page, 22) == ("Risks",)

@@ -16,7 +16,7 @@ from stigmergy.errors import NotFoundError
 from stigmergy.gates.figures import claim_text
 from stigmergy.index.reads import MAX_READS, read_neighbours, read_pages
 from stigmergy.layers import readable_layers
-from stigmergy.pages.markdown import mask_code_spans
+from stigmergy.pages.markdown import code_lines, mask_code_spans
 from stigmergy.settings import Settings
 
 
@@ -172,8 +172,10 @@ def _below(page: dict[str, Any], trail: tuple[str, ...], start: int, line: int) 
     fragments it (a deeper heading does not lengthen the trail either)."""
     content = page["content"].split("\n")
     first = page["lines"][0]
+    code = code_lines(page["content"])  # "## step two" in a fenced shell block is no heading (cached per page)
     for n in range(max(start, first) + 1, line):
-        m = _ATX_RE.match(content[n - first]) if 0 <= n - first < len(content) else None
+        at = n - first
+        m = _ATX_RE.match(content[at]) if 0 <= at < len(content) and at not in code else None
         if m and len(m.group(1)) - 2 < len(trail):
             trail = (*trail[: len(m.group(1)) - 2], m.group(2))
     return trail
