@@ -57,7 +57,10 @@
                                      thirty-first session, once the fourteenth pair was written)
     bench/ask_blind14_sample_questions.json, bench/ask_blind14_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the thirty-first session, committed before its
-                                     answerer changes (a fifteenth held-out measure, never tuned on)
+                                     answerer changes (a fifteenth held-out measure; its misses never read)
+    bench/ask_blind15_sample_questions.json, bench/ask_blind15_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the thirty-second session, committed before its
+                                     answerer changes (a sixteenth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -121,6 +124,8 @@ BLIND13_SAMPLE_SET = HERE / "ask_blind13_sample_questions.json"
 BLIND13_PUBLIC_SET = HERE / "ask_blind13_public_questions.json"
 BLIND14_SAMPLE_SET = HERE / "ask_blind14_sample_questions.json"
 BLIND14_PUBLIC_SET = HERE / "ask_blind14_public_questions.json"
+BLIND15_SAMPLE_SET = HERE / "ask_blind15_sample_questions.json"
+BLIND15_PUBLIC_SET = HERE / "ask_blind15_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -236,7 +241,8 @@ def main() -> None:
                        (BLIND11_SAMPLE_SET, SAMPLE_CORPUS), (BLIND11_PUBLIC_SET, docs),
                        (BLIND12_SAMPLE_SET, SAMPLE_CORPUS), (BLIND12_PUBLIC_SET, docs),
                        (BLIND13_SAMPLE_SET, SAMPLE_CORPUS), (BLIND13_PUBLIC_SET, docs),
-                       (BLIND14_SAMPLE_SET, SAMPLE_CORPUS), (BLIND14_PUBLIC_SET, docs)):
+                       (BLIND14_SAMPLE_SET, SAMPLE_CORPUS), (BLIND14_PUBLIC_SET, docs),
+                       (BLIND15_SAMPLE_SET, SAMPLE_CORPUS), (BLIND15_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)

@@ -148,7 +148,8 @@ _LATER_PAIRS = ((3, "eighteenth session", ((45, 15), (40, 14))), (4, "twenty-fir
                 (7, "twenty-fourth session", ((65, 20), (60, 20))), (8, "twenty-fifth session", ((99, 22), (72, 25))),
                 (9, "twenty-sixth session", ((90, 24), (70, 24))), (10, "twenty-seventh session", ((90, 24), (70, 24))),
                 (11, "twenty-eighth session", ((90, 24), (70, 24))), (12, "twenty-ninth session", ((90, 24), (70, 24))),
-                (13, "thirtieth session", ((90, 24), (70, 24))), (14, "thirty-first session", ((90, 24), (70, 24))))
+                (13, "thirtieth session", ((90, 24), (70, 24))), (14, "thirty-first session", ((90, 24), (70, 24))),
+                (15, "thirty-second session", ((90, 24), (70, 24))))
 
 
 @pytest.mark.parametrize(("pair", "session", "sizes"), _LATER_PAIRS, ids=[f"pair{p}" for p, _, _ in _LATER_PAIRS])
