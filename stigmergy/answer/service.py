@@ -235,6 +235,8 @@ OTHER_PART_MARGIN = 0.03
 
 
 WHOLE_MARGIN = 0.005  # a line that says all the best line says and more, scored this near it, is the answer
+# A second line of the best line's own section scoring at least this share of it is said beside it (`_beside`).
+NEAR_TIE = 0.7
 
 
 def _whole(top: Scored, scored: list[Scored], taken: set[str]) -> Scored:
@@ -244,6 +246,21 @@ def _whole(top: Scored, scored: list[Scored], taken: set[str]) -> Scored:
     key = _key(top.line.text)
     return next((sc for sc in scored if sc.eligible and sc.score >= top.score - WHOLE_MARGIN and key in _key(
         sc.line.text) and len(_key(sc.line.text)) > len(key) and _key(sc.line.text) not in taken), top)
+
+
+def _beside(top: Scored, scored: list[Scored], taken: set[str], threshold: float) -> Scored | None:
+    """The other line of the best line's section that answers nearly as well, said after it. A section's topic
+    sentence and the sentence that holds its value often score within a few points of each other ("In practice the
+    `egg` fragment is only required to help pip determine the VCS clone location in editable mode." after "In all
+    other circumstances, the `egg` fragment is not necessary"): words and meaning cannot tell which of the two
+    answers, and a reader of the section reads both. Only an eligible line of the same page and heading trail scoring
+    at least `NEAR_TIE` of the best (which is past the threshold), saying neither more nor less than another line of
+    the answer; measured on every question set (docs/agents.md, thirty-second pass)."""
+    page, trail, key = top.line.page, top.line.headings, _key(top.line.text)
+    return next((sc for sc in scored if sc.eligible and sc.score >= NEAR_TIE * top.score
+                 and sc.line.page == page and sc.line.headings == trail and _key(sc.line.text) != key
+                 and key not in _key(sc.line.text) and _key(sc.line.text) not in key
+                 and _key(sc.line.text) not in taken), None)
 
 
 def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, names: Names,
@@ -283,7 +300,12 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         decision = decide(top, scored, ev.lines, ev.contradictions, root, layers, part.slot.kind, part.text)
         q = asked(part.text, names)
         lost = {_key(s["text"]) for s in decision.superseded}
-        for n, line in enumerate(decision.lines):
+        # (not beside a line an earlier part said: the other-part margin has already weighed the lines beside it)
+        beside = (_beside(top, scored, taken, threshold)
+                  if decision.lines == [top.line] and _key(top.line.text) not in earlier else None)
+        if beside is not None:
+            taken.add(_key(beside.line.text))
+        for n, line in enumerate([*decision.lines, *([beside.line] if beside is not None else [])]):
             via = top.via_context if line is top.line else False
             then = follow_on(line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure")
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
