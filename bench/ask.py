@@ -798,11 +798,15 @@ def _pair(set_name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# Pairs whose misses the session after them did not read (it measured them by counts only).
+_MISSES_UNREAD = {14: "its misses never read (the thirty-second session counted it only)"}
+
+
 def _pair_history(n: int | None) -> str:
     date, session = _PAIRS_WRITTEN[n or 0]
     later = _PAIRS_WRITTEN.get((n or 0) + 1)
     return (f"written blind on {date} 2026, at the start of the {session} session, committed before its changes; "
-            + (f"its misses read in the {later[1]}" if later else "never tuned on"))
+            + (_MISSES_UNREAD.get(n or 0) or (f"its misses read in the {later[1]}" if later else "never tuned on")))
 
 
 def _elsewhere_note(got: dict[str, Any]) -> str:
