@@ -32,22 +32,22 @@ VALUE = _line(14, "In practice the egg fragment is only required to help pip det
 
 def test_the_sections_other_line_that_answers_nearly_as_well_is_said_beside_the_best() -> None:
     top = _scored(TOPIC, 0.63)
-    got = _beside(top, [top, _scored(VALUE, 0.54)], set(), threshold=0.46)
+    got = _beside(top, [top, _scored(VALUE, 0.54)], set())
     assert got is not None and got.line is VALUE
 
 
 def test_no_line_beside_when_it_is_far_below_of_another_section_or_page_or_not_eligible() -> None:
     top = _scored(TOPIC, 0.63)
-    assert _beside(top, [top, _scored(VALUE, 0.40)], set(), 0.46) is None  # under 0.7 of the best
-    assert _beside(top, [top, _scored(VALUE, 0.60, eligible=False)], set(), 0.46) is None  # fills no slot
+    assert _beside(top, [top, _scored(VALUE, 0.40)], set()) is None  # under 0.7 of the best
+    assert _beside(top, [top, _scored(VALUE, 0.60, eligible=False)], set()) is None  # fills no slot
     other_section = _line(30, VALUE.text, headings=("VCS support", "Editable mode"))
-    assert _beside(top, [top, _scored(other_section, 0.60)], set(), 0.46) is None
+    assert _beside(top, [top, _scored(other_section, 0.60)], set()) is None
     other_page = _line(14, VALUE.text, page="sources/2026/12/cap_other.md")
-    assert _beside(top, [top, _scored(other_page, 0.60)], set(), 0.46) is None
+    assert _beside(top, [top, _scored(other_page, 0.60)], set()) is None
     # the best line's own words again, or a line an earlier part already said, is not a second line
     again = _line(40, TOPIC.text + " See below.")
-    assert _beside(top, [top, _scored(again, 0.62)], set(), 0.46) is None
-    assert _beside(top, [top, _scored(VALUE, 0.60)], {" ".join(VALUE.text.casefold().split())}, 0.46) is None
+    assert _beside(top, [top, _scored(again, 0.62)], set()) is None
+    assert _beside(top, [top, _scored(VALUE, 0.60)], {" ".join(VALUE.text.casefold().split())}) is None
 
 
 def test_the_answer_says_both_lines_each_with_its_citation(tmp_path: Path) -> None:

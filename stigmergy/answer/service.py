@@ -248,14 +248,14 @@ def _whole(top: Scored, scored: list[Scored], taken: set[str]) -> Scored:
         sc.line.text) and len(_key(sc.line.text)) > len(key) and _key(sc.line.text) not in taken), top)
 
 
-def _beside(top: Scored, scored: list[Scored], taken: set[str], threshold: float) -> Scored | None:
+def _beside(top: Scored, scored: list[Scored], taken: set[str]) -> Scored | None:
     """The other line of the best line's section that answers nearly as well, said after it. A section's topic
     sentence and the sentence that holds its value often score within a few points of each other ("In practice the
     `egg` fragment is only required to help pip determine the VCS clone location in editable mode." after "In all
     other circumstances, the `egg` fragment is not necessary"): words and meaning cannot tell which of the two
     answers, and a reader of the section reads both. Only an eligible line of the same page and heading trail scoring
-    at least `NEAR_TIE` of the best (which is past the threshold), saying neither more nor less than another line of
-    the answer; measured on every question set (docs/agents.md, thirty-second pass)."""
+    at least `NEAR_TIE` of the best (which is past the threshold), neither holding the best line's words nor held in
+    them, and not said for another part; measured on every question set (docs/agents.md, thirty-second pass)."""
     page, trail, key = top.line.page, top.line.headings, _key(top.line.text)
     return next((sc for sc in scored if sc.eligible and sc.score >= NEAR_TIE * top.score
                  and sc.line.page == page and sc.line.headings == trail and _key(sc.line.text) != key
@@ -301,7 +301,7 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         q = asked(part.text, names)
         lost = {_key(s["text"]) for s in decision.superseded}
         # (not beside a line an earlier part said: the other-part margin has already weighed the lines beside it)
-        beside = (_beside(top, scored, taken, threshold)
+        beside = (_beside(top, scored, taken)
                   if decision.lines == [top.line] and _key(top.line.text) not in earlier else None)
         if beside is not None:
             taken.add(_key(beside.line.text))
