@@ -6,7 +6,9 @@ dumps, for every answerable question of the sets, the eligible lines' features (
 right (the bench's own judge), fits a linear listwise order on some sets (`--train`) and counts, on others
 (`--test`), how often the right line comes first in the answerer's order and in the learned one. `--folds` also
 holds each training set out in turn (trained on the others), so a gain is seen on sets the weights never saw.
-No question's text is printed: a blind set is counted here, never read (docs/agents.md, issue 19).
+No question's text is printed: a blind set is counted here, never read (docs/agents.md, issue 19). Its result on the
+32 read sets (thirty-second pass): held out set by set, the learned order puts the right line first 888 times against
+the answerer's own 890, so the answerer keeps its order.
 
     .venv/bin/python bench/ask_rank.py --dump --sets user,blind3_sample --work /tmp/wikis --out /tmp/rank
     .venv/bin/python bench/ask_rank.py --out /tmp/rank --train user,blind3_sample --test blind14_sample --folds
