@@ -637,6 +637,15 @@ def _right(line: dict[str, Any], facts: list[str], sources: list[str], loc: Loca
         _is_source(p) and any(same_file(loc(p), src) for src in sources) for p in line["cites"]))
 
 
+def line_right(line: Any, facts: list[str], sources: list[str], loc: Locators) -> bool:
+    """The bench's judge of one evidence line (`answer.evidence.Line`) as the answer would say it: every fact in its
+    readable text, and it or a line it cites in one of the expected sources (bench/ask_funnel.py, bench/ask_rank.py)."""
+    from stigmergy.answer.compose import readable
+
+    said = {"text": readable(line), "cites": [cite.path for cite in line.cites] + [line.page]}
+    return _right(said, facts, sources, loc)
+
+
 def _refill(fill: float, weak: float) -> float:
     """A line's fill with the answerer's WEAK factor replaced by `weak` (a fill is a product of WEAK, the
     context factor and 1)."""

@@ -77,7 +77,6 @@ def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: di
               reorder: tuple[str, float] | None = None) -> dict[str, int]:
     """The stage counts of one set over the captured wiki of its corpus (`opened` keeps a searcher per corpus);
     with `reorder`, also `first_reordered`: the right line first among the eligible lines in that order."""
-    from stigmergy.answer.compose import readable
     from stigmergy.answer.service import analyse, model_lines
     from stigmergy.index.search import Searcher
     from stigmergy.layers import readable_layers
@@ -110,9 +109,7 @@ def count_set(b: Any, set_name: str, work: Path, floor: float | None, opened: di
         sources = b.expected_sources(q)
 
         def right(line: Any, facts: list[str] = facts, sources: list[str] = sources) -> bool:
-            # The bench's own judge of a line (`ask.py --features` lines have the same two fields).
-            said = {"text": readable(line), "cites": [cite.path for cite in line.cites] + [line.page]}
-            return bool(b._right(said, facts, sources, loc))
+            return bool(b.line_right(line, facts, sources, loc))
 
         c["answerable"] += 1
         c["in_evidence"] += any(right(ln) for ln in an.ev.lines)

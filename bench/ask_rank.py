@@ -94,7 +94,6 @@ def _ask_bench() -> Any:
 
 def dump_set(b: Any, set_name: str, work: Path, opened: dict[str, Any]) -> list[dict[str, Any]]:
     """Per answerable question: its eligible lines' feature rows (answerer's order) and which are right."""
-    from stigmergy.answer.compose import readable
     from stigmergy.answer.service import analyse
     from stigmergy.index.search import Searcher
     from stigmergy.settings import load_settings
@@ -118,8 +117,7 @@ def dump_set(b: Any, set_name: str, work: Path, opened: dict[str, Any]) -> list[
         part, _, scored = an.parts[0]
         eligible = [sc for sc in scored if sc.eligible]
         sources = b.expected_sources(q)
-        right = [bool(b._right({"text": readable(sc.line), "cites": [c.path for c in sc.line.cites] + [sc.line.page]},
-                               facts, sources, loc)) for sc in eligible]
+        right = [bool(b.line_right(sc.line, facts, sources, loc)) for sc in eligible]
         out.append({"rows": features(part, eligible), "right": right})
     return out
 
