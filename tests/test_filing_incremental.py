@@ -14,6 +14,15 @@ from test_plan_support import make_repo
 
 from stigmergy.pages.wikilinks import folder_listing, stem_listing
 from stigmergy.plan.deterministic.contradiction_assembly import recorded_claims
+from stigmergy.repo import watch
+
+
+@pytest.fixture(autouse=True, params=["kernel", "stamps"])
+def how_changes_are_seen(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test twice: with the kernel's word on what changed (repo/watch.py, where Linux gives it), and
+    with the stamps alone (mtime and size), as on a system or file system without it."""
+    monkeypatch.setattr(watch, "_WATCHER", None)
+    monkeypatch.setattr(watch, "_MADE_IN", None if request.param == "kernel" else os.getpid())
 
 
 def _age(folder: Path) -> None:

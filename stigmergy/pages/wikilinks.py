@@ -21,6 +21,7 @@ import yaml
 
 from stigmergy.pages.markdown import code_lines, mask_code_spans
 from stigmergy.pages.paths import sanitise_stem
+from stigmergy.repo import watch
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -158,8 +159,34 @@ class _Folder:
         self.names: frozenset[str] = frozenset()
         self._sorted: list[str] = []
         self._sorted_from: frozenset[str] = self.names  # the names `_sorted` lists
+        self.mark: watch.Mark | None = None  # the kernel's word on this folder since it was listed
 
     def refresh(self) -> frozenset[str]:
+        # Where the kernel says which names changed (repo/watch.py), only those are looked at: the notes
+        # folder gains a page a capture, and listing 2,000 notes again cost ~2.6 ms each time.
+        changed, self.mark = watch.changes(self.path, self.mark)
+        if changed is not None:
+            self.stamp = None  # should the kernel's word stop, the folder is read whole again
+            if changed:
+                names = set(self.names)
+                for name in changed:
+                    if not name.endswith(".md"):
+                        continue
+                    try:
+                        regular = stat.S_ISREG(os.stat(self.path / name, follow_symlinks=False).st_mode)
+                    except OSError:
+                        regular = False
+                    if regular:
+                        names.add(name)
+                    else:
+                        names.discard(name)
+                if names != self.names:
+                    self.names = frozenset(names)
+            return self.names
+        return self._list()
+
+    def _list(self) -> frozenset[str]:
+        """The folder read whole, trusted by its mtime (where the kernel cannot say what changed)."""
         try:
             st = os.stat(self.path, follow_symlinks=False)
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino) if stat.S_ISDIR(st.st_mode) else None

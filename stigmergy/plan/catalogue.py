@@ -5,6 +5,7 @@ planner ask for it on every capture; a wiki of 2,000 notes must not be listed an
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from stigmergy.pages.frontmatter import load_lines
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wikilinks import folder_listing
 from stigmergy.plan.deterministic.layout import archive_base
+from stigmergy.repo import watch
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -47,6 +49,7 @@ class Catalogue:
         self.layer = layer
         self._heads: dict[str, _Head] = {}
         self.pages: dict[str, list[str]] = {}  # type -> sorted relpaths
+        self.folders: list[str] = []  # the folders of `pages`
         # Per type: the listing the stems below were made from, and {casefolded stem: every path with
         # it}; a listing that changed (the notes folder after each capture) is applied as the paths added
         # and removed, so the stems of 2,000 notes are not made again on every capture.
@@ -57,6 +60,8 @@ class Catalogue:
         # each walks every head (archive titles matched against every title); a head read again, added
         # or gone drops them, so they are never older than the heads.
         self._made: tuple[list[EntityRef], dict[str, str]] | None = None
+        self._mark: watch.Mark | None = None  # the kernel's word on the entity folder since it was read
+        self._listed: list[str] | None = None  # the entity pages' paths, sorted (None: made again)
 
     def all_stems(self) -> dict[str, str]:
         """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); where
@@ -94,38 +99,74 @@ class Catalogue:
     def refresh(self) -> Catalogue:
         prefix = layer_prefix(self.layer)
         self.pages = {}
-        live: set[str] = set()
+        self.folders = [f"{prefix}wiki/{folder}" for folder in TYPE_FOLDERS.values()]  # they hold every page
         for ptype, folder in TYPE_FOLDERS.items():
             rel_dir = f"{prefix}wiki/{folder}"
             if ptype != "entity":
                 # The kept listing (wikilinks.folder_listing): one directory read when the folder changed.
                 self.pages[ptype] = folder_listing(self.root, rel_dir)
                 continue
-            names: list[str] = []
-            try:
-                with os.scandir(self.root / rel_dir) as it:
-                    for entry in it:
-                        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                            names.append(entry.name)
-                            rel = f"{rel_dir}/{entry.name}"
-                            live.add(rel)
-                            st = entry.stat(follow_symlinks=False)
-                            key = (st.st_mtime_ns, st.st_size)
-                            head = self._heads.get(rel)
-                            if head is None or head.key != key:
-                                new = _read_head(self.root / rel, key, entry.name[:-3])
-                                if head is None or (new.title, new.entity_type, new.aliases) != (
-                                    head.title, head.entity_type, head.aliases
-                                ):  # a page filed again keeps its name: what was made from it still holds
-                                    self._made = None
-                                self._heads[rel] = new
-            except FileNotFoundError:
-                pass
-            self.pages[ptype] = sorted(f"{rel_dir}/{n}" for n in names)
-        for gone in set(self._heads) - live:
-            del self._heads[gone]
-            self._made = None
+            # Where the kernel says which entity pages changed (repo/watch.py), only those are looked at;
+            # elsewhere every head's (mtime, size) is read again.
+            changed, self._mark = watch.changes(self.root / rel_dir, self._mark)
+            if changed is None:
+                self._scan(rel_dir)
+            else:
+                for name in changed:
+                    if name.endswith(".md"):
+                        self._look(f"{rel_dir}/{name}", name)
+            if self._listed is None:
+                self._listed = sorted(self._heads)
+            self.pages[ptype] = self._listed
         return self
+
+    def _scan(self, rel_dir: str) -> None:
+        live: set[str] = set()
+        try:
+            with os.scandir(self.root / rel_dir) as it:
+                for entry in it:
+                    if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                        rel = f"{rel_dir}/{entry.name}"
+                        live.add(rel)
+                        self._head(rel, entry.name, entry.stat(follow_symlinks=False))
+        except FileNotFoundError:
+            pass
+        for gone in set(self._heads) - live:
+            self._forget(gone)
+
+    def _look(self, rel: str, name: str) -> None:
+        """One entity page the kernel named: read again if it changed, forgotten if it is gone."""
+        try:
+            st = os.stat(self.root / rel, follow_symlinks=False)
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode):
+            self._forget(rel)
+        else:
+            self._head(rel, name, st, again=True)
+
+    def _forget(self, rel: str) -> None:
+        if self._heads.pop(rel, None) is not None:
+            self._made = None
+            self._listed = None
+
+    def _head(self, rel: str, name: str, st: os.stat_result, again: bool = False) -> None:
+        """Read the head of `rel` when its (mtime, size) moved, or `again` (the kernel named it: an edit in
+        place of the same size within the mtime's tick keeps the stamp)."""
+        key = (st.st_mtime_ns, st.st_size)
+        head = self._heads.get(rel)
+        if head is not None and head.key == key and not again:
+            return
+        try:
+            new = _read_head(self.root / rel, key, name[:-3])
+        except FileNotFoundError:  # gone since its stat
+            self._forget(rel)
+            return
+        if head is None or (new.title, new.entity_type, new.aliases) != (head.title, head.entity_type, head.aliases):
+            self._made = None  # a page filed again keeps its name: what was made from it still holds
+        if head is None:
+            self._listed = None
+        self._heads[rel] = new
 
     def _archives(self) -> set[str]:
         """Entity pages that are another entity page's archive ('Harbor API (2026)'): not identities."""

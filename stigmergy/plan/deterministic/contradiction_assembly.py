@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from stigmergy.plan.deterministic.facts import (
 from stigmergy.plan.deterministic.names import short_forms
 from stigmergy.plan.deterministic.state import Filing, existing
 from stigmergy.plan.schema import Claim, ContradictionProposal, ResolutionProposal
+from stigmergy.repo import watch
 
 # -- claims read back, the disagreements among them, and resolutions ----------------------------
 
@@ -172,7 +173,7 @@ def _recorded(st: Filing) -> frozenset[tuple[str, int, int]]:
     with one side adds no second record of the same disagreement."""
     if st.recorded_cache is None:
         paths = [p for ps in st.cat.pages.values() for p in ps]
-        st.recorded_cache = recorded_claims(st.ctx.root, paths, st.layer)
+        st.recorded_cache = recorded_claims(st.ctx.root, paths, st.layer, folders=st.cat.folders)
     return st.recorded_cache
 
 
@@ -239,6 +240,7 @@ class _Recorded:
         self.pages: dict[str, tuple[tuple[int, int], frozenset[tuple[str, int, int]]]] = {}
         self.count: Counter[tuple[str, int, int]] = Counter()
         self.answer: frozenset[tuple[str, int, int]] | None = frozenset()
+        self.marks: dict[str, watch.Mark | None] = {}  # the kernel's word on each folder (repo/watch.py)
 
     def set(self, path: str, entry: tuple[tuple[int, int], frozenset[tuple[str, int, int]]] | None) -> None:
         old = self.pages.pop(path, None)
@@ -255,15 +257,34 @@ class _Recorded:
 _RECORDED: dict[str, _Recorded] = {}
 
 
-def recorded_claims(root: Path, paths: list[str], scope: str = "") -> frozenset[tuple[str, int, int]]:
+def recorded_claims(
+    root: Path, paths: list[str], scope: str = "", folders: Collection[str] = ()
+) -> frozenset[tuple[str, int, int]]:
     """Every (source, start, end) claim in a contradiction block on one of `paths` (the pages of one
-    layer, named by `scope`)."""
+    layer, named by `scope`). `folders`, when given, hold every one of `paths`: where the kernel says
+    which names in each changed (repo/watch.py), only those pages are looked at, not all of them."""
     base = str(root)
     state = _RECORDED.setdefault(f"{base}\0{scope}", _Recorded())
-    stat = os.stat
     pages = state.pages
+    known: set[str] | None = set() if folders else None
+    for folder in folders:
+        changed, state.marks[folder] = watch.changes(f"{base}/{folder}", state.marks.get(folder))
+        if changed is None and state.marks[folder] is None and not os.path.lexists(f"{base}/{folder}"):
+            changed = set()  # no such folder (a wiki without concepts): none of `paths` is in it
+        if changed is None:
+            known = None
+        elif known is not None:
+            known.update(f"{folder}/{name}" for name in changed)
+    if known is not None:
+        now = set(paths)
+        for gone in pages.keys() - now:
+            state.set(gone, None)
+        check: Collection[str] = (known & now) | (now - pages.keys())
+    else:
+        check = paths
+    stat = os.stat
     missing = 0
-    for path in paths:
+    for path in check:
         try:
             st = stat(f"{base}/{path}")  # a string path: pathlib would cost more than the stat
         except OSError:
@@ -273,7 +294,9 @@ def recorded_claims(root: Path, paths: list[str], scope: str = "") -> frozenset[
             continue
         stamp = (st.st_mtime_ns, st.st_size)
         got = pages.get(path)
-        if got is not None and got[0] == stamp:
+        # A page the kernel named is read again even with its stamp unchanged (an edit in place of the
+        # same size within the mtime's tick keeps it).
+        if got is not None and got[0] == stamp and (known is None or path not in known):
             continue
         claims: frozenset[tuple[str, int, int]] = frozenset()
         try:
@@ -284,7 +307,7 @@ def recorded_claims(root: Path, paths: list[str], scope: str = "") -> frozenset[
         except (OSError, UnicodeDecodeError, ContractError):
             pass
         state.set(path, (stamp, claims))
-    if len(pages) != len(paths) - missing:
+    if known is None and len(pages) != len(paths) - missing:
         for gone in set(pages) - set(paths):
             state.set(gone, None)
     if state.answer is None:
