@@ -11,7 +11,11 @@ Flat cost (`--team N`): N generated team documents (bench/team_docs.py: the same
 capture`, 200 at a time into one growing wiki; the captures/s of the first 200 against the 200 filed
 after the first N, the planner's context/plan/gates milliseconds for both, refusals, and the largest page.
 
-    .venv/bin/python bench/filing.py --team 2000 [--window 200] [--generator team|varied] [--json out.json]
+    .venv/bin/python bench/filing.py --team 2000 [--window 200] [--generator team|varied] [--repeats 4] [--json out.json]
+
+`--repeats K` then files the first window K more times into fresh wikis and the window after N K more times
+into copies of the wiki as it was after N documents, alternated, and reports the medians beside the run's own
+two windows (the README's figures): one window's rate moves by a quarter from run to run on this machine.
 
 `--generator varied` files bench/varied_docs.py's corpus instead (one busy customer, figures that disagree,
 documents of 300 B to 8 KB, repeated titles, technical notes). Each window prints the load average beside
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -123,21 +128,34 @@ def largest_pages(wiki: Path, k: int = 3) -> list[dict]:
 
 
 def _readme_rows(command: str, generator: str, n: int, window: int, windows: list[dict], refused: int,
-                 largest: dict, git: dict) -> list[list[str]]:
-    """The README rows of a flat-cost run (scripts/bench_table.py puts them in the README's table)."""
+                 largest: dict, git: dict, reruns: dict | None = None) -> list[list[str]]:
+    """The README rows of a flat-cost run (scripts/bench_table.py puts them in the README's table). The rate
+    figures are the medians of the repeated windows (`_reruns`), with the run's own two windows beside; a
+    run made without repeats (`--repeats 0`) has only its own two."""
     first, last = windows[0], windows[-1]
-    wall = last["captures_per_second"] / first["captures_per_second"]
-    cpu = last["captures_per_cpu_second"] / first["captures_per_cpu_second"]
+    if reruns is None or len(reruns["runs"]["first"]) < 2:
+        reruns = _reruns_of(first, last)
+    wall, cpu = reruns["ratio_after_to_first"], reruns["cpu_ratio_after_to_first"]
+    mf, ma = reruns["median_first"], reruns["median_after"]
+    times = len(reruns["runs"]["first"])
     corpus = {"team": "bench/team_docs.py", "varied": "bench/varied_docs.py"}[generator]
     docs = f"{n + window:,}"
+    loads = f"at load {first['load_after'].split()[0]} → {last['load_after'].split()[0]}"
+    if times > 1:
+        after = (f"after {n:,}: {ma['captures_per_second']} captures/s wall, {ma['captures_per_cpu_second']}/CPU-s "
+                 f"(median of {times} filings of that window, alternated with the first's; this run's own: "
+                 f"{last['captures_per_second']}/s, {last['captures_per_cpu_second']}/CPU-s); {refused} refused")
+        before = (f"first {window}: {mf['captures_per_second']}/s wall, {mf['captures_per_cpu_second']}/CPU-s (median of "
+                  f"{times}; this run's own: {first['captures_per_second']}/s, {first['captures_per_cpu_second']}/CPU-s; "
+                  f"after/first: {wall:.2f}× wall, {cpu:.2f}× CPU, {loads})")
+    else:
+        after = (f"after {n:,}: {last['captures_per_second']} captures/s wall, {last['captures_per_cpu_second']}/CPU-s; "
+                 f"{refused} refused")
+        before = (f"first {window}, same run: {first['captures_per_second']}/s wall, {first['captures_per_cpu_second']}"
+                  f"/CPU-s (after/first: {wall:.2f}× wall {loads}, {cpu:.2f}× CPU)")
     return [
         [f"capture + file, {docs} generated documents ({corpus}), {window} per capture process (`{command}`)",
-         f"after {n:,}: {last['captures_per_second']} captures/s wall, {last['captures_per_cpu_second']}/CPU-s; "
-         f"{refused} refused",
-         f"first {window}, same run: {first['captures_per_second']}/s wall, {first['captures_per_cpu_second']}/CPU-s "
-         f"(after/first: {wall:.2f}× wall at load {first['load_after'].split()[0]} → {last['load_after'].split()[0]}, "
-         f"{cpu:.2f}× CPU)",
-         f"≥ 0.8× ({met(wall >= 0.8)} wall, {met(cpu >= 0.8)} CPU)"],
+         after, before, f"≥ 0.8× ({met(wall >= 0.8)} wall, {met(cpu >= 0.8)} CPU)"],
         [f"longest page after {docs} documents ({corpus}), archive pages included",
          f"{largest['lines']} lines (`{largest['path'].rsplit('/', 1)[-1]}`)", "", f"≤ 600 ({met(largest['lines'] <= 600)})"],
         [f"`.git` after {docs} captures ({corpus})", f"{git['git_bytes'] / 1e6:.1f} MB",
@@ -146,7 +164,74 @@ def _readme_rows(command: str, generator: str, n: int, window: int, windows: lis
     ]
 
 
-def team(n: int, window: int, generator: str = "team") -> dict:
+def _file_window(wiki: Path, batch: Path) -> tuple[float, float, int]:
+    """One capture process filing `batch` into `wiki`: (wall seconds, CPU seconds, documents refused)."""
+    started = time.perf_counter()
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
+        env=git_env(), capture_output=True, text=True,
+    )
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"capture failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    elapsed = time.perf_counter() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the capture process and its git children: on a shared machine the wall rate follows
+    # the other load; the CPU a capture costs does not.
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    return elapsed, cpu, json.loads(proc.stdout).get("counts", {}).get("refused", 0)
+
+
+def _reruns(work: Path, n: int, window: int, repeats: int, first: dict, last: dict) -> dict:
+    """The first window and the window after n, each filed `repeats` more times, alternated: the first into
+    a fresh wiki, the one after n into a copy of the wiki as it was after n documents. On this machine one
+    window's rate moved by ±25% from one run of the same code to the next at a load of 1 (the host's, not
+    ours), so the first and the last window of one run, minutes apart, gave after/first ratios from 0.44 to
+    0.78 for one code; the median of windows filed side by side is what a change can be judged by."""
+    runs: dict[str, list[tuple[float, float]]] = {
+        "first": [(first["captures_per_second"], first["captures_per_cpu_second"])],
+        "after": [(last["captures_per_second"], last["captures_per_cpu_second"])],
+    }
+    for r in range(repeats):
+        for kind in ("first", "after"):
+            wiki = work / f"rerun-{kind}-{r}"
+            if kind == "first":
+                subprocess.run([sys.executable, "-m", "stigmergy", "init", str(wiki)], check=True, env=git_env(),
+                               capture_output=True)
+                batch = work / "batch-00000"
+            else:
+                shutil.copytree(work / "wiki-at-n", wiki, symlinks=True)
+                # A copy has new inodes: refreshed first, as the original's index had them, so git does not
+                # hash every file again inside the timed window.
+                subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=wiki, env=git_env(), check=False,
+                               capture_output=True)
+                batch = work / f"batch-{n:05d}"
+            count = sum(1 for p in batch.rglob("*") if p.is_file())
+            elapsed, cpu, _ = _file_window(wiki, batch)
+            runs[kind].append((round(count / elapsed, 2), round(count / max(cpu, 1e-9), 2)))
+            print(f"  again {kind:5s} {r}: {count / elapsed:.2f}/s, {count / max(cpu, 1e-9):.2f}/cpu-s", file=sys.stderr,
+                  flush=True)
+            shutil.rmtree(wiki)
+    return _summary(runs)
+
+
+def _reruns_of(first: dict, last: dict) -> dict:
+    return _summary({"first": [(first["captures_per_second"], first["captures_per_cpu_second"])],
+                     "after": [(last["captures_per_second"], last["captures_per_cpu_second"])]})
+
+
+def _summary(runs: dict[str, list[tuple[float, float]]]) -> dict:
+    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
+    return {
+        "runs": {k: [{"captures_per_second": w, "captures_per_cpu_second": c} for w, c in v] for k, v in runs.items()},
+        "median_first": {"captures_per_second": med["first"][0], "captures_per_cpu_second": med["first"][1]},
+        "median_after": {"captures_per_second": med["after"][0], "captures_per_cpu_second": med["after"][1]},
+        "ratio_after_to_first": round(med["after"][0] / med["first"][0], 2),
+        "cpu_ratio_after_to_first": round(med["after"][1] / med["first"][1], 2),
+    }
+
+
+def team(n: int, window: int, generator: str = "team", repeats: int = 4) -> dict:
     if generator == "varied":
         from varied_docs import make_varied_documents as make
     else:
@@ -161,27 +246,17 @@ def team(n: int, window: int, generator: str = "team") -> dict:
         windows: list[dict] = []
         refused = 0
         for start in range(0, n + window, window):
+            if start == n and repeats:
+                # The wiki as it was after n documents: the window after n is filed again into copies of it.
+                shutil.copytree(wiki, work / "wiki-at-n", symlinks=True)
             batch = work / f"batch-{start:05d}"
             batch.mkdir()
             for d, rel in docs[start : start + window]:
                 (batch / rel).parent.mkdir(parents=True, exist_ok=True)
                 d.rename(batch / rel)
             load_before = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-            started = time.perf_counter()
-            cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            proc = subprocess.run(
-                [sys.executable, "-m", "stigmergy", "-C", str(wiki), "--json", "capture", str(batch)],
-                env=git_env(), capture_output=True, text=True,
-            )
-            if proc.returncode not in (0, 3):
-                raise SystemExit(f"capture failed ({proc.returncode}): {proc.stderr[-2000:]}")
-            elapsed = time.perf_counter() - started
-            cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            # CPU seconds of the capture process and its git children: on a shared machine the wall
-            # rate follows the other load; the CPU a capture costs does not.
-            cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+            elapsed, cpu, got = _file_window(wiki, batch)
             load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
-            got = json.loads(proc.stdout).get("counts", {}).get("refused", 0)
             refused += got
             count = len(docs[start : start + window])
             windows.append({"first": start, "last": start + count - 1, "captures_per_second": round(count / elapsed, 2),
@@ -190,6 +265,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             print(f"  captures {start:5d}-{start + count - 1:5d}: {count / elapsed:.2f}/s, {count / max(cpu, 1e-9):.2f}"
                   f"/cpu-s (load {' '.join(load)}, "
                   f"largest {largest_pages(wiki, 1)[0]['lines']} lines)", file=sys.stderr, flush=True)
+        reruns = _reruns(work, n, window, repeats, windows[0], windows[-1])
         recs = records(wiki)[::-1]  # the state database lists the newest first: the first window is the oldest
         first, last = recs[:window], recs[-window:]
 
@@ -205,13 +281,13 @@ def team(n: int, window: int, generator: str = "team") -> dict:
         loads = [float(w["load_after"].split()[0]) for w in windows if w["load_after"]]
         load = f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?"
         git = git_sizes(wiki, work)
-        command = f"bench/filing.py --team {n} --window {window} --generator {generator}"
+        command = f"bench/filing.py --team {n} --window {window} --generator {generator} --repeats {repeats}"
         return {
             "bench": command,
             "generator": generator,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "load": load,
-            "readme_rows": _readme_rows(command, generator, n, window, windows, refused, top[0], git),
+            "readme_rows": _readme_rows(command, generator, n, window, windows, refused, top[0], git, reruns),
             "documents": n + window,
             "window": window,
             "captures_per_second_first": first_rate,
@@ -220,6 +296,7 @@ def team(n: int, window: int, generator: str = "team") -> dict:
             "captures_per_cpu_second_first": first_cpu,
             f"captures_per_cpu_second_after_{n}": last_cpu,
             "cpu_ratio_after_to_first": round(last_cpu / first_cpu, 2),
+            "repeats": reruns,
             "windows": windows,
             "refused": refused,
             "filing_ms_first": split(first),
@@ -238,13 +315,15 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--generator", choices=("team", "varied"), default="team",
                     help="team: bench/team_docs.py; varied: bench/varied_docs.py (a busy customer, disagreeing figures)")
+    ap.add_argument("--repeats", type=int, default=4,
+                    help="--team: file the first window and the window after N this many more times, alternated")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--extra-pages", type=int, default=1000)
     ap.add_argument("--after", type=int, default=20, help="captures filed after the extra pages are added")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.team:
-        text = json.dumps(team(args.team, args.window, args.generator), indent=2)
+        text = json.dumps(team(args.team, args.window, args.generator, args.repeats), indent=2)
         print(text)
         if args.json:
             args.json.write_text(text + "\n")

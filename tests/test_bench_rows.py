@@ -56,5 +56,5 @@ def test_the_filing_rows_come_back_from_their_figures() -> None:
         d = json.loads(path.read_text())
         n = d["documents"] - d["window"]  # `--team N` files N documents and then one window more
         rows = filing._readme_rows(d["bench"], d["generator"], n, d["window"], d["windows"], d["refused"],
-                                   d["largest_page"], d["git"])
+                                   d["largest_page"], d["git"], d.get("repeats"))
         assert rows == d["readme_rows"], path.name

@@ -149,8 +149,9 @@ def _settled(path: Path, st: os.stat_result) -> os.stat_result | None:
 
 
 class _Folder:
-    """One wiki folder's page names, listed again only when the folder's mtime moved (shared by the gates'
-    stem index and the planner's catalogue: one directory read per change, whoever asks first)."""
+    """One wiki folder's page names (shared by the gates' stem index and the planner's catalogue): where the
+    kernel names what changed in it (repo/watch.py), only those names are looked at; elsewhere the folder is
+    listed again when its mtime moved (one directory read per change, whoever asks first)."""
 
     def __init__(self, root: Path, rel_dir: str) -> None:
         self.path = root / rel_dir

@@ -15,6 +15,11 @@ Used only where it is exact; elsewhere the answer is None and the caller looks a
   a parent folder renamed and replaced moves no event for the folders below it;
 - no overflow of the kernel's queue and no more than `MAX_FOLDERS` folders watched.
 
+What inotify does not report, and so neither does this: a write through a shared memory mapping (no
+editor or git writes a page so), and a write through a hard link made in a folder outside the watched
+ones (the event goes to the folder of the name written through). Pages are not hard-linked by stigmergy
+or git.
+
 A caller takes a mark (`mark`) before it reads the folder from the disk, and later asks `changes(folder,
 mark)` for the names touched since, with a new mark; a name touched between the new mark and the caller's
 look at the disk is reported again next time (looked at twice, never missed).

@@ -60,8 +60,9 @@ def conflicts(st: Filing, note_path: str | None) -> list[tuple[str, str, Conflic
         differ = [(f, c) for f, c in new_facts.get(old_fact.key, []) if f.measure.value != old_fact.measure.value]
         if not differ:
             continue
-        # The claims on record cost a stat of every page of the layer: asked only once a fact disagrees,
-        # which most captures of a corpus whose figures agree never reach.
+        # The claims on record cost a stat of every page of the layer where the kernel cannot say which
+        # changed (repo/watch.py): asked only once a fact disagrees, which most captures of a corpus whose
+        # figures agree never reach.
         if recorded is None:
             recorded = _recorded(st)
         if (old.capture_id, old.start, old.end) in recorded:
@@ -233,8 +234,9 @@ def resolutions(st: Filing) -> list[ResolutionProposal]:
 
 class _Recorded:
     """Per process, per repository: each page's (mtime, size) and the claims in its blocks, and how many
-    pages hold each claim. A page is read again only when its stamp changed, and the answer is made
-    again only when some page's claims did: a capture costs one stat per page, nothing more per page."""
+    pages hold each claim. A page is read again only when its stamp changed (or the kernel named it), and the
+    answer is made again only when some page's claims did. Which pages to stat: those the kernel names
+    (repo/watch.py), else every one; either way nothing more per unchanged page."""
 
     def __init__(self) -> None:
         self.pages: dict[str, tuple[tuple[int, int], frozenset[tuple[str, int, int]]]] = {}
