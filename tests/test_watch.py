@@ -167,3 +167,48 @@ def test_a_block_edited_away_within_its_tick_leaves_the_record(tmp_path: Path) -
     assert recorded_claims(root, pages, folders=folders) == frozenset()
     _same_stamp(root / ENTITY, text)
     assert recorded_claims(root, pages, folders=folders) == claims
+
+
+def test_a_page_gone_while_the_folder_is_read_loses_no_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under the kernel's word the catalogue never reads the folder whole again: a page skipped by a read cut
+    # short would stay missing for the rest of the process.
+    root = make_repo(tmp_path)
+    folder = root / "wiki" / "entities"
+    folder.mkdir(parents=True)
+    for name in ("Acme", "Borealis", "Cobalt"):
+        (folder / f"{name}.md").write_text(f"---\ntitle: {name}\n---\nbody\n", encoding="utf-8")
+    import stigmergy.plan.catalogue as module
+
+    real = os.scandir
+
+    class Vanishing:
+        def __init__(self, entry: os.DirEntry[str]) -> None:
+            self.entry, self.name = entry, entry.name
+
+        def is_file(self, follow_symlinks: bool = True) -> bool:
+            return self.entry.is_file(follow_symlinks=follow_symlinks)
+
+        def stat(self, follow_symlinks: bool = True) -> os.stat_result:
+            if self.name == "Acme.md":
+                raise FileNotFoundError(self.name)
+            return self.entry.stat(follow_symlinks=follow_symlinks)
+
+    class Listing:
+        def __init__(self, path: Path) -> None:
+            self.inner = real(path)
+
+        def __enter__(self) -> Listing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.close()
+
+        def __iter__(self):  # noqa: ANN204
+            return (Vanishing(e) for e in sorted(self.inner, key=lambda e: e.name))
+
+    monkeypatch.setattr(module.os, "scandir", lambda path: Listing(path))
+    assert catalogue(root, "public").pages["entity"] == ["wiki/entities/Borealis.md", "wiki/entities/Cobalt.md"]
+    monkeypatch.setattr(module.os, "scandir", real)
+    (folder / "Acme.md").write_text("---\ntitle: Acme\n---\nbody, again\n", encoding="utf-8")
+    assert catalogue(root, "public").pages["entity"] == [
+        "wiki/entities/Acme.md", "wiki/entities/Borealis.md", "wiki/entities/Cobalt.md"]

@@ -123,14 +123,20 @@ class Catalogue:
     def _scan(self, rel_dir: str) -> None:
         live: set[str] = set()
         try:
-            with os.scandir(self.root / rel_dir) as it:
+            it = os.scandir(self.root / rel_dir)
+        except FileNotFoundError:
+            it = None  # no entity folder: no entity pages
+        if it is not None:
+            with it:
                 for entry in it:
                     if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue  # gone while listed; the rest of the folder is still read
                         rel = f"{rel_dir}/{entry.name}"
                         live.add(rel)
-                        self._head(rel, entry.name, entry.stat(follow_symlinks=False))
-        except FileNotFoundError:
-            pass
+                        self._head(rel, entry.name, st)
         for gone in set(self._heads) - live:
             self._forget(gone)
 
