@@ -48,7 +48,9 @@ class Catalogue:
         self.root = root
         self.layer = layer
         self._heads: dict[str, _Head] = {}
-        self.pages: dict[str, list[str]] = {}  # type -> sorted relpaths
+        # type -> sorted relpaths: kept lists, the same object until the folder's pages change (all_stems
+        # tells a change by that), so callers must not modify them
+        self.pages: dict[str, list[str]] = {}
         self.folders: list[str] = []  # the folders of `pages`
         # Per type: the listing the stems below were made from, and {casefolded stem: every path with
         # it}; a listing that changed (the notes folder after each capture) is applied as the paths added
