@@ -38,6 +38,14 @@ from typing import Protocol
 
 from stigmergy.errors import GitError
 
+try:
+    # ISA-L's deflate: the zlib format git reads, as small at level 1 (within 1%), five times as fast. A commit
+    # after 2,000 notes writes two trees of 120-170 KB whole (`wiki/notes/`, a month of `sources/`): 1.7 ms a
+    # commit at zlib's level 1, 0.3 ms at ISA-L's, and the busy pages' blobs beside them.
+    from isal import isal_zlib as _deflate
+except ImportError:  # a platform without its wheel: the standard library's zlib, same bytes on read
+    _deflate = zlib  # type: ignore[assignment]
+
 
 class _Git(Protocol):
     """What plumbing needs of `repo.git.Git` (which holds a `Plumbing`: an import back would be a cycle)."""
@@ -336,7 +344,7 @@ class Plumbing:
         folder.mkdir(exist_ok=True)
         tmp = folder / f"tmp_obj_stigmergy_{os.getpid()}_{hexid[2:10]}"
         with open(tmp, "wb") as fh:
-            fh.write(zlib.compress(raw, 1))
+            fh.write(_deflate.compress(raw, 1))
         os.chmod(tmp, 0o444)
         os.replace(tmp, target)
         return oid
