@@ -52,7 +52,10 @@ session's answerer changes; its misses read in the thirty-first session, once th
 the start of the thirty-first session, 6 December 2026, committed before that session's answerer changes; its misses
 never read: the thirty-second session measured a learned order on it, counts only), `blind15_sample` and
 `blind15_public` = ask_blind15_*_questions.json (the same two corpora, written blind by helpers at the start of the
-thirty-second session, 6 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
+thirty-second session, 6 December 2026, committed before that session's answerer changes; its misses read in the
+thirty-fourth session, once the sixteenth pair was written), `blind16_sample` and `blind16_public` =
+ask_blind16_*_questions.json (the same two corpora, written blind by helpers at the start of the thirty-fourth session,
+6 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -126,7 +129,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind14_sample": ("ask_blind14_sample_questions.json", "sample"),
         "blind14_public": ("ask_blind14_public_questions.json", "public"),
         "blind15_sample": ("ask_blind15_sample_questions.json", "sample"),
-        "blind15_public": ("ask_blind15_public_questions.json", "public")}
+        "blind15_public": ("ask_blind15_public_questions.json", "public"),
+        "blind16_sample": ("ask_blind16_sample_questions.json", "sample"),
+        "blind16_public": ("ask_blind16_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -798,7 +803,8 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
 _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-fourth"), 8: ("5 December", "twenty-fifth"),
                   9: ("5 December", "twenty-sixth"), 10: ("5 December", "twenty-seventh"),
                   11: ("5 December", "twenty-eighth"), 12: ("6 December", "twenty-ninth"), 13: ("6 December", "thirtieth"),
-                  14: ("6 December", "thirty-first"), 15: ("6 December", "thirty-second")}
+                  14: ("6 December", "thirty-first"), 15: ("6 December", "thirty-second"),
+                  16: ("6 December", "thirty-fourth")}
 
 
 def _pair(set_name: str) -> int | None:

@@ -60,7 +60,11 @@
                                      answerer changes (a fifteenth held-out measure; its misses never read)
     bench/ask_blind15_sample_questions.json, bench/ask_blind15_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the thirty-second session, committed before its
-                                     answerer changes (a sixteenth held-out measure, never tuned on)
+                                     answerer changes (a sixteenth held-out measure; its misses read in the
+                                     thirty-fourth session, once the sixteenth pair was written)
+    bench/ask_blind16_sample_questions.json, bench/ask_blind16_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the thirty-fourth session, committed before its
+                                     answerer changes (a seventeenth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -126,6 +130,8 @@ BLIND14_SAMPLE_SET = HERE / "ask_blind14_sample_questions.json"
 BLIND14_PUBLIC_SET = HERE / "ask_blind14_public_questions.json"
 BLIND15_SAMPLE_SET = HERE / "ask_blind15_sample_questions.json"
 BLIND15_PUBLIC_SET = HERE / "ask_blind15_public_questions.json"
+BLIND16_SAMPLE_SET = HERE / "ask_blind16_sample_questions.json"
+BLIND16_PUBLIC_SET = HERE / "ask_blind16_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -242,7 +248,8 @@ def main() -> None:
                        (BLIND12_SAMPLE_SET, SAMPLE_CORPUS), (BLIND12_PUBLIC_SET, docs),
                        (BLIND13_SAMPLE_SET, SAMPLE_CORPUS), (BLIND13_PUBLIC_SET, docs),
                        (BLIND14_SAMPLE_SET, SAMPLE_CORPUS), (BLIND14_PUBLIC_SET, docs),
-                       (BLIND15_SAMPLE_SET, SAMPLE_CORPUS), (BLIND15_PUBLIC_SET, docs)):
+                       (BLIND15_SAMPLE_SET, SAMPLE_CORPUS), (BLIND15_PUBLIC_SET, docs),
+                       (BLIND16_SAMPLE_SET, SAMPLE_CORPUS), (BLIND16_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
