@@ -169,7 +169,8 @@ def _ours(g: object, paths: list[str], n: int) -> None:
 @pytest.mark.parametrize("extra", [(), ("wiki/notes/Untracked.md", "wiki/notes/Ignored.md")])
 def test_status_after_our_commit_skips_the_untracked_walk_and_answers_as_one_status(tmp_path: Path, extra: tuple[str, ...]) -> None:
     """After a commit of this process (the plumbing keeps HEAD's tree), `git status` of pages HEAD holds
-    reads no folder for untracked files; what the human-line gate learns is what one full status says:
+    reads no folder for untracked files (an untracked page asked about is walked for alone, and a page out
+    of the index again); what the human-line gate learns is what one full status says:
     a person's uncommitted edit, a page they took out of the index (untracked again), and, when asked,
     an untracked and an ignored page."""
     from stigmergy.repo.git import Git
@@ -197,7 +198,10 @@ def test_status_after_our_commit_skips_the_untracked_walk_and_answers_as_one_sta
     shortcut = Authorship(root, git=g)
     shortcut.prefetch(asked, also_status=new)
     statuses = [line for line in trace.read_text().splitlines() if "'status'" in line or " status " in line]
-    assert statuses and ("--untracked-files=no" in statuses[0]) == (not extra)
+    assert statuses and "--untracked-files=no" in statuses[0]
+    # an untracked page asked about is walked for alone (the tracked ones are not read again)
+    walks = [line for line in statuses if "--untracked-files=all" in line]
+    assert len(walks) == 1 and all("Edited" not in line and "Clean" not in line for line in walks)
     full = Authorship(root)  # a new Git: no kept tree, one status with the walk, as before
     full.prefetch(asked, also_status=new)
     assert shortcut.changed([*asked, *new]) == full.changed([*asked, *new])

@@ -24,7 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stigmergy.gates.worktree import Worktree, after_commit, folder_of
+from stigmergy.repo import watch
 from stigmergy.repo.git import Git, GitError
+from stigmergy.repo.plumbing import Landed, state_stamp
 from stigmergy.repo.trailers import HISTORY_FORMAT, TRAILER_KIND, TRAILER_OP, trailer_format
 
 _ZERO = "0" * 40
@@ -48,6 +51,8 @@ class CommitHistory:
         # None until first needed. One walk of the commit list gives it for every file at once, so a
         # file seen for the first time costs a lookup, not a `git log -- <file>` over the whole history.
         self.human: dict[str, list[str]] | None = None
+        # What `git status` said of the pages asked about, while it holds (gates/worktree.py); None: nothing kept.
+        self.worktree: Worktree | None = None
         self.lock = threading.Lock()
 
     def record_commit(self, parent: str | None, commit: str, paths: Iterable[str]) -> None:
@@ -62,6 +67,12 @@ class CommitHistory:
                 if path in self.commits:
                     self.commits[path].append(commit)
             self.head = commit
+
+    def record_worktree(self, root: Path, parent: str | None, landed: Landed | None, paths: Iterable[str]) -> None:
+        """Stigmergy committed `paths` on `parent` (`landed`: what the plumbing commit knew of it, None when the
+        porcelain made it): keep the status answers that still hold."""
+        with self.lock:
+            self.worktree = after_commit(self.worktree, root, parent, landed, list(paths))
 
 
 def _log_chunks(out: str) -> Iterable[tuple[str, str, bool, list[str]]]:
@@ -248,24 +259,71 @@ class Authorship:
                 self._ours[sha] = bool(trailers.strip())
 
     def _ask_status(self, asked: list[str], head: str | None) -> None:
-        """`git status` of `asked` into `_status`. Only a file on disk that the index lacks can be untracked
-        or ignored, and finding those costs git a read of each folder asked about (`wiki/notes/` holds a
-        page per capture); so where every asked file on disk is one HEAD's tree holds (the commit's kept
-        model, `Plumbing.tracked`), git is asked without that walk, and again with it only for such a file
-        the index no longer holds (status `D `: a person's `git rm --cached`), as one status would say.
-        Without the preload threads either (one per 500 index entries): the answer is the same."""
+        """`git status` of `asked` into `_status`, less what the kept answers still say (gates/worktree.py).
+        Only a file on disk that the index lacks can be untracked or ignored, and finding those costs git a
+        read of each folder asked about (`wiki/notes/` holds a page per capture); so where an asked file on
+        disk is one HEAD's tree holds (the commit's kept model, `Plumbing.tracked`), git is asked without that
+        walk, and again with it only for such a file the index no longer holds (status `D `: a person's `git
+        rm --cached`), as one status would say. Without the preload threads either (one per 500 index
+        entries): the answer is the same. Where the kernel can watch a page's folder, the first ask of a
+        process takes the folder whole, so that later pages of it need no git at all."""
+        on_disk = {p for p in asked if os.path.lexists(self.root / p)}
+        order = sorted(on_disk)
+        tracked = self.git.plumbing.tracked(head, order) if head is not None else None
+        in_head: dict[str, bool] = dict(zip(order, tracked, strict=True)) if tracked is not None else {}
+        stamp = state_stamp(self.root) if head is not None and (self.root / ".git").is_dir() else None
+        marks: dict[str, watch.Mark | None] = {}
+        whole: list[str] = []
+        with self._history.lock:
+            kept = self._history.worktree
+            if kept is not None and (stamp is None or kept.head != head or kept.stamp != stamp):
+                kept = self._history.worktree = None
+            if kept is not None:
+                kept.advance(self.root)
+                left = []
+                for p in asked:
+                    got = kept.known(p, p in on_disk, in_head.get(p))
+                    if got is None:
+                        left.append(p)
+                    elif got:
+                        self._status[p] = got
+                asked = left
+            if stamp is not None:
+                # Marks before git looks: a write after them is named at the next ask.
+                for folder in {folder_of(p) for p in asked}:
+                    mark = kept.marks.get(folder) if kept is not None else None
+                    marks[folder] = mark if mark is not None else watch.mark(self.root / folder)
+                    if folder and marks[folder] is not None and (kept is None or folder not in kept.whole):
+                        whole.append(folder)
+        if not asked:
+            return
         status = ("-c", "core.preloadIndex=false", "status", "--porcelain=v1", "-z")
-        on_disk = [p for p in asked if os.path.lexists(self.root / p)]
-        tracked = self.git.plumbing.tracked(head, on_disk) if head is not None else None
-        walk = asked if tracked is None or not all(tracked) else []
-        if not walk:
-            got = self._status_entries(*status, "--untracked-files=no", "--", *asked)
-            walk = [p for p in on_disk if got.get(p, " ")[0] == "D"]
-            self._status.update(got)
+        walk = [p for p in order if p in asked and not in_head.get(p, False)]
+        tracked_asked = [p for p in asked if p not in walk]
+        listed: dict[str, str] = {}
+        if tracked_asked:
+            specs = [*whole, *(p for p in tracked_asked if folder_of(p) not in whole)]
+            listed = self._status_entries(*status, "--untracked-files=no", "--", *specs)
+            for p in tracked_asked:
+                if p in listed:
+                    self._status[p] = listed[p]
+            walk += [p for p in tracked_asked if p in on_disk and listed.get(p, " ")[0] == "D"]
         if walk:
             for p in walk:
                 self._status.pop(p, None)
             self._status.update(self._status_entries(*status, "--untracked-files=all", "--ignored=matching", "--", *walk))
+        if stamp is None or head is None or state_stamp(self.root) != stamp:
+            return  # something wrote the index or a setting meanwhile: nothing asked now is kept
+        with self._history.lock:
+            kept = self._history.worktree
+            if kept is None:
+                kept = self._history.worktree = Worktree(head, stamp)
+            if kept.head == head and kept.stamp == stamp:
+                if tracked_asked:
+                    for folder in whole:
+                        kept.keep_folder(folder, listed, marks.get(folder))
+                for p in asked:
+                    kept.keep(p, self._status.get(p, ""), marks.get(folder_of(p)))
 
     def _status_entries(self, *args: str) -> dict[str, str]:
         out: dict[str, str] = {}

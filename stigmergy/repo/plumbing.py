@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Protocol
 
 from stigmergy.errors import GitError
+from stigmergy.repo import watch
 
 try:
     # ISA-L's deflate: the zlib format git reads, as small at level 1 (within 1%), five times as fast. A commit
@@ -44,7 +45,7 @@ try:
     # commit at zlib's level 1, 0.3 ms at ISA-L's, and the busy pages' blobs beside them.
     from isal import isal_zlib as _deflate
 except ImportError:  # a platform without its wheel: the standard library's zlib, same bytes on read
-    _deflate = zlib  # type: ignore[assignment]
+    _deflate = zlib  # type: ignore[misc]
 
 
 class _Git(Protocol):
@@ -124,6 +125,41 @@ class _Model:
     folders: dict[bytes, _Folder] = field(default_factory=dict)
 
 
+# What `git status` reads besides HEAD and the files: the index, and the settings and attributes that change how a
+# tracked file compares (core.autocrlf, filters, eol). Each is replaced whole when written (git writes a lock file
+# and renames it into place), so its inode, size and times tell whether anything wrote it.
+_STATE_FILES = (".git/index", ".git/config", ".gitattributes", ".git/info/attributes")
+
+Stamp = tuple[tuple[int, int, int, int, int] | None, ...]
+
+
+def state_stamp(root: Path) -> Stamp | None:
+    """(device, inode, size, mtime, ctime) of each of _STATE_FILES (None for one absent); None when one cannot be read."""
+    out: list[tuple[int, int, int, int, int] | None] = []
+    for rel in _STATE_FILES:
+        try:
+            st = os.stat(root / rel)
+        except FileNotFoundError:
+            out.append(None)
+            continue
+        except OSError:
+            return None
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Landed:
+    """What one plumbing commit knows of the working tree it committed (gates/worktree.py reads it): marks of the
+    committed paths' folders taken as the commit began (after the operation wrote its files, before the commit
+    read them), and the repository's state stamp just before and just after `update-index`."""
+
+    commit: str
+    marks: dict[str, watch.Mark | None]
+    before: Stamp | None
+    after: Stamp | None
+
+
 class Plumbing:
     """The plumbing commit for one repository (kept by its `Git`): whether it may be used, and HEAD's tree."""
 
@@ -133,6 +169,7 @@ class Plumbing:
         self._usable: bool | None = None
         self._settings: dict[str, str] = {}
         self._model: _Model | None = None
+        self.landed: Landed | None = None  # the last commit made here
 
     def usable(self, parent: str | None) -> bool:
         if parent is None or not self.gitdir.is_dir() or self.gitdir.is_symlink():
@@ -192,9 +229,14 @@ class Plumbing:
         `message` is already in `msg_path`, as `cleanup` leaves it."""
         model = self._model if self._model is not None and self._model.commit == parent else self._load(parent)
         self._model = None  # until this commit lands: a failure part-way leaves the model half changed
+        self.landed = None
+        folders_of = {p.rpartition("/")[0] for p in [*paths, *removed]}
+        marks = {f: watch.mark(self.git.root / f) for f in sorted(folders_of)}
         written = {p: self._blob_entry(p) for p in paths}
         staged = "".join(f"{p}\0" for p in [*paths, *removed]).encode("utf-8", "surrogateescape")
+        before = state_stamp(self.git.root)
         self.git.run_bytes("update-index", "--add", "--remove", "-z", "--stdin", input=staged)
+        after = state_stamp(self.git.root)
         if callable(after_stage):
             after_stage()  # crash tests stop here: staged, not committed
         folders = model.folders
@@ -227,6 +269,7 @@ class Plumbing:
             self._update_head(parent, commit, committer, f"commit: {subject}")
         model.commit, model.tree = commit, tree
         self._model = model
+        self.landed = Landed(commit, marks, before, after)
         return commit
 
     # --- the commit and HEAD, written here -----------------------------------------------------------

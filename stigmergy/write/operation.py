@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from stigmergy.gates.authorship import Authorship, CommitHistory
@@ -117,8 +118,16 @@ def commit(
         request,
         # The human-line gate keeps the history it has read; tell it of our commit so the next plan
         # need not run `git log`.
-        listeners=(lambda _root, parent, sha, paths: history.record_commit(parent, sha, paths),),
+        listeners=(lambda root, parent, sha, paths: _record(repo, history, root, parent, sha, list(paths)),),
     )
+
+
+def _record(repo: Repository, history: CommitHistory, root: Path, parent: str | None, sha: str, paths: list[str]) -> None:
+    history.record_commit(parent, sha, paths)
+    # What the plumbing commit knew of the files it committed keeps the gate's status answers (gates/worktree.py).
+    plumbing = repo.git.__dict__.get("plumbing")  # made only by a commit through it
+    landed = plumbing.landed if plumbing is not None and plumbing.landed is not None and plumbing.landed.commit == sha else None
+    history.record_worktree(root, parent, landed, paths)
 
 
 @dataclass(frozen=True)
