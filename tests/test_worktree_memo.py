@@ -153,3 +153,4 @@ def test_a_random_run_of_plans_commits_and_peoples_moves_always_answers_as_git(t
         kept += runs == 0
         assert got == w.truth(), step
     assert kept >= 10  # the answers were kept at times, not asked afresh every step
+

@@ -297,7 +297,8 @@ class Authorship:
                         whole.append(folder)
         if not asked:
             return
-        status = ("-c", "core.preloadIndex=false", "status", "--porcelain=v1", "-z")
+        # Paths and folders as they are named: no glob, no `:(…)` magic in a page's name.
+        status = ("--literal-pathspecs", "-c", "core.preloadIndex=false", "status", "--porcelain=v1", "-z")
         walk = [p for p in order if p in asked and not in_head.get(p, False)]
         tracked_asked = [p for p in asked if p not in walk]
         listed: dict[str, str] = {}
