@@ -16,6 +16,8 @@ after the first N, the planner's context/plan/gates milliseconds for both, refus
 `--repeats K` then files the first window K more times into fresh wikis and the window after N K more times
 into copies of the wiki as it was after N documents, alternated, and reports the medians beside the run's own
 two windows (the README's figures): one window's rate moves by a quarter from run to run on this machine.
+`TMPDIR=/dev/shm` files the wikis on tmpfs (the run's command in its results says so): on ext4 the same window
+of the same code took from 5.4 to 8.0 CPU-s between rounds, most of it the file writes' system time.
 
 `--generator varied` files bench/varied_docs.py's corpus instead (one busy customer, figures that disagree,
 documents of 300 B to 8 KB, repeated titles, technical notes). Each window prints the load average beside
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -281,7 +284,10 @@ def team(n: int, window: int, generator: str = "team", repeats: int = 4) -> dict
         loads = [float(w["load_after"].split()[0]) for w in windows if w["load_after"]]
         load = f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?"
         git = git_sizes(wiki, work)
-        command = f"bench/filing.py --team {n} --window {window} --generator {generator} --repeats {repeats}"
+        # Where the wikis were filed is part of the run: on tmpfs (`TMPDIR=/dev/shm`) the disk's own time, which moved
+        # a window's CPU by a third from round to round on this machine's ext4, is out of the figures.
+        place = f"TMPDIR={os.environ['TMPDIR']} " if os.environ.get("TMPDIR") else ""
+        command = f"{place}bench/filing.py --team {n} --window {window} --generator {generator} --repeats {repeats}"
         return {
             "bench": command,
             "generator": generator,
