@@ -265,8 +265,8 @@ class Authorship:
         disk is one HEAD's tree holds (the commit's kept model, `Plumbing.tracked`), git is asked without that
         walk, and again with it only for such a file the index no longer holds (status `D `: a person's `git
         rm --cached`), as one status would say. Without the preload threads either (one per 500 index
-        entries): the answer is the same. Where the kernel can watch a page's folder, the first ask of a
-        process takes the folder whole, so that later pages of it need no git at all."""
+        entries): the answer is the same. Where the kernel can watch a page's folder, the first ask once this
+        process holds HEAD's tree takes the folder whole, so that later pages of it need no git at all."""
         on_disk = {p for p in asked if os.path.lexists(self.root / p)}
         order = sorted(on_disk)
         tracked = self.git.plumbing.tracked(head, order) if head is not None else None
@@ -299,7 +299,9 @@ class Authorship:
             return
         # Paths and folders as they are named: no glob, no `:(…)` magic in a page's name.
         status = ("--literal-pathspecs", "-c", "core.preloadIndex=false", "status", "--porcelain=v1", "-z")
-        walk = [p for p in order if p in asked and not in_head.get(p, False)]
+        # Without this process's model of HEAD's tree (its first plan, before a commit of its own), which asked page
+        # is tracked is not known here: one status with the untracked walk answers all of them, as before.
+        walk = [p for p in order if p in asked and not in_head.get(p, False)] if tracked is not None else list(asked)
         tracked_asked = [p for p in asked if p not in walk]
         listed: dict[str, str] = {}
         if tracked_asked:
