@@ -18,10 +18,11 @@ Only tracked answers are kept (clean, or a status git gave a tracked file): whet
 ignored also reads `.gitignore` files and `core.excludesFile`, which nothing here watches. Where the kernel's
 word is not to be had (`watch.mark` None) nothing is kept and git is asked each time, as before.
 
-Not seen, as with the watcher itself: a write through a shared memory mapping; and a person's index write that
+Not seen, as with the watcher itself: a write through a shared memory mapping; a person's index write that
 lands in the millisecond between stigmergy's stamp and its own `update-index` taking the index lock (the
-two writes would be one to the stamp). Each would need a person's git command at that instant against a page
-the capture process is filing.
+two writes would be one to the stamp); and a change to the user's or the system's git configuration (a global
+`core.autocrlf` set while a capture process runs), which lives outside the repository. Each would need a
+person's git command at that instant, or a setting changed under a running capture.
 """
 
 from __future__ import annotations
