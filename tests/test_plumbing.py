@@ -297,3 +297,17 @@ def test_loose_objects_are_deflated_by_isal_and_git_reads_them(tmp_path: Path) -
     assert len(stored) < len(raw) // 4  # compressed, not stored
     assert git(g.root, "cat-file", "blob", oid) == body
     git(g.root, "fsck", "--strict", "--no-dangling")
+
+
+def test_landed_names_only_the_plumbings_own_last_commit(tmp_path: Path) -> None:
+    """`Git.landed` hands the gates what the plumbing commit knew of the files it committed (marks taken before it
+    read them, the index stamped around its `update-index`), and nothing for a commit the porcelain made."""
+    plumbing, porcelain = _pair(tmp_path)
+    _write(plumbing.root, "wiki/notes/Old.md", "newer\n")
+    sha = plumbing.commit_paths(["wiki/notes/Old.md"], "through the plumbing", "S", "s@e", when=WHEN)
+    landed = plumbing.landed(sha)
+    assert landed is not None and landed.commit == sha and set(landed.marks) == {"wiki/notes"}
+    assert landed.before is not None and landed.after is not None and landed.before[0] != landed.after[0]  # the index
+    assert plumbing.landed("0" * 40) is None
+    _write(porcelain.root, "wiki/notes/Old.md", "newer\n")
+    assert porcelain.landed(porcelain.commit_paths(["wiki/notes/Old.md"], "porcelain", "S", "s@e", when=WHEN)) is None

@@ -63,10 +63,8 @@ class Wiki:
         """Stigmergy's commit, told to the history as the write path tells it."""
         parent = self.git.fast_head()
         sha = self.git.commit_paths(paths, "stigmergy", "S", "s@e")
-        landed = self.git.plumbing.landed
         self.history.record_commit(parent, sha, paths)
-        self.history.record_worktree(self.root, parent, landed if landed is not None and landed.commit == sha else None,
-                                     paths)
+        self.history.record_worktree(self.root, parent, self.git.landed(sha), paths)
 
 
 def test_answers_are_kept_between_plans_and_after_stigmergys_own_commit(tmp_path: Path) -> None:

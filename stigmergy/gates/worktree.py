@@ -71,15 +71,15 @@ class Worktree:
 
     def forget(self, path: str) -> None:
         self.answers.pop(path, None)
-        if _folder(path) in self.whole:
+        if folder_of(path) in self.whole:
             self.stale.add(path)
 
     def _forget_folder(self, folder: str) -> None:
         self.marks.pop(folder, None)
         self.whole.discard(folder)
-        for path in [p for p in self.answers if _folder(p) == folder]:
+        for path in [p for p in self.answers if folder_of(p) == folder]:
             del self.answers[path]
-        self.stale = {p for p in self.stale if _folder(p) != folder}
+        self.stale = {p for p in self.stale if folder_of(p) != folder}
 
     def known(self, path: str, on_disk: bool, in_head: bool | None) -> str | None:
         """The kept answer for `path` (`in_head`: whether HEAD holds it, None when not known); None: ask git.
@@ -87,7 +87,7 @@ class Worktree:
         on disk and not in HEAD, it is untracked (or staged, which git would have listed)."""
         if path in self.answers:
             return self.answers[path]
-        if _folder(path) in self.whole and path not in self.stale and (not on_disk or in_head is True):
+        if folder_of(path) in self.whole and path not in self.stale and (not on_disk or in_head is True):
             return ""
         return None
 
@@ -95,7 +95,7 @@ class Worktree:
         """Keep git's answer for `path`, asked after `mark` was taken of its folder."""
         if mark is None:
             return
-        self.marks.setdefault(_folder(path), mark)
+        self.marks.setdefault(folder_of(path), mark)
         if keepable(answer):
             self.answers[path] = answer
             self.stale.discard(path)
@@ -108,9 +108,9 @@ class Worktree:
             return
         self.marks.setdefault(folder, mark)
         self.whole.add(folder)
-        self.stale = {p for p in self.stale if _folder(p) != folder}
+        self.stale = {p for p in self.stale if folder_of(p) != folder}
         for path, answer in listed.items():
-            if _folder(path) != folder:
+            if folder_of(path) != folder:
                 continue  # a page of a folder below it
             if keepable(answer):
                 self.answers[path] = answer
@@ -140,17 +140,14 @@ def after_commit(kept: Worktree | None, root: Path, parent: str | None, landed: 
         if folder not in now.marks:
             now.marks[folder] = later
         for path in paths:
-            if _folder(path) == folder and path.rpartition("/")[2] not in names:
+            if folder_of(path) == folder and path.rpartition("/")[2] not in names:
                 now.answers[path] = ""
                 now.stale.discard(path)
     return now
 
 
 def folder_of(path: str) -> str:
-    return _folder(path)
-
-
-def _folder(path: str) -> str:
+    """The folder of a repository path ("" at the root): the unit the kernel watches."""
     return path.rpartition("/")[0]
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from stigmergy.errors import GitError
 
 if TYPE_CHECKING:
-    from stigmergy.repo.plumbing import Plumbing
+    from stigmergy.repo.plumbing import Landed, Plumbing
 
 
 # Loose objects after which a commit packs them (git's own `gc --auto` waits for 6,700; at a dozen objects
@@ -106,6 +106,14 @@ class Git:
         from stigmergy.repo.plumbing import Plumbing
 
         return Plumbing(self)
+
+    def landed(self, commit: str) -> Landed | None:
+        """What the plumbing commit knew of the working tree when it made `commit` (the gates' kept `git
+        status` answers read it, gates/worktree.py); None when the porcelain made it or another commit came
+        since."""
+        made = self.__dict__.get("plumbing")  # the cached property, only where a commit went through it
+        landed = made.landed if made is not None else None
+        return landed if landed is not None and landed.commit == commit else None
 
     def ok(self, *args: str) -> bool:
         """True when the git command exits 0 (for predicates such as `merge-base --is-ancestor`)."""

@@ -125,9 +125,7 @@ def commit(
 def _record(repo: Repository, history: CommitHistory, root: Path, parent: str | None, sha: str, paths: list[str]) -> None:
     history.record_commit(parent, sha, paths)
     # What the plumbing commit knew of the files it committed keeps the gate's status answers (gates/worktree.py).
-    plumbing = repo.git.__dict__.get("plumbing")  # made only by a commit through it
-    landed = plumbing.landed if plumbing is not None and plumbing.landed is not None and plumbing.landed.commit == sha else None
-    history.record_worktree(root, parent, landed, paths)
+    history.record_worktree(root, parent, repo.git.landed(sha), paths)
 
 
 @dataclass(frozen=True)
