@@ -15,7 +15,7 @@ from stigmergy.pages.frontmatter import load_lines
 from stigmergy.pages.paths import stem_of
 from stigmergy.pages.wikilinks import folder_listing
 from stigmergy.plan.deterministic.layout import archive_base
-from stigmergy.repo import watch
+from stigmergy.repo import page_memo, watch
 from stigmergy.repo.layout import TYPE_FOLDERS, layer_prefix
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -64,6 +64,10 @@ class Catalogue:
         self._made: tuple[list[EntityRef], dict[str, str]] | None = None
         self._mark: watch.Mark | None = None  # the kernel's word on the entity folder since it was read
         self._listed: list[str] | None = None  # the entity pages' paths, sorted (None: made again)
+        # The heads an earlier process read (repo/page_memo.py): a new process stats the entity pages and
+        # reads only those changed since; `_since` is taken before each refresh's stats.
+        self._memo = page_memo.memo(root, f"heads-{layer}")
+        self._since = 0
 
     def all_stems(self) -> dict[str, str]:
         """{casefolded stem: path} of every page of the layer (a fresh dict: callers add to it); where
@@ -100,6 +104,7 @@ class Catalogue:
 
     def refresh(self) -> Catalogue:
         prefix = layer_prefix(self.layer)
+        self._since = page_memo.now_ns()
         self.pages = {}
         self.folders = [f"{prefix}wiki/{folder}" for folder in TYPE_FOLDERS.values()]  # they hold every page
         for ptype, folder in TYPE_FOLDERS.items():
@@ -120,6 +125,7 @@ class Catalogue:
             if self._listed is None:
                 self._listed = sorted(self._heads)
             self.pages[ptype] = self._listed
+        self._memo.save_if_many()
         return self
 
     def _scan(self, rel_dir: str) -> None:
@@ -141,6 +147,7 @@ class Catalogue:
                         self._head(rel, entry.name, st)
         for gone in set(self._heads) - live:
             self._forget(gone)
+        self._memo.retain(live)
 
     def _look(self, rel: str, name: str) -> None:
         """One entity page the kernel named: read again if it changed, forgotten if it is gone."""
@@ -154,6 +161,7 @@ class Catalogue:
             self._head(rel, name, st, again=True)
 
     def _forget(self, rel: str) -> None:
+        self._memo.forget(rel)
         if self._heads.pop(rel, None) is not None:
             self._made = None
             self._listed = None
@@ -165,11 +173,14 @@ class Catalogue:
         head = self._heads.get(rel)
         if head is not None and head.key == key and not again:
             return
-        try:
-            new = _read_head(self.root / rel, key, name[:-3])
-        except FileNotFoundError:  # gone since its stat
-            self._forget(rel)
-            return
+        new = _kept_head(self._memo.take(rel, key), key) if head is None and not again else None
+        if new is None:
+            try:
+                new = _read_head(self.root / rel, key, name[:-3])
+            except FileNotFoundError:  # gone since its stat
+                self._forget(rel)
+                return
+            self._memo.keep(rel, key, [new.title, new.entity_type, list(new.aliases)], self._since)
         if head is None or (new.title, new.entity_type, new.aliases) != (head.title, head.entity_type, head.aliases):
             self._made = None  # a page filed again keeps its name: what was made from it still holds
         if head is None:
@@ -210,6 +221,14 @@ class Catalogue:
                 if name.strip():
                     owners.setdefault(name, set()).add(path)
         return {n: next(iter(p)) for n, p in owners.items() if len(p) == 1}
+
+
+def _kept_head(value: object, key: tuple[int, int]) -> _Head | None:
+    """A head an earlier process read ([title, entity_type, [aliases]]); None unless of that shape."""
+    if (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) and isinstance(value[1], str)
+            and isinstance(value[2], list) and all(isinstance(a, str) for a in value[2])):
+        return _Head(key, value[0], value[1], tuple(value[2]))
+    return None
 
 
 def _read_head(path: Path, key: tuple[int, int], stem: str) -> _Head:

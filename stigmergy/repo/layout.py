@@ -44,6 +44,11 @@ class Layout:
         return self.state_dir / "cache"
 
     @property
+    def memo_dir(self) -> Path:
+        """What processes derived from pages, kept for the next (repo/page_memo.py): titles, capture ids."""
+        return self.state_dir / "memo"
+
+    @property
     def config_file(self) -> Path:
         return self.root / CONFIG_FILE
 

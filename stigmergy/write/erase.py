@@ -31,6 +31,7 @@ from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageE
 from stigmergy.history.rewrite import RewriteSpec, drop_unreachable, rewrite_history
 from stigmergy.history.scrub import sweep_working_tree
 from stigmergy.pages.source import CAPTURE_ID_RE
+from stigmergy.repo import page_memo
 from stigmergy.repo.git import Git
 from stigmergy.repo.ids import new_id
 from stigmergy.repo.layout import classify, layer_prefix
@@ -486,6 +487,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
         if prefix:
             repo.pause("erase-layer-rewritten")
     _scrub_open_feedback(repo, plan)
+    page_memo.drop(repo.root)  # kept page titles and capture ids: read again from the rewritten pages
     repo.pause("erase-rewritten")
     purge_evidence(repo, tuple(o for o in plan.evidence_objects if o not in plan.kept))
     # Pages that no longer exist anywhere because of the erase name it in their path (a note's title):

@@ -34,7 +34,7 @@ from stigmergy.plan.deterministic.facts import (
 from stigmergy.plan.deterministic.names import short_forms
 from stigmergy.plan.deterministic.state import Filing, existing
 from stigmergy.plan.schema import Claim, ContradictionProposal, ResolutionProposal
-from stigmergy.repo import watch
+from stigmergy.repo import page_memo, watch
 
 # -- claims read back, the disagreements among them, and resolutions ----------------------------
 
@@ -267,7 +267,11 @@ def recorded_claims(
     which names in each changed (repo/watch.py), only those pages are looked at, not all of them."""
     base = str(root)
     state = _RECORDED.setdefault(f"{base}\0{scope}", _Recorded())
+    # Pages this process has not read yet may have been read by an earlier one (repo/page_memo.py).
+    kept = page_memo.memo(root, f"claims-{scope or 'public'}")
+    since = page_memo.now_ns()
     pages = state.pages
+    first = not pages
     known: set[str] | None = set() if folders else None
     for folder in folders:
         changed, state.marks[folder] = watch.changes(f"{base}/{folder}", state.marks.get(folder))
@@ -281,6 +285,7 @@ def recorded_claims(
         now = set(paths)
         for gone in pages.keys() - now:
             state.set(gone, None)
+            kept.forget(gone)
         check: Collection[str] = (known & now) | (now - pages.keys())
     else:
         check = paths
@@ -291,6 +296,7 @@ def recorded_claims(
             st = stat(f"{base}/{path}")  # a string path: pathlib would cost more than the stat
         except OSError:
             missing += 1
+            kept.forget(path)
             if path in pages:
                 state.set(path, None)
             continue
@@ -300,6 +306,11 @@ def recorded_claims(
         # same size within the mtime's tick keeps it).
         if got is not None and got[0] == stamp and (known is None or path not in known):
             continue
+        if got is None:
+            earlier = _kept_claims(kept.take(path, stamp))
+            if earlier is not None:
+                state.set(path, (stamp, earlier))
+                continue
         claims: frozenset[tuple[str, int, int]] = frozenset()
         try:
             text = (root / path).read_text(encoding="utf-8")
@@ -309,12 +320,31 @@ def recorded_claims(
         except (OSError, UnicodeDecodeError, ContractError):
             pass
         state.set(path, (stamp, claims))
+        kept.keep(path, stamp, sorted([list(c) for c in claims]), since)
+    if first:
+        kept.retain(pages.keys())  # entries of pages gone since an earlier process kept them
+    kept.save_if_many()
     if known is None and len(pages) != len(paths) - missing:
         for gone in set(pages) - set(paths):
             state.set(gone, None)
+            kept.forget(gone)
     if state.answer is None:
         state.answer = frozenset(k for k, n in state.count.items() if n > 0)
     return state.answer
+
+
+def _kept_claims(value: object) -> frozenset[tuple[str, int, int]] | None:
+    """The claims an earlier process kept for a page ([[source, start, end], ...]), None when there are none
+    or the entry is not of that shape (a cache is never trusted further than its shape)."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for c in value:
+        if not (isinstance(c, list) and len(c) == 3 and isinstance(c[0], str)
+                and type(c[1]) is int and type(c[2]) is int):
+            return None
+        out.append((c[0], c[1], c[2]))
+    return frozenset(out)
 
 
 def _plain(line: str) -> str:
