@@ -10,7 +10,11 @@ round, and prints CPU seconds of the capture process and its git children, the g
 
     .venv/bin/python bench/filing_replay.py build RIG [--n 2000] [--window 100] [--generator team|varied]
     .venv/bin/python bench/filing_replay.py replay RIG --python A/.venv/bin/python [--python B/...] [--split B/...]
-        [--rounds 3] [--json out.json]
+        [--rounds 3] [--per-document K] [--json out.json]
+
+`--per-document K` files the first K documents of each batch one process each, as git hooks and cron jobs do:
+what a new process reads of the wiki before its first plan then counts per document (`build` leaves in RIG/wiki
+what its own processes kept for the next, `.stigmergy/memo/`, and the copies keep it: they keep the files' times).
 
 A copy of the wiki has new inodes and ctimes: the replay refreshes the copy's index first (`update-index
 --refresh`, as the original had it) so that git does not hash every file again, and for a `--split` python
@@ -126,7 +130,8 @@ def _wrapper(work: Path) -> Path | None:
     return folder if made.returncode == 0 else None
 
 
-def replay_once(rig: Path, python: str, kind: str, work: Path, wrap: Path | None, split: bool) -> dict:
+def replay_once(rig: Path, python: str, kind: str, work: Path, wrap: Path | None, split: bool,
+                per_document: int = 0) -> dict:
     wiki = Path(tempfile.mkdtemp(prefix="replay-", dir=work)) / "wiki"
     env = git_env()
     if kind == "fresh":
@@ -140,8 +145,16 @@ def replay_once(rig: Path, python: str, kind: str, work: Path, wrap: Path | None
     log = wiki.parent / "git.log"
     if wrap is not None:
         env = {**env, "PATH": f"{wrap}{os.pathsep}{env.get('PATH', '')}", "GITWRAP_LOG": str(log)}
-    cpu, refused = _capture(python, wiki, batch, env)
-    docs = sum(1 for p in batch.rglob("*") if p.is_file())
+    if per_document:
+        # One `capture` process per document, as a git hook or a cron job files them: what a process pays before
+        # its first plan (reading what it keeps of the wiki) counts once per document, not once per window.
+        cpu, refused, docs = 0.0, 0, 0
+        for doc in sorted(p for p in batch.rglob("*") if p.is_file())[:per_document]:
+            one, no = _capture(python, wiki, doc, env)
+            cpu, refused, docs = cpu + one, refused + no, docs + 1
+    else:
+        cpu, refused = _capture(python, wiki, batch, env)
+        docs = sum(1 for p in batch.rglob("*") if p.is_file())
     by: collections.Counter[str] = collections.Counter()
     calls: collections.Counter[str] = collections.Counter()
     if log.exists():
@@ -154,7 +167,7 @@ def replay_once(rig: Path, python: str, kind: str, work: Path, wrap: Path | None
             "git_by_subcommand": {k: [round(v, 2), calls[k]] for k, v in by.most_common()}}
 
 
-def replay(rig: Path, pythons: list[str], rounds: int, split: tuple[str, ...] = ()) -> list[dict]:
+def replay(rig: Path, pythons: list[str], rounds: int, split: tuple[str, ...] = (), per_document: int = 0) -> list[dict]:
     out = []
     with tempfile.TemporaryDirectory(prefix="stigmergy-replay-") as tmp:
         work = Path(tmp)
@@ -162,8 +175,8 @@ def replay(rig: Path, pythons: list[str], rounds: int, split: tuple[str, ...] = 
         for r in range(rounds):
             for python in pythons:
                 for kind in ("fresh", "after"):
-                    got = replay_once(rig, python, kind, work, wrap, python in split)
-                    got.update({"python": python, "round": r})
+                    got = replay_once(rig, python, kind, work, wrap, python in split, per_document)
+                    got.update({"python": python, "round": r, "per_document": bool(per_document)})
                     out.append(got)
                     top = ", ".join(f"{k} {v[0]:.2f} ({v[1]})" for k, v in list(got["git_by_subcommand"].items())[:4])
                     print(f"  {python} {kind:5s} round {r}: {got['captures_per_cpu_second']:.2f} captures/cpu-s ({got['cpu']} CPU-s, "
@@ -185,12 +198,15 @@ def main() -> None:
     r.add_argument("--python", action="append", default=[])
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--split", action="append", default=[], help="a --python whose commits split the index")
+    r.add_argument("--per-document", type=int, default=0, metavar="K",
+                   help="file only the batch's first K documents, each in a capture process of its own")
     r.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.cmd == "build":
         build(args.rig, args.n, args.window, args.generator)
         return
-    text = json.dumps(replay(args.rig, args.python or [sys.executable], args.rounds, tuple(args.split)), indent=2)
+    text = json.dumps(replay(args.rig, args.python or [sys.executable], args.rounds, tuple(args.split),
+                             args.per_document), indent=2)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")

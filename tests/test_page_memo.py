@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,9 +14,11 @@ import pytest
 from test_filing_bounds import ENTITY, _blocks, _disagreeing
 from test_plan_support import make_repo
 
+from stigmergy.gates.authorship import Authorship
 from stigmergy.plan import catalogue as catalogue_mod
 from stigmergy.plan.deterministic import contradiction_assembly as ca
 from stigmergy.repo import page_memo, watch
+from stigmergy.repo.git import Git
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +26,7 @@ def _fresh_process_state(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(watch, "_WATCHER", None)
     monkeypatch.setattr(page_memo, "_MEMOS", {})
     monkeypatch.setattr(page_memo, "_DIRTY", {})
+    monkeypatch.setattr(page_memo, "_AT_EXIT", {})
     monkeypatch.setattr(ca, "_RECORDED", {})
     monkeypatch.setattr(catalogue_mod, "_CATALOGUES", {})
 
@@ -189,3 +193,99 @@ def test_the_residue_audit_searches_the_kept_entries_and_erase_drops_them(
     assert not any(f.where.startswith(".stigmergy/memo/") for f in audit(root, [cid]).findings)
     page_memo._save_all()
     assert not list((root / ".stigmergy" / "memo").iterdir())
+
+
+# -- which files people's commits touched, kept between processes (gates/authorship.py) --------------------
+
+
+def _person_edit(root: Path, rel: str, line: str) -> None:
+    with open(root / rel, "a", encoding="utf-8") as fh:
+        fh.write(f"\n{line}\n")
+    subprocess.run(["git", "-c", "user.name=Pat", "-c", "user.email=pat@example.com", "commit", "-qam", "by hand"],
+                   cwd=root, check=True)
+
+
+def _human_everywhere(root: Path) -> dict[str, frozenset[int]]:
+    a = Authorship(root)
+    pages = _pages(root)
+    a.prefetch(pages)
+    return {p: a.human_lines(p) for p in pages}
+
+
+def _logs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    seen: list[tuple[str, ...]] = []
+    real = Git.run
+
+    def run(self: Git, *args: str, **kw):  # type: ignore[no-untyped-def]
+        seen.append(args)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Git, "run", run)
+    return seen
+
+
+def _whole_walks(seen: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """`git log` runs over the whole history for every file (not `--boundary NEW ^OLD`, nor one file's log)."""
+    return [a for a in seen if "log" in a and "--" not in a and not any(x.startswith("^") for x in a)]
+
+
+def test_a_new_process_reads_only_the_commits_since_the_last_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    _person_edit(root, ENTITY, "- A line Pat wrote.")
+    first = _human_everywhere(root)
+    assert first[ENTITY]  # Pat's line
+    _new_process(monkeypatch)
+    seen = _logs(monkeypatch)
+    assert _human_everywhere(root) == first
+    assert _whole_walks(seen) == []
+    # Pat edits another page: the next process reads that commit alone and finds the new line.
+    note = next(p for p in _pages(root) if p.startswith("wiki/notes/"))
+    _person_edit(root, note, "Pat's note.")
+    _new_process(monkeypatch)
+    seen = _logs(monkeypatch)
+    second = _human_everywhere(root)
+    assert _whole_walks(seen) == [] and second[note] and second[ENTITY] == first[ENTITY]
+    _new_process(monkeypatch)
+    assert _human_everywhere(root) == second
+
+
+def test_a_history_rewritten_under_the_kept_head_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    note = next(p for p in _pages(root) if p.startswith("wiki/notes/"))
+    _person_edit(root, note, "Pat's note.")
+    _human_everywhere(root)
+    _new_process(monkeypatch)
+    # The kept HEAD is dropped (a reset), and another page gets a person's line: the kept head is no
+    # ancestor of the new HEAD, so the whole history is read again.
+    subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=root, check=True)
+    _person_edit(root, ENTITY, "- Pat, after the reset.")
+    seen = _logs(monkeypatch)
+    got = _human_everywhere(root)
+    assert _whole_walks(seen)
+    assert got[ENTITY] and not got[note]
+    with_fresh = _human_everywhere(root)
+    assert got == with_fresh
+
+
+@pytest.mark.parametrize("how", ["shallow", "replace"])
+def test_a_history_that_can_change_under_a_commit_id_is_never_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    _person_edit(root, ENTITY, "- A line Pat wrote.")
+    first = _human_everywhere(root)
+    _new_process(monkeypatch)
+    if how == "shallow":
+        (root / ".git" / "shallow").write_text(subprocess.run(
+            ["git", "rev-list", "--max-parents=0", "HEAD"], cwd=root, capture_output=True, text=True).stdout)
+    else:
+        # Two blobs nothing refers to: the history reads the same, but a replace ref exists.
+        a, b = (subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=t, capture_output=True,
+                               text=True, check=True).stdout.strip() for t in ("one\n", "two\n"))
+        subprocess.run(["git", "replace", a, b], cwd=root, check=True)
+    seen = _logs(monkeypatch)
+    assert _human_everywhere(root) == first
+    assert _whole_walks(seen)

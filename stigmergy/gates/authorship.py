@@ -14,6 +14,14 @@ in a `CommitHistory` the caller owns (the write path keeps one per `Repository`)
 the new commits are read (`git log --boundary <new> ^<old>`, which also proves that the old HEAD is an ancestor; otherwise,
 after a reset or an amend, everything is read again). Filing a folder of captures then costs a few
 milliseconds per plan instead of a walk of the whole history. The working tree is asked afresh each time.
+
+Between processes (a hook or a cron job files one document per process): which files people's commits touched,
+complete as of a HEAD, is kept at the process's exit (repo/page_memo.py, `.stigmergy/memo/`), and the next
+process starts from it as from its own last HEAD: the same `--boundary` walk of the commits since then, which
+also proves that commit an ancestor of the new HEAD (else everything is read again). A new process after
+2,000 commits then reads the commits since the last process, not all of them (`git log` over 2,000 commits:
+~25 ms of git's CPU and as much of Python's). Not kept where the history can change under a commit id:
+a shallow clone (a fetch adds older commits), grafts or replace refs.
 """
 
 from __future__ import annotations
@@ -25,12 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stigmergy.gates.worktree import Worktree, after_commit, folder_of
-from stigmergy.repo import watch
+from stigmergy.repo import page_memo, watch
 from stigmergy.repo.git import Git, GitError
 from stigmergy.repo.plumbing import Landed, state_stamp
 from stigmergy.repo.trailers import HISTORY_FORMAT, TRAILER_KIND, TRAILER_OP, trailer_format
 
 _ZERO = "0" * 40
+_KEPT = "human-commits"  # what a process keeps for the next (repo/page_memo.py)
+_KEPT_VERSION = 1  # raised whenever what counts as a person's commit changes
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 _TRAILER_FMT = trailer_format(TRAILER_OP)
 _LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
 RELINKING_KINDS = ("garden", "delete", "merge", "rename")
@@ -51,6 +65,7 @@ class CommitHistory:
         # None until first needed. One walk of the commit list gives it for every file at once, so a
         # file seen for the first time costs a lookup, not a `git log -- <file>` over the whole history.
         self.human: dict[str, list[str]] | None = None
+        self.human_complete = False  # `human` covers every file (not only the walk's folders): it may be kept
         # What `git status` said of the pages asked about, while it holds (gates/worktree.py); None: nothing kept.
         self.worktree: Worktree | None = None
         self.lock = threading.Lock()
@@ -135,6 +150,9 @@ class Authorship:
             self._asked.update(asked)
         if head is not None:
             with self._history.lock:
+                history = self._history
+                if history.head is None and history.human is None and not history.commits:
+                    self._resume()
                 self._advance(head)
                 if self._walked and not all(self._in_walk(p) for p in paths):
                     # Read from the walk of `_walk` only: a file outside it needs the whole history.
@@ -175,6 +193,7 @@ class Authorship:
                 if not ours:
                     human.setdefault(path, []).append(sha)
         history.human = human
+        history.human_complete = False  # the walk's folders only: never kept for another process
         history.commits.update(commits)
         self._walked = True
 
@@ -230,7 +249,54 @@ class Authorship:
                         if name:
                             human.setdefault(name, []).append(sha)
             history.human = human
+            history.human_complete = True
+            self._keep_at_exit()
         return history.human
+
+    def _plain_history(self) -> bool:
+        """Whether a commit id here always names the same history: no shallow clone, grafts or replace refs."""
+        git_dir = self.root / ".git"
+        if not git_dir.is_dir() or (git_dir / "shallow").exists() or (git_dir / "info" / "grafts").exists():
+            return False
+        replace = git_dir / "refs" / "replace"
+        if replace.is_dir() and any(replace.iterdir()):
+            return False
+        try:
+            return b"refs/replace/" not in (git_dir / "packed-refs").read_bytes()
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    def _resume(self) -> None:
+        """Start from what an earlier process kept: which files people's commits touched, complete as of its
+        last HEAD (`_advance` then reads only the commits since, and proves that HEAD an ancestor)."""
+        kept = page_memo.read_value(self.root, _KEPT)
+        if not (isinstance(kept, dict) and kept.get("v") == _KEPT_VERSION and self._plain_history()):
+            return
+        head, human = kept.get("head"), kept.get("human")
+        if not (isinstance(head, str) and _is_sha(head) and isinstance(human, dict)):
+            return
+        out: dict[str, list[str]] = {}
+        for name, shas in human.items():
+            if not (isinstance(name, str) and isinstance(shas, list) and all(isinstance(x, str) and _is_sha(x) for x in shas)):
+                return
+            out[name] = list(shas)
+        history = self._history
+        history.head, history.human, history.human_complete = head, out, True
+        self._keep_at_exit()
+
+    def _keep_at_exit(self) -> None:
+        history = self._history
+
+        def produce() -> dict[str, object] | None:
+            if history.head is None or history.human is None or not history.human_complete:
+                return None
+            if not self._plain_history():
+                return None
+            return {"v": _KEPT_VERSION, "head": history.head, "human": history.human}
+
+        page_memo.keep_at_exit(self.root, _KEPT, produce)
 
     def _log(self, head: str, paths: list[str]) -> None:
         if not paths:

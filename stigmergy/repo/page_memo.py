@@ -33,7 +33,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +63,8 @@ class PageMemo:
     only for the stamp it was derived under."""
 
     def __init__(self, root: Path, name: str) -> None:
-        # A layer's name is the user's: a name that is not plainly a file name is hashed into one.
-        safe = name if re.fullmatch(r"[A-Za-z0-9_.-]{1,80}", name) and not name.startswith(".") else (
-            hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32])
         self.root = Path(root)
-        self.file = Layout(self.root).memo_dir / f"pages-{safe}.json"
+        self.file = Layout(self.root).memo_dir / f"pages-{_safe(name)}.json"
         self.name = name
         self._entries: dict[str, tuple[Stamp, Any]] | None = None
         self._changed = 0  # entries kept or dropped since the file was read or written
@@ -76,13 +73,8 @@ class PageMemo:
         if self._entries is not None:
             return self._entries
         self._entries = {}
-        try:
-            if self.file.stat().st_size > MAX_BYTES:
-                return self._entries
-            data = json.loads(self.file.read_bytes())
-        except (OSError, ValueError):
-            return self._entries
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("name") != self.name:
+        data = _read(self.file, self.name)
+        if data is None:
             return self._entries
         pages = data.get("pages")
         if not isinstance(pages, dict):
@@ -139,28 +131,66 @@ class PageMemo:
             return
         body = {"format": FORMAT, "name": self.name,
                 "pages": {rel: [s[0], s[1], v] for rel, (s, v) in self._entries.items()}}
-        tmp = None
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".pages-", suffix=".tmp", dir=self.file.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(body, fh, separators=(",", ":"), ensure_ascii=False)
-            os.replace(tmp, self.file)
-            tmp = None
+        if _write(self.file, body):
             self._changed = 0
-        except (OSError, TypeError, ValueError):
-            pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+
+
+def _safe(name: str) -> str:
+    """A layer's name is the user's: a name that is not plainly a file name is hashed into one."""
+    if re.fullmatch(r"[A-Za-z0-9_.-]{1,80}", name) and not name.startswith("."):
+        return name
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _write(file: Path, body: dict[str, Any]) -> bool:
+    """`body` as the whole new content of `file` (a temporary file renamed over it); False if it could not be."""
+    tmp = None
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".memo-", suffix=".tmp", dir=file.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(body, fh, separators=(",", ":"), ensure_ascii=False)
+        os.replace(tmp, file)
+        tmp = None
+        return True
+    except (OSError, TypeError, ValueError):
+        return False
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _read(file: Path, name: str) -> dict[str, Any] | None:
+    try:
+        if file.stat().st_size > MAX_BYTES:
+            return None
+        data = json.loads(file.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("name") != name:
+        return None
+    return data
+
+
+def read_value(root: Path, name: str) -> Any:
+    """The value an earlier process kept under `name` (`keep_at_exit`), None when there is none. The caller
+    checks its shape and whether it still holds: this is a cache, never a record."""
+    data = _read(Layout(Path(root)).memo_dir / f"value-{_safe(name)}.json", name)
+    return None if data is None else data.get("value")
+
+
+def keep_at_exit(root: Path, name: str, produce: Callable[[], Any]) -> None:
+    """At this process's exit, keep what `produce()` then answers (JSON; None keeps nothing) under `name`."""
+    _AT_EXIT[(str(root), name)] = produce
 
 
 MISS = _MISS
 _MEMOS: dict[tuple[str, str], PageMemo] = {}
 _DIRTY: dict[str, PageMemo] = {}
+_AT_EXIT: dict[tuple[str, str], Callable[[], Any]] = {}
 
 
 def memo(root: Path, name: str) -> PageMemo:
@@ -179,6 +209,8 @@ def drop(root: Path) -> None:
         if where == str(root):
             m._entries, m._changed = {}, 0
             _DIRTY.pop(str(m.file), None)
+    for key in [k for k in _AT_EXIT if k[0] == str(root)]:
+        _AT_EXIT.pop(key, None)
     folder = Layout(Path(root)).memo_dir
     if folder.is_dir():
         for f in folder.iterdir():
@@ -190,3 +222,12 @@ def drop(root: Path) -> None:
 def _save_all() -> None:
     for m in list(_DIRTY.values()):
         m.save()
+    for (root, name), produce in list(_AT_EXIT.items()):
+        _AT_EXIT.pop((root, name), None)
+        try:
+            value = produce()
+        except Exception:  # noqa: BLE001 - a cache at exit never fails the process
+            continue
+        if value is not None and (Path(root) / CONFIG_FILE).is_file():
+            _write(Layout(Path(root)).memo_dir / f"value-{_safe(name)}.json",
+                   {"format": FORMAT, "name": name, "value": value})
