@@ -114,7 +114,7 @@ STORE_MODULES = {"stigmergy/index/store/sqlite.py", "stigmergy/index/store/sqlit
                  "stigmergy/index/store/pg_write.py", "stigmergy/index/store/pg_impact.py",
                  "stigmergy/index/store/pg_postings.py", "stigmergy/index/store/pg_nearest.py",
                  "stigmergy/index/store/pg_fill.py", "stigmergy/index/store/pg_held.py",
-                 "stigmergy/repo/state/sqlite.py"}
+                 "stigmergy/repo/state/sqlite.py", "stigmergy/repo/state/memo_sqlite.py"}
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|VACUUM|ANALYZE|BEGIN|COMMIT|ROLLBACK|"
                   r"REPLACE|WITH)\b")
 _SQLITE_IMPORT = re.compile(r"^\s*(?:import|from)\s+(sqlite3|pysqlite3|sqlite_vec)\b", re.M)

@@ -289,3 +289,60 @@ def test_a_history_that_can_change_under_a_commit_id_is_never_resumed(
     seen = _logs(monkeypatch)
     assert _human_everywhere(root) == first
     assert _whole_walks(seen)
+
+
+# -- a source's statements, kept in rows (plan/deterministic/facts.source_reading) -----------------------------
+
+
+def _sources(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in (root / "sources").rglob("cap_*.md"))
+
+
+def _age_sources(root: Path) -> None:
+    for p in (root / "sources").rglob("cap_*.md"):
+        t = p.stat().st_mtime_ns - 3600 * 1_000_000_000
+        os.utime(p, ns=(t, t))
+
+
+def test_a_new_process_takes_a_sources_statements_from_the_earlier_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stigmergy.plan.deterministic import facts, statements
+
+    monkeypatch.setattr(facts, "_READINGS", type(facts._READINGS)())
+    monkeypatch.setattr(page_memo, "_ROWS", {})
+    monkeypatch.setattr(page_memo, "_ROWS_DIRTY", {})
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    _age_sources(root)
+    rel = _sources(root)[0]
+    monkeypatch.setattr(facts, "_READINGS", type(facts._READINGS)())  # the filing's own readings
+    first = facts.source_reading(root, rel)
+    assert first is not None and first.units
+    page_memo._save_all()
+    monkeypatch.setattr(facts, "_READINGS", type(facts._READINGS)())
+    monkeypatch.setattr(page_memo, "_ROWS", {})
+    split = _counting(monkeypatch, statements, "split_units")
+    assert facts.source_reading(root, rel) == first
+    assert split == []
+    # A source written just now (an erase's rewrite, a person's edit) is read again, not taken.
+    page = (root / rel).read_text(encoding="utf-8")
+    (root / rel).write_text(page.replace("according to finance", "according to Finance"), encoding="utf-8")
+    monkeypatch.setattr(facts, "_READINGS", type(facts._READINGS)())
+    monkeypatch.setattr(page_memo, "_ROWS", {})
+    again = facts.source_reading(root, rel)
+    assert again is not None and again != first and len(split) == 1
+    # A row of another shape is not trusted: the source is read.
+    page_memo._save_all()
+    monkeypatch.setattr(page_memo, "_ROWS", {})
+    st = (root / rel).stat()
+    t = st.st_mtime_ns - 3600 * 1_000_000_000
+    os.utime(root / rel, ns=(t, t))
+    rows = page_memo.rows(root, facts._KEPT_READINGS)
+    rows.keep(rel, (t, st.st_size), [[["x", "1", 2, "", "sentence", 0, [], []]], [[[], "", "", [], ""]]], time.time_ns())
+    rows.flush()
+    monkeypatch.setattr(facts, "_READINGS", type(facts._READINGS)())
+    monkeypatch.setattr(page_memo, "_ROWS", {})
+    assert facts.source_reading(root, rel) == again and len(split) == 2
+    page_memo.drop(root)
+    assert not any((root / ".stigmergy" / "memo").glob("*.sqlite"))

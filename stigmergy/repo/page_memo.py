@@ -33,11 +33,14 @@ import os
 import re
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from stigmergy.repo.layout import Layout
+from stigmergy.repo.state.memo_sqlite import Error as MemoError
+from stigmergy.repo.state.memo_sqlite import MemoRows
 from stigmergy.settings import CONFIG_FILE
 
 FORMAT = 1
@@ -187,10 +190,88 @@ def keep_at_exit(root: Path, name: str, produce: Callable[[], Any]) -> None:
     _AT_EXIT[(str(root), name)] = produce
 
 
+class RowMemo:
+    """Per-page values too large to read whole in every process (a source's statements): one row each in
+    `.stigmergy/memo/<name>.sqlite`, the value JSON deflated, under the same stamp and racy rule as
+    `PageMemo`. Rows are written in batches (a transaction per `BATCH` rows, the rest at exit); a busy
+    database (another process writing) skips the write. Never raises: a cache that cannot be read is empty."""
+
+    BATCH = 64
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.root = Path(root)
+        self.file = Layout(self.root).memo_dir / f"{_safe(name)}.sqlite"
+        self._db: MemoRows | None = None
+        self._opened = False
+        self._pending: dict[str, tuple[Stamp, bytes]] = {}
+
+    def _conn(self, create: bool) -> MemoRows | None:
+        if self._db is not None or (self._opened and not create):
+            return self._db
+        if not create and not self.file.is_file():
+            return None
+        self._opened = True
+        try:
+            if create:
+                if not (self.root / CONFIG_FILE).is_file():
+                    return None
+                self.file.parent.mkdir(parents=True, exist_ok=True)
+            self._db = MemoRows(self.file)
+        except (OSError, MemoError):
+            return None
+        return self._db
+
+    def take(self, rel: str, stamp: Stamp) -> Any:
+        pending = self._pending.get(rel)
+        if pending is not None:
+            return json.loads(zlib.decompress(pending[1])) if pending[0] == stamp else _MISS
+        db = self._conn(create=False)
+        if db is None:
+            return _MISS
+        try:
+            row = db.get(rel)
+            if row is None or (row[0], row[1]) != stamp or len(row[2]) > MAX_BYTES:
+                return _MISS
+            return json.loads(zlib.decompress(row[2]))
+        except (MemoError, zlib.error, ValueError, TypeError):
+            return _MISS
+
+    def keep(self, rel: str, stamp: Stamp, value: Any, since_ns: int) -> None:
+        if stamp[0] >= since_ns - RACY_NS:
+            return  # written within the racy window: the next process reads the page (an old row misses its stamp)
+        try:
+            self._pending[rel] = (stamp, zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 1))
+        except (TypeError, ValueError):
+            return
+        _ROWS_DIRTY[str(self.file)] = self
+        if len(self._pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        _ROWS_DIRTY.pop(str(self.file), None)
+        db = self._conn(create=True) if pending else None
+        if db is None:
+            return
+        try:
+            db.put_many([(rel, s[0], s[1], v) for rel, (s, v) in pending.items()])
+        except MemoError:
+            pass
+
+    def close(self) -> None:
+        self._pending.clear()
+        _ROWS_DIRTY.pop(str(self.file), None)
+        if self._db is not None:
+            self._db.close()
+        self._db, self._opened = None, False
+
+
 MISS = _MISS
 _MEMOS: dict[tuple[str, str], PageMemo] = {}
 _DIRTY: dict[str, PageMemo] = {}
 _AT_EXIT: dict[tuple[str, str], Callable[[], Any]] = {}
+_ROWS: dict[tuple[str, str], RowMemo] = {}
+_ROWS_DIRTY: dict[str, RowMemo] = {}
 
 
 def memo(root: Path, name: str) -> PageMemo:
@@ -199,6 +280,15 @@ def memo(root: Path, name: str) -> PageMemo:
     got = _MEMOS.get(key)
     if got is None:
         got = _MEMOS[key] = PageMemo(root, name)
+    return got
+
+
+def rows(root: Path, name: str) -> RowMemo:
+    """The process's one row memo of `name` for the repository at `root`."""
+    key = (str(root), name)
+    got = _ROWS.get(key)
+    if got is None:
+        got = _ROWS[key] = RowMemo(root, name)
     return got
 
 
@@ -211,6 +301,9 @@ def drop(root: Path) -> None:
             _DIRTY.pop(str(m.file), None)
     for key in [k for k in _AT_EXIT if k[0] == str(root)]:
         _AT_EXIT.pop(key, None)
+    for (where, _name), r in list(_ROWS.items()):
+        if where == str(root):
+            r.close()
     folder = Layout(Path(root)).memo_dir
     if folder.is_dir():
         for f in folder.iterdir():
@@ -222,6 +315,8 @@ def drop(root: Path) -> None:
 def _save_all() -> None:
     for m in list(_DIRTY.values()):
         m.save()
+    for r in list(_ROWS_DIRTY.values()):
+        r.flush()
     for (root, name), produce in list(_AT_EXIT.items()):
         _AT_EXIT.pop((root, name), None)
         try:

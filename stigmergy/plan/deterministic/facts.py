@@ -14,6 +14,7 @@ cached per path).
 
 from __future__ import annotations
 
+import os
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from typing import Any
 from stigmergy.plan.deterministic.figures import PERIOD, Measure, measures_in, row_measures
 from stigmergy.plan.deterministic.names import COMMON, NameIndex, find_known, proper_name_runs
 from stigmergy.plan.deterministic.statements import Unit
+from stigmergy.repo import page_memo
 
 # Front matter fields that name what a whole document is about, and ones that state its period.
 SUBJECT_KEYS = ("entity", "company", "organisation", "organization", "customer", "client", "product", "subject")
@@ -292,9 +294,50 @@ def source_canonical(root: Path, relpath: str) -> bool:
     return _CANONICAL[key]
 
 
+# Readings kept for the next process (repo/page_memo.py): a capture after 2,000 documents reads back ~30 cited
+# sources, and a new process (a hook's one-document capture) parsed each again, markdown-it's import included.
+# The name carries the rows' format: a change to Unit or UnitContext raises it.
+_KEPT_READINGS = "readings-v1"
+
+
+def _reading_row(r: SourceReading) -> list[Any]:
+    return [[[u.text, u.start, u.end, u.section, u.kind, u.order, list(u.cells), list(u.header)] for u in r.units],
+            [[list(c.trail), c.previous, c.title, list(c.front_subjects), c.front_period] for c in r.contexts]]
+
+
+def _strs(value: Any) -> tuple[str, ...] | None:
+    return tuple(value) if isinstance(value, list) and all(isinstance(x, str) for x in value) else None
+
+
+def _reading_from(value: Any) -> SourceReading | None:
+    """A reading an earlier process kept; None unless every field has its type."""
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], list) and isinstance(value[1], list)
+            and len(value[0]) == len(value[1])):
+        return None
+    units, contexts = [], []
+    for u, c in zip(value[0], value[1], strict=True):
+        if not (isinstance(u, list) and len(u) == 8 and isinstance(c, list) and len(c) == 5):
+            return None
+        text, start, end, section, kind, order, cells, header = u
+        trail, previous, title, subjects, period = c
+        cells_t, header_t, trail_t, subjects_t = _strs(cells), _strs(header), _strs(trail), _strs(subjects)
+        if not (isinstance(text, str) and type(start) is int and type(end) is int and isinstance(section, str)
+                and isinstance(kind, str) and type(order) is int and cells_t is not None and header_t is not None
+                and trail_t is not None and subjects_t is not None and isinstance(previous, str)
+                and isinstance(title, str) and isinstance(period, str)):
+            return None
+        units.append(Unit(text, start, end, section, kind, order, cells_t, header_t))
+        contexts.append(UnitContext(trail_t, previous, title, subjects_t, period))
+    by_range: dict[tuple[int, int], tuple[int, ...]] = {}
+    for i, unit in enumerate(units):
+        by_range[(unit.start, unit.end)] = (*by_range.get((unit.start, unit.end), ()), i)
+    return SourceReading(tuple(units), tuple(contexts), by_range)
+
+
 def source_reading(root: Path, relpath: str) -> SourceReading | None:
     """The statements of a source page with their contexts. Sources never change once written, so the
-    reading is kept per path (least recently used dropped past a bound)."""
+    reading is kept per path (least recently used dropped past a bound), and for the next process under the
+    page's stamp (repo/page_memo.py)."""
     key = (str(root), relpath)
     if key in _READINGS:
         _READINGS.move_to_end(key)
@@ -303,6 +346,18 @@ def source_reading(root: Path, relpath: str) -> SourceReading | None:
     from stigmergy.pages.source import parse_source_page
     from stigmergy.plan.deterministic.statements import split_units
 
+    kept = page_memo.rows(root, _KEPT_READINGS)
+    since = page_memo.now_ns()
+    try:
+        stamp: tuple[int, int] | None = page_memo.stamp_of(os.stat(root / relpath))
+    except OSError:
+        stamp = None
+    earlier = _reading_from(kept.take(relpath, stamp)) if stamp is not None else None
+    if earlier is not None:
+        _READINGS[key] = earlier
+        if len(_READINGS) > _MAX_READINGS:
+            _READINGS.popitem(last=False)
+        return earlier
     try:
         text = (root / relpath).read_text(encoding="utf-8")
         # Not re-rendered here: most sources read back state nothing in dispute, and a reading is only
@@ -316,6 +371,8 @@ def source_reading(root: Path, relpath: str) -> SourceReading | None:
         start = text.count("\n", 0, len(text) - len(page.text)) + 1
         units, headings = split_units(page.text.split("\n"), start)
         reading = read_units(units, headings, page.title, page.metadata)
+        if stamp is not None:
+            kept.keep(relpath, stamp, _reading_row(reading), since)
     _READINGS[key] = reading
     if len(_READINGS) > _MAX_READINGS:
         _READINGS.popitem(last=False)
