@@ -33,7 +33,6 @@ import os
 import re
 import tempfile
 import time
-import zlib
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
@@ -192,7 +191,8 @@ def keep_at_exit(root: Path, name: str, produce: Callable[[], Any]) -> None:
 
 class RowMemo:
     """Per-page values too large to read whole in every process (a source's statements): one row each in
-    `.stigmergy/memo/<name>.sqlite`, the value JSON deflated, under the same stamp and racy rule as
+    `.stigmergy/memo/<name>.sqlite`, the value as JSON text (not deflated: the residue audit reads it), under
+    the same stamp and racy rule as
     `PageMemo`. Rows are written in batches (a transaction per `BATCH` rows, the rest at exit); a busy
     database (another process writing) skips the write. Never raises: a cache that cannot be read is empty."""
 
@@ -224,7 +224,7 @@ class RowMemo:
     def take(self, rel: str, stamp: Stamp) -> Any:
         pending = self._pending.get(rel)
         if pending is not None:
-            return json.loads(zlib.decompress(pending[1])) if pending[0] == stamp else _MISS
+            return json.loads(pending[1]) if pending[0] == stamp else _MISS
         db = self._conn(create=False)
         if db is None:
             return _MISS
@@ -232,15 +232,15 @@ class RowMemo:
             row = db.get(rel)
             if row is None or (row[0], row[1]) != stamp or len(row[2]) > MAX_BYTES:
                 return _MISS
-            return json.loads(zlib.decompress(row[2]))
-        except (MemoError, zlib.error, ValueError, TypeError):
+            return json.loads(row[2])
+        except (MemoError, ValueError, TypeError):
             return _MISS
 
     def keep(self, rel: str, stamp: Stamp, value: Any, since_ns: int) -> None:
         if stamp[0] >= since_ns - RACY_NS:
             return  # written within the racy window: the next process reads the page (an old row misses its stamp)
         try:
-            self._pending[rel] = (stamp, zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 1))
+            self._pending[rel] = (stamp, json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
         except (TypeError, ValueError):
             return
         _ROWS_DIRTY[str(self.file)] = self
