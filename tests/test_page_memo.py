@@ -50,6 +50,14 @@ def _age_all(root: Path, seconds: int = 3600) -> None:
         os.utime(p, ns=(t, t))
 
 
+def _filed(tmp_path: Path) -> Path:
+    """A repository with one disagreement on record, its pages dated an hour back."""
+    root = make_repo(tmp_path)
+    _disagreeing(root, 1)
+    _age_all(root)
+    return root
+
+
 def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[str]:
     seen: list[str] = []
     real = getattr(module, name)
@@ -113,9 +121,7 @@ def test_a_page_written_within_the_racy_window_is_never_kept(tmp_path: Path, mon
 
 
 def test_a_cache_file_of_another_shape_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = make_repo(tmp_path)
-    _disagreeing(root, 1)
-    _age_all(root)
+    root = _filed(tmp_path)
     claims = ca.recorded_claims(root, _pages(root))
     assert claims
     _new_process(monkeypatch)
@@ -143,9 +149,7 @@ def test_a_cache_file_of_another_shape_is_ignored(tmp_path: Path, monkeypatch: p
 def test_entity_heads_come_from_the_earlier_process_until_a_page_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = make_repo(tmp_path)
-    _disagreeing(root, 1)
-    _age_all(root)
+    root = _filed(tmp_path)
     names = dict(catalogue_mod.catalogue(root, "public").names())
     entities = catalogue_mod.catalogue(root, "public").entities()
     assert names and entities
@@ -181,9 +185,7 @@ def test_the_residue_audit_searches_the_kept_entries_and_erase_drops_them(
     """The entries hold capture ids and entity names: an erased capture's id left there would be residue."""
     from stigmergy.history.audit import audit
 
-    root = make_repo(tmp_path)
-    _disagreeing(root, 1)
-    _age_all(root)
+    root = _filed(tmp_path)
     claims = ca.recorded_claims(root, _pages(root))
     _new_process(monkeypatch)
     cid = sorted(claims)[0][0]

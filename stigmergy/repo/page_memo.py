@@ -276,20 +276,12 @@ _ROWS_DIRTY: dict[str, RowMemo] = {}
 
 def memo(root: Path, name: str) -> PageMemo:
     """The process's one memo of `name` for the repository at `root`."""
-    key = (str(root), name)
-    got = _MEMOS.get(key)
-    if got is None:
-        got = _MEMOS[key] = PageMemo(root, name)
-    return got
+    return _MEMOS.get((str(root), name)) or _MEMOS.setdefault((str(root), name), PageMemo(root, name))
 
 
 def rows(root: Path, name: str) -> RowMemo:
     """The process's one row memo of `name` for the repository at `root`."""
-    key = (str(root), name)
-    got = _ROWS.get(key)
-    if got is None:
-        got = _ROWS[key] = RowMemo(root, name)
-    return got
+    return _ROWS.get((str(root), name)) or _ROWS.setdefault((str(root), name), RowMemo(root, name))
 
 
 def drop(root: Path) -> None:
