@@ -348,3 +348,32 @@ def test_a_new_process_takes_a_sources_statements_from_the_earlier_one(
     assert facts.source_reading(root, rel) == again and len(split) == 2
     page_memo.drop(root)
     assert not any((root / ".stigmergy" / "memo").glob("*.sqlite"))
+
+
+def test_a_new_process_takes_the_titles_terms_from_the_earlier_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A title's terms depend on its file name alone: kept whatever the page's bytes, dropped with the page."""
+    from stigmergy.plan import context
+
+    monkeypatch.setattr(context, "_TITLE_INDEXES", {})
+    root = _filed(tmp_path)
+    key = (str(root), "public")
+    notes = [p for p in _pages(root) if p.startswith("wiki/notes/")]
+    text = "We read Halden review 1 and halden review 2 again."
+    first = context._titles_named(text, tuple(notes), key)
+    assert first
+    _new_process(monkeypatch)
+    monkeypatch.setattr(context, "_TITLE_INDEXES", {})
+    made = _counting(monkeypatch, context, "_stem_terms")
+    assert context._titles_named(text, tuple(notes), key) == first
+    assert made == []
+    index = context._TITLE_INDEXES[key]
+    assert all(index.terms[p] == context._stem_terms(p.rsplit("/", 1)[-1][:-3]) for p in notes)
+    # A note gone: its entry goes when the next process builds its index.
+    _new_process(monkeypatch)
+    monkeypatch.setattr(context, "_TITLE_INDEXES", {})
+    assert context._titles_named(text, tuple(notes[1:]), key) == [p for p in first if p != notes[0]]
+    _new_process(monkeypatch)
+    kept = json.loads((root / ".stigmergy" / "memo" / "pages-title-terms-v1-public.json").read_text(encoding="utf-8"))
+    assert notes[0] not in kept["pages"] and notes[1] in kept["pages"]

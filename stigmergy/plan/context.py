@@ -28,6 +28,7 @@ from stigmergy.pages.frontmatter import split_front_matter
 from stigmergy.pages.source import SourcePage, parse_source_page
 from stigmergy.plan.catalogue import Catalogue, EntityRef, catalogue
 from stigmergy.plan.deterministic.analysis import find_known, terms
+from stigmergy.repo import page_memo
 from stigmergy.repo.layout import layer_prefix
 from stigmergy.settings import Settings
 
@@ -250,7 +251,10 @@ class _TitleIndex:
     between the page lists, so that finding the titles a source names costs a pass over the source plus
     the pages added or removed since the last capture, never a pass over every title."""
 
-    def __init__(self) -> None:
+    def __init__(self, memo: page_memo.PageMemo | None = None) -> None:
+        # A title's terms are a function of its file name alone, kept for the next process (repo/page_memo.py):
+        # a new process after 2,000 documents made them again for every title (~20 ms).
+        self.memo = memo
         self.paths: set[str] = set()
         self.by_first: dict[str, dict[str, str]] = {}  # first word -> {path: stem}
         self.terms: dict[str, list[str]] = {}  # path -> the terms of its title
@@ -264,15 +268,26 @@ class _TitleIndex:
             self.by_first.get(_first_word(stem), {}).pop(path, None)
             for t in set(self.terms.pop(path, ())):
                 self.by_term.get(t, set()).discard(path)
+        first = not self.paths
         for path in now - self.paths:
             stem = path.rsplit("/", 1)[-1][:-3]
             if len(stem) >= 3 and _first_word(stem):
                 self.by_first.setdefault(_first_word(stem), {})[path] = stem
-            self.terms[path] = _stem_terms(stem)
+            kept = self.memo.take(path, page_memo.NAME_ONLY) if self.memo is not None else None
+            if isinstance(kept, list) and all(isinstance(t, str) for t in kept):
+                self.terms[path] = kept
+            else:
+                self.terms[path] = _stem_terms(stem)
+                if self.memo is not None:
+                    self.memo.keep(path, page_memo.NAME_ONLY, self.terms[path], 0)
             self.max_terms = max(self.max_terms, len(set(self.terms[path])))
             for t in set(self.terms[path]):
                 self.by_term.setdefault(t, set()).add(path)
         self.paths = now
+        if self.memo is not None:
+            if first:
+                self.memo.retain(now)
+            self.memo.save_if_many()
 
 
 _WORD_START = re.compile(r"\w+")
@@ -290,7 +305,8 @@ def _titles_named(text: str, paths: tuple[str, ...], key: tuple[str, str] = ("",
     titles by first word, kept per repository and layer (`key`)."""
     index = _TITLE_INDEXES.get(key)
     if index is None:
-        index = _TITLE_INDEXES[key] = _TitleIndex()
+        memo = page_memo.memo(Path(key[0]), f"title-terms-v1-{key[1]}") if key[0] else None
+        index = _TITLE_INDEXES[key] = _TitleIndex(memo)
     index.update(paths)
     if not text:
         return []

@@ -48,6 +48,8 @@ MAX_BYTES = 64 << 20  # a cache file larger than this is not read (about 500,000
 SAVE_AFTER = 32  # at least this many entries changed since the last write make a process write before it exits
 
 Stamp = tuple[int, int]  # (mtime_ns, size)
+# The stamp of a value derived from the page's path alone (its title's terms): it holds whatever the bytes.
+NAME_ONLY: Stamp = (-1, -1)
 _MISS = object()
 
 
@@ -97,7 +99,7 @@ class PageMemo:
         `stamp` came after `since_ns`. A page changed within `RACY_NS` of that moment is not kept (its next
         write could carry the same stamp); its old entry goes."""
         entries = self._load()
-        if stamp[0] >= since_ns - RACY_NS:
+        if stamp != NAME_ONLY and stamp[0] >= since_ns - RACY_NS:
             self.forget(rel)
             return
         old = entries.get(rel)
