@@ -32,19 +32,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from stigmergy.gates.worktree import Worktree, after_commit, folder_of
+from stigmergy.gates.worktree import Worktree, after_commit
 from stigmergy.repo import page_memo, watch
-from stigmergy.repo.git import Git, GitError
+from stigmergy.repo.git import Git, GitError, is_oid
 from stigmergy.repo.plumbing import Landed, state_stamp
 from stigmergy.repo.trailers import HISTORY_FORMAT, TRAILER_KIND, TRAILER_OP, trailer_format
+from stigmergy.repo.watch import folder_of
 
 _ZERO = "0" * 40
 _KEPT = "human-commits"  # what a process keeps for the next (repo/page_memo.py)
 _KEPT_VERSION = 1  # raised whenever what counts as a person's commit changes
-
-
-def _is_sha(text: str) -> bool:
-    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 _TRAILER_FMT = trailer_format(TRAILER_OP)
 _LOG_FMT = f"--format=%x1e%m%H%x1f{_TRAILER_FMT}%x1f"
 RELINKING_KINDS = ("garden", "delete", "merge", "rename")
@@ -275,11 +272,11 @@ class Authorship:
         if not (isinstance(kept, dict) and kept.get("v") == _KEPT_VERSION and self._plain_history()):
             return
         head, human = kept.get("head"), kept.get("human")
-        if not (isinstance(head, str) and _is_sha(head) and isinstance(human, dict)):
+        if not (isinstance(head, str) and is_oid(head) and isinstance(human, dict)):
             return
         out: dict[str, list[str]] = {}
         for name, shas in human.items():
-            if not (isinstance(name, str) and isinstance(shas, list) and all(isinstance(x, str) and _is_sha(x) for x in shas)):
+            if not (isinstance(name, str) and isinstance(shas, list) and all(isinstance(x, str) and is_oid(x) for x in shas)):
                 return
             out[name] = list(shas)
         history = self._history

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stigmergy.repo.git import Git, raw_entries
+from stigmergy.repo.git import Git, is_oid, raw_entries
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 LINK_MODES = ("120000", "160000")  # a symbolic link, a submodule
@@ -38,7 +38,7 @@ def auto_merge(git: Git, ours: str, theirs: str) -> AutoMerge | None:
     # empty entry and the informational messages. An older Git prints nothing on stdout.
     parts = out.decode("utf-8", "surrogateescape").split("\0")
     tree = parts[0].strip()
-    if len(tree) not in (40, 64) or any(ch not in "0123456789abcdef" for ch in tree):
+    if not is_oid(tree):
         return None
     conflicted: set[str] = set()
     for name in parts[1:]:

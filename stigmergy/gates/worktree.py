@@ -32,6 +32,7 @@ from pathlib import Path
 
 from stigmergy.repo import watch
 from stigmergy.repo.plumbing import Landed, Stamp
+from stigmergy.repo.watch import folder_of
 
 UNTRACKED = ("??", "!!")
 
@@ -144,11 +145,6 @@ def after_commit(kept: Worktree | None, root: Path, parent: str | None, landed: 
                 now.answers[path] = ""
                 now.stale.discard(path)
     return now
-
-
-def folder_of(path: str) -> str:
-    """The folder of a repository path ("" at the root): the unit the kernel watches."""
-    return path.rpartition("/")[0]
 
 
 def _join(folder: str, name: str) -> str:

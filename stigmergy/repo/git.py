@@ -46,6 +46,11 @@ BLOB_MEMO_BYTES = 16 << 20  # object contents one Git object keeps (see `blobs`)
 _OID_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
+def is_oid(text: str) -> bool:
+    """Whether `text` is a full object id as git prints it (SHA-1 or SHA-256, lower-case hex)."""
+    return _OID_RE.fullmatch(text) is not None
+
+
 class Git:
     def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
         self.root = Path(root)

@@ -31,29 +31,30 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from stigmergy.repo.files import write_atomic
 from stigmergy.repo.layout import Layout
-from stigmergy.repo.state.memo_sqlite import Error as MemoError
-from stigmergy.repo.state.memo_sqlite import MemoRows
 from stigmergy.settings import CONFIG_FILE
+
+if TYPE_CHECKING:
+    from stigmergy.repo.state.memo_sqlite import MemoRows
 
 FORMAT = 1
 RACY_NS = 2_000_000_000  # coarser than any local file system's timestamp tick (FAT's is 2 s)
 MAX_BYTES = 64 << 20  # a cache file larger than this is not read (about 500,000 pages' entries)
 SAVE_AFTER = 32  # at least this many entries changed since the last write make a process write before it exits
 
-Stamp = tuple[int, int]  # (mtime_ns, size)
+PageStamp = tuple[int, int]  # (mtime_ns, size)
 # The stamp of a value derived from the page's path alone (its title's terms): it holds whatever the bytes.
-NAME_ONLY: Stamp = (-1, -1)
+NAME_ONLY: PageStamp = (-1, -1)
 _MISS = object()
 
 
-def stamp_of(st: os.stat_result) -> Stamp:
+def stamp_of(st: os.stat_result) -> PageStamp:
     return (st.st_mtime_ns, st.st_size)
 
 
@@ -70,10 +71,10 @@ class PageMemo:
         self.root = Path(root)
         self.file = Layout(self.root).memo_dir / f"pages-{_safe(name)}.json"
         self.name = name
-        self._entries: dict[str, tuple[Stamp, Any]] | None = None
+        self._entries: dict[str, tuple[PageStamp, Any]] | None = None
         self._changed = 0  # entries kept or dropped since the file was read or written
 
-    def _load(self) -> dict[str, tuple[Stamp, Any]]:
+    def _load(self) -> dict[str, tuple[PageStamp, Any]]:
         if self._entries is not None:
             return self._entries
         self._entries = {}
@@ -89,12 +90,12 @@ class PageMemo:
                 self._entries[rel] = ((row[0], row[1]), row[2])
         return self._entries
 
-    def take(self, rel: str, stamp: Stamp) -> Any:
+    def take(self, rel: str, stamp: PageStamp) -> Any:
         """The value kept for `rel` under exactly `stamp`, else `MISS`."""
         got = self._load().get(rel)
         return got[1] if got is not None and got[0] == stamp else _MISS
 
-    def keep(self, rel: str, stamp: Stamp, value: Any, since_ns: int) -> None:
+    def keep(self, rel: str, stamp: PageStamp, value: Any, since_ns: int) -> None:
         """Remember `value` (JSON: lists, strings, numbers) for `rel` under `stamp`, where the stat that gave
         `stamp` came after `since_ns`. A page changed within `RACY_NS` of that moment is not kept (its next
         write could carry the same stamp); its old entry goes."""
@@ -131,7 +132,7 @@ class PageMemo:
         _DIRTY.pop(str(self.file), None)
         if self._entries is None or self._changed == 0:
             return
-        if not (self.root / CONFIG_FILE).is_file():
+        if not _in_repository(self.root):
             return
         body = {"format": FORMAT, "name": self.name,
                 "pages": {rel: [s[0], s[1], v] for rel, (s, v) in self._entries.items()}}
@@ -147,24 +148,17 @@ def _safe(name: str) -> str:
 
 
 def _write(file: Path, body: dict[str, Any]) -> bool:
-    """`body` as the whole new content of `file` (a temporary file renamed over it); False if it could not be."""
-    tmp = None
+    """`body` as the whole new content of `file`; False if it could not be written."""
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".memo-", suffix=".tmp", dir=file.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(body, fh, separators=(",", ":"), ensure_ascii=False)
-        os.replace(tmp, file)
-        tmp = None
+        write_atomic(file, json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(), prefix=".memo-")
         return True
     except (OSError, TypeError, ValueError):
         return False
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+
+
+def _in_repository(root: Path) -> bool:
+    """Only a repository (its `stigmergy.toml`, whose `.gitignore` names `.stigmergy/`) gets a memo folder."""
+    return (root / CONFIG_FILE).is_file()
 
 
 def _read(file: Path, name: str) -> dict[str, Any] | None:
@@ -205,7 +199,7 @@ class RowMemo:
         self.file = Layout(self.root).memo_dir / f"{_safe(name)}.sqlite"
         self._db: MemoRows | None = None
         self._opened = False
-        self._pending: dict[str, tuple[Stamp, bytes]] = {}
+        self._pending: dict[str, tuple[PageStamp, bytes]] = {}
 
     def _conn(self, create: bool) -> MemoRows | None:
         if self._db is not None or (self._opened and not create):
@@ -215,15 +209,18 @@ class RowMemo:
         self._opened = True
         try:
             if create:
-                if not (self.root / CONFIG_FILE).is_file():
+                if not _in_repository(self.root):
                     return None
                 self.file.parent.mkdir(parents=True, exist_ok=True)
-            self._db = MemoRows(self.file)
-        except (OSError, MemoError):
+            # Imported here: a process that never opens a row memo does not load SQLite for it.
+            from stigmergy.repo.state.memo_sqlite import MemoRows
+
+            self._db = MemoRows.open(self.file)
+        except OSError:
             return None
         return self._db
 
-    def take(self, rel: str, stamp: Stamp) -> Any:
+    def take(self, rel: str, stamp: PageStamp) -> Any:
         pending = self._pending.get(rel)
         if pending is not None:
             return json.loads(pending[1]) if pending[0] == stamp else _MISS
@@ -235,10 +232,10 @@ class RowMemo:
             if row is None or (row[0], row[1]) != stamp or len(row[2]) > MAX_BYTES:
                 return _MISS
             return json.loads(row[2])
-        except (MemoError, ValueError, TypeError):
+        except (ValueError, TypeError):
             return _MISS
 
-    def keep(self, rel: str, stamp: Stamp, value: Any, since_ns: int) -> None:
+    def keep(self, rel: str, stamp: PageStamp, value: Any, since_ns: int) -> None:
         if stamp[0] >= since_ns - RACY_NS:
             return  # written within the racy window: the next process reads the page (an old row misses its stamp)
         try:
@@ -255,10 +252,7 @@ class RowMemo:
         db = self._conn(create=True) if pending else None
         if db is None:
             return
-        try:
-            db.put_many([(rel, s[0], s[1], v) for rel, (s, v) in pending.items()])
-        except MemoError:
-            pass
+        db.put_many([(rel, s[0], s[1], v) for rel, (s, v) in pending.items()])
 
     def close(self) -> None:
         self._pending.clear()
@@ -317,6 +311,6 @@ def _save_all() -> None:
             value = produce()
         except Exception:  # noqa: BLE001 - a cache at exit never fails the process
             continue
-        if value is not None and (Path(root) / CONFIG_FILE).is_file():
+        if value is not None and _in_repository(Path(root)):
             _write(Layout(Path(root)).memo_dir / f"value-{_safe(name)}.json",
                    {"format": FORMAT, "name": name, "value": value})

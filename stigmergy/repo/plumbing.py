@@ -230,8 +230,7 @@ class Plumbing:
         model = self._model if self._model is not None and self._model.commit == parent else self._load(parent)
         self._model = None  # until this commit lands: a failure part-way leaves the model half changed
         self.landed = None
-        folders_of = {p.rpartition("/")[0] for p in [*paths, *removed]}
-        marks = {f: watch.mark(self.git.root / f) for f in sorted(folders_of)}
+        marks = {f: watch.mark(self.git.root / f) for f in sorted({watch.folder_of(p) for p in [*paths, *removed]})}
         written = {p: self._blob_entry(p) for p in paths}
         staged = "".join(f"{p}\0" for p in [*paths, *removed]).encode("utf-8", "surrogateescape")
         before = state_stamp(self.git.root)

@@ -231,6 +231,11 @@ def _local(path: str) -> bool:
     return fstype in LOCAL_FS
 
 
+def folder_of(path: str) -> str:
+    """The folder of a repository path ("" at the root): the unit the kernel watches."""
+    return path.rpartition("/")[0]
+
+
 def mark(folder: Path | str) -> Mark | None:
     """Watch `folder` (kept) and return a mark of now; None when its changes cannot be known this way.
     Take it before reading the folder from the disk."""

@@ -262,7 +262,10 @@ class SourceReading:
 def read_units(
     units: Sequence[Unit], headings: Sequence[tuple[int, str, int]], title: str, metadata: Mapping[str, Any]
 ) -> SourceReading:
-    contexts = unit_contexts(units, headings, title, metadata)
+    return _reading(units, unit_contexts(units, headings, title, metadata))
+
+
+def _reading(units: Sequence[Unit], contexts: Sequence[UnitContext]) -> SourceReading:
     by_range: dict[tuple[int, int], tuple[int, ...]] = {}
     for i, u in enumerate(units):
         by_range[(u.start, u.end)] = (*by_range.get((u.start, u.end), ()), i)
@@ -328,10 +331,7 @@ def _reading_from(value: Any) -> SourceReading | None:
             return None
         units.append(Unit(text, start, end, section, kind, order, cells_t, header_t))
         contexts.append(UnitContext(trail_t, previous, title, subjects_t, period))
-    by_range: dict[tuple[int, int], tuple[int, ...]] = {}
-    for i, unit in enumerate(units):
-        by_range[(unit.start, unit.end)] = (*by_range.get((unit.start, unit.end), ()), i)
-    return SourceReading(tuple(units), tuple(contexts), by_range)
+    return _reading(units, contexts)
 
 
 def source_reading(root: Path, relpath: str) -> SourceReading | None:
@@ -342,38 +342,37 @@ def source_reading(root: Path, relpath: str) -> SourceReading | None:
     if key in _READINGS:
         _READINGS.move_to_end(key)
         return _READINGS[key]
-    from stigmergy.errors import ContractError
-    from stigmergy.pages.source import parse_source_page
-    from stigmergy.plan.deterministic.statements import split_units
-
     kept = page_memo.rows(root, _KEPT_READINGS)
     since = page_memo.now_ns()
     try:
         stamp: tuple[int, int] | None = page_memo.stamp_of(os.stat(root / relpath))
     except OSError:
         stamp = None
-    earlier = _reading_from(kept.take(relpath, stamp)) if stamp is not None else None
-    if earlier is not None:
-        _READINGS[key] = earlier
-        if len(_READINGS) > _MAX_READINGS:
-            _READINGS.popitem(last=False)
-        return earlier
+    reading = _reading_from(kept.take(relpath, stamp)) if stamp is not None else None
+    if reading is None:
+        reading = _read_source(root, relpath)
+        if reading is not None and stamp is not None:
+            kept.keep(relpath, stamp, _reading_row(reading), since)
+    _READINGS[key] = reading
+    if len(_READINGS) > _MAX_READINGS:
+        _READINGS.popitem(last=False)
+    return reading
+
+
+def _read_source(root: Path, relpath: str) -> SourceReading | None:
+    from stigmergy.errors import ContractError
+    from stigmergy.pages.source import parse_source_page
+    from stigmergy.plan.deterministic.statements import split_units
+
     try:
         text = (root / relpath).read_text(encoding="utf-8")
         # Not re-rendered here: most sources read back state nothing in dispute, and a reading is only
         # used as a side of a disagreement once `source_canonical` says it is a canonical page.
         page = parse_source_page(text, relpath, canonical=False)
     except (OSError, UnicodeDecodeError, ContractError):
-        reading = None
-    else:
-        # The text's first line from the file itself (`page.body_start_line` renders the front matter
-        # again to count it; the same number for the canonical page `source_canonical` asks for).
-        start = text.count("\n", 0, len(text) - len(page.text)) + 1
-        units, headings = split_units(page.text.split("\n"), start)
-        reading = read_units(units, headings, page.title, page.metadata)
-        if stamp is not None:
-            kept.keep(relpath, stamp, _reading_row(reading), since)
-    _READINGS[key] = reading
-    if len(_READINGS) > _MAX_READINGS:
-        _READINGS.popitem(last=False)
-    return reading
+        return None
+    # The text's first line from the file itself (`page.body_start_line` renders the front matter
+    # again to count it; the same number for the canonical page `source_canonical` asks for).
+    start = text.count("\n", 0, len(text) - len(page.text)) + 1
+    units, headings = split_units(page.text.split("\n"), start)
+    return read_units(units, headings, page.title, page.metadata)
