@@ -45,15 +45,25 @@ def _exit_codes() -> list[str]:
     return lines
 
 
+# The value's kind as its annotation names it (`str`, `Path`, `int`), from the parameter type Typer built.
+_KINDS = {"StringParamType": "str", "TyperPath": "Path", "Path": "Path", "IntParamType": "int", "IntRange": "int",
+          "FloatParamType": "float", "FloatRange": "float", "BoolParamType": "bool", "Choice": "str"}
+
+
+def _kind(param) -> str:  # noqa: ANN001
+    base = _KINDS.get(type(param.type).__name__, param.type.name)
+    return f"list[{base}]" if param.multiple else base
+
+
 def _param_line(param) -> str:  # noqa: ANN001
-    """One table row for a Typer parameter (Typer 0.29 vendors its own click: read duck-typed fields)."""
+    """One table row for a Typer parameter (Typer vendors its own click: read duck-typed fields)."""
     if param.param_type_name == "argument":
         kind = "argument" + (", repeatable" if param.nargs == -1 else "")
         req = "required" if param.required else "optional"
         return f"| `{param.name.upper()}` | {kind}, {req} | |"
     opts = ", ".join(f"`{o}`" for o in [*param.opts, *param.secondary_opts])
     help_text = " ".join((param.help or "").split()).replace("|", "\\|")
-    kind = "flag" if param.is_flag else param.bare_type()
+    kind = "flag" if param.is_flag else _kind(param)
     if param.multiple:
         kind += ", repeatable"
     default = param.default

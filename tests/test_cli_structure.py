@@ -102,6 +102,20 @@ def test_help_through_python_m_imports_no_heavy_library() -> None:
     assert heavy == [], heavy
 
 
+def test_a_capture_process_parses_its_options_without_pydantic(tmp_path: Path) -> None:
+    # Git hooks and cron file one document per `stigmergy capture` process. Typer 0.29 coerces every option
+    # through a pydantic TypeAdapter: the import and the adapters were a fifth of such a process's CPU
+    # (pyproject.toml pins typer below 0.29). The MCP server, which needs pydantic, is not this path.
+    subprocess.run([sys.executable, "-m", "stigmergy", "init", str(tmp_path / "w")], cwd=REPO_ROOT, check=True,
+                   capture_output=True)
+    doc = tmp_path / "note.md"
+    doc.write_text("# Standup\n\nThe Harbor API launch moved to 14 March.\n")
+    modules = _imported_by(["-C", str(tmp_path / "w"), "--json", "capture", str(doc)])
+    assert "stigmergy.write.capture" in modules  # the capture ran in this process: the check below can fail
+    assert sorted(m for m in modules if m.split(".")[0] == "pydantic") == []
+    assert "stigmergy.write.erase" not in modules  # only where an erase was interrupted (write/capture.resume)
+
+
 def test_extra_exit_codes_name_registered_commands() -> None:
     import typer
 

@@ -49,6 +49,12 @@ class Layout:
         return self.state_dir / "memo"
 
     @property
+    def erase_journal(self) -> Path:
+        """An erase's plan while it runs (write/erase.py); present after one a crash interrupted. Here so that
+        a capture's recovery check is a stat that imports nothing of the eraser."""
+        return self.state_dir / "erase.json"
+
+    @property
     def config_file(self) -> Path:
         return self.root / CONFIG_FILE
 

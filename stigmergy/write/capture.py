@@ -211,9 +211,12 @@ def process(repo: Repository, queued: QueuedCapture, planners: PlannerFactory | 
 
 def resume(repo: Repository, planners: PlannerFactory | None = None) -> list[CaptureOutcome]:
     """Finish what a crash interrupted. Call with the writer lock held. Never takes back committed work."""
-    from stigmergy.write.erase import resume_erase
+    # An interrupted erase is finished first: every later step assumes its history. The eraser (and the history
+    # rewriting and scrubbing it imports) loads only then, not in every capture process.
+    if repo.layout.erase_journal.exists():
+        from stigmergy.write.erase import resume_erase
 
-    resume_erase(repo)  # an interrupted erase is finished first: every later step assumes its history
+        resume_erase(repo)
     rebuild_bookkeeping(repo)
     for op_id, preimages in repo.state.inflight_ops():
         # An operation that committed had its row cleared with its bookkeeping (rebuilt above if need

@@ -56,7 +56,6 @@ class EraseRefusedError(StigmergyError):
     exit_code = EXIT_REFUSED
 
 
-JOURNAL = "erase.json"
 MAP_FILE = "erase-commit-map.json"
 
 
@@ -392,7 +391,7 @@ def plan_erase(
 
 
 def _journal_path(repo: Repository) -> Path:
-    return repo.layout.state_dir / JOURNAL
+    return repo.layout.erase_journal
 
 
 def _write_journal(repo: Repository, plan: ErasePlan) -> None:

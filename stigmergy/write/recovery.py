@@ -222,12 +222,11 @@ class WorkPendingError(StigmergyError):
 def refuse_while_pending(repo: Repository) -> None:
     """The recovery policy of an operation that finishes nothing itself (import): refuse while a capture or
     an erase is waiting for `stigmergy resume`."""
-    from stigmergy.write.erase import pending_erase
-
     pending = repo.state.pending()
-    if pending or pending_erase(repo):
+    erasing = repo.layout.erase_journal.exists()
+    if pending or erasing:
         raise WorkPendingError(
-            f"this repository has pending work ({len(pending)} capture(s){', an erase' if pending_erase(repo) else ''})",
+            f"this repository has pending work ({len(pending)} capture(s){', an erase' if erasing else ''})",
             hint="run `stigmergy resume` first",
         )
 
