@@ -3,9 +3,9 @@ as `stigmergy index --hook [--push]` without the Typer app.
 
 A push hook's index update is a new process each time, and most of its time was starting up: the app
 imports every command module, and Typer 0.29 parsed every option through pydantic (pyproject.toml now keeps
-Typer below 0.29); together ~0.3-0.6 s of CPU on a loaded 2-core machine, against ~0.1 s for the update itself. This entry point composes the service
-as the app's callback does (settings from the repository, the user's file and the environment) and maps
-errors to the same one-line messages and exit codes.
+Typer below 0.29); together ~0.3-0.6 s of CPU on a loaded 2-core machine, against ~0.1 s for the update
+itself. This entry point composes the service as the app's callback does (settings from the repository,
+the user's file and the environment) and maps errors to the same one-line messages and exit codes.
 """
 
 from __future__ import annotations

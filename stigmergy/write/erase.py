@@ -580,10 +580,6 @@ def _record(repo: Repository, plan: ErasePlan, all_trees: Sequence[Tree]) -> Non
     )
 
 
-def pending_erase(repo: Repository) -> bool:
-    return _journal_path(repo).exists()
-
-
 def resume_erase(repo: Repository) -> ErasePlan | None:
     """Finish an erase a crash interrupted (every step is idempotent). Call with the writer lock held."""
     path = _journal_path(repo)
