@@ -271,8 +271,9 @@ class _TitleIndex:
         first = not self.paths
         for path in now - self.paths:
             stem = path.rsplit("/", 1)[-1][:-3]
-            if len(stem) >= 3 and _first_word(stem):
-                self.by_first.setdefault(_first_word(stem), {})[path] = stem
+            word = _first_word(stem) if len(stem) >= 3 else ""
+            if word:
+                self.by_first.setdefault(word, {})[path] = stem
             kept = self.memo.take(path, page_memo.NAME_ONLY) if self.memo is not None else None
             if isinstance(kept, list) and all(isinstance(t, str) for t in kept):
                 self.terms[path] = kept
@@ -280,8 +281,9 @@ class _TitleIndex:
                 self.terms[path] = _stem_terms(stem)
                 if self.memo is not None:
                     self.memo.keep(path, page_memo.NAME_ONLY, self.terms[path], 0)
-            self.max_terms = max(self.max_terms, len(set(self.terms[path])))
-            for t in set(self.terms[path]):
+            distinct = set(self.terms[path])
+            self.max_terms = max(self.max_terms, len(distinct))
+            for t in distinct:
                 self.by_term.setdefault(t, set()).add(path)
         self.paths = now
         if self.memo is not None:
