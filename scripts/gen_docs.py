@@ -45,9 +45,8 @@ def _exit_codes() -> list[str]:
     return lines
 
 
-# The value's kind as its annotation names it (`str`, `Path`, `int`), from the parameter type Typer built.
-_KINDS = {"StringParamType": "str", "TyperPath": "Path", "Path": "Path", "IntParamType": "int", "IntRange": "int",
-          "FloatParamType": "float", "FloatRange": "float", "BoolParamType": "bool", "Choice": "str"}
+# The value's kind as its annotation names it: Typer's own type name (`str`, `int`) except where it says more.
+_KINDS = {"TyperPath": "Path", "IntRange": "int"}
 
 
 def _kind(param) -> str:  # noqa: ANN001

@@ -24,7 +24,6 @@ import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from stigmergy.errors import EXIT_REFUSED, NotFoundError, StigmergyError, UsageError
@@ -390,12 +389,8 @@ def plan_erase(
 # ---------------------------------------------------------------- running it
 
 
-def _journal_path(repo: Repository) -> Path:
-    return repo.layout.erase_journal
-
-
 def _write_journal(repo: Repository, plan: ErasePlan) -> None:
-    path = _journal_path(repo)
+    path = repo.layout.erase_journal
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({**plan.to_dict(), "kept": list(plan.kept)}, sort_keys=True))
     with open(tmp, "rb+") as fh:
@@ -441,7 +436,7 @@ def refuse_unless_idle(repo: Repository) -> None:
 def run_erase(repo: Repository, plan: ErasePlan) -> ErasePlan:
     """Erase what `plan` names. Call with the writer lock held. Returns the plan with the residue the
     closing audit found (empty when nothing remains)."""
-    if _journal_path(repo).exists():
+    if repo.layout.erase_journal.exists():
         raise EraseRefusedError("an interrupted erase is waiting", hint="run `stigmergy resume` to finish it first")
     refuse_unless_idle(repo)
     all_trees = trees(repo, required=[p.split("/")[1] for p in plan.repositories if p])
@@ -496,7 +491,7 @@ def _finish(repo: Repository, plan: ErasePlan) -> ErasePlan:
     touched = {*plan.pages_changed, *plan.pages_deleted, *(c.source_path for c in plan.captures)}
     purge_index(repo, touched, plan.layer, mapping.get(old_index_commit or "", None), mapping)
     _record(repo, plan, all_trees)
-    _journal_path(repo).unlink(missing_ok=True)
+    repo.layout.erase_journal.unlink(missing_ok=True)
     map_file.unlink(missing_ok=True)
     needles = sorted({*plan.erased_ids, *plan.evidence_objects} - set(plan.kept))
     residue = [f.to_dict() for f in audit(repo.root, needles, evidence=repo.evidence).findings] if needles else []
@@ -582,7 +577,7 @@ def _record(repo: Repository, plan: ErasePlan, all_trees: Sequence[Tree]) -> Non
 
 def resume_erase(repo: Repository) -> ErasePlan | None:
     """Finish an erase a crash interrupted (every step is idempotent). Call with the writer lock held."""
-    path = _journal_path(repo)
+    path = repo.layout.erase_journal
     if not path.exists():
         return None
     plan = _plan_from_journal(json.loads(path.read_text()))
