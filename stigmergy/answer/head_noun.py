@@ -16,6 +16,8 @@ from stigmergy.answer.typed import clean as _clean
 TIME_NOUNS = frozenset("seconds minutes hours days weeks months years quarters sprints nights".split())
 _COUNT_STOP = frozenset(_AUX) | _VERBISH | frozenset(
     "of in for to on at from with by that who which about into over under than as a an the per each every "
+    "across among amongst between around through throughout within without after before during since until via "
+    "beyond near inside outside against towards toward including excluding "
     "actually really still now currently roughly exactly approximately typically usually altogether".split())
 
 
@@ -26,8 +28,8 @@ def counted_noun(after: list[str]) -> str:
     taken: list[str] = []
     for w in after[:5]:
         lw = w.lower().strip(",.?;:")
-        if not lw or lw in _COUNT_STOP:
-            break
+        if not lw or lw in _COUNT_STOP or not any(ch.isalpha() for ch in lw):
+            break  # a preposition, a verb, or a sign ("how many stores across Sweden & Norway")
         taken.append(lw.split("/")[-1])
     # "how many people fit in the office": a word the rules know as a kind of thing wins over the word after
     # it, which is most likely the verb.

@@ -32,6 +32,7 @@ from stigmergy.answer.terms import WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
 from stigmergy.answer.what_forms import (
     COMMAND_ASKED_RE,
+    COMMAND_FIRST_RE,
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
     IN_WHOSE_WORDS_RE,
@@ -388,7 +389,10 @@ def _slot(text: str) -> Slot:
             return Slot("procedure")
         return Slot("yesno")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
-    if wh is None:
+    told = _TELL_RE.match(low)
+    if wh is None or (told and not re.match(r"(?:" + "|".join(_WH) + r")\b", low[told.end() :])):
+        # "explain the effect of --ignore-installed when the package is already there": asked to tell, and the
+        # question word is the case's, not the ask's ("tell me when the offsite is" still asks when)
         return _wordless(low, words)
     if words[wh] == "when" and _MID_WHEN_RE.search(low):
         # "pip check when everything's fine prints what exactly": a "when" inside the clause says in which case;
@@ -423,6 +427,12 @@ _DO_VERBS = frozenset("install uninstall make get set run stop disable enable ch
                       "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                       "restore undo revert ignore avoid prevent".split())
 _LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
+_TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
+                      r"(?: through| about)?)\s+(?:to me\s+)?")
+_REASON_HEADS = frozenset("reason reasons rationale motivation".split())
+_ACCOUNT_HEADS = _REASON_HEADS | frozenset("effect effects impact consequence consequences purpose point difference "
+                                          "differences benefit benefits advantage advantages downside downsides "
+                                          "drawback drawbacks behaviour behavior outcome".split())
 _SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
 
 
@@ -431,6 +441,8 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return Slot("place")  # "linux: path of the per-virtualenv (site) pip config file": where, on a computer
     if FLAG_FIRST_RE.match(low):
         return Slot("thing", head="flag")  # "flag to skip installing deps?": an option a line spells
+    if COMMAND_FIRST_RE.match(low):
+        return Slot("thing", head="command")  # "command to spit out a pylock.toml …": a command a line spells
     if LINK_ASKED_RE.match(low):
         return Slot("thing", head="link")  # "direct download link for the standalone pip .pyz zipapp?": a web address
     label = _LABEL_END_RE.search(low)
@@ -518,6 +530,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
                                                                              "matters", "breaks", "if"):
         head = asked_head(rest)
+        if head in _ACCOUNT_HEADS:
+            # "what effect does PIP_CONFIG_FILE=os.devnull have", "what's the point of --no-build-isolation": an
+            # account of what happens, which no line names as a thing
+            return Slot("reason") if head in _REASON_HEADS else Slot("value")
         kind = kind_of_head(head)
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else rate_unit(head, low)

@@ -130,8 +130,9 @@ class Term:
     @property
     def constraint(self) -> bool:
         """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
-        figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""
-        return (self.figure and not self.claim) or (self.proper and not self.common)
+        figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia) that is not part of
+        such a figure (the month of "told the 15th of Sept")."""
+        return not self.claim and (self.figure or (self.proper and not self.common))
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -226,6 +227,9 @@ def question_terms(question: str) -> list[Term]:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
         if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
             continue  # "when Q2 closed": the period's edge, which a figure for the period answers ("Q2 2026: 56")
+        if low == "end" and i >= 2 and [t.casefold() for t in toks[i - 2 : i]] == ["in", "the"] and (
+                i + 1 == len(toks) or toks[i + 1].casefold() != "of"):
+            continue  # "what was Q2 revenue in the end": finally, not the end of anything ("at the end of Q2")
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
         ordinal = _ORDINAL_RE.match(tok)
@@ -296,7 +300,7 @@ _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|s
 _NOW_RE = re.compile(r"\b(?:now|currently|today|these days|nowadays|any ?more|at the moment|at present)\b", re.I)
 # … or a date or figure asked again in doubt of it ("the blog says the 16th but … what day did it actually go GA?")
 # "what did we actually book", "when did it really happen": what came to pass, against what was said or planned
-DOUBT_RE = re.compile(r"\b(?:actually|really|in fact|truly|in the end|in reality)\b", re.I)
+DOUBT_RE = re.compile(r"\b(?:actually|actual|really|in fact|truly|in the end|in reality)\b", re.I)
 # … or the figure it came to in the end ("had ~2k pilot shipments; what was the final number", "was like 14% of ARR
 # at end of last year - what's the most recent share")
 _SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
@@ -306,6 +310,9 @@ _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%
 
 
 MOTIVE_WEIGHT = 0.5  # a word of the asker's motive, which the answering line need not say
+# The asker recalling what they had, heard or were told: "I remember …", "I had 412 in my notes", "the draft said 58"
+_RECALLED_RE = re.compile(r"\b(?:i|we)\s+(?:remember(?:ed)?|recall(?:ed)?|thought|had|heard|saw|read|noted|wrote down|"
+                          r"(?:was|were) told)\b|\b(?:said|says|showed|shows|mentioned|quoted|listed)\s+[£$€]?\d", re.I)
 # A remark that opens a clause with an auxiliary asks too ("wasn't it the end of may", "did that change").
 _ASKING_OPEN_RE = re.compile(r"(?:^|[.!;:,]\s)\s*(?:and|also|or|but|so)?\s*(?:" + "|".join(AUX) + r")(?:n['’]?t)?\b|"
                              r"(?:^|[.!;:,]\s)\s*can['’]?t\b", re.I)
@@ -343,8 +350,24 @@ def motive(terms: list[Term], text: str) -> list[Term]:
     said = text[len(asking) :] + (" " + situation.group(0) if situation else "")
     asking = asking[situation.end() :] if situation else asking
     only = {stem(w) for w in tokens(said)} - {stem(w) for w in tokens(asking)}
-    return [replace(t, weight=t.weight * MOTIVE_WEIGHT) if t.stem in only and not (t.figure or t.name) else t
+    # "… in the end? I remember a number around 2.4M", "… now? I had 412 in my notes": what the asker recalls of an
+    # earlier figure says nothing the answering line must (the figure itself stays a claim to check)
+    weight = 0.0 if _RECALLED_RE.search(said) else MOTIVE_WEIGHT
+    return [replace(t, weight=t.weight * weight) if t.stem in only and not (t.figure or t.name) else t
             for t in terms]
+
+
+def _of_asked_kind(t: Term, toks: list[str], kind: str) -> bool:
+    """Whether `t` is a value of the kind a date or quantity question asks: a day, or the month beside it ("the 15th of
+    sept", which is then the date the asker was told), for a date; a figure that is no day of a month, for a
+    quantity ("how long did the outage on 19 august last": the day says which outage, it is not the asker's
+    guess at the answer)."""
+    at = [i for i, tok in enumerate(toks) if tok == t.word]
+    day = any(_near_month(toks, i) for i in at)
+    if kind == "date":
+        return (t.figure and day) or month_index(t.word) is not None
+    return t.figure and not day and not (" " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem)) and \
+        bool(_VALUE_RE.search(t.word))
 
 
 def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
@@ -373,6 +396,11 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     asking = text[wh.start() :] if wh else ""
     before = text[: wh.start()] if wh and (_NOW_RE.search(asking) or (kind in ("date", "quantity") and (
         DOUBT_RE.search(asking) or _SETTLED_RE.search(asking)))) and _CLAUSE_END_RE.search(text[: wh.start()]) else ""
+    # "how many gateways does norrland run now? I had 412 in my notes": in a question that asks for a figure or a
+    # date, one of that kind the asker states after the question, in a remark that asks nothing, is what they
+    # believe or were told, which the answer may correct
+    toks = tokens(text)
+    aside = text[len(without_motive(text)) :] if kind in ("date", "quantity") else ""
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
@@ -383,9 +411,12 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(
                 rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", expected):
             t = replace(t, claim="check")
-        elif t.figure and before and not period and _VALUE_RE.search(t.word) and re.search(
+        elif before and t.figure and not period and _VALUE_RE.search(t.word) and re.search(
                 rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", before):
             t = replace(t, claim="check")
+        elif any(clause and _of_asked_kind(t, toks, kind) and re.search(rf"(?<![\w.]){re.escape(t.word)}(?![\w.])", clause)
+                 for clause in (aside, before if kind == "date" else "")):
+            t = replace(t, claim="check")  # … and the month of a date told before ("the 15th of sept — when, actually")
         elif t.figure and t.absent and not period and (_OWN_MEASURE_RE.fullmatch(t.word) or re.search(
                 rf"{_OWN_ID}\s*{re.escape(t.word)}(?![\w.])", text, re.I)):
             # "a cache eating like 3gb", "a full 40-char sha", "a PR for issue 4521": the asker's own measure or

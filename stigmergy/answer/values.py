@@ -15,7 +15,7 @@ from stigmergy.answer.terms import STOPWORDS, Term, fold, month_index, stem
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _DATE_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
     r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
     r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
     r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
