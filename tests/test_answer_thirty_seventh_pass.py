@@ -96,3 +96,14 @@ def test_a_command_named_before_what_it_does_is_asked() -> None:
     got = slot("command to spit out a pylock.toml for the project in my current folder?")
     assert (got.kind, got.head) == ("thing", "command")
     assert slot("flag to skip installing deps?").head == "flag"
+
+
+def test_the_week_of_a_day_of_the_week_is_the_slot() -> None:
+    assert "week" not in {t.stem for t in question_terms("what day of the week does Sam run the hardware demo?")}
+    assert "week" in {t.stem for t in question_terms("how many demos does Sam run a week?")}
+
+
+def test_what_the_asker_just_did_is_their_situation() -> None:
+    q = "just unboxed a G2 — how do i link it to a site or truck?"
+    weights = {t.word: t.weight for t in motive(question_terms(q), q)}
+    assert weights["unboxed"] == 0.5 and weights["link"] == 1.0 and weights["G2"] == 1.0  # a name keeps its weight

@@ -225,6 +225,8 @@ def question_terms(question: str) -> list[Term]:
             continue  # "back in 10.0", "back in may", "back then": when, which the figure or period says
         if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
             continue  # "what date did it ship": the slot again ("2 June" never says "date")
+        if low in ("week", "month", "year") and [t.casefold() for t in toks[max(0, i - 3) : i]] == ["day", "of", "the"]:
+            continue  # "what day of the week": the slot too ("Thursday" never says "week")
         if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
             continue  # "when Q2 closed": the period's edge, which a figure for the period answers ("Q2 2026: 56")
         if low == "end" and i >= 2 and [t.casefold() for t in toks[i - 2 : i]] == ["in", "the"] and (
@@ -330,7 +332,8 @@ def without_motive(text: str) -> str:
 # "sending a calendar invite to tomek, what's his full surname": what the asker is doing, before what they ask
 # ("need to email Sam from the hardware lab, …"), and before a case the question puts ("for a customer call tomorrow —
 # if their G2 box loses mains power, how long …")
-_SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:i )?(?:need|want|have|got) to)\b"
+_SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:i )?(?:need|want|have|got) to|"
+                           r"(?:i |we )?just [a-z]+ed)\b"
                            r"[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
                            r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
                            r"if)\b)", re.I)
