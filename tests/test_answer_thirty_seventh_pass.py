@@ -47,8 +47,17 @@ def test_a_date_the_asker_was_told_before_the_question_is_no_constraint() -> Non
     told = {t.word: t for t in _terms(q)}
     assert told["15th"].claim == "check" and not told["Sept"].constraint  # the month of the told date too
     assert _words(q, "General availability on 22 September 2026; the customers who were told otherwise know.")[1]
-    # a month in the clause that asks still says which date is asked about
-    assert {t.word: t for t in _terms("what happened to lodestar on the 15th of Sept?")}["Sept"].constraint
+    # the day in the clause that asks still says which date is asked about
+    assert {t.word: t for t in _terms("what happened to lodestar on the 15th of Sept?")}["15th"].constraint
+
+
+def test_a_month_typed_short_and_capitalised_is_the_month_not_a_rare_name() -> None:
+    for q in ("when in Sept did lodestar go GA?", "when in sept did lodestar go GA?"):
+        month = {t.stem: t for t in _terms(q)}["sept"]
+        assert not (month.name or month.proper or month.constraint)
+        assert _words(q, "General availability on 22 September 2026.") == _words(
+            "when in sept did lodestar go GA?", "General availability on 22 September 2026.")
+    assert {t.word: t for t in _terms("when did Hull go live?")}["Hull"].constraint  # a rare name stays one
 
 
 def test_a_figure_that_names_the_case_in_another_kind_of_question_stays_a_constraint() -> None:

@@ -130,9 +130,8 @@ class Term:
     @property
     def constraint(self) -> bool:
         """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
-        figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia) that is not part of
-        such a figure (the month of "told the 15th of Sept")."""
-        return not self.claim and (self.figure or (self.proper and not self.common))
+        figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""
+        return (self.figure and not self.claim) or (self.proper and not self.common)
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -243,8 +242,10 @@ def question_terms(question: str) -> list[Term]:
             continue
         seen.add(s)
         figure = any(ch.isdigit() for ch in tok) and not plain
-        # The first word of a question is capitalised by grammar, not because it names something.
-        name = not figure and tok[:1].isupper() and i > 0
+        # The first word of a question is capitalised by grammar, not because it names something; a month is a
+        # month however it is typed ("in Sept", "the 3rd of Aug" are said by "September", "August" as the lowercase
+        # forms are), not a rare name no line writes.
+        name = not figure and tok[:1].isupper() and i > 0 and month_index(low) is None
         # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
         proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
         proper = proper or (low in code and not figure) or letter
