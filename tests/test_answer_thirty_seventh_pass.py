@@ -13,6 +13,7 @@ from stigmergy.answer.names import Names
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import alternatives, word_score
 from stigmergy.answer.terms import Term, claimed, motive, question_terms
+from stigmergy.answer.values import asked, dates_in
 
 
 def _line(text: str) -> Line:
@@ -47,6 +48,11 @@ def test_a_date_the_asker_was_told_before_the_question_is_no_constraint() -> Non
     told = {t.word: t for t in _terms(q)}
     assert told["15th"].claim == "check" and not told["Sept"].constraint  # the month of the told date too
     assert _words(q, "General availability on 22 September 2026; the customers who were told otherwise know.")[1]
+    # "the 15th of sept" is one date, as "15 september" is: a line that says it again holds no new date
+    q = asked("customers were told the 15th of sept — when did it go live?", Names())
+    assert dates_in("Customers were told 15 September; it went live on 22 September.", q) == ["22 September"]
+    assert dates_in("The release slipped from the 15th of Sept.", q) == []
+    assert dates_in("The release slipped to the 22nd of Sept.", q) == ["22nd of Sept"]  # a day "of" a month
     # the day in the clause that asks still says which date is asked about
     assert {t.word: t for t in _terms("what happened to lodestar on the 15th of Sept?")}["15th"].constraint
 

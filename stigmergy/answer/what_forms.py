@@ -42,9 +42,9 @@ LINK_ASKED_RE = re.compile(r"^(?:the |a )?(?:[\w-]+ ){0,2}(?:link|url)s? (?:for|
 PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:full |file |default |exact )?"
                            r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
 # "flag to skip installing deps?": an option, named before what it does
+FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
 # "command to spit out a pylock.toml for the project in my current folder?": a command, named before what it does
 COMMAND_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |right |exact |one-line |single )?(?:sub)?(?:command|cmd)s? (?:to|for|that)\b")
-FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
 # A version specifier's operator, alone or before its version ("~=", "~=3.1.2", "!="): "what does the ~= operator
 # mean" asks what the operator means, which a line that writes it ("`~=3.1.2` is equivalent to …") says.
 OPERATOR_RE = re.compile(r"(?<![~=!<>])(?:~=|===|==|!=|<=|>=)(?![~=!<>])")
