@@ -122,3 +122,18 @@ def test_what_the_asker_just_did_is_their_situation() -> None:
     q = "just unboxed a G2 — how do i link it to a site or truck?"
     weights = {t.word: t.weight for t in motive(question_terms(q), q)}
     assert weights["unboxed"] == 0.5 and weights["link"] == 1.0 and weights["G2"] == 1.0  # a name keeps its weight
+
+
+def test_an_identifier_typed_in_lowercase_is_read_as_the_evidence_writes_it() -> None:
+    from stigmergy.answer.casing import truecase
+
+    lines = ["pip exits with ResolutionImpossible when no set of versions fits.",
+             "The resolver raises `ResolutionImpossible` and prints the conflict.", "Set the API key. See the API docs.",
+             "Belfast is a lane. The Belfast lane ran warm."]
+    q = "what exit code on resolutionimpossible, via the api, for belfast?"
+    got = truecase(q, lines)
+    assert got == "what exit code on ResolutionImpossible, via the api, for belfast?"
+    assert [t.word for t in question_terms(got) if t.constraint] == ["ResolutionImpossible"]
+    # seen once, or also written in lowercase somewhere, it stays as typed
+    assert truecase(q, lines[:1]) == q
+    assert truecase(q, [*lines, "a resolutionimpossible error"]).startswith("what exit code on resolutionimpossible")

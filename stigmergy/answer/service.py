@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.answer import files, llm, platforms
+from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
@@ -88,6 +89,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     hits = [h.to_dict() for h in found.hits]
     ev = gather(root, settings, reader, hits, store=s.store)
     names = load(s.store, layers)
+    # "what exit code on resolutionimpossible", "what does iq/oq stand for": read as the evidence writes them
+    question = truecase(question, (ln.text for ln in ev.lines))
     asked_parts = [resolved(p, names) for p in parts(question)]
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
     # what the question asks, without the asker's motive after it (terms.motive), is what its meaning is
