@@ -89,7 +89,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     hits = [h.to_dict() for h in found.hits]
     ev = gather(root, settings, reader, hits, store=s.store)
     names = load(s.store, layers)
-    # "what exit code on resolutionimpossible", "what does iq/oq stand for": read as the evidence writes them
+    # "what exit code on resolutionimpossible": an identifier read as the evidence (the reader's lines) writes it
     question = truecase(question, (ln.text for ln in ev.lines))
     asked_parts = [resolved(p, names) for p in parts(question)]
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
