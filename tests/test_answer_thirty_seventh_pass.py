@@ -137,3 +137,19 @@ def test_an_identifier_typed_in_lowercase_is_read_as_the_evidence_writes_it() ->
     # seen once, or also written in lowercase somewhere, it stays as typed
     assert truecase(q, lines[:1]) == q
     assert truecase(q, [*lines, "a resolutionimpossible error"]).startswith("what exit code on resolutionimpossible")
+
+
+def test_a_british_and_an_american_spelling_are_one_word() -> None:
+    from stigmergy.answer.spelling import american
+    from stigmergy.answer.terms import stem
+
+    for gb, us in (("organisation", "organization"), ("prioritised", "prioritized"), ("behaviour", "behavior"),
+                   ("colours", "colors"), ("analyse", "analyze"), ("licence", "license"), ("centre", "center"),
+                   ("catalogue", "catalog"), ("programme", "program"), ("harbour", "harbor")):
+        assert stem(gb) == stem(us), gb
+    # the words that are spelt so in both, or only look like it, stay as they are
+    for word in ("advise", "surprise", "promise", "exercise", "expertise", "advertise", "otherwise", "praise",
+                 "appraise", "noise", "cruise", "bruised", "four", "hour", "your", "tour", "analysis", "rising"):
+        assert american(word) == word, word
+    q = "what's our organisation's licence for the behaviour reports?"
+    assert _words(q, "The organization's license covers the behavior reports.")[0] == 1.0

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.answer.function_words import AUX
+from stigmergy.answer.spelling import american
 from stigmergy.answer.what_forms import OPERATOR_RE
 from stigmergy.gates.figures import MONTH_NAMES
 
@@ -77,7 +78,7 @@ def stem(word: str) -> str:
     w = fold(word)
     if w.endswith("'s") or w.endswith("’s"):
         w = w[:-2]
-    return _stemmer().stemWord(w)
+    return _stemmer().stemWord(american(w))  # "organisation" and "organization" are one word
 
 
 # A prompt's choice labelled by its letter ("(b)ackup", "(a)bort") is the word.
