@@ -390,7 +390,7 @@ def _slot(text: str) -> Slot:
         return Slot("yesno")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
     told = _TELL_RE.match(low)
-    if wh is None or (told and not re.match(r"(?:" + "|".join(_WH) + r")\b", low[told.end() :])):
+    if wh is None or (told and not WH_RE.match(low[told.end() :])):
         # "explain the effect of --ignore-installed when the package is already there": asked to tell, and the
         # question word is the case's, not the ask's ("tell me when the offsite is" still asks when)
         return _wordless(low, words)

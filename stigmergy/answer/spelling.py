@@ -19,17 +19,14 @@ _ISE_KEPT = frozenset(
 _YSE_RE = re.compile(r"^(?P<root>anal|paral|catal|dial|electrol|hydrol)ys(?P<end>e|es|ed|ing|er|ers)$")
 # -our → -or, for the words that have it ("behaviour", "colours", "favourite", "harbour"), not "four" or "hour"
 _OUR_RE = re.compile(r"^(?P<root>behavi|col|fav|flav|hon|hum|lab|neighb|rum|harb|vap|arm|endeav|sav|val|vig|parl|od|"
-                     r"tum|splend|ferv|cand|ard|ranc|rig)our(?P<end>|s|ed|ing|ite|ites|able|ably|ful|ed|er|ers|hood)$")
-_WORDS = {
+                     r"tum|splend|ferv|cand|ard|ranc|rig)our(?P<end>|s|ed|ing|ite|ites|able|ably|ful|er|ers|hood)$")
+_WORDS = {  # the stemmer already makes one word of "cancelled" and "canceled", "modelling" and "modeling"
     "centre": "center", "centres": "centers", "centred": "centered", "metre": "meter", "metres": "meters",
     "litre": "liter", "litres": "liters", "fibre": "fiber", "theatre": "theater", "licence": "license",
     "licences": "licenses", "defence": "defense", "offence": "offense", "catalogue": "catalog",
     "catalogues": "catalogs", "dialogue": "dialog", "dialogues": "dialogs", "analogue": "analog",
     "programme": "program", "programmes": "programs", "grey": "gray", "cheque": "check", "cheques": "checks",
-    "tyre": "tire", "tyres": "tires", "aluminium": "aluminum", "enrolment": "enrollment", "fulfil": "fulfill",
-    "instalment": "installment", "judgement": "judgment", "ageing": "aging", "modelling": "modeling",
-    "labelling": "labeling", "labelled": "labeled", "travelling": "traveling", "travelled": "traveled",
-    "cancelling": "canceling", "cancelled": "canceled", "signalling": "signaling", "signalled": "signaled",
+    "tyre": "tire", "tyres": "tires", "aluminium": "aluminum", "judgement": "judgment",
 }
 
 

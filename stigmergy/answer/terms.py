@@ -314,9 +314,10 @@ _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%
 
 
 MOTIVE_WEIGHT = 0.5  # a word of the asker's motive, which the answering line need not say
-# The asker recalling what they had, heard or were told: "I remember …", "I had 412 in my notes", "the draft said 58"
+# The asker recalling what they had, heard or were told: "I remember …", "I had 412 in my notes" (and, by _SAID_RE,
+# what a report said: "the draft said 58")
 _RECALLED_RE = re.compile(r"\b(?:i|we)\s+(?:remember(?:ed)?|recall(?:ed)?|thought|had|heard|saw|read|noted|wrote down|"
-                          r"(?:was|were) told)\b|\b(?:said|says|showed|shows|mentioned|quoted|listed)\s+[£$€]?\d", re.I)
+                          r"(?:was|were) told)\b", re.I)
 # A remark that opens a clause with an auxiliary asks too ("wasn't it the end of may", "did that change").
 _ASKING_OPEN_RE = re.compile(r"(?:^|[.!;:,]\s)\s*(?:and|also|or|but|so)?\s*(?:" + "|".join(AUX) + r")(?:n['’]?t)?\b|"
                              r"(?:^|[.!;:,]\s)\s*can['’]?t\b", re.I)
@@ -357,7 +358,7 @@ def motive(terms: list[Term], text: str) -> list[Term]:
     only = {stem(w) for w in tokens(said)} - {stem(w) for w in tokens(asking)}
     # "… in the end? I remember a number around 2.4M", "… now? I had 412 in my notes": what the asker recalls of an
     # earlier figure says nothing the answering line must (the figure itself stays a claim to check)
-    weight = 0.0 if _RECALLED_RE.search(said) else MOTIVE_WEIGHT
+    weight = 0.0 if _RECALLED_RE.search(said) or _SAID_RE.search(said) else MOTIVE_WEIGHT
     return [replace(t, weight=t.weight * weight) if t.stem in only and not (t.figure or t.name) else t
             for t in terms]
 
@@ -404,8 +405,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "how many gateways does norrland run now? I had 412 in my notes": in a question that asks for a figure or a
     # date, one of that kind the asker states after the question, in a remark that asks nothing, is what they
     # believe or were told, which the answer may correct
-    toks = tokens(text)
     aside = text[len(without_motive(text)) :] if kind in ("date", "quantity") else ""
+    toks = tokens(text) if aside or (before and kind == "date") else []
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions

@@ -19,9 +19,10 @@ to propose); the gates read the pages themselves.
 **The file** is local state, `.stigmergy/memo/pages-<name>.json` (`.stigmergy/` is never tracked: lint
 refuses a tracked path there). It holds page paths, capture ids and entity names, so `erase` removes it
 (`drop`) and the residue audit searches it, unlike the model files of `.stigmergy/cache/`. JSON, never code;
-a file that is too large, malformed or of another format version is ignored whole and written again. Writes go to a temporary file renamed over the old one, so a
-reader sees one whole version; two processes writing race only to which whole version stays, and every
-entry of either is checked against the page before use.
+a file that is too large, malformed or of another format version is ignored whole and written again.
+Writes go to a temporary file renamed over the old one, so a reader sees one whole version; two processes
+writing race only to which whole version stays, and every entry of either is checked against the page
+before use.
 """
 
 from __future__ import annotations
