@@ -153,3 +153,45 @@ def test_a_british_and_an_american_spelling_are_one_word() -> None:
         assert american(word) == word, word
     q = "what's our organisation's licence for the behaviour reports?"
     assert _words(q, "The organization's license covers the behavior reports.")[0] == 1.0
+
+
+def test_the_case_of_a_word_is_read_only_from_lines_the_reader_may_read(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Hostile: a board-only identifier ("OrbisDeal", written only in the restricted layer) typed in lowercase by a
+    # public reader. Truecasing reads the evidence the reader was given, so the board's spelling never shapes the
+    # public question, and the board's lines never reach it.
+    import json
+
+    from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
+    from test_index_support import HashEmbedder
+
+    import stigmergy.answer.service as service
+    from stigmergy.index.build import build_index
+    from stigmergy.index.search import Searcher
+
+    b = build_wiki(tmp_path / "w")
+    b.source("Deal room", "The OrbisDeal code name covers the offer. OrbisDeal stays secret.\n", layer="board",
+             occurred_at="2026-09-18", key="dealroom")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    seen: list[tuple[str, str]] = []
+    real = service.truecase
+
+    def spy(question: str, texts):  # type: ignore[no-untyped-def]
+        texts = list(texts)
+        out = real(question, texts)
+        seen.append((out, "\n".join(texts)))
+        return out
+
+    monkeypatch.setattr(service, "truecase", spy)
+    for reader in (PUBLIC, BOARD):
+        s = Searcher(b.root, b.settings, HashEmbedder())
+        try:
+            out = service.ask(b.root, b.settings, reader, "what does the orbisdeal code name cover?", searcher=s)
+        finally:
+            s.close()
+        if reader == PUBLIC:
+            assert CANARY not in json.dumps(out) and "OrbisDeal" not in json.dumps(out)
+    (public_q, public_lines), (board_q, board_lines) = seen
+    assert "OrbisDeal" not in public_lines and CANARY not in public_lines
+    assert public_q == "what does the orbisdeal code name cover?"
+    assert "OrbisDeal" in board_lines and board_q == "what does the OrbisDeal code name cover?"  # the spy can fail
