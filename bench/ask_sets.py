@@ -68,7 +68,11 @@
                                      thirty-seventh session, once the seventeenth pair was written)
     bench/ask_blind17_sample_questions.json, bench/ask_blind17_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the thirty-seventh session, committed before its
-                                     answerer changes (an eighteenth held-out measure, never tuned on)
+                                     answerer changes (an eighteenth held-out measure; its misses read in the
+                                     thirty-eighth session, once the eighteenth pair was written)
+    bench/ask_blind18_sample_questions.json, bench/ask_blind18_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the thirty-eighth session, committed before its
+                                     answerer changes (a nineteenth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -138,6 +142,8 @@ BLIND16_SAMPLE_SET = HERE / "ask_blind16_sample_questions.json"
 BLIND16_PUBLIC_SET = HERE / "ask_blind16_public_questions.json"
 BLIND17_SAMPLE_SET = HERE / "ask_blind17_sample_questions.json"
 BLIND17_PUBLIC_SET = HERE / "ask_blind17_public_questions.json"
+BLIND18_SAMPLE_SET = HERE / "ask_blind18_sample_questions.json"
+BLIND18_PUBLIC_SET = HERE / "ask_blind18_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -256,7 +262,8 @@ def main() -> None:
                        (BLIND14_SAMPLE_SET, SAMPLE_CORPUS), (BLIND14_PUBLIC_SET, docs),
                        (BLIND15_SAMPLE_SET, SAMPLE_CORPUS), (BLIND15_PUBLIC_SET, docs),
                        (BLIND16_SAMPLE_SET, SAMPLE_CORPUS), (BLIND16_PUBLIC_SET, docs),
-                       (BLIND17_SAMPLE_SET, SAMPLE_CORPUS), (BLIND17_PUBLIC_SET, docs)):
+                       (BLIND17_SAMPLE_SET, SAMPLE_CORPUS), (BLIND17_PUBLIC_SET, docs),
+                       (BLIND18_SAMPLE_SET, SAMPLE_CORPUS), (BLIND18_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
