@@ -10,6 +10,7 @@ from stigmergy.answer.function_words import PREPOSITIONS as _PREPOSITIONS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.heads import COMMAND_LINE, FLAG_WORDS, HEAD_VOCAB, ING_NOUNS, singular_head
+from stigmergy.answer.shorthand import whole_form
 from stigmergy.answer.terms import NUMERALS
 from stigmergy.answer.typed import clean as _clean
 
@@ -102,6 +103,9 @@ def asked_head(after: list[str]) -> str:
             at_verb = lw in _VERBISH
             break
         taken.append(lw)
+    # "what temps can a g2 operate in": the short form of a kind the rules know ("temperature")
+    taken = [w if singular_head(w) in HEAD_VOCAB or singular_head(whole_form(w)) not in HEAD_VOCAB else whole_form(w)
+             for w in taken]
     known = [w for w in taken if singular_head(w) in HEAD_VOCAB]
     if len(known) >= 2 and known[-1] == "number":
         return singular_head(known[-2])  # "what version number": a version

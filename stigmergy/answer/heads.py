@@ -29,7 +29,7 @@ DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
 QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
-    "nps growth churn margin valuation temperature limit quota speed latency delay score maximum minimum max min "
+    "nps growth churn margin valuation temperature limit quota speed latency delay lag score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume period "
     "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name

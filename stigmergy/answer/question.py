@@ -356,8 +356,12 @@ def slot(text: str) -> Slot:
     return got
 
 
+# "whats the actual £ rate per million events": a currency sign typed for the word, before the measure it prices
+_CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
+
+
 def _slot(text: str) -> Slot:
-    q = _clean(text)
+    q = _CURRENCY_SIGN_RE.sub("money ", _clean(text))
     frame = _FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
@@ -385,6 +389,8 @@ def _slot(text: str) -> Slot:
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
+        if re.match(r"^(?:is|are) there (?:an?|any) (?:env(?:ironment)?[ -]?var(?:iable)?s?|envvars?)\b", low):
+            return Slot("thing", head="variable")  # "is there an env var to stop …": the variable's name
         if re.match(r"^(?:is|are) there (?:a|any) (?:way|option|setting|flag|command)\b", low):
             return Slot("procedure")
         return Slot("yesno")
@@ -425,10 +431,11 @@ def _slot(text: str) -> Slot:
 # pip cache folder on windows?", "last pip release that still worked on python 2.7?").
 _DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
                       "clear upgrade downgrade pin build turn switch point configure create generate export reset "
-                      "restore undo revert ignore avoid prevent".split())
+                      "restore undo revert ignore avoid prevent wipe purge flush nuke erase".split())
 _LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
 _TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
                       r"(?: through| about)?)\s+(?:to me\s+)?")
+_CASE_FIRST_RE = re.compile(r"^(?:in|on|at|for|during|with|from|under) [^,]{2,40},\s*(?=\w)")
 _REASON_HEADS = frozenset("reason reasons rationale motivation".split())
 _ACCOUNT_HEADS = _REASON_HEADS | frozenset("effect effects impact consequence consequences purpose point difference "
                                           "differences benefit benefits advantage advantages downside downsides "
@@ -454,6 +461,15 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return slot(f"what {low}")
     if re.match(r"env(?:ironment)?[ -]?var(?:iable)?s?\b|envvars?\b", low):
         return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
+    if words and not _TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):
+        # "harbor launch date?", "date of the board meeting after the september one", "q4 2026 revenue, final
+        # number?": a noun phrase typed alone asks for what it names, as "what is the …" would. Not a phrase with a
+        # verb in it ("pip install keeps failing"), and only where that reading names a kind of value.
+        # "lisbon office move: first day at the new place": the label before a colon says what it is about
+        # … and so does a place or case said first ("in the pellucid pilot, typical lag between …")
+        named = slot(f"what is the {_CASE_FIRST_RE.sub('', low.split(': ')[-1])}")
+        if named.kind not in ("value", "definition", "procedure"):
+            return named
     return Slot("value")
 
 
@@ -462,9 +478,9 @@ def _how(nxt: str, rest: str) -> Slot:
         return Slot("quantity", unit="time")
     if nxt == "long":
         return Slot("quantity", unit="extent")  # a duration or a length: a figure with its unit
-    if nxt == "much" and re.match(r"much (?:time|longer|later|earlier)\b", rest):
+    if nxt == "much" and re.match(r"much (?:time|longer|later|earlier|sooner|quicker)\b", rest):
         return Slot("quantity", unit="time")
-    if nxt == "much" and re.search(r"\b(?:cost|costs|costing|worth|pay|paid|paying|price|priced|budget|spend|spent|"
+    if nxt == "much" and re.search(r"\b(?:cost|costs|costing|worth|pay|paid|paying|price|priced|budget|budgeted|spend|spent|"
                                    r"spending|raise|raised|raising|charge|charged|charging|fee|revenue|earn|earning|"
                                    r"bill|billed|invoice|sell|sold|selling|money|rent|arr|mrr|salary|"
                                    r"pounds|dollars|euros|gbp|usd|eur)\b", rest):
@@ -526,6 +542,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("date", unit="clock")  # "what time does the stand-up start": an hour, not the day it is on
     if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
         return Slot("date")
+    if re.match(r"(?:(?:is|was|'s) )?(?:the |its |pip's )?(?:[\w-]+ )?(?:exit|return|status) codes?\b", tail):
+        return Slot("quantity")  # "what exit code does pip give": a number ("exits with status 1"), not a code span
     # "what happened", "what changed", "what goes": a verb, not the kind of thing asked for.
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
                                                                              "matters", "breaks", "if"):
@@ -535,6 +553,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             # account of what happens, which no line names as a thing
             return Slot("reason") if head in _REASON_HEADS else Slot("value")
         kind = kind_of_head(head)
+        if kind == "quantity" and re.search(rf"\b{head} of time\b", low):
+            return Slot("quantity", unit="time")  # "the minimum amount of time pip warns before …": a duration
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else rate_unit(head, low)
             return Slot(kind, head="" if head == "money" else head, unit=unit)
@@ -568,6 +588,11 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     m = _QUANTITY_OF_RE.search(low)
     if m:
         head = m.group(1)
+        measured = re.match(r"\s+(retention|growth|churn|share|increase|decrease|rise|drop|change|multiple)\b",
+                            low[m.end() :]) if head in MONEY_HEADS else None
+        if measured:
+            # "net revenue retention for 2025": a measure of the revenue (118%), not a sum of money
+            return Slot("quantity", head=measured.group(1), unit="percent" if measured.group(1) == "share" else "")
         # "what's the lane count", "what is the number of lanes": how many lanes
         counted = (re.match(r"\s+of (?:the |our |their |all )?([a-z][\w-]+)", low[m.end() :])
                    if head == "number" and re.search(r"\b(?:the|a|total) $", low[: m.start(1)]) else
@@ -585,6 +610,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             head = measure.group(1)
         if head == "money":
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
+        if re.search(rf"\b{head} of time\b", low) or head == "lag":
+            # "the minimum amount of time pip warns before …", "the typical lag between …": a duration, however a line
+            # names it ("Median time from the end of an excursion to the report: 74 seconds")
+            return Slot("quantity", unit="time")
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
                     "extent" if head in EXTENTS else rate_unit(head, low))

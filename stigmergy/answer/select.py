@@ -173,6 +173,8 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
     if OPERATOR_RE.fullmatch(term.word):
         return term.word in text  # "~=": as a version specifier writes it
+    if term.series and _in_series(term, text):
+        return True  # "the last pip that worked on python 2.7": "the last version of pip that supported Python 2"
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
@@ -182,6 +184,13 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and initials_re(term.initials).search(text)))
+
+
+def _in_series(term: Term, text: str) -> bool:
+    """Whether a line names only the major release a version figure is of ("Python 2" for "python 2.7"): not a line
+    that names another release as well ("upgrade to Python 3 … dropped support for Python 2" says nothing of 3.8)."""
+    said = re.findall(rf"\b{re.escape(term.series)}\s+v?(\d+(?:\.\d+)*)(?!\.?\d)", text, re.I)
+    return bool(said) and set(said) == {term.word.split(".")[0]}
 
 
 # A figure written with its unit as one word ("3-month", "16-week", "10-minute")
@@ -421,6 +430,7 @@ def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
 
 
 _EVENT_RE = re.compile(r"\b(?:after|since)\s+(?P<clause>[^,;:?!]+)", re.I)
+_NO_EVENT_RE = re.compile(r"(?:all|each|every\w*|any\w*|the (?:others|rest)|others|that|this|which)\b", re.I)
 
 
 def event_terms(text: str, terms: list[Term]) -> list[Term]:
@@ -432,6 +442,8 @@ def event_terms(text: str, terms: list[Term]) -> list[Term]:
     limit ("600 requests per minute"), not a moment the line must name."""
     wanted: set[str] = set()
     for m in _EVENT_RE.finditer(text):
+        if _NO_EVENT_RE.match(m.group("clause")):
+            continue  # "a config file that gets loaded after all the others": an order, no event
         wanted.update(stem(w) for w in re.findall(r"[\w'-]+", m.group("clause")))
     return [t for t in terms if t.stem in wanted and not (t.name or t.figure)]
 

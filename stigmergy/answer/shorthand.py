@@ -39,6 +39,12 @@ WRITTEN_OUT = {"ppl": "people", "tmrw": "tomorrow", "w/o": "without", "b/c": "be
                "plz": "please", "mgrs": "managers", **{k: _WHOLE[k][0] for k in ("mgr", "dept")}}
 
 
+def whole_form(word: str) -> str:
+    """The whole word a short form stands for first ("temps": "temperature"), or the word itself."""
+    whole = _WHOLE.get(fold(word))
+    return whole[0] if whole else word
+
+
 def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the whole words a short form stands for, for the question's plain words."""
     out: dict[str, tuple[frozenset[str], ...]] = {}

@@ -57,6 +57,7 @@ from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of
 from stigmergy.answer.values import (
     CLOCK_RE,
     FREQ_RE,
+    RATE_NAMED_RE,
     RELEASE_RE,
     VERSION_RE,
     Asked,
@@ -226,7 +227,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if k == "place" and any(is_new(m.group(0), q) for m in _LOCATION_RE.finditer(text)):
             return 1.0  # "the .egg-info directory is created relative to the project path"
         if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
-            return 1.0  # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer
+            # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer; in a command to type
+            # ("python -m pip install 'SomeProject@git+https://…'") the path is what the command reads, weakly where
+            return WEAK if is_command(text) else 1.0
         if k == "place" and any(is_new(m.group("file"), q) for m in _STORED_IN_RE.finditer(text)):
             return 1.0  # "where does it find the hashes": "obtained from a origin.json file stored in each cache entry"
         if k == "place" and any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
@@ -254,7 +257,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "definition":
         if is_command(text):
             return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it
-        subject = [stem(w) for w in words(slot.subject) if w not in STOPWORDS]
+        # "what does the requested field mean": "`requested`: `true` if …" defines the field by its name alone
+        term = _KIND_TAIL_RE.sub("", slot.subject).strip() or slot.subject
+        subject = [stem(w) for w in words(term) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:
             # "what does IQ/OQ stand for": "installation qualification and operational qualification" spells it
@@ -263,7 +268,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0
         if STANDS_FOR_RE.search(q.text) and acronyms(slot.subject) and not spells(slot.subject, text):
             return WEAK  # "what does IQ/OQ stand for": "Validation pack (IQ/OQ) complete: 28 August" names it only
-        return 1.0 if not subject or defines(slot.subject, text) else WEAK
+        return 1.0 if not subject or defines(term, text) else WEAK
     if k == "procedure":
         return how_fill(text, q, len(_content(text, q)))
     if k == "yesno":
@@ -336,7 +341,7 @@ def _legacy(text: str, q: Asked) -> bool:
 _STILL_RE = re.compile(r"\b(?:still|anymore|any more|any longer|nowadays|these days)\b", re.I)
 
 
-_PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|original\w*|old|older|former\w*|earlier|first|prior|"
+_PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|legacy|original\w*|old|older|former\w*|earlier|first|prior|"
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
 
@@ -389,13 +394,15 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and slot.kind == "date" and _END_ASKED_RE.search(q.text) and not _END_RE.search(text):
         got *= WEAK  # "when does the certificate run out": "renewed in November 2025" is another event's date
     if got and slot.kind in ("quantity", "date") and _EXAMPLE_RE.search(text) and not kind_fill(
-            slot, _EXAMPLE_RE.sub(" ", text), names, q):
+            slot, _EXAMPLE_RE.sub(" ", text), names, q) and not _example_asked(text, q):
         got *= WEAK  # "(for example 72 hours between 8 °C and 25 °C)": an illustration, not the asked figure
     if got and slot.kind == "date" and _WAS_ASKED_RE.search(q.text) and _DUE_RE.search(text) and not _DUE_RE.search(
             q.text) and not kind_fill(slot, _DUE_RE.sub(" ", _STAMP_RE.sub("", text)), names, q):
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
+    if got and _DEFAULT_ASKED_RE.search(q.text) and _OPTION_SET_RE.search(text) and not re.search(r"\bdefault", text, re.I):
+        got *= WEAK  # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice
     done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how
@@ -419,6 +426,15 @@ _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s
 # A value that holds by default, and a question about what holds once, after or if something is done (not when
 # nothing is: "if I don't set one" asks for the default).
 _DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
+# The kind of thing a defined term is, typed after its name ("the requested field", "the --debug flag")
+_KIND_TAIL_RE = re.compile(r"\s+(?:field|key|option|flag|switch|setting|column|label|parameter|argument|attribute|"
+                           r"property|entry)s?$", re.I)
+# The default asked for: "by default", "if I don't pass --progress-bar", "without saying anything else"; and a line
+# that gives an option a value of the asker's choosing ("--upgrade-strategy=eager")
+_DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
+                               r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b",
+                               re.I)
+_OPTION_SET_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*=(?![<{])[\w.-]+", re.I)
 _DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
 _UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
                            r"\bunless\b|\bwithout\b", re.I)
@@ -433,6 +449,13 @@ _OTHER_UNIT_RE = re.compile(r"\d\s*(?!(?:million|billion|thousand|mn|bn|k)\b)[a-
 _EXAMPLE_RE = re.compile(r"(?:^\s*(?:an? )?examples?(?:\s*:|\s+[—–-]\s)|\b(?:for example|for instance|e\.g\.|such as|"
                          r"as an example))[^;)\]]*", re.I)
 _STAMP_RE = re.compile(r"^\s*\[[^\]]{1,20}\]")
+
+
+def _example_asked(text: str, q: Asked) -> bool:
+    """The example is what the question asks about: it says two or more of the question's names ("what temp range
+    is the dublin to cork hospitals lane": 'for example "Dublin hub to Cork hospitals, 2–8 °C"')."""
+    said = {stem(w) for m in _EXAMPLE_RE.finditer(text) for w in re.findall(r"[A-Z][\w'-]+", m.group(0))}
+    return len(said & q.stems) >= 2
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
 # "The longest delay" is said by "delayed by up to 47 minutes": the utmost value, said as a bound.
@@ -472,8 +495,12 @@ _SHARE_HEADS = frozenset("share shares percentage percent proportion fraction".s
 
 
 def _says_head(slot: Slot, text: str) -> bool:
-    """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR")."""
-    return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text)))
+    """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR"), a rate by
+    what it counts per what ("Excursions per 1,000 shipments fell from 6.8 to 5.1"), a temperature by its degrees
+    ("Dublin hub to Cork hospitals, 2–8 °C")."""
+    return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text))) or (
+        slot.unit == "rate" and bool(RATE_NAMED_RE.search(text))) or (
+        slot.head == "temperature" and bool(re.search(r"°\s?[CF]\b|\bdegrees\b", text)))
 
 
 def other_name(name: str, text: str, names: Names) -> bool:

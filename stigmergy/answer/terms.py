@@ -23,13 +23,14 @@ STOPWORDS = frozenset(
     "a an and are as at be been being but by can could did do does doing for from had has have how i if in "
     "into is it its me my of on or our out so than that the their them then there these they this those to "
     "up us was we were what when where which while who whom whose why will with would you your about after "
-    "before should any all also just more most much many some such very per one tell know say said says "
+    "before should any all also just more most much many some such very per one tell told know say said says "
     "wiki go goes going went gone get gets got become becomes became come comes came make makes made take "
     "takes took upon onto unto".split()
 ) | frozenset(
-    # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*"
+    # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*", "all of pip's cached *stuff*"
     # say how sure or how often, not what a line must say.
-    "usually typically normally basically around too folks guys anyway please exactly am supposed".split()
+    "usually typical typically normally basically around too folks guys anyway please exactly am supposed stuff"
+    .split()
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
@@ -125,14 +126,18 @@ class Term:
     absent: bool = False  # a plain word no fragment of the reader's says: the asker's own word, or a typo
     initials: tuple[str, ...] = ()  # the initialisms of the runs of question words it is in ("PR" for "pull requests")
     # A figure the asker brings, not a constraint: "example" (a pin's version, credited where a line says it, as a
-    # word is) or "check" (the value a yes-or-no question puts to the wiki, which the answer may contradict).
+    # word is) or "check" (the value a yes-or-no question puts to the wiki, which the answer may contradict); a name
+    # said only in a remark after the question: "aside" (`motive`).
     claim: str = ""
+    # The product a version figure is of ("python" for "python 2.7"): a line that names the product's major release
+    # ("supported Python 2") says it, outside a yes-or-no question (`claimed`)
+    series: str = ""
 
     @property
     def constraint(self) -> bool:
         """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
         figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""
-        return (self.figure and not self.claim) or (self.proper and not self.common)
+        return (self.figure and not self.claim) or (self.proper and not self.common and self.claim != "aside")
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -310,6 +315,8 @@ DOUBT_RE = re.compile(r"\b(?:actually|actual|really|in fact|truly|in the end|in 
 _SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
 _WHICH_ONE_RE = re.compile(r"\bwhich (?:one|ones|of (?:them|the two|these|those))\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
+_OS_RELEASE_RE = re.compile(r"\b(?:windows|win|macos|mac os|os x|osx|ubuntu|debian|fedora|centos|rhel|alpine|ios|"
+                            r"android)\s+v?(\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -359,7 +366,11 @@ def motive(terms: list[Term], text: str) -> list[Term]:
     # "… in the end? I remember a number around 2.4M", "… now? I had 412 in my notes": what the asker recalls of an
     # earlier figure says nothing the answering line must (the figure itself stays a claim to check)
     weight = 0.0 if _RECALLED_RE.search(said) or _SAID_RE.search(said) else MOTIVE_WEIGHT
-    return [replace(t, weight=t.weight * weight) if t.stem in only and not (t.figure or t.name) else t
+    # "when did the g2 stock actually show up in leeds? sam was hoping for early aug": a name said only in the remark
+    # after the question says who hoped or who asks, not what the answering line is about (a hint, no constraint)
+    after = {stem(w) for w in tokens(text[len(without_motive(text)) :])} - {stem(w) for w in tokens(asking)}
+    return [replace(t, weight=t.weight * weight) if t.stem in only and not (t.figure or t.name) else
+            replace(t, claim="aside") if t.stem in after and t.proper and not t.figure and not t.claim else t
             for t in terms]
 
 
@@ -388,7 +399,12 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "… now? the may call said 412": a figure the asker says an earlier report gave, which the answer may correct
     reported = {stem(m.group(1)).strip(".") for m in _SAID_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
-    versions = {m.group(2) for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
+    of = {m.group(2): m.group(1).casefold() for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
+    versions = set(of)
+    # "windows 10 - where should my personal pip.ini live": the asker's own release of their system, which the docs
+    # that answer for every release never name; still what a yes-or-no question asks about ("does pip run on win 7")
+    if kind != "yesno":
+        examples |= {stem(m.group(1)) for m in _OS_RELEASE_RE.finditer(text)}
     confirm = kind == "yesno" or (kind == "value" and not WH_RE.search(text))
     # "PIP_TIMEOUT=30 … but my pip.conf says timeout = 60. which one does pip go with": the asker's own settings,
     # which the line that says which prevails need not repeat
@@ -410,6 +426,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
+        if t.word in of and kind != "yesno" and re.fullmatch(r"\d+\.\d+", t.word):
+            t = replace(t, series=of[t.word])
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
         elif t.figure and t.stem in reported and not period:

@@ -53,6 +53,7 @@ FREQ_RE = re.compile(r"\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly|qua
                       re.I)
 # A rate: a share, or a figure per something ("600 requests per minute", "3/day", "2 an hour").
 _PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\b)", re.I)
+RATE_NAMED_RE = re.compile(r"\b\w+s? per (?:[\d,.]+ |an? |each |every )?\w+", re.I)
 _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
                              r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
 _NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
@@ -176,8 +177,11 @@ def figures_in(text: str, q: Asked, unit: str) -> list[str]:
         if unit == "percent" and not m.group("pct"):
             continue
         core = max(m.end(g) for g in ("n", "scale", "pct") if m.group(g))
-        if unit == "rate" and not (m.group("pct") or _PER_RE.match(text, core) or _PER_RE.match(text, m.end())):
-            continue  # "what is the error rate": "412 errors" is a count, "0.4%" or "3 per hour" a rate
+        if unit == "rate" and not (m.group("pct") or _PER_RE.match(text, core) or _PER_RE.match(text, m.end())
+                                   or RATE_NAMED_RE.search(text[:a])):
+            # "what is the error rate": "412 errors" is a count, "0.4%" or "3 per hour" a rate, and so is a figure
+            # after the rate it gives is named ("Excursions per 1,000 shipments fell from 6.8 to 5.1")
+            continue
         if unit in ("count", "") and in_date and not (m.group("scale") or m.group("pct") or m.group("cur")):
             continue
         if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
