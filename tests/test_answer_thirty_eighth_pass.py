@@ -205,3 +205,35 @@ def test_a_short_form_of_a_measure_asks_for_the_measure() -> None:
     lane = 'Lane: a route from an origin to a destination, for example "Dublin hub to Cork hospitals, 2–8 °C".'
     assert _fills(q, lane) == 1
     assert _fills("what temp range is the leeds to hull lane?", lane) < 1  # another lane's example only illustrates
+
+
+def test_a_noun_phrase_asked_by_a_public_reader_is_answered_from_public_lines_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Hostile: the date a typed noun phrase asks for is stated only in the board layer. The public reader's answer is
+    # an honest refusal that shows nothing of the board's page; the board reader is answered from it.
+    import json
+
+    from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
+    from test_index_support import HashEmbedder
+
+    from stigmergy.answer.service import ask
+    from stigmergy.index.build import build_index
+    from stigmergy.index.search import Searcher
+
+    b = build_wiki(tmp_path / "w")
+    b.source("Board calendar", f"The next board meeting is on 12 December. {CANARY} stays in the room.\n",
+             layer="board", occurred_at="2026-09-18", key="boardcal")
+    b.source("How we meet", "Decisions go in meeting notes, with owners and dates.\n", occurred_at="2026-09-18",
+             key="howwemeet")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    answers = {}
+    for reader in (PUBLIC, BOARD):
+        s = Searcher(b.root, b.settings, HashEmbedder())
+        try:
+            answers[reader] = ask(b.root, b.settings, reader, "date of the next board meeting?", searcher=s)
+        finally:
+            s.close()
+    public = json.dumps(answers[PUBLIC])
+    assert CANARY not in public and "12 December" not in public and "Board calendar" not in public
+    assert not answers[PUBLIC]["answered"]
+    assert answers[BOARD]["answered"] and "12 December" in json.dumps(answers[BOARD])  # the test can fail
