@@ -237,3 +237,13 @@ def test_a_noun_phrase_asked_by_a_public_reader_is_answered_from_public_lines_on
     assert CANARY not in public and "12 December" not in public and "Board calendar" not in public
     assert not answers[PUBLIC]["answered"]
     assert answers[BOARD]["answered"] and "12 December" in json.dumps(answers[BOARD])  # the test can fail
+
+
+def test_a_command_to_type_says_no_yes_or_no_and_a_file_is_said_by_its_kind() -> None:
+    q = "if i put a package in constraints.txt that nothing else needs, will pip go and install it?"
+    assert _fills(q, "python -m pip install -c constraints.txt") == 0
+    said = "Including a package in a constraints file does not trigger installation of the package."
+    assert _fills(q, said) == 1
+    [term] = [t for t in _terms(q) if t.word == "constraints.txt"]
+    assert word_score(_line(said), [term], {})[3] == ("constraints.txt",)
+    assert word_score(_line("Including a package in a lock file pins it."), [term], {})[3] == ()

@@ -78,3 +78,13 @@ def rate_unit(head: str, low: str) -> str:
     """ "What is the error rate": a share or a figure per something, not a count ("a rate limit" is a cap)."""
     rate = head in ("rate", "rates") or re.search(r"\b" + re.escape(head) + r" rates?\b", low)
     return "rate" if rate and not re.search(r"\brates? limits?\b", low) else ""
+
+
+# "what's the reason for …", "what effect does X have": an account of what happens, which no line names as a thing
+REASON_HEADS = frozenset("reason reasons rationale motivation".split())
+ACCOUNT_HEADS = REASON_HEADS | frozenset("effect effects impact consequence consequences purpose point difference "
+                                        "differences benefit benefits advantage advantages downside downsides "
+                                        "drawback drawbacks behaviour behavior outcome".split())
+# "default pip cache folder on windows?", "last pip release that still worked on python 2.7?": a value typed with no
+# question word, named by what sets it apart
+SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())

@@ -19,10 +19,13 @@ from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.head_noun import HOW_WORDS, TIME_NOUNS, asked_head, counted_noun
 from stigmergy.answer.heads import (
+    ACCOUNT_HEADS,
     EXTENTS,
     HEAD_VOCAB,
     MONEY_HEADS,
     QUANTITY_HEADS,
+    REASON_HEADS,
+    SINGLED_OUT,
     VERSION_HEADS,
     kind_of_head,
     rate_unit,
@@ -31,11 +34,15 @@ from stigmergy.answer.heads import (
 from stigmergy.answer.terms import WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
 from stigmergy.answer.what_forms import (
+    CASE_FIRST_RE,
     COMMAND_ASKED_RE,
     COMMAND_FIRST_RE,
+    CURRENCY_SIGN_RE,
+    DO_VERBS,
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
     IN_WHOSE_WORDS_RE,
+    LABEL_END_RE,
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
@@ -44,6 +51,7 @@ from stigmergy.answer.what_forms import (
     PATH_NOUN_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
+    TELL_RE,
     UTMOST_CLAUSE_RE,
 )
 
@@ -356,12 +364,8 @@ def slot(text: str) -> Slot:
     return got
 
 
-# "whats the actual £ rate per million events": a currency sign typed for the word, before the measure it prices
-_CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
-
-
 def _slot(text: str) -> Slot:
-    q = _CURRENCY_SIGN_RE.sub("money ", _clean(text))
+    q = CURRENCY_SIGN_RE.sub("money ", _clean(text))
     frame = _FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
@@ -395,7 +399,7 @@ def _slot(text: str) -> Slot:
             return Slot("procedure")
         return Slot("yesno")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
-    told = _TELL_RE.match(low)
+    told = TELL_RE.match(low)
     if wh is None or (told and not WH_RE.match(low[told.end() :])):
         # "explain the effect of --ignore-installed when the package is already there": asked to tell, and the
         # question word is the case's, not the ask's ("tell me when the offsite is" still asks when)
@@ -426,21 +430,6 @@ def _slot(text: str) -> Slot:
     return _what(w, rest, low)
 
 
-# A question typed without a question word: an instruction ("install everything from a folder of wheels without
-# touching pypi"), a label at the end ("…, syntax?", "… flags?"), or a value named by what sets it apart ("default
-# pip cache folder on windows?", "last pip release that still worked on python 2.7?").
-_DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
-                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
-                      "restore undo revert ignore avoid prevent wipe purge flush nuke erase".split())
-_LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
-_TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
-                      r"(?: through| about)?)\s+(?:to me\s+)?")
-_CASE_FIRST_RE = re.compile(r"^(?:in|on|at|for|during|with|from|under) [^,]{2,40},\s*(?=\w)")
-_REASON_HEADS = frozenset("reason reasons rationale motivation".split())
-_ACCOUNT_HEADS = _REASON_HEADS | frozenset("effect effects impact consequence consequences purpose point difference "
-                                          "differences benefit benefits advantage advantages downside downsides "
-                                          "drawback drawbacks behaviour behavior outcome".split())
-_SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
@@ -452,22 +441,22 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return Slot("thing", head="command")  # "command to spit out a pylock.toml …": a command a line spells
     if LINK_ASKED_RE.match(low):
         return Slot("thing", head="link")  # "direct download link for the standalone pip .pyz zipapp?": a web address
-    label = _LABEL_END_RE.search(low)
+    label = LABEL_END_RE.search(low)
     if label and len(words) > 2:
         return slot(f"which {label.group(1)}")
-    if words and words[0] in _DO_VERBS:
+    if words and words[0] in DO_VERBS:
         return Slot("procedure")
-    if words and words[0] in _SINGLED_OUT:
+    if words and words[0] in SINGLED_OUT:
         return slot(f"what {low}")
     if re.match(r"env(?:ironment)?[ -]?var(?:iable)?s?\b|envvars?\b", low):
         return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
-    if words and not _TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):
+    if words and not TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):
         # "harbor launch date?", "date of the board meeting after the september one", "q4 2026 revenue, final
         # number?": a noun phrase typed alone asks for what it names, as "what is the …" would. Not a phrase with a
         # verb in it ("pip install keeps failing"), and only where that reading names a kind of value.
         # "lisbon office move: first day at the new place": the label before a colon says what it is about
         # … and so does a place or case said first ("in the pellucid pilot, typical lag between …")
-        named = slot(f"what is the {_CASE_FIRST_RE.sub('', low.split(': ')[-1])}")
+        named = slot(f"what is the {CASE_FIRST_RE.sub('', low.split(': ')[-1])}")
         if named.kind not in ("value", "definition", "procedure"):
             return named
     return Slot("value")
@@ -548,10 +537,10 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
                                                                              "matters", "breaks", "if"):
         head = asked_head(rest)
-        if head in _ACCOUNT_HEADS:
+        if head in ACCOUNT_HEADS:
             # "what effect does PIP_CONFIG_FILE=os.devnull have", "what's the point of --no-build-isolation": an
             # account of what happens, which no line names as a thing
-            return Slot("reason") if head in _REASON_HEADS else Slot("value")
+            return Slot("reason") if head in REASON_HEADS else Slot("value")
         kind = kind_of_head(head)
         if kind == "quantity" and re.search(rf"\b{head} of time\b", low):
             return Slot("quantity", unit="time")  # "the minimum amount of time pip warns before …": a duration

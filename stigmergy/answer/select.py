@@ -173,6 +173,10 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
     if OPERATOR_RE.fullmatch(term.word):
         return term.word in text  # "~=": as a version specifier writes it
+    named_file = _FILE_NAMED_RE.fullmatch(term.word)
+    if named_file and stem(named_file.group(1)) in said and re.search(
+            rf"\b{re.escape(named_file.group(1))}\s+files?\b", text, re.I):
+        return True  # "constraints.txt": "Including a package in a constraints file does not trigger installation"
     if term.series and _in_series(term, text):
         return True  # "the last pip that worked on python 2.7": "the last version of pip that supported Python 2"
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
@@ -184,6 +188,10 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and initials_re(term.initials).search(text)))
+
+
+# A file the asker names by its usual name ("constraints.txt", "pyproject.toml"), which a page calls by its kind
+_FILE_NAMED_RE = re.compile(r"([a-z][\w-]*)\.(?:txt|toml|cfg|conf|ini|json|ya?ml)", re.I)
 
 
 def _in_series(term: Term, text: str) -> bool:

@@ -275,8 +275,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
         # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
         # production", "is not supported") answers, one that only describes the thing weakly
-        if COMMAND_RE.match(text):
-            return 0.0
+        if COMMAND_RE.match(text) or is_command(text):
+            return 0.0  # "python -m pip install -c constraints.txt" says neither whether nor what pip then does
         return 1.0 if not LEAVE_ASKED_RE.search(q.text) or RULING_RE.search(text) else WEAK
     # A plain "what…": any value the question does not hold.
     if roster(text):

@@ -1,7 +1,8 @@
 """The forms of a *what* question that say what kind of thing is asked before its head noun does: a post ("what is
 Tomek's role", "whats his official title"), a meaning ("what does MKT stand for"), a flag, a command or a web
-address ("what's the cmd to wipe it", "direct download link for the zipapp"), the utmost a thing can reach. The
-parser (question.py) reads a question's words with them."""
+address ("what's the cmd to wipe it", "direct download link for the zipapp"), the utmost a thing can reach; and the
+forms of a question typed with no question word at all (an instruction, a label, a noun phrase). The parser
+(question.py) reads a question's words with them."""
 
 from __future__ import annotations
 
@@ -74,3 +75,18 @@ REMOVAL_ASKED_RE = re.compile(r"\b(?:when|which|what)\b.*\b(?:removed|deleted|dr
                               r"disappear\w*|went away|gone)\b", re.I)
 REMOVAL_RE = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|no longer (?:available|present|included|shipped|exists?)|"
                         r"gone|retir\w*|disappear\w*|discontinu\w*|sunset\w*|end of life|eol)\b", re.I)
+
+
+# A question typed without a question word: an instruction ("install everything from a folder of wheels without
+# touching pypi"), a label at the end ("…, syntax?", "… flags?"), or a value named by what sets it apart ("default
+# pip cache folder on windows?", "last pip release that still worked on python 2.7?").
+DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
+                     "clear upgrade downgrade pin build turn switch point configure create generate export reset "
+                     "restore undo revert ignore avoid prevent wipe purge flush nuke erase".split())
+LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
+TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
+                     r"(?: through| about)?)\s+(?:to me\s+)?")
+# "in the pellucid pilot, typical lag between …": the case a noun phrase typed alone is about, said first
+CASE_FIRST_RE = re.compile(r"^(?:in|on|at|for|during|with|from|under) [^,]{2,40},\s*(?=\w)")
+# "whats the actual £ rate per million events": a currency sign typed for the word, before the measure it prices
+CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
