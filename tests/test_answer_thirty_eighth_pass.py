@@ -247,3 +247,25 @@ def test_a_command_to_type_says_no_yes_or_no_and_a_file_is_said_by_its_kind() ->
     [term] = [t for t in _terms(q) if t.word == "constraints.txt"]
     assert word_score(_line(said), [term], {})[3] == ("constraints.txt",)
     assert word_score(_line("Including a package in a lock file pins it."), [term], {})[3] == ()
+
+
+def test_the_piece_asked_about_is_defined_without_where_the_asker_met_it() -> None:
+    q = "what's the #egg= bit at the end of a git url actually for"
+    assert _fills(q, 'pip also looks at the `egg` fragment specifying the "project name".') > 0
+
+
+def test_the_best_way_to_is_how_and_a_dm_is_a_direct_message() -> None:
+    q = "whats the best way to ask grace a question, dm her?"
+    words = {t.word for t in _terms(q)}
+    assert not words & {"best", "way"} and "dm" in words
+    line = "She prefers a written question in #sre to a direct message."
+    assert "dm" in word_score(_line(line), _terms(q), alternatives((_line(line),), parts(q)[0], _terms(q), Names()))[3]
+    assert "way" in {t.word for t in _terms("which way does the lane run?")}  # a way that is no "way to"
+
+
+def test_getting_into_a_building_is_said_by_its_entrance() -> None:
+    q = "working late in lisbon, how do i get into the building after 8pm?"
+    line = "After 20:00 the side door on Travessa do Carvalho is the only entrance."
+    terms = _terms(q)
+    got = word_score(_line(line), terms, alternatives((_line(line),), parts(q)[0], terms, Names()))
+    assert "building" in got[3]

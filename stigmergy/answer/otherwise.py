@@ -105,6 +105,9 @@ _PLAIN = (
     ("hang", re.compile(r"\bhang\w*\s+on(?:to|\s+to)?\b", re.I),
      ("hold", "holds", "held", "keep", "keeps", "kept", "retain", "retains", "retained", "store", "stores", "stored")),
     ("aside", re.compile(r"\b(?:set|put|kept|keep)s?\s+aside\b", re.I), ("budget", "budgeted", "allocated", "reserved")),
+    # To get into a building is to use its entrance or a door.
+    ("building", re.compile(r"\b(?:get|gets|got|getting)\s+(?:in|into|inside)\s+(?:the\s+)?building\b", re.I),
+     ("entrance", "entrances", "door", "doors", "entry")),
     ("back", re.compile(r"\b(?:get|gets|got|getting|come|comes|came|write|writes|call|calls)\s+back\s+to\b", re.I),
      ("respond", "responds", "reply", "replies", "answer", "answers")),
     # A folder is what docs call a directory; a command that prints a value shows it.

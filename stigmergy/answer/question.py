@@ -452,10 +452,10 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
     if words and not TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):
         # "harbor launch date?", "date of the board meeting after the september one", "q4 2026 revenue, final
-        # number?": a noun phrase typed alone asks for what it names, as "what is the …" would. Not a phrase with a
-        # verb in it ("pip install keeps failing"), and only where that reading names a kind of value.
-        # "lisbon office move: first day at the new place": the label before a colon says what it is about
-        # … and so does a place or case said first ("in the pellucid pilot, typical lag between …")
+        # number?": a noun phrase typed alone asks for what it names, as "what is the …" would, where that reading
+        # names a kind of value; a label before a colon and a case said first are set aside ("lisbon office move:
+        # first day at the new place", "in the pellucid pilot, typical lag between …"). Not a phrase with an
+        # auxiliary or a possessive in it, which "what is the …" would misread.
         named = slot(f"what is the {CASE_FIRST_RE.sub('', low.split(': ')[-1])}")
         if named.kind not in ("value", "definition", "procedure"):
             return named
@@ -507,6 +507,12 @@ _PASSING_DOES_RE = re.compile(r"^(?:does|do|did) (?:passing|using|setting|adding
                               r"enabling) (?:the |a )?(-[\w-]+|`[^`]+`|[\w.-]+\.\w+)\b.{0,40} do$")
 
 
+def _duration(head: str, low: str) -> bool:
+    """ "the minimum amount of time pip warns before …", "the typical lag between …": a duration, however a line names
+    it ("Median time from the end of an excursion to the report: 74 seconds")."""
+    return head == "lag" or re.search(rf"\b{head} of time\b", low) is not None
+
+
 def _what(w: str, rest: list[str], low: str) -> Slot:
     if rest and rest[0] in ("exactly", "precisely", "else"):
         rest = rest[1:]  # "… prints what exactly", "what else must i pass": no noun of what is asked
@@ -542,7 +548,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             # account of what happens, which no line names as a thing
             return Slot("reason") if head in REASON_HEADS else Slot("value")
         kind = kind_of_head(head)
-        if kind == "quantity" and re.search(rf"\b{head} of time\b", low):
+        if kind == "quantity" and _duration(head, low):
             return Slot("quantity", unit="time")  # "the minimum amount of time pip warns before …": a duration
         if kind:
             unit = "money" if head in MONEY_HEADS else "version" if head in VERSION_HEADS else rate_unit(head, low)
@@ -599,9 +605,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
             head = measure.group(1)
         if head == "money":
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
-        if re.search(rf"\b{head} of time\b", low) or head == "lag":
-            # "the minimum amount of time pip warns before …", "the typical lag between …": a duration, however a line
-            # names it ("Median time from the end of an excursion to the report: 74 seconds")
+        if _duration(head, low):
             return Slot("quantity", unit="time")
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else

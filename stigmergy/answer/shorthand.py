@@ -30,6 +30,7 @@ _WHOLE = {
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
     "cmd": ("command",), "cmds": ("command", "commands"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
+    "dm": ("direct message",), "dms": ("direct messages",),
 }
 
 
@@ -53,5 +54,5 @@ def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
             continue
         whole = _WHOLE.get(fold(t.word))
         if whole:
-            out[t.stem] = tuple(dict.fromkeys(frozenset({stem(w)}) for w in whole))
+            out[t.stem] = tuple(dict.fromkeys(frozenset(stem(x) for x in w.split()) for w in whole))
     return out

@@ -258,7 +258,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if is_command(text):
             return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it
         # "what does the requested field mean": "`requested`: `true` if …" defines the field by its name alone
-        term = _KIND_TAIL_RE.sub("", slot.subject).strip() or slot.subject
+        term = _KIND_TAIL_RE.sub("", _PART_OF_RE.sub("", slot.subject)).strip() or slot.subject
         subject = [stem(w) for w in words(term) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:
@@ -275,7 +275,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         # "is the pip.pyz zipapp ok to use on prod servers": "$ python pip.pyz --help" is something to type, which
         # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
         # production", "is not supported") answers, one that only describes the thing weakly
-        if COMMAND_RE.match(text) or is_command(text):
+        if is_command(text):
             return 0.0  # "python -m pip install -c constraints.txt" says neither whether nor what pip then does
         return 1.0 if not LEAVE_ASKED_RE.search(q.text) or RULING_RE.search(text) else WEAK
     # A plain "what…": any value the question does not hold.
@@ -429,6 +429,8 @@ _DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:val
 # The kind of thing a defined term is, typed after its name ("the requested field", "the --debug flag")
 _KIND_TAIL_RE = re.compile(r"\s+(?:field|key|option|flag|switch|setting|column|label|parameter|argument|attribute|"
                            r"property|entry)s?$", re.I)
+# "what's the #egg= bit at the end of a git url for": the piece asked about, and where the asker met it
+_PART_OF_RE = re.compile(r"\s+(?:bit|part|piece|thing|bits|parts)\s+(?:at|in|on|of|after|before)\b.*$", re.I)
 # The default asked for: "by default", "if I don't pass --progress-bar", "without saying anything else"; and a line
 # that gives an option a value of the asker's choosing ("--upgrade-strategy=eager")
 _DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"

@@ -148,6 +148,7 @@ YEAR_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
                        r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
+_WAY_WORDS = frozenset("best right easiest quickest simplest fastest recommended proper correct preferred".split())
 _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened".split())
 # "with a capital P": the letter itself, as written, not a label named by it.
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
@@ -237,6 +238,9 @@ def question_terms(question: str) -> list[Term]:
         if low == "end" and i >= 2 and [t.casefold() for t in toks[i - 2 : i]] == ["in", "the"] and (
                 i + 1 == len(toks) or toks[i + 1].casefold() != "of"):
             continue  # "what was Q2 revenue in the end": finally, not the end of anything ("at the end of Q2")
+        if (low == "way" and i + 1 < len(toks) and toks[i + 1].casefold() == "to") or (
+                low in _WAY_WORDS and i + 1 < len(toks) and toks[i + 1].casefold() == "way"):
+            continue  # "what's the best way to ask grace": how, which the answering line says in its own words
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
         ordinal = _ORDINAL_RE.match(tok)
@@ -360,7 +364,8 @@ def motive(terms: list[Term], text: str) -> list[Term]:
         situation = None  # "for a clean CI job i want pip to not read any config files, how?": the clause asks
     if asking == text and not situation:
         return terms
-    said = text[len(asking) :] + (" " + situation.group(0) if situation else "")
+    remark = text[len(asking) :]
+    said = remark + (" " + situation.group(0) if situation else "")
     asking = asking[situation.end() :] if situation else asking
     only = {stem(w) for w in tokens(said)} - {stem(w) for w in tokens(asking)}
     # "… in the end? I remember a number around 2.4M", "… now? I had 412 in my notes": what the asker recalls of an
@@ -368,7 +373,7 @@ def motive(terms: list[Term], text: str) -> list[Term]:
     weight = 0.0 if _RECALLED_RE.search(said) or _SAID_RE.search(said) else MOTIVE_WEIGHT
     # "when did the g2 stock actually show up in leeds? sam was hoping for early aug": a name said only in the remark
     # after the question says who hoped or who asks, not what the answering line is about (a hint, no constraint)
-    after = {stem(w) for w in tokens(text[len(without_motive(text)) :])} - {stem(w) for w in tokens(asking)}
+    after = {stem(w) for w in tokens(remark)} - {stem(w) for w in tokens(asking)}
     return [replace(t, weight=t.weight * weight) if t.stem in only and not (t.figure or t.name) else
             replace(t, claim="aside") if t.stem in after and t.proper and not t.figure and not t.claim else t
             for t in terms]
