@@ -7,6 +7,8 @@ tests)."""
 
 from __future__ import annotations
 
+import pytest
+
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.question import Slot, parts
@@ -62,18 +64,30 @@ def test_a_noun_phrase_typed_alone_asks_for_what_it_names() -> None:
     assert _slot("explain 'excursion budget' to me like i'm new").kind != "quantity"
 
 
-def test_a_currency_sign_typed_for_the_word_asks_for_money() -> None:
-    q = "carrier pricing on harbor: whats the actual £ rate per million events"
-    assert (_slot(q).kind, _slot(q).unit) == ("quantity", "money")
-    assert _fills(q, "Pricing: included in the Professional plan; carriers pay per million events.") == 0
-    assert _fills(q, "Carriers pay £40 per million events.") == 1
+# (question, the slot's kind and unit, a line that fills it, a line that does not): a currency sign typed for the word
+# asks for money; an exit code is a number, not a code span; an amount of time and "how much sooner" ask a duration
+_READ_AND_FILLED = (
+    ("carrier pricing on harbor: whats the actual £ rate per million events", ("quantity", "money"),
+     "Carriers pay £40 per million events.",
+     "Pricing: included in the Professional plan; carriers pay per million events."),
+    ("what exit code does pip uninstall give when the package isn't installed at all?", ("quantity", ""),
+     "It exits with status 1 when nothing matches.", "python -m pip uninstall SomePackage"),
+    ("minimum amount of time pip warns before dropping a documented behaviour?", ("quantity", "time"),
+     "Any change will be deprecated for a minimum of 6 months before it is removed.",
+     "We keep 3 warnings on the page."),  # a count is no duration
+    ("once we moved off the old poller, how much quicker did the temp alerts go out?", ("quantity", "time"),
+     "Excursion alerts fired on average 41 seconds sooner than on the poller.",
+     "Alerts went out for 61 of the 1,310 shipments."),
+)
 
 
-def test_an_exit_code_is_a_number_not_a_code_span() -> None:
-    q = "what exit code does pip uninstall give when the package isn't installed at all?"
-    assert _slot(q).kind == "quantity"
-    assert _fills(q, "python -m pip uninstall SomePackage") == 0
-    assert _fills(q, "It exits with status 1 when nothing matches.") > 0
+@pytest.mark.parametrize(("q", "kind_unit", "filled", "not_filled"), _READ_AND_FILLED,
+                         ids=["currency", "exit-code", "amount-of-time", "sooner"])
+def test_a_typed_slot_is_read_and_filled_by_a_value_of_its_kind(q: str, kind_unit: tuple[str, str], filled: str,
+                                                                 not_filled: str) -> None:
+    assert (_slot(q).kind, _slot(q).unit) == kind_unit
+    assert _fills(q, filled) > 0
+    assert _fills(q, not_filled) == 0
 
 
 def test_the_askers_own_release_of_their_system_is_no_constraint() -> None:
@@ -117,13 +131,6 @@ def test_an_env_var_asked_for_is_a_name_and_stuff_is_a_filler() -> None:
     assert "stuff" not in {t.word for t in _terms("wipe all of pip's cached stuff in one go")}
 
 
-def test_an_amount_of_time_is_a_duration() -> None:
-    q = "minimum amount of time pip warns before dropping a documented behaviour?"
-    assert (_slot(q).kind, _slot(q).unit) == ("quantity", "time")
-    assert _fills(q, "Any change will be deprecated for a minimum of 6 months before it is removed.") == 1
-    assert _fills(q, "We keep 3 warnings on the page.") == 0  # a count is no duration
-
-
 def test_a_legacy_thing_asked_about_is_not_the_old_form_of_it() -> None:
     # "the legacy poller" names the system the asker asks about: a line about it dates nothing
     q = "who switched the legacy poller off in the end?"
@@ -160,13 +167,6 @@ def test_a_name_said_only_in_the_remark_after_the_question_is_no_constraint() ->
     [part] = parts(q)
     terms = motive(claimed(_named(question_terms(part.text), part.text, names), part.text, part.slot.kind), part.text)
     assert next(t for t in terms if t.stem == "sam").constraint
-
-
-def test_how_much_sooner_asks_for_a_time() -> None:
-    q = "once we moved off the old poller, how much quicker did the temp alerts go out?"
-    assert (_slot(q).kind, _slot(q).unit) == ("quantity", "time")
-    assert _fills(q, "Excursion alerts fired on average 41 seconds sooner than on the poller.") == 1
-    assert _fills(q, "Alerts went out for 61 of the 1,310 shipments.") == 0
 
 
 def test_a_default_asked_for_is_not_a_value_the_asker_would_choose() -> None:
