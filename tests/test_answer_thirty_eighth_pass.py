@@ -269,3 +269,20 @@ def test_getting_into_a_building_is_said_by_its_entrance() -> None:
     terms = _terms(q)
     got = word_score(_line(line), terms, alternatives((_line(line),), parts(q)[0], terms, Names()))
     assert "building" in got[3]
+
+
+def test_a_name_asked_for_is_a_name_and_a_sum_named_after_much_is_that_sum() -> None:
+    q = "what's the name of the quinta we booked for the sintra offsite?"
+    assert _slot(q) == Slot("thing", head="name")
+    assert _fills(q, "Venue: a rented quinta outside Sintra, forty minutes away.") == 0  # speaks of it, names none
+    assert _fills(q, "Venue: the `Quinta do Vale` outside Sintra.") == 1
+    q = "how much rent are we paying for the new rua do alecrim office?"
+    assert (_slot(q).unit, _slot(q).head) == ("money", "rent")
+    assert _fills(q, "Lisbon office moves to Rua do Alecrim in October; one-off cost of about £65k.") == 0
+    assert _fills(q, "The rent at Rua do Alecrim is £9,500 a month.") == 1
+
+
+def test_a_default_is_no_answer_to_how_high_it_can_go() -> None:
+    q = "carriers can get a higher harbor rate limit — how high can it go?"
+    default = "Per-key rate limits. 600 requests per minute by default; carriers can ask for more."
+    assert _fills(q, default) < _fills(q, "Carriers may be raised to 3,000 requests per minute.") == 1

@@ -379,7 +379,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
     if got and slot.unit in ("percent", "count") and affirms_denied(text, q):
         got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
-    if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and _DONE_IF_RE.search(q.text) and not (
+    if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and (
+            _DONE_IF_RE.search(q.text) or _BEYOND_DEFAULT_RE.search(q.text)) and not (
             _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
@@ -437,6 +438,8 @@ _DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|n
                                r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b",
                                re.I)
 _OPTION_SET_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*=(?![<{])[\w.-]+", re.I)
+# "carriers can get a higher rate limit — how high can it go": past the default, which "600 … by default" is not
+_BEYOND_DEFAULT_RE = re.compile(r"\bhow high\b|\b(?:higher|highest|max|maximum|raised?|increased?)\b", re.I)
 _DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
 _UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
                            r"\bunless\b|\bwithout\b", re.I)
