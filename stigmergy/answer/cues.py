@@ -56,3 +56,18 @@ DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets
                         re.I)
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
+
+
+# The kind of thing a defined term is, typed after its name ("the requested field", "the --debug flag")
+KIND_TAIL_RE = re.compile(r"\s+(?:field|key|option|flag|switch|setting|column|label|parameter|argument|attribute|"
+                          r"property|entry)s?$", re.I)
+# "what's the #egg= bit at the end of a git url for": the piece asked about, and where the asker met it
+PART_OF_RE = re.compile(r"\s+(?:bit|part|piece|thing|bits|parts)\s+(?:at|in|on|of|after|before)\b.*$", re.I)
+# The default asked for: "by default", "if I don't pass --progress-bar", "without saying anything else"; and a line
+# that gives an option a value of the asker's choosing ("--upgrade-strategy=eager")
+DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
+                              r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b",
+                              re.I)
+OPTION_SET_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*=(?![<{])[\w.-]+", re.I)
+# "carriers can get a higher rate limit — how high can it go": past the default, which "600 … by default" is not
+BEYOND_DEFAULT_RE = re.compile(r"\bhow high\b|\b(?:higher|highest|max|maximum|raised?|increased?)\b", re.I)

@@ -39,6 +39,7 @@ from stigmergy.answer.what_forms import (
     COMMAND_FIRST_RE,
     CURRENCY_SIGN_RE,
     DO_VERBS,
+    ENV_VAR_ASKED_RE,
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
     IN_WHOSE_WORDS_RE,
@@ -46,11 +47,14 @@ from stigmergy.answer.what_forms import (
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
+    NAME_OF_RE,
+    OLDEST_NAMED_RE,
     OPERATOR_RE,
     PATH_ASKED_RE,
     PATH_NOUN_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
+    SECRET_RE,
     TELL_RE,
     UTMOST_CLAUSE_RE,
 )
@@ -156,21 +160,6 @@ class Part:
     text: str  # the part as asked (a second part carries the first one's subject: "who led the Series A")
     slot: Slot
     carried: str = ""  # the first part's subject a later part's pronoun stands for ("it": "the Series A")
-
-
-# "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
-# language or tool users type in lower case ("whats the minimum python needed") is that name too.
-_RUNTIMES = r"(?:python|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
-_OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
-                              r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + _RUNTIMES + r")\b"
-                              r"(?! (?i:version|release))")
-
-
-# "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
-# what is said about one ("what is the password policy", "how long must a password be").
-_SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,3}?(?:password|passphrase|passcode|"
-                        r"pin code|pin|api key|secret key|access key|access token|api token)s?\b(?!\s+(?:code\s+)?(?:policy|policies|"
-                        r"manager|length|rules?|rotation|reset|expiry|requirements?|format))")
 
 
 def _dated(text: str) -> bool:
@@ -333,14 +322,6 @@ def _subject_words(text: str) -> str:
     return " ".join(out)
 
 
-# "what is the name of the new customer success manager", "what is the new manager called": which X.
-_NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?names? of (?:the |our |their |that |this |those )?"
-                         r"(.+)$|^what (?:is|was|are|were|should|would|will|must) (?:the |our |their |that |this |my |a )?"
-                         r"(.+?) (?:be )?(?:called|named)\b.*$", re.I)
-
-
-_ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
-                               r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
 _MID_WHEN_RE = re.compile(r"^[^,;:?!—–]*\b(?!(?:and|or|but|so|then|just|exactly)\b)[a-z0-9'-]+ when\b")
 # "on a box where the locale is ascii — what encoding does pip assume": "where" after a noun opens a relative clause
 # that says in which case; a question word after it asks.
@@ -370,18 +351,18 @@ def _slot(text: str) -> Slot:
     if frame:
         return slot(q[frame.end():])
     # "i fixed a bug for issue 4321, what should the news fragment file be named": the clause that asks
-    named = _NAME_OF_RE.match(re.split(r"[,;:]\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1])
+    named = NAME_OF_RE.match(re.split(r"[,;:]\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1])
     if named:
         got = slot(f"which {named.group(1) or named.group(2)}")
         # "what's the name of the quinta we booked for the sintra offsite": a name, where the rules know no kind for
         # the thing; "a rented quinta outside Sintra" speaks of it and names none
         return Slot("thing", head="name") if got.kind == "value" else got
-    oldest = _OLDEST_NAMED_RE.match(q)
+    oldest = OLDEST_NAMED_RE.match(q)
     if oldest:
         # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
         return Slot("quantity", head="version", unit="version", subject=oldest.group("name"))
     low = q.lower().rstrip(" ?")
-    if _ENV_VAR_ASKED_RE.search(low):
+    if ENV_VAR_ASKED_RE.search(low):
         return Slot("thing", head="variable")  # "what env var sets --find-links": a variable's name
     if re.match(r"^by how (?:much|many)\b", low):
         return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
@@ -524,7 +505,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         rest = rest[1:]  # "… prints what exactly", "what else must i pass": no noun of what is asked
     nxt = rest[0] if rest else ""
     tail = " ".join(rest)
-    if _SECRET_RE.match(tail):
+    if SECRET_RE.match(tail):
         return Slot("secret")
     m = ROLE_OF_RE.match(low) or PRONOUN_POST_RE.search(low)
     if m:

@@ -25,12 +25,17 @@ from stigmergy.answer.counts import (
     says_head,
 )
 from stigmergy.answer.cues import (
+    BEYOND_DEFAULT_RE,
     BUT_NOT_RE,
     CAUSE_RE,
     COMMAND_ASKED_RE,
     COMMAND_RE,
+    DEFAULT_ASKED_RE,
     DONE_TO_RE,
+    KIND_TAIL_RE,
     LEAVE_ASKED_RE,
+    OPTION_SET_RE,
+    PART_OF_RE,
     REFUSAL_REASON_RE,
     RULING_RE,
     WHY_NOT_RE,
@@ -258,7 +263,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if is_command(text):
             return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it
         # "what does the requested field mean": "`requested`: `true` if …" defines the field by its name alone
-        term = _KIND_TAIL_RE.sub("", _PART_OF_RE.sub("", slot.subject)).strip() or slot.subject
+        term = KIND_TAIL_RE.sub("", PART_OF_RE.sub("", slot.subject)).strip() or slot.subject
         subject = [stem(w) for w in words(term) if w not in STOPWORDS]
         own = {stem(w) for w in words(text)}
         if subject and not set(subject) <= own:
@@ -380,7 +385,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and slot.unit in ("percent", "count") and affirms_denied(text, q):
         got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
     if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and (
-            _DONE_IF_RE.search(q.text) or _BEYOND_DEFAULT_RE.search(q.text)) and not (
+            _DONE_IF_RE.search(q.text) or BEYOND_DEFAULT_RE.search(q.text)) and not (
             _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
@@ -402,7 +407,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
-    if got and _DEFAULT_ASKED_RE.search(q.text) and _OPTION_SET_RE.search(text) and not re.search(r"\bdefault", text, re.I):
+    if got and DEFAULT_ASKED_RE.search(q.text) and OPTION_SET_RE.search(text) and not re.search(r"\bdefault", text, re.I):
         got *= WEAK  # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice
     done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
@@ -427,19 +432,6 @@ _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s
 # A value that holds by default, and a question about what holds once, after or if something is done (not when
 # nothing is: "if I don't set one" asks for the default).
 _DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
-# The kind of thing a defined term is, typed after its name ("the requested field", "the --debug flag")
-_KIND_TAIL_RE = re.compile(r"\s+(?:field|key|option|flag|switch|setting|column|label|parameter|argument|attribute|"
-                           r"property|entry)s?$", re.I)
-# "what's the #egg= bit at the end of a git url for": the piece asked about, and where the asker met it
-_PART_OF_RE = re.compile(r"\s+(?:bit|part|piece|thing|bits|parts)\s+(?:at|in|on|of|after|before)\b.*$", re.I)
-# The default asked for: "by default", "if I don't pass --progress-bar", "without saying anything else"; and a line
-# that gives an option a value of the asker's choosing ("--upgrade-strategy=eager")
-_DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
-                               r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b",
-                               re.I)
-_OPTION_SET_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*=(?![<{])[\w.-]+", re.I)
-# "carriers can get a higher rate limit — how high can it go": past the default, which "600 … by default" is not
-_BEYOND_DEFAULT_RE = re.compile(r"\bhow high\b|\b(?:higher|highest|max|maximum|raised?|increased?)\b", re.I)
 _DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
 _UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
                            r"\bunless\b|\bwithout\b", re.I)

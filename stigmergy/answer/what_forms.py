@@ -90,3 +90,29 @@ TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|c
 CASE_FIRST_RE = re.compile(r"^(?:in|on|at|for|during|with|from|under) [^,]{2,40},\s*(?=\w)")
 # "whats the actual £ rate per million events": a currency sign typed for the word, before the measure it prices
 CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
+
+
+# "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
+# language or tool users type in lower case ("whats the minimum python needed") is that name too.
+RUNTIMES = r"(?:python|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
+OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
+                             r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + RUNTIMES + r")\b"
+                             r"(?! (?i:version|release))")
+
+
+# "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
+# what is said about one ("what is the password policy", "how long must a password be").
+SECRET_RE = re.compile(r"(?:'s|is|was|are)\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,3}?(?:password|passphrase|passcode|"
+                       r"pin code|pin|api key|secret key|access key|access token|api token)s?\b(?!\s+(?:code\s+)?(?:policy|policies|"
+                       r"manager|length|rules?|rotation|reset|expiry|requirements?|format))")
+
+
+# "what is the name of the new customer success manager", "what is the new manager called": which X.
+NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?names? of (?:the |our |their |that |this |those )?"
+                        r"(.+)$|^what (?:is|was|are|were|should|would|will|must) (?:the |our |their |that |this |my |a )?"
+                        r"(.+?) (?:be )?(?:called|named)\b.*$", re.I)
+
+
+# "what env var sets --find-links": a variable's name is asked
+ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
+                              r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
