@@ -286,3 +286,11 @@ def test_a_default_is_no_answer_to_how_high_it_can_go() -> None:
     q = "carriers can get a higher harbor rate limit — how high can it go?"
     default = "Per-key rate limits. 600 requests per minute by default; carriers can ask for more."
     assert _fills(q, default) < _fills(q, "Carriers may be raised to 3,000 requests per minute.") == 1
+
+
+def test_a_noun_phrase_that_names_only_the_slot_asks_about_nothing() -> None:
+    # "date of?": no word of what the date is of, so nothing a line could answer (a line that says "a 15 September
+    # date" was its answer, for saying "date")
+    assert _terms("date of?") == []
+    assert "date" not in {t.word for t in _terms("date of the next board meeting?")}
+    assert "date" in {t.word for t in _terms("when is the due date for the renewal?")}  # a date named inside

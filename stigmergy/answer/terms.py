@@ -229,8 +229,8 @@ def question_terms(question: str) -> list[Term]:
             continue  # "how long", "how late": the slot, not what the line must say
         if low == "back" and _BACK_THEN_RE.match(" ".join(toks[i + 1 : i + 3])):
             continue  # "back in 10.0", "back in may", "back then": when, which the figure or period says
-        if i and toks[i - 1].casefold() in ("what", "which") and low in _SLOT_NOUNS:
-            continue  # "what date did it ship": the slot again ("2 June" never says "date")
+        if low in _SLOT_NOUNS and (not i or toks[i - 1].casefold() in ("what", "which")):
+            continue  # "what date did it ship", "date of the next board meeting?": the slot again ("2 June" never says "date")
         if low in ("week", "month", "year") and [t.casefold() for t in toks[max(0, i - 3) : i]] == ["day", "of", "the"]:
             continue  # "what day of the week": the slot too ("Thursday" never says "week")
         if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
