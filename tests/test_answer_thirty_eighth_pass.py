@@ -294,3 +294,12 @@ def test_a_noun_phrase_that_names_only_the_slot_asks_about_nothing() -> None:
     assert _terms("date of?") == []
     assert "date" not in {t.word for t in _terms("date of the next board meeting?")}
     assert "date" in {t.word for t in _terms("when is the due date for the renewal?")}  # a date named inside
+
+
+def test_a_relative_day_the_line_dates_itself_is_not_dated_again() -> None:
+    from stigmergy.answer.compose import _dated
+
+    said = "The legacy poller was switched off this morning, 26 June, by Grace Nakamura."
+    assert _dated(said, "2026-06-26") == said  # not "this morning (26 June 2026), 26 June"
+    assert _dated("It was switched off this morning.", "2026-06-26") == (
+        "It was switched off this morning (26 June 2026).")

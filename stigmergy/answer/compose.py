@@ -260,7 +260,10 @@ def _dated(text: str, date: str) -> str:
     except ValueError:
         return text
     # The month by the project's own names: strftime's %B follows the process's locale ("Juni" under de_DE).
-    return f"{text[: m.end()]} ({day.day} {MONTH_NAMES[day.month - 1].capitalize()} {day.year}){text[m.end() :]}"
+    month = MONTH_NAMES[day.month - 1].capitalize()
+    if re.search(rf"\b{day.day}(?:st|nd|rd|th)?\s+{month}\b|\b{month}\s+{day.day}\b", text, re.I):
+        return text  # "switched off this morning, 26 June, by Grace": the line gives the day itself
+    return f"{text[: m.end()]} ({day.day} {month} {day.year}){text[m.end() :]}"
 
 
 def _context(line: Line, slot: Slot, names: Names, q: Asked, root: Path, layers: tuple[str, ...]
