@@ -9,38 +9,26 @@ from __future__ import annotations
 
 import pytest
 
-from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.question import Slot, parts
 from stigmergy.answer.select import _says_event, alternatives, event_terms, word_score
 from stigmergy.answer.service import _named
-from stigmergy.answer.slots import fill
-from stigmergy.answer.terms import Term, claimed, motive, question_terms
-from stigmergy.answer.values import asked
-
-
-def _line(text: str) -> Line:
-    return Line("sources/2026/01/x.md", "Notes", "source", "public", 5, text, text, (), (), 1, "")
+from stigmergy.answer.terms import claimed, motive, question_terms
+from tests.test_answer_slots import _fills as _slot_fills
+from tests.test_answer_thirty_seventh_pass import _line, _terms, _words
 
 
 def _slot(question: str) -> Slot:
     return parts(question)[0].slot
 
 
-def _terms(question: str) -> list[Term]:
-    [part] = parts(question)
-    return motive(claimed(question_terms(part.text), part.text, part.slot.kind), part.text)
-
-
 def _fills(question: str, text: str) -> float:
-    return fill(_slot(question), text, "", Names(), asked(question, Names()))[0]
+    return _slot_fills(question, text, "", Names())  # no entity the wiki knows
 
 
 def _holds(question: str, text: str) -> bool:
     """Whether every constraint of the question holds on the line."""
-    terms = _terms(question)
-    [part] = parts(question)
-    return word_score(_line(text), terms, alternatives((_line(text),), part, terms, Names()))[2]
+    return _words(question, text)[1]
 
 
 def test_a_noun_phrase_typed_alone_asks_for_what_it_names() -> None:

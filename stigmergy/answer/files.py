@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ def named(question: str) -> frozenset[str]:
     out |= {" ".join(m.group(1).split()[:2]).casefold() for m in _CODE_RE.finditer(question)}
     out |= {m.group(1).casefold() for m in _DOT_FILE_RE.finditer(question) if m.group(1).count(".") == 1}
     return frozenset(out)
+
+
+@lru_cache(maxsize=256)
+def kind_word(name: str) -> str:
+    """The word a page calls a file the asker names by its usual name ("constraints" for "constraints.txt": "a
+    constraints file"), or "" for anything else."""
+    m = _FILE_RE.fullmatch(name)
+    base = m.group(1).split(".")[0] if m else ""
+    return base if base.isalpha() else ""
 
 
 def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: Path | None = None) -> frozenset[str]:

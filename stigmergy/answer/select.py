@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from stigmergy.answer import platforms
+from stigmergy.answer import files, platforms
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
@@ -173,9 +173,8 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
         return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
     if OPERATOR_RE.fullmatch(term.word):
         return term.word in text  # "~=": as a version specifier writes it
-    named_file = _FILE_NAMED_RE.fullmatch(term.word)
-    if named_file and stem(named_file.group(1)) in said and re.search(
-            rf"\b{re.escape(named_file.group(1))}\s+files?\b", text, re.I):
+    kind = files.kind_word(term.word) if "." in term.word else ""
+    if kind and stem(kind) in said and _kind_file_re(kind).search(text):
         return True  # "constraints.txt": "Including a package in a constraints file does not trigger installation"
     if term.series and _in_series(term, text):
         return True  # "the last pip that worked on python 2.7": "the last version of pip that supported Python 2"
@@ -190,14 +189,21 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
             or bool(term.initials and initials_re(term.initials).search(text)))
 
 
-# A file the asker names by its usual name ("constraints.txt", "pyproject.toml"), which a page calls by its kind
-_FILE_NAMED_RE = re.compile(r"([a-z][\w-]*)\.(?:txt|toml|cfg|conf|ini|json|ya?ml)", re.I)
+@lru_cache(maxsize=256)
+def _kind_file_re(kind: str) -> re.Pattern[str]:
+    """ "a constraints file", "the requirements files": a file named by its kind (`files.kind_word`)."""
+    return re.compile(rf"\b{re.escape(kind)}\s+files?\b", re.I)
+
+
+@lru_cache(maxsize=256)
+def _series_re(series: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(series)}\s+v?(\d+(?:\.\d+)*)(?!\.?\d)", re.I)
 
 
 def _in_series(term: Term, text: str) -> bool:
     """Whether a line names only the major release a version figure is of ("Python 2" for "python 2.7"): not a line
     that names another release as well ("upgrade to Python 3 … dropped support for Python 2" says nothing of 3.8)."""
-    said = re.findall(rf"\b{re.escape(term.series)}\s+v?(\d+(?:\.\d+)*)(?!\.?\d)", text, re.I)
+    said = _series_re(term.series).findall(text)
     return bool(said) and set(said) == {term.word.split(".")[0]}
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.answer import platforms
 from stigmergy.answer.function_words import AUX
 from stigmergy.answer.spelling import american
 from stigmergy.answer.what_forms import OPERATOR_RE
@@ -230,7 +231,8 @@ def question_terms(question: str) -> list[Term]:
         if low == "back" and _BACK_THEN_RE.match(" ".join(toks[i + 1 : i + 3])):
             continue  # "back in 10.0", "back in may", "back then": when, which the figure or period says
         if low in _SLOT_NOUNS and (not i or toks[i - 1].casefold() in ("what", "which")):
-            continue  # "what date did it ship", "date of the next board meeting?": the slot again ("2 June" never says "date")
+            # "what date did it ship", "date of the next board meeting?": the slot again ("2 June" never says "date")
+            continue
         if low in ("week", "month", "year") and [t.casefold() for t in toks[max(0, i - 3) : i]] == ["day", "of", "the"]:
             continue  # "what day of the week": the slot too ("Thursday" never says "week")
         if low in _EDGE_WORDS and i and (_PERIOD_RE.match(toks[i - 1].split()[0]) or YEAR_RE.fullmatch(toks[i - 1])):
@@ -319,8 +321,6 @@ DOUBT_RE = re.compile(r"\b(?:actually|actual|really|in fact|truly|in the end|in 
 _SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
 _WHICH_ONE_RE = re.compile(r"\bwhich (?:one|ones|of (?:them|the two|these|those))\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
-_OS_RELEASE_RE = re.compile(r"\b(?:windows|win|macos|mac os|os x|osx|ubuntu|debian|fedora|centos|rhel|alpine|ios|"
-                            r"android)\s+v?(\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -409,7 +409,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "windows 10 - where should my personal pip.ini live": the asker's own release of their system, which the docs
     # that answer for every release never name; still what a yes-or-no question asks about ("does pip run on win 7")
     if kind != "yesno":
-        examples |= {stem(m.group(1)) for m in _OS_RELEASE_RE.finditer(text)}
+        examples |= {stem(m.group(1)) for m in platforms.RELEASE_RE.finditer(text)}
     confirm = kind == "yesno" or (kind == "value" and not WH_RE.search(text))
     # "PIP_TIMEOUT=30 … but my pip.conf says timeout = 60. which one does pip go with": the asker's own settings,
     # which the line that says which prevails need not repeat
