@@ -72,7 +72,11 @@
                                      thirty-eighth session, once the eighteenth pair was written)
     bench/ask_blind18_sample_questions.json, bench/ask_blind18_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the thirty-eighth session, committed before its
-                                     answerer changes (a nineteenth held-out measure, never tuned on)
+                                     answerer changes (a nineteenth held-out measure; its misses read in the
+                                     thirty-ninth session, once the nineteenth pair was written)
+    bench/ask_blind19_sample_questions.json, bench/ask_blind19_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the thirty-ninth session, committed before its
+                                     answerer changes (a twentieth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -144,6 +148,8 @@ BLIND17_SAMPLE_SET = HERE / "ask_blind17_sample_questions.json"
 BLIND17_PUBLIC_SET = HERE / "ask_blind17_public_questions.json"
 BLIND18_SAMPLE_SET = HERE / "ask_blind18_sample_questions.json"
 BLIND18_PUBLIC_SET = HERE / "ask_blind18_public_questions.json"
+BLIND19_SAMPLE_SET = HERE / "ask_blind19_sample_questions.json"
+BLIND19_PUBLIC_SET = HERE / "ask_blind19_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -263,7 +269,8 @@ def main() -> None:
                        (BLIND15_SAMPLE_SET, SAMPLE_CORPUS), (BLIND15_PUBLIC_SET, docs),
                        (BLIND16_SAMPLE_SET, SAMPLE_CORPUS), (BLIND16_PUBLIC_SET, docs),
                        (BLIND17_SAMPLE_SET, SAMPLE_CORPUS), (BLIND17_PUBLIC_SET, docs),
-                       (BLIND18_SAMPLE_SET, SAMPLE_CORPUS), (BLIND18_PUBLIC_SET, docs)):
+                       (BLIND18_SAMPLE_SET, SAMPLE_CORPUS), (BLIND18_PUBLIC_SET, docs),
+                       (BLIND19_SAMPLE_SET, SAMPLE_CORPUS), (BLIND19_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
