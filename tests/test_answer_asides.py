@@ -87,7 +87,8 @@ def test_another_numbered_level_in_a_line_is_not_the_one_asked() -> None:
 def test_a_pronoun_asked_to_be_defined_is_a_word_said_before_the_question() -> None:
     q = "people keep saying reefer in standup, what is it?"
     [part] = parts(q)
-    assert part.slot == Slot("definition", subject="it")
+    # the term heard is what the pronoun asks about (the thirty-ninth session reads it as the subject)
+    assert part.slot == Slot("definition", subject="reefer") and part.text == "what is reefer"
     defined = _line("Reefer — a refrigerated truck, trailer or container.", n=22)
     chatter = _line("New joiners keep asking what we mean by the words people use in standups.", n=26)
     got = score_part((chatter, defined), part, question_terms(q), Names(), asked(q, Names()), None, None)

@@ -53,10 +53,15 @@ from stigmergy.answer.what_forms import (
     PATH_ASKED_RE,
     PATH_NOUN_ASKED_RE,
     PRONOUN_POST_RE,
+    QUOTED_IT_RE,
     ROLE_OF_RE,
+    SAID_IT_RE,
     SECRET_RE,
+    SET_AGAINST,
     TELL_RE,
+    THE_ONE_THAT_RE,
     UTMOST_CLAUSE_RE,
+    UTMOST_OF_RE,
 )
 
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
@@ -97,10 +102,6 @@ _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|
                        r"everyone|customers|users)\s+(?:say|says|mention|talk about|refer to|write))\s+"
                        r"(?:(?!(?:is|are|was|were|does|did|do|can|will|would|should)\b)\S+\s+){1,5}"
                        r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)", re.I)
-# "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
-# it say who asks, not what is asked.
-_QUOTED_IT_RE = re.compile(r"^.*?(?:^|\s)['\"‘“]([^'\"’”]{2,40})['\"’”](?=[\s,.;:?]).*?,\s*"
-                           r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)\s+(.{2,40}?)\s*\??$", re.I)
 # "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
 # comma (the words before it say where the asker met it).
 _OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentioned|term|word|phrase|call)\s+)?['\"‘“]?"
@@ -188,10 +189,10 @@ def parts(question: str) -> list[Part]:
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
         return [Part(f"what else is {thing} called", Slot("alias", subject=thing))]
-    quoted = _QUOTED_IT_RE.match(q)
+    quoted = QUOTED_IT_RE.match(q) or SAID_IT_RE.match(q)
     if quoted:
         term, wh, aux, rest = quoted.groups()
-        said = f"{wh.lower()} {aux.lower()} {term} {rest}".rstrip(" ?")
+        said = f"{wh.lower()} {aux.lower()} {term} {rest or ''}".rstrip(" ?")
         return [Part(said, slot(said))]
     setup = _SETUP_RE.match(q)
     if setup and not WH_RE.search(setup.group(1)) and setup.group(1).split()[0].lower() not in _AUX:
@@ -357,6 +358,11 @@ def _slot(text: str) -> Slot:
         # "what's the name of the quinta we booked for the sintra offsite": a name, where the rules know no kind for
         # the thing; "a rented quinta outside Sintra" speaks of it and names none
         return Slot("thing", head="name") if got.kind == "value" else got
+    the_one = THE_ONE_THAT_RE.match(q)
+    if the_one:
+        got = slot(f"which {the_one.group(1)}")
+        if got.named and got.kind != "thing":
+            return got  # "a payments company in Porto" speaks of the company and names none
     oldest = OLDEST_NAMED_RE.match(q)
     if oldest:
         # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
@@ -544,6 +550,13 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if utmost:
         # "what's the biggest the http cache is allowed to grow": a measure, at most (a size, a length, a count)
         return Slot("quantity", unit="size" if utmost.group(1) in ("biggest", "largest", "smallest") else "")
+    utmost = UTMOST_OF_RE.match(tail)
+    if utmost and kind_of_head(singular_head(utmost.group(2).split()[-1])) in ("", "thing"):
+        # "what's the longest line allowed in a requirements.txt file": a length, at most; a line that speaks of the
+        # file and gives none ("A line ending in an unescaped \ is treated as a line continuation") is no answer
+        extent = utmost.group(1) in ("longest", "shortest", "widest")
+        return Slot("quantity", unit="extent" if extent else "size" if utmost.group(1) in ("biggest", "largest",
+                                                                                            "smallest") else "")
     if FLAG_ASKED_RE.match(tail):
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
     if re.match(r"^(?:'s|is|are) ", tail) and LINK_ASKED_RE.match(tail.split(" ", 1)[1]):
@@ -602,7 +615,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really )?(?:mean|stand for|do|does|refer to)"
-                 r"(?: here| there| for a living| all day)?$", tail) or re.search(
+                 r"(?: here| there| for a living| all day)?" + SET_AGAINST, tail) or re.search(
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))

@@ -30,17 +30,17 @@ from stigmergy.answer.cues import (
     CAUSE_RE,
     COMMAND_ASKED_RE,
     COMMAND_RE,
-    DEFAULT_ASKED_RE,
     DONE_TO_RE,
     KIND_TAIL_RE,
+    LABEL_WORDS,
     LEAVE_ASKED_RE,
-    OPTION_SET_RE,
     PART_OF_RE,
     REFUSAL_REASON_RE,
     RULING_RE,
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
+from stigmergy.answer.frames import WILL_RE, framed
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, roster, words
@@ -69,6 +69,7 @@ from stigmergy.answer.values import (
     dates_in,
     figures_in,
     is_new,
+    outside_month,
 )
 from stigmergy.answer.what_forms import (
     LASTS_ASKED_RE,
@@ -98,8 +99,6 @@ CONTEXT = 0.9  # the value is in the line's context (title, heading, previous se
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
 _FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
                               r"\bwhen (?:will|shall)\b", re.I)
-_WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upcoming|next|future|intend\w*|"
-                      r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
 _FUTURE_VERSION_ASKED_RE = re.compile(r"\b(?:version|release)s? (?:will|shall|(?:is|are) going to)\b|"
                                       r"\bwill (?:[\w.-]+ ){0,6}be (?:dropped|removed|released|deprecated|retired)\b", re.I)
 # A line that says its event has no date yet: a date in its heading ("Deprecations (2020)") is not the event's.
@@ -164,7 +163,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if slot.unit == "clock":
             return 1.0 if any(is_new(m.group(0), q) for m in CLOCK_RE.finditer(text)) else 0.0
         if slot.unit != "day" and any(is_new(m.group(1), q) for m in RELEASE_RE.finditer(text)) and (
-                not _FUTURE_ASKED_RE.search(q.text) or _WILL_RE.search(text)):
+                not _FUTURE_ASKED_RE.search(q.text) or WILL_RE.search(text)):
             # "when will X be removed": "Pip 20.3: pip defaults to the new resolver" dates what is so, not what
             # is to come; a release answers it when the line speaks of what will be
             return 1.0  # "when did that option go": "Changed in version 22.1" (software is dated by releases)
@@ -192,6 +191,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
                 return 0.0  # "how many maintainers": "two members of the team … and no maintainers opposing"
             return WEAK if figures_in(text, q, "count") or any(
                 w in NUMBER_WORDS and w not in q.text.split() for w in words(text)) else 0.0
+        if slot.unit == "count" and slot.head and counts_other(slot.head, text, q):
+            return 0.0  # "how many surveys did they run": "472 people signed up to the panel" counts people
         if figures_in(text, q, slot.unit):
             return 1.0
         if slot.unit in ("extent", "time") and LASTS_ASKED_RE.search(q.text) and UNTIL_RE.search(text) and dates_in(
@@ -282,6 +283,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         # production", "is not supported") answers, one that only describes the thing weakly
         if is_command(text):
             return 0.0  # "python -m pip install -c constraints.txt" says neither whether nor what pip then does
+        if not [w for w in _content(text, q) if w.casefold() not in LABEL_WORDS]:
+            return 0.0  # "is --use-deprecated=legacy-resolver still supported": "Example: --use-deprecated=…" says only it
         return 1.0 if not LEAVE_ASKED_RE.search(q.text) or RULING_RE.search(text) else WEAK
     # A plain "what…": any value the question does not hold.
     if roster(text):
@@ -377,6 +380,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if _REPORTS_ASKING_RE.search(text) and not _REPORTS_ASKING_RE.search(q.text):
         return 0.0, False  # "[10:12] Hannah: Erik asks whether their beta key still works": a question, no answer
     got, via = _fill(slot, text, context, names, q)
+    if got and slot.kind == "date" and not via and outside_month(text, q):
+        return 0.0, False  # "the demo for norrland in october": "a launch date of 15 September" is another month's
     if got and slot.kind in ("quantity", "date") and _PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
             slot.kind == "date" and _CAME_TO_PASS_RE.search(text)):
         got *= WEAK
@@ -390,10 +395,12 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
+    if got and not framed(slot.kind, text, context, q.text):
+        got *= WEAK  # a default, what comes next or a total asked, and a line that gives another (answer/frames.py)
     if got and slot.kind in ("quantity", "date") and REMOVAL_ASKED_RE.search(q.text) and not REMOVAL_RE.search(
             f"{text} {context}"):
         got *= WEAK  # "in which version was the legacy resolver deleted": "pip 20.1: an alpha of the new one" is another event
-    if got and slot.unit == "version" and _FUTURE_VERSION_ASKED_RE.search(q.text) and not _WILL_RE.search(text):
+    if got and slot.unit == "version" and _FUTURE_VERSION_ASKED_RE.search(q.text) and not WILL_RE.search(text):
         got *= WEAK  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2" is done
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
@@ -407,8 +414,6 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
-    if got and DEFAULT_ASKED_RE.search(q.text) and OPTION_SET_RE.search(text) and not re.search(r"\bdefault", text, re.I):
-        got *= WEAK  # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice
     done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how

@@ -96,6 +96,41 @@ def is_new_name(name: str, q: Asked) -> bool:
     return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
 
 
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+_GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def amount(number: str, scale: str | None) -> float | None:
+    """The amount a figure writes ("14,500", and "14.5" with "k", are both 14,500); None for a range, a multiple
+    ("3x") or a comma that need not group thousands ("14,5")."""
+    if not _GROUPED_RE.fullmatch(number):
+        return None
+    factor = 1.0
+    if scale:
+        got = _SCALES.get(scale.strip().lower())
+        if got is None:
+            return None
+        factor = got
+    return round(float(number.replace(",", "")) * factor, 6)
+
+
+@lru_cache(maxsize=1024)
+def _asked_amounts(question: str) -> frozenset[float]:
+    out = set()
+    for m in _NUMBER_RE.finditer(question):
+        got = amount(m.group("n"), m.group("scale"))
+        if got is not None:
+            out.add(got)
+    return frozenset(out)
+
+
+def _echoed(number: str, scale: str | None, question: str) -> bool:
+    """The figure is one the question already holds, written another way: "£14,500" in a line echoes the
+    question's "£14.5k", as "1.2M" echoes "1,200,000"."""
+    got = amount(number, scale)
+    return got is not None and got in _asked_amounts(question)
+
+
 _DAY_RE = re.compile(r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|yesterday|tonight)\b", re.I)
 
 
@@ -114,6 +149,31 @@ def dates_in(text: str, q: Asked, day: bool = False) -> list[str]:
         if is_new(got, q) and not (day_months(got) & day_months(q.text)):
             out.append(got)
     return out
+
+
+# The month a question puts the asked date in ("the demo for norrland in october"), unless it asks what moved it.
+_MONTH_ASKED_RE = re.compile(r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH + r")\b", re.I)
+_MOVED_ASKED_RE = re.compile(r"\b(?:mov|postpon|push|slip|delay|resched|brought forward|bring forward|instead|"
+                             r"originally|first planned|supposed|thought)", re.I)
+_ISO_MONTH_RE = re.compile(r"\d{4}-(\d{2})-\d{2}")
+
+
+def outside_month(text: str, q: Asked) -> bool:
+    """Every new date of `text` names a month, and none the month the question puts the asked date in: "exact
+    date of the lodestar demo for norrland in october" is not answered by "a launch date of 15 September"."""
+    asked_in = _MONTH_ASKED_RE.search(q.text)
+    if asked_in is None or _MOVED_ASKED_RE.search(q.text):
+        return False
+    want = month_index(asked_in.group(1))
+    months: set[int] = set()
+    for got in dates_in(text, q):
+        iso = _ISO_MONTH_RE.search(got)
+        named = {int(iso.group(1)) - 1} if iso else {i for w in re.findall(r"[a-z]+", got.lower())
+                                                      if (i := month_index(w)) is not None}
+        if not named:
+            return False  # "by Tuesday", "2026": no month to set against the asked one
+        months |= named
+    return bool(months) and want not in months
 
 
 _DAY_MONTH_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3,9})\b", re.I)  # "22 apr", "3rd of may"
@@ -187,7 +247,7 @@ def figures_in(text: str, q: Asked, unit: str) -> list[str]:
         if unit == "count" and (is_time or m.group("cur") or (m.group("pct") and not _PARTITIVE_RE.search(q.text))):
             continue  # "delayed by up to 47 minutes" counts no alerts; "£46k", "12%" count nothing
         value = m.group(0).strip()
-        if is_new(value, q) and is_new(m.group("n"), q):
+        if is_new(value, q) and is_new(m.group("n"), q) and not _echoed(m.group("n"), m.group("scale"), q.text):
             out.append(value)
     if unit in ("time", "extent", ""):
         # "within five working days": a duration spelled out is one too

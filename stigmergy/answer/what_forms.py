@@ -12,6 +12,12 @@ import re
 UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
                               r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
                               r"[\w'-]+ (?:can|could|will|may|might|is|are|gets?|grows?)\b)")
+# "what's the longest line allowed in a requirements file", "the longest project name pip will accept": the utmost
+# of a thing's measure (its length, its size), where the thing is no person, place or organisation ("the biggest
+# customer in the nordics" asks which customer)
+UTMOST_OF_RE = re.compile(r"^(?:'s|is|was|are) the (longest|shortest|biggest|largest|smallest|widest|highest|lowest|max|"
+                          r"maximum|min|minimum) ((?:[\w'.-]+ ){0,2}?[\w'.-]+)(?= (?:allowed|permitted|possible|accepted|"
+                          r"supported|that|which|pip|you|i|we|it|one|in|on|for|of|before|a|an)\b|$)")
 COMMAND_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct |exact |one )?(?:sub)?"
                               r"(?:command|cmd)s? (?:to|for|that|which) .+$")
 FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |right |correct )?(?:(?:flags?|switch(?:es)?)|"
@@ -113,6 +119,29 @@ NAME_OF_RE = re.compile(r"^(?:(?:what|which) (?:is|are|was|were) )?(?:the )?name
                         r"(.+?) (?:be )?(?:called|named)\b.*$", re.I)
 
 
+# "what was the payments company in porto that grace worked for": the thing a relative clause picks out, asked as
+# "which payments company in porto …" asks it (the noun phrase before the relative pronoun; no verb in it).
+THE_ONE_THAT_RE = re.compile(r"^what (?:is|was|are|were) the ((?:(?!(?:is|are|was|were|does|did|do|has|have|had|will|"
+                             r"would|can|could|should)\b)[\w'-]+ ){0,4}?[\w'-]+) (?:that|who|whom|which|where) \w", re.I)
+
+
 # "what env var sets --find-links": a variable's name is asked
 ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
                               r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
+
+# "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
+# it say who asks, not what is asked.
+QUOTED_IT_RE = re.compile(r"^.*?(?:^|\s)['\"‘“]([^'\"’”]{2,40})['\"’”](?=[\s,.;:?]).*?,\s*"
+                          r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)\s+(.{2,40}?)\s*\??$", re.I)
+# "pharma folks keep saying IQ/OQ - what is that", "we keep hearing about MKT in reviews. what is it?": the same, the
+# term unquoted after the verb that says it was heard (where it was heard, after a preposition, left out). "The customer
+# says the light on their box keeps flashing amber, what does that mean": a statement reported, not a term heard.
+SAID_IT_RE = re.compile(r"^.*?\b(?:saying|hearing(?: about)?|heard about|mentioning|using the (?:term|word)|use the "
+                        r"(?:term|word)|talk(?:s|ing)? about)\s+"
+                        r"(?P<term>[^\s,.;:?'\"‘“]+(?:\s+(?!(?:in|at|on|from|during|with|for|when|all|every|to|and|"
+                        r"again|lately|a lot)\b)[^\s,.;:?]+){0,2}?)(?:\s+(?:in|at|on|from|during|with|for|when|all|every|"
+                        r"to|again|lately|a lot)\b(?:\s+[^\s,.;:?]+){0,3})?\s*(?:,|\.|;|:|\s[-—–])\s*"
+                        r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)(?:\s+(.{2,40}?))?\s*\??$", re.I)
+# "what does --ignore-installed actually do compared to force reinstall": what X does, set against another thing
+# the asker names, is still X's definition.
+SET_AGAINST = r"(?:,? (?:compared (?:to|with)|vs\.?|versus|as opposed to|unlike|instead of|rather than) .+)?$"

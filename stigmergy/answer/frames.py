@@ -1,0 +1,54 @@
+"""What a question's frame asks of the line that answers it, beyond the kind of value: a default ("which port
+does pip assume if I leave it off"), what comes next ("which hash will pip recommend after sha256"), a total ("how
+many gateways in total"). A line that gives a value of the asked kind in another frame (an example setting, what
+holds now, what was added) fills the slot weakly (slots.fill)."""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
+                              r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b|"
+                              r"\bif (?:i|you|we) (?:leave|keep) (?:\S+ ){1,3}(?:off|out)\b|\b(?:does|do|will|would) "
+                              r"(?:\S+ ){1,2}assume\b", re.I)
+# A line that speaks of what holds when nothing is given: a default, or what is assumed or done when it is left out.
+DEFAULT_SAID_RE = re.compile(r"\bdefault|\bunless\b|\botherwise\b|\bassumes?\b|\bassumed\b|\bfalls? back\b|"
+                             r"\bfallback\b|\bimplicit|\bomitted\b|\bunset\b|\bif (?:not|no|none|nothing)\b|"
+                             r"\bwhen (?:no|not|none|nothing)\b|\bnot (?:given|set|specified|provided|passed)\b|"
+                             r"\bif (?:\S+ ){1,4}(?:is|are) (?:not|omitted|missing|absent|unset|left out)\b", re.I)
+
+# What will be, or comes next ("which hash algorithm will pip recommend after sha256", "which python is pip dropping
+# support for next"), against a line that says what is now ("The recommended hash algorithm at the moment is sha256")
+# or what was done ("in pip 21.0 … pip dropped support for Python 2").
+AHEAD_ASKED_RE = re.compile(r"\b(?:will|going to)\b|\bnext\b(?! to\b)|\bupcoming\b|\bafter (?:that|this|it)\b", re.I)
+NOW_SAID_RE = re.compile(r"\b(?:at the moment|currently|at present|right now|for now|as of now|as of today)\b", re.I)
+DONE_SAID_RE = re.compile(r"\b(?:dropped|removed|released|deprecated|retired|ended|launched|shipped|renewed|replaced)\b",
+                          re.I)
+
+# A total asked ("how many gateways do we have in the field in total, all customers"), against a line that counts what
+# was added ("the expansion at Norrland Fresh, which added … about 140 Beacon gateways") and names no total.
+TOTAL_ASKED_RE = re.compile(r"\b(?:in total|total|overall|altogether|all together|combined|in all|across (?:all|every))\b",
+                            re.I)
+ADDED_SAID_RE = re.compile(r"\b(?:added|adds|adding|additional|extra|expansion|expanded|grew by|up by|increased by)\b", re.I)
+
+# A line that speaks of what is to come: it answers what comes next, whatever else it says.
+WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upcoming|next|future|intend\w*|"
+                     r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
+
+
+def framed(kind: str, text: str, context: str, question: str) -> bool:
+    """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
+    question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
+    a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
+    if DEFAULT_ASKED_RE.search(question) and kind in ("quantity", "value", "thing", "place") and not (
+            DEFAULT_SAID_RE.search(f"{text} {context}")):
+        # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
+        # if I leave it off --proxy": "in the form scheme://proxy.server:port" gives none
+        return False
+    if kind not in ("yesno", "procedure", "reason", "definition", "date") and AHEAD_ASKED_RE.search(question) and (
+            NOW_SAID_RE.search(text) or DONE_SAID_RE.search(text)) and not WILL_RE.search(text):
+        return False  # "which hash will pip recommend after sha256": "the recommended one at the moment is sha256"
+    if kind == "quantity" and TOTAL_ASKED_RE.search(question) and ADDED_SAID_RE.search(text) and not (
+            TOTAL_ASKED_RE.search(text) or ADDED_SAID_RE.search(question)):
+        return False  # "how many gateways in total": "the expansion … added about 140 Beacon gateways" counts an addition
+    return True
