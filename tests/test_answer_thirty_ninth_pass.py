@@ -154,3 +154,40 @@ def test_a_total_asked_is_not_counted_by_what_was_added() -> None:
     q = "how many beacon gateways do we have out in the field in total, all customers?"
     assert _fills(q, "The expansion at Norrland Fresh added about 140 Beacon gateways.") < 1
     assert _fills(q, "We have 1,310 Beacon gateways in the field in total.") == 1
+
+
+def test_a_term_heard_and_asked_about_by_a_public_reader_is_answered_from_public_lines_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Hostile: the question names a codename heard in the corridor ("keep hearing heron - what is that"), which the new
+    # reading turns into "what is heron"; only the board layer defines it. The public reader gets an honest refusal
+    # that shows nothing of the board's page, the board reader the definition; and a figure restated in another format
+    # by a public line ("£14,500" for "£14.5k") is no answer either.
+    import json
+
+    from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
+    from test_index_support import HashEmbedder
+
+    from stigmergy.answer.service import ask
+    from stigmergy.index.build import build_index
+    from stigmergy.index.search import Searcher
+
+    b = build_wiki(tmp_path / "w")
+    b.source("Board minutes", f"Heron is the code name for the acquisition talks with Orbis. {CANARY} stays here.\n",
+             layer="board", occurred_at="2026-09-18", key="boardmin")
+    b.source("Offsite plan", "Budget for the offsite is £14,500 including venue, meals and travel.\n"
+             "People keep hearing code names in the corridor; ask your lead.\n", occurred_at="2026-09-18", key="offsite")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    answers = {}
+    for reader in (PUBLIC, BOARD):
+        s = Searcher(b.root, b.settings, HashEmbedder())
+        try:
+            answers[reader] = (ask(b.root, b.settings, reader, "people keep hearing heron in the corridor - what is it?",
+                                   searcher=s),
+                               ask(b.root, b.settings, reader, "how much of the £14.5k offsite budget is the venue alone?",
+                                   searcher=s))
+        finally:
+            s.close()
+    public = json.dumps(answers[PUBLIC])
+    assert CANARY not in public and "Orbis" not in public and "Board minutes" not in public
+    assert not answers[PUBLIC][0]["answered"] and not answers[PUBLIC][1]["answered"]
+    assert answers[BOARD][0]["answered"] and "Orbis" in json.dumps(answers[BOARD][0])  # the test can fail
