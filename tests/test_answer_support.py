@@ -1,5 +1,5 @@
 """A small wiki for the ask and MCP tests: public sources and notes (with a contradiction), and a
-restricted `board` layer holding a canary. No tests here."""
+restricted `board` layer holding a canary; and the answers each reader gets. No tests here."""
 
 from __future__ import annotations
 
@@ -55,3 +55,20 @@ def build_wiki(root: Path, *, index: bool = True, env: dict[str, str] | None = N
     if index:
         build_index(b.root, b.settings, embedder=HashEmbedder())
     return b
+
+
+def answers_by_reader(b: RepoBuilder, *questions: str) -> dict[str, list[dict]]:  # type: ignore[type-arg]
+    """Index the wiki `b` holds (the hash embedder), then ask each question as the public and as the board reader,
+    each reader with a searcher of its own: reader -> its answers, in the questions' order."""
+    from stigmergy.answer.service import ask
+    from stigmergy.index.search import Searcher
+
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    out: dict[str, list[dict]] = {}  # type: ignore[type-arg]
+    for reader in (PUBLIC, BOARD):
+        s = Searcher(b.root, b.settings, HashEmbedder())
+        try:
+            out[reader] = [ask(b.root, b.settings, reader, q, searcher=s) for q in questions]
+        finally:
+            s.close()
+    return out

@@ -200,12 +200,7 @@ def test_a_noun_phrase_asked_by_a_public_reader_is_answered_from_public_lines_on
     # an honest refusal that shows nothing of the board's page; the board reader is answered from it.
     import json
 
-    from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
-    from test_index_support import HashEmbedder
-
-    from stigmergy.answer.service import ask
-    from stigmergy.index.build import build_index
-    from stigmergy.index.search import Searcher
+    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
 
     b = build_wiki(tmp_path / "w")
     b.source("Board calendar", f"The next board meeting is on 12 December. {CANARY} stays in the room.\n",
@@ -213,14 +208,7 @@ def test_a_noun_phrase_asked_by_a_public_reader_is_answered_from_public_lines_on
     b.source("How we meet", "Decisions go in meeting notes, with owners and dates.\n", occurred_at="2026-09-18",
              key="howwemeet")
     b.commit()
-    build_index(b.root, b.settings, embedder=HashEmbedder())
-    answers = {}
-    for reader in (PUBLIC, BOARD):
-        s = Searcher(b.root, b.settings, HashEmbedder())
-        try:
-            answers[reader] = ask(b.root, b.settings, reader, "date of the next board meeting?", searcher=s)
-        finally:
-            s.close()
+    answers = {reader: got[0] for reader, got in answers_by_reader(b, "date of the next board meeting?").items()}
     public = json.dumps(answers[PUBLIC])
     assert CANARY not in public and "12 December" not in public and "Board calendar" not in public
     assert not answers[PUBLIC]["answered"]

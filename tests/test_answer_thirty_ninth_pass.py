@@ -163,12 +163,7 @@ def test_a_term_heard_and_asked_about_by_a_public_reader_is_answered_from_public
     # by a public line ("£14,500" for "£14.5k") is no answer either.
     import json
 
-    from test_answer_support import BOARD, CANARY, PUBLIC, build_wiki
-    from test_index_support import HashEmbedder
-
-    from stigmergy.answer.service import ask
-    from stigmergy.index.build import build_index
-    from stigmergy.index.search import Searcher
+    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
 
     b = build_wiki(tmp_path / "w")
     b.source("Board minutes", f"Heron is the code name for the acquisition talks with Orbis. {CANARY} stays here.\n",
@@ -176,17 +171,8 @@ def test_a_term_heard_and_asked_about_by_a_public_reader_is_answered_from_public
     b.source("Offsite plan", "Budget for the offsite is £14,500 including venue, meals and travel.\n"
              "People keep hearing code names in the corridor; ask your lead.\n", occurred_at="2026-09-18", key="offsite")
     b.commit()
-    build_index(b.root, b.settings, embedder=HashEmbedder())
-    answers = {}
-    for reader in (PUBLIC, BOARD):
-        s = Searcher(b.root, b.settings, HashEmbedder())
-        try:
-            answers[reader] = (ask(b.root, b.settings, reader, "people keep hearing heron in the corridor - what is it?",
-                                   searcher=s),
-                               ask(b.root, b.settings, reader, "how much of the £14.5k offsite budget is the venue alone?",
-                                   searcher=s))
-        finally:
-            s.close()
+    answers = answers_by_reader(b, "people keep hearing heron in the corridor - what is it?",
+                                "how much of the £14.5k offsite budget is the venue alone?")
     public = json.dumps(answers[PUBLIC])
     assert CANARY not in public and "Orbis" not in public and "Board minutes" not in public
     assert not answers[PUBLIC][0]["answered"] and not answers[PUBLIC][1]["answered"]
