@@ -6,6 +6,7 @@ holds now, what was added) fills the slot weakly (slots.fill)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
                               r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b|"
@@ -36,19 +37,26 @@ WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upc
                      r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
 
 
+@lru_cache(maxsize=256)
+def _asks(question: str) -> tuple[bool, bool, bool]:
+    """(a default, what comes next, a total) asked: read once per question, not once per line scored."""
+    return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
+            TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None)
+
+
 def framed(kind: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    if DEFAULT_ASKED_RE.search(question) and kind in ("quantity", "value", "thing", "place") and not (
+    default, ahead, total = _asks(question)
+    if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
         # if I leave it off --proxy": "in the form scheme://proxy.server:port" gives none
         return False
-    if kind not in ("yesno", "procedure", "reason", "definition", "date") and AHEAD_ASKED_RE.search(question) and (
+    if ahead and kind not in ("yesno", "procedure", "reason", "definition", "date") and (
             NOW_SAID_RE.search(text) or DONE_SAID_RE.search(text)) and not WILL_RE.search(text):
         return False  # "which hash will pip recommend after sha256": "the recommended one at the moment is sha256"
-    if kind == "quantity" and TOTAL_ASKED_RE.search(question) and ADDED_SAID_RE.search(text) and not (
-            TOTAL_ASKED_RE.search(text) or ADDED_SAID_RE.search(question)):
+    if total and kind == "quantity" and ADDED_SAID_RE.search(text) and not TOTAL_ASKED_RE.search(text):
         return False  # "how many gateways in total": "the expansion … added about 140 Beacon gateways" counts an addition
     return True

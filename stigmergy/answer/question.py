@@ -554,9 +554,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if utmost and kind_of_head(singular_head(utmost.group(2).split()[-1])) in ("", "thing"):
         # "what's the longest line allowed in a requirements.txt file": a length, at most; a line that speaks of the
         # file and gives none ("A line ending in an unescaped \ is treated as a line continuation") is no answer
-        extent = utmost.group(1) in ("longest", "shortest", "widest")
-        return Slot("quantity", unit="extent" if extent else "size" if utmost.group(1) in ("biggest", "largest",
-                                                                                            "smallest") else "")
+        extent, size = utmost.group(1) in ("longest", "shortest", "widest"), utmost.group(1) in ("biggest", "largest",
+                                                                                                 "smallest")
+        return Slot("quantity", unit="extent" if extent else "size" if size else "")
     if FLAG_ASKED_RE.match(tail):
         return Slot("thing", head="flag")  # "building docker images without a cache, what's the flag"
     if re.match(r"^(?:'s|is|are) ", tail) and LINK_ASKED_RE.match(tail.split(" ", 1)[1]):
