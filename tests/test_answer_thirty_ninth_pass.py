@@ -177,3 +177,12 @@ def test_a_term_heard_and_asked_about_by_a_public_reader_is_answered_from_public
     assert CANARY not in public and "Orbis" not in public and "Board minutes" not in public
     assert not answers[PUBLIC][0]["answered"] and not answers[PUBLIC][1]["answered"]
     assert answers[BOARD][0]["answered"] and "Orbis" in json.dumps(answers[BOARD][0])  # the test can fail
+
+
+def test_a_question_of_figures_and_months_alone_asks_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Bad input: "£14.5k?" was "answered" with the line nearest a figure ("Revenue is £2.36M, not £2.41M").
+    from test_answer_support import PUBLIC, answers_by_reader, build_wiki
+
+    b = build_wiki(tmp_path / "w", index=False)
+    answers = answers_by_reader(b, "£14.5k?", "in october?", "q1 2026?", "Aurora revenue in q1 2026?")[PUBLIC]
+    assert [a["answered"] for a in answers] == [False, False, False, True]  # the test can fail

@@ -35,6 +35,7 @@ from stigmergy.answer.terms import (
     claimed,
     fold,
     jargon,
+    month_index,
     motive,
     question_terms,
     stem,
@@ -113,9 +114,15 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(lines, part, terms, names, q, vectors,
-                            qvecs[i] if qvecs is not None else None, systems) if terms else []
+                            qvecs[i] if qvecs is not None else None, systems) if _names_something(terms) else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+def _names_something(terms: list[Term]) -> bool:
+    """A question made only of figures and months ("£14.5k?", "in october?") names nothing to look for: the honest
+    answer is a refusal, not the line nearest a figure (it was "Revenue is £2.36M, not £2.41M")."""
+    return any(not t.figure and month_index(t.word) is None for t in terms)
 
 
 def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
