@@ -186,3 +186,42 @@ def test_a_question_of_figures_and_months_alone_asks_nothing(tmp_path) -> None: 
     b = build_wiki(tmp_path / "w", index=False)
     answers = answers_by_reader(b, "£14.5k?", "in october?", "q1 2026?", "Aurora revenue in q1 2026?")[PUBLIC]
     assert [a["answered"] for a in answers] == [False, False, False, True]  # the test can fail
+
+
+def test_an_acronym_in_capitals_the_wiki_never_writes_is_a_constraint() -> None:
+    from dataclasses import replace
+
+    from stigmergy.answer.select import word_score
+    from stigmergy.answer.terms import jargon, question_terms
+    from tests.test_answer_thirty_seventh_pass import _line
+
+    known = frozenset("pip support auth for our corporate proxy".split())
+    q = "does pip support NTLM auth for our corporate proxy?"
+    # what weigh() gives a capitalised acronym no fragment of the reader's says
+    terms = [replace(t, absent=True) if t.word == "NTLM" else t for t in question_terms(q)]
+    got = {t.word: t.proper for t in jargon(terms, known)}
+    assert got["NTLM"] and not got["proxy"]
+    proxies = "Using the --proxy option, pip works behind an outbound HTTP proxy server in corporate networks."
+    assert not word_score(_line(proxies), jargon(terms, known), {})[2]
+    # a line that names it says it
+    assert word_score(_line("Pip cannot authenticate to a corporate proxy with NTLM."), jargon(terms, known), {})[2]
+
+
+def test_an_acronym_the_wiki_spells_out_is_context_not_a_constraint(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # "now that 1.0 is GA": the wiki writes "generally available", so GA is a thing it knows, said as context; a line
+    # about the keys answers. "NTLM", which no line says, keeps the question from being answered by a line on proxies.
+    # A guard: it passes on c419334 too, and fails where an acronym in capitals is a constraint without
+    # service._spelled (two right answers of the read sets were lost so).
+    from test_answer_support import PUBLIC, answers_by_reader, build_wiki
+
+    b = build_wiki(tmp_path / "w", index=False)
+    b.source("Harbor launch", "Harbor API 1.0 is generally available as of 2 June 2026.\n", occurred_at="2026-06-02",
+             key="harbor")
+    b.source("Beta keys FAQ", "Beta API keys are now production keys; you do not need to rotate them.\n"
+             "Harbor works behind an outbound HTTP proxy server in corporate networks.\n", occurred_at="2026-06-03",
+             key="keysfaq")
+    b.commit()
+    ga, ntlm = answers_by_reader(b, "do harbor beta users have to rotate their api keys now that 1.0 is GA?",
+                                 "does harbor support NTLM auth for our corporate proxy?")[PUBLIC]
+    assert ga["answered"] and "production keys" in " ".join(s["text"] for s in ga["sentences"])
+    assert not ntlm["answered"]  # the test can fail

@@ -106,7 +106,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     first: list[Term] = []
     for i, part in enumerate(asked_parts):
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
-        terms = claimed(jargon(terms, known) if part.slot.kind == "yesno" else terms, part.text, part.slot.kind)
+        terms = claimed(_spelled(jargon(terms, known), ev.lines) if part.slot.kind == "yesno" else terms, part.text,
+                        part.slot.kind)
         terms = motive(terms, part.text)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         terms = _about(terms, part.carried)
@@ -117,6 +118,14 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
                             qvecs[i] if qvecs is not None else None, systems) if _names_something(terms) else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+def _spelled(terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
+    """An acronym typed in capitals that the evidence spells out ("GA": "generally available") is a thing the wiki
+    knows, said by the asker as context ("do beta users have to rotate their keys now that 1.0 is GA?"), not the
+    thing a line must name; one the evidence never says ("NTLM") stays a constraint (terms.jargon)."""
+    return [replace(t, proper=False) if t.proper and t.name and t.absent and said_anywhere(t, lines) else t
+            for t in terms]
 
 
 def _names_something(terms: list[Term]) -> bool:

@@ -463,12 +463,15 @@ def jargon(terms: list[Term], known: frozenset[str]) -> list[Term]:
     """A plain word no fragment of the reader's says (`absent`), typed without a vowel, and no whole word of the
     model's English vocabulary (vocabulary.known_words) is a term of art the wiki never names ("gpg"), not the asker's
     own word for something a line says otherwise ("mess", "plug", "tarball"): it is a rare proper name, a
-    constraint, so "does pip verify gpg signatures" is not answered by a line about hashes. A typo of a word the
-    evidence says ("relase") is still said by that word (select.misspelt)."""
+    constraint, so "does pip verify gpg signatures" is not answered by a line about hashes. So is an acronym typed in
+    capitals that no fragment writes ("does pip support NTLM auth for our corporate proxy": not a line about proxies;
+    one that spells it out still says it, select._says). A typo of a word the evidence says ("relase") is still said
+    by that word (select.misspelt)."""
     if not known:
         return terms
-    return [replace(t, proper=True, common=False) if t.absent and not (t.figure or t.name) and t.word.isalpha()
-            and not _VOWEL_RE.search(t.word) and not _english(fold(t.word), known) else t for t in terms]
+    return [replace(t, proper=True, common=False) if t.absent and not t.figure and t.word.isalpha() and (
+        (t.name and _ACRONYM_RE.fullmatch(t.word)) or (not t.name and not _VOWEL_RE.search(t.word)
+                                                      and not _english(fold(t.word), known))) else t for t in terms]
 
 
 # A term of art typed in lower case is an acronym ("gpg", "npm", "ssh"): the asker's own English words the model's
@@ -499,8 +502,10 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
                            everywhere=df >= EVERYWHERE_SHARE * n))
         if df == 0 and not (t.figure or t.name):
             absent.append(len(out) - 1)
-        elif df == 0 and t.figure:
-            out[-1] = replace(out[-1], absent=True)  # the asker's own figure, if it is one (`claimed`); weighed as it is
+        elif df == 0 and (t.figure or (t.name and _ACRONYM_RE.fullmatch(t.word))):
+            # the asker's own figure, if it is one (`claimed`), or an acronym the wiki never writes (`jargon`): weighed
+            # as it is
+            out[-1] = replace(out[-1], absent=True)
     # A plain word the reader's wiki never uses is the asker's own word ("the april ingestion *mess*", "who
     # *pulled the plug*"): no line can say it, so it weighs like the lightest word the wiki does use; the
     # meaning score carries it. (Names and figures keep their weight: they are what the question is about.)
