@@ -1,7 +1,8 @@
 """What a question's frame asks of the line that answers it, beyond the kind of value: a default ("which port
-does pip assume if I leave it off"), what comes next ("which hash will pip recommend after sha256"), a total ("how
-many gateways in total"). A line that gives a value of the asked kind in another frame (an example setting, what
-holds now, what was added) fills the slot weakly (slots.fill)."""
+does pip assume if I leave it off"), what comes next ("which hash will pip recommend after sha256", "in which pip
+version will X be dropped"), a total ("how many gateways in total"). Each frame a line misses weakens it once: a
+version asked ahead and a line that says what was done is one miss, not two. A line that gives a value of the asked
+kind in another frame (an example setting, what holds now, what was added) fills the slot weakly (slots.fill)."""
 
 from __future__ import annotations
 
@@ -32,28 +33,35 @@ TOTAL_ASKED_RE = re.compile(r"\b(?:in total|total|overall|altogether|all togethe
                             re.I)
 ADDED_SAID_RE = re.compile(r"\b(?:added|adds|adding|additional|extra|expansion|expanded|grew by|up by|increased by)\b", re.I)
 
+# A version asked that is to come ("in which pip version will X be dropped"): only a line that speaks of what will be
+# gives it ("in pip 21.0, pip dropped support for Python 2" is done).
+FUTURE_VERSION_ASKED_RE = re.compile(r"\b(?:version|release)s? (?:will|shall|(?:is|are) going to)\b|"
+                                     r"\bwill (?:[\w.-]+ ){0,6}be (?:dropped|removed|released|deprecated|retired)\b", re.I)
 # A line that speaks of what is to come: it answers what comes next, whatever else it says.
 WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upcoming|next|future|intend\w*|"
                      r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
 
 
 @lru_cache(maxsize=256)
-def _asks(question: str) -> tuple[bool, bool, bool]:
-    """(a default, what comes next, a total) asked: read once per question, not once per line scored."""
+def _asks(question: str) -> tuple[bool, bool, bool, bool]:
+    """(a default, what comes next, a version to come, a total) asked: read once per question, not once per line."""
     return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
+            FUTURE_VERSION_ASKED_RE.search(question) is not None,
             TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None)
 
 
-def framed(kind: str, text: str, context: str, question: str) -> bool:
+def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    default, ahead, total = _asks(question)
+    default, ahead, version_ahead, total = _asks(question)
     if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
         # if I leave it off --proxy": "in the form scheme://proxy.server:port" gives none
         return False
+    if version_ahead and unit == "version" and not WILL_RE.search(text):
+        return False  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2"
     if ahead and kind not in ("yesno", "procedure", "reason", "definition", "date") and (
             NOW_SAID_RE.search(text) or DONE_SAID_RE.search(text)) and not WILL_RE.search(text):
         return False  # "which hash will pip recommend after sha256": "the recommended one at the moment is sha256"

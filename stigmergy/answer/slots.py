@@ -99,8 +99,6 @@ CONTEXT = 0.9  # the value is in the line's context (title, heading, previous se
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
 _FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
                               r"\bwhen (?:will|shall)\b", re.I)
-_FUTURE_VERSION_ASKED_RE = re.compile(r"\b(?:version|release)s? (?:will|shall|(?:is|are) going to)\b|"
-                                      r"\bwill (?:[\w.-]+ ){0,6}be (?:dropped|removed|released|deprecated|retired)\b", re.I)
 # A line that says its event has no date yet: a date in its heading ("Deprecations (2020)") is not the event's.
 _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming) (?:release|version|update)|"
                          r"(?:at some point|eventually|some ?day|in the future|at a later (?:date|time|point)|"
@@ -395,13 +393,11 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
-    if got and not framed(slot.kind, text, context, q.text):
+    if got and not framed(slot.kind, slot.unit, text, context, q.text):
         got *= WEAK  # a default, what comes next or a total asked, and a line that gives another (answer/frames.py)
     if got and slot.kind in ("quantity", "date") and REMOVAL_ASKED_RE.search(q.text) and not REMOVAL_RE.search(
             f"{text} {context}"):
         got *= WEAK  # "in which version was the legacy resolver deleted": "pip 20.1: an alpha of the new one" is another event
-    if got and slot.unit == "version" and _FUTURE_VERSION_ASKED_RE.search(q.text) and not WILL_RE.search(text):
-        got *= WEAK  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2" is done
     if got and slot.kind in ("date", "quantity") and _SINCE_ASKED_RE.search(q.text) and not _START_RE.search(text):
         got *= WEAK  # "since which version does pip skip pre-releases": the line must say when it started
     if got and slot.kind == "date" and _END_ASKED_RE.search(q.text) and not _END_RE.search(text):
@@ -458,6 +454,8 @@ def _example_asked(text: str, q: Asked) -> bool:
     is the dublin to cork hospitals lane": 'for example "Dublin hub to Cork hospitals, 2–8 °C"')."""
     said = {stem(w) for m in _EXAMPLE_RE.finditer(text) for w in re.findall(r"[A-Z][\w'-]+", m.group(0))}
     return len(said & q.stems) >= 2
+
+
 _WAS_ASKED_RE = re.compile(r"\bwhen (?:was|were|did|had)\b", re.I)
 _DUE_RE = re.compile(r"\b(?:due|deadline|planned|scheduled|target(?:ed)?|expected)\b(?:\s+[^\s,;]+){0,3}", re.I)
 # "The longest delay" is said by "delayed by up to 47 minutes": the utmost value, said as a bound.
