@@ -63,8 +63,10 @@ session's answerer changes; its misses read in the thirty-eighth session, once t
 the start of the thirty-eighth session, 6 December 2026, committed before that session's answerer changes; its misses
 read in the thirty-ninth session, once the nineteenth pair was written), `blind19_sample` and `blind19_public` =
 ask_blind19_*_questions.json (the same two corpora, written blind by helpers at the start of the thirty-ninth session,
-6 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet is
-skipped with a note.
+6 December 2026, committed before that session's answerer changes; its misses read in the fortieth session, once the
+twentieth pair was written), `blind20_sample` and `blind20_public` = ask_blind20_*_questions.json (the same two corpora,
+written blind by helpers at the start of the fortieth session, 7 December 2026, committed before that session's answerer
+changes; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -146,7 +148,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind18_sample": ("ask_blind18_sample_questions.json", "sample"),
         "blind18_public": ("ask_blind18_public_questions.json", "public"),
         "blind19_sample": ("ask_blind19_sample_questions.json", "sample"),
-        "blind19_public": ("ask_blind19_public_questions.json", "public")}
+        "blind19_public": ("ask_blind19_public_questions.json", "public"),
+        "blind20_sample": ("ask_blind20_sample_questions.json", "sample"),
+        "blind20_public": ("ask_blind20_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -820,7 +824,8 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   11: ("5 December", "twenty-eighth"), 12: ("6 December", "twenty-ninth"), 13: ("6 December", "thirtieth"),
                   14: ("6 December", "thirty-first"), 15: ("6 December", "thirty-second"),
                   16: ("6 December", "thirty-fourth"), 17: ("6 December", "thirty-seventh"),
-                  18: ("6 December", "thirty-eighth"), 19: ("6 December", "thirty-ninth")}
+                  18: ("6 December", "thirty-eighth"), 19: ("6 December", "thirty-ninth"),
+                  20: ("7 December", "fortieth")}
 
 
 def _pair(set_name: str) -> int | None:

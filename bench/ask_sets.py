@@ -76,7 +76,11 @@
                                      thirty-ninth session, once the nineteenth pair was written)
     bench/ask_blind19_sample_questions.json, bench/ask_blind19_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the thirty-ninth session, committed before its
-                                     answerer changes (a twentieth held-out measure, never tuned on)
+                                     answerer changes (a twentieth held-out measure; its misses read in the fortieth
+                                     session, once the twentieth pair was written)
+    bench/ask_blind20_sample_questions.json, bench/ask_blind20_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the fortieth session, committed before its
+                                     answerer changes (a twenty-first held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -150,6 +154,8 @@ BLIND18_SAMPLE_SET = HERE / "ask_blind18_sample_questions.json"
 BLIND18_PUBLIC_SET = HERE / "ask_blind18_public_questions.json"
 BLIND19_SAMPLE_SET = HERE / "ask_blind19_sample_questions.json"
 BLIND19_PUBLIC_SET = HERE / "ask_blind19_public_questions.json"
+BLIND20_SAMPLE_SET = HERE / "ask_blind20_sample_questions.json"
+BLIND20_PUBLIC_SET = HERE / "ask_blind20_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -270,7 +276,8 @@ def main() -> None:
                        (BLIND16_SAMPLE_SET, SAMPLE_CORPUS), (BLIND16_PUBLIC_SET, docs),
                        (BLIND17_SAMPLE_SET, SAMPLE_CORPUS), (BLIND17_PUBLIC_SET, docs),
                        (BLIND18_SAMPLE_SET, SAMPLE_CORPUS), (BLIND18_PUBLIC_SET, docs),
-                       (BLIND19_SAMPLE_SET, SAMPLE_CORPUS), (BLIND19_PUBLIC_SET, docs)):
+                       (BLIND19_SAMPLE_SET, SAMPLE_CORPUS), (BLIND19_PUBLIC_SET, docs),
+                       (BLIND20_SAMPLE_SET, SAMPLE_CORPUS), (BLIND20_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
