@@ -197,6 +197,8 @@ _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#\.)\s+")
 # or a labelled line ("Venue: …"): hard-wrapped prose never starts a line like this.
 _TURN_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]|\d{1,2}:\d{2}\s|[A-Z][\w .'’()-]{0,40}:\s)")
 # A sentence may open with code ("``--only-binary=:all:`` or ``--no-deps`` is required …").
+# Abbreviations whose period is no sentence's end ("e.g. Git", "i.e. a commit hash", "cf. PEP 440", "vs. the old one").
+_ABBREVIATION_END_RE = re.compile(r"(?:^|[\s(\[])(?:e\.\s?g|i\.\s?e|cf|vs|viz|approx|incl|esp|resp)\.$", re.I)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"”')]?\s+(?=[A-Z0-9£$€\"“(]|``?-)")
 
 
@@ -281,6 +283,11 @@ def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
         at = text.index(piece, pos)
         end = at + len(piece)
         pos = end
+        if out and _ABBREVIATION_END_RE.search(out[-1][2]):
+            # "(e.g. Git, Mercurial, etc.)": the period of an abbreviation ends no sentence
+            first, _, said = out.pop()
+            out.append((first, max(n for off, n in starts if off < end), f"{said} {piece.strip()}"))
+            continue
         out.append((max(n for off, n in starts if off <= at), max(n for off, n in starts if off < end), piece.strip()))
     return out
 

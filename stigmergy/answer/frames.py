@@ -42,19 +42,37 @@ WILL_RE = re.compile(r"\b(?:will|shall|going to|plan\w*|schedul\w*|expect\w*|upc
                      r"removal|to be (?:removed|dropped|released|retired))\b", re.I)
 
 
+# What came to pass asked ("what did the lisbon move end up costing", "what did we actually book in revenue", "did M2
+# land on its planned date"), against a line that gives a plan, a budget or a forecast and says nothing of what
+# happened ("Expect revenue of about £3.0M", "Rory budgeted about £65k for the move", "M2 is planned for 10 April").
+ACTUAL_ASKED_RE = re.compile(r"\bactual(?:ly)?\b|\b(?:end|ended|ending|wind|wound) up\b|\bin the end\b|\bturned out\b|"
+                             r"\bwhere did (?:it|that|this|they|we) (?:land|end|come in|finish)\b|\bcame in at\b", re.I)
+ON_PLAN_ASKED_RE = re.compile(r"\b(?:planned|scheduled|target|due|promised|original) (?:date|day|time|deadline)\b|"
+                              r"\bon (?:time|schedule|target)\b|\bas planned\b|\b(?:slip|slipped|late|delayed|behind "
+                              r"schedule)\b|\bhit (?:its|the|their|our) (?:date|deadline|target)\b", re.I)
+# A plan or a forecast is not what happened: it answers a question about plans, weakly any other (slots.fill).
+PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|aim\w*|goal|"
+                     r"estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
+_BUDGET_RE = re.compile(r"\bbudget\w*", re.I)
+ACTUAL_SAID_RE = re.compile(r"\b(?:actual\w*|came in|came to|ended up|landed|booked|outturn|spent|went live|done|"
+                            r"completed|finished|reached|closed|slipped|delayed|late|early|on time|as planned)\b", re.I)
+
+
 @lru_cache(maxsize=256)
-def _asks(question: str) -> tuple[bool, bool, bool, bool]:
-    """(a default, what comes next, a version to come, a total) asked: read once per question, not once per line."""
+def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool]:
+    """(a default, what comes next, a version to come, a total, what came to pass, whether a plan held) asked: read
+    once per question, not once per line."""
     return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
             FUTURE_VERSION_ASKED_RE.search(question) is not None,
-            TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None)
+            TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None,
+            ACTUAL_ASKED_RE.search(question) is not None, ON_PLAN_ASKED_RE.search(question) is not None)
 
 
 def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    default, ahead, version_ahead, total = _asks(question)
+    default, ahead, version_ahead, total, actual, on_plan = _asks(question)
     if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
@@ -67,4 +85,9 @@ def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool
         return False  # "which hash will pip recommend after sha256": "the recommended one at the moment is sha256"
     if total and kind == "quantity" and ADDED_SAID_RE.search(text) and not TOTAL_ASKED_RE.search(text):
         return False  # "how many gateways in total": "the expansion … added about 140 Beacon gateways" counts an addition
+    if ((actual and kind in ("quantity", "value")) or (on_plan and kind == "yesno")) and (
+            PLAN_RE.search(f"{text} {context}") or _BUDGET_RE.search(text)) and not ACTUAL_SAID_RE.search(text):
+        # "what did the lisbon move end up costing": "Rory budgeted about £65k for the move" is the plan; "did M2 land
+        # on its planned date": "M2 is planned for 10 April" says when it was to, not when it did
+        return False
     return True

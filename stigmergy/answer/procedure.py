@@ -26,6 +26,10 @@ _RUN_ASKED_RE = re.compile(r"\bhow (?:do|can|should) (?:i|we|you) (?:run|execute
 _QUOTED_WORDS_RE = re.compile(r"[\"“][\w ]+[\"”]|[A-Za-z]+_")
 
 
+# A version number alone ("only certifi is used on Python 3.9 or earlier") is no option, command or file to use.
+_VERSION_ONLY_RE = re.compile(r"v?\d+(?:\.\d+)+")
+
+
 # A tool's own command with its options ("pip install \ --dry-run --report - \ …"): usage, shown.
 _TOOL_COMMAND_RE = re.compile(r"^\s*pip3?\s+[a-z]+\b.*(?:\s-{1,2}\w|\s\\\s)", re.I)
 
@@ -40,8 +44,8 @@ def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""
     done = DONE_TO_RE.search(q.text)
-    if any((is_new(m.group(0), q) or _new_option(m.group(0), q)) and not _QUOTED_WORDS_RE.fullmatch(m.group(0))
-           for m in CODE_RE.finditer(text)):
+    if any((is_new(m.group(0), q) or _new_option(m.group(0), q)) and not _QUOTED_WORDS_RE.fullmatch(m.group(0)) and not
+           _VERSION_ONLY_RE.fullmatch(m.group(0)) for m in CODE_RE.finditer(text)):
         # an option, a command, a file: what "how do I…" is usually after; a file named alone
         # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
         return WEAK if len(text.split()) == 1 else 1.0

@@ -43,11 +43,16 @@ from stigmergy.answer.what_forms import (
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
     IN_WHOSE_WORDS_RE,
+    IT_DOES_WHAT_RE,
+    EXISTS_ASKED_RE,
     LABEL_END_RE,
+    LATER_ONE_RE,
+    WANT_TO_RE,
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
     NAME_OF_RE,
+    OK_ASKED_RE,
     OLDEST_NAMED_RE,
     OPERATOR_RE,
     PATH_ASKED_RE,
@@ -363,6 +368,9 @@ def _slot(text: str) -> Slot:
         got = slot(f"which {the_one.group(1)}")
         if got.named and got.kind != "thing":
             return got  # "a payments company in Porto" speaks of the company and names none
+    does = IT_DOES_WHAT_RE.match(q.lower())
+    if does:
+        return Slot("definition", subject=q[: len(does.group("x"))].strip())  # "pip hash - what does it give me"
     oldest = OLDEST_NAMED_RE.match(q)
     if oldest:
         # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
@@ -385,8 +393,8 @@ def _slot(text: str) -> Slot:
     if first in _AUX:
         if re.match(r"^(?:is|are) there (?:an?|any) (?:env(?:ironment)?[ -]?var(?:iable)?s?|envvars?)\b", low):
             return Slot("thing", head="variable")  # "is there an env var to stop …": the variable's name
-        if re.match(r"^(?:is|are) there (?:a|any) (?:way|option|setting|flag|command)\b", low):
-            return Slot("procedure")
+        if EXISTS_ASKED_RE.match(low):
+            return Slot("procedure")  # "is there a pip setting that …": the option a line names, and how
         return Slot("yesno")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
     told = TELL_RE.match(low)
@@ -411,7 +419,10 @@ def _slot(text: str) -> Slot:
     if re.search(r"\b(?:what|which|exact|on what) (?:date|day)\b|\bday of the (?:month|week)\b", low):
         return Slot("date", unit="day")  # "on what exact day of the month": a month alone does not say
     if w == "where":
-        return Slot("place")
+        named = _MEASURE_NAMED_RE.search(low) if _LANDED_RE.search(low) else None
+        got = slot(f"what is the {named.group(1)}") if named else None
+        # "we guessed ~8.0M ARR for end of Q2. where did it land?": the ARR it came to, not a place
+        return got if got and got.kind == "quantity" else Slot("place")
     if w in ("who", "whom", "whose"):
         at = re.search(r"\bwho", q, re.I)
         return Slot("person", subject=role(q[at.start():]) if at and w != "whose" else "")
@@ -423,6 +434,8 @@ def _slot(text: str) -> Slot:
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
+    if OK_ASKED_RE.search(low):
+        return Slot("yesno")  # "zipapp version of pip — ok for our production servers or not": whether one may
     if PATH_ASKED_RE.match(low):
         return Slot("place")  # "linux: path of the per-virtualenv (site) pip config file": where, on a computer
     if FLAG_FIRST_RE.match(low):
@@ -434,7 +447,13 @@ def _wordless(low: str, words: list[str]) -> Slot:
     label = LABEL_END_RE.search(low)
     if label and len(words) > 2:
         return slot(f"which {label.group(1)}")
-    if words and words[0] in DO_VERBS:
+    told = low.split(": ", 1)[-1] if ": " in low and len(low.split(": ", 1)[0].split()) <= 4 else low
+    said = told.split()
+    if (said and said[0] in DO_VERBS and (len(said) < 2 or said[1] not in ("of", "on", "per", "for"))) or WANT_TO_RE.match(
+            told):
+        # "offline box: install everything from a folder of wheels", "want to cap package versions for the whole
+        # org": something to do, after a topic typed before a colon or as a wish ("list of supported platforms",
+        # "cap on calls per key" name a thing)
         return Slot("procedure")
     if words and words[0] in SINGLED_OUT:
         return slot(f"what {low}")
@@ -492,7 +511,14 @@ _SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tel
 # "what was Maya paid before the rise", "what's that deal worth annually": a sum of money, before any reading of
 # the words as a term to define ("that deal worth annually")
 _PAID_RE = re.compile(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:paid|pay|pays|earn|earns|earned|charge|"
-                      r"charges|charged|priced|worth|cost|costs|spend|spends|spent)\b")
+                      r"charges|charged|priced|worth|cost|costs|spend|spends|spent|(?:end|ended|wind|wound) up "
+                      r"(?:costing|paying|spending|charging)|[\w'-]+ in (?:revenue|sales|arr|mrr|fees|bookings))\b")
+
+_LANDED_RE = re.compile(r"\bwhere did (?:it|that|this|they|we) (?:land|end up|come in|finish|settle)\b")
+
+# The first measure a question names ("q2 revenue", "pellucid pilot lane count"), for a clause that asks for its later one
+_MEASURE_NAMED_RE = re.compile(r"\b((?:(?!(?:the|a|an|one|had|has|have|but|and)\b)[a-z][\w-]* ){0,2}(?:" + "|".join(
+    sorted(QUANTITY_HEADS - {"number", "figure", "value", "version", "total", "amount"})) + r"))\b")
 
 
 # "what does passing --report - (a dash) to pip install do": what the option does, however it is given.
@@ -565,6 +591,11 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place")  # "what's pip's default cache folder on windows"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
+    if LATER_ONE_RE.match(tail):
+        named = _MEASURE_NAMED_RE.search(low)
+        got = slot(f"what is the {named.group(1)}") if named else None
+        if got and got.kind == "quantity":
+            return got  # "q2 revenue — the july draft had one number, what's the final": the final revenue
     if _PAID_RE.match(tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise", "what's that deal worth"
     bare = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still

@@ -40,7 +40,7 @@ from stigmergy.answer.cues import (
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
-from stigmergy.answer.frames import WILL_RE, framed
+from stigmergy.answer.frames import PLAN_RE, WILL_RE, framed
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, roster, words
@@ -74,7 +74,9 @@ from stigmergy.answer.values import (
 from stigmergy.answer.what_forms import (
     LASTS_ASKED_RE,
     LEAST_ASKED_RE,
+    OK_ASKED_RE,
     OPERATOR_RE,
+    OPTION_EXISTS_ASKED_RE,
     REMOVAL_ASKED_RE,
     REMOVAL_RE,
     STANDS_FOR_RE,
@@ -88,6 +90,7 @@ from stigmergy.answer.which import (
     known_kind,
     name_beside,
     names_in,
+    names_option,
     qualified,
     thing_fill,
     unnamed,
@@ -212,6 +215,12 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
+    if k == "place" and CONTACT_ASKED_RE.search(q.text):
+        # "found a security hole, where do i report it": an address to write to ("security@lanternfishlabs.com", a
+        # web page, a channel); a place a line names ("provisioned in the Leeds hardware lab") is where, not whither
+        if any(is_new(m.group(0), q) for m in _CONTACT_RE.finditer(text)):
+            return 1.0
+        return min(WEAK, kind_fill(replace(slot, kind="thing", head="address"), text, names, q))
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
@@ -283,7 +292,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 0.0  # "python -m pip install -c constraints.txt" says neither whether nor what pip then does
         if not [w for w in _content(text, q) if w.casefold() not in LABEL_WORDS]:
             return 0.0  # "is --use-deprecated=legacy-resolver still supported": "Example: --use-deprecated=…" says only it
-        return 1.0 if not LEAVE_ASKED_RE.search(q.text) or RULING_RE.search(text) else WEAK
+        if OPTION_EXISTS_ASKED_RE.search(q.text) and not names_option(text, q):
+            return WEAK  # "does pip freeze have an option to print hashes": "Generate output suitable for a requirements file"
+        return 1.0 if not (LEAVE_ASKED_RE.search(q.text) or OK_ASKED_RE.search(q.text)) or RULING_RE.search(
+            text) else WEAK
     # A plain "what…": any value the question does not hold.
     if roster(text):
         return 0.0  # "what did olly get landed with after the retro": the retro's list of who came says who, not what
@@ -324,11 +336,6 @@ def stems_of(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
 
-# A plan or a forecast is not what happened: it answers a question about plans, weakly any other.
-_PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|"
-                      r"aim\w*|goal|estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
-
-
 # What used to be so is not what is so: "Previously this cache was stored in a directory called http".
 # "formerly known as ColdTrace" gives an old name, not an old value: the figure beside it is today's.
 _PAST_RE = re.compile(r"\b(?:(?:previously|formerly|originally)(?!,?\s+(?:known as|called|named|branded)\b)|"
@@ -362,7 +369,14 @@ def _plans_asked(question: str, slot: Slot) -> bool:
     plan the asker already knows.)"""
     if slot.kind == "date":
         return not DOUBT_RE.search(question)  # "it was planned for end of may — when did it actually happen"
-    return bool(_PLAN_RE.search(question))
+    return bool(PLAN_RE.search(question))
+
+
+# Where one reports, sends or asks something: an address to write to, not a place.
+CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|did) (?:i|we|you|one|they|customers?|"
+                              r"people|users?) (?:report|send|email|e-mail|mail|submit|file|raise|post|flag|log|escalate|"
+                              r"direct|reach|contact|ask|disclose|forward)\b", re.I)
+_CONTACT_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s>)\]]+|(?<![\w&])#[a-z][\w-]{2,}", re.I)
 
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
@@ -380,7 +394,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "date" and not via and outside_month(text, q):
         return 0.0, False  # "the demo for norrland in october": "a launch date of 15 September" is another month's
-    if got and slot.kind in ("quantity", "date") and _PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
+    if got and slot.kind in ("quantity", "date") and PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
             slot.kind == "date" and _CAME_TO_PASS_RE.search(text)):
         got *= WEAK
     if got and slot.unit in ("percent", "count") and not NEGATION_RE.search(q.text) and denies(text, q):

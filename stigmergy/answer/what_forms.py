@@ -88,7 +88,11 @@ REMOVAL_RE = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|no longer (?:available|
 # pip cache folder on windows?", "last pip release that still worked on python 2.7?").
 DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
-                     "restore undo revert ignore avoid prevent wipe purge flush nuke erase".split())
+                     "restore undo revert ignore avoid prevent wipe purge flush nuke erase list show print download "
+                     "dump debug verify limit cap require allow exclude add update".split())
+# "want to cap package versions for the whole org", "need to ship wheels to an offline box": a wish, asked as how to
+# do it
+WANT_TO_RE = re.compile(r"^(?:i |we )?(?:want|wanna|need|trying|looking) to \w+")
 LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
 TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
                      r"(?: through| about)?)\s+(?:to me\s+)?")
@@ -145,3 +149,30 @@ SAID_IT_RE = re.compile(r"^.*?\b(?:saying|hearing(?: about)?|heard about|mention
 # "what does --ignore-installed actually do compared to force reinstall": what X does, set against another thing
 # the asker names, is still X's definition.
 SET_AGAINST = r"(?:,? (?:compared (?:to|with)|vs\.?|versus|as opposed to|unlike|instead of|rather than) .+)?$"
+
+# "q2 revenue — the july draft had one number, what's the final?": the later one of a measure named earlier in the
+# question, which the clause that asks does not repeat.
+LATER_ONE_RE = re.compile(r"^(?:'s|is|was) the (?:final|later|latest|new|newer|updated|current|revised|corrected|real|"
+                          r"actual|right|true)(?: (?:one|number|figure|value|count|total|amount|version))?$")
+
+# "zipapp version of pip (pip.pyz) — ok for our production servers or not?", "the nightly build: safe for demos?":
+# whether one may, asked without an auxiliary, after a dash or a colon, or with "or not" ("max line length allowed in a
+# requirements.txt file" names a measure)
+_OK_WORDS = r"(?:ok|okay|safe|fine|allowed|supported|recommended|advisable|a good idea)"
+OK_ASKED_RE = re.compile(r"(?:^|[—–,:]\s*|\s-\s+)(?:is it |it's |its )?" + _OK_WORDS + r"\b[^?]*\??$|\b" + _OK_WORDS +
+                         r"\b[^?]*\bor not\s*\??$")
+
+# "is there a pip setting that refuses …", "is there a single command that dumps …": the way, option or command a line
+# names, with a word or two before the noun
+EXISTS_ASKED_RE = re.compile(r"^(?:is|are) there (?:a|an|any) (?:(?!that\b|to\b|which\b)[\w.-]+ ){0,2}(?:way|option|"
+                             r"setting|flag|switch|command|cmd|config(?:uration)? (?:key|setting|option))s?\b")
+
+# "does pip freeze have an option to print hashes too": whether an option exists, which a line decides by naming it
+OPTION_EXISTS_ASKED_RE = re.compile(r"\b(?:have|has|got|offer|offers|provide|provides|support|supports|there) (?:an? |any )"
+                                    r"(?:[\w-]+ )?(?:option|flag|switch|setting)s?\b", re.I)
+
+# "pip hash - what does it give me", "MKT: what does that tell us": the thing typed before the dash is what the pronoun
+# asks about, and what it does or gives is its account
+IT_DOES_WHAT_RE = re.compile(r"^(?P<x>[^—–:,?-][^—–:,?]{1,40}?)\s*(?:\s-|[—–:])\s*what (?:does|do|will|would|did) "
+                             r"(?:it|that|this|they) (?:do|give|return|output|print|produce|show|tell|mean|get|offer)"
+                             r"(?: (?:me|us|you))?(?: (?:exactly|actually|again))?\s*\??$")

@@ -260,6 +260,12 @@ def _spelled_anew(token: str, q: Asked) -> bool:
 _VARIABLE_RE = re.compile(r"\$?\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\$[A-Z][A-Z0-9_]+\b|%[A-Za-z]+%")
 _OPTION_HEADS = frozenset(("flag", "switch"))  # "which option": a choice, as often as a command-line option
 _OPTION_RE = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*(?:=\S+)?")
+
+
+def names_option(text: str, q: Asked) -> bool:
+    """The line spells an option or a setting's name the question does not ("--require-hashes", "PIP_NO_CACHE_DIR")."""
+    return any(is_new(m.group(0), q) for m in _OPTION_RE.finditer(text)) or any(
+        is_new(m.group(0), q) for m in _VARIABLE_RE.finditer(text))
 # A relative path names a folder too ("docs/build", "dist/"), where `_PATH_RE` wants an absolute one or two steps.
 _FOLDER_PATH_RE = re.compile(r"(?<![\w/:.])[\w.~-]+(?:/[\w.-]+)+/?|(?<![\w/:.])[\w.~-]+/(?![\w/])")
 def singular(word: str) -> str:
