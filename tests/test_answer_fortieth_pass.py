@@ -4,8 +4,9 @@ revenue" ask for a sum; "q2 revenue — the draft had one number, what's the fin
 it; "where did it land" after a figure asks for the figure; "X — ok for prod or not?" asks yes or no and wants a ruling;
 "is there a pip setting that …" asks for the setting; where to report something is an address; whether an option exists
 is decided by a line that names one; something to do typed without a question word asks how; a version number alone
-tells no how; "pip hash - what does it give me" asks what pip hash is; the period of "e.g." ends no sentence (no index;
-sentences written for these tests)."""
+tells no how; "pip hash - what does it give me" asks what pip hash is; the period of "e.g." ends no sentence; a
+typical figure asked is not given by one case's; a web address is a domain; "Dan Ferreira's title?" asks a role, and a
+title given for the person's team is another's (no index; sentences written for these tests)."""
 
 from __future__ import annotations
 
@@ -163,3 +164,45 @@ def test_it_after_a_dash_asks_what_the_thing_before_it_does() -> None:
                   "``pip hash`` is a convenient way to get a hash digest for use with hash-checking mode.") == 1
     # a pronoun that stands for a whole statement is not a thing typed before a dash
     assert _slot("customer says the light keeps flashing amber, what does that mean").subject != "customer says the light"
+
+
+def test_asked_what_is_typical_a_line_with_no_typical_figure_fills_weakly() -> None:
+    q = "during the pilot, typically how long after an alert fired was its report ready?"
+    assert _fills(q, "The pilot starts on 1 June and runs for six months.") < 1
+    assert _fills(q, "Median time from the alert to the report being available: 74 seconds.") == 1
+
+
+def test_a_web_address_without_its_scheme_is_where_to_get_a_thing() -> None:
+    q = "where can a customer grab the api description"
+    assert _fills(q, "**OpenAPI 3.1 description** at docs.example.io/api, with examples in Python and JavaScript.") == 1
+    # a place a preposition names, and no address, is still weak
+    assert _fills(q, "The description ships with examples in Python.") < 1
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("Dan Ferreira's title?", "dan ferreira"),
+    ("what does sam actually do here, job-title wise?", "sam"),
+])
+def test_a_title_typed_after_a_name_asks_the_persons_role(question: str, subject: str) -> None:
+    assert (_slot(question).kind, _slot(question).subject) == ("role", subject)
+
+
+def test_how_close_asks_for_a_measure() -> None:
+    assert _slot("as of late august: how close was MKT to the customer's spreadsheet").kind == "quantity"
+
+
+def test_a_web_address_asked_is_a_domain_not_a_street() -> None:
+    q = "what's the web address for the app now"
+    assert _fills(q, "The platform is now called Tidemark; the address is app.example.io.") == 1
+    assert _fills(q, "The new office is at 12 Wharf Street, Leeds.") == 0
+
+
+def test_a_title_given_for_the_persons_team_is_another_persons() -> None:
+    from stigmergy.answer.names import Entity
+
+    names = Names()
+    sam = Entity(1, "Samuel Achterberg", "person", frozenset({"samuel achterberg", "sam"}))
+    names.by_name = {"samuel achterberg": sam, "sam": sam}
+    q = "what does sam actually do here, job-title wise?"
+    assert _slot_fills(q, "A firmware engineer for Samuel Achterberg's Beacon G2 team.", "", names) < 1
+    assert _slot_fills(q, "Sam — Hardware Lead. Beacon and Beacon G2, firmware updates, the Leeds lab.", "", names) == 1

@@ -278,7 +278,8 @@ def _sentences(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
         starts.append((len(text), n))
         # "signed with HMAC-" / "SHA256": a line broken at a word's hyphen joins without a space.
         text += part + ("" if _BROKEN_AT_HYPHEN_RE.search(part) else " ")
-    out, pos = [], 0
+    out: list[tuple[int, int, str]] = []
+    pos = 0
     for piece in _SENTENCE_END_RE.split(text.rstrip()):
         at = text.index(piece, pos)
         end = at + len(piece)

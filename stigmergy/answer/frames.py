@@ -58,21 +58,30 @@ ACTUAL_SAID_RE = re.compile(r"\b(?:actual\w*|came in|came to|ended up|landed|boo
                             r"completed|finished|reached|closed|slipped|delayed|late|early|on time|as planned)\b", re.I)
 
 
+# What is typical asked ("typically how long after an excursion was its report ready"; "usually" softens a question as
+# often as it asks for the typical case), against a line that gives one case's or the whole span's figure ("The pilot
+# … runs for six months") and no typical one ("Median time …: 74 seconds").
+TYPICAL_ASKED_RE = re.compile(r"\b(?:typical(?:ly)?|on average|average|median|on a normal)\b", re.I)
+TYPICAL_SAID_RE = re.compile(r"\b(?:typical(?:ly)?|usual(?:ly)?|normal(?:ly)?|average|averag\w+|median|mean|p50|"
+                             r"generally|most (?:of the time|often))\b", re.I)
+
+
 @lru_cache(maxsize=256)
-def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool]:
-    """(a default, what comes next, a version to come, a total, what came to pass, whether a plan held) asked: read
-    once per question, not once per line."""
+def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
+    """(a default, what comes next, a version to come, a total, what came to pass, whether a plan held, what is
+    typical) asked: read once per question, not once per line."""
     return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
             FUTURE_VERSION_ASKED_RE.search(question) is not None,
             TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None,
-            ACTUAL_ASKED_RE.search(question) is not None, ON_PLAN_ASKED_RE.search(question) is not None)
+            ACTUAL_ASKED_RE.search(question) is not None, ON_PLAN_ASKED_RE.search(question) is not None,
+            TYPICAL_ASKED_RE.search(question) is not None)
 
 
 def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    default, ahead, version_ahead, total, actual, on_plan = _asks(question)
+    default, ahead, version_ahead, total, actual, on_plan, typical = _asks(question)
     if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
@@ -90,4 +99,6 @@ def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool
         # "what did the lisbon move end up costing": "Rory budgeted about £65k for the move" is the plan; "did M2 land
         # on its planned date": "M2 is planned for 10 April" says when it was to, not when it did
         return False
+    if typical and kind == "quantity" and not TYPICAL_SAID_RE.search(f"{text} {context}"):
+        return False  # "typically how long until the report was ready": "the pilot runs for six months" is no typical lag
     return True

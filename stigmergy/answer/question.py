@@ -40,14 +40,13 @@ from stigmergy.answer.what_forms import (
     CURRENCY_SIGN_RE,
     DO_VERBS,
     ENV_VAR_ASKED_RE,
+    EXISTS_ASKED_RE,
     FLAG_ASKED_RE,
     FLAG_FIRST_RE,
     IN_WHOSE_WORDS_RE,
     IT_DOES_WHAT_RE,
-    EXISTS_ASKED_RE,
     LABEL_END_RE,
     LATER_ONE_RE,
-    WANT_TO_RE,
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
@@ -67,6 +66,7 @@ from stigmergy.answer.what_forms import (
     THE_ONE_THAT_RE,
     UTMOST_CLAUSE_RE,
     UTMOST_OF_RE,
+    WANT_TO_RE,
 )
 
 # A second question joined by "and": "…, and who led it?", "… and when did it ship?"
@@ -434,6 +434,9 @@ def _slot(text: str) -> Slot:
 
 
 def _wordless(low: str, words: list[str]) -> Slot:
+    role_of = ROLE_OF_RE.match(low)
+    if role_of:
+        return Slot("role", subject=role_of.group("z") or "")  # "Dan Ferreira's title?"
     if OK_ASKED_RE.search(low):
         return Slot("yesno")  # "zipapp version of pip — ok for our production servers or not": whether one may
     if PATH_ASKED_RE.match(low):
@@ -495,7 +498,8 @@ def _how(nxt: str, rest: str) -> Slot:
         return Slot("quantity", unit="count", head=head)
     if nxt in ("large", "big", "small", "heavy", "tall", "wide", "deep"):
         return Slot("quantity", unit="size")  # a size, an amount or a count; not a duration
-    if nxt in ("much", "old", "far", "fast", "high", "low", "expensive", "long", "strong", "bad"):
+    if nxt in ("much", "old", "far", "fast", "high", "low", "expensive", "long", "strong", "bad", "close", "accurate",
+               "precise", "near"):
         return Slot("quantity")
     if nxt in ("did", "does", "was", "were", "is", "are", "has", "have") and not re.match(
             r"\w+ (?:i|you|we|one|someone|somebody|people|anyone)\b", rest):
@@ -542,7 +546,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     m = ROLE_OF_RE.match(low) or PRONOUN_POST_RE.search(low)
     if m:
         g = m.groupdict()
-        return Slot("role", subject=g.get("x") or g.get("y") or g.get("p") or "")
+        return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b|"
                 r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic) (?:behind|for)\b", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"

@@ -60,6 +60,16 @@ def says_subject(subject: str, text: str, names: Names) -> bool:
 
 
 
+def only_owner(subject: str, text: str, names: Names) -> bool:
+    """Every time the line names the person it names them as an owner ("A firmware engineer for Samuel Achterberg's
+    team"): the title the line gives is someone else's."""
+    ent = names.entity(subject)
+    forms = {" ".join(words(subject))} | (set(ent.names) if ent is not None else set())
+    said = [m for f in forms if f for m in re.finditer(r"(?<!\w)" + r"\W+".join(map(re.escape, f.split())) + r"(?!\w)",
+                                                         text, re.I)]
+    return bool(said) and all(re.match(r"['’]s?\b", text[m.end():]) for m in said)
+
+
 def says_role(role: str, text: str) -> bool:
     """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
     a role of person words only ("the CTO") is said when one of them is."""

@@ -51,6 +51,7 @@ from stigmergy.answer.roles import (
     WHO_IS_RE,
     identifies,
     only_names,
+    only_owner,
     role_head,
     says_role,
     says_role_here,
@@ -109,7 +110,8 @@ _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming)
                          r"tb[cda]|to be (?:decided|announced|confirmed|scheduled))\b)", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
 # A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
-_PATH_RE = re.compile(r"https?://\S+|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
+# Where, on a computer or the web: a URL, a web address without its scheme ("docs.tidemark.io/harbor"), a path.
+_PATH_RE = re.compile(r"https?://\S+|(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)/[\w./%-]*|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
                       # "$VIRTUAL_ENV/pip.conf", "~/.pip", "%APPDATA%\pip": a root a variable or "~" names, then one part
                       r"(?<![\w/:=.])(?:~|%\w+%|\$\{?\w+\}?)[/\\][\w.%$-]+|"
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
@@ -224,6 +226,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
+        if k == "place" and slot.head == "address" and _WEB_ADDRESS_ASKED_RE.search(q.text):
+            # "what's the web address for ColdTrace now": a domain or a URL ("the address is app.tidemark.io"), an
+            # email address for an email address; no street
+            return 1.0 if any(is_new(m.group(0), q) for m in _WEB_PLACE_RE.finditer(text)) else 0.0
         if k == "place" and slot.head == "address":
             # "what's the street address": a street with its number ("Rua do Alecrim 38", "12 Wharf Street"), not
             # only the street a line names ("the new office at Rua do Alecrim"), nor only the city
@@ -232,6 +238,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         known, unknown = names_in(text, names, q, want)
         if known:
             return 1.0
+        if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
+            # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer (before any place a
+            # preposition names: "… at docs.tidemark.io/harbor, with examples in Python"); in a command to type
+            # ("python -m pip install 'SomeProject@git+https://…'") the path is what the command reads, weakly where
+            return WEAK if is_command(text) else 1.0
         if k == "place" and (_STREET_RE.search(text) or any(
                 is_new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
             return 1.0 if _STREET_RE.search(text) else WEAK
@@ -239,10 +250,6 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0
         if k == "place" and any(is_new(m.group(0), q) for m in _LOCATION_RE.finditer(text)):
             return 1.0  # "the .egg-info directory is created relative to the project path"
-        if k == "place" and any(is_new(m.group(0), q) for m in _PATH_RE.finditer(text)):
-            # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer; in a command to type
-            # ("python -m pip install 'SomeProject@git+https://…'") the path is what the command reads, weakly where
-            return WEAK if is_command(text) else 1.0
         if k == "place" and any(is_new(m.group("file"), q) for m in _STORED_IN_RE.finditer(text)):
             return 1.0  # "where does it find the hashes": "obtained from a origin.json file stored in each cache entry"
         if k == "place" and any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
@@ -263,8 +270,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return 1.0 if (_AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(text)) or other_name(
             slot.subject, text, names) else 0.0
     if k == "role":
-        return 1.0 if says_subject(slot.subject, text, names) and any(
-            stem(m.group(0)) not in q.stems for m in titles(text)) else 0.0
+        if not says_subject(slot.subject, text, names) or not any(stem(m.group(0)) not in q.stems
+                                                                  for m in titles(text)):
+            return 0.0
+        return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
     if k == "definition":
@@ -371,6 +380,11 @@ def _plans_asked(question: str, slot: Slot) -> bool:
         return not DOUBT_RE.search(question)  # "it was planned for end of may — when did it actually happen"
     return bool(PLAN_RE.search(question))
 
+
+# An address on the web or for email, asked and given.
+_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address", re.I)
+_WEB_PLACE_RE = re.compile(r"\bhttps?://[^\s>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|"
+                           r"net|dev|app|co|uk|eu|ai)\b(?:/[\w./%-]*)?", re.I)
 
 # Where one reports, sends or asks something: an address to write to, not a place.
 CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|did) (?:i|we|you|one|they|customers?|"

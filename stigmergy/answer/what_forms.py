@@ -29,7 +29,12 @@ FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |rig
 ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
                         r"exact |proper |full )?"
                         r"(?:role|job|title|position|post)(?: here| now| nowadays| these days| at the moment)?$|"
-                        r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b")
+                        r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b|"
+                        # "Dan Ferreira's title?", "what does sam actually do here, job-title wise?"
+                        r"^(?P<z>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |exact |proper |full )?"
+                        r"(?:role|job|title|job title|position|post)$|"
+                        r"^what (?:does|did) (?P<w>[\w' .-]+?) (?:actually |really )?do(?: here| now)?,? (?:job[- ]?)?"
+                        r"(?:title|role)[- ]?wise$")
 
 
 # "sam in the leeds lab - whats his official title": the pronoun's person (pronouns.resolved says who)
