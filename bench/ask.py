@@ -788,17 +788,18 @@ def quality_rows(report: dict[str, Any], command: str) -> list[list[str]]:
         # misses of their calibration halves; the seventeenth pass read the misses of both halves of the user,
         # public and blind sets (docs/agents.md), so their held-out halves are held out no longer. The second blind
         # pair was written after that pass's rules and read in the eighteenth, once the third pair (never tuned on)
-        # had been written to take its place as the measure of questions nobody has read.
+        # had been written to take its place as the measure of questions nobody has read. (By the pair's number: a
+        # prefix would take the twentieth pair for the second.)
         read = "both halves' misses read in the seventeenth pass"
         history = ("written blind on 5 December 2026, after the seventeenth pass's rules; its misses read in the "
-                   "eighteenth pass, once the third pair was written" if set_name.startswith("blind2") else
+                   "eighteenth pass, once the third pair was written" if _pair(set_name) == 2 else
                    "written blind on 5 December 2026, in the eighteenth session; its wrong answers read in the "
-                   "twenty-first" if set_name.startswith("blind3") else
+                   "twenty-first" if _pair(set_name) == 3 else
                    "written blind on 5 December 2026, in the twenty-first session, every file stating a fact listed as "
                    "a source; its misses read in the twenty-second, once the fifth pair was written"
-                   if set_name.startswith("blind4") else
+                   if _pair(set_name) == 4 else
                    "written blind on 5 December 2026, at the start of the twenty-second session, before its changes; "
-                   "its misses read in the twenty-third" if set_name.startswith("blind5") else
+                   "its misses read in the twenty-third" if _pair(set_name) == 5 else
                    _pair_history(_pair(set_name)) if (_pair(set_name) or 0) in _PAIRS_WRITTEN else
                    f"written blind; its calibration half tuned on since the fourteenth pass, {read}"
                    if set_name.startswith("blind")
