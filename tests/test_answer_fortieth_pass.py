@@ -206,3 +206,29 @@ def test_a_title_given_for_the_persons_team_is_another_persons() -> None:
     q = "what does sam actually do here, job-title wise?"
     assert _slot_fills(q, "A firmware engineer for Samuel Achterberg's Beacon G2 team.", "", names) < 1
     assert _slot_fills(q, "Sam — Hardware Lead. Beacon and Beacon G2, firmware updates, the Leeds lab.", "", names) == 1
+
+
+def test_a_phrase_quoted_that_no_line_writes_is_asked_about_nothing_the_wiki_says() -> None:
+    from types import SimpleNamespace
+
+    from stigmergy.answer.service import _quoted_unsaid
+
+    lines = (SimpleNamespace(text="Set PIP_USE_FEATURE to opt in to the new resolver."),
+             SimpleNamespace(text="pip prints “Requirement already satisfied: requests” and moves on."))
+    q = "env var to shut up the 'a new release of pip is available' notice?"
+    assert _quoted_unsaid(q, lines)  # type: ignore[arg-type]
+    # a phrase a line writes, however it is cased or punctuated, is said; a word or two in quotes is no phrase
+    assert not _quoted_unsaid('what does "requirement already satisfied" mean?', lines)  # type: ignore[arg-type]
+    assert not _quoted_unsaid("what does 'prod' mean here?", lines)  # type: ignore[arg-type]
+    assert not _quoted_unsaid("why don't my wheels build, it's the third time", lines)  # type: ignore[arg-type]
+
+
+def test_a_quoted_phrase_the_wiki_writes_is_still_answered(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Guard (passes before the rule): a question quoting a line's own words is answered from it, the one quoting
+    # words no line writes is not.
+    from test_answer_support import PUBLIC, answers_by_reader, build_wiki
+
+    b = build_wiki(tmp_path / "w", index=False)
+    answers = answers_by_reader(b, "what was 'aurora revenue was' in q1 2026?",
+                                "what was the 'aurora revenue was not reported' figure in q1 2026?")[PUBLIC]
+    assert [a["answered"] for a in answers] == [True, False]  # the test can fail

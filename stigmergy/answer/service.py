@@ -24,7 +24,7 @@ from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
-from stigmergy.answer.names import Names, load
+from stigmergy.answer.names import Names, load, words
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
@@ -115,9 +115,26 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         first = first or terms
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(lines, part, terms, names, q, vectors,
-                            qvecs[i] if qvecs is not None else None, systems) if _names_something(terms) else []
+                            qvecs[i] if qvecs is not None else None, systems) if _names_something(terms) and not (
+            _quoted_unsaid(part.text, ev.lines)) else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
+
+
+# Words the asker quotes ("the 'a new release of pip is available' notice"): a message or a phrase, three words or more.
+_QUOTED_RE = re.compile(r"(?<!\w)['‘\"“]([^'‘’\"“”]{8,160}?)['’\"”](?!\w)")
+
+
+def _quoted_unsaid(text: str, lines: tuple[Line, ...]) -> bool:
+    """The part quotes a phrase that no line of the evidence writes ("env var to shut up the 'a new release of pip is
+    available' notice?" over docs that never print that notice): the wiki does not speak of what is asked about, and
+    no line about its other words answers."""
+    quoted = [" ".join(words(m.group(1))) for m in _QUOTED_RE.finditer(text)]
+    quoted = [p for p in quoted if len(p.split()) >= 3]
+    if not quoted:
+        return False
+    said = [" ".join(words(ln.text)) for ln in lines]
+    return any(not any(p in s for s in said) for p in quoted)
 
 
 def _spelled(terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
