@@ -419,10 +419,8 @@ def _slot(text: str) -> Slot:
     if re.search(r"\b(?:what|which|exact|on what) (?:date|day)\b|\bday of the (?:month|week)\b", low):
         return Slot("date", unit="day")  # "on what exact day of the month": a month alone does not say
     if w == "where":
-        named = _MEASURE_NAMED_RE.search(low) if _LANDED_RE.search(low) else None
-        got = slot(f"what is the {named.group(1)}") if named else None
         # "we guessed ~8.0M ARR for end of Q2. where did it land?": the ARR it came to, not a place
-        return got if got and got.kind == "quantity" else Slot("place")
+        return (_measure_named(low) if _LANDED_RE.search(low) else None) or Slot("place")
     if w in ("who", "whom", "whose"):
         at = re.search(r"\bwho", q, re.I)
         return Slot("person", subject=role(q[at.start():]) if at and w != "whose" else "")
@@ -450,10 +448,10 @@ def _wordless(low: str, words: list[str]) -> Slot:
     label = LABEL_END_RE.search(low)
     if label and len(words) > 2:
         return slot(f"which {label.group(1)}")
-    told = low.split(": ", 1)[-1] if ": " in low and len(low.split(": ", 1)[0].split()) <= 4 else low
-    said = told.split()
+    after_topic = low.split(": ", 1)[-1] if ": " in low and len(low.split(": ", 1)[0].split()) <= 4 else low
+    said = after_topic.split()
     if (said and said[0] in DO_VERBS and (len(said) < 2 or said[1] not in ("of", "on", "per", "for"))) or WANT_TO_RE.match(
-            told):
+            after_topic):
         # "offline box: install everything from a folder of wheels", "want to cap package versions for the whole
         # org": something to do, after a topic typed before a colon or as a wish ("list of supported platforms",
         # "cap on calls per key" name a thing)
@@ -523,6 +521,14 @@ _LANDED_RE = re.compile(r"\bwhere did (?:it|that|this|they|we) (?:land|end up|co
 # The first measure a question names ("q2 revenue", "pellucid pilot lane count"), for a clause that asks for its later one
 _MEASURE_NAMED_RE = re.compile(r"\b((?:(?!(?:the|a|an|one|had|has|have|but|and)\b)[a-z][\w-]* ){0,2}(?:" + "|".join(
     sorted(QUANTITY_HEADS - {"number", "figure", "value", "version", "total", "amount"})) + r"))\b")
+
+
+def _measure_named(low: str) -> Slot | None:
+    """The slot of the first measure the question names, read as "what is the <measure>" would be; None when it names
+    none or the reading is no quantity."""
+    named = _MEASURE_NAMED_RE.search(low)
+    got = slot(f"what is the {named.group(1)}") if named else None
+    return got if got is not None and got.kind == "quantity" else None
 
 
 # "what does passing --report - (a dash) to pip install do": what the option does, however it is given.
@@ -595,11 +601,9 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place")  # "what's pip's default cache folder on windows"
     if COMMAND_ASKED_RE.match(tail):
         return Slot("thing", head="command")  # "what's the cmd to wipe it completely": a command a line spells
-    if LATER_ONE_RE.match(tail):
-        named = _MEASURE_NAMED_RE.search(low)
-        got = slot(f"what is the {named.group(1)}") if named else None
-        if got and got.kind == "quantity":
-            return got  # "q2 revenue — the july draft had one number, what's the final": the final revenue
+    measured = _measure_named(low) if LATER_ONE_RE.match(tail) else None
+    if measured:
+        return measured  # "q2 revenue — the july draft had one number, what's the final": the final revenue
     if _PAID_RE.match(tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise", "what's that deal worth"
     bare = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still

@@ -109,9 +109,14 @@ _UNDATED_RE = re.compile(r"\b(?:in a (?:future|later|coming|subsequent|upcoming)
                          r"not yet (?:decided|scheduled|known|set|planned|dated)|no (?:fixed |set )?date|"
                          r"tb[cda]|to be (?:decided|announced|confirmed|scheduled))\b)", re.I)
 _CAUSE_HEAD_RE = re.compile(r"\b(cause|causes|why|reason|reasons|rationale|background|motivation|context)\b", re.I)
-# A path or an address; not a documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
-# Where, on a computer or the web: a URL, a web address without its scheme ("docs.tidemark.io/harbor"), a path.
-_PATH_RE = re.compile(r"https?://\S+|(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)/[\w./%-]*|(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
+# The parts of an address: a URL, an email address, a domain without its scheme ("app.tidemark.io").
+_URL = r"\bhttps?://[^\s>)\]]+"
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_DOMAIN = r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)\b"
+# Where, on a computer or the web: a URL, a web address without its scheme ("docs.tidemark.io/harbor"), a path; not a
+# documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
+_PATH_RE = re.compile(r"https?://\S+|" + _DOMAIN + r"/[\w./%-]*|"
+                      r"(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
                       # "$VIRTUAL_ENV/pip.conf", "~/.pip", "%APPDATA%\pip": a root a variable or "~" names, then one part
                       r"(?<![\w/:=.])(?:~|%\w+%|\$\{?\w+\}?)[/\\][\w.%$-]+|"
                       r"(?<![\w/:=.`])\w[\w.-]*(?:[/\\][\w.%$-]+){1,}[/\\]")
@@ -217,7 +222,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
-    if k == "place" and CONTACT_ASKED_RE.search(q.text):
+    if k == "place" and _CONTACT_ASKED_RE.search(q.text):
         # "found a security hole, where do i report it": an address to write to ("security@lanternfishlabs.com", a
         # web page, a channel); a place a line names ("provisioned in the Leeds hardware lab") is where, not whither
         if any(is_new(m.group(0), q) for m in _CONTACT_RE.finditer(text)):
@@ -383,14 +388,13 @@ def _plans_asked(question: str, slot: Slot) -> bool:
 
 # An address on the web or for email, asked and given.
 _WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address", re.I)
-_WEB_PLACE_RE = re.compile(r"\bhttps?://[^\s>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|"
-                           r"net|dev|app|co|uk|eu|ai)\b(?:/[\w./%-]*)?", re.I)
+_WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
 
 # Where one reports, sends or asks something: an address to write to, not a place.
-CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|did) (?:i|we|you|one|they|customers?|"
-                              r"people|users?) (?:report|send|email|e-mail|mail|submit|file|raise|post|flag|log|escalate|"
-                              r"direct|reach|contact|ask|disclose|forward)\b", re.I)
-_CONTACT_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s>)\]]+|(?<![\w&])#[a-z][\w-]{2,}", re.I)
+_CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|did) (?:i|we|you|one|they|customers?|"
+                               r"people|users?) (?:report|send|email|e-mail|mail|submit|file|raise|post|flag|log|escalate|"
+                               r"direct|reach|contact|ask|disclose|forward)\b", re.I)
+_CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
 
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
