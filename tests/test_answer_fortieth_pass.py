@@ -232,3 +232,18 @@ def test_a_quoted_phrase_the_wiki_writes_is_still_answered(tmp_path) -> None:  #
     answers = answers_by_reader(b, "what was 'aurora revenue was' in q1 2026?",
                                 "what was the 'aurora revenue was not reported' figure in q1 2026?")[PUBLIC]
     assert [a["answered"] for a in answers] == [True, False]  # the test can fail
+
+
+def test_a_phrase_quoted_from_a_restricted_page_is_answered_only_to_its_readers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Hostile: a public reader quotes words of the board minutes. The phrase is looked for in the reader's own evidence
+    # only, so the public answer is a refusal that says nothing of the minutes, and the board reader is answered.
+    import json
+
+    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
+
+    b = build_wiki(tmp_path / "w", index=False)
+    got = answers_by_reader(b, "how much did 'orbis offered to acquire aurora' put on the table?")
+    [public], [board] = got[PUBLIC], got[BOARD]
+    assert not public["answered"]
+    assert CANARY not in json.dumps(public) and "72M" not in json.dumps(public) and "Orbis" not in json.dumps(public)
+    assert board["answered"] and "$72M" in board["sentences"][0]["text"]  # the test can fail
