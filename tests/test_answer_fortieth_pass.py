@@ -247,3 +247,15 @@ def test_a_phrase_quoted_from_a_restricted_page_is_answered_only_to_its_readers(
     assert not public["answered"]
     assert CANARY not in json.dumps(public) and "72M" not in json.dumps(public) and "Orbis" not in json.dumps(public)
     assert board["answered"] and "$72M" in board["sentences"][0]["text"]  # the test can fail
+
+
+def test_a_paragraph_that_is_only_a_literal_is_the_term_the_next_one_describes() -> None:
+    from stigmergy.answer.evidence import source_units
+
+    text = ("# Options\n\n``--ignore-installed``\n\nAct as if the currently installed version is not there.\n\n"
+            "Plain paragraph here.\n\nAnother one follows it.\n\n--src <dir>\n\nCheck out editable projects here.")
+    got = {u[2]: u[3] for u in source_units(text.split("\n"), 1, 1)}
+    assert got["Act as if the currently installed version is not there."] == "``--ignore-installed``"
+    assert got["Check out editable projects here."] == "--src <dir>"
+    # a plain paragraph is no term: the one after it stands alone, as before
+    assert got["Another one follows it."] == ""

@@ -240,6 +240,8 @@ _ANAPHOR_RE = re.compile(r"^\s*(?:this|that|these|those|such|it)\b", re.I)
 _GOES_ON_RE = re.compile(r"^\s*(?:it|its|this|that|these|those|they|their|such|however|but|"
                          r"(?![a-z]*thing\b)[a-z]+ing (?:this|it|that))\b", re.I)  # "Everything that …" is no gerund
 FOLLOW_ON_WORDS = 25  # a longer sentence says something of its own
+# A paragraph that is only a literal: an option, a setting or a code span, perhaps with its value's placeholder.
+_TERM_ALONE_RE = re.compile(r"^\s*(?:``[^`]{1,60}``|`[^`]{1,60}`|--?[A-Za-z][\w-]*(?:[ =]<?[\w-]+>?)?)\s*:?\s*$")
 # Another reason beside the one before: "also" among a sentence's first eight words, or an opener that adds.
 _ALSO_RE = re.compile(r"^\s*(?:(?:\S+\s+){0,7}also\b|(?:another|in addition|moreover|besides|on top of that)\b)", re.I)
 # A short instruction to the reader: what to bring, do or ask for next
@@ -456,6 +458,10 @@ def source_units(content: list[str], first: int, body_from: int
             # "- Hashes are required for _all_ requirements." then, indented under it, "This is because …": a
             # list item's further paragraph goes on with the item.
             previous, previous_at = item_ended
+        elif not previous and ended and _TERM_ALONE_RE.match(ended[0]):
+            # "``--ignore-installed``" alone, then "Act as if the currently installed version isn't there …": a
+            # paragraph that is only a literal is the term the next paragraph describes (a definition list's term).
+            previous, previous_at = ended
         elif not previous and ended and _ANAPHOR_RE.match(sentences[0][2]):
             # "This can be useful in deploy scripts, …" opens a paragraph about what the one before said
             # ("… by passing --require-hashes"): that sentence is its context.
