@@ -41,9 +41,10 @@ INSTRUCTS_RE = re.compile(
 COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
 # A yes or no on whether one may or should do something ("is it fine to use X in production", "should we …"; "can
 # we give the customer a German report" asks what can be done as often, which a line says without ruling on it).
-LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?(?:fine|ok|okay|safe|allowed|advisable|"
-                            r"recommended|a good idea|wise|acceptable|supported)\b|(?:should|may|must) (?:i|we|you|one)\b)",
-                            re.I)
+# What one may do, asked ("is it ok to", "X — safe for prod?"; what_forms.OK_ASKED_RE reads the second).
+PERMISSION_WORDS = r"(?:fine|ok|okay|safe|allowed|advisable|recommended|a good idea|wise|acceptable|supported)"
+LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?" + PERMISSION_WORDS + r"\b|(?:should|may|must) "
+                            r"(?:i|we|you|one)\b)", re.I)
 # A line that rules on it: a modal, a recommendation, or what the thing is fit for.
 RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
                        r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"

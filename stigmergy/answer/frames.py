@@ -1,13 +1,17 @@
 """What a question's frame asks of the line that answers it, beyond the kind of value: a default ("which port
-does pip assume if I leave it off"), what comes next ("which hash will pip recommend after sha256", "in which pip
-version will X be dropped"), a total ("how many gateways in total"). Each frame a line misses weakens it once: a
-version asked ahead and a line that says what was done is one miss, not two. A line that gives a value of the asked
-kind in another frame (an example setting, what holds now, what was added) fills the slot weakly (slots.fill)."""
+does pip assume if I leave it off"), what came to pass rather than a plan ("what did the move end up costing"), what
+comes next ("which hash will pip recommend after sha256", "in which pip version will X be dropped"), a total ("how
+many gateways in total"), what is typical. Each frame a line misses weakens it once: a version asked ahead and a line
+that says what was done is one miss, not two, and so is a budget where what it came to is asked. A line that gives a
+value of the asked kind in another frame (an example setting, what holds now, what was added, a plan) fills the slot
+weakly (slots.fill)."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from stigmergy.answer.terms import DOUBT_RE
 
 DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
                               r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b|"
@@ -50,10 +54,16 @@ ACTUAL_ASKED_RE = re.compile(r"\bactual(?:ly)?\b|\b(?:end|ended|ending|wind|woun
 ON_PLAN_ASKED_RE = re.compile(r"\b(?:planned|scheduled|target|due|promised|original) (?:date|day|time|deadline)\b|"
                               r"\bon (?:time|schedule|target)\b|\bas planned\b|\b(?:slip|slipped|late|delayed|behind "
                               r"schedule)\b|\bhit (?:its|the|their|our) (?:date|deadline|target)\b", re.I)
-# A plan or a forecast is not what happened: it answers a question about plans, weakly any other (slots.fill).
+# A plan or a forecast is not what happened: it answers a question about plans, weakly any other, and a date's
+# question that does not ask what actually happened ("when did driftwood actually cut over? i thought it was end of
+# may": "M3 full cutover: planned 29 May" is the plan the asker already knows).
 PLAN_RE = re.compile(r"\b(?:expect\w*|forecast\w*|project(?:ed|ion|ions)|plan(?:s|ned|ning)?|target\w*|aim\w*|goal|"
                      r"estimate\w*|anticipat\w*|outlook|guidance|should reach)\b", re.I)
 _BUDGET_RE = re.compile(r"\bbudget\w*", re.I)
+# What came to pass, said beside a plan ("M2 was planned for 10 April and went live on 14 April"); and said of an amount
+# or of a plan that held ("came in at", "booked", "slipped").
+CAME_TO_PASS_RE = re.compile(r"\b(?:went|happened|completed|finished|launched|shipped|reached|switched|arrived|"
+                             r"landed|closed|signed|opened)\b", re.I)
 ACTUAL_SAID_RE = re.compile(r"\b(?:actual\w*|came in|came to|ended up|landed|booked|outturn|spent|went live|done|"
                             r"completed|finished|reached|closed|slipped|delayed|late|early|on time|as planned)\b", re.I)
 
@@ -67,21 +77,22 @@ TYPICAL_SAID_RE = re.compile(r"\b(?:typical(?:ly)?|usual(?:ly)?|normal(?:ly)?|av
 
 
 @lru_cache(maxsize=256)
-def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
+def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool]:
     """(a default, what comes next, a version to come, a total, what came to pass, whether a plan held, what is
-    typical) asked: read once per question, not once per line."""
+    typical, a plan, a date in doubt) asked: read once per question, not once per line."""
     return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
             FUTURE_VERSION_ASKED_RE.search(question) is not None,
             TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None,
             ACTUAL_ASKED_RE.search(question) is not None, ON_PLAN_ASKED_RE.search(question) is not None,
-            TYPICAL_ASKED_RE.search(question) is not None)
+            TYPICAL_ASKED_RE.search(question) is not None, PLAN_RE.search(question) is not None,
+            DOUBT_RE.search(question) is not None)
 
 
 def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    default, ahead, version_ahead, total, actual, on_plan, typical = _asks(question)
+    default, ahead, version_ahead, total, actual, on_plan, typical, plan, doubt = _asks(question)
     if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
@@ -94,6 +105,9 @@ def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool
         return False  # "which hash will pip recommend after sha256": "the recommended one at the moment is sha256"
     if total and kind == "quantity" and ADDED_SAID_RE.search(text) and not TOTAL_ASKED_RE.search(text):
         return False  # "how many gateways in total": "the expansion … added about 140 Beacon gateways" counts an addition
+    planned = PLAN_RE.search(text) is not None
+    if planned and ((kind == "quantity" and not plan) or (kind == "date" and doubt and not CAME_TO_PASS_RE.search(text))):
+        return False  # a plan or a forecast, where the question asks none ("Expect revenue of about £3.0M")
     if ((actual and kind in ("quantity", "value")) or (on_plan and kind == "yesno")) and (
             PLAN_RE.search(f"{text} {context}") or _BUDGET_RE.search(text)) and not ACTUAL_SAID_RE.search(text):
         # "what did the lisbon move end up costing": "Rory budgeted about £65k for the move" is the plan; "did M2 land

@@ -40,7 +40,7 @@ from stigmergy.answer.cues import (
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
-from stigmergy.answer.frames import PLAN_RE, WILL_RE, framed
+from stigmergy.answer.frames import WILL_RE, framed
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import PERSON_HEADS
 from stigmergy.answer.names import Names, roster, words
@@ -58,7 +58,7 @@ from stigmergy.answer.roles import (
     says_subject,
     titles,
 )
-from stigmergy.answer.terms import DOUBT_RE, STOPWORDS, fold, stem
+from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
     CLOCK_RE,
@@ -222,12 +222,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
-    if k == "place" and _CONTACT_ASKED_RE.search(q.text):
-        # "found a security hole, where do i report it": an address to write to ("security@lanternfishlabs.com", a
-        # web page, a channel); a place a line names ("provisioned in the Leeds hardware lab") is where, not whither
-        if any(is_new(m.group(0), q) for m in _CONTACT_RE.finditer(text)):
-            return 1.0
-        return min(WEAK, kind_fill(replace(slot, kind="thing", head="address"), text, names, q))
+    if k == "place" and _writes_to(text, q):
+        return 1.0  # "found a security hole, where do i report it": "Security questions: security@lanternfishlabs.com"
     if k in ("org", "project", "product", "place"):
         want = {"org": ("organisation", "organization"), "project": ("project",), "product": ("product",),
                 "place": ("place",)}[k]
@@ -372,20 +368,6 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|legacy|original\w*
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
 
-# "M2 was planned for 10 April and went live on 14 April": a plan beside what came to pass
-_CAME_TO_PASS_RE = re.compile(r"\b(?:went|happened|completed|finished|launched|shipped|reached|switched|arrived|"
-                              r"landed|closed|signed|opened)\b", re.I)
-
-
-def _plans_asked(question: str, slot: Slot) -> bool:
-    """Whether a plan answers: a quantity's question speaks of one; a date's does not ask what actually happened.
-    ("when did driftwood actually cut over? i thought it was end of may": "M3 full cutover: planned 29 May" is the
-    plan the asker already knows.)"""
-    if slot.kind == "date":
-        return not DOUBT_RE.search(question)  # "it was planned for end of may — when did it actually happen"
-    return bool(PLAN_RE.search(question))
-
-
 # An address on the web or for email, asked and given.
 _WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address", re.I)
 _WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
@@ -395,6 +377,12 @@ _CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|
                                r"people|users?) (?:report|send|email|e-mail|mail|submit|file|raise|post|flag|log|escalate|"
                                r"direct|reach|contact|ask|disclose|forward)\b", re.I)
 _CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
+
+
+def _writes_to(text: str, q: Asked) -> bool:
+    """Asked where to report, send or ask something, the line gives an address to write to (an email address, a web
+    page, a channel) the question does not hold."""
+    return bool(_CONTACT_ASKED_RE.search(q.text)) and any(is_new(m.group(0), q) for m in _CONTACT_RE.finditer(text))
 
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
@@ -412,9 +400,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     got, via = _fill(slot, text, context, names, q)
     if got and slot.kind == "date" and not via and outside_month(text, q):
         return 0.0, False  # "the demo for norrland in october": "a launch date of 15 September" is another month's
-    if got and slot.kind in ("quantity", "date") and PLAN_RE.search(text) and not _plans_asked(q.text, slot) and not (
-            slot.kind == "date" and _CAME_TO_PASS_RE.search(text)):
-        got *= WEAK
+    if got and slot.kind == "place" and _CONTACT_ASKED_RE.search(q.text) and not _writes_to(text, q):
+        got = min(got, WEAK)  # "where do i report it": "provisioned in the Leeds hardware lab" is where, not whither
     if got and slot.unit in ("percent", "count") and not NEGATION_RE.search(q.text) and denies(text, q):
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
     if got and slot.unit in ("percent", "count") and affirms_denied(text, q):
@@ -426,7 +413,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
     if got and not framed(slot.kind, slot.unit, text, context, q.text):
-        got *= WEAK  # a default, what comes next or a total asked, and a line that gives another (answer/frames.py)
+        # a default, what comes next, a total or what came to pass asked, and a line that gives another; a plan where
+        # none is asked (answer/frames.py)
+        got *= WEAK
     if got and slot.kind in ("quantity", "date") and REMOVAL_ASKED_RE.search(q.text) and not REMOVAL_RE.search(
             f"{text} {context}"):
         got *= WEAK  # "in which version was the legacy resolver deleted": "pip 20.1: an alpha of the new one" is another event

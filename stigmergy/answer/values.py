@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.terms import STOPWORDS, Term, fold, month_index, stem
+from stigmergy.gates.figures import NUMBER, SCALES
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -96,8 +97,8 @@ def is_new_name(name: str, q: Asked) -> bool:
     return any(stem(w) not in q.stems for w in words(name) if w not in STOPWORDS)
 
 
-_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
-_GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+# A number as the figures gate reads one, its thousands grouped or not ("14,500", "14.5"; not "14,5").
+_GROUPED_RE = re.compile(NUMBER)
 
 
 def amount(number: str, scale: str | None) -> float | None:
@@ -107,7 +108,7 @@ def amount(number: str, scale: str | None) -> float | None:
         return None
     factor = 1.0
     if scale:
-        got = _SCALES.get(scale.strip().lower())
+        got = SCALES.get(scale.strip().lower())
         if got is None:
             return None
         factor = got

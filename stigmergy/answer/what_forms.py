@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from stigmergy.answer.cues import PERMISSION_WORDS
+
 # "what's the biggest the http cache is allowed to grow": a measure, at most
 UTMOST_CLAUSE_RE = re.compile(r"^(?:'s|is|was|are) the (biggest|largest|smallest|longest|shortest|highest|lowest|most|"
                               r"fewest|least) (?:(?:the|a|an|my|our|its|their|this|that|it|they|you|we|i|pip)\b|"
@@ -163,9 +165,8 @@ LATER_ONE_RE = re.compile(r"^(?:'s|is|was) the (?:final|later|latest|new|newer|u
 # "zipapp version of pip (pip.pyz) — ok for our production servers or not?", "the nightly build: safe for demos?":
 # whether one may, asked without an auxiliary, after a dash or a colon, or with "or not" ("max line length allowed in a
 # requirements.txt file" names a measure)
-_OK_WORDS = r"(?:ok|okay|safe|fine|allowed|supported|recommended|advisable|a good idea)"
-OK_ASKED_RE = re.compile(r"(?:^|[—–,:]\s*|\s-\s+)(?:is it |it's |its )?" + _OK_WORDS + r"\b[^?]*\??$|\b" + _OK_WORDS +
-                         r"\b[^?]*\bor not\s*\??$")
+OK_ASKED_RE = re.compile(r"(?:^|[—–,:]\s*|\s-\s+)(?:is it |it's |its )?" + PERMISSION_WORDS + r"\b[^?]*\??$|\b" +
+                         PERMISSION_WORDS + r"\b[^?]*\bor not\s*\??$")
 
 # "is there a pip setting that refuses …", "is there a single command that dumps …": the way, option or command a line
 # names, with a word or two before the noun

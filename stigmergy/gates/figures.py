@@ -31,12 +31,14 @@ _MONTHS = {
     "oct": 10, "nov": 11, "dec": 12,
 }
 _MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_SCALES = {
+# The scales a figure's amount is written with, and a number with its thousands grouped or not (the answerer reads a
+# question's "£14.5k" and a line's "£14,500" as one amount by these: answer/values.amount).
+SCALES = {
     "k": 1_000, "thousand": 1_000, "m": 1_000_000, "mn": 1_000_000, "million": 1_000_000,
     "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000, "t": 10**12, "tn": 10**12,
     "trillion": 10**12,
 }
-_NUM = r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+NUMBER = r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
 _PATTERNS = [
     ("iso", re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?:T\d{2}:\d{2}(?::\d{2})?Z?)?(?!\d)")),
     ("mdy", re.compile(_MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})(?!\d)", re.I)),
@@ -47,7 +49,7 @@ _PATTERNS = [
     (
         "num",
         re.compile(
-            r"(?<![\d.,])" + _NUM + r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|[kmbt])\b)?",
+            r"(?<![\d.,])" + NUMBER + r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|[kmbt])\b)?",
             re.I,
         ),
     ),
@@ -108,7 +110,7 @@ def _extract_cached(text: str, source_side: bool) -> tuple[tuple[str, frozenset[
                     continue
                 forms.add(_norm(mantissa))
                 if m["scale"]:
-                    forms.add(_norm(mantissa * _SCALES[m["scale"].lower()]))
+                    forms.add(_norm(mantissa * SCALES[m["scale"].lower()]))
             else:
                 y = m.groupdict().get("y")
                 month = int(m["m"]) if m.groupdict().get("m") else (_month(m["mon"]) if m.groupdict().get("mon") else None)
