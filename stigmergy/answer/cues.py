@@ -66,8 +66,6 @@ KIND_TAIL_RE = re.compile(r"\s+(?:field|key|option|flag|switch|setting|column|la
 PART_OF_RE = re.compile(r"\s+(?:bit|part|piece|thing|bits|parts)\s+(?:at|in|on|of|after|before)\b.*$", re.I)
 # The default asked for: "by default", "if I don't pass --progress-bar", "without saying anything else"; and a line
 # that gives an option a value of the asker's choosing ("--upgrade-strategy=eager")
-# "carriers can get a higher rate limit — how high can it go": past the default, which "600 … by default" is not
-BEYOND_DEFAULT_RE = re.compile(r"\bhow high\b|\b(?:higher|highest|max|maximum|raised?|increased?)\b", re.I)
 
 # Words that label a line ("Example: …", "Note: …") and say nothing of what it labels.
 LABEL_WORDS = frozenset({"example", "examples", "note", "notes", "tip", "usage", "see", "also"})

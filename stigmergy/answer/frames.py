@@ -1,10 +1,10 @@
 """What a question's frame asks of the line that answers it, beyond the kind of value: a default ("which port
-does pip assume if I leave it off"), what came to pass rather than a plan ("what did the move end up costing"), what
-comes next ("which hash will pip recommend after sha256", "in which pip version will X be dropped"), a total ("how
-many gateways in total"), what is typical. Each frame a line misses weakens it once: a version asked ahead and a line
-that says what was done is one miss, not two, and so is a budget where what it came to is asked. A line that gives a
-value of the asked kind in another frame (an example setting, what holds now, what was added, a plan) fills the slot
-weakly (slots.fill)."""
+does pip assume if I leave it off") or what holds past it ("once they've asked for more"), what came to pass rather
+than a plan ("what did the move end up costing"), what comes next ("which hash will pip recommend after sha256", "in
+which pip version will X be dropped"), a total ("how many gateways in total"), what is typical. Each frame a line
+misses weakens it once: a version asked ahead and a line that says what was done is one miss, not two, and so is a
+budget where what it came to is asked. A line that gives a value of the asked kind in another frame (an example
+setting, what holds now, what was added, a plan, the default) fills the slot weakly (slots.fill)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ DEFAULT_SAID_RE = re.compile(r"\bdefault|\bunless\b|\botherwise\b|\bassumes?\b|\
                              r"\bfallback\b|\bimplicit|\bomitted\b|\bunset\b|\bif (?:not|no|none|nothing)\b|"
                              r"\bwhen (?:no|not|none|nothing)\b|\bnot (?:given|set|specified|provided|passed)\b|"
                              r"\bif (?:\S+ ){1,4}(?:is|are) (?:not|omitted|missing|absent|unset|left out)\b", re.I)
+
+# Past the default asked ("what limit does a carrier get once they've asked for more", "how high can it go"), against a
+# line that gives the default ("600 requests per minute by default"); not when nothing is done ("if I don't set one"
+# asks for the default).
+_BY_DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
+_DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
+_UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
+                           r"\bunless\b|\bwithout\b", re.I)
+_BEYOND_DEFAULT_RE = re.compile(r"\bhow high\b|\b(?:higher|highest|max|maximum|raised?|increased?)\b", re.I)
 
 # What will be, or comes next ("which hash algorithm will pip recommend after sha256", "which python is pip dropping
 # support for next"), against a line that says what is now ("The recommended hash algorithm at the moment is sha256")
@@ -77,27 +86,31 @@ TYPICAL_SAID_RE = re.compile(r"\b(?:typical(?:ly)?|usual(?:ly)?|normal(?:ly)?|av
 
 
 @lru_cache(maxsize=256)
-def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool]:
+def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, bool, bool]:
     """(a default, what comes next, a version to come, a total, what came to pass, whether a plan held, what is
-    typical, a plan, a date in doubt) asked: read once per question, not once per line."""
+    typical, a plan, a date in doubt, past the default) asked: read once per question, not once per line."""
     return (DEFAULT_ASKED_RE.search(question) is not None, AHEAD_ASKED_RE.search(question) is not None,
             FUTURE_VERSION_ASKED_RE.search(question) is not None,
             TOTAL_ASKED_RE.search(question) is not None and ADDED_SAID_RE.search(question) is None,
             ACTUAL_ASKED_RE.search(question) is not None, ON_PLAN_ASKED_RE.search(question) is not None,
             TYPICAL_ASKED_RE.search(question) is not None, PLAN_RE.search(question) is not None,
-            DOUBT_RE.search(question) is not None)
+            DOUBT_RE.search(question) is not None,
+            (_DONE_IF_RE.search(question) is not None or _BEYOND_DEFAULT_RE.search(question) is not None) and not (
+                _BY_DEFAULT_RE.search(question) or _UNDONE_IF_RE.search(question)))
 
 
 def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
     a date asked ahead is read by the date's own rules ("the CSV export is retired on 1 March 2027" answers "when will")."""
-    default, ahead, version_ahead, total, actual, on_plan, typical, plan, doubt = _asks(question)
+    default, ahead, version_ahead, total, actual, on_plan, typical, plan, doubt, beyond = _asks(question)
     if default and kind in ("quantity", "value", "thing", "place") and not (
             DEFAULT_SAID_RE.search(f"{text} {context}")):
         # "which style does pip use if I don't pass --progress-bar": "use --progress-bar=raw" is a choice; "which port
         # if I leave it off --proxy": "in the form scheme://proxy.server:port" gives none
         return False
+    if beyond and kind == "quantity" and _BY_DEFAULT_RE.search(text):
+        return False  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if version_ahead and unit == "version" and not WILL_RE.search(text):
         return False  # "in which pip version will X be dropped": "in pip 21.0, pip dropped support for Python 2"
     if ahead and kind not in ("yesno", "procedure", "reason", "definition", "date") and (

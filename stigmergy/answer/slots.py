@@ -25,7 +25,6 @@ from stigmergy.answer.counts import (
     says_head,
 )
 from stigmergy.answer.cues import (
-    BEYOND_DEFAULT_RE,
     BUT_NOT_RE,
     CAUSE_RE,
     COMMAND_ASKED_RE,
@@ -406,10 +405,6 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what share of users audit the code": "82% do not (rarely or never) do a code audit"
     if got and slot.unit in ("percent", "count") and affirms_denied(text, q):
         got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
-    if got and slot.kind == "quantity" and _DEFAULT_RE.search(text) and (
-            _DONE_IF_RE.search(q.text) or BEYOND_DEFAULT_RE.search(q.text)) and not (
-            _DEFAULT_RE.search(q.text) or _UNDONE_IF_RE.search(q.text)):
-        got *= WEAK  # "what limit does a carrier get once they've asked for more": "600 … by default" is the default's
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
     if got and not framed(slot.kind, slot.unit, text, context, q.text):
@@ -451,12 +446,6 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 _ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures"))
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
-# A value that holds by default, and a question about what holds once, after or if something is done (not when
-# nothing is: "if I don't set one" asks for the default).
-_DEFAULT_RE = re.compile(r"\b(?:by default|defaults? (?:to|is|of)|default (?:value|setting|limit))\b", re.I)
-_DONE_IF_RE = re.compile(r"\b(?:once|after|if|upon)\b", re.I)
-_UNDONE_IF_RE = re.compile(r"\b(?:if|once|after) (?:\w+ )?(?:don't|do not|doesn't|does not|haven't|have not|never|no)\b|"
-                           r"\bunless\b|\bwithout\b", re.I)
 # A question about when something ends, and a line that speaks of an end.
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
