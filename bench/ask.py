@@ -66,7 +66,10 @@ ask_blind19_*_questions.json (the same two corpora, written blind by helpers at 
 6 December 2026, committed before that session's answerer changes; its misses read in the fortieth session, once the
 twentieth pair was written), `blind20_sample` and `blind20_public` = ask_blind20_*_questions.json (the same two corpora,
 written blind by helpers at the start of the fortieth session, 7 December 2026, committed before that session's answerer
-changes; never tuned on). A set that is not committed yet is skipped with a note.
+changes; its misses read in the forty-first session, once the twenty-first pair was written), `blind21_sample` and
+`blind21_public` = ask_blind21_*_questions.json (the same two corpora, written blind by helpers at the start of the
+forty-first session, 7 December 2026, committed before that session's answerer changes; never tuned on). A set that is
+not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -150,7 +153,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind19_sample": ("ask_blind19_sample_questions.json", "sample"),
         "blind19_public": ("ask_blind19_public_questions.json", "public"),
         "blind20_sample": ("ask_blind20_sample_questions.json", "sample"),
-        "blind20_public": ("ask_blind20_public_questions.json", "public")}
+        "blind20_public": ("ask_blind20_public_questions.json", "public"),
+        "blind21_sample": ("ask_blind21_sample_questions.json", "sample"),
+        "blind21_public": ("ask_blind21_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -826,7 +831,7 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   14: ("6 December", "thirty-first"), 15: ("6 December", "thirty-second"),
                   16: ("6 December", "thirty-fourth"), 17: ("6 December", "thirty-seventh"),
                   18: ("6 December", "thirty-eighth"), 19: ("6 December", "thirty-ninth"),
-                  20: ("7 December", "fortieth")}
+                  20: ("7 December", "fortieth"), 21: ("7 December", "forty-first")}
 
 
 def _pair(set_name: str) -> int | None:
