@@ -18,8 +18,9 @@ _ROLE_AS_RE = re.compile(r"^(?:who|whom) (?:did|do|does|have|has|had|will) (?:we
                          r"(?:hire|hired|appoint|appointed|name|named|pick|picked|choose|chosen|promote|promoted|"
                          r"bring in|brought in|take on|taken on|recruit|recruited) as (?:the |a |an |our |their |its )?"
                          r"(?:new )?(.*)$", re.I)
+# (a pronoun starts a clause about the post: "the partner *we* deal with there")
 _ROLE_STOP = frozenset("and or at for on in over from with to who that behind when during since by as now these days "
-                       "today currently".split())
+                       "today currently we i you they he she it".split())
 
 
 # What someone in a post is doing, after the post: "the new CSM *starting* in November".

@@ -44,7 +44,8 @@ COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
 # What one may do, asked ("is it ok to", "X — safe for prod?"; what_forms.OK_ASKED_RE reads the second).
 PERMISSION_WORDS = r"(?:fine|ok|okay|safe|allowed|advisable|recommended|a good idea|wise|acceptable|supported)"
 LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?" + PERMISSION_WORDS + r"\b|(?:should|may|must) "
-                            r"(?:i|we|you|one)\b)", re.I)
+                            r"(?:i|we|you|one)\b|(?:is|are) (?:the |a |an |my |our )?(?:[\w.`'/-]+ ){1,4}" + PERMISSION_WORDS +
+                            r" (?:to|for|in|on|with)\b)", re.I)
 # A line that rules on it: a modal, a recommendation, or what the thing is fit for.
 RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
                        r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"

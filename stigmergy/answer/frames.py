@@ -62,7 +62,9 @@ ACTUAL_ASKED_RE = re.compile(r"\bactual(?:ly)?\b|\b(?:end|ended|ending|wind|woun
                              r"\bwhere did (?:it|that|this|they|we) (?:land|end|come in|finish)\b|\bcame in at\b", re.I)
 ON_PLAN_ASKED_RE = re.compile(r"\b(?:planned|scheduled|target|due|promised|original) (?:date|day|time|deadline)\b|"
                               r"\bon (?:time|schedule|target)\b|\bas planned\b|\b(?:slip|slipped|late|delayed|behind "
-                              r"schedule)\b|\bhit (?:its|the|their|our) (?:date|deadline|target)\b", re.I)
+                              r"schedule)\b|\bhit (?:its|the|their|our) (?:date|deadline|target)\b|"
+                              r"\b(?:like|as) (?:the|our|its) plan(?:ned)? (?:said|had it)\b|"
+                              r"\bor did (?:it|that|this|they) (?:move|slip|shift|change)\b", re.I)
 # A plan or a forecast is not what happened: it answers a question about plans, weakly any other, and a date's
 # question that does not ask what actually happened ("when did driftwood actually cut over? i thought it was end of
 # may": "M3 full cutover: planned 29 May" is the plan the asker already knows).

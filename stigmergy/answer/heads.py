@@ -30,10 +30,10 @@ QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "nps growth churn margin valuation temperature limit quota speed latency delay lag score maximum minimum max min "
-    "length weight height population age rent energy power voltage pressure humidity distance depth width volume period "
+    "length weight height population age rent energy power voltage pressure humidity distance depth width volume period window "
     "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
-EXTENTS = frozenset("length duration width height depth distance period".split())
+EXTENTS = frozenset("length duration width height depth distance period window".split())
 VERSION_HEADS = frozenset("version versions release releases".split())
 HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
                | VERSION_HEADS)

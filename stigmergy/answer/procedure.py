@@ -30,8 +30,15 @@ _QUOTED_WORDS_RE = re.compile(r"[\"“][\w ]+[\"”]|[A-Za-z]+_")
 _VERSION_ONLY_RE = re.compile(r"v?\d+(?:\.\d+)+")
 
 
-# A tool's own command with its options ("pip install \ --dry-run --report - \ …"): usage, shown.
-_TOOL_COMMAND_RE = re.compile(r"^\s*pip3?\s+[a-z]+\b.*(?:\s-{1,2}\w|\s\\\s)", re.I)
+# A bare name in code (`setuptools`, `requested`): no option, command, path or setting to use.
+_BARE_NAME_RE = re.compile(r"`*[A-Za-z][a-z0-9]*`*")
+
+
+# A tool's own command with its options ("pip install \ --dry-run --report - \ …"), or a git command typed alone ("git
+# fetch upstream"): usage, shown.
+_TOOL_COMMAND_RE = re.compile(r"^\s*pip3?\s+[a-z]+\b.*(?:\s-{1,2}\w|\s\\\s)|^\s*git\s+(?:fetch|pull|push|clone|checkout|switch|"
+                              r"commit|add|rebase|merge|remote|branch|log|diff|status|reset|stash|tag|init|config|"
+                              r"cherry-pick|bisect|restore)\b[^.!?]*$", re.I)
 
 
 def is_command(text: str) -> bool:
@@ -44,11 +51,13 @@ def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""
     done = DONE_TO_RE.search(q.text)
-    if any((is_new(m.group(0), q) or _new_option(m.group(0), q)) and not _QUOTED_WORDS_RE.fullmatch(m.group(0)) and not
-           _VERSION_ONLY_RE.fullmatch(m.group(0)) for m in CODE_RE.finditer(text)):
+    code = [m.group(0) for m in CODE_RE.finditer(text) if (is_new(m.group(0), q) or _new_option(m.group(0), q)) and not
+            _QUOTED_WORDS_RE.fullmatch(m.group(0)) and not _VERSION_ONLY_RE.fullmatch(m.group(0))]
+    if code:
         # an option, a command, a file: what "how do I…" is usually after; a file named alone
-        # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how
-        return WEAK if len(text.split()) == 1 else 1.0
+        # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how, and a package's bare
+        # name ("Newer versions of `setuptools` will use `pip` …") names a thing, not what to type
+        return WEAK if len(text.split()) == 1 or all(_BARE_NAME_RE.fullmatch(c) for c in code) else 1.0
     if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or _types_new(text, q)):
         # "how do i make a lock file with pip": "python -m pip lock -e ." is what to type; "$ python
         # get-pip.py" types nothing the question does not name, unless it asks how to run it

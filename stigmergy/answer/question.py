@@ -334,6 +334,9 @@ _MID_WHEN_RE = re.compile(r"^[^,;:?!—–]*\b(?!(?:and|or|but|so|then|just|exac
 _RELATIVE_WHERE_RE = re.compile(r"\b(?:a|an|the|my|our|your|some|any|this|that|each|every)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+ "
                                 r"where\b")
 _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
+# "what's the --debug flag for, when hacking on pip": a clause after the question that says in which case, not another
+# question
+_CASE_CLAUSE_RE = re.compile(r"(?:when|where|while)\s+(?:\w+ing|i|we|you|they|it|there)\b", re.I)
 
 
 def slot(text: str) -> Slot:
@@ -357,7 +360,10 @@ def _slot(text: str) -> Slot:
     if frame:
         return slot(q[frame.end():])
     # "i fixed a bug for issue 4321, what should the news fragment file be named": the clause that asks
-    named = NAME_OF_RE.match(re.split(r"[,;:]\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1])
+    asks = re.split(r"(?:[,;:]|\s[—–-])\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1]
+    if re.fullmatch(r"what(?:'s| is| was) (?:their|its) (?:full |real |official |company )?name", asks, re.I):
+        return Slot("thing", head="name")  # "the mid-sized account we lost in Q3 — what was their name": a name
+    named = NAME_OF_RE.match(asks)
     if named:
         got = slot(f"which {named.group(1) or named.group(2)}")
         # "what's the name of the quinta we booked for the sintra offsite": a name, where the rules know no kind for
@@ -374,14 +380,14 @@ def _slot(text: str) -> Slot:
     oldest = OLDEST_NAMED_RE.match(q)
     if oldest:
         # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
-        return Slot("quantity", head="version", unit="version", subject=oldest.group("name"))
+        return Slot("quantity", head="version", unit="version", subject=oldest.group("name") or oldest.group("runtime"))
     low = q.lower().rstrip(" ?")
     if ENV_VAR_ASKED_RE.search(low):
         return Slot("thing", head="variable")  # "what env var sets --find-links": a variable's name
     if re.match(r"^by how (?:much|many)\b", low):
         return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
     later = _LATER_WH_RE.search(q)
-    if later and WH_RE.search(q[: later.start()]):
+    if later and WH_RE.search(q[: later.start()]) and not _CASE_CLAUSE_RE.match(later.group(1)):
         # "pip list grows a column when i have editable installs, what's that column called": the clause before
         # the comma says when it happens; the question is what follows
         return slot(later.group(1))
@@ -396,6 +402,11 @@ def _slot(text: str) -> Slot:
         if EXISTS_ASKED_RE.match(low):
             return Slot("procedure")  # "is there a pip setting that …": the option a line names, and how
         return Slot("yesno")
+    wish = WANT_TO_RE.match(low)
+    if wish and not re.match(r"(?:know|understand|learn|find out|figure out|see|check|confirm)\b", low[wish.end() - len(
+            wish.group("verb")) :]):
+        # "want pip to just tell me in json what it would install": a wish, whatever question word its clause holds
+        return Slot("procedure")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
     told = TELL_RE.match(low)
     if wh is None or (told and not WH_RE.match(low[told.end() :])):
@@ -653,7 +664,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("place", head="address")  # "what is the street address of X": a place, not any value
     if _DATE_OF_RE.search(low):
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
-    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really )?(?:mean|stand for|do|does|refer to)"
+    m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really |even |exactly )?(?:mean|stand for|do|does|refer to)"
                  r"(?: here| there| for a living| all day)?" + SET_AGAINST, tail) or re.search(
         r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:

@@ -478,10 +478,24 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
                  addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
-                 aliases(terms, part.text, names), whole_words(terms), domains(terms), negated(terms)):
+                 aliases(terms, part.text, names), whole_words(terms), domains(terms), negated(terms),
+                 _quarter_ends(question_days(part.text, terms))):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))
     return out
+
+
+# Measures whose figures name them by their unit ("-30 C", "12%"): the line that gives one need not say the word.
+_UNIT_SAYS = frozenset(("temperature", "percentage", "percent"))
+# The last day of each quarter, (day, month 0-11).
+_QUARTER_ENDS = frozenset({(31, 2), (30, 5), (30, 8), (31, 11)})
+
+
+def _quarter_ends(days: dict[str, tuple[int, int]]) -> dict[str, tuple[frozenset[str], ...]]:
+    """A quarter's last day is said by "quarter end" or the quarter: "how much cash did we have left at 30 sept" is
+    "Cash at quarter end | £11.9M" under the Q3 report's heading."""
+    return {s: (frozenset({"quarter", "end"}), frozenset({f"q{m // 3 + 1}"}))
+            for s, (d, m) in days.items() if (d, m) in _QUARTER_ENDS}
 
 
 # Kinds of which a question names one and a line may speak of another: an office, a person, a company.
@@ -519,6 +533,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
         # "flag to skip installing deps": the question opens with the kind it asks, and the line that spells the
         # option ("--no-deps") need not say "flag"
         terms = [t for t in terms if t.stem not in _SPELLED_KIND_STEMS] or terms
+    if part.slot.kind == "quantity" and part.slot.head in _UNIT_SAYS:
+        # "what temperature range is the G2 rated for": "Operating range | -30 C to +60 C" says it by its unit
+        terms = [t for t in terms if t.stem != stem(part.slot.head)] or terms
     # "what is pip's --debug switch for": the option's kind, said after it; the line that spells the option ("The
     # --debug flag disables …") need not call it a switch
     named_kind = {stem(m.group(1)) for m in _OPTION_KIND_RE.finditer(part.text)}

@@ -163,7 +163,9 @@ def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term
     for i in range(len(toks) - 2):
         if toks[i] in subject and all(w.isalpha() and w not in STOPWORDS for w in toks[i + 1 : i + 3]):
             phrase = " ".join(toks[i : i + 3])
-            if any(phrase in " ".join(fold(line.text).split()) for line in lines):
+            # typed as a command: at a line's start, after a prompt or in code ("the pip config file" is prose)
+            typed = re.compile(r"(?:^|[`$>]\s*)" + re.escape(phrase) + r"\b")
+            if any(typed.search(" ".join(fold(line.text).split())) for line in lines):
                 out.append(Term(phrase, phrase, False, True))
     return out
 
@@ -357,9 +359,11 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
                 if agree:
                     made["also"] = also_said(agree)
             key = " ".join(made["text"].casefold().split())
-            if key in said:
-                entry["sentences"].append(next(i for i, s in enumerate(sentences)
-                                               if " ".join(s["text"].casefold().split()) == key))
+            # a sentence an earlier one already says, whole or within it (the line before a ruling, said with it
+            # as its context: "The zip application is currently experimental. … should not be used in production")
+            within = said_within(key, sentences)
+            if within is not None:
+                entry["sentences"].append(within)
                 continue
             said.add(key)
             entry["sentences"].append(len(sentences))
@@ -376,6 +380,11 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
 
 def _key(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+def said_within(key: str, sentences: list[dict[str, Any]]) -> int | None:
+    """The first of `sentences` that says `key` (a sentence's `_key`), whole or as whole words within it."""
+    return next((i for i, s in enumerate(sentences) if f" {key} " in f" {_key(s['text'])} "), None)
 
 
 def model_lines(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev: Evidence, root: Path,

@@ -5,6 +5,8 @@ it is too (the question's own word stays one of its forms)."""
 
 from __future__ import annotations
 
+import re
+
 from stigmergy.answer.terms import Term, fold, stem
 
 _WHOLE = {
@@ -40,6 +42,10 @@ WRITTEN_OUT = {"ppl": "people", "tmrw": "tomorrow", "w/o": "without", "b/c": "be
                "plz": "please", "mgrs": "managers", **{k: _WHOLE[k][0] for k in ("mgr", "dept")}}
 
 
+# Python's version typed short ("py3", "py3.12").
+_PY_RE = re.compile(r"py(\d(?:\.\d+)?)")
+
+
 def whole_form(word: str) -> str:
     """The whole word a short form stands for first ("temps": "temperature"), or the word itself."""
     whole = _WHOLE.get(fold(word))
@@ -50,6 +56,10 @@ def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> the whole words a short form stands for, for the question's plain words."""
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for t in terms:
+        py = _PY_RE.fullmatch(fold(t.word))
+        if py:
+            out[t.stem] = (frozenset({"python", py.group(1)}), frozenset({f"python{py.group(1)}"}))
+            continue  # "for py3 users": "in Python 3 environments"
         if t.name or t.figure:
             continue
         whole = _WHOLE.get(fold(t.word))

@@ -41,7 +41,7 @@ from stigmergy.answer.cues import (
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.frames import WILL_RE, framed
 from stigmergy.answer.head_noun import modifiers
-from stigmergy.answer.heads import PERSON_HEADS
+from stigmergy.answer.heads import EXTENTS, PERSON_HEADS
 from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.procedure import how_fill, is_command
@@ -443,7 +443,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 
 # "what's the number that stood after the close": the figure asked about, named by what it is about ("q2 revenue"),
 # not by the word "number", which no line that gives it says.
-_ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures"))
+_ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures", "value", "values"))
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
 # A question about when something ends, and a line that speaks of an end.
@@ -504,13 +504,15 @@ _OF_NOW = frozenset("recent latest current newest present".split())
 _SHARE_HEADS = frozenset("share shares percentage percent proportion fraction".split())
 
 
-def _says_head(slot: Slot, text: str) -> bool:
+def _says_head(slot: Slot, text: str, q: Asked) -> bool:
     """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR"), a rate by
     what it counts per what ("Excursions per 1,000 shipments fell from 6.8 to 5.1"), a temperature by its degrees
-    ("Dublin hub to Cork hospitals, 2–8 °C")."""
+    ("Dublin hub to Cork hospitals, 2–8 °C"), a span by a figure of time or length ("the min deprecation window":
+    "deprecated for a minimum of 6 months")."""
     return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text))) or (
         slot.unit == "rate" and bool(RATE_NAMED_RE.search(text))) or (
-        slot.head == "temperature" and bool(re.search(r"°\s?[CF]\b|\bdegrees\b", text)))
+        slot.head == "temperature" and bool(re.search(r"°\s?[CF]\b|\bdegrees\b|[-+−]?\d+(?:\.\d+)?\s?[CF]\b(?!\w)", text))) or (
+        slot.head in EXTENTS and bool(figures_in(text, q, "extent")))
 
 
 def other_name(name: str, text: str, names: Names) -> bool:
@@ -585,7 +587,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             return 0.0, False  # "the minimum git version": a version where git is not spoken of is another's
         if slot.unit == "version" and after and not any(stem(m) in said for m in after):
             return 0.0, False  # "what version of certifi": a version where certifi is not spoken of is another's
-        if missing and slot.unit not in ("count", "time", "version", "extent") and not _says_head(slot, f"{text} {context}"):
+        if missing and slot.unit not in ("count", "time", "version", "extent") and not _says_head(slot, f"{text} {context}", q):
             return 0.0, False  # "the operating voltage": a figure where no voltage is spoken of, with or without "operating"
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
@@ -599,7 +601,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         got, via = _fill(replace(slot, head=""), text, context, names, q)
         return got * WEAK, via  # "how many employees": a count of something the line does not name, weakly
     if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and (
-            slot.head not in _ANY_FIGURE) and not _says_head(slot, f"{text} {context}"):
+            slot.head not in _ANY_FIGURE) and not _says_head(slot, f"{text} {context}", q):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
     if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
         # "This approach … is also known as a 'development installation'": the thing is named in the sentence

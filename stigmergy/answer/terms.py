@@ -259,7 +259,9 @@ def question_terms(question: str) -> list[Term]:
         # forms are), not a rare name no line writes.
         name = not figure and tok[:1].isupper() and i > 0 and month_index(low) is None
         # Titlecase or CamelCase, not an acronym (CI, PEP, ARR name a kind of thing as often as one thing).
-        proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR
+        # An acronym's plural ("URLs", "APIs") is an acronym too.
+        proper = name and len(tok) >= 3 and not tok.isupper() and tok[1:] != tok[1:].upper() and low not in CALENDAR and not (
+            tok.endswith("s") and tok[:-1].isupper())
         proper = proper or (low in code and not figure) or letter
         out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
     # "what happens if i pick (b)", "picking w": a prompt's choice, labelled "(b)ackup" where the docs explain it

@@ -47,7 +47,7 @@ PRONOUN_POST_RE = re.compile(r"\bwhat (?:is|was) (?P<p>his|her|their) (?:current
 # "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
 MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
-MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually )?"
+MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually |even |exactly )?"
                       r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")
 
 # "direct download link for the pip zipapp", "what's the url of the docs": a web address
@@ -56,9 +56,9 @@ LINK_ASKED_RE = re.compile(r"^(?:the |a )?(?:[\w-]+ ){0,2}(?:link|url)s? (?:for|
 PATH_ASKED_RE = re.compile(r"^(?:[\w /()-]{1,30}:\s*)?(?:the |my |pip's )?(?:full |file |default |exact )?"
                            r"(?:path|location|folder|directory|dir)s? (?:of|to|for)\b")
 # "flag to skip installing deps?": an option, named before what it does
-FLAG_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
+FLAG_FIRST_RE = re.compile(r"^(?:the |a |any )?(?:pip |cli |command[- ]line )?(?:flags?|switch(?:es)?) (?:to|for|that)\b")
 # "command to spit out a pylock.toml for the project in my current folder?": a command, named before what it does
-COMMAND_FIRST_RE = re.compile(r"^(?:the |a )?(?:pip |right |exact |one-line |single )?(?:sub)?(?:command|cmd)s? (?:to|for|that)\b")
+COMMAND_FIRST_RE = re.compile(r"^(?:the |a |any )?(?:pip |right |exact |one-line |single )?(?:sub)?(?:command|cmd)s? (?:to|for|that)\b")
 # A version specifier's operator, alone or before its version ("~=", "~=3.1.2", "!="): "what does the ~= operator
 # mean" asks what the operator means, which a line that writes it ("`~=3.1.2` is equivalent to …") says.
 OPERATOR_RE = re.compile(r"(?<![~=!<>])(?:~=|===|==|!=|<=|>=)(?![~=!<>])")
@@ -96,10 +96,11 @@ REMOVAL_RE = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|no longer (?:available|
 DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                      "restore undo revert ignore avoid prevent wipe purge flush nuke erase list show print download "
-                     "dump debug verify limit cap require allow exclude add update".split())
-# "want to cap package versions for the whole org", "need to ship wheels to an offline box": a wish, asked as how to
-# do it
-WANT_TO_RE = re.compile(r"^(?:i |we )?(?:want|wanna|need|trying|looking) to \w+")
+                     "dump debug verify limit cap require allow exclude add update pass feed".split())
+# "want to cap package versions for the whole org", "need to ship wheels to an offline box", "want pip to just tell me
+# in json what it would install": a wish, asked as how to do it
+WANT_TO_RE = re.compile(r"^(?:i |we )?(?:(?:want|wanna|need|trying|looking)|(?:want|need) (?:pip|git|it|this) ?) to "
+                        r"(?:just |simply |also |really )?(?P<verb>\w+)")
 LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
 TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
                      r"(?: through| about)?)\s+(?:to me\s+)?")
@@ -111,10 +112,12 @@ CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
 
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
 # language or tool users type in lower case ("whats the minimum python needed") is that name too.
-RUNTIMES = r"(?:python|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
-OLDEST_NAMED_RE = re.compile(r"(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
-                             r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + RUNTIMES + r")\b"
-                             r"(?! (?i:version|release))")
+RUNTIMES = r"(?:python|c?python|pypy|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
+# "what is the oldest Python on which …", and typed without the question word: "last pip that still ran on python 2.7?"
+OLDEST_NAMED_RE = re.compile(r"(?:(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
+                             r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + RUNTIMES + r")|"
+                             r"(?:(?i:the) )?(?i:oldest|newest|latest|earliest|last|first) (?:supported )?"
+                             r"(?P<runtime>(?i:" + RUNTIMES + r")))\b(?! (?i:version|release))")
 
 
 # "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
