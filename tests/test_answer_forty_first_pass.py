@@ -194,3 +194,33 @@ def test_a_sentence_said_within_an_earlier_one_is_not_said_again() -> None:
     # words within other words, and another sentence, are not said
     assert said_within("pplication is currently experimental.", said) is None
     assert said_within("the zip application is stable.", said) is None
+
+
+def test_a_bare_name_in_code_is_no_how() -> None:
+    q = "pass key=value settings through to the build backend from the command line"
+    assert _slot(q).kind == "procedure"
+    assert _fills(q, "Newer versions of `setuptools` will use `pip` for these, but cannot pass through arguments.") < 1
+    assert _fills(q, "Settings provided via `--config-settings` options are passed to the build backend.") == 1
+
+
+def test_their_name_after_a_dash_asks_a_name() -> None:
+    q = "the mid-sized account we lost in Q3 because it got bought — what was their name"
+    assert (_slot(q).kind, _slot(q).head) == ("thing", "name")
+    assert _fills(q, "One mid-sized customer churned after being acquired by a competitor's customer.") == 0
+
+
+@pytest.mark.parametrize(("adverb", "adjective"), [("eagerly", "eager"), ("quickly", "quick"), ("weekly", "week"),
+                                                   ("exactly", "exact"), ("correctly", "correct")])
+def test_an_adverb_is_said_by_its_adjective(adverb: str, adjective: str) -> None:
+    from stigmergy.answer.terms import stem
+
+    assert stem(adverb) == stem(adjective)
+
+
+@pytest.mark.parametrize("word", ["only", "early", "family", "reply"])
+def test_a_word_that_only_ends_like_an_adverb_keeps_its_stem(word: str) -> None:
+    import snowballstemmer
+
+    from stigmergy.answer.terms import stem
+
+    assert stem(word) == snowballstemmer.stemmer("porter").stemWord(word)

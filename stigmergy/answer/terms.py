@@ -62,6 +62,13 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("porter")
 
 
+@lru_cache(maxsize=1)
+def _porter2() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
 @lru_cache(maxsize=8192)
 def fold(text: str) -> str:
     """Casefolded, accents dropped (the index's unicode61 tokenizer does the same): "Inês" is "ines"."""
@@ -80,7 +87,14 @@ def stem(word: str) -> str:
     w = fold(word)
     if w.endswith("'s") or w.endswith("’s"):
         w = w[:-2]
-    return _stemmer().stemWord(american(w))  # "organisation" and "organization" are one word
+    w = american(w)  # "organisation" and "organization" are one word
+    got = _stemmer().stemWord(w)
+    if got.endswith("li") and w.endswith("ly"):
+        # an adverb is its adjective ("eagerly" is said by "eager"): Porter keeps "-li", Porter2 drops it where the
+        # adjective stands alone, and then stems it as Porter stems the adjective
+        plain = _porter2().stemWord(w)
+        return plain if not plain.endswith("li") else got
+    return got
 
 
 # A prompt's choice labelled by its letter ("(b)ackup", "(a)bort") is the word.
