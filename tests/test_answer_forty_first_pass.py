@@ -224,3 +224,23 @@ def test_a_word_that_only_ends_like_an_adverb_keeps_its_stem(word: str) -> None:
     from stigmergy.answer.terms import stem
 
     assert stem(word) == snowballstemmer.stemmer("porter").stemWord(word)
+
+
+@pytest.mark.parametrize(("question", "text"), [
+    ("how do i get pip to go through our company http gateway", "In many corporate environments an HTTP proxy is needed."),
+    ("how do i hand pip a custom CA bundle file", "The `--cert` option lets users give a different certificate bundle."),
+    ("how do i feed options to the build backend from the pip cli", "Settings given on the command line reach the backend."),
+    ("my build needs an ancient setuptools, will it downgrade mine", "A project that needs an older setuptools builds."),
+])
+def test_plainer_words_say_the_askers(question: str, text: str) -> None:
+    """company: corporate; CA: certificate (typed in capitals too); cli: command line; ancient: older."""
+    terms = question_terms(question)
+    part = parts(question)[0]
+    alts = alternatives((_line(text),), part, terms, Names())
+    assert word_score(_line(text), terms, alts)[0] > word_score(_line(text), terms, {})[0]
+
+
+def test_how_a_thing_gets_done_is_said_by_who_does_it() -> None:
+    q = "how do i get my travel expenses approved"
+    assert _fills(q, "Expenses and travel: Rory MacAllister's finance team approves within five days.") == 1
+    assert _fills(q, "Travel expenses are listed in the quarterly report.") == 0  # says nothing of approving

@@ -23,6 +23,7 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "fee": "price cost charge", "salary": "pay paid compensation", "budget": "spend allocated",
             "call": "requests request", "client": "customer customers", "customer": "client clients",
             "account": "customer customers client clients", "each": "per every apiece",
+            "company": "corporate corporation firm", "ancient": "old older oldest",
             "final": "last", "last": "final", "latest": "newest", "newest": "latest",
             # plain words for what a document says formally ("on the payroll", "max", "disappear", "permanent")
             "payroll": "headcount staff employees", "max": "cap capped maximum limit",

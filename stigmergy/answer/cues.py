@@ -54,8 +54,8 @@ RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|ha
 COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                               r"\b(?:which|what) commands?\b", re.I)
 # "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
-DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:get|gets|got|be|is|are|was|were) ([a-z]+(?:ed|en))\b",
-                        re.I)
+DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:(?:get|gets|got|be|is|are|was|were) |(?:get|gets|got) "
+                        r"(?:my|our|their|your|the|a|an) (?:[\w-]+ ){0,3}?)([a-z]+(?:ed|en))\b", re.I)
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 

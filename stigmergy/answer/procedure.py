@@ -13,6 +13,7 @@ from stigmergy.answer.cues import (
     WAY_IN_ASKED_RE,
     WAY_IN_RE,
 )
+from stigmergy.answer.terms import stem
 from stigmergy.answer.values import Asked, is_new
 from stigmergy.answer.which import CODE_RE, WEAK
 
@@ -31,7 +32,7 @@ _VERSION_ONLY_RE = re.compile(r"v?\d+(?:\.\d+)+")
 
 
 # A bare name in code (`setuptools`, `requested`): no option, command, path or setting to use.
-_BARE_NAME_RE = re.compile(r"`*[A-Za-z][a-z0-9]*`*")
+_BARE_NAME_RE = re.compile(r"`*[A-Za-z][A-Za-z0-9]*`*(?:'s)?")
 
 
 # A tool's own command with its options ("pip install \ --dry-run --report - \ …"), or a git command typed alone ("git
@@ -53,11 +54,11 @@ def how_fill(text: str, q: Asked, content: int) -> float:
     done = DONE_TO_RE.search(q.text)
     code = [m.group(0) for m in CODE_RE.finditer(text) if (is_new(m.group(0), q) or _new_option(m.group(0), q)) and not
             _QUOTED_WORDS_RE.fullmatch(m.group(0)) and not _VERSION_ONLY_RE.fullmatch(m.group(0))]
-    if code:
+    if code and (len(text.split()) == 1 or not all(_BARE_NAME_RE.fullmatch(c) for c in code)):
         # an option, a command, a file: what "how do I…" is usually after; a file named alone
         # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how, and a package's bare
-        # name ("Newer versions of `setuptools` will use `pip` …") names a thing, not what to type
-        return WEAK if len(text.split()) == 1 or all(_BARE_NAME_RE.fullmatch(c) for c in code) else 1.0
+        # name ("Newer versions of `setuptools` will use `pip` …") names a thing, not what to type: read on
+        return WEAK if len(text.split()) == 1 else 1.0
     if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or _types_new(text, q)):
         # "how do i make a lock file with pip": "python -m pip lock -e ." is what to type; "$ python
         # get-pip.py" types nothing the question does not name, unless it asks how to run it
@@ -66,6 +67,8 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
     if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
         return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
+    if done and stem(done.group(1)) in {stem(w) for w in re.findall(r"[a-z]+", text.casefold())} and content >= 2:
+        return 1.0  # "how do i get my travel expenses approved": "Rory's finance team approves within five days"
     if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and content >= 2:
         return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
     return WEAK if content >= 2 else 0.0

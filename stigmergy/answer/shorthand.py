@@ -32,8 +32,13 @@ _WHOLE = {
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
     "cmd": ("command",), "cmds": ("command", "commands"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
-    "dm": ("direct message",), "dms": ("direct messages",),
+    "dm": ("direct message",), "dms": ("direct messages",), "cli": ("command line",),
 }
+
+
+# Short forms read as such only where typed in capitals ("our CA bundle"): in lower case they are as often a word of
+# their own or another short form ("my corp ca cert").
+_CAPITALS = {"ca": ("certificate authority", "certificate")}
 
 
 # Forms typed in chat that stand for one word only, and may name what is asked ("how many *ppl*", "who is the
@@ -60,9 +65,9 @@ def whole_words(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
         if py:
             out[t.stem] = (frozenset({"python", py.group(1)}), frozenset({f"python{py.group(1)}"}))
             continue  # "for py3 users": "in Python 3 environments"
-        if t.name or t.figure:
-            continue
-        whole = _WHOLE.get(fold(t.word))
+        if (t.name and not t.word.isupper()) or t.figure:
+            continue  # (a short form typed in capitals, "CA", is one still)
+        whole = _WHOLE.get(fold(t.word)) or (_CAPITALS.get(fold(t.word)) if t.word.isupper() else None)
         if whole:
             out[t.stem] = tuple(dict.fromkeys(frozenset(stem(x) for x in w.split()) for w in whole))
     return out
