@@ -152,6 +152,7 @@ def test_what_value_asks_for_any_figure() -> None:
 def test_a_post_ends_where_a_clause_about_it_begins() -> None:
     assert role("who's the partner we deal with there") == "partner"
     assert role("who is the head of marketing?") == "head of marketing"
+    assert role("who is the IT lead?") == "IT lead"  # a post's acronym, not a pronoun
 
 
 def test_py3_is_python_3() -> None:

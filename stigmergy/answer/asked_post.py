@@ -18,9 +18,10 @@ _ROLE_AS_RE = re.compile(r"^(?:who|whom) (?:did|do|does|have|has|had|will) (?:we
                          r"(?:hire|hired|appoint|appointed|name|named|pick|picked|choose|chosen|promote|promoted|"
                          r"bring in|brought in|take on|taken on|recruit|recruited) as (?:the |a |an |our |their |its )?"
                          r"(?:new )?(.*)$", re.I)
-# (a pronoun starts a clause about the post: "the partner *we* deal with there")
 _ROLE_STOP = frozenset("and or at for on in over from with to who that behind when during since by as now these days "
-                       "today currently we i you they he she it".split())
+                       "today currently".split())
+# A pronoun typed in lower case starts a clause about the post ("the partner *we* deal with there"); "IT" is a post's.
+_PRONOUNS = frozenset("we i I you they he she it".split())
 
 
 # What someone in a post is doing, after the post: "the new CSM *starting* in November".
@@ -36,7 +37,8 @@ def role(text: str) -> str:
     taken: list[str] = []
     for w in m.group(1).split()[:5]:
         lw = w.lower().strip(",.?;:")
-        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS or lw in ("-", "—", "–"):
+        if not lw or lw in _ROLE_STOP or lw in _VERBISH or lw in _DETERMINERS or lw in ("-", "—", "–") or (
+                w.strip(",.?;:") in _PRONOUNS):
             break  # "who is tomek exactly - full name": the dash starts an aside
         if taken and lw in _DOING:
             break  # "the new nordic CSM starting in november": the post ends before what they are doing

@@ -112,12 +112,12 @@ CURRENCY_SIGN_RE = re.compile(r"[£$€¥]\s+(?=[a-z])", re.I)
 
 # "the oldest Python", "the newest Django": the which-one of a named product's releases is a version of it; a
 # language or tool users type in lower case ("whats the minimum python needed") is that name too.
-RUNTIMES = r"(?:python|c?python|pypy|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
+RUNTIMES = r"(?:c?python|pypy|pip|git|setuptools|virtualenv|node|java|ruby|rust|go|perl|php)"
 # "what is the oldest Python on which …", and typed without the question word: "last pip that still ran on python 2.7?"
 OLDEST_NAMED_RE = re.compile(r"(?:(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
                              r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + RUNTIMES + r")|"
                              r"(?:(?i:the) )?(?i:oldest|newest|latest|earliest|last|first) (?:supported )?"
-                             r"(?P<runtime>(?i:" + RUNTIMES + r")))\b(?! (?i:version|release))")
+                             r"(?!(?i:go)\b)(?P<runtime>(?i:" + RUNTIMES + r")))\b(?! (?i:version|release))")  # "last go at it"
 
 
 # "what's the wi-fi password": the value of a secret, which no page holds (the capture gate refuses it); not
