@@ -245,3 +245,18 @@ def test_how_a_thing_gets_done_is_said_by_who_does_it() -> None:
     q = "how do i get my travel expenses approved"
     assert _fills(q, "Expenses and travel: Rory MacAllister's finance team approves within five days.") == 1
     assert _fills(q, "Travel expenses are listed in the quarterly report.") == 0  # says nothing of approving
+
+
+def test_any_figure_asked_is_answered_only_from_the_readers_own_pages(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Hostile: "what value" now takes any figure (above), and the board minutes hold one. A public reader asking for it
+    # gets a refusal that says nothing of the minutes; the board reader gets the figure.
+    import json
+
+    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
+
+    b = build_wiki(tmp_path / "w", index=False)
+    got = answers_by_reader(b, "orbis offered to acquire aurora - what value did they put on it?")
+    [public], [board] = got[PUBLIC], got[BOARD]
+    said = json.dumps(public)
+    assert CANARY not in said and "72M" not in said and "Orbis offered" not in said
+    assert board["answered"] and "$72M" in board["sentences"][0]["text"]  # the test can fail
