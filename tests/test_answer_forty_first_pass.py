@@ -260,3 +260,22 @@ def test_any_figure_asked_is_answered_only_from_the_readers_own_pages(tmp_path) 
     said = json.dumps(public)
     assert CANARY not in said and "72M" not in said and "Orbis offered" not in said
     assert board["answered"] and "$72M" in board["sentences"][0]["text"]  # the test can fail
+
+
+def test_asked_whether_one_can_a_command_that_does_it_shows_how() -> None:
+    q = "made a venv with --without-pip. can my global pip install stuff into it somehow?"
+    assert _fills(q, "$ python -m venv .venv --without-pip $ pip --python .venv install SomePackage") == 1
+    # a command that types only what the question does, or a yes/no that asks no ability, decides nothing
+    assert _fills(q, "$ python -m venv .venv --without-pip") == 0
+    assert _fills("does pip install build isolation by default?", "$ pip install --no-build-isolation .") == 0
+
+
+def test_a_quoted_list_of_choices_is_no_phrase() -> None:
+    from types import SimpleNamespace
+
+    from stigmergy.answer.service import _quoted_unsaid
+
+    lines = (SimpleNamespace(text="*(b)ackup* Rename the file or checkout to a .bak name."),)
+    assert not _quoted_unsaid("pip asked me '(i)gnore, (w)ipe, (b)ackup, (a)bort' for a dir, what does backup do?",
+                              lines)  # type: ignore[arg-type]
+    assert _quoted_unsaid("what does the 'backup was not restored' message mean?", lines)  # type: ignore[arg-type]

@@ -48,6 +48,18 @@ def is_command(text: str) -> bool:
     return bool(COMMAND_RE.match(text) or _INVOKE_RE.match(text) or _TOOL_COMMAND_RE.match(text))
 
 
+# Whether one can do something, asked ("can my global pip install into it", "can i still …").
+_ABILITY_ASKED_RE = re.compile(r"\bcan (?:i|we|you|one|my|our)\b", re.I)
+# (an option of the tool's, not Python's "-m" that runs it)
+_OPTION_TYPED_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*|(?<![\w-])-(?!m\b)[a-z]\b", re.I)
+
+
+def shows_how(command: str, q: Asked) -> bool:
+    """Asked whether one can do something, the command does it with an option the question does not type."""
+    return bool(_ABILITY_ASKED_RE.search(q.text)) and any(
+        m.group(0).casefold() not in q.text.casefold() for m in _OPTION_TYPED_RE.finditer(command))
+
+
 def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""

@@ -121,6 +121,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
 
 
+# A list of short choices, comma-separated: "ignore, wipe, backup, abort".
+_CHOICES_RE = re.compile(r"\s*[\w()-]+(?: [\w()-]+)?(?:\s*,\s*[\w()-]+(?: [\w()-]+)?){2,}\s*")
 # Words the asker quotes ("the 'a new release of pip is available' notice"): a message or a phrase, three words or more.
 _QUOTED_RE = re.compile(r"(?<!\w)['‘\"“]([^'‘’\"“”]{8,160}?)['’\"”](?!\w)")
 
@@ -129,7 +131,8 @@ def _quoted_unsaid(text: str, lines: tuple[Line, ...]) -> bool:
     """The part quotes a phrase that no line of the evidence writes ("env var to shut up the 'a new release of pip is
     available' notice?" over docs that never print that notice): the wiki does not speak of what is asked about, and
     no line about its other words answers."""
-    quoted = [" ".join(words(m.group(1))) for m in _QUOTED_RE.finditer(text)]
+    # (a list of choices, "(i)gnore, (w)ipe, (b)ackup, (a)bort", is no phrase: the docs describe each on its own)
+    quoted = [" ".join(words(m.group(1))) for m in _QUOTED_RE.finditer(text) if not _CHOICES_RE.fullmatch(m.group(1))]
     quoted = [p for p in quoted if len(p.split()) >= 3]
     if not quoted:
         return False

@@ -44,7 +44,7 @@ from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.heads import EXTENTS, PERSON_HEADS
 from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.procedure import how_fill, is_command
+from stigmergy.answer.procedure import how_fill, is_command, shows_how
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
@@ -298,7 +298,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         # says neither yes nor no; asked whether one may or should, a line that rules on it ("should not be used in
         # production", "is not supported") answers, one that only describes the thing weakly
         if is_command(text):
-            return 0.0  # "python -m pip install -c constraints.txt" says neither whether nor what pip then does
+            # "python -m pip install -c constraints.txt" says neither whether nor what pip then does; asked whether one
+            # can do something, a command that does it with an option the question does not type shows that one can, and
+            # how ("made a venv with --without-pip, can my global pip install into it?": "pip --python .venv install …")
+            return 1.0 if shows_how(text, q) else 0.0
         if not [w for w in _content(text, q) if w.casefold() not in LABEL_WORDS]:
             return 0.0  # "is --use-deprecated=legacy-resolver still supported": "Example: --use-deprecated=…" says only it
         if OPTION_EXISTS_ASKED_RE.search(q.text) and not names_option(text, q):
