@@ -76,7 +76,8 @@ _NAMING_RE = re.compile(r"\bnaming\s+(?:rule|convention|scheme|pattern)s?\b", re
 
 # What a line says in plain words: to stop, prevent, turn or switch off a behaviour is to disable it; "out of
 # the box" is "by default"; to sign off is to approve or accept; to fall behind is to lag; to fly is to take a
-# flight; how long people spend on a task is what it takes them. (the question's word, the phrase it must stand
+# flight; how long people spend on a task is what it takes them; each is per, a company corporate, ancient old. (the
+# question's word, the phrase it must stand
 # in (None: the word alone), the words that say it)
 _PLAIN = (
     ("stop", None, ("disable", "disables", "opt-out")), ("prevent", None, ("disable", "disables")),
@@ -95,6 +96,8 @@ _PLAIN = (
     ("ship", None, ("release", "releases", "released", "releasing")),
     ("outage", None, ("incident", "incidents", "downtime")),
     ("under", None, ("less", "fewer", "below")),
+    ("each", None, ("per", "every", "apiece")), ("company", None, ("corporate", "corporation", "firm")),
+    ("ancient", None, ("old", "older", "oldest")),
     ("turn", re.compile(r"\bturn\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
     ("switch", re.compile(r"\bswitch\w*\s+(?:(?!off\b)\S+\s+){0,3}?on\b", re.I), ("enable", "enables", "activate", "activates")),
     ("land", None, ("release", "releases", "released", "ship", "ships", "shipped")),

@@ -13,7 +13,7 @@ from stigmergy.answer.cues import (
     WAY_IN_ASKED_RE,
     WAY_IN_RE,
 )
-from stigmergy.answer.terms import stem
+from stigmergy.answer.terms import stem, stems
 from stigmergy.answer.values import Asked, is_new
 from stigmergy.answer.which import CODE_RE, WEAK
 
@@ -50,14 +50,13 @@ def is_command(text: str) -> bool:
 
 # Whether one can do something, asked ("can my global pip install into it", "can i still …").
 _ABILITY_ASKED_RE = re.compile(r"\bcan (?:i|we|you|one|my|our)\b", re.I)
-# (an option of the tool's, not Python's "-m" that runs it)
-_OPTION_TYPED_RE = re.compile(r"(?<![\w-])--[a-z][\w-]*|(?<![\w-])-(?!m\b)[a-z]\b", re.I)
 
 
 def shows_how(command: str, q: Asked) -> bool:
-    """Asked whether one can do something, the command does it with an option the question does not type."""
+    """Asked whether one can do something, the command does it with an option the question does not type (code's
+    options are two characters or more: Python's "-m" that runs the tool is none)."""
     return bool(_ABILITY_ASKED_RE.search(q.text)) and any(
-        m.group(0).casefold() not in q.text.casefold() for m in _OPTION_TYPED_RE.finditer(command))
+        m.group(0).startswith("-") and _new_option(m.group(0), q) for m in CODE_RE.finditer(command))
 
 
 def how_fill(text: str, q: Asked, content: int) -> float:
@@ -79,7 +78,7 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
     if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
         return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
-    if done and stem(done.group(1)) in {stem(w) for w in re.findall(r"[a-z]+", text.casefold())} and content >= 2:
+    if done and stem(done.group(1)) in stems(text) and content >= 2:
         return 1.0  # "how do i get my travel expenses approved": "Rory's finance team approves within five days"
     if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and content >= 2:
         return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code

@@ -403,8 +403,7 @@ def _slot(text: str) -> Slot:
             return Slot("procedure")  # "is there a pip setting that …": the option a line names, and how
         return Slot("yesno")
     wish = WANT_TO_RE.match(low)
-    if wish and not re.match(r"(?:know|understand|learn|find out|figure out|see|check|confirm)\b", low[wish.end() - len(
-            wish.group("verb")) :]):
+    if wish and not re.match(r"(?:know|understand|learn|find out|figure out|see|check|confirm)\b", low[wish.start("verb") :]):
         # "want pip to just tell me in json what it would install": a wish, whatever question word its clause holds
         return Slot("procedure")
     wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
