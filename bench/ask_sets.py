@@ -84,7 +84,11 @@
                                      forty-first session, once the twenty-first pair was written)
     bench/ask_blind21_sample_questions.json, bench/ask_blind21_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the forty-first session, committed before its
-                                     answerer changes (a twenty-second held-out measure, never tuned on)
+                                     answerer changes (a twenty-second held-out measure; its misses read in the
+                                     forty-second session, once the twenty-second pair was written)
+    bench/ask_blind22_sample_questions.json, bench/ask_blind22_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the forty-second session, committed before its
+                                     answerer changes (a twenty-third held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -162,6 +166,8 @@ BLIND20_SAMPLE_SET = HERE / "ask_blind20_sample_questions.json"
 BLIND20_PUBLIC_SET = HERE / "ask_blind20_public_questions.json"
 BLIND21_SAMPLE_SET = HERE / "ask_blind21_sample_questions.json"
 BLIND21_PUBLIC_SET = HERE / "ask_blind21_public_questions.json"
+BLIND22_SAMPLE_SET = HERE / "ask_blind22_sample_questions.json"
+BLIND22_PUBLIC_SET = HERE / "ask_blind22_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -284,7 +290,8 @@ def main() -> None:
                        (BLIND18_SAMPLE_SET, SAMPLE_CORPUS), (BLIND18_PUBLIC_SET, docs),
                        (BLIND19_SAMPLE_SET, SAMPLE_CORPUS), (BLIND19_PUBLIC_SET, docs),
                        (BLIND20_SAMPLE_SET, SAMPLE_CORPUS), (BLIND20_PUBLIC_SET, docs),
-                       (BLIND21_SAMPLE_SET, SAMPLE_CORPUS), (BLIND21_PUBLIC_SET, docs)):
+                       (BLIND21_SAMPLE_SET, SAMPLE_CORPUS), (BLIND21_PUBLIC_SET, docs),
+                       (BLIND22_SAMPLE_SET, SAMPLE_CORPUS), (BLIND22_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
