@@ -26,7 +26,10 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "final": "last", "last": "final", "latest": "newest", "newest": "latest",
             # plain words for what a document says formally ("on the payroll", "max", "disappear", "permanent")
             "payroll": "headcount staff employees", "max": "cap capped maximum limit",
-            "maximum": "cap capped max limit", "disappear": "removed retired deleted", "permanent": "standing"}
+            "maximum": "cap capped max limit", "disappear": "removed retired deleted", "permanent": "standing",
+            # a period said by its unit ("worth £410k a year" for "the annual value")
+            "annual": "year yearly annually", "yearly": "year annual annually", "monthly": "month",
+            "weekly": "week", "daily": "day", "value": "worth valued"}
 
 
 def says_head(head: str, text: str) -> bool:

@@ -51,6 +51,8 @@ def defines(subject: str, text: str) -> bool:
     if cell and [w for w in words(cell) if w not in STOPWORDS] == ws:
         return True
     low = fold(text)
+    if _NAMED_AS_RE.search(low) and re.search(rf"{_NAMED_AS_RE.pattern}\s*[\"'“‘*`]*{re.escape(' '.join(ws[:2]))}\b", low):
+        return True  # "'ingest health' dashboard - what is that": "The comparison dashboard, renamed "ingest health""
     # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
     # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
     return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
@@ -67,6 +69,11 @@ def acronyms(subject: str) -> bool:
 def spells(subject: str, text: str) -> bool:
     """`text` spells out every word of the acronym `subject` by its initials."""
     return all(spelled_out(w, text) for w in re.findall(r"[\w'-]+", subject))
+
+
+# What a line says before the other name it gives a thing: the thing it names first is what the name stands for
+_NAMED_AS_RE = re.compile(r"\b(?:renamed(?: to| as)?|now called|also called|also known as|aka|formerly(?: known as)?|"
+                          r"better known as)")
 
 
 _AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")

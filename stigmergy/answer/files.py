@@ -21,13 +21,17 @@ _DOT_FILE_RE = re.compile(r"(?<![\w.-])(\.[a-z][\w-]{2,})(?![\w.])", re.I)  # ".
 
 
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
+_SHELL_WORDS = frozenset("export set setx echo cd source sudo env unset".split())
 
 
 def named(question: str) -> frozenset[str]:
     """The file names the question says, and what it quotes as code ("the `pip lock` command"), casefolded."""
     out = {m.group(1).casefold() for m in _FILE_RE.finditer(question)}
     # A command typed with the asker's own arguments ("`pip search requests`") is named by its first two words.
-    out |= {" ".join(m.group(1).split()[:2]).casefold() for m in _CODE_RE.finditer(question)}
+    # Not an option with the asker's own argument ("`-e ./mylib`") nor a shell line of their own ("`export
+    # PIP_NO_CACHE_DIR=`"): the option is read as a term is, and the docs write such a line with their own names.
+    spans = [m.group(1).split()[:2] for m in _CODE_RE.finditer(question)]
+    out |= {" ".join(ws).casefold() for ws in spans if ws and not ws[0].startswith("-") and ws[0] not in _SHELL_WORDS}
     out |= {m.group(1).casefold() for m in _DOT_FILE_RE.finditer(question) if m.group(1).count(".") == 1}
     return frozenset(out)
 
@@ -42,20 +46,24 @@ def kind_word(name: str) -> str:
 
 
 def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: Path | None = None) -> frozenset[str]:
-    """The pages, as read for the answer, whose title or text says every one of `files`. A page is read in pieces
-    (one per fragment search found): the configuration page names `pip.conf` in one and `pip freeze` in another,
-    and `pip install`'s page names requirements.txt in a piece search did not find; with `root`, the whole page
-    (the reader's already: it is in the evidence) is read, within `MAX_PAGE_BYTES`."""
+    """The pages, as read for the answer, whose title or text says one of the commands named ("does `pip list
+    --format=freeze` give the same info as `pip freeze`": `pip list`'s page says "Contrary to the ``freeze``
+    command" and never "pip freeze"), or every one of `files` where a file is named: the page that answers names it
+    ("can `pip lock` write a poetry.lock"). A page is read in pieces (one per fragment
+    search found): the configuration page names `pip.conf` in one and `pip freeze` in another, and `pip install`'s
+    page names requirements.txt in a piece search did not find; with `root`, the whole page (the reader's already: it
+    is in the evidence) is read, within `MAX_PAGE_BYTES`."""
     said: dict[str, str] = {}
     for p in pages:
         said[p["path"]] = f"{said.get(p['path'], '')}\n{p.get('title', '')}\n{p.get('content', '')}".casefold()
-    out = set()
+    count: dict[str, int] = {}
     for path, text in said.items():
         if not all(f in text for f in files) and root is not None:
             text = f"{text}\n{_whole_page(root, path)}"
-        if all(f in text for f in files):
-            out.add(path)
-    return frozenset(out)
+        count[path] = sum(f in text for f in files)
+    if any(_FILE_RE.fullmatch(f) or _DOT_FILE_RE.fullmatch(f) for f in files):
+        return frozenset(path for path, n in count.items() if n == len(files))
+    return frozenset(path for path, n in count.items() if n > 0)
 
 
 MAX_PAGE_BYTES = 2 * 1024 * 1024  # a page read whole to find a file's name: no more than this

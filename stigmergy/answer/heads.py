@@ -31,13 +31,14 @@ QUANTITY_HEADS = frozenset(
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "nps growth churn margin valuation temperature limit quota speed latency delay lag score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume period window "
-    "money".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
+    "money credit refund discount penalty bonus deposit".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
 EXTENTS = frozenset("length duration width height depth distance period window".split())
 VERSION_HEADS = frozenset("version versions release releases".split())
 HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
                | VERSION_HEADS)
-MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money".split())
+MONEY_HEADS = frozenset("price cost costs budget revenue burn fee fees salary valuation arr mrr rent spend money credit "
+                        "refund discount penalty bonus deposit".split())
 
 
 FLAG_WORDS = frozenset(("flag", "flags", "switch", "switches"))
@@ -81,7 +82,7 @@ def rate_unit(head: str, low: str) -> str:
 
 
 # "what's the reason for …", "what effect does X have": an account of what happens, which no line names as a thing
-REASON_HEADS = frozenset("reason reasons rationale motivation".split())
+REASON_HEADS = frozenset("reason reasons reasoning rationale motivation".split())
 ACCOUNT_HEADS = REASON_HEADS | frozenset("effect effects impact consequence consequences purpose point difference "
                                         "differences benefit benefits advantage advantages downside downsides "
                                         "drawback drawbacks behaviour behavior outcome".split())

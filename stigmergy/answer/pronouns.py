@@ -1,7 +1,8 @@
 """Whom a question's pronoun stands for. "sam in the leeds lab - whats his official title" asks Sam's post, and
 "sending a calendar invite to tomek, what's his full surname?" asks Tomek's other name: the parser (question.py)
 keeps the pronoun as the slot's subject, and the wiki's names say who it is. "what does Olly actually do here"
-asks the post of someone the wiki knows, not what a word means."""
+asks the post of someone the wiki knows, not what a word means. And "norrland renewal — what day did they sign, and
+what's the total contract value?" asks both of Norrland's renewal."""
 
 from __future__ import annotations
 
@@ -39,3 +40,25 @@ def _person(text: str, names: Names) -> str:
     gives a post or another name may answer."""
     ws = words(text)
     return next((" ".join(ws[i:j]) for i, j, e in names.found(text) if e.kind == "person"), "")
+
+
+# A topic typed before a colon or a dash and the first question ("norrland renewal — what day …", "lisbon office:
+# what are the rooms called …"); a frame ("on a linux box: …") is none.
+_TOPIC_RE = re.compile(r"^(?!(?:on|in|at|for|with|from|under|during|inside|within|using|via|by|when|if|after|before|"
+                       r"while|once)\b)([^:?—–]{2,40}?)(?::|\s[—–-])\s+(?=(?:who|whom|whose|what|when|where|which|why|"
+                       r"how)\b)", re.I)
+
+
+def topic_carried(asked: list[Part], names: Names) -> list[Part]:
+    """Later parts of no subject of their own (no pronoun carried one) asked about the topic typed before the first
+    question, where the topic names something the wiki knows ("norrland renewal", "lisbon office") and no figure:
+    "what's the total contract value" is Norrland's, and a line about Pellucid's pilot answers another question. A
+    topic of plain words ("bit of history: …", "pip download for a different platform: …") or with a figure ("pip
+    20.2 - how did you opt in, and in which release did the old resolver stop being supported") says how the asker
+    came to the question, not what every part is about."""
+    topic = _TOPIC_RE.match(asked[0].text) if len(asked) > 1 else None
+    said = topic.group(1).strip() if topic else ""
+    if not said or any(ch.isdigit() for ch in said) or not names.found(said):
+        return asked
+    return [asked[0], *(replace(p, text=f"{said}: {p.text}", carried=said) if not p.carried and not p.text.startswith(
+        said) else p for p in asked[1:])]

@@ -22,6 +22,7 @@ from stigmergy.answer.heads import (
     ACCOUNT_HEADS,
     EXTENTS,
     HEAD_VOCAB,
+    ING_NOUNS,
     MONEY_HEADS,
     QUANTITY_HEADS,
     REASON_HEADS,
@@ -30,6 +31,17 @@ from stigmergy.answer.heads import (
     kind_of_head,
     rate_unit,
     singular_head,
+)
+from stigmergy.answer.splits import (
+    ASIDE_RE,
+    BARE_PART_RE,
+    COMMA_WH_RE,
+    DASH_ASIDE_RE,
+    HAVE_DONE_RE,
+    SETUP_RE,
+    SPLIT_RE,
+    TYPED_ASIDE_RE,
+    UNIT_ONLY_RE,
 )
 from stigmergy.answer.terms import WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
@@ -69,25 +81,6 @@ from stigmergy.answer.what_forms import (
     WANT_TO_RE,
 )
 
-# A second question joined by "and": "…, and who led it?", "… and when did it ship?"
-# A question, then a remark that is no question of its own (no "?", no question word or auxiliary to open it).
-_ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
-                       r"should|has|have)\b[^?]*\?)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
-                       r"were|does|did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+$", re.I)
-_SPLIT_RE = re.compile(r"(?:\?\s+|,?\s+and\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
-                       r"were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
-                       r"whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
-_SETUP_RE = re.compile(r"^([^;?]+);\s*((?:who|whom|whose|what|when|where|which|why|how)\b[^;?]*\??)$", re.I)
-# "… and have pip fill it in": having something done, said after a yes-or-no question, is part of it
-_HAVE_DONE_RE = re.compile(r"^(?:have|has) (?:it|them|pip|the \w+|\w+) (?!(?:been|got|gotten|done|seen|had|\w+ed|\w+en)\b)"
-                           r"[a-z]+\b", re.I)
-# A second part with no predicate of its own ("who ran the retro, and in which office?"): it asks about the
-# first part's predicate.
-_BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:which|what|whose) [\w'-]+$|"
-                           r"^(?:(?:since|until|till) )?(?:who|when|where|why|how)$", re.I)
-# A later part that only names the unit of the figure the first part asks for ("how many seconds").
-_UNIT_ONLY_RE = re.compile(r"^how (?:many|much|long)(?: (?:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years|"
-                           r"ms|milliseconds|bytes|kb|mb|gb|tb|percent|times))?$", re.I)
 # A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
 # its own question word does not say what is asked.
 _FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
@@ -177,7 +170,7 @@ def _dated(text: str) -> bool:
 def parts(question: str) -> list[Part]:
     """The question's parts, each with its slot; one part for most questions."""
     q = _clean(question)
-    aside = _ASIDE_RE.match(q)
+    aside = ASIDE_RE.match(q)
     if aside and not _dated(q[aside.end(1):]):
         # "what's MKT? pharma folks keep saying it": the asker's aside asks nothing. One that gives a figure or a
         # date ("… wasn't it supposed to be end of may") says which claim the answer should correct: kept.
@@ -199,7 +192,7 @@ def parts(question: str) -> list[Part]:
         term, wh, aux, rest = quoted.groups()
         said = f"{wh.lower()} {aux.lower()} {term} {rest or ''}".rstrip(" ?")
         return [Part(said, slot(said))]
-    setup = _SETUP_RE.match(q)
+    setup = SETUP_RE.match(q)
     if setup and not WH_RE.search(setup.group(1)) and setup.group(1).split()[0].lower() not in _AUX:
         # "the week 35 update had ~2k pilot shipments; what was the final number": what the asker knows, then the
         # question; one part, its words kept (terms.claimed reads the figure as the earlier state)
@@ -209,12 +202,29 @@ def parts(question: str) -> list[Part]:
         rest = m.group(3)
         return [Part(f"{m.group(1)} {rest}", slot(f"{m.group(1)} {rest}")),
                 Part(f"{m.group(2)} {rest}", slot(f"{m.group(2)} {rest}"))]
-    pieces = [p.strip(" ,;?") for p in _SPLIT_RE.split(q)]
+    pieces = [p.strip(" ,;?") for p in SPLIT_RE.split(q)]
+    if len(pieces) == 1 and (re.match(rf"(?:{'|'.join(_AUX)})\b", q, re.I) or COMMA_WH_RE.match(f", {q}")):
+        # "is our iso 27001 still valid, when was it last renewed": a question, then a comma and another one, each a
+        # question word with its verb ("when i hack on pip, what does --debug change" opens with a case)
+        split = [p.strip(" ,;?") for p in COMMA_WH_RE.split(q)]
+        # "whats the capacity of the new lisbon office, how many people fit?": the same kind asked again says the
+        # question over in other words
+        pieces = split if len({slot(p).kind for p in split}) == len(split) else pieces
     pieces = [p for p in pieces if len(p.split()) >= 2]
-    if len(pieces) == 2 and pieces[0].split()[0].lower() in _AUX and _HAVE_DONE_RE.match(pieces[1]):
+    if len(pieces) == 2 and pieces[0].split()[0].lower() in _AUX and HAVE_DONE_RE.match(pieces[1]):
         # "can I put $TOKEN in requirements.txt and have pip fill it in": one thing asked, to have it done
         pieces = [f"{pieces[0]} and {pieces[1]}"]
     if len(pieces) <= 1:
+        dashed = DASH_ASIDE_RE.match(q)
+        if dashed:
+            # "so what exactly is a telemetry gap — chart shows hatching": the remark after the dash says where the
+            # asker met it, and asks nothing (its words kept: "which office is our HQ — wharf street one?")
+            return [Part(q.rstrip(" ?"), slot(dashed.group(1)))]
+        typed = TYPED_ASIDE_RE.match(q)
+        if typed and not WH_RE.search(typed.group(1)):
+            # "driftwood M2 date? plan had 10 april": a noun phrase typed alone asks; the remark after it gives the
+            # figure the asker was told (kept for its words: terms.claimed reads it as the earlier plan)
+            return [Part(q.rstrip(" ?"), slot(typed.group(1)))]
         return [Part(q.rstrip(" ?"), slot(q))]
     out = [Part(pieces[0], slot(pieces[0]))]
     subject = _subject_words(pieces[0])
@@ -222,14 +232,15 @@ def parts(question: str) -> list[Part]:
     thing = _subject_words(_FRAMED_RE.sub("", pieces[0])).split()
     head = thing[-1] if thing and thing[-1].lower() not in _VERBISH else ""
     for p in pieces[1:]:
-        if _UNIT_ONLY_RE.match(p) and out[0].slot.kind == "quantity":
+        if UNIT_ONLY_RE.match(p) and out[0].slot.kind == "quantity":
             continue  # "what's the default timeout? how many seconds": the first part's unit, not a question of its own
-        if _BARE_PART_RE.match(p):
+        if BARE_PART_RE.match(p):
             p = f"{p} {_predicate(pieces[0])}".strip()
         # "…and who led it": the second part's pronoun is the first part's subject.
         # "how many votes does it take": an "it" that only opens "it takes" stands for nothing.
+        # "is there a setting for json instead": a "there" that only says something exists stands for nothing.
         pronoun = re.search(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|"
-                            r"there)\b", p, re.I) if subject else None
+                            r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )there(?! (?:is|are|was|were)\b))\b", p, re.I) if subject else None
         ref = _referent(pronoun.group(0), subject, clause) if pronoun else ""
         carried = f"{p[:pronoun.start()]}{ref}{p[pronoun.end():]}" if pronoun and ref else p
         if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
@@ -237,6 +248,7 @@ def parts(question: str) -> list[Part]:
                              count=1, flags=re.I)
         out.append(Part(carried, slot(p), ref if carried != p else ""))
     return out
+
 
 
 def _referent(pronoun: str, subject: str, clause: str) -> str:
@@ -348,10 +360,15 @@ def slot(text: str) -> Slot:
     if op:
         return Slot("definition", subject=op.group(0))
     if got.kind == "definition" and got.subject:
-        # "what does IQ/OQ stand for": a word typed in capitals keeps them (defining.acronyms: a line may spell it)
+        # "what does IQ/OQ stand for": a word typed in capitals keeps them (defining.acronyms: a line may spell it);
+        # "what is MKT actually": the asker's hedge is no word of the term
+        subject = _HEDGE_TAIL_RE.sub("", got.subject) or got.subject
         return Slot("definition", subject=" ".join(w.upper() if re.search(rf"\b{re.escape(w.upper())}\b", text) else w
-                                                   for w in got.subject.split()))
+                                                   for w in subject.split()))
     return got
+
+
+_HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even|precisely|then|now))+$", re.I)
 
 
 def _slot(text: str) -> Slot:
@@ -360,11 +377,14 @@ def _slot(text: str) -> Slot:
     if frame:
         return slot(q[frame.end():])
     # "i fixed a bug for issue 4321, what should the news fragment file be named": the clause that asks
-    asks = re.split(r"(?:[,;:]|\s[—–-])\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1]
+    asks = re.split(r"(?:[,;:.]|\s[—–-])\s+(?=(?:what|which)\b)", q.rstrip(" ?"))[-1]
     if re.fullmatch(r"what(?:'s| is| was) (?:their|its) (?:full |real |official |company )?name", asks, re.I):
         return Slot("thing", head="name")  # "the mid-sized account we lost in Q3 — what was their name": a name
+    kind_named = re.match(r"^(?:what|which) ([a-z][\w-]+) names?\b", asks, re.I)
+    if kind_named and kind_named.group(1).lower() not in ("their", "its", "his", "her", "the", "your", "our", "my"):
+        return slot(f"which {kind_named.group(1)}{asks[kind_named.end():]}")  # "what room names can i book": which rooms
     named = NAME_OF_RE.match(asks)
-    if named:
+    if named and not re.search(r"\bones?$", named.group(1) or named.group(2)):  # "the new one": the thing said before
         got = slot(f"which {named.group(1) or named.group(2)}")
         # "what's the name of the quinta we booked for the sintra offsite": a name, where the rules know no kind for
         # the thing; "a rented quinta outside Sintra" speaks of it and names none
@@ -406,7 +426,10 @@ def _slot(text: str) -> Slot:
     if wish and not re.match(r"(?:know|understand|learn|find out|figure out|see|check|confirm)\b", low[wish.start("verb") :]):
         # "want pip to just tell me in json what it would install": a wish, whatever question word its clause holds
         return Slot("procedure")
-    wh = next((i for i, w in enumerate(words) if w in _WH or (w == "how" and i + 1 < len(words))), None)
+    # "shorter timeout only when running pip freeze": "when" before a verb in -ing opens a case, not a question
+    wh = next((i for i, w in enumerate(words) if (w in _WH or (w == "how" and i + 1 < len(words))) and not (
+        w in ("when", "while", "where") and i + 1 < len(words) and words[i + 1].endswith("ing")
+        and words[i + 1] not in ING_NOUNS)), None)
     told = TELL_RE.match(low)
     if wh is None or (told and not WH_RE.match(low[told.end() :])):
         # "explain the effect of --ignore-installed when the package is already there": asked to tell, and the
@@ -564,7 +587,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b|"
-                r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic) (?:behind|for)\b", tail):
+                r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic)(?: (?:behind|for)\b|\s*$)", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
         # "what percentage of package maintainers audit code": a share of maintainers, when the rules know the

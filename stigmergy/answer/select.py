@@ -48,6 +48,7 @@ from stigmergy.answer.otherwise import (
 )
 from stigmergy.answer.periods import another_period, said_on
 from stigmergy.answer.question import Part, Slot
+from stigmergy.answer.series import in_bound, in_series, percentile_said
 from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import (
@@ -176,8 +177,12 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     kind = files.kind_word(term.word) if "." in term.word else ""
     if kind and stem(kind) in said and _kind_file_re(kind).search(text):
         return True  # "constraints.txt": "Including a package in a constraints file does not trigger installation"
-    if term.series and _in_series(term, text):
+    if term.series and in_series(term.word, term.series, text):
         return True  # "the last pip that worked on python 2.7": "the last version of pip that supported Python 2"
+    if term.figure and percentile_said(term.word, text):
+        return True  # "p99": "99th percentile delay: 19 seconds"
+    if term.bounded and in_bound(term.word, term.bounded, text):
+        return True  # "on python 3.12, does pip use the OS trust store": "On Python 3.10 or later, by default …"
     measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
     if measured and _measure_re(*measured.groups()).search(text):
         return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
@@ -193,18 +198,6 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
 def _kind_file_re(kind: str) -> re.Pattern[str]:
     """ "a constraints file", "the requirements files": a file named by its kind (`files.kind_word`)."""
     return re.compile(rf"\b{re.escape(kind)}\s+files?\b", re.I)
-
-
-@lru_cache(maxsize=256)
-def _series_re(series: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(series)}\s+v?(\d+(?:\.\d+)*)(?!\.?\d)", re.I)
-
-
-def _in_series(term: Term, text: str) -> bool:
-    """Whether a line names only the major release a version figure is of ("Python 2" for "python 2.7"): not a line
-    that names another release as well ("upgrade to Python 3 … dropped support for Python 2" says nothing of 3.8)."""
-    said = _series_re(term.series).findall(text)
-    return bool(said) and set(said) == {term.word.split(".")[0]}
 
 
 # A figure written with its unit as one word ("3-month", "16-week", "10-minute")

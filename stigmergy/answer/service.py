@@ -25,7 +25,7 @@ from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, s
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load, words
-from stigmergy.answer.pronouns import resolved
+from stigmergy.answer.pronouns import resolved, topic_carried
 from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
@@ -92,7 +92,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     names = load(s.store, layers)
     # "what exit code on resolutionimpossible": an identifier read as the evidence (the reader's lines) writes it
     question = truecase(question, (ln.text for ln in ev.lines))
-    asked_parts = [resolved(p, names) for p in parts(question)]
+    asked_parts = topic_carried([resolved(p, names) for p in parts(question)], names)
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
     # what the question asks, without the asker's motive after it (terms.motive), is what its meaning is
     qvecs = s.embedder.embed([without_motive(p.text) for p in asked_parts]) if ev.lines else None
@@ -108,7 +108,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         terms = weigh(s.store, _named(question_terms(part.text), part.text, names), layers)
         terms = claimed(_spelled(jargon(terms, known), ev.lines) if part.slot.kind == "yesno" else terms, part.text,
                         part.slot.kind)
-        terms = motive(terms, part.text)
+        terms = motive(_instances(terms, ev.lines), part.text)
         terms = first_constraints(terms, first, ev.lines) if i else terms
         terms = _about(terms, part.carried)
         terms = [*terms, *commands(part.text, terms, ev.lines)]
@@ -146,6 +146,23 @@ def _spelled(terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
     thing a line must name; one the evidence never says ("NTLM") stays a constraint (terms.jargon)."""
     return [replace(t, proper=False) if t.proper and t.name and t.absent and said_anywhere(t, lines) else t
             for t in terms]
+
+
+# An environment variable's name ("PIP_NO_CACHE_DIR"): its prefix, which a page's placeholder writes ("PIP_<UPPER_LONG_NAME>")
+_VARIABLE_NAME_RE = re.compile(r"([A-Z][A-Z0-9]*)_[A-Z0-9_]+")
+
+
+def _instances(terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
+    """A variable the asker names that no line of the evidence writes, of a kind a page writes as a pattern ("i exported
+    PIP_NO_CACHE_DIR= empty": "settings are given as environment variables of the format `PIP_<UPPER_LONG_NAME>`"):
+    one instance of what the docs speak of in general ("Environment variables set to an empty string … will not be
+    treated as false"), not a name a line must say."""
+    asked = {t.word: m.group(1) for t in terms if t.proper and (m := _VARIABLE_NAME_RE.fullmatch(t.word))}
+    if not asked:
+        return terms
+    written = {w for w, prefix in asked.items() if any(f"{prefix}_<" in ln.text for ln in lines)
+               and not any(w in ln.text for ln in lines)}
+    return [replace(t, proper=False) if t.word in written else t for t in terms]
 
 
 def _names_something(terms: list[Term]) -> bool:

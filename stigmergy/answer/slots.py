@@ -515,7 +515,10 @@ def _says_head(slot: Slot, text: str, q: Asked) -> bool:
     return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text))) or (
         slot.unit == "rate" and bool(RATE_NAMED_RE.search(text))) or (
         slot.head == "temperature" and bool(re.search(r"°\s?[CF]\b|\bdegrees\b|[-+−]?\d+(?:\.\d+)?\s?[CF]\b(?!\w)", text))) or (
-        slot.head in EXTENTS and bool(figures_in(text, q, "extent")))
+        slot.head in EXTENTS and bool(figures_in(text, q, "length" if slot.head in _LENGTHS else "extent")))
+
+
+_LENGTHS = frozenset("length height width depth distance".split())  # extents measured in space, not time
 
 
 def other_name(name: str, text: str, names: Names) -> bool:

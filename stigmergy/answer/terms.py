@@ -147,6 +147,9 @@ class Term:
     # The product a version figure is of ("python" for "python 2.7"): a line that names the product's major release
     # ("supported Python 2") says it, outside a yes-or-no question (`claimed`)
     series: str = ""
+    # The same product, in any question: a line that bounds the product's releases ("On Python 3.10 or later", "On
+    # Python 3.9 or earlier") speaks of every release of that major version, within the bound or not
+    bounded: str = ""
 
     @property
     def constraint(self) -> bool:
@@ -279,7 +282,9 @@ def question_terms(question: str) -> list[Term]:
         proper = proper or (low in code and not figure) or letter
         out.append(Term(tok, s, name, figure, proper=proper, option=low in options and not figure))
     # "what happens if i pick (b)", "picking w": a prompt's choice, labelled "(b)ackup" where the docs explain it
-    for m in [*_PICKED_RE.finditer(question), *_OPTION_LETTER_RE.finditer(question)]:
+    # "pip asks what to do … one choice is (b)": a letter in brackets, where the question speaks of a prompt's choices
+    labelled = list(_LABEL_RE.finditer(question)) if _CHOICES_SAID_RE.search(question) else []
+    for m in [*_PICKED_RE.finditer(question), *_OPTION_LETTER_RE.finditer(question), *labelled]:
         bare = m.group(2) if m.re is _PICKED_RE else m.group(1) or m.group(2)
         if bare and bare.casefold() in "ai" and re.match(r"\s+\w", question[m.end():]):
             continue  # "if i type a name", "--target a folder": the article, not the choice
@@ -301,6 +306,8 @@ _SHELL_RE = re.compile(r"(?<![\w-])(?:sudo\s+)?(?:rm|cp|mv|ls|chmod|chown|mkdir|
                        r"(?:\s+-{1,2}[a-z][\w-]*)+(?![\w-])", re.I)
 # "--exists-action b : what does 'b' do": the letter given to an option, or quoted alone, is a prompt's choice
 _OPTION_LETTER_RE = re.compile(r"(?:--[\w-]+[ =]([a-z])|['‘\"“]([a-z])['’\"”])(?![\w(/])", re.I)
+_LABEL_RE = re.compile(r"(?<![\w(])\(([a-z])\)()(?![\w(/])", re.I)  # (the empty group: read as the others are)
+_CHOICES_SAID_RE = re.compile(r"\b(?:choices?|options?|prompts?|asks?|asked|asking|menu)\b", re.I)
 _BACK_THEN_RE = re.compile(r"(?:then\b|in (?:\d|v\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|the day\b|q\d))",
                            re.I)
 _PICKED_RE = re.compile(r"\b(?:pick(?:s|ed|ing)?|choos(?:e|es|ing)|chose|answer(?:s|ed|ing)?|press(?:es|ed|ing)?|hit(?:ting)?|"
@@ -322,7 +329,7 @@ _LIKE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?(\d[\w.]*\w)", re.
 _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
                              r"digits?|px|x)", re.I)
 _OWN_ID = r"(?:\bissues?|\bprs?|\bpull requests?|\btickets?|\bbugs?|#)"
-_EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|planned|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
+_EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|plan(?:ned|s)?|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
                           r"estimated)\b[^.?!;,]*", re.I)
 # "the may call said 412", "I remember it being 14% or so": a figure the asker recalls, which the answer may correct
 _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|stated|states|mentioned|mentions|reported|"
@@ -422,6 +429,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
     of = {m.group(2): m.group(1).casefold() for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     versions = set(of)
+    majors = {w.split(".")[0]: s for w, s in of.items()}
     # "windows 10 - where should my personal pip.ini live": the asker's own release of their system, which the docs
     # that answer for every release never name; still what a yes-or-no question asks about ("does pip run on win 7")
     if kind != "yesno":
@@ -447,10 +455,16 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     out = []
     for t in terms:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
-        if t.word in of and kind != "yesno" and re.fullmatch(r"\d+\.\d+", t.word):
-            t = replace(t, series=of[t.word])
+        if t.word in of and re.fullmatch(r"\d+\.\d+", t.word):
+            t = replace(t, series=of[t.word] if kind != "yesno" else "", bounded=of[t.word])
+        elif t.figure and re.fullmatch(r"py\d\.\d+", t.word, re.I):
+            t = replace(t, bounded="python")  # "pip on py3.12 now uses the OS trust store": "On Python 3.10 or later"
+        elif t.figure and re.fullmatch(r"\d+\.\d+", t.word) and t.word.split(".")[0] in majors:
+            t = replace(t, bounded=majors[t.word.split(".")[0]])  # "my python 3.9 venv … but the 3.11 one": Python's
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
+        elif t.figure and t.word.isdigit() and any(t.word in e.split(".") for e in examples if "." in e):
+            t = replace(t, claim="example")  # "versions look like 24.2 - what does the 2 part mean": a piece of it
         elif t.figure and t.stem in reported and not period:
             t = replace(t, claim="check")
         elif t.figure and expected and not period and _VALUE_RE.search(t.word) and re.search(

@@ -77,6 +77,8 @@ def role_apart(text: str, says_role: Callable[[str], bool], names_someone: Calla
     """The line says the role and names a person, never in one clause: the name is not the role's holder."""
     # "Erik Sandberg and Norrland's CFO attended": a role joined to a name by "and" and its own determiner or
     # possessive is a second person ("Maya Okafor, CEO and co-founder" is one).
+    if text.lstrip().startswith("|"):
+        return False  # "| First aid | Kitchen | Grace Nakamura |": a table row's cells are one record, its holder in it
     parts = [p for c in clauses(text) for p in _AND_OTHER_RE.split(c) if p.strip()]
     if len(parts) < 2 or not says_role(text) or not names_someone(text):
         return False

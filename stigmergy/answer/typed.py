@@ -15,6 +15,8 @@ _LEAD_RE = re.compile(
     r"i wonder|any idea|anyone know|just checking)\b[\s,:;-]*)+", re.I)
 _WHATS_MEAN_RE = re.compile(r"\b(what)(?:'s|s| is) ((?!(?:the|a|an) mean\b)(?:[\w'-]+ ){0,3}?[\w'-]+) mean\s*(?=[?.,!]|$)", re.I)
 _CONTRACTION_RE = re.compile(r"\b(what|who|where|when|how|which|why|that|it)'s\b|\b(what|where|who)s\b", re.I)
+# "why'd we drop it", "how'd they fix it": a question word and "did" (not "would": "what'd you suggest" is rarer)
+_DID_RE = re.compile(r"\b(why|how|where|when|who|what)'d\b", re.I)
 # Shorthand typed in chat ("how many ppl will fit"): the word every line writes in full (the table is
 # shorthand.py's, beside the short forms it credits where a line writes the whole word).
 _SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT)) + r")(?![\w/-])", re.I)
@@ -35,4 +37,5 @@ def clean(question: str) -> str:
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
     q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
+    q = _DID_RE.sub(lambda m: f"{m.group(1)} did", q)  # "why'd we drop the name": why did we
     return _LEAD_RE.sub("", q).strip() or q

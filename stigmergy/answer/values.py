@@ -57,6 +57,8 @@ _PER_RE = re.compile(r"\s*(?:/\s*\w|per\b|an?\s+" + _PERIOD + r"\b|each\b|every\
 RATE_NAMED_RE = re.compile(r"\b\w+s? per (?:[\d,.]+ |an? |each |every )?\w+", re.I)
 _LENGTH_UNIT_RE = re.compile(r"characters?|chars?|words?|lines?|bytes?|[kmgt]i?b|km|miles?|metres?|meters?|m|cm|mm|"
                              r"inches|inch|feet|ft|pages?|columns?|digits?|letters?|sentences?|paragraphs?", re.I)
+_SPATIAL_RE = re.compile(r"\s+(?:above|below|high|tall|long|wide|deep|away|apart|off the|clear of|"
+                         r"in (?:height|length|width|depth))\b", re.I)  # not "from", "over": "1.5 m over two years"
 _NAMED_VERSION_RE = re.compile(r"(?:\b(?:version|release|ver|v)\s?|\b[A-Z][a-z]+\s|\bpip\s)(\d+\.\d+(?:\.\d+)*)\b")
 # "Python 3 environments", "pip 21": a major release named by its number alone is no amount either.
 _NAMED_MAJOR_RE = re.compile(r"\b(?:python|pip|version|release|cpython|pypy)\s?(\d+)\b(?![.,]\d)", re.I)
@@ -229,8 +231,12 @@ def figures_in(text: str, q: Asked, unit: str) -> list[str]:
         is_time = bool(u) and re.fullmatch(_TIME_UNIT, u) is not None
         if unit == "time" and not is_time:
             continue
-        if unit == "extent" and not (is_time or _LENGTH_UNIT_RE.fullmatch(u or "-")):
-            continue
+        # "at least 1.5 m above the floor": metres written apart from the figure, which the pattern reads as millions
+        metres = not m.group("cur") and (m.group("scale") or "").lower() == " m" and bool(
+            _SPATIAL_RE.match(text, m.end("scale")))
+        if unit in ("extent", "length") and not ((is_time and unit == "extent") or metres or _LENGTH_UNIT_RE.fullmatch(
+                u or "-")):
+            continue  # a length is no time: "grew 1.5 m over two years" gives no height
         if unit == "size" and (is_time or in_date):
             continue  # "how big can the cache grow": "redirected in 3 seconds" is no size
         if unit == "money" and not (m.group("cur") or (m.group("scale") and (not u or u in _MONEY_UNITS))):

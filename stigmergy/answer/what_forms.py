@@ -182,6 +182,7 @@ OPTION_EXISTS_ASKED_RE = re.compile(r"\b(?:have|has|got|offer|offers|provide|pro
 
 # "pip hash - what does it give me", "MKT: what does that tell us": the thing typed before the dash is what the pronoun
 # asks about, and what it does or gives is its account
-IT_DOES_WHAT_RE = re.compile(r"^(?P<x>[^—–:,?-][^—–:,?]{1,40}?)\s*(?:\s-|[—–:])\s*what (?:does|do|will|would|did) "
+IT_DOES_WHAT_RE = re.compile(r"^(?P<x>[^—–:,?-][^—–:,?]{1,40}?)\s*(?:\s-|[—–:])\s*what (?:(?:does|do|will|would|did) "
                              r"(?:it|that|this|they) (?:do|give|return|output|print|produce|show|tell|mean|get|offer)"
-                             r"(?: (?:me|us|you))?(?: (?:exactly|actually|again))?\s*\??$")
+                             r"(?: (?:me|us|you))?|(?:is|are) (?:it|that|this|they|those)(?: (?:thing|things|one))?)"
+                             r"(?: (?:exactly|actually|again))?\s*\??$")

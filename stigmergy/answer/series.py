@@ -1,0 +1,54 @@
+"""How a line speaks of a version figure the question names without writing it: by the product's major release
+("the last version of pip that supported Python 2" for "python 2.7"), by a bound on the product's releases ("On
+Python 3.10 or later" for "python 3.12", and "On Python 3.9 or earlier" for "python 3.9"), and a percentile as
+engineers write it ("p99": "99th percentile"). Read by select._says for a figure term."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+
+@lru_cache(maxsize=256)
+def _series_re(series: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(series)}\s+v?(\d+(?:\.\d+)*)(?!\.?\d)", re.I)
+
+
+def in_series(figure: str, series: str, text: str) -> bool:
+    """Whether a line names only the major release a version figure is of ("Python 2" for "python 2.7"): not a line
+    that names another release as well ("upgrade to Python 3 … dropped support for Python 2" says nothing of 3.8)."""
+    said = _series_re(series).findall(text)
+    return bool(said) and set(said) == {figure.split(".")[0]}
+
+
+@lru_cache(maxsize=256)
+def _bound_re(series: str) -> re.Pattern[str]:
+    """A bound on a product's releases: "Python 3.10 or later", "Python 3.9 or earlier", "Python 3.10+", "at least
+    Python 3.10", "before Python 3.10"."""
+    s = re.escape(series)
+    return re.compile(rf"\b{s}\s+v?(\d+)\.\d+(?:\s*\+|\s+(?:or|and)\s+(?:later|newer|higher|above|greater|up|"
+                      rf"earlier|older|lower|below)\b)|\b(?:at least|prior to|before|older than|earlier than|newer than|"
+                      rf"later than)\s+{s}\s+v?(\d+)\.\d+", re.I)
+
+
+def in_bound(figure: str, series: str, text: str) -> bool:
+    """Whether a line bounds the releases of the product a version figure is of, in the figure's major version
+    ("On Python 3.10 or later" for "python 3.12" or "python 3.9"): a statement about every release on either side of
+    the bound, so the asker's own release is spoken of though not written."""
+    major = re.sub(r"^\D+", "", figure).split(".")[0]  # "py3.12": Python's 3
+    return any(major in m.groups() for m in _bound_re(series).finditer(text))
+
+
+# A percentile as engineers write it ("p99", "p95", "p99.9"), which a report spells out ("99th percentile")
+_PERCENTILE_RE = re.compile(r"p(\d{2}(?:\.\d+)?)", re.I)
+
+
+@lru_cache(maxsize=64)
+def _percentile_re(n: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\d.]){re.escape(n)}(?:st|nd|rd|th)?[ -]percentile\b", re.I)
+
+
+def percentile_said(word: str, text: str) -> bool:
+    """ "p99" is said by "99th percentile"."""
+    m = _PERCENTILE_RE.fullmatch(word)
+    return m is not None and _percentile_re(m.group(1)).search(text) is not None
