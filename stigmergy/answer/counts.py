@@ -14,6 +14,7 @@ from stigmergy.answer.which import singular
 # What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
 SAME_AS = {"headcount": "people staff employees team hire hires",
             "people": "staff employees headcount persons members users respondents participants hires",
+            "folks": "people staff employees persons members users respondents participants",
             "staff": "people employees headcount team", "employee": "people staff headcount",
             "response": "answers respondents submissions", "answer": "responses respondents submissions", "revenue": "sales turnover income",
             "price": "cost costs priced pricing fee", "cost": "price costs spend spent fee", "rent": "lease",

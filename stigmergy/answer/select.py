@@ -327,14 +327,15 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     context = stems(ctx_text if lacking else _WITHOUT_RE.sub(" ", ctx_text))
     # An example of the asker's own that no page says ("a PR for issue 4321", "a cache eating like 3gb") weighs
     # nothing: the docs explain the case with their own figure ("news/1234.bugfix.rst")
-    total = sum(t.weight for t in terms if _worded(t) or (t.claim == "example" and not t.absent))
+    counted = [_worded(t) or (t.claim == "example" and not t.absent) for t in terms]
+    total = sum(t.weight for t, c in zip(terms, counted, strict=True) if c)
     got = 0.0
     matched: list[str] = []
     topic = False
-    for t in terms:
+    for t, count in zip(terms, counted, strict=True):
         if _says(t, own, alts, line.text):
             matched.append(t.word)
-            if _worded(t) or t.claim == "example":
+            if count:
                 got += t.weight
                 topic = topic or t.stem in on
         elif t.constraint and t.figure and another_period(t.word, line.text, _figures(terms)) and _says(
@@ -345,7 +346,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
         elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])) or (
                 t.option and _option_in_words(t.word, own, context, line)):
             matched.append(t.word)
-            if _worded(t) or t.claim == "example":
+            if count:
                 got += CONTEXT_CREDIT * t.weight
         elif days and t.stem in days and (said_on(line.date, days[t.stem]) or days[t.stem] in opening.get(line.page, ())):
             matched.append(t.word)

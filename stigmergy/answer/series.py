@@ -21,22 +21,40 @@ def in_series(figure: str, series: str, text: str) -> bool:
     return bool(said) and set(said) == {figure.split(".")[0]}
 
 
+_UP = "later|newer|higher|above|greater|up"
+
+
 @lru_cache(maxsize=256)
 def _bound_re(series: str) -> re.Pattern[str]:
     """A bound on a product's releases: "Python 3.10 or later", "Python 3.9 or earlier", "Python 3.10+", "at least
-    Python 3.10", "before Python 3.10"."""
+    Python 3.10", "before Python 3.10", "pip v22.2 or later"."""
     s = re.escape(series)
-    return re.compile(rf"\b{s}\s+v?(\d+)\.\d+(?:\s*\+|\s+(?:or|and)\s+(?:later|newer|higher|above|greater|up|"
-                      rf"earlier|older|lower|below)\b)|\b(?:at least|prior to|before|older than|earlier than|newer than|"
-                      rf"later than)\s+{s}\s+v?(\d+)\.\d+", re.I)
+    return re.compile(rf"\b{s}\s+v?(?P<v>\d+(?:\.\d+)*)(?:\s*(?P<plus>\+)|\s+(?:or|and)\s+(?P<dir>{_UP}|earlier|older|"
+                      rf"lower|below)\b)|\b(?P<pre>at least|newer than|later than|prior to|before|older than|earlier than)"
+                      rf"\s+{s}\s+v?(?P<w>\d+(?:\.\d+)*)", re.I)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text))
 
 
 def in_bound(figure: str, series: str, text: str) -> bool:
-    """Whether a line bounds the releases of the product a version figure is of, in the figure's major version
-    ("On Python 3.10 or later" for "python 3.12" or "python 3.9"): a statement about every release on either side of
-    the bound, so the asker's own release is spoken of though not written."""
-    major = re.sub(r"^\D+", "", figure).split(".")[0]  # "py3.12": Python's 3
-    return any(major in m.groups() for m in _bound_re(series).finditer(text))
+    """Whether a line bounds the releases of the product a version figure is of ("On Python 3.10 or later" for
+    "python 3.12" or "python 3.9"; "with pip v22.2 or later" for "pip 23"): a statement about the releases of the
+    figure's major version on either side of the bound, and about any release within it, so the asker's own release
+    is spoken of though not written. Python 2.7 is on neither: "On Python 3.10 or later" says nothing of it."""
+    asked = _version(figure)
+    for m in _bound_re(series).finditer(text):
+        bound = _version(m.group("v") or m.group("w"))
+        if not asked or not bound:
+            continue
+        if asked[0] == bound[0]:
+            return True
+        up = bool(m.group("plus")) or (m.group("dir") or "").lower() in _UP.split("|") or (
+            (m.group("pre") or "").lower() in ("at least", "newer than", "later than"))
+        if (asked >= bound) if up else (asked < bound):
+            return True
+    return False
 
 
 # A percentile as engineers write it ("p99", "p95", "p99.9"), which a report spells out ("99th percentile")

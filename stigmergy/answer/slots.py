@@ -41,7 +41,7 @@ from stigmergy.answer.cues import (
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.frames import WILL_RE, framed
 from stigmergy.answer.head_noun import modifiers
-from stigmergy.answer.heads import EXTENTS, PERSON_HEADS
+from stigmergy.answer.heads import EXTENTS, PERSON_HEADS, VERSION_HEADS
 from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.procedure import how_fill, is_command, shows_how
@@ -507,6 +507,18 @@ _OF_NOW = frozenset("recent latest current newest present".split())
 _SHARE_HEADS = frozenset("share shares percentage percent proportion fraction".split())
 
 
+def _versions_of_another(before: list[str], text: str, q: Asked) -> bool:
+    """Every version the line gives that the question does not is written after the name of another product the
+    question names ("pip v22.2", "pip 24.2" for "which truststore version … with pip 25.1")."""
+    asked = {stem(w) for w in before}
+    versions = [v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)]
+    # the word right before the figure ("pip v22.2": pip; "since version 20.2": version, which names no product)
+    owners = [re.search(r"([A-Za-z][\w-]*)\s+v?$", text[: v.start() + re.search(r"\d", v.group(0)).start()])  # type: ignore[union-attr]
+              for v in versions]
+    return bool(versions) and all(o is not None and stem(o.group(1)) in q.stems and stem(o.group(1)) not in asked
+                                  and o.group(1).casefold() not in VERSION_HEADS | STOPWORDS for o in owners)
+
+
 def _says_head(slot: Slot, text: str, q: Asked) -> bool:
     """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR"), a rate by
     what it counts per what ("Excursions per 1,000 shipments fell from 6.8 to 5.1"), a temperature by its degrees
@@ -584,6 +596,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             missing += after
         if missing and _other_qualifier(slot.head, text, q):
             return 0.0, False  # "software subscriptions' margin": "Hardware gross margin" is another margin
+        if slot.unit == "version" and not after and _versions_of_another(before, text, q):
+            # "which truststore version is bundled with pip 25.1": "with pip v22.2 or later" gives pip's versions,
+            # another product the question names
+            return 0.0, False
         if slot.unit == "version" and after and not version_tied(
                 after, text, (v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)),
                 q.stems - {stem(m) for m in after} - {stem(w) for w in before}):

@@ -344,6 +344,7 @@ DOUBT_RE = re.compile(r"\b(?:actually|actual|really|in fact|truly|in the end|in 
 _SETTLED_RE = re.compile(r"\b(?:final|finally|in the end|ended up|end up|eventually|most recent|latest|newest)\b", re.I)
 _WHICH_ONE_RE = re.compile(r"\bwhich (?:one|ones|of (?:them|the two|these|those))\b", re.I)
 _CLAUSE_END_RE = re.compile(r"[.,;:!—–-]\s*$")
+_MAJOR_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d{1,3})\b(?![.\d%])", re.I)
 _VERSION_OF_RE = re.compile(r"\b([a-z][\w-]*)\s+v?(\d+\.\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 
 
@@ -430,6 +431,9 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     of = {m.group(2): m.group(1).casefold() for m in _VERSION_OF_RE.finditer(text) if m.group(1).casefold() not in STOPWORDS}
     versions = set(of)
     majors = {w.split(".")[0]: s for w, s in of.items()}
+    # "im on pip 23": a major release of a thing the question names
+    released = {m.group(2): m.group(1).casefold() for m in _MAJOR_OF_RE.finditer(text)
+                if m.group(1).casefold() not in STOPWORDS}
     # "windows 10 - where should my personal pip.ini live": the asker's own release of their system, which the docs
     # that answer for every release never name; still what a yes-or-no question asks about ("does pip run on win 7")
     if kind != "yesno":
@@ -457,6 +461,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
         period = " " in t.stem or _PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
         if t.word in of and re.fullmatch(r"\d+\.\d+", t.word):
             t = replace(t, series=of[t.word] if kind != "yesno" else "", bounded=of[t.word])
+        elif t.figure and t.word.isdigit() and t.word in released:
+            t = replace(t, bounded=released[t.word])  # "im on pip 23": "with pip v22.2 or later, you must opt in"
         elif t.figure and re.fullmatch(r"py\d\.\d+", t.word, re.I):
             t = replace(t, bounded="python")  # "pip on py3.12 now uses the OS trust store": "On Python 3.10 or later"
         elif t.figure and re.fullmatch(r"\d+\.\d+", t.word) and t.word.split(".")[0] in majors:

@@ -24,6 +24,7 @@ _SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT
 _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 
 
+_ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1(?::|-on-| on )1(?![\w:.])", re.I)
 _PERCENT_WORD_RE = re.compile(r"(?:(?<=\s)|^)%(?=\s)")
 
 
@@ -32,7 +33,8 @@ def clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
     q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
-    q = _PERCENT_WORD_RE.sub("percent", q)  # "what % of the company": a share asked, the sign typed for the word
+    q = _PERCENT_WORD_RE.sub("percent", q)
+    q = _ONE_ON_ONE_RE.sub("one-on-one", q)  # "how many folks got interviewed 1:1": a kind of interview, no figure  # "what % of the company": a share asked, the sign typed for the word
     # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
