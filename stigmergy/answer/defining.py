@@ -51,7 +51,7 @@ def defines(subject: str, text: str) -> bool:
     if cell and [w for w in words(cell) if w not in STOPWORDS] == ws:
         return True
     low = fold(text)
-    if _NAMED_AS_RE.search(low) and re.search(rf"{_NAMED_AS_RE.pattern}\s*[\"'“‘*`]*{re.escape(' '.join(ws[:2]))}\b", low):
+    if re.search(rf"{_NAMED_AS_RE.pattern}\s*[\"'“‘*`]*{re.escape(' '.join(ws[:2]))}\b", low):
         return True  # "'ingest health' dashboard - what is that": "The comparison dashboard, renamed "ingest health""
     # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
     # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.

@@ -49,10 +49,10 @@ def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: P
     """The pages, as read for the answer, whose title or text says one of the commands named ("does `pip list
     --format=freeze` give the same info as `pip freeze`": `pip list`'s page says "Contrary to the ``freeze``
     command" and never "pip freeze"), or every one of `files` where a file is named: the page that answers names it
-    ("can `pip lock` write a poetry.lock"). A page is read in pieces (one per fragment
-    search found): the configuration page names `pip.conf` in one and `pip freeze` in another, and `pip install`'s
-    page names requirements.txt in a piece search did not find; with `root`, the whole page (the reader's already: it
-    is in the evidence) is read, within `MAX_PAGE_BYTES`."""
+    ("can `pip lock` write a poetry.lock"). A page is read in pieces (one per fragment search found): the
+    configuration page names `pip.conf` in one and `pip freeze` in another, and `pip install`'s page names
+    requirements.txt in a piece search did not find; with `root`, the whole page (the reader's already: it is in the
+    evidence) is read, within `MAX_PAGE_BYTES`."""
     said: dict[str, str] = {}
     for p in pages:
         said[p["path"]] = f"{said.get(p['path'], '')}\n{p.get('title', '')}\n{p.get('content', '')}".casefold()

@@ -26,12 +26,14 @@ PLACE_HEADS = frozenset(
 PROJECT_HEADS = frozenset("project projects initiative programme program".split())
 PRODUCT_HEADS = frozenset("product products".split())
 DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
+# A measure asked by name ("what activation energy") wants a figure of it, not a name; a credit, a refund or a
+# deposit is an amount of money
 QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
     "nps growth churn margin valuation temperature limit quota speed latency delay lag score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume period window "
-    "money credit refund discount penalty bonus deposit".split())  # a measure asked by name ("what activation energy") wants a figure of it, not a name
+    "money credit refund discount penalty bonus deposit".split())
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
 EXTENTS = frozenset("length duration width height depth distance period window".split())
 VERSION_HEADS = frozenset("version versions release releases".split())

@@ -239,8 +239,7 @@ def parts(question: str) -> list[Part]:
         # "…and who led it": the second part's pronoun is the first part's subject.
         # "how many votes does it take": an "it" that only opens "it takes" stands for nothing.
         # "is there a setting for json instead": a "there" that only says something exists stands for nothing.
-        pronoun = re.search(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|"
-                            r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )there(?! (?:is|are|was|were)\b))\b", p, re.I) if subject else None
+        pronoun = _PRONOUN_RE.search(p) if subject else None
         ref = _referent(pronoun.group(0), subject, clause) if pronoun else ""
         carried = f"{p[:pronoun.start()]}{ref}{p[pronoun.end():]}" if pronoun and ref else p
         if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
@@ -249,6 +248,9 @@ def parts(question: str) -> list[Part]:
         out.append(Part(carried, slot(p), ref if carried != p else ""))
     return out
 
+
+_PRONOUN_RE = re.compile(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|"
+                         r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )there(?! (?:is|are|was|were)\b))\b", re.I)
 
 
 def _referent(pronoun: str, subject: str, clause: str) -> str:

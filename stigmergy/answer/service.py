@@ -148,7 +148,8 @@ def _spelled(terms: list[Term], lines: tuple[Line, ...]) -> list[Term]:
             for t in terms]
 
 
-# An environment variable's name ("PIP_NO_CACHE_DIR"): its prefix, which a page's placeholder writes ("PIP_<UPPER_LONG_NAME>")
+# An environment variable's name ("PIP_NO_CACHE_DIR"): its prefix, which a page's placeholder writes
+# ("PIP_<UPPER_LONG_NAME>")
 _VARIABLE_NAME_RE = re.compile(r"([A-Z][A-Z0-9]*)_[A-Z0-9_]+")
 
 

@@ -511,12 +511,16 @@ def _versions_of_another(before: list[str], text: str, q: Asked) -> bool:
     """Every version the line gives that the question does not is written after the name of another product the
     question names ("pip v22.2", "pip 24.2" for "which truststore version … with pip 25.1")."""
     asked = {stem(w) for w in before}
-    versions = [v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)]
-    # the word right before the figure ("pip v22.2": pip; "since version 20.2": version, which names no product)
-    owners = [re.search(r"([A-Za-z][\w-]*)\s+v?$", text[: v.start() + re.search(r"\d", v.group(0)).start()])  # type: ignore[union-attr]
-              for v in versions]
-    return bool(versions) and all(o is not None and stem(o.group(1)) in q.stems and stem(o.group(1)) not in asked
-                                  and o.group(1).casefold() not in VERSION_HEADS | STOPWORDS for o in owners)
+    owners = [_owner(text, v) for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)]
+    return bool(owners) and all(o and stem(o) in q.stems and stem(o) not in asked for o in owners)
+
+
+def _owner(text: str, version: re.Match[str]) -> str:
+    """The word right before a version's figure, where it names a product ("pip v22.2": pip); "" for a word that
+    names none ("since version 20.2")."""
+    digit = version.start() + next(i for i, ch in enumerate(version.group(0)) if ch.isdigit())
+    m = re.search(r"([A-Za-z][\w-]*)\s+v?$", text[:digit])
+    return m.group(1) if m and m.group(1).casefold() not in VERSION_HEADS | STOPWORDS else ""
 
 
 def _says_head(slot: Slot, text: str, q: Asked) -> bool:

@@ -20,10 +20,12 @@ TYPED_ASIDE_RE = re.compile(r"^([^?]{3,60}\?)\s+(?!(?:who|whom|whose|what|when|w
 DASH_ASIDE_RE = re.compile(r"^((?:so\s+)?(?:who|whom|whose|what|when|where|which|why|how)\b[^?—–]*?)\s+[—–]\s+"
                            r"(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|could|"
                            r"will|would|should|has|have|and|or|also|plus|if)\b)[^?—–]+\??$", re.I)
-# A second question joined by "and" or "+": "…, and who led it?", "… and when did it ship?", "rate limit + what's the fee"
-SPLIT_RE = re.compile(r"\s+\+\s+|(?:\?\s+|,?\s+(?:and|\+|&)\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|"
-                      r"how|is|are|was|were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) (?:which|what|"
-                      r"whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)", re.I)
+# A second question joined by "and": "…, and who led it?", "… and when did it ship?"; "+" joins two, whatever follows
+# ("rate limit per key by default + what's the overage fee", "operating temp range + reading interval range")
+SPLIT_RE = re.compile(r"\s+\+\s+|(?:\?\s+|,?\s+(?:and|&)\s+|;\s*)(?=(?:who|whom|whose|what|when|where|which|why|"
+                      r"how|is|are|was|were|does|did|do|can|will|has|have)\b|(?:in|at|on|from|for|with|by|under|into) "
+                      r"(?:which|what|whose)\b|by how (?:much|many|far|long)\b|(?:since|until|till) (?:when|which|what)\b)",
+                      re.I)
 SETUP_RE = re.compile(r"^([^;?]+);\s*((?:who|whom|whose|what|when|where|which|why|how)\b[^;?]*\??)$", re.I)
 # "… and have pip fill it in": having something done, said after a yes-or-no question, is part of it
 HAVE_DONE_RE = re.compile(r"^(?:have|has) (?:it|them|pip|the \w+|\w+) (?!(?:been|got|gotten|done|seen|had|\w+ed|\w+en)\b)"

@@ -148,7 +148,7 @@ class Term:
     # ("supported Python 2") says it, outside a yes-or-no question (`claimed`)
     series: str = ""
     # The same product, in any question: a line that bounds the product's releases ("On Python 3.10 or later", "On
-    # Python 3.9 or earlier") speaks of every release of that major version, within the bound or not
+    # Python 3.9 or earlier") speaks of every release of that major version and of any within the bound (series.py)
     bounded: str = ""
 
     @property
