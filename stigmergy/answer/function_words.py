@@ -13,3 +13,6 @@ VERBISH = frozenset(AUX) | frozenset(
 PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as before after "
                          "during without within between".split())
 DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())
+# Words that open a frame, not a topic, before a colon or a dash ("on a linux box: …", "when hacking on pip - …")
+FRAME_OPENERS = ("on", "in", "at", "for", "with", "from", "under", "during", "inside", "within", "using", "via", "by",
+                 "when", "if", "after", "before", "while", "once")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from stigmergy.answer.function_words import FRAME_OPENERS, WH
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import Part, Slot
 
@@ -44,9 +45,8 @@ def _person(text: str, names: Names) -> str:
 
 # A topic typed before a colon or a dash and the first question ("norrland renewal — what day …", "lisbon office:
 # what are the rooms called …"); a frame ("on a linux box: …") is none.
-_TOPIC_RE = re.compile(r"^(?!(?:on|in|at|for|with|from|under|during|inside|within|using|via|by|when|if|after|before|"
-                       r"while|once)\b)([^:?—–]{2,40}?)(?::|\s[—–-])\s+(?=(?:who|whom|whose|what|when|where|which|why|"
-                       r"how)\b)", re.I)
+_TOPIC_RE = re.compile(r"^(?!(?:" + "|".join(FRAME_OPENERS) + r")\b)([^:?—–]{2,40}?)(?::|\s[—–-])\s+(?=(?:"
+                       + "|".join(WH) + r")\b)", re.I)
 
 
 def topic_carried(asked: list[Part], names: Names) -> list[Part]:

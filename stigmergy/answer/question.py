@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stigmergy.answer.asked_post import role
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
+from stigmergy.answer.function_words import FRAME_OPENERS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.head_noun import HOW_WORDS, TIME_NOUNS, asked_head, counted_noun
@@ -313,8 +314,8 @@ def _predicate(text: str) -> str:
 
 
 # A topic typed before a colon and the question ("norrland after the Q3 review: how many …").
-_TOPIC_RE = re.compile(r"^(?!(?:on|in|at|for|with|from|under|during|inside|within|using|via|by|when|if|after|before|"
-                       r"while|once)\b)([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b", re.I)  # "on a linux box:" is a frame
+_TOPIC_RE = re.compile(r"^(?!(?:" + "|".join(FRAME_OPENERS) + r")\b)([^:?]{2,60}):\s+(?:" + "|".join(_WH) + r")\b",
+                       re.I)  # "on a linux box:" is a frame
 
 
 # Anything typed before a colon and the question, topic or frame: the asked thing's words come after it.

@@ -34,8 +34,13 @@ def _bound_re(series: str) -> re.Pattern[str]:
                       rf"\s+{s}\s+v?(?P<w>\d+(?:\.\d+)*)", re.I)
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", text))
+_RELEASE_RE = re.compile(r"\d+(?:\.\d+)*")
+
+
+def release(text: str) -> tuple[int, ...]:
+    """The first release number `text` writes, as numbers ("py3.12": (3, 12); "Changed in version 22.1": (22, 1))."""
+    m = _RELEASE_RE.search(text)
+    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
 
 
 def in_bound(figure: str, series: str, text: str) -> bool:
@@ -43,9 +48,9 @@ def in_bound(figure: str, series: str, text: str) -> bool:
     "python 3.12" or "python 3.9"; "with pip v22.2 or later" for "pip 23"): a statement about the releases of the
     figure's major version on either side of the bound, and about any release within it, so the asker's own release
     is spoken of though not written. Python 2.7 is on neither: "On Python 3.10 or later" says nothing of it."""
-    asked = _version(figure)
+    asked = release(figure)
     for m in _bound_re(series).finditer(text):
-        bound = _version(m.group("v") or m.group("w"))
+        bound = release(m.group("v") or m.group("w"))
         if not asked or not bound:
             continue
         if asked[0] == bound[0]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.select import Scored
+from stigmergy.answer.series import release
 from stigmergy.answer.terms import fold, stems
 from stigmergy.gates.figures import figures
 from stigmergy.repo.containment import read_contained
@@ -196,12 +197,6 @@ def decide(top: Scored, scored: list[Scored], pool: tuple[Line, ...], blocks: tu
 # Not "how does pip know …": a line that says how is the answer, whatever a release note near it changed.
 _NOW_ASKED_RE = re.compile(r"\b(?:still|anymore|any more|any longer|no longer|nowadays|these days|currently|"
                            r"current|now|latest|today)\b", re.I)
-_RELEASE_RE = re.compile(r"\d+(?:\.\d+)*")
-
-
-def _release(note: str) -> tuple[int, ...]:
-    m = _RELEASE_RE.search(note)
-    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
 
 
 def _later_note(top: Scored, scored: list[Scored]) -> Scored | None:
@@ -210,11 +205,11 @@ def _later_note(top: Scored, scored: list[Scored]) -> Scored | None:
     --use-deprecated=out-of-tree-build option has been removed" is the answer to "can I still use it", not the
     21.3 note that added it nor the text the change notes amend."""
     line = top.line
-    mine = _release(line.note)
+    mine = release(line.note)
     found = [s for s in scored if s.eligible and s.line is not line and s.line.page == line.page and s.line.note
-             and s.score >= NOTE_RATIO * top.score and _release(s.line.note) > mine
+             and s.score >= NOTE_RATIO * top.score and release(s.line.note) > mine
              and set(s.matched) & set(top.matched)]
-    return max(found, key=lambda s: (_release(s.line.note), s.score), default=None)
+    return max(found, key=lambda s: (release(s.line.note), s.score), default=None)
 
 
 def _resolved(con: dict[str, Any], line: Line, scored: list[Scored], pool: tuple[Line, ...], root: Path,
