@@ -70,8 +70,11 @@ changes; its misses read in the forty-first session, once the twenty-first pair 
 `blind21_public` = ask_blind21_*_questions.json (the same two corpora, written blind by helpers at the start of the
 forty-first session, 7 December 2026, committed before that session's answerer changes; its misses read in the forty-second session, once the twenty-second pair was written), `blind22_sample` and
 `blind22_public` = ask_blind22_*_questions.json (the same two corpora, written blind by helpers at the start of the
-forty-second session, 7 December 2026, committed before that session's answerer changes; never tuned on). A set that
-is not committed yet is skipped with a note.
+forty-second session, 7 December 2026, committed before that session's answerer changes; its misses read in the
+forty-third session, once the twenty-third pair was written), `blind23_sample` and `blind23_public` =
+ask_blind23_*_questions.json (the same two corpora, written blind by helpers at the start of the forty-third session,
+7 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet
+is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -159,7 +162,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind21_sample": ("ask_blind21_sample_questions.json", "sample"),
         "blind21_public": ("ask_blind21_public_questions.json", "public"),
         "blind22_sample": ("ask_blind22_sample_questions.json", "sample"),
-        "blind22_public": ("ask_blind22_public_questions.json", "public")}
+        "blind22_public": ("ask_blind22_public_questions.json", "public"),
+        "blind23_sample": ("ask_blind23_sample_questions.json", "sample"),
+        "blind23_public": ("ask_blind23_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -836,7 +841,7 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   16: ("6 December", "thirty-fourth"), 17: ("6 December", "thirty-seventh"),
                   18: ("6 December", "thirty-eighth"), 19: ("6 December", "thirty-ninth"),
                   20: ("7 December", "fortieth"), 21: ("7 December", "forty-first"),
-                  22: ("7 December", "forty-second")}
+                  22: ("7 December", "forty-second"), 23: ("7 December", "forty-third")}
 
 
 def _pair(set_name: str) -> int | None:

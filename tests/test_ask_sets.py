@@ -153,7 +153,7 @@ _LATER_PAIRS = ((3, "eighteenth session", ((45, 15), (40, 14))), (4, "twenty-fir
                 (17, "thirty-seventh session", ((90, 24), (70, 24))), (18, "thirty-eighth session", ((90, 24), (70, 24))),
                 (19, "thirty-ninth session", ((90, 24), (70, 24))), (20, "fortieth session", ((90, 24), (70, 24))),
                 (21, "forty-first session", ((90, 24), (70, 24))),
-                (22, "forty-second session", ((90, 24), (70, 24))))
+                (22, "forty-second session", ((90, 24), (70, 24))), (23, "forty-third session", ((90, 24), (70, 24))))
 
 
 @pytest.mark.parametrize(("pair", "session", "sizes"), _LATER_PAIRS, ids=[f"pair{p}" for p, _, _ in _LATER_PAIRS])
