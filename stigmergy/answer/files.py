@@ -57,13 +57,25 @@ def pages_naming(files: frozenset[str], pages: Iterable[dict[str, Any]], root: P
     for p in pages:
         said[p["path"]] = f"{said.get(p['path'], '')}\n{p.get('title', '')}\n{p.get('content', '')}".casefold()
     count: dict[str, int] = {}
+    forms = {f: _spoken(f) for f in files}
     for path, text in said.items():
-        if not all(f in text for f in files) and root is not None:
+        if not all(any(x in text for x in forms[f]) for f in files) and root is not None:
             text = f"{text}\n{_whole_page(root, path)}"
-        count[path] = sum(f in text for f in files)
+        count[path] = sum(any(x in text for x in forms[f]) for f in files)
     if any(_FILE_RE.fullmatch(f) or _DOT_FILE_RE.fullmatch(f) for f in files):
         return frozenset(path for path, n in count.items() if n == len(files))
     return frozenset(path for path, n in count.items() if n > 0)
+
+
+def _spoken(name: str) -> tuple[str, ...]:
+    """A file's name as a page writes it: itself, and for a plain text file named by a word its kind in words
+    ("requirements.txt": "requirements file", "requirement file"), as pip's pages say "Do not use quotes in
+    requirement files"."""
+    m = re.fullmatch(r"([a-z]+)\.(?:txt|ini|cfg)", name)
+    if not m:
+        return (name,)
+    word = m.group(1)
+    return (name, f"{word} file", f"{word.removesuffix('s')} file")
 
 
 MAX_PAGE_BYTES = 2 * 1024 * 1024  # a page read whole to find a file's name: no more than this

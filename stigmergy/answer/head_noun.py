@@ -99,8 +99,9 @@ def asked_head(after: list[str]) -> str:
         if lw in FLAG_WORDS or (lw in ("option", "options") and taken and taken[-1] in COMMAND_LINE):
             return "flag"  # "what cli option tells pip to use a proxy": a command-line option, whatever follows
         if lw in _VERBISH or lw in _PREPOSITIONS or lw in _DETERMINERS or (
-                lw.endswith(("ed", "ing")) and lw not in ING_NOUNS) or not lw or lw in _OBJECTS:
-            at_verb = lw in _VERBISH
+                lw.endswith(("ed", "ing")) and lw not in ING_NOUNS) or not lw or lw in _OBJECTS or lw.endswith("n't"):
+            # "which hash algos won't pip accept": a negated auxiliary is a verb too
+            at_verb = lw in _VERBISH or lw.endswith("n't")
             break
         taken.append(lw)
     # "what temps can a g2 operate in": the short form of a kind the rules know ("temperature")

@@ -13,6 +13,22 @@ import re
 from dataclasses import dataclass
 
 from stigmergy.answer.asked_post import role
+from stigmergy.answer.clauses import (
+    AUX_OR_WH_FIRST_RE,
+    CASE_CLAUSE_RE,
+    CASE_WHEN_RE,
+    FRAME_RE,
+    KNOW_BEFORE_RE,
+    LANDED_RE,
+    LATER_AUX_RE,
+    MANNER,
+    MID_WHEN_RE,
+    OPTION_VALUE_RE,
+    RELATIVE_WHERE_RE,
+    SHARE_FIRST_RE,
+    VERSION_NOUN_RE,
+    WHEN_NEEDED_RE,
+)
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
 from stigmergy.answer.function_words import FRAME_OPENERS
@@ -82,25 +98,6 @@ from stigmergy.answer.what_forms import (
     WANT_TO_RE,
 )
 
-# A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
-# its own question word does not say what is asked.
-_FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
-                       r"under|over|regarding|about)\b|"
-                       # "when a wheel comes out of the cache, where does it find …": a clause that sets the scene
-                       # ("when is the offsite, roughly" asks when: an auxiliary follows)
-                       r"(?:when|whenever|if|once|while)\s+(?!(?:is|are|was|were|did|does|do|will|can|could|should|"
-                       r"has|have|had|would)\b))[^,?—–]*?(?:,|\s[—–]|\s-\s)\s*(?=(?:who|whom|whose|what|when|where|which|why|how|"
-                       r"is|are|was|were|does|did|do|can|will|has|have|should)\b)|"
-                       # "on python 3.9 will pip …", typed without its comma: a short frame, then an auxiliary
-                       r"^(?:in|on|at|for|with|under)\s+(?:(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|"
-                       r"was|were|does|did|do|can|will|would|should)\b)[\w.'-]+\s+){1,3}"
-                       r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)|"
-                       # "when using --require-hashes will pip …", "when people say 'telemetry gap' is that …": a
-                       # clause of doing or saying, then an auxiliary that asks
-                       r"^(?:[^:?]{2,40}:\s+)?(?:when|whenever|while|if|once)\s+(?:\w+ing|(?:people|folks|someone|they|you|we|others|"
-                       r"everyone|customers|users)\s+(?:say|says|mention|talk about|refer to|write))\s+"
-                       r"(?:(?!(?:is|are|was|were|does|did|do|can|will|would|should)\b)\S+\s+){1,5}"
-                       r"(?=(?:is|are|was|were|does|did|do|can|will|would|should)\s+\w)", re.I)
 # "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
 # comma (the words before it say where the asker met it).
 _OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentioned|term|word|phrase|call)\s+)?['\"‘“]?"
@@ -121,10 +118,6 @@ _ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|wh
 # "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
 _FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
                            r"(?:name|surname)\b", re.I)
-# "i pass --config-settings to pip install — do those settings reach …", "my pip is old. is it safe to …": the
-# question after a dash or a full stop opens with an auxiliary and asks yes or no.
-_LATER_AUX_RE = re.compile(r"(?:[.!]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|does|did|do|can|could|will|would|should|"
-                           r"has|have|must)\s.+)$", re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -211,7 +204,8 @@ def parts(question: str) -> list[Part]:
         # "whats the capacity of the new lisbon office, how many people fit?": the same kind asked again says the
         # question over in other words
         pieces = split if len({slot(p).kind for p in split}) == len(split) else pieces
-    pieces = [p for p in pieces if len(p.split()) >= 2]
+    # "what is build isolation and why": a question word alone asks its question of the first part's subject
+    pieces = [p for i, p in enumerate(pieces) if len(p.split()) >= 2 or (i and BARE_PART_RE.match(p))]
     if len(pieces) == 2 and pieces[0].split()[0].lower() in _AUX and HAVE_DONE_RE.match(pieces[1]):
         # "can I put $TOKEN in requirements.txt and have pip fill it in": one thing asked, to have it done
         pieces = [f"{pieces[0]} and {pieces[1]}"]
@@ -343,15 +337,7 @@ def _subject_words(text: str) -> str:
     return " ".join(out)
 
 
-_MID_WHEN_RE = re.compile(r"^[^,;:?!—–]*\b(?!(?:and|or|but|so|then|just|exactly)\b)[a-z0-9'-]+ when\b")
-# "on a box where the locale is ascii — what encoding does pip assume": "where" after a noun opens a relative clause
-# that says in which case; a question word after it asks.
-_RELATIVE_WHERE_RE = re.compile(r"\b(?:a|an|the|my|our|your|some|any|this|that|each|every)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+ "
-                                r"where\b")
 _LATER_WH_RE = re.compile(r",\s*((?:" + "|".join(_WH) + r")\b.+)$", re.I)
-# "what's the --debug flag for, when hacking on pip": a clause after the question that says in which case, not another
-# question
-_CASE_CLAUSE_RE = re.compile(r"(?:when|where|while)\s+(?:\w+ing|i|we|you|they|it|there)\b", re.I)
 
 
 def slot(text: str) -> Slot:
@@ -376,7 +362,7 @@ _HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even
 
 def _slot(text: str) -> Slot:
     q = CURRENCY_SIGN_RE.sub("money ", _clean(text))
-    frame = _FRAME_RE.match(q)
+    frame = FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
     # "i fixed a bug for issue 4321, what should the news fragment file be named": the clause that asks
@@ -405,18 +391,24 @@ def _slot(text: str) -> Slot:
         # "What is the oldest Python on which …": a version of Python ("pip v22.2 or later" is pip's)
         return Slot("quantity", head="version", unit="version", subject=oldest.group("name") or oldest.group("runtime"))
     low = q.lower().rstrip(" ?")
+    if OPTION_VALUE_RE.search(low):
+        # "default value of --upgrade-strategy": the setting's value as the docs write it ("only-if-needed"), a word
+        # as often as a figure
+        return Slot("value")
     if ENV_VAR_ASKED_RE.search(low):
         return Slot("thing", head="variable")  # "what env var sets --find-links": a variable's name
-    if re.match(r"^by how (?:much|many)\b", low):
-        return Slot("quantity")  # "by how much does their ARR grow": the change, as a share or an amount
+    if re.search(r"(?:^|[:;,—–]\s*|\s-\s+)by how (?:much|many)\b", low):
+        # "by how much does their ARR grow", after a topic too ("norrland renewal: by how much …"): the change, as a
+        # share or an amount
+        return Slot("quantity")
     later = _LATER_WH_RE.search(q)
-    if later and WH_RE.search(q[: later.start()]) and not _CASE_CLAUSE_RE.match(later.group(1)):
+    if later and WH_RE.search(q[: later.start()]) and not CASE_CLAUSE_RE.match(later.group(1)):
         # "pip list grows a column when i have editable installs, what's that column called": the clause before
         # the comma says when it happens; the question is what follows
         return slot(later.group(1))
-    aux = _LATER_AUX_RE.search(q)
+    aux = LATER_AUX_RE.search(q)
     if aux and not WH_RE.search(q[: aux.start()]) and (low.split() or [""])[0] not in _AUX:
-        return slot(aux.group(1))
+        return slot(aux.group(1) or aux.group(2))
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
@@ -433,30 +425,45 @@ def _slot(text: str) -> Slot:
     wh = next((i for i, w in enumerate(words) if (w in _WH or (w == "how" and i + 1 < len(words))) and not (
         w in ("when", "while", "where") and i + 1 < len(words) and words[i + 1].endswith("ing")
         and words[i + 1] not in ING_NOUNS)), None)
+    if wh and words[wh] in ("who", "whom") and SHARE_FIRST_RE.match(low):
+        # "share of pip users in the survey who speak a non-english first language": "who" opens a relative clause;
+        # the share is asked
+        return slot(f"what is the {SHARE_FIRST_RE.sub('', low, count=1)}")
     told = TELL_RE.match(low)
     if wh is None or (told and not WH_RE.match(low[told.end() :])):
         # "explain the effect of --ignore-installed when the package is already there": asked to tell, and the
         # question word is the case's, not the ask's ("tell me when the offsite is" still asks when)
         return _wordless(low, words)
-    if words[wh] == "when" and _MID_WHEN_RE.search(low):
+    if words[wh] == "when" and MID_WHEN_RE.search(low):
         # "pip check when everything's fine prints what exactly": a "when" inside the clause says in which case;
         # the question word after it asks
+        at = wh
         wh = next((i for i in range(wh + 1, len(words)) if words[i] in _WH and words[i] != "when" and (
             words[i] != "how" or i + 1 < len(words))), wh)
-    if words[wh] == "where" and _RELATIVE_WHERE_RE.search(low):
+        case = CASE_WHEN_RE.search(low)
+        if wh == at and case and not AUX_OR_WH_FIRST_RE.match(low) and not KNOW_BEFORE_RE.search(low[: case.start()]):
+            # "skip the svn tests when i don't have subversion installed", "fallback build requires when project has
+            # no pyproject.toml": no question word asks; the clause before "when" says what is wanted
+            before = low[: case.start()].strip()
+            return _wordless(before, re.findall(r"[\w'-]+", before))
+    if words[wh] == "where" and RELATIVE_WHERE_RE.search(low):
         wh = next((i for i in range(wh + 1, len(words)) if words[i] in _WH and words[i] != "where" and (
             words[i] != "how" or i + 1 < len(words))), wh)
     w, rest = words[wh], words[wh + 1 :]
     nxt = rest[0] if rest else ""
     if w == "why" or (w == "how" and nxt == "come"):
         return Slot("reason")
+    if w == "when" and WHEN_NEEDED_RE.search(low):
+        # "editable install: when do i need to reinstall after changes": in which case, not on what date ("only if you
+        # change the project metadata")
+        return Slot("value")
     if w == "when":
         return Slot("date")
-    if re.search(r"\b(?:what|which|exact|on what) (?:date|day)\b|\bday of the (?:month|week)\b", low):
+    if re.search(r"\b(?:what|which|exact|on what) (?:date|day)\b(?! rates?\b)|\bday of the (?:month|week)\b", low):
         return Slot("date", unit="day")  # "on what exact day of the month": a month alone does not say
     if w == "where":
         # "we guessed ~8.0M ARR for end of Q2. where did it land?": the ARR it came to, not a place
-        return (_measure_named(low) if _LANDED_RE.search(low) else None) or Slot("place")
+        return (_measure_named(low) if LANDED_RE.search(low) else None) or Slot("place")
     if w in ("who", "whom", "whose"):
         at = re.search(r"\bwho", q, re.I)
         return Slot("person", subject=role(q[at.start():]) if at and w != "whose" else "")
@@ -465,14 +472,14 @@ def _slot(text: str) -> Slot:
     return _what(w, rest, low)
 
 
-
-
 def _wordless(low: str, words: list[str]) -> Slot:
     role_of = ROLE_OF_RE.match(low)
     if role_of:
         return Slot("role", subject=role_of.group("z") or "")  # "Dan Ferreira's title?"
-    if OK_ASKED_RE.search(low):
-        return Slot("yesno")  # "zipapp version of pip — ok for our production servers or not": whether one may
+    if OK_ASKED_RE.search(low) or re.search(r"\bor not$", low):
+        # "zipapp version of pip — ok for our production servers or not": whether one may; "quote version specifiers
+        # inside requirements.txt or not": whether to
+        return Slot("yesno")
     if PATH_ASKED_RE.match(low):
         return Slot("place")  # "linux: path of the per-virtualenv (site) pip config file": where, on a computer
     if FLAG_FIRST_RE.match(low):
@@ -486,6 +493,8 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return slot(f"which {label.group(1)}")
     after_topic = low.split(": ", 1)[-1] if ": " in low and len(low.split(": ", 1)[0].split()) <= 4 else low
     said = after_topic.split()
+    if len(said) > 1 and said[0] in MANNER:
+        said = said[1:]  # "completely empty pip's cache": something to do, done a certain way
     if (said and said[0] in DO_VERBS and (len(said) < 2 or said[1] not in ("of", "on", "per", "for"))) or WANT_TO_RE.match(
             after_topic):
         # "offline box: install everything from a folder of wheels", "want to cap package versions for the whole
@@ -509,15 +518,20 @@ def _wordless(low: str, words: list[str]) -> Slot:
 
 
 def _how(nxt: str, rest: str) -> Slot:
-    if nxt in ("late", "early", "soon", "quickly"):
-        return Slot("quantity", unit="time")
+    if nxt in ("late", "early", "soon", "quickly", "quick"):
+        return Slot("quantity", unit="time")  # "how quick does the shipment list load": "in under a second"
     if nxt == "long":
         return Slot("quantity", unit="extent")  # a duration or a length: a figure with its unit
     if nxt == "much" and re.match(r"much (?:time|longer|later|earlier|sooner|quicker)\b", rest):
         return Slot("quantity", unit="time")
+    if nxt == "much" and re.search(r"\b(?:jump|jumped|rise|rose|risen|grow|grew|grown|increase|increased|go up|went up|gone "
+                                   r"up|fall|fell|fallen|drop|dropped|decrease|decreased|climb|climbed|shrink|shrank|"
+                                   r"change|changed)\b", rest):
+        # "how much did beacon component costs jump": the change, as a share ("rose 11%") or an amount
+        return Slot("quantity")
     if nxt == "much" and re.search(r"\b(?:cost|costs|costing|worth|pay|paid|paying|price|priced|budget|budgeted|spend|spent|"
                                    r"spending|raise|raised|raising|charge|charged|charging|fee|revenue|earn|earning|"
-                                   r"bill|billed|invoice|sell|sold|selling|money|rent|arr|mrr|salary|"
+                                   r"bill|billed|invoice|sell|sold|selling|money|rent|arr|mrr|salary|cash|burn|burned|burnt|"
                                    r"pounds|dollars|euros|gbp|usd|eur)\b", rest):
         # "how much rent are we paying": the sum named after "much" is the one asked ("one-off cost of £65k" is another)
         named = re.match(r"much ([a-z]+)\b", rest)
@@ -552,7 +566,6 @@ _PAID_RE = re.compile(r"^(?:is|was|are|were|did|does|do) (?:[\w'-]+ ){1,5}(?:pai
                       r"charges|charged|priced|worth|cost|costs|spend|spends|spent|(?:end|ended|wind|wound) up "
                       r"(?:costing|paying|spending|charging)|[\w'-]+ in (?:revenue|sales|arr|mrr|fees|bookings))\b")
 
-_LANDED_RE = re.compile(r"\bwhere did (?:it|that|this|they|we) (?:land|end up|come in|finish|settle)\b")
 
 # The first measure a question names ("q2 revenue", "pellucid pilot lane count"), for a clause that asks for its later one
 _MEASURE_NAMED_RE = re.compile(r"\b((?:(?!(?:the|a|an|one|had|has|have|but|and)\b)[a-z][\w-]* ){0,2}(?:" + "|".join(
@@ -585,11 +598,16 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     tail = " ".join(rest)
     if SECRET_RE.match(tail):
         return Slot("secret")
-    m = ROLE_OF_RE.match(low) or PRONOUN_POST_RE.search(low)
+    if w == "what" and tail in ("now", "then", "next", "instead", "do i do", "do i do now", "should i do", "should i do now",
+                                "can i do", "now then"):
+        return Slot("procedure")  # "pip search stopped working against pypi - what now": what to do instead
+    # ("prepping for the pellucid call - what's aoife's role there": the post asked after a remark)
+    m = ROLE_OF_RE.match(low) or ROLE_OF_RE.match(f"{w} {tail}") or PRONOUN_POST_RE.search(low)
     if m:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
-    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to)\b|"
+    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to|triggered|"
+                r"kicked off|set off|sparked|prompted|brought on)\b|"
                 r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic)(?: (?:behind|for)\b|\s*$)", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):
@@ -600,13 +618,15 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("quantity", unit="percent", head=head if singular_head(head) in HEAD_VOCAB else "")
     if nxt == "time" and not re.match(r"time (?:frame|period|window|zone|of|range|span|line|scale)\b", tail):
         return Slot("date", unit="clock")  # "what time does the stand-up start": an hour, not the day it is on
-    if nxt in ("time", "date", "day", "year", "month", "week", "quarter"):
+    if nxt in ("time", "date", "day", "year", "month", "week", "quarter") and not re.match(r"\w+ rates?\b", tail):
+        # ("what day rate did we charge": a sum of money a day, not a day)
         return Slot("date")
     if re.match(r"(?:(?:is|was|'s) )?(?:the |its |pip's )?(?:[\w-]+ )?(?:exit|return|status) codes?\b", tail):
         return Slot("quantity")  # "what exit code does pip give": a number ("exits with status 1"), not a code span
     # "what happened", "what changed", "what goes": a verb, not the kind of thing asked for.
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
-                                                                             "matters", "breaks", "if"):
+                                                                             "matters", "breaks", "if", "wins",
+                                                                             "prevails", "overrides", "applies"):
         head = asked_head(rest)
         if head in ACCOUNT_HEADS:
             # "what effect does PIP_CONFIG_FILE=os.devnull have", "what's the point of --no-build-isolation": an
@@ -678,10 +698,18 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         if head in ("minimum", "maximum", "min", "max", "total", "overall", "combined") and measure:
             # "what's the max length of a take-home exercise": a length, at most; "the total budget": a budget
             head = measure.group(1)
+        elif head in ("total", "overall", "combined") and (counted := re.match(r"\s+(?:number of\s+)?([a-z]+s)\b",
+                                                                                low[m.end() :])):
+            return Slot("quantity", head=counted.group(1), unit="count")  # "total events served on launch day": how many
         if head == "money":
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
         if _duration(head, low):
             return Slot("quantity", unit="time")
+        if head == "size" and re.search(r"\b(?:backlog|team|queue|panel|sample|audience|waitlist|waiting list|"
+                                        r"class|cohort|group|batch|headcount|staff|crew)s? size\b", low):
+            return Slot("quantity", unit="count")  # "the issue backlog size": how many, not how big in bytes
+        if head in VERSION_HEADS and (kind := VERSION_NOUN_RE.search(low)):
+            return Slot("thing", head=kind.group(1))  # "version operator for 'anything except 3.1'": the operator
         return Slot("quantity", head=head, unit="money" if head in MONEY_HEADS else
                     "version" if head in VERSION_HEADS else "percent" if head in ("percentage", "percent", "share") else
                     "extent" if head in EXTENTS else rate_unit(head, low))

@@ -363,6 +363,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
+_CAUSE_ASKED_RE = re.compile(r"\b(?:triggered|kicked off|set off|sparked|prompted|brought on)\b", re.I)
 _PROPOSALS_RE = re.compile(r"(?:recommendations?|proposals?|suggestions?|next steps|future work|ideas|wish ?list|"
                            r"future research suggestions)$", re.I)
 # A line that proposes: it opens with what to do, in the base form of the verb.
@@ -537,6 +538,10 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     if part.slot.kind == "definition":
         # "what does the ~= operator mean": what a meaning is asked by, which the line that gives it need not say
         terms = [t for t in terms if t.stem not in _MEANING_ASKED] or terms
+    cause = _CAUSE_ASKED_RE.search(part.text) if part.slot.kind == "reason" else None
+    if cause:
+        # "what kicked off the april backlog": the words that ask for a cause, which the line that gives it need not say
+        terms = [t for t in terms if t.stem not in stems(cause.group(0))] or terms
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

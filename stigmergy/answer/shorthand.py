@@ -31,6 +31,7 @@ _WHOLE = {
     "hrs": ("hours",), "yr": ("year",), "yrs": ("years",), "wk": ("week",), "wks": ("weeks",),
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
     "cmd": ("command",), "cmds": ("command", "commands"),
+    "algo": ("algorithm",), "algos": ("algorithm", "algorithms"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
     "dm": ("direct message",), "dms": ("direct messages",), "cli": ("command line",),
 }

@@ -445,8 +445,9 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
 
 
 # "what's the number that stood after the close": the figure asked about, named by what it is about ("q2 revenue"),
-# not by the word "number", which no line that gives it says.
-_ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures", "value", "values"))
+# not by the word "number", which no line that gives it says; "orbis volume through harbor per week": how much of
+# something, a count as often as a size.
+_ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures", "value", "values", "volume", "volumes"))
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
 # A question about when something ends, and a line that speaks of an end.
@@ -545,6 +546,18 @@ def other_name(name: str, text: str, names: Names) -> bool:
                                    for a, b, e in names.found(text))
 
 
+_VAGUE_RE = r"\b(?:some|several|a few|a handful|many|a number|others|a couple)(?: of (?:them|those|these|us|the \w+))?\s+"
+
+
+def _untold(head: str, question: str, line: str) -> bool:
+    """The line says the asked count only vaguely ("some unsubscribed"): the verb the question counts by, after "some",
+    "several" or "a few"; any figure it gives counts something else."""
+    m = re.search(rf"\b{re.escape(head)}\s+(?:\w+\s+)?([a-z]{{3,}}(?:ed|t))\b", question.lower()) if head else None
+    vague = re.search(_VAGUE_RE + rf"(?:\w+\s+)?{re.escape(m.group(1))}\b", line.lower()) if m else None
+    # ("Several customers churned, 12 in total" gives the count after all)
+    return vague is not None and not re.search(r"\d", line[vague.end() :])
+
+
 def _holds_head(slot: Slot, line: str, clause: str) -> bool:
     """The clause speaks of the asked X when the line does ("18 desks" is no count of the people it seats)."""
     return not slot.head or not says_counted(slot.head, line) or says_counted(slot.head, clause)
@@ -618,6 +631,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         if missing:
             got, via = _fill(replace(slot, head=""), text, context, names, q)
             return got * WEAK, via  # "how many nordic customers": a count of customers, not of the nordic ones
+    if slot.kind == "quantity" and slot.unit == "count" and _untold(slot.head, q.text, text):
+        return 0.0, False  # "how many people unsubscribed": "472 people signed up, although some unsubscribed"
     counted = slot.kind == "quantity" and slot.unit in ("count", "time") and slot.head
     if counted and slot.unit == "count" and not says_counted(slot.head, text) and counted_right_before(slot.head, context, q):
         # "how many lanes": "So far 1,310 pilot shipments have run" after "Pellucid's pilot covers 42 lanes": the

@@ -29,9 +29,9 @@ STOPWORDS = frozenset(
     "takes took upon onto unto".split()
 ) | frozenset(
     # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*", "all of pip's cached *stuff*"
-    # say how sure or how often, not what a line must say.
+    # say how sure or how often, not what a line must say; "--upgrade *vs* --upgrade-strategy" sets two side by side.
     "usually typical typically normally basically around too folks guys anyway please exactly am supposed stuff"
-    .split()
+    " vs versus really".split()
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
@@ -46,7 +46,8 @@ STOPWORDS = frozenset(
     # What the tokenizer leaves of "i've", "we'll", "you're": no line says them.
     "ve ll re".split()
 )
-HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep".split())
+HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep quick quickly"
+                      .split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05
@@ -103,11 +104,22 @@ PROMPT_LABEL_RE = re.compile(r"\((\w)\)(?=\w)")
 
 def tokens(text: str) -> list[str]:
     """Word tokens, keeping `4.0`, `eu-west-2`, `Q1` whole."""
-    return [t.strip(".-") for t in _TOKEN_RE.findall(PROMPT_LABEL_RE.sub(r"\1", text.replace("’", "'"))) if t.strip(".-")]
+    text = _EMPHASIS_RE.sub(r"\1", PROMPT_LABEL_RE.sub(r"\1", text.replace("’", "'")))
+    return [t.strip(".-") for t in _TOKEN_RE.findall(text) if t.strip(".-")]
+
+
+# Words a page stresses with underscores ("pip uses an _isolated environment_", "Do _not_ use quotes"): the words
+# themselves (a dunder name, "__init__", keeps its underscores).
+_EMPHASIS_RE = re.compile(r"(?<![\w_])_(?!_)([^_\n]+?)(?<!_)_(?![\w_])")
 
 
 # A day written as an ordinal ("the 15th of sept"): the number a date line writes ("15 September").
 _ORDINAL_RE = re.compile(r"^([0-9]{1,2})(?:st|nd|rd|th)$", re.I)
+
+
+# A level or a series typed in capitals with its number ("SEV-2", "COVID-19"); a name in lower case ("eu-2") is not
+# run together.
+_LETTERS_DASH_DIGITS_RE = re.compile(r"[A-Z]+-\d+")
 
 
 @lru_cache(maxsize=16384)
@@ -124,6 +136,8 @@ def stems(text: str) -> frozenset[str]:
             out.update(stem(p) for p in re.split(r"[.\-]", tok) if p)
         if "-" in tok and tok.replace("-", "").isalpha():
             out.add(stem(tok.replace("-", "")))  # "Wi-Fi" says the asker's "wifi", "e-mail" their "email"
+        elif _LETTERS_DASH_DIGITS_RE.fullmatch(tok):
+            out.add(tok.replace("-", "").casefold())  # "SEV-2" says the asker's "sev2", "COVID-19" their "covid19"
     return frozenset(out)
 
 
@@ -155,7 +169,7 @@ class Term:
     def constraint(self) -> bool:
         """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
         figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""
-        return (self.figure and not self.claim) or (self.proper and not self.common and self.claim != "aside")
+        return (self.figure and not self.claim) or (self.proper and not self.common and self.claim not in ("aside", "example"))
 
 
 CALENDAR = frozenset("january february march april may june july august september october november december "
@@ -205,7 +219,9 @@ def period_forms(figure: str) -> tuple[str, ...]:
         return (figure,)
     n = MONTH_NAMES.index(first)
     shorts = [k for k, v in MONTH_SHORT.items() if v == n]
-    return (figure, *(f"{k} {year}" for k in shorts), f"q{n // 3 + 1} {year}", f"{year} {n + 1:02d}")
+    # "the headcount goal for dec 2026": "growth to 68 people by end of 2026" (the year's end is its December)
+    ends = (f"end of {year}", f"year end {year}", f"end of year {year}") if n == 11 else ()
+    return (figure, *(f"{k} {year}" for k in shorts), f"q{n // 3 + 1} {year}", f"{year} {n + 1:02d}", *ends)
 
 
 def _near_month(toks: list[str], i: int) -> bool:
@@ -221,9 +237,19 @@ def _near_month(toks: list[str], i: int) -> bool:
 _DAY_PREPOSITIONS = frozenset("on by until till before after from since".split())
 
 
+# Words that say how to answer, not what: "what kicked it off in the first place", "root cause in a sentence".
+_FILLER_RE = re.compile(r"\b(?:in the first place|in (?:a|one) (?:sentence|line|word|nutshell)|in short|in brief|"
+                        r"tl;?dr)\b", re.I)
+# A placeholder the asker types for any package or name ("`pip install X`", "pip show Y"), not a label to find.
+_PLACEHOLDER_RE = re.compile(r"(?:`[^`]*\b[XYZN]\b[^`]*`|\b(?:install|uninstall|download|show|wheel|package|pkg|module|"
+                             r"import)\s+[XYZN]\b)")
+
+
 def question_terms(question: str) -> list[Term]:
     out: list[Term] = []
     seen: set[str] = set()
+    question = _FILLER_RE.sub(" ", question)
+    placeholders = {t for m in _PLACEHOLDER_RE.finditer(question) for t in re.findall(r"\b[XYZN]\b", m.group(0))}
     toks = _periods(tokens(question))
     # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
     # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
@@ -240,7 +266,7 @@ def question_terms(question: str) -> list[Term]:
         # constraint like a rare proper name, so the line must say it ("O - Operating System"). "I" is the asker;
         # "a capital P" is the letter itself.
         letter = (len(tok) == 1 and tok.isalpha() and tok.isupper() and tok != "I" and i > 0
-                  and toks[i - 1].casefold() not in _LETTER_CASE)
+                  and toks[i - 1].casefold() not in _LETTER_CASE and tok not in placeholders)
         if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter) or low in shell:
             continue
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
@@ -325,6 +351,9 @@ WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I
 
 # "a version number like 24.3", "e.g. 3.12": an example the asker makes up, which the docs explain with their own.
 _LIKE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?(\d[\w.]*\w)", re.I)
+# "pip options like --index-url", "a python lib like pygit2": an option or a name the asker gives as one of a kind,
+# which the line that answers for the kind need not name.
+_LIKE_THING_RE = re.compile(r"\b(?:like|e\.g\.?|eg|such as)\s+[`'\"]?(--?[a-z][\w-]*|[a-z][\w.-]*\d[\w.-]*)", re.I)
 # A measure typed with its unit ("3gb", "40-char", "500mb"), and what a number the asker gives is the number of.
 _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
                              r"digits?|px|x)", re.I)
@@ -377,11 +406,22 @@ _SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:
                            r"if)\b)", re.I)
 
 
+# A guess put after the question ("… - was it tomek?", "…, or was it Sam?", "… is it Maya?").
+_GUESS_RE = re.compile(r"(?:,|\s[-—–])\s*(?:or\s+)?(?:was|is)\s+it\s+(?:really\s+|actually\s+)?([\w .'-]{2,40}?)\s*\??\s*$",
+                       re.I)
+
+
 def motive(terms: list[Term], text: str) -> list[Term]:
     """ "where does pip stash its download cache? want to clear some disk space": a remark after the question mark
     that asks nothing says why the question is asked; its own words weigh half, since the line that answers speaks of
     the cache, not of disk space. So does what the asker says they are doing before the question ("sending a calendar
     invite to tomek, …"). A figure or a name in it keeps its weight (a claim to check, a hint)."""
+    guess = _GUESS_RE.search(text)
+    if guess:
+        # "who actually led driftwood - was it tomek?": the asker's guess, a name the answer may confirm or correct
+        guessed = {stem(w) for w in tokens(guess.group(1))} - {stem(w) for w in tokens(text[: guess.start()])}
+        terms = [replace(t, claim="aside") if t.stem in guessed and t.proper and not t.figure and not t.claim else t
+                 for t in terms]
     asking = without_motive(text)
     situation = _SITUATION_RE.match(asking)
     if situation and len(asking[situation.end() :].split()) < 3:
@@ -425,6 +465,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     which figure is asked about, as does the version of a thing it names ("on python 3.9 will pip …")."""
     examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
     examples |= {stem(m.group(1)).strip(".") for m in _LIKE_RE.finditer(text)}
+    kind_examples = {stem(m.group(1).lstrip("-")) for m in _LIKE_THING_RE.finditer(text)}
     # "… now? the may call said 412": a figure the asker says an earlier report gave, which the answer may correct
     reported = {stem(m.group(1)).strip(".") for m in _SAID_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
@@ -469,6 +510,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
             t = replace(t, bounded=majors[t.word.split(".")[0]])  # "my python 3.9 venv … but the 3.11 one": Python's
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
+        elif (t.option or t.proper or t.figure) and t.stem in kind_examples and kind == "yesno":
+            t = replace(t, claim="example")  # "can i put pip options like --index-url in a dependency group"
         elif t.figure and t.word.isdigit() and any(t.word in e.split(".") for e in examples if "." in e):
             t = replace(t, claim="example")  # "versions look like 24.2 - what does the 2 part mean": a piece of it
         elif t.figure and t.stem in reported and not period:

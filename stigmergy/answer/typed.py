@@ -24,6 +24,10 @@ _SHORTHAND_RE = re.compile(r"(?<![\w/-])(" + "|".join(map(re.escape, WRITTEN_OUT
 _CHOICE_WORD_RE = re.compile(r"\(([a-z])\)([a-z]{2,})", re.I)
 
 
+# "q4 '25", "sept '26", "since '24": a year typed with its century cut ("2025"), after a period or a word of time.
+_SHORT_YEAR_RE = re.compile(r"(?<![\w'])((?:q[1-4]|h[12]|fy|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
+                            r"oct\w*|nov\w*|dec\w*|in|since|from|of|until|till|end|early|mid|late)\s*)'(\d\d)(?![\w'.])", re.I)
+_ANY_MINOR_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\.[x*](?![\w.])", re.I)
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1(?::|-on-| on )1(?![\w:.])", re.I)
 _PERCENT_WORD_RE = re.compile(r"(?:(?<=\s)|^)%(?=\s)")
 
@@ -34,6 +38,8 @@ def clean(question: str) -> str:
     q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
     q = _PERCENT_WORD_RE.sub("percent", q)
+    q = _ANY_MINOR_RE.sub(r"\1", q)  # "on pip 23.x": any release of pip 23
+    q = _SHORT_YEAR_RE.sub(lambda m: f"{m.group(1)}{'19' if int(m.group(2)) > 69 else '20'}{m.group(2)}", q)
     q = _ONE_ON_ONE_RE.sub("one-on-one", q)  # "how many folks got interviewed 1:1": a kind of interview, no figure  # "what % of the company": a share asked, the sign typed for the word
     # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)

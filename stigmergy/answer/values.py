@@ -28,7 +28,10 @@ _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours
 _WORD_DURATION_RE = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|sixty|ninety)"
     r"\s+(?:business |working |calendar )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?|"
-    r"sprints?|nights?)\b", re.I)
+    r"sprints?|nights?)\b"
+    # "loads in under a second", "within an hour": one of a unit, said with its article
+    r"|\b(?:under|within|in|over|about|around|less than|more than|after|up to|inside)\s+(?:half\s+)?an?\s+(?:business |"
+    r"working )?(?:second|minute|hour|day|week|month|year)\b", re.I)
 _NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<cur>[£$€¥]|usd|eur|gbp)?\s?(?P<n>\d+(?:[.,]\d+)*(?:\s?(?:-|–|to)\s?\d+(?:[.,]\d+)*)?)(?P<scale>\s?(?:k|m|bn|b|million|billion|"
     r"thousand|x)\b)?(?P<pct>\s?%|\s?percent\b)?(?:[\s-]?(?P<unit>" + _TIME_UNIT + r"\b|[a-zA-Z]{2,}))?", re.I)

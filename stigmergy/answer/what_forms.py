@@ -30,7 +30,7 @@ FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |rig
 # "what's olly's role here": the post X holds, said with where or when the asker stands.
 ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
                         r"exact |proper |full )?"
-                        r"(?:role|job|title|position|post)(?: here| now| nowadays| these days| at the moment)?$|"
+                        r"(?:role|job|title|position|post)(?: here| there| now| nowadays| these days| at the moment)?$|"
                         r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b|"
                         # "Dan Ferreira's title?", "what does sam actually do here, job-title wise?"
                         r"^(?P<z>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |exact |proper |full )?"
@@ -96,7 +96,8 @@ REMOVAL_RE = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|no longer (?:available|
 DO_VERBS = frozenset("install uninstall make get set run stop disable enable change use force skip keep remove delete "
                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                      "restore undo revert ignore avoid prevent wipe purge flush nuke erase list show print download "
-                     "dump debug verify limit cap require allow exclude add update pass feed".split())
+                     "dump debug verify limit cap require allow exclude add update pass feed empty split rerun send "
+                     "include grab refuse".split())
 # "want to cap package versions for the whole org", "need to ship wheels to an offline box", "want pip to just tell me
 # in json what it would install": a wish, asked as how to do it
 WANT_TO_RE = re.compile(r"^(?:i |we )?(?:(?:want|wanna|need|trying|looking)|(?:want|need) (?:pip|git|it|this) ?) to "
