@@ -12,6 +12,8 @@ guess; "what now" asks what to do (no index; sentences written for these tests).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from stigmergy.answer import files
@@ -19,6 +21,11 @@ from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts
 from stigmergy.answer.terms import claimed, motive, question_terms, stems, tokens
 from tests.test_answer_slots import _fills as _slot_fills
+
+
+def _line_of(text: str) -> object:
+    """A line as `select._of_asked_kind` reads it: its text."""
+    return SimpleNamespace(text=text)
 
 
 def _slot(question: str) -> Slot:
@@ -220,3 +227,41 @@ def test_december_of_a_year_is_said_by_the_years_end() -> None:
 
     assert "end of 2026" in period_forms("december 2026")
     assert "end of 2026" not in period_forms("november 2026")
+
+
+@pytest.mark.model
+def test_a_name_of_the_asked_kind_by_meaning(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from test_index_support import shared_embedder
+
+    from stigmergy.answer.kind_meaning import of_kind
+
+    embedder = shared_embedder(tmp_path_factory.getbasetemp())
+    vectors = SimpleNamespace(vectors=embedder.embed)
+    assert of_kind("timezone", ["UTC", "Lisbon"], vectors) == {"UTC"}
+    assert of_kind("encoding", ["UTF-8", "PEP 263"], vectors) == {"UTF-8"}
+    assert of_kind("cipher", ["AWS KMS"], vectors) == frozenset()
+    assert of_kind("timezone", [], vectors) == frozenset()
+
+
+def test_a_sentence_opened_by_as_and_a_clause_gives_a_reason() -> None:
+    from stigmergy.answer.cues import CAUSE_RE
+
+    assert CAUSE_RE.search("As downloading projects is a costly operation, pip cannot work out the whole tree first.")
+    assert not CAUSE_RE.search("As of version 20.3, pip uses the new resolver.")
+    assert not CAUSE_RE.search("As an example, if you want a shorter timeout, set it per command.")
+
+
+def test_a_weakly_named_thing_of_the_asked_kind_fills_the_slot() -> None:
+    import numpy as np
+
+    from stigmergy.answer.select import _of_asked_kind
+    from stigmergy.answer.values import asked
+    from stigmergy.answer.which import WEAK
+
+    near = {"timezone": [1.0, 0.0], "UTC": [0.9, 0.1], "Lisbon": [0.1, 0.9]}
+    vectors = SimpleNamespace(vectors=lambda texts: np.array([near[t] for t in texts], dtype=np.float32))
+    q = asked("harbor timestamps - what timezone", Names())
+    pre = [(_line_of("Timestamps are always UTC with a trailing Z."), 0.8, True, WEAK, False, ()),
+           (_line_of("Our office moved to Lisbon last year."), 0.2, False, WEAK, False, ())]
+    got = _of_asked_kind(pre, "timezone", Names(), q, vectors)
+    assert [item[3] for item in got] == [1.0, WEAK]

@@ -14,7 +14,10 @@ CAUSE_RE = re.compile(
     # "This prevents a surprising hash mismatch upon the release of a new version": what the rule before is for
     r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
-    r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b", re.I)
+    r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b"
+    # "As downloading projects is a costly operation, pip cannot pre-compute …": a sentence opened by "as" and a clause
+    # with its own verb gives the reason for what follows the comma
+    r"|^\W*as (?:[\w'-]+ ){1,8}?(?:is|are|was|were|has|have|had|does|do|did|can|cannot|will|would)\b[^,.;]{0,60},", re.I)
 # A refusal and, after a semicolon or colon, what stands in the way: "we cannot pilot on the frozen lanes;
 # our frozen stock is contract-manufactured".
 REFUSAL_REASON_RE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|unable to|"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from stigmergy.answer import files, platforms
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
+from stigmergy.answer.kind_meaning import of_kind
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.otherwise import (
     WORD_RE,
@@ -63,7 +65,7 @@ from stigmergy.answer.terms import (
 )
 from stigmergy.answer.values import Asked, day_months, question_days
 from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE, OPERATOR_RE
-from stigmergy.answer.which import WEAK
+from stigmergy.answer.which import WEAK, names_in
 
 MEANING_WEIGHT = 0.5
 MEANING_ON_TOPIC = 0.45
@@ -593,6 +595,8 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
             # Olly's post
             w = max(w, sum(t.weight for t in subject if t.word in matched) / sum(t.weight for t in subject))
         pre.append((line, w, topic, f, via, matched))
+    if part.slot.kind == "thing" and part.slot.head and vectors is not None:
+        pre = _of_asked_kind(pre, part.slot.head, names, q, vectors)
     # The lines worth a vector: only those that fill the slot (a line that does not can never answer, so its
     # meaning would cost an embedding and change nothing), by words and search rank.
     order = sorted((i for i in range(len(pre)) if pre[i][3] > 0),
@@ -618,6 +622,17 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     # Ties go to the better search rank, then to page order: deterministic for the same index.
     out.sort(key=lambda s: (-s.eligible, -round(s.score, 6), s.line.rank, s.line.page, s.line.line))
     return out
+
+
+def _of_asked_kind(pre: list[Any], head: str, names: Names, q: Asked, vectors: object) -> list[Any]:
+    """Lines that fill a "which X" slot only weakly, with a name the wiki does not know, fill it whole where that
+    name is of the kind X by meaning ("what timezone": "Timestamps are always UTC"; kind_meaning.py)."""
+    weak = {i: names_in(item[0].text, names, q, None, apart=("person",))[1] for i, item in enumerate(pre)
+            if item[3] == WEAK}
+    found = of_kind(head, [n for ns in weak.values() for n in ns], vectors) if any(weak.values()) else frozenset()
+    if not found:
+        return pre
+    return [(*item[:3], 1.0, *item[4:]) if i in weak and found & set(weak[i]) else item for i, item in enumerate(pre)]
 
 
 def best(scored: list[Scored]) -> float:
