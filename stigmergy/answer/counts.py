@@ -25,12 +25,17 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "call": "requests request", "client": "customer customers", "customer": "client clients",
             "account": "customer customers client clients",
             "final": "last", "last": "final", "latest": "newest", "newest": "latest",
+            # "the first pip release that understood constraints files": "support was added in pip 7.1"
+            "first": "added introduced earliest", "earliest": "first added introduced",
             # plain words for what a document says formally ("on the payroll", "max", "disappear", "permanent")
             "payroll": "headcount staff employees", "max": "cap capped maximum limit",
             "maximum": "cap capped max limit", "disappear": "removed retired deleted", "permanent": "standing",
             # a period said by its unit ("worth £410k a year" for "the annual value")
             "annual": "year yearly annually", "yearly": "year annual annually", "monthly": "month",
-            "weekly": "week", "daily": "day", "value": "worth valued"}
+            "weekly": "week", "daily": "day", "value": "worth valued",
+            # shops are stores, a site a location (plain English, either way)
+            "store": "shop shops outlet outlets", "shop": "store stores outlet outlets",
+            "site": "location locations", "location": "site sites"}
 
 
 def says_head(head: str, text: str) -> bool:

@@ -14,6 +14,9 @@ CAUSE_RE = re.compile(
     # "This prevents a surprising hash mismatch upon the release of a new version": what the rule before is for
     r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
+    # "The four-day slip came from the firmware 3.8 rollout": where a change or a problem came from
+    r"(?:slip|delay|drop|rise|fall|gap|loss|lag|failure|outage|backlog|increase|decrease|change)s? (?:came|comes|stemmed|"
+    r"stems) from|(?:was|is|were|are) down to|"
     r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b"
     # "As downloading projects is a costly operation, pip cannot pre-compute …": a sentence opened by "as" and a clause
     # with its own verb gives the reason for what follows the comma

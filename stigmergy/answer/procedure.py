@@ -59,6 +59,14 @@ def shows_how(command: str, q: Asked) -> bool:
         m.group(0).startswith("-") and _new_option(m.group(0), q) for m in CODE_RE.finditer(command))
 
 
+_CHECK_ASKED_RE = re.compile(r"\bhow (?:do|can|should|would|does|could) (?:i|we|you|they|one|[\w']+ \w+) (?:check|verify|"
+                             r"confirm|validate|tell|know|prove|make sure)\b", re.I)
+_BEST_WAY_ASKED_RE = re.compile(r"\b(?:best|right|preferred|proper|easiest|recommended) way\b|\bhow (?:should|do) i best\b",
+                                re.I)
+_PREFERS_RE = re.compile(r"\b(?:prefers?|preferred|would rather|likes? it best|asks? (?:that|people to|everyone to))\b",
+                         re.I)
+
+
 def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""
@@ -76,12 +84,17 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         return 1.0
     if WAY_IN_ASKED_RE.search(q.text) and WAY_IN_RE.search(text) and content >= 2:
         return 1.0  # "how do i get into the office after 8pm": "the side door on Travessa do Carvalho is the only entrance"
-    if done and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
-        return 1.0  # "how are payloads signed": "with HMAC-SHA256", a named method
+    if (done or _CHECK_ASKED_RE.search(q.text)) and any(is_new(m.group(0), q) for m in STANDARD_RE.finditer(text)):
+        # "how are payloads signed", "how do I check a webhook really came from us": "with HMAC-SHA256", a named method
+        return 1.0
     if done and stem(done.group(1)) in stems(text) and content >= 2:
         return 1.0  # "how do i get my travel expenses approved": "Rory's finance team approves within five days"
     if not done and INSTRUCTS_RE.search(text) and not text.rstrip().endswith("?") and content >= 2:
         return 1.0  # "…; create an amendment instead": a step to take, in a document that is not about code
+    if _BEST_WAY_ASKED_RE.search(q.text) and _PREFERS_RE.search(text) and content >= 2:
+        # "whats the best way to ask grace an SRE question": "She prefers a written question in #sre to a direct
+        # message" says which way
+        return 1.0
     return WEAK if content >= 2 else 0.0
 
 

@@ -115,6 +115,9 @@ _DOMAIN = r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)
 # Where, on a computer or the web: a URL, a web address without its scheme ("docs.tidemark.io/harbor"), a path; not a
 # documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
 _PATH_RE = re.compile(r"https?://\S+|" + _DOMAIN + r"/[\w./%-]*|"
+                      # "{file}`C:\\ProgramData\\pip\\pip.ini`": a Windows path from its drive or variable, in code
+                      # too, its backslashes doubled where the page's markup escapes them
+                      r"(?<![\w])(?:[A-Za-z]:|%\w+%)(?:\\{1,2}[\w.%$-]+){2,}|"
                       r"(?<![\w/:=.`])(?:~|%\w+%|\$\w+|[A-Za-z]:)?(?:[/\\][\w.%$-]+){2,}[/\\]?|"
                       # "$VIRTUAL_ENV/pip.conf", "~/.pip", "%APPDATA%\pip": a root a variable or "~" names, then one part
                       r"(?<![\w/:=.])(?:~|%\w+%|\$\{?\w+\}?)[/\\][\w.%$-]+|"
@@ -375,9 +378,10 @@ _WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|inte
 _WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
 
 # Where one reports, sends or asks something: an address to write to, not a place.
-_CONTACT_ASKED_RE = re.compile(r"\bwhere (?:do|should|can|would|could|must|does|did) (?:i|we|you|one|they|customers?|"
-                               r"people|users?) (?:report|send|email|e-mail|mail|submit|file|raise|post|flag|log|escalate|"
-                               r"direct|reach|contact|ask|disclose|forward)\b", re.I)
+_CONTACT_ASKED_RE = re.compile(r"\b(?:where|(?:which|what) (?:e-?mail |email )?address) (?:do|should|can|would|could|must|"
+                               r"does|did) (?:i|we|you|one|they|customers?|people|users?) (?:report|send|email|e-mail|mail|"
+                               r"submit|file|raise|post|flag|log|escalate|direct|reach|contact|ask|disclose|forward|"
+                               r"write)\b", re.I)
 _CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
 
 
