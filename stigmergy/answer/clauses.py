@@ -82,3 +82,12 @@ OPTION_VALUE_RE = re.compile(r"\bvalues?\s+(?:of|for)\s+(?:the\s+)?[`'\"]?(?:--?
 
 LANDED_RE = re.compile(r"\bwhere did (?:it|that|this|they|we) (?:actually |finally |eventually |really )?(?:land|end up|come "
                         r"in|finish|settle)\b")
+
+# A piece of something the asker gives an example of ("the 2 part", "the number after the dot", "the two parts"), and
+# the kind of thing their example is ("pip versions look like 24.2", "in a version number like 24.2").
+PIECE_RE = re.compile(r"^(?:the |that |this )?(?:\d+|first|second|third|last|two|both|each|other|left|right)?\s*"
+                      r"(?:part|bit|number|digit|component|piece|half|field)s?"
+                      r"(?: (?:after|before) the (?:dot|point|period|decimal(?: point)?))?$")
+EXAMPLE_KIND_RE = re.compile(r"\b((?:version|release) numbers?|versions?|releases?|tags?|ids?|codes?|numbers?)"
+                             r" (?:look like|looks like|like|such as|e\.g\.?)\s+v?\d")
+

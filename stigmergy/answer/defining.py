@@ -21,6 +21,8 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?"
                          r"(?:is|are|was|were)\s+(?:(?:simply|basically|just|also|usually|always)\s+)?"
                          r"(?:an?|the|one|any|how|when|what|where|whatever|who|our|their|its|used|defined|called|"
                          r"known|made|measured)\b|"
+                         # "The version number of pip is ``YY.N``, where …": what it is, written as code
+                         r"(?:is|are)\s+[`'\"]|"
                          r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
                          r"tells|lets|allows|enables|disables|controls|makes|causes|sets|turns|shows|prints|gives|"
                          r"prevents|skips|forces|stops|produces|writes|outputs|generates)\b)", re.I)
@@ -55,8 +57,11 @@ def defines(subject: str, text: str) -> bool:
         return True  # "'ingest health' dashboard - what is that": "The comparison dashboard, renamed "ingest health""
     # The term's last word, or its first ("'trivial' label": "Trivial : special label for pull requests …").
     # Not the word after a preposition: "An excursion budget per lane: the total time …" defines the budget.
-    return any(_DEFINES_RE.match(low[m.end():].lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(low[: m.start()])
-               for w in dict.fromkeys((ws[-1], ws[0])) for m in re.finditer(re.escape(w), low))
+    # ("The version number of pip is ``YY.N``, where …": the thing's owner may come between it and what it is; "what do
+    # the two parts of pip version numbers stand for": the plural's singular)
+    forms = dict.fromkeys((ws[-1], ws[0], *(w[:-1] for w in (ws[-1], ws[0]) if len(w) > 3 and w.endswith("s"))))
+    return any(_DEFINES_RE.match(_OWNER_RE.sub("", low[m.end():]).lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(
+        low[: m.start()]) for w in forms for m in re.finditer(re.escape(w), low))
 
 
 def acronyms(subject: str) -> bool:
@@ -76,6 +81,7 @@ _NAMED_AS_RE = re.compile(r"\b(?:renamed(?: to| as)?|now called|also called|also
                           r"better known as)")
 
 
+_OWNER_RE = re.compile(r"^\s+of\s+(?:the\s+|a\s+|an\s+)?[\w.-]+(?=\s)")
 _AFTER_PREPOSITION_RE = re.compile(r"\b(?:per|of|for|on|by|with|from|to)\s+(?:the\s+|a\s+|an\s+|each\s+)?[*`'\"]*$")
 
 

@@ -24,13 +24,20 @@ _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
 _SHELL_WORDS = frozenset("export set setx echo cd source sudo env unset".split())
 
 
+# ("like a `pip sdist`" is an example; "like `pip freeze` does" a comparison with a command that exists)
+_EXAMPLE_BEFORE_RE = re.compile(r"\b(?:like\s+(?:a|an)|e\.g\.?|such as(?:\s+(?:a|an))?)\s+$", re.I)
+
+
 def named(question: str) -> frozenset[str]:
     """The file names the question says, and what it quotes as code ("the `pip lock` command"), casefolded."""
     out = {m.group(1).casefold() for m in _FILE_RE.finditer(question)}
     # A command typed with the asker's own arguments ("`pip search requests`") is named by its first two words.
     # Not an option with the asker's own argument ("`-e ./mylib`") nor a shell line of their own ("`export
     # PIP_NO_CACHE_DIR=`"): the option is read as a term is, and the docs write such a line with their own names.
-    spans = [m.group(1).split()[:2] for m in _CODE_RE.finditer(question)]
+    # Nor a command given as an example of what the asker wishes existed ("is there a subcommand to build an sdist,
+    # like a `pip sdist`?"): the page that answers says there is none, and never names it.
+    spans = [m.group(1).split()[:2] for m in _CODE_RE.finditer(question)
+             if not _EXAMPLE_BEFORE_RE.search(question[: m.start()])]
     out |= {" ".join(ws).casefold() for ws in spans if ws and not ws[0].startswith("-") and ws[0] not in _SHELL_WORDS}
     out |= {m.group(1).casefold() for m in _DOT_FILE_RE.finditer(question) if m.group(1).count(".") == 1}
     return frozenset(out)

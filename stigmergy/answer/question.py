@@ -17,6 +17,7 @@ from stigmergy.answer.clauses import (
     AUX_OR_WH_FIRST_RE,
     CASE_CLAUSE_RE,
     CASE_WHEN_RE,
+    EXAMPLE_KIND_RE,
     FRAME_RE,
     KNOW_BEFORE_RE,
     LANDED_RE,
@@ -24,6 +25,7 @@ from stigmergy.answer.clauses import (
     MANNER,
     MID_WHEN_RE,
     OPTION_VALUE_RE,
+    PIECE_RE,
     RELATIVE_WHERE_RE,
     SHARE_FIRST_RE,
     VERSION_NOUN_RE,
@@ -206,8 +208,9 @@ def parts(question: str) -> list[Part]:
         pieces = split if len({slot(p).kind for p in split}) == len(split) else pieces
     # "what is build isolation and why": a question word alone asks its question of the first part's subject
     pieces = [p for i, p in enumerate(pieces) if len(p.split()) >= 2 or (i and BARE_PART_RE.match(p))]
-    if len(pieces) == 2 and pieces[0].split()[0].lower() in _AUX and HAVE_DONE_RE.match(pieces[1]):
-        # "can I put $TOKEN in requirements.txt and have pip fill it in": one thing asked, to have it done
+    if len(pieces) == 2 and any(w.lower() in _AUX for w in pieces[0].split()[:5]) and HAVE_DONE_RE.match(pieces[1]):
+        # "can I put $TOKEN in requirements.txt and have pip fill it in", "in requirements.txt can i write $MY_TOKEN and
+        # have pip expand it": one thing asked, to have it done
         pieces = [f"{pieces[0]} and {pieces[1]}"]
     if len(pieces) <= 1:
         dashed = DASH_ASIDE_RE.match(q)
@@ -348,6 +351,14 @@ def slot(text: str) -> Slot:
     op = OPERATOR_RE.search(text) if got.kind == "definition" else None
     if op:
         return Slot("definition", subject=op.group(0))
+    example = EXAMPLE_KIND_RE.search(text.lower()) if got.kind == "definition" and PIECE_RE.match(got.subject) else None
+    if example:
+        # "pip versions look like 24.2 - what does the 2 part mean": a piece of the asker's example is defined where
+        # the kind of thing the example is, is ("The version number of pip is YY.N, where … N identifies the quarter")
+        kind = example.group(1)
+        # (a version's parts are its number's: "versions look like 24.2" asks how the version number is made)
+        return Slot("definition", subject=f"{kind.rstrip('s')} number" if kind.rstrip("s") in ("version", "release")
+                    else kind)
     if got.kind == "definition" and got.subject:
         # "what does IQ/OQ stand for": a word typed in capitals keeps them (defining.acronyms: a line may spell it);
         # "what is MKT actually": the asker's hedge is no word of the term

@@ -52,7 +52,7 @@ from stigmergy.answer.periods import another_period, said_on
 from stigmergy.answer.question import Part, Slot
 from stigmergy.answer.series import in_bound, in_series, percentile_said
 from stigmergy.answer.shorthand import whole_words
-from stigmergy.answer.slots import STREET_WORDS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import CHOICE_ASKED_RE, STREET_WORDS, UTMOST, UTMOST_RE, fill
 from stigmergy.answer.terms import (
     STOPWORDS,
     YEAR_RE,
@@ -241,6 +241,8 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
 # "what did the ColdTrace 4.0 release remove?": what a change did is asked by its verb
 _CHANGE_ASKED_RE = re.compile(r"^what (?:did|does|will|has|have) .{2,60}? (remove|add|drop|deprecate|introduce|rename|"
                               r"replace|break|fix)\??$", re.I)
+_CHOICE_WORDS = frozenset(stem(w) for w in "choice option letter key answer picking choosing pressing selecting "
+                                            "typing answering".split())
 _MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning"))
 _OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
 
@@ -540,6 +542,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     if part.slot.kind == "definition":
         # "what does the ~= operator mean": what a meaning is asked by, which the line that gives it need not say
         terms = [t for t in terms if t.stem not in _MEANING_ASKED] or terms
+    if part.slot.kind == "definition" and CHOICE_ASKED_RE.fullmatch(part.slot.subject):
+        # "what does the b choice do": the label is what the line says ("*(b)ackup* Rename …"), not "choice"
+        terms = [t for t in terms if t.stem not in _CHOICE_WORDS] or terms
     cause = _CAUSE_ASKED_RE.search(part.text) if part.slot.kind == "reason" else None
     if cause:
         # "what kicked off the april backlog": the words that ask for a cause, which the line that gives it need not say

@@ -32,6 +32,8 @@ _WHOLE = {
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
     "cmd": ("command",), "cmds": ("command", "commands"),
     "algo": ("algorithm",), "algos": ("algorithm", "algorithms"),
+    "sdist": ("source distribution",), "sdists": ("source distribution", "source distributions"),
+    "subcommand": ("command",), "subcommands": ("command", "commands"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
     "dm": ("direct message",), "dms": ("direct messages",), "cli": ("command line",),
 }

@@ -279,6 +279,11 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
+    letter = CHOICE_ASKED_RE.fullmatch(slot.subject) if k == "definition" else None
+    if letter:
+        # "--exists-action b, what does the b choice do": the choice a prompt labels "(b)ackup" is defined where the
+        # label stands
+        return 1.0 if re.search(rf"\({letter.group(1)}\)[a-z]", text, re.I) else 0.0
     if k == "definition":
         if is_command(text):
             return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it
@@ -383,6 +388,11 @@ _CONTACT_ASKED_RE = re.compile(r"\b(?:where|(?:which|what) (?:e-?mail |email )?a
                                r"submit|file|raise|post|flag|log|escalate|direct|reach|contact|ask|disclose|forward|"
                                r"write)\b", re.I)
 _CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
+
+
+# A prompt's choice asked by its letter ("b", "the b choice", "picking b").
+CHOICE_ASKED_RE = re.compile(r"(?:the |picking |choosing |pressing |selecting |typing |answering )?([a-z])"
+                              r"(?: (?:choice|option|letter|key|answer))?", re.I)
 
 
 def _writes_to(text: str, q: Asked) -> bool:

@@ -351,9 +351,11 @@ WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I
 
 # "a version number like 24.3", "e.g. 3.12": an example the asker makes up, which the docs explain with their own.
 _LIKE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?(\d[\w.]*\w)", re.I)
+_LIKE_MORE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?\d[\w.]*\w((?:\s*(?:,|or|and|/)\s*v?\d[\w.]*\w)+)", re.I)
 # "pip options like --index-url", "a python lib like pygit2": an option or a name the asker gives as one of a kind,
 # which the line that answers for the kind need not name.
 _LIKE_THING_RE = re.compile(r"\b(?:like|e\.g\.?|eg|such as)\s+[`'\"]?(--?[a-z][\w-]*|[a-z][\w.-]*\d[\w.-]*)", re.I)
+_VAR_REFERENCE_RE = re.compile(r"(?:\$\{?|%)([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\}?%?")
 # A measure typed with its unit ("3gb", "40-char", "500mb"), and what a number the asker gives is the number of.
 _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
                              r"digits?|px|x)", re.I)
@@ -465,7 +467,12 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     which figure is asked about, as does the version of a thing it names ("on python 3.9 will pip …")."""
     examples = {stem(m.group(1)).strip(".") for m in _PIN_RE.finditer(text)}
     examples |= {stem(m.group(1)).strip(".") for m in _LIKE_RE.finditer(text)}
+    # "look like 24.2 or 25.1": every example the asker lists
+    examples |= {stem(x).strip(".") for m in _LIKE_MORE_RE.finditer(text) for x in re.findall(r"\d[\w.]*\w", m.group(1))}
     kind_examples = {stem(m.group(1).lstrip("-")) for m in _LIKE_THING_RE.finditer(text)}
+    # "can i write $MY_TOKEN or %MY_TOKEN% in requirements.txt": a variable of the asker's own, referenced as a shell
+    # would, which the docs show with one of theirs ("${API_TOKEN}")
+    kind_examples |= {stem(m.group(1)) for m in _VAR_REFERENCE_RE.finditer(text)}
     # "… now? the may call said 412": a figure the asker says an earlier report gave, which the answer may correct
     reported = {stem(m.group(1)).strip(".") for m in _SAID_RE.finditer(text)}
     # "on python 3.9 will pip …": the version of a thing the question names says which case is asked about.
@@ -510,7 +517,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
             t = replace(t, bounded=majors[t.word.split(".")[0]])  # "my python 3.9 venv … but the 3.11 one": Python's
         if t.figure and t.stem in examples:
             t = replace(t, claim="example")
-        elif (t.option or t.proper or t.figure) and t.stem in kind_examples and kind == "yesno":
+        elif (t.option or t.proper or t.figure) and t.stem in kind_examples and kind in ("yesno", "procedure"):
             t = replace(t, claim="example")  # "can i put pip options like --index-url in a dependency group"
         elif t.figure and t.word.isdigit() and any(t.word in e.split(".") for e in examples if "." in e):
             t = replace(t, claim="example")  # "versions look like 24.2 - what does the 2 part mean": a piece of it
