@@ -367,6 +367,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     return (got / total if total > 0 else 1.0), topic, True, tuple(matched)
 
 
+# The words that ask for a cause ("what kicked off …"), which a line that gives the cause need not say.
 _CAUSE_ASKED_RE = re.compile(r"\b(?:triggered|kicked off|set off|sparked|prompted|brought on)\b", re.I)
 _PROPOSALS_RE = re.compile(r"(?:recommendations?|proposals?|suggestions?|next steps|future work|ideas|wish ?list|"
                            r"future research suggestions)$", re.I)

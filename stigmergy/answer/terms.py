@@ -46,8 +46,8 @@ STOPWORDS = frozenset(
     # What the tokenizer leaves of "i've", "we'll", "you're": no line says them.
     "ve ll re".split()
 )
-HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep quick quickly"
-                      .split())
+HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep quick "
+                      "quickly".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05
