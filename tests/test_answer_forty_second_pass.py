@@ -159,16 +159,11 @@ def test_a_variable_the_docs_write_as_a_pattern_is_one_instance_of_it() -> None:
 def test_a_page_naming_one_of_the_asked_commands_is_read_only_where_the_reader_may(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Hostile: a question naming two commands now reads a page that names one of them. The board minutes name one
     # ("orbis offered"); a public reader's answer says nothing of them, the board reader's is read from them.
-    import json
+    from test_answer_support import CANARY, said_by_reader
 
-    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
-
-    b = build_wiki(tmp_path / "w", index=False)
-    got = answers_by_reader(b, "what did `orbis offered` and `aurora declined` say about the price?")
-    [public], [board] = got[PUBLIC], got[BOARD]
-    said = json.dumps(public)
+    said, board = said_by_reader(tmp_path / "w", "what did `orbis offered` and `aurora declined` say about the price?")
     assert CANARY not in said and "72M" not in said and "Orbis offered" not in said
-    assert "$72M" in json.dumps(board)  # the test can fail
+    assert "$72M" in board  # the test can fail
 
 
 def test_a_letter_in_brackets_is_a_prompts_choice_where_the_question_speaks_of_choices() -> None:

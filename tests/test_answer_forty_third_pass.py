@@ -362,13 +362,8 @@ def test_a_prompts_choice_asked_by_its_letter_is_defined_where_its_label_stands(
 def test_a_name_judged_by_meaning_comes_only_from_lines_the_reader_may_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Hostile: a "which X" answer may now be filled by a name the model places near X. The board minutes name the
     # bidder; a public reader's answer says nothing of it, the board reader's is read from them.
-    import json
+    from test_answer_support import CANARY, said_by_reader
 
-    from test_answer_support import BOARD, CANARY, PUBLIC, answers_by_reader, build_wiki
-
-    b = build_wiki(tmp_path / "w", index=False)
-    got = answers_by_reader(b, "which company offered to acquire aurora, and for how much?")
-    [public], [board] = got[PUBLIC], got[BOARD]
-    said = json.dumps(public)
+    said, board = said_by_reader(tmp_path / "w", "which company offered to acquire aurora, and for how much?")
     assert CANARY not in said and "72M" not in said and "Orbis" not in said
-    assert "Orbis" in json.dumps(board)  # the test can fail
+    assert "Orbis" in board  # the test can fail

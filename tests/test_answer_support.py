@@ -72,3 +72,12 @@ def answers_by_reader(b: RepoBuilder, *questions: str) -> dict[str, list[dict]]:
         finally:
             s.close()
     return out
+
+
+def said_by_reader(root: Path, question: str) -> tuple[str, str]:
+    """Build the two-reader wiki at `root` and ask `question` as the public and as the board reader: each answer as
+    the JSON text a hostile test searches for what the public reader must not see."""
+    import json
+
+    got = answers_by_reader(build_wiki(root, index=False), question)
+    return json.dumps(got[PUBLIC][0]), json.dumps(got[BOARD][0])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from stigmergy.answer.function_words import AUX, WH
+
 # A framing clause before the question proper ("in the study of how users picture pip, how many people…"):
 # its own question word does not say what is asked.
 FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|apart from|besides|after|before|"
@@ -46,8 +48,7 @@ CASE_WHEN_RE = re.compile(r"(?<!\bby)(?<!\buntil)(?<!\bsince)(?<!\btill)\s+when\
                           r"precisely|about|is|are|was|were|did|does|do|will|can|could|should|has|have|had|would)\b)"
                           r"[\w'-]+\s+[\w'-]+")
 
-AUX_OR_WH_FIRST_RE = re.compile(r"^(?:[^:]{2,40}:\s+)?(?:is|are|was|were|do|does|did|can|could|should|would|will|has|"
-                                r"have|had|may|might|must|shall|who|whom|whose|what|when|where|which|why|how)\b")
+AUX_OR_WH_FIRST_RE = re.compile(r"^(?:[^:]{2,40}:\s+)?(?:" + "|".join((*AUX, *WH)) + r")\b")
 
 # "we want to know when lodestar ships": the "when" of a question asked inside the sentence.
 KNOW_BEFORE_RE = re.compile(r"\b(?:know|tell|told|ask|asked|asking|wonder|wondering|remember|recall|sure|idea|check|"
@@ -90,4 +91,8 @@ PIECE_RE = re.compile(r"^(?:the |that |this )?(?:\d+|first|second|third|last|two
                      r"(?: (?:after|before) the (?:dot|point|period|decimal(?: point)?))?$")
 EXAMPLE_KIND_RE = re.compile(r"\b((?:version|release) numbers?|versions?|releases?|tags?|ids?|codes?|numbers?)"
                             r" (?:look like|looks like|like|such as|e\.g\.?)\s+v?\d")
+
+# The verbs that ask for a cause ("what kicked off the april backlog"): the question asks why (question.py), and a line
+# that gives the cause need not say them (select.py).
+CAUSE_VERBS = ("triggered", "kicked off", "set off", "sparked", "prompted", "brought on")
 

@@ -78,11 +78,8 @@ def _spoken(name: str) -> tuple[str, ...]:
     """A file's name as a page writes it: itself, and for a plain text file named by a word its kind in words
     ("requirements.txt": "requirements file", "requirement file"), as pip's pages say "Do not use quotes in
     requirement files"."""
-    m = re.fullmatch(r"([a-z]+)\.(?:txt|ini|cfg)", name)
-    if not m:
-        return (name,)
-    word = m.group(1)
-    return (name, f"{word} file", f"{word.removesuffix('s')} file")
+    word = kind_word(name) if name.endswith((".txt", ".ini", ".cfg")) else ""
+    return (name, f"{word} file", f"{word.removesuffix('s')} file") if word else (name,)
 
 
 MAX_PAGE_BYTES = 2 * 1024 * 1024  # a page read whole to find a file's name: no more than this

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from stigmergy.answer.meaning import cosine
+
 # Picked by hand from twenty-three pairs of a kind and a name (nine of them a name of another kind); "Python" by
 # "library" (0.42) is the closest wrong pair, "AES-256" by "cipher" (0.44) the farthest right one.
 KIND_MEANING = 0.43
@@ -23,8 +25,5 @@ def of_kind(head: str, candidates: list[str], vectors: Any) -> frozenset[str]:
     if not names or not head or vectors is None:
         return frozenset()
     vecs = np.asarray(vectors.vectors([head, *names]), dtype=np.float32)
-    norms = np.linalg.norm(vecs, axis=1)
-    norms[norms == 0] = 1.0
-    unit = vecs / norms[:, None]
-    sims = unit[1:] @ unit[0]
+    sims = cosine(vecs[0], vecs[1:])
     return frozenset(n for n, s in zip(names, sims, strict=True) if float(s) >= KIND_MEANING)

@@ -13,7 +13,7 @@ from stigmergy.answer.cues import (
     WAY_IN_ASKED_RE,
     WAY_IN_RE,
 )
-from stigmergy.answer.terms import stem, stems
+from stigmergy.answer.terms import WAY_WORDS, stem, stems
 from stigmergy.answer.values import Asked, is_new
 from stigmergy.answer.which import CODE_RE, WEAK
 
@@ -61,8 +61,7 @@ def shows_how(command: str, q: Asked) -> bool:
 
 _CHECK_ASKED_RE = re.compile(r"\bhow (?:do|can|should|would|does|could) (?:i|we|you|they|one|[\w']+ \w+) (?:check|verify|"
                              r"confirm|validate|tell|know|prove|make sure)\b", re.I)
-_BEST_WAY_ASKED_RE = re.compile(r"\b(?:best|right|preferred|proper|easiest|recommended) way\b|\bhow (?:should|do) i best\b",
-                                re.I)
+_BEST_WAY_ASKED_RE = re.compile(r"\b(?:" + "|".join(sorted(WAY_WORDS)) + r") way\b|\bhow (?:should|do) i best\b", re.I)
 _PREFERS_RE = re.compile(r"\b(?:prefers?|preferred|would rather|likes? it best|asks? (?:that|people to|everyone to))\b",
                          re.I)
 

@@ -17,6 +17,7 @@ from stigmergy.answer.clauses import (
     AUX_OR_WH_FIRST_RE,
     CASE_CLAUSE_RE,
     CASE_WHEN_RE,
+    CAUSE_VERBS,
     EXAMPLE_KIND_RE,
     FRAME_RE,
     KNOW_BEFORE_RE,
@@ -617,8 +618,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
-    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to|triggered|"
-                r"kicked off|set off|sparked|prompted|brought on)\b|"
+    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to|"
+                + "|".join(CAUSE_VERBS) + r")\b|"
                 r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic)(?: (?:behind|for)\b|\s*$)", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"
     if nxt in ("percentage", "percent", "share", "proportion", "fraction"):

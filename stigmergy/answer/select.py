@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from stigmergy.answer import files, platforms
+from stigmergy.answer.clauses import CAUSE_VERBS
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
@@ -52,7 +53,15 @@ from stigmergy.answer.periods import another_period, said_on
 from stigmergy.answer.question import Part, Slot
 from stigmergy.answer.series import in_bound, in_series, percentile_said
 from stigmergy.answer.shorthand import whole_words
-from stigmergy.answer.slots import CHOICE_ASKED_RE, STREET_WORDS, UTMOST, UTMOST_RE, fill
+from stigmergy.answer.slots import (
+    CHOICE_ASKED_RE,
+    CHOICE_NOUNS,
+    CHOICE_VERBS,
+    STREET_WORDS,
+    UTMOST,
+    UTMOST_RE,
+    fill,
+)
 from stigmergy.answer.terms import (
     STOPWORDS,
     YEAR_RE,
@@ -241,8 +250,7 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
 # "what did the ColdTrace 4.0 release remove?": what a change did is asked by its verb
 _CHANGE_ASKED_RE = re.compile(r"^what (?:did|does|will|has|have) .{2,60}? (remove|add|drop|deprecate|introduce|rename|"
                               r"replace|break|fix)\??$", re.I)
-_CHOICE_WORDS = frozenset(stem(w) for w in "choice option letter key answer picking choosing pressing selecting "
-                                            "typing answering".split())
+_CHOICE_WORDS = frozenset(stem(w) for w in (*CHOICE_NOUNS, *CHOICE_VERBS))
 _MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning"))
 _OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
 
@@ -368,7 +376,7 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
 
 
 # The words that ask for a cause ("what kicked off …"), which a line that gives the cause need not say.
-_CAUSE_ASKED_RE = re.compile(r"\b(?:triggered|kicked off|set off|sparked|prompted|brought on)\b", re.I)
+_CAUSE_ASKED_RE = re.compile(r"\b(?:" + "|".join(CAUSE_VERBS) + r")\b", re.I)
 _PROPOSALS_RE = re.compile(r"(?:recommendations?|proposals?|suggestions?|next steps|future work|ideas|wish ?list|"
                            r"future research suggestions)$", re.I)
 # A line that proposes: it opens with what to do, in the base form of the verb.

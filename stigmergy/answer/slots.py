@@ -391,8 +391,9 @@ _CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
 
 
 # A prompt's choice asked by its letter ("b", "the b choice", "picking b").
-CHOICE_ASKED_RE = re.compile(r"(?:the |picking |choosing |pressing |selecting |typing |answering )?([a-z])"
-                              r"(?: (?:choice|option|letter|key|answer))?", re.I)
+CHOICE_NOUNS = ("choice", "option", "letter", "key", "answer")
+CHOICE_VERBS = ("picking", "choosing", "pressing", "selecting", "typing", "answering")
+CHOICE_ASKED_RE = re.compile(rf"(?:the |(?:{'|'.join(CHOICE_VERBS)}) )?([a-z])(?: (?:{'|'.join(CHOICE_NOUNS)}))?", re.I)
 
 
 def _writes_to(text: str, q: Asked) -> bool:

@@ -104,7 +104,9 @@ PROMPT_LABEL_RE = re.compile(r"\((\w)\)(?=\w)")
 
 def tokens(text: str) -> list[str]:
     """Word tokens, keeping `4.0`, `eu-west-2`, `Q1` whole."""
-    text = _EMPHASIS_RE.sub(r"\1", PROMPT_LABEL_RE.sub(r"\1", text.replace("’", "'")))
+    text = PROMPT_LABEL_RE.sub(r"\1", text.replace("’", "'"))
+    if "_" in text:  # (most lines have none: the emphasis pattern is not run on them)
+        text = _EMPHASIS_RE.sub(r"\1", text)
     return [t.strip(".-") for t in _TOKEN_RE.findall(text) if t.strip(".-")]
 
 
@@ -180,7 +182,7 @@ YEAR_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
 _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0-9]+)+\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b|"
                        r"\b[A-Za-z]\w*\.[a-z_]\w*\(\)")
 _SLOT_NOUNS = frozenset("date day time year month".split())
-_WAY_WORDS = frozenset("best right easiest quickest simplest fastest recommended proper correct preferred".split())
+WAY_WORDS = frozenset("best right easiest quickest simplest fastest recommended proper correct preferred".split())
 _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened".split())
 # "with a capital P": the letter itself, as written, not a label named by it.
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
@@ -284,7 +286,7 @@ def question_terms(question: str) -> list[Term]:
                 i + 1 == len(toks) or toks[i + 1].casefold() != "of"):
             continue  # "what was Q2 revenue in the end": finally, not the end of anything ("at the end of Q2")
         if (low == "way" and i + 1 < len(toks) and toks[i + 1].casefold() == "to") or (
-                low in _WAY_WORDS and i + 1 < len(toks) and toks[i + 1].casefold() == "way"):
+                low in WAY_WORDS and i + 1 < len(toks) and toks[i + 1].casefold() == "way"):
             continue  # "what's the best way to ask grace": how, which the answering line says in its own words
         if low == "since" and i + 1 < len(toks) and toks[i + 1].casefold() in ("which", "what", "when"):
             continue  # "since which version": the slot too ("New in version 22.3" never says "since")
@@ -350,11 +352,12 @@ WH_RE = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I
 
 
 # "a version number like 24.3", "e.g. 3.12": an example the asker makes up, which the docs explain with their own.
-_LIKE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?(\d[\w.]*\w)", re.I)
-_LIKE_MORE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|say|such as)\s+v?\d[\w.]*\w((?:\s*(?:,|or|and|/)\s*v?\d[\w.]*\w)+)", re.I)
+_LIKE = r"\b(?:like|e\.g\.?|eg|say|such as)\s+"  # what the asker's example follows
+_LIKE_RE = re.compile(_LIKE + r"v?(\d[\w.]*\w)", re.I)
+_LIKE_MORE_RE = re.compile(_LIKE + r"v?\d[\w.]*\w((?:\s*(?:,|or|and|/)\s*v?\d[\w.]*\w)+)", re.I)
 # "pip options like --index-url", "a python lib like pygit2": an option or a name the asker gives as one of a kind,
 # which the line that answers for the kind need not name.
-_LIKE_THING_RE = re.compile(r"\b(?:like|e\.g\.?|eg|such as)\s+[`'\"]?(--?[a-z][\w-]*|[a-z][\w.-]*\d[\w.-]*)", re.I)
+_LIKE_THING_RE = re.compile(_LIKE + r"[`'\"]?(--?[a-z][\w-]*|[a-z][\w.-]*\d[\w.-]*)", re.I)
 _VAR_REFERENCE_RE = re.compile(r"(?:\$\{?|%)([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\}?%?")
 # A measure typed with its unit ("3gb", "40-char", "500mb"), and what a number the asker gives is the number of.
 _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
