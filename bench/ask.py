@@ -73,8 +73,10 @@ forty-first session, 7 December 2026, committed before that session's answerer c
 forty-second session, 7 December 2026, committed before that session's answerer changes; its misses read in the
 forty-third session, once the twenty-third pair was written), `blind23_sample` and `blind23_public` =
 ask_blind23_*_questions.json (the same two corpora, written blind by helpers at the start of the forty-third session,
-7 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet
-is skipped with a note.
+7 December 2026, committed before that session's answerer changes; its misses read in the forty-fourth session, once
+the twenty-fourth pair was written), `blind24_sample` and `blind24_public` = ask_blind24_*_questions.json (the same two
+corpora, written blind by helpers at the start of the forty-fourth session, 7 December 2026, committed before that
+session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -164,7 +166,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind22_sample": ("ask_blind22_sample_questions.json", "sample"),
         "blind22_public": ("ask_blind22_public_questions.json", "public"),
         "blind23_sample": ("ask_blind23_sample_questions.json", "sample"),
-        "blind23_public": ("ask_blind23_public_questions.json", "public")}
+        "blind23_public": ("ask_blind23_public_questions.json", "public"),
+        "blind24_sample": ("ask_blind24_sample_questions.json", "sample"),
+        "blind24_public": ("ask_blind24_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -841,7 +845,8 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   16: ("6 December", "thirty-fourth"), 17: ("6 December", "thirty-seventh"),
                   18: ("6 December", "thirty-eighth"), 19: ("6 December", "thirty-ninth"),
                   20: ("7 December", "fortieth"), 21: ("7 December", "forty-first"),
-                  22: ("7 December", "forty-second"), 23: ("7 December", "forty-third")}
+                  22: ("7 December", "forty-second"), 23: ("7 December", "forty-third"),
+                  24: ("7 December", "forty-fourth")}
 
 
 def _pair(set_name: str) -> int | None:
