@@ -34,13 +34,21 @@ FRAME_RE = re.compile(r"^(?:(?:in|on|at|for|during|from|among|across|of|within|a
                       r"(?=(?:is|are|was|were|does|did|do|can|will|would|should|who|what|which|where|when|why|how)"
                       r"\s+\w)", re.I)
 
-# "i pass --config-settings to pip install — do those settings reach …", "my pip is old. is it safe to …": the
-# question after a dash or a full stop opens with an auxiliary and asks yes or no; so does one after a case and a
-# comma that names what it asks about ("py3.9 box behind a TLS-intercepting proxy, will pip use the system certs"),
-# not one that asks of the figure before it ("…, is that the final number") or for a way ("…, is there a …").
-LATER_AUX_RE = re.compile(r"(?:[.!]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|does|did|do|can|could|will|would|should|"
+# "i pass --config-settings to pip install — do those settings reach …", "my pip is old. is it safe to …", "pharma
+# prospect asking: do you store patient data": the question after a dash, a colon or a full stop opens with an
+# auxiliary and asks yes or no; so does one after a case and a comma that names what it asks about ("py3.9 box behind
+# a TLS-intercepting proxy, will pip use the system certs"), not one that asks of the figure before it ("…, is that the
+# final number") or for a way ("…, is there a …").
+LATER_AUX_RE = re.compile(r"(?:[.!:]\s+|\s[—–]\s*|\s-\s)((?:is|are|was|were|does|did|do|can|could|will|would|should|"
                           r"has|have|must)\s.+)$|,\s+((?:is|are|does|do|can|will|would|should)\s+"
-                          r"(?!(?:that|this|it|those|these|they|there|i|we|you)\b).+)$", re.I)
+                          r"(?!(?:that|this|it|those|these|they|there|i|we|you)\b).+)$|"
+                          # "with the http cache on, can i run pip fully offline": the asker's own doing after a case
+                          r",\s+((?:do|does|can|could|should|will|would|must)\s+(?:i|we|you)\b.+)$", re.I)
+# "if the sensors stop reporting for a while does that count as an excursion", "when a gateway goes offline does it
+# buffer readings": a case opened by "if" or "when", then without a comma the question, opening with an auxiliary
+CASE_AUX_RE = re.compile(r"^(?:if|when|whenever|once)\s+(?!(?:is|are|was|were|does|do|did|will|would|can|could|should|"
+                         r"has|have)\b)(?:\S+\s+){1,12}?((?:does|do|did|is|are|will|would|can|could|should)\s+(?:that|it|"
+                         r"this|i|we|you|they|he|she|pip|the|my|our)\b.*)$", re.I)
 
 # A "when" that opens a case with its own subject and verb ("… tests when i don't have subversion"), not one asked
 # at the end ("the offsite starts when exactly").

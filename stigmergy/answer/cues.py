@@ -48,7 +48,7 @@ COMMAND_RE = re.compile(r"^\s*(?:\$|%|>|[A-Z]:\\[^>]*>)\s+\S")
 # A yes or no on whether one may or should do something ("is it fine to use X in production", "should we …"; "can
 # we give the customer a German report" asks what can be done as often, which a line says without ruling on it).
 # What one may do, asked ("is it ok to", "X — safe for prod?"; what_forms.OK_ASKED_RE reads the second).
-PERMISSION_WORDS = r"(?:fine|ok|okay|safe|allowed|advisable|recommended|a good idea|wise|acceptable|supported)"
+PERMISSION_WORDS = r"(?:fine|ok|okay|safe|allowed|advisable|recommended|(?:a )?(?:good|bad) idea|wise|acceptable|supported)"
 LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?" + PERMISSION_WORDS + r"\b|(?:should|may|must) "
                             r"(?:i|we|you|one)\b|(?:is|are) (?:the |a |an |my |our )?(?:[\w.`'/-]+ ){1,4}" + PERMISSION_WORDS +
                             r" (?:to|for|in|on|with)\b)", re.I)

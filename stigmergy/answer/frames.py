@@ -76,6 +76,7 @@ _BUDGET_RE = re.compile(r"\bbudget\w*", re.I)
 CAME_TO_PASS_RE = re.compile(r"\b(?:went|happened|completed|finished|launched|shipped|reached|switched|arrived|"
                              r"landed|closed|signed|opened)\b", re.I)
 ACTUAL_SAID_RE = re.compile(r"\b(?:actual\w*|came in|came to|ended up|landed|booked|outturn|spent|went live|done|"
+                            r"(?:was|were|been) met|achieved|"
                             r"completed|finished|reached|closed|slipped|delayed|late|early|on time|as planned)\b", re.I)
 
 
@@ -101,6 +102,39 @@ def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool
                 _BY_DEFAULT_RE.search(question) or _UNDONE_IF_RE.search(question)))
 
 
+_SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)")
+
+
+def _told_from(text: str) -> int:
+    """Where a line's plan is told, from its sentence on: what came to pass is told with the plan or after it ("M2 was
+    planned for 10 April and went live on 14 April"); a sentence before it speaks of another step ("Project Driftwood
+    reached M1 … on 25 February. M2 is planned for 10 April")."""
+    plan = PLAN_RE.search(text) or _BUDGET_RE.search(text) or _MILESTONES_RE.search(text)
+    if plan is None:
+        return 0
+    ends = [m.end() for m in _SENTENCE_END_RE.finditer(text, 0, plan.start())]
+    return ends[-1] if ends else 0
+
+
+# A kickoff's milestones set dates to come ("Driftwood runs in three milestones: … M3 full cutover by 29 May 2026").
+_MILESTONES_RE = re.compile(r"\bmilestones?\b", re.I)
+
+
+def planned_only(kind: str, text: str, question: str) -> bool:
+    """Whether the line gives only a plan, a budget or a forecast where the question asks what came to pass ("what did
+    Q4 revenue actually come in at": "Expect revenue of about £3.0M"; "when did driftwood actually cut over": "M3 full
+    cutover — Planned: 29 May 2026"): it answers nothing asked, however many of the question's words it says."""
+    # (a plan the question names is the asker's own, told to be doubted: "when did driftwood actually cut over? plan
+    # said end of may")
+    _, _, _, _, actual, _, _, _, doubt, _ = _asks(question)
+    if not (actual or doubt) or kind not in ("quantity", "value", "date", "yesno"):
+        return False
+    if not (PLAN_RE.search(text) or _BUDGET_RE.search(text) or _MILESTONES_RE.search(text)):
+        return False
+    start = _told_from(text)
+    return not (ACTUAL_SAID_RE.search(text, start) or CAME_TO_PASS_RE.search(text, start))
+
+
 def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool:
     """Whether `text` (with its `context`) gives its value in the frame `question` asks for (True where the
     question sets none). The slot's `kind` says where a frame applies: a yes/no question or a procedure has none, and
@@ -123,10 +157,11 @@ def framed(kind: str, unit: str, text: str, context: str, question: str) -> bool
     planned = PLAN_RE.search(text) is not None
     if planned and ((kind == "quantity" and not plan) or (kind == "date" and doubt and not CAME_TO_PASS_RE.search(text))):
         return False  # a plan or a forecast, where the question asks none ("Expect revenue of about £3.0M")
-    if ((actual and kind in ("quantity", "value")) or (on_plan and kind == "yesno")) and (
-            PLAN_RE.search(f"{text} {context}") or _BUDGET_RE.search(text)) and not ACTUAL_SAID_RE.search(text):
+    if ((actual and kind in ("quantity", "value", "yesno")) or (on_plan and kind == "yesno")) and (
+            PLAN_RE.search(f"{text} {context}") or _BUDGET_RE.search(text)) and not ACTUAL_SAID_RE.search(text, _told_from(text)):
         # "what did the lisbon move end up costing": "Rory budgeted about £65k for the move" is the plan; "did M2 land
-        # on its planned date": "M2 is planned for 10 April" says when it was to, not when it did
+        # on its planned date", "did M2 actually hit 10 april": "M2 is planned for 10 April" says when it was to, not
+        # when it did
         return False
     if typical and kind == "quantity" and not TYPICAL_SAID_RE.search(f"{text} {context}"):
         return False  # "typically how long until the report was ready": "the pilot runs for six months" is no typical lag

@@ -59,8 +59,14 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
                     out.append(x)
             # "the margin on software subscriptions", "the rent for the lisbon office"
             if i + 2 < len(ws) and ws[i + 1] in ("on", "for", "of", "in"):
-                for x in ws[i + 2 : i + 4]:
+                j, end = i + 2, i + 4
+                while j < min(end, len(ws)):
+                    x = ws[j]
+                    j += 1
                     if x in _DETERMINERS:
+                        continue
+                    if x in _AGE_WORDS:
+                        end += 1  # "the delay on the old poller": which poller by the asker's time, not the page's word
                         continue
                     if not x.isalpha() or x in _COUNT_STOP or x in _WH or x in _VERBISH:
                         break
@@ -69,6 +75,7 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
     return [], []
 
 
+_AGE_WORDS = frozenset("old new current former previous existing".split())
 HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stigmergy.answer.asked_post import role
 from stigmergy.answer.clauses import (
     AUX_OR_WH_FIRST_RE,
+    CASE_AUX_RE,
     CASE_CLAUSE_RE,
     CASE_WHEN_RE,
     CAUSE_VERBS,
@@ -420,7 +421,10 @@ def _slot(text: str) -> Slot:
         return slot(later.group(1))
     aux = LATER_AUX_RE.search(q)
     if aux and not WH_RE.search(q[: aux.start()]) and (low.split() or [""])[0] not in _AUX:
-        return slot(aux.group(1) or aux.group(2))
+        return slot(aux.group(1) or aux.group(2) or aux.group(3))
+    case = CASE_AUX_RE.match(q)
+    if case and not WH_RE.search(q[q.index(" ") : case.start(1)]):
+        return Slot("yesno")
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
@@ -618,7 +622,8 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
     if m:
         g = m.groupdict()
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
-    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|led to|"
+    if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|causes|(?:is|are) causing|"
+                r"(?:could|would|might|can) cause|led to|"
                 + "|".join(CAUSE_VERBS) + r")\b|"
                 r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic)(?: (?:behind|for)\b|\s*$)", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"
@@ -731,7 +736,7 @@ def _what(w: str, rest: list[str], low: str) -> Slot:
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really |even |exactly )?(?:mean|stand for|do|does|refer to)"
                  r"(?: here| there| for a living| all day)?" + SET_AGAINST, tail) or re.search(
-        r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
+        r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used |meant |intended |supposed to be )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
     m = _PASSING_DOES_RE.match(tail)

@@ -251,7 +251,7 @@ _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "op
 _CHANGE_ASKED_RE = re.compile(r"^what (?:did|does|will|has|have) .{2,60}? (remove|add|drop|deprecate|introduce|rename|"
                               r"replace|break|fix)\??$", re.I)
 _CHOICE_WORDS = frozenset(stem(w) for w in (*CHOICE_NOUNS, *CHOICE_VERBS))
-_MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning"))
+_MEANING_ASKED = frozenset(stem(w) for w in ("mean", "means", "meaning", "meant", "intended"))
 _OPTION_KIND_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=\S+)?\s+(flags?|switch(?:es)?|options?)\b", re.I)
 
 
@@ -452,6 +452,7 @@ def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
 
 
 _EVENT_RE = re.compile(r"\b(?:after|since)\s+(?P<clause>[^,;:?!]+)", re.I)
+_CLOCK_TIME_RE = re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _NO_EVENT_RE = re.compile(r"(?:all|each|every\w*|any\w*|the (?:others|rest)|others|that|this|which)\b", re.I)
 
 
@@ -466,6 +467,8 @@ def event_terms(text: str, terms: list[Term]) -> list[Term]:
     for m in _EVENT_RE.finditer(text):
         if _NO_EVENT_RE.match(m.group("clause")):
             continue  # "a config file that gets loaded after all the others": an order, no event
+        if _CLOCK_TIME_RE.search(m.group("clause")):
+            continue  # "who had on-call after 2pm lisbon time": a time of day, no event a line must name
         wanted.update(stem(w) for w in re.findall(r"[\w'-]+", m.group("clause")))
     return [t for t in terms if t.stem in wanted and not (t.name or t.figure)]
 

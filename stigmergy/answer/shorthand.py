@@ -36,6 +36,8 @@ _WHOLE = {
     "subcommand": ("command",), "subcommands": ("command", "commands"),
     "lib": ("library",), "libs": ("library", "libraries"), "impl": ("implementation",), "spec": ("specification",),
     "dm": ("direct message",), "dms": ("direct messages",), "cli": ("command line",),
+    "gh": ("github",), "src": ("source",), "dest": ("destination",), "addr": ("address",), "tz": ("timezone",),
+    "acct": ("account",), "mgmt": ("management",), "prev": ("previous",), "mo": ("month",), "mos": ("months",),
 }
 
 

@@ -39,9 +39,9 @@ from stigmergy.answer.cues import (
     WHY_NOT_RE,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
-from stigmergy.answer.frames import WILL_RE, framed
+from stigmergy.answer.frames import WILL_RE, framed, planned_only
 from stigmergy.answer.head_noun import modifiers
-from stigmergy.answer.heads import EXTENTS, PERSON_HEADS, VERSION_HEADS
+from stigmergy.answer.heads import ANY_PERSON, EXTENTS, PERSON_HEADS, VERSION_HEADS
 from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
 from stigmergy.answer.procedure import how_fill, is_command, shows_how
@@ -57,6 +57,7 @@ from stigmergy.answer.roles import (
     says_subject,
     titles,
 )
+from stigmergy.answer.series import percentile_said
 from stigmergy.answer.terms import STOPWORDS, fold, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
@@ -340,11 +341,13 @@ def _other_qualifier(head: str, text: str, q: Asked) -> bool:
     margin" for "gross margin on software")."""
     hs = stem(head)
     ws = words(text)
+    # "p99 delay": "99th percentile delay" qualifies the delay as the asker does
+    percentile = any(percentile_said(s, text) for s in q.stems if s[:1] == "p")
     for i, w in enumerate(ws):
         if stem(w) != hs:
             continue
         for x in reversed(ws[max(0, i - 3) : i]):
-            if stem(x) in q.stems or _said_as(x, q.stems):
+            if stem(x) in q.stems or _said_as(x, q.stems) or (percentile and x.casefold() == "percentile"):
                 continue
             if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in NUMBER_WORDS:
                 return True
@@ -425,6 +428,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         got *= WEAK  # "what share thought it should not upgrade": "43% thought it should upgrade" counts the others
     if got and (_PAST_RE.search(text) or _legacy(text, q)) and not _PAST_ASKED_RE.search(q.text):
         got *= WEAK
+    if got and planned_only(slot.kind, text, q.text):
+        return 0.0, False  # "what did Q4 revenue actually come in at": "Expect revenue of about £3.0M" is a forecast
     if got and not framed(slot.kind, slot.unit, text, context, q.text):
         # a default, what comes next, a total or what came to pass asked, and a line that gives another; a plan where
         # none is asked (answer/frames.py)
@@ -583,7 +588,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         # "a configuration file that's loaded last" names no file, unless the line gives its identifier too
         # ("the environment variable PIP_CONFIG_FILE can specify a configuration file that's loaded last")
         return 0.0, False
-    role = slot.subject or (slot.head if slot.head in PERSON_HEADS else "")
+    # "which greywater person sits on our board": a person of any post ("Marcus Hale — partner at Greywater Ventures")
+    role = slot.subject or (slot.head if slot.head in PERSON_HEADS and slot.head not in ANY_PERSON else "")
     if slot.kind == "person" and role and slot.subject and only_names(role, names):
         role = ""  # "who is tomek", typed in lower case: a name, not a post
     who_is = WHO_IS_RE.match(q.text) if slot.kind == "person" and not role else None

@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
     # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*", "all of pip's cached *stuff*"
     # say how sure or how often, not what a line must say; "--upgrade *vs* --upgrade-strategy" sets two side by side.
     "usually typical typically normally basically around too folks guys anyway please exactly am supposed stuff"
-    " vs versus really".split()
+    " vs versus really actually".split()
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
@@ -405,7 +405,9 @@ def without_motive(text: str) -> str:
 # ("need to email Sam from the hardware lab, …"), and before a case the question puts ("for a customer call tomorrow —
 # if their G2 box loses mains power, how long …")
 _SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:i )?(?:need|want|have|got) to|"
-                           r"(?:i |we )?just [a-z]+ed)\b"
+                           r"(?:i |we )?just [a-z]+ed|"
+                           # who asks ("pharma prospect asking: do you store patient data?")
+                           r"(?:[\w'-]+\s+){1,4}(?:asking|asks|asked|wondering|wants to know))\b"
                            r"[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
                            r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
                            r"if)\b)", re.I)

@@ -29,6 +29,13 @@ _SHORT_YEAR_RE = re.compile(r"(?<![\w'])((?:q[1-4]|h[12]|fy|jan\w*|feb\w*|mar\w*
                             r"oct\w*|nov\w*|dec\w*|in|since|from|of|until|till|end|early|mid|late)\s*)'(\d\d)(?![\w'.])", re.I)
 _ANY_MINOR_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\.[x*](?![\w.])", re.I)
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1(?::|-on-| on )1(?![\w:.])", re.I)
+# "the 2yr renewal", "a 3mo pilot", "24hrs": a figure typed glued to its unit's short form, which a line writes apart
+# and often in words ("a two-year renewal")
+_GLUED_UNIT_RE = re.compile(r"(?<![\w.])(\d{1,3})(yrs?|mos?|mths?|wks?|hrs?|mins|secs?)(?![\w'])", re.I)
+# "net revenue retention full year 2025, what was it": the figure asked after its topic, past tense (no definition is
+# asked in the past: "gdp, what is it?" asks what GDP means)
+_TOPIC_FIRST_RE = re.compile(r"^(?!(?:what|who|when|where|which|why|how)\b)([^,?]{3,80}?)\s*(?:,|\s[-—–])\s*what (was|were) "
+                             r"(?:it|they|that)\s*\??$", re.I)
 _PERCENT_WORD_RE = re.compile(r"(?:(?<=\s)|^)%(?=\s)")
 
 
@@ -38,6 +45,8 @@ def clean(question: str) -> str:
     q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
     q = _PERCENT_WORD_RE.sub("percent", q)
+    q = _GLUED_UNIT_RE.sub(r"\1 \2", q)
+    q = _TOPIC_FIRST_RE.sub(r"what \2 \1", q)
     q = _ANY_MINOR_RE.sub(r"\1", q)  # "on pip 23.x": any release of pip 23
     q = _SHORT_YEAR_RE.sub(lambda m: f"{m.group(1)}{'19' if int(m.group(2)) > 69 else '20'}{m.group(2)}", q)
     q = _ONE_ON_ONE_RE.sub("one-on-one", q)  # "how many folks got interviewed 1:1": a kind of interview, no figure  # "what % of the company": a share asked, the sign typed for the word

@@ -141,7 +141,9 @@ def _named_after(text: str, word: str) -> bool:
     follows names it ("two AWS regions: eu-west-2 (London) …")."""
     m = re.search(r"\b" + re.escape(word) + r"\w*\s*[:(,—-]?\s*(?:the\s+)?([A-Z`\"“][\w`\"”.-]*)", text, re.I)
     return bool(m and m.group(1)[:1] in "`\"“" or (m and m.group(1)[:1].isupper())) or bool(
-        re.search(r"\b" + re.escape(word) + r"\w*\s*:\s*\w", text, re.I))
+        re.search(r"\b" + re.escape(word) + r"\w*\s*:\s*\w", text, re.I)) or bool(
+        # "Three names reached the council: Tidemark, Meridian and Keel": the list the clause goes on to give
+        re.search(r"\b" + re.escape(word) + r"\w*\b[^.;:!?]{0,40}:\s*(?:the\s+)?[A-Z`\"“]", text, re.I))
 
 
 def known_kind(slot: Slot, text: str, names: Names, q: Asked) -> bool:
