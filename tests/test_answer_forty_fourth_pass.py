@@ -136,6 +136,13 @@ def test_a_case_then_a_question_opening_with_an_auxiliary_asks_yes_or_no() -> No
     assert _slot("q2 revenue - i saw 2.41m somewhere, is that the final number?").kind != "yesno"
 
 
+def test_what_a_choice_reduces_the_risk_of_is_what_it_is_for() -> None:
+    q = "old pip just installed stuff, why does the new one bother backtracking"
+    assert _fills(q, "Backtracking reduces the risk that installing a new package will accidentally break an existing "
+                     "installed package.") == 1
+    assert _fills(q, "Backtracking can take a long time on large dependency trees with many candidate versions.") < 1
+
+
 def test_a_topic_asked_first_reads_only_what_the_reader_may_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Hostile: "X, what was it" is now asked as "what was X". The board minutes give the offer; a public reader's
     # answer says nothing of it, the board reader's is read from them.

@@ -13,6 +13,8 @@ CAUSE_RE = re.compile(
     r"leads to|meant that|means that|therefore|"
     # "This prevents a surprising hash mismatch upon the release of a new version": what the rule before is for
     r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against)|"
+    # "Backtracking reduces the risk that installing a new package will accidentally break …": what a choice is for
+    r"(?:reduces?|reduced|lowers?|minimi[sz]es?) the (?:risk|chance|likelihood)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
     # "The four-day slip came from the firmware 3.8 rollout": where a change or a problem came from
     r"(?:slip|delay|drop|rise|fall|gap|loss|lag|failure|outage|backlog|increase|decrease|change)s? (?:came|comes|stemmed|"
