@@ -103,33 +103,32 @@ def _asks(question: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)")
+# A kickoff's milestones set dates to come ("Driftwood runs in three milestones: … M3 full cutover by 29 May 2026").
+_MILESTONES_RE = re.compile(r"\bmilestones?\b", re.I)
+
+
+def _plan_said(text: str) -> re.Match[str] | None:
+    return PLAN_RE.search(text) or _BUDGET_RE.search(text) or _MILESTONES_RE.search(text)
 
 
 def _told_from(text: str) -> int:
     """Where a line's plan is told, from its sentence on: what came to pass is told with the plan or after it ("M2 was
     planned for 10 April and went live on 14 April"); a sentence before it speaks of another step ("Project Driftwood
     reached M1 … on 25 February. M2 is planned for 10 April")."""
-    plan = PLAN_RE.search(text) or _BUDGET_RE.search(text) or _MILESTONES_RE.search(text)
+    plan = _plan_said(text)
     if plan is None:
         return 0
     ends = [m.end() for m in _SENTENCE_END_RE.finditer(text, 0, plan.start())]
     return ends[-1] if ends else 0
 
 
-# A kickoff's milestones set dates to come ("Driftwood runs in three milestones: … M3 full cutover by 29 May 2026").
-_MILESTONES_RE = re.compile(r"\bmilestones?\b", re.I)
-
-
 def planned_only(kind: str, text: str, question: str) -> bool:
     """Whether the line gives only a plan, a budget or a forecast where the question asks what came to pass ("what did
     Q4 revenue actually come in at": "Expect revenue of about £3.0M"; "when did driftwood actually cut over": "M3 full
-    cutover — Planned: 29 May 2026"): it answers nothing asked, however many of the question's words it says."""
-    # (a plan the question names is the asker's own, told to be doubted: "when did driftwood actually cut over? plan
-    # said end of may")
+    cutover — Planned: 29 May 2026"): it answers nothing asked, however many of the question's words it says. A plan
+    the question itself names is the asker's own, told to be doubted ("… actually cut over? plan said end of may")."""
     _, _, _, _, actual, _, _, _, doubt, _ = _asks(question)
-    if not (actual or doubt) or kind not in ("quantity", "value", "date", "yesno"):
-        return False
-    if not (PLAN_RE.search(text) or _BUDGET_RE.search(text) or _MILESTONES_RE.search(text)):
+    if not (actual or doubt) or kind not in ("quantity", "value", "date", "yesno") or _plan_said(text) is None:
         return False
     start = _told_from(text)
     return not (ACTUAL_SAID_RE.search(text, start) or CAME_TO_PASS_RE.search(text, start))

@@ -183,15 +183,17 @@ def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term
     toks = [m.group(0) for m in found]
     out = []
     for i in range(len(toks) - 2):
+        if toks[i] not in subject or not all(w.isalpha() and w not in STOPWORDS for w in toks[i + 1 : i + 3]):
+            continue
         # "`pip install x` then `pip install y`", "a plain pip install path/", "pip install git+…@main": the third word
         # is what the asker passes (a placeholder letter, a path, a URL), not a subcommand the line must write
-        passed = len(toks[i + 2]) == 1 or text[found[i + 2].end() : found[i + 2].end() + 1] in ("+", "/", "@", "[", "=")
-        if toks[i] in subject and not passed and all(w.isalpha() and w not in STOPWORDS for w in toks[i + 1 : i + 3]):
-            phrase = " ".join(toks[i : i + 3])
-            # typed as a command: at a line's start, after a prompt or in code ("the pip config file" is prose)
-            typed = re.compile(r"(?:^|[`$>]\s*)" + re.escape(phrase) + r"\b")
-            if any(typed.search(" ".join(fold(line.text).split())) for line in lines):
-                out.append(Term(phrase, phrase, False, True))
+        if len(toks[i + 2]) == 1 or text[found[i + 2].end() : found[i + 2].end() + 1] in ("+", "/", "@", "[", "="):
+            continue
+        phrase = " ".join(toks[i : i + 3])
+        # typed as a command: at a line's start, after a prompt or in code ("the pip config file" is prose)
+        typed = re.compile(r"(?:^|[`$>]\s*)" + re.escape(phrase) + r"\b")
+        if any(typed.search(" ".join(fold(line.text).split())) for line in lines):
+            out.append(Term(phrase, phrase, False, True))
     return out
 
 

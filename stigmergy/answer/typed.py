@@ -44,12 +44,12 @@ def clean(question: str) -> str:
     q = " ".join(question.replace("’", "'").split())
     q = _SHORTHAND_RE.sub(lambda m: WRITTEN_OUT[m.group(1).lower()], q)
     q = _CHOICE_WORD_RE.sub(r"\1\2", q)
-    q = _PERCENT_WORD_RE.sub("percent", q)
+    q = _PERCENT_WORD_RE.sub("percent", q)  # "what % of the company": a share asked, the sign typed for the word
     q = _GLUED_UNIT_RE.sub(r"\1 \2", q)
     q = _TOPIC_FIRST_RE.sub(r"what \2 \1", q)
     q = _ANY_MINOR_RE.sub(r"\1", q)  # "on pip 23.x": any release of pip 23
     q = _SHORT_YEAR_RE.sub(lambda m: f"{m.group(1)}{'19' if int(m.group(2)) > 69 else '20'}{m.group(2)}", q)
-    q = _ONE_ON_ONE_RE.sub("one-on-one", q)  # "how many folks got interviewed 1:1": a kind of interview, no figure  # "what % of the company": a share asked, the sign typed for the word
+    q = _ONE_ON_ONE_RE.sub("one-on-one", q)  # "how many folks got interviewed 1:1": a kind of interview, no figure
     # "what's that mean", "whats the O mean": the asker's "what does X mean", not "what is X" with a stray verb
     q = _WHATS_MEAN_RE.sub(lambda m: f"{m.group(1)} does {m.group(2)} mean", q)
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
