@@ -16,3 +16,8 @@ DETERMINERS = frozenset("the a an our my your their his her its this that these 
 # Words that open a frame, not a topic, before a colon or a dash ("on a linux box: …", "when hacking on pip - …")
 FRAME_OPENERS = ("on", "in", "at", "for", "with", "from", "under", "during", "inside", "within", "using", "via", "by",
                  "when", "if", "after", "before", "while", "once")
+
+# The verbs that pass a question on ("pharma prospect asking: …", "customer wants to know whether …"): who asks is no
+# part of what is asked (question.py reads the question after them, terms.py weighs their words half).
+ASKING_VERBS = ("asking", "asked", "asks", "wants to know", "want to know", "wanted to know", "wondering", "wonders",
+                "wondered", "checking")

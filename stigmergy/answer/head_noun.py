@@ -75,7 +75,10 @@ def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:
     return [], []
 
 
-_AGE_WORDS = frozenset("old new current former previous existing".split())
+# Which of a thing's figures or forms over time: "the most recent share", "the delay on the old poller". The asker's
+# word, not one the line must say.
+OF_NOW = frozenset("recent latest current newest present".split())
+_AGE_WORDS = OF_NOW | frozenset("old new former previous existing".split())
 HOW_WORDS = frozenset("many much long large big old often far late early soon".split())
 
 

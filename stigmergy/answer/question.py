@@ -32,9 +32,9 @@ from stigmergy.answer.clauses import (
     SHARE_FIRST_RE,
     WHEN_NEEDED_RE,
 )
+from stigmergy.answer.function_words import ASKING_VERBS, FRAME_OPENERS
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
-from stigmergy.answer.function_words import FRAME_OPENERS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.head_noun import HOW_WORDS
@@ -94,8 +94,8 @@ _ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a differ
                               re.I)
 # A question passed on ("pharma prospect asking if we're iso 27001 certified — are we?", "customer wants to know
 # whether we support SSO"): the question is what follows "if"; who asks it is no part of it.
-_ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|why|how)\b)[^?]){0,60}?\b(?:asking|asked|asks|"
-                           r"wants to know|want to know|wanted to know|wondering|wonders|wondered|checking)\s+"
+_ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|why|how)\b)[^?]){0,60}?\b(?:"
+                           + "|".join(ASKING_VERBS) + r")\s+"
                            r"(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:if|whether)\s+(?P<q>.+)$", re.I)
 # "what's sam's full name", "what is Grace's surname": another name of someone the question names.
 # "…, what's his full surname": the pronoun's person (pronouns.resolved says who).

@@ -72,7 +72,7 @@ from stigmergy.answer.terms import (
     stem,
     stems,
 )
-from stigmergy.answer.values import Asked, day_months, question_days
+from stigmergy.answer.values import CLOCK_RE, Asked, day_months, question_days
 from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE, OPERATOR_RE
 from stigmergy.answer.which import WEAK, names_in
 
@@ -452,7 +452,6 @@ def addressed(slot: Slot) -> dict[str, tuple[frozenset[str], ...]]:
 
 
 _EVENT_RE = re.compile(r"\b(?:after|since)\s+(?P<clause>[^,;:?!]+)", re.I)
-_CLOCK_TIME_RE = re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _NO_EVENT_RE = re.compile(r"(?:all|each|every\w*|any\w*|the (?:others|rest)|others|that|this|which)\b", re.I)
 
 
@@ -467,7 +466,7 @@ def event_terms(text: str, terms: list[Term]) -> list[Term]:
     for m in _EVENT_RE.finditer(text):
         if _NO_EVENT_RE.match(m.group("clause")):
             continue  # "a config file that gets loaded after all the others": an order, no event
-        if _CLOCK_TIME_RE.search(m.group("clause")):
+        if CLOCK_RE.search(m.group("clause")):
             continue  # "who had on-call after 2pm lisbon time": a time of day, no event a line must name
         wanted.update(stem(w) for w in re.findall(r"[\w'-]+", m.group("clause")))
     return [t for t in terms if t.stem in wanted and not (t.name or t.figure)]

@@ -40,7 +40,7 @@ from stigmergy.answer.cues import (
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.frames import WILL_RE, framed, planned_only
-from stigmergy.answer.head_noun import modifiers
+from stigmergy.answer.head_noun import OF_NOW, modifiers
 from stigmergy.answer.heads import ANY_PERSON, EXTENTS, PERSON_HEADS, VERSION_HEADS
 from stigmergy.answer.names import Names, roster, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
@@ -341,14 +341,14 @@ def _other_qualifier(head: str, text: str, q: Asked) -> bool:
     margin" for "gross margin on software")."""
     hs = stem(head)
     ws = words(text)
-    # "p99 delay": "99th percentile delay" qualifies the delay as the asker does
-    percentile = any(percentile_said(s, text) for s in q.stems if s[:1] == "p")
     for i, w in enumerate(ws):
         if stem(w) != hs:
             continue
         for x in reversed(ws[max(0, i - 3) : i]):
-            if stem(x) in q.stems or _said_as(x, q.stems) or (percentile and x.casefold() == "percentile"):
+            if stem(x) in q.stems or _said_as(x, q.stems):
                 continue
+            if x.casefold() == "percentile" and any(percentile_said(s, text) for s in q.stems if s[:1] == "p"):
+                continue  # "p99 delay": "99th percentile delay" qualifies the delay as the asker does
             if x.isalpha() and x not in STOPWORDS and x not in VAGUE and x not in NUMBER_WORDS:
                 return True
             break
@@ -524,7 +524,6 @@ _START_RE = re.compile(r"\b(?:since|starting|as of|introduced|added|new in|began
                        r"from (?:version |release |v)?\d|first (?:released|shipped|added|introduced))\b", re.I)
 
 
-_OF_NOW = frozenset("recent latest current newest present".split())
 _SHARE_HEADS = frozenset("share shares percentage percent proportion fraction".split())
 
 
@@ -615,7 +614,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if slot.kind == "quantity" and slot.head:
         before, after = modifiers(q.text, slot.head)
         # "the most recent share": which of the figures over time, not a word the line must say
-        before = [m for m in before if m not in _OF_NOW and not (m == "most" and "recent" in before)]
+        before = [m for m in before if m not in OF_NOW and not (m == "most" and "recent" in before)]
         if slot.unit == "version" and slot.subject and not after:
             after = [slot.subject.lower()]  # "the oldest Python": a version of Python, though "version" is not said
         said = stems_of(f"{text} {context}")

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stigmergy.answer import platforms
-from stigmergy.answer.function_words import AUX
+from stigmergy.answer.function_words import ASKING_VERBS, AUX
 from stigmergy.answer.spelling import american
 from stigmergy.answer.what_forms import OPERATOR_RE
 from stigmergy.gates.figures import MONTH_NAMES
@@ -407,7 +407,7 @@ def without_motive(text: str) -> str:
 _SITUATION_RE = re.compile(r"^\s*(?:[a-z]+ing|for|before|while|prepping|prep|(?:i )?(?:need|want|have|got) to|"
                            r"(?:i |we )?just [a-z]+ed|"
                            # who asks ("pharma prospect asking: do you store patient data?")
-                           r"(?:[\w'-]+\s+){1,4}(?:asking|asks|asked|wondering|wants to know))\b"
+                           r"(?:[\w'-]+\s+){1,4}(?:" + "|".join(ASKING_VERBS) + r"))\b"
                            r"[^?,;:—–]{0,80}?(?:,|;|:|\s[—–-])\s*"
                            r"(?=(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
                            r"if)\b)", re.I)
