@@ -96,7 +96,11 @@
                                      forty-fourth session, once the twenty-fourth pair was written)
     bench/ask_blind24_sample_questions.json, bench/ask_blind24_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the forty-fourth session, committed before its
-                                     answerer changes (a twenty-fifth held-out measure, never tuned on)
+                                     answerer changes (a twenty-fifth held-out measure; its misses read in the
+                                     forty-fifth session, once the twenty-fifth pair was written)
+    bench/ask_blind25_sample_questions.json, bench/ask_blind25_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the forty-fifth session, committed before its
+                                     answerer changes (a twenty-sixth held-out measure, never tuned on)
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -180,6 +184,8 @@ BLIND23_SAMPLE_SET = HERE / "ask_blind23_sample_questions.json"
 BLIND23_PUBLIC_SET = HERE / "ask_blind23_public_questions.json"
 BLIND24_SAMPLE_SET = HERE / "ask_blind24_sample_questions.json"
 BLIND24_PUBLIC_SET = HERE / "ask_blind24_public_questions.json"
+BLIND25_SAMPLE_SET = HERE / "ask_blind25_sample_questions.json"
+BLIND25_PUBLIC_SET = HERE / "ask_blind25_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -305,7 +311,8 @@ def main() -> None:
                        (BLIND21_SAMPLE_SET, SAMPLE_CORPUS), (BLIND21_PUBLIC_SET, docs),
                        (BLIND22_SAMPLE_SET, SAMPLE_CORPUS), (BLIND22_PUBLIC_SET, docs),
                        (BLIND23_SAMPLE_SET, SAMPLE_CORPUS), (BLIND23_PUBLIC_SET, docs),
-                       (BLIND24_SAMPLE_SET, SAMPLE_CORPUS), (BLIND24_PUBLIC_SET, docs)):
+                       (BLIND24_SAMPLE_SET, SAMPLE_CORPUS), (BLIND24_PUBLIC_SET, docs),
+                       (BLIND25_SAMPLE_SET, SAMPLE_CORPUS), (BLIND25_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
