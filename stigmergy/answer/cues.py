@@ -19,6 +19,8 @@ CAUSE_RE = re.compile(
     # "The four-day slip came from the firmware 3.8 rollout": where a change or a problem came from
     r"(?:slip|delay|drop|rise|fall|gap|loss|lag|failure|outage|backlog|increase|decrease|change)s? (?:came|comes|stemmed|"
     r"stems) from|(?:was|is|were|are) down to|"
+    # "The decision to install topologically is based on the principle that …": what a decision rests on
+    r"(?:is|are|was|were) based on the (?:principle|idea|assumption|premise|fact)|"
     r"(?:occurs|happens|arises|appears)\b[^.;:]{0,24}?\b(?:when|if))\b"
     # "As downloading projects is a costly operation, pip cannot pre-compute …": a sentence opened by "as" and a clause
     # with its own verb gives the reason for what follows the comma
@@ -57,7 +59,9 @@ LEAVE_ASKED_RE = re.compile(r"^\W*(?:(?:is|would) (?:it|this|that) (?:be )?" + P
 # A line that rules on it: a modal, a recommendation, or what the thing is fit for.
 RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|have to|has to|recommend\w*|"
                        r"safe|unsafe|support\w*|allow\w*|avoid|experimental|deprecated|discourag\w*|encourag\w*|"
-                       r"prefer\w*|not intended|intended|suitable|unsuitable|risk\w*|forbid\w*|permit\w*)\b",
+                       r"prefer\w*|not intended|intended|suitable|unsuitable|risk\w*|forbid\w*|permit\w*)\b|"
+                       # "Do _not_ use quotes in requirement files.": a sentence that forbids, emphasis and all
+                       r"(?:^|[.;:]\s+)\W*(?:do[\s_*]{1,4}not|don't|never)(?![a-z])",
                        re.I)
 COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                               r"\b(?:which|what) commands?\b", re.I)

@@ -31,11 +31,11 @@ DATE_HEADS = frozenset("date day year month week time quarter deadline".split())
 QUANTITY_HEADS = frozenset(
     "percentage percent share proportion fraction number amount price cost size count total rate ratio figure "
     "value version budget revenue burn spend headcount arr mrr fee fees salary capacity timeout interval duration threshold "
-    "nps growth churn margin valuation temperature limit quota speed latency delay lag score maximum minimum max min "
+    "nps growth churn margin valuation temperature limit quota speed latency delay lag lateness score maximum minimum max min "
     "length weight height population age rent energy power voltage pressure humidity distance depth width volume period window "
     "money credit refund discount penalty bonus deposit".split())
 # a measure of size or time: its figure carries a unit ("72 characters", "3 hours"), not the measure's name
-EXTENTS = frozenset("length duration width height depth distance period window".split())
+EXTENTS = frozenset("length duration width height depth distance period window lateness".split())
 VERSION_HEADS = frozenset("version versions release releases".split())
 HEAD_VOCAB = (PERSON_HEADS | ORG_HEADS | PLACE_HEADS | PROJECT_HEADS | PRODUCT_HEADS | DATE_HEADS | QUANTITY_HEADS
                | VERSION_HEADS)
@@ -91,3 +91,7 @@ ACCOUNT_HEADS = REASON_HEADS | frozenset("effect effects impact consequence cons
 # "default pip cache folder on windows?", "last pip release that still worked on python 2.7?": a value typed with no
 # question word, named by what sets it apart
 SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldest newest earliest current".split())
+# "number of customers in the harbor beta before it went GA", "longest a take-home is allowed to be", "reason M2 went
+# live late": a noun phrase typed alone, opened by the measure or the account it asks for, whatever verbs follow it
+MEASURE_FIRST = DATE_HEADS | QUANTITY_HEADS | REASON_HEADS | frozenset(
+    "longest shortest highest lowest largest smallest biggest fastest slowest most fewest worst-case lateness".split())

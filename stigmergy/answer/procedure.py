@@ -77,6 +77,8 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         # ("./downloads/numpy-1.9.2-cp34-none-win32.whl.", a listing's line) says nothing of how, and a package's bare
         # name ("Newer versions of `setuptools` will use `pip` …") names a thing, not what to type: read on
         return WEAK if len(text.split()) == 1 else 1.0
+    if _CONFIG_RE.match(text) and _types_new(text, q):
+        return 1.0  # "set a different timeout only for pip freeze in pip.conf": "[freeze] timeout = 10" is what to write
     if (COMMAND_RE.match(text) or _INVOKE_RE.match(text)) and (_RUN_ASKED_RE.search(q.text) or _types_new(text, q)):
         # "how do i make a lock file with pip": "python -m pip lock -e ." is what to type; "$ python
         # get-pip.py" types nothing the question does not name, unless it asks how to run it
@@ -95,6 +97,10 @@ def how_fill(text: str, q: Asked, content: int) -> float:
         # message" says which way
         return 1.0
     return WEAK if content >= 2 else 0.0
+
+
+# A configuration file's lines: an INI section with its settings ("[freeze] timeout = 10"), or a setting alone
+_CONFIG_RE = re.compile(r"^\s*(?:\[[\w. -]{1,40}\](?:\s+[\w.-]+\s*=\s*\S+)*|[a-z][\w.-]*\s*=\s*\S+(?:\s+[\w.-]+\s*=\s*\S+)*)\s*$")
 
 
 def _types_new(command: str, q: Asked) -> bool:

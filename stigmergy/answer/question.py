@@ -32,7 +32,7 @@ from stigmergy.answer.clauses import (
     SHARE_FIRST_RE,
     WHEN_NEEDED_RE,
 )
-from stigmergy.answer.function_words import ASKING_VERBS, FRAME_OPENERS
+from stigmergy.answer.function_words import ASKING_VERBS, FRAME_OPENERS, PREPOSITIONS
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
@@ -40,10 +40,12 @@ from stigmergy.answer.function_words import WH as _WH
 from stigmergy.answer.head_noun import HOW_WORDS
 from stigmergy.answer.heads import (
     ING_NOUNS,
+    MEASURE_FIRST,
     QUANTITY_HEADS,
     SINGLED_OUT,
 )
 from stigmergy.answer.splits import (
+    AND_NAMED_RE,
     ASIDE_RE,
     BARE_PART_RE,
     COMMA_WH_RE,
@@ -51,6 +53,7 @@ from stigmergy.answer.splits import (
     HAVE_DONE_RE,
     SETUP_RE,
     SPLIT_RE,
+    TOPIC_RE,
     TYPED_ASIDE_RE,
     UNIT_ONLY_RE,
 )
@@ -68,6 +71,7 @@ from stigmergy.answer.what_forms import (
     IT_DOES_WHAT_RE,
     LABEL_END_RE,
     LINK_ASKED_RE,
+    MEANING_END_RE,
     NAME_OF_RE,
     OK_ASKED_RE,
     OLDEST_NAMED_RE,
@@ -101,6 +105,10 @@ _ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|wh
 # "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
 _FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
                            r"(?:name|surname)\b", re.I)
+# "tomek — real name", "sam from the leeds lab - title": a person typed first, then the other name or the post asked
+_NAMED_THEN_RE = re.compile(r"^(?P<x>[\w.'-]+(?: [\w.'-]+)?)(?: (?:from|at|in|on|of) [^—–:,]{2,30}?)?\s*(?:[—–:,]|\s-)\s*"
+                            r"(?:(?:his|her|their) )?(?:(?P<name>(?:full|real|whole|proper|legal) name)|"
+                            r"(?P<post>title|role|job title|position|post))$", re.I)
 # "When and where is the offsite?": two slots over one predicate.
 _TWO_WH_RE = re.compile(r"^\s*(who|what|when|where|why|how many|how much|how long)\s+and\s+"
                         r"(who|what|when|where|why|how many|how much|how long)\b\s*(.*)$", re.I)
@@ -110,6 +118,39 @@ class Part:
     text: str  # the part as asked (a second part carries the first one's subject: "who led the Series A")
     slot: Slot
     carried: str = ""  # the first part's subject a later part's pronoun stands for ("it": "the Series A")
+
+
+def _named_pair(q: str) -> list[Part] | None:
+    """Two things asked by name and joined by "and" ("new lisbon office — street address and monthly rent"): a part
+    for each, the second with the topic before a colon or dash, or the first's words before its noun ("pellucid pilot
+    fee and pilot length": the Pellucid pilot's length); None unless the second names a kind of value of its own, in
+    at most five words and with no verb ("list and remove cached wheels", "difference between X and Y" ask one thing)."""
+    m = AND_NAMED_RE.match(q.strip())
+    if not m or re.search(r"\b(?:between|both)\b", m.group("a"), re.I):
+        return None
+    a, b = m.group("a").strip(), m.group("b").strip()
+    said = b.lower().split()
+    if not 1 <= len(said) <= 5 or any(w in _VERBISH or w in _WH for w in said):
+        return None
+    topic = TOPIC_RE.match(a)
+    second = slot(f"what is the {b}")
+    if second.kind == "value" and topic:
+        second = slot(f"{topic.group('topic')}: {b}")  # "sam from the leeds lab - full name and title": Sam's post
+    if second.kind in ("value", "definition", "procedure"):
+        return None
+    first_slot = slot(a)
+    if first_slot.kind == "value" and topic:
+        first_slot = slot(f"what is the {a[topic.end():]}")  # "new lisbon office — street address": the address
+    if first_slot.kind in ("value", "definition", "procedure"):
+        return None
+    if topic:
+        b = f"{topic.group('topic')}: {b}"
+    else:
+        # "what is the Q2 revenue and headcount": the Q2 headcount
+        np = re.sub(r"^(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|our\s+)?", "", a, flags=re.I)
+        if not WH_RE.search(np):
+            b = " ".join([*(w for w in np.split()[:-1] if w.lower() not in said), b])
+    return [Part(a, first_slot), Part(b, second)]
 
 
 def _dated(text: str) -> bool:
@@ -168,6 +209,9 @@ def parts(question: str) -> list[Part]:
         # have pip expand it": one thing asked, to have it done
         pieces = [f"{pieces[0]} and {pieces[1]}"]
     if len(pieces) <= 1:
+        named = _named_pair(q)
+        if named:
+            return named
         dashed = DASH_ASIDE_RE.match(q)
         if dashed:
             # "so what exactly is a telemetry gap — chart shows hatching": the remark after the dash says where the
@@ -328,6 +372,9 @@ _HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even
 
 def _slot(text: str) -> Slot:
     q = CURRENCY_SIGN_RE.sub("money ", _clean(text))
+    person = _NAMED_THEN_RE.match(q.rstrip(" ?"))
+    if person and person.group("x").split()[0].lower() not in _DETERMINERS and not WH_RE.match(person.group("x")):
+        return Slot("alias" if person.group("name") else "role", subject=person.group("x").lower())
     frame = FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
@@ -378,6 +425,10 @@ def _slot(text: str) -> Slot:
     case = CASE_AUX_RE.match(q)
     if case and not WH_RE.search(q[q.index(" ") : case.start(1)]):
         return Slot("yesno")
+    meant = MEANING_END_RE.match(q.rstrip(" ?"))
+    if meant and not WH_RE.search(meant.group("x")) and not any(
+            w in _VERBISH or w in PREPOSITIONS for w in meant.group("x").lower().split()):
+        return Slot("definition", subject=meant.group("x").strip())
     words = re.findall(r"[\w'-]+", low)
     first = words[0] if words else ""
     if first in _AUX:
@@ -472,6 +523,10 @@ def _wordless(low: str, words: list[str]) -> Slot:
         return Slot("procedure")
     if words and words[0] in SINGLED_OUT:
         return slot(f"what {low}")
+    if words and words[0] in MEASURE_FIRST and not TELL_RE.match(low):
+        first = slot(f"what is the {low}")
+        if first.kind not in ("value", "definition", "procedure"):
+            return first
     if re.match(r"env(?:ironment)?[ -]?var(?:iable)?s?\b|envvars?\b", low):
         return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
     if words and not TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):

@@ -22,6 +22,7 @@ from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
+from stigmergy.answer.lead_in import items_after
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load, words
@@ -372,7 +373,8 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             taken.add(_key(beside.line.text))
         for n, line in enumerate([*decision.lines, *([beside.line] if beside is not None else [])]):
             via = top.via_context if line is top.line else False
-            then = follow_on(line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure")
+            then = follow_on(line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure") or items_after(
+                line, ev.lines)
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None,
                             said_before(line, ev.lines))

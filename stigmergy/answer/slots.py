@@ -40,6 +40,7 @@ from stigmergy.answer.cues import (
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.frames import WILL_RE, framed, planned_only
+from stigmergy.answer.function_words import AUX
 from stigmergy.answer.head_noun import OF_NOW, modifiers
 from stigmergy.answer.heads import ANY_PERSON, EXTENTS, PERSON_HEADS, VERSION_HEADS
 from stigmergy.answer.names import Names, roster, words
@@ -150,6 +151,14 @@ _LOCATION_RE = re.compile(r"\b(?:relative to|inside|within|under|in|into|to|at|n
                           r"that) (?:[\w.-]+ ){0,2}(?:path|directory|folder|root|dir|tree|workspace|checkout)\b", re.I)
 _AKA_RE = re.compile(r"\b(?:aka|a\.k\.a|also known as|also called|otherwise known as|sometimes called|"
                      r"better known as|formerly known as|short for)\b", re.I)
+# Asked whether something exists ("any flag to …", "is there a setting that …"), which a line saying there is none answers
+_ANY_ASKED_RE = re.compile(r"(?:any|is there (?:an?|any)|are there any)\b", re.I)
+_NO_WAY_RE = re.compile(r"\b(?:there is|there's|there are) no (?:way|option|flag|switch|setting|mechanism|means|support)\b|"
+                        r"\bno (?:way|option|flag|setting) to\b|\b(?:is|are) not (?:possible|supported)\b", re.I)
+# What a thing means or is asked, not what it does ("what does 'editable' install actually do")
+_MEANS_ASKED_RE = re.compile(r"\bmean(?:s|ing|t)?\b|\bstands? for\b|\bwhat(?:'s| is| are)\b", re.I)
+# A shell redirection to a file: "> ~/.config/fish/completions/pip.fish", ">> log.txt" (not "->", "=>" or ">=")
+_REDIRECT_RE = re.compile(r"(?<![-=>\w])>>?\s*([~./\w][^\s;|&]*)")
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
 
 
@@ -166,6 +175,10 @@ _PINNED_RE = re.compile(r"([A-Za-z][\w.-]*)\s*(?:==|>=|<=|~=|!=|>|<)\s*(\d)")
 def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
+    if k in ("thing", "procedure") and _ANY_ASKED_RE.match(q.text) and _NO_WAY_RE.search(text):
+        # "any switch to make pip always take the old setup.py route?": "There is no way to force the use of the
+        # legacy build system interface" answers that there is none
+        return 1.0
     if k == "date":
         if slot.head in ("month", "months"):
             # "which months do new versions ship": month names ("January, April, July, October"), not a release
@@ -246,7 +259,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             # "%LocalAppData%\pip\Cache", "~/Library/Caches/pip", a URL: where, on a computer (before any place a
             # preposition names: "… at docs.tidemark.io/harbor, with examples in Python"); in a command to type
             # ("python -m pip install 'SomeProject@git+https://…'") the path is what the command reads, weakly where
-            return WEAK if is_command(text) else 1.0
+            # (what a command's output is redirected to, "pip completion --fish > ~/.config/fish/completions/pip.fish",
+            # is where it writes)
+            return 1.0 if not is_command(text) or any(
+                is_new(m.group(1), q) for m in _REDIRECT_RE.finditer(text)) else WEAK
         if k == "place" and (_STREET_RE.search(text) or any(
                 is_new(m.group(1), q) and names.entity(m.group(1)) is None for m in _PLACE_PREP_RE.finditer(text))):
             return 1.0 if _STREET_RE.search(text) else WEAK
@@ -312,7 +328,13 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             # how ("made a venv with --without-pip, can my global pip install into it?": "pip --python .venv install …")
             return 1.0 if shows_how(text, q) else 0.0
         if not [w for w in _content(text, q) if w.casefold() not in LABEL_WORDS]:
-            return 0.0  # "is --use-deprecated=legacy-resolver still supported": "Example: --use-deprecated=…" says only it
+            # "is --use-deprecated=legacy-resolver still supported": "Example: --use-deprecated=…" says only it; "will
+            # pip respect XDG_CACHE_HOME if i set it": "pip will also respect `XDG_CACHE_HOME`." says yes in its words
+            # (not where the asker pasted the line: "User site-packages are not visible in this virtualenv. why??")
+            said = " ".join(words(text)).casefold()
+            states = not text.rstrip().endswith("?") and any(w.casefold() in AUX for w in words(text)) and (
+                said not in " ".join(words(q.text)).casefold())
+            return 1.0 if states else 0.0
         if OPTION_EXISTS_ASKED_RE.search(q.text) and not names_option(text, q):
             return WEAK  # "does pip freeze have an option to print hashes": "Generate output suitable for a requirements file"
         return 1.0 if not (LEAVE_ASKED_RE.search(q.text) or OK_ASKED_RE.search(q.text)) or RULING_RE.search(
@@ -382,7 +404,9 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|legacy|original\w*
 
 
 # An address on the web or for email, asked and given.
-_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address", re.I)
+# (or the address of a thing on the web: "old coldtrace web app — what's the address now")
+_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address|"
+                                   r"\b(?:web ?app|website|web ?site|portal|dashboard|login page)\b[^.?!]{0,30}\baddress\b", re.I)
 _WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
 
 # Where one reports, sends or asks something: an address to write to, not a place.
@@ -664,9 +688,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
     if not counted and slot.kind == "quantity" and slot.head and slot.unit not in ("version", "extent") and (
             slot.head not in _ANY_FIGURE) and not _says_head(slot, f"{text} {context}", q):
         return 0.0, False  # "what is the monthly rent": a figure where rent is not spoken of is another figure
-    if slot.kind == "alias" and _AKA_RE.search(text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
+    if (slot.kind == "alias" or (slot.kind == "definition" and _MEANS_ASKED_RE.search(q.text))) and _AKA_RE.search(
+            text) and stems_of(slot.subject) <= stems_of(f"{text} {context}"):
         # "This approach … is also known as a 'development installation'": the thing is named in the sentence
-        # before ("Editable installs …") or the heading, the other name in this one
+        # before ("Editable installs …") or the heading, the other name in this one; what it means, by its other name
         return 1.0, False
     own = kind_fill(slot, text, names, q)
     if own >= 1.0 or not context or slot.kind in ("definition", "role", "yesno", "procedure", "value"):

@@ -37,3 +37,8 @@ BARE_PART_RE = re.compile(r"^(?:(?:in|at|on|from|for|with|by|under|into) )?(?:wh
 # A later part that only names the unit of the figure the first part asks for ("how many seconds").
 UNIT_ONLY_RE = re.compile(r"^how (?:many|much|long)(?: (?:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years|"
                           r"ms|milliseconds|bytes|kb|mb|gb|tb|percent|times))?$", re.I)
+# Two things asked by name, joined by "and" after a topic ("new lisbon office — street address and monthly rent",
+# "norrland renewal: what day was it signed and total contract value in £"): the second a noun phrase of its own
+AND_NAMED_RE = re.compile(r"^(?P<a>.+?)\s+(?:and|&)\s+(?P<b>[^,;:?—–]+?)\s*\??$", re.I)
+# The topic typed before a colon or a dash, which both parts are about
+TOPIC_RE = re.compile(r"^(?P<topic>[^:—–?]{2,40}?)(?::\s+|\s[—–-]\s*)")

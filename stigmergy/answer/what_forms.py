@@ -97,11 +97,16 @@ DO_VERBS = frozenset("install uninstall make get set run stop disable enable cha
                      "clear upgrade downgrade pin build turn switch point configure create generate export reset "
                      "restore undo revert ignore avoid prevent wipe purge flush nuke erase list show print download "
                      "dump debug verify limit cap require allow exclude add update pass feed empty split rerun send "
-                     "include grab refuse".split())
+                     "include grab refuse see view check find replicate copy mirror move fetch".split())
 # "want to cap package versions for the whole org", "need to ship wheels to an offline box", "want pip to just tell me
 # in json what it would install": a wish, asked as how to do it
 WANT_TO_RE = re.compile(r"^(?:i |we )?(?:(?:want|wanna|need|trying|looking)|(?:want|need) (?:pip|git|it|this) ?) to "
                         r"(?:just |simply |also |really )?(?P<verb>\w+)")
+# "quick one: excursion budget, meaning?", "excursion budget = ?": a term of up to three words typed alone and then
+# asked what it means, after a topic or a greeting before a colon (question.py keeps out a term with a verb or a
+# preposition in it: "my G2 light keeps flashing red, meaning?" reports what was seen)
+MEANING_END_RE = re.compile(r"^(?:[^:]{1,40}:\s+)?(?P<x>(?:[\w/.'-]+\s){0,2}[\w/.'-]+)\s*"
+                            r"(?:(?:,|—|–|\s-|\s)\s*(?:meaning|definition|means what)|=)\s*$", re.I)
 LABEL_END_RE = re.compile(r"(?:^|[.,;:—–-]\s*|\s)(flags?|options?|command|syntax|env var|variable|path|folder|location)\s*\??$")
 TELL_RE = re.compile(r"^(?:please\s+)?(?:explain|describe|outline|summari[sz]e|clarify|(?:tell|walk|talk|take) me"
                      r"(?: through| about)?)\s+(?:to me\s+)?")

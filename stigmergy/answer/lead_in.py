@@ -1,0 +1,30 @@
+"""The list a lead-in introduces: "The 3 types of Python users, we proposed were:" answers "the three pip personas"
+only with the items after it ("Python Software User", "Python Software Maker", "Python Package Maintainer"). The
+evidence reads each item with its lead-in as the sentence before it (evidence.py); this gathers them back, in
+order, so that an answer quoting the lead-in says and cites what it introduces."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from stigmergy.answer.evidence import Line
+
+# Items said with their lead-in at most: a longer list is a reference table, not an answer.
+ITEMS = 8
+
+
+def items_after(line: Line, lines: tuple[Line, ...]) -> Line | None:
+    """The items `line` introduces, as one line ("A; B; C") citing each; None when it introduces none or is no
+    source's lead-in (a colon at its end)."""
+    if line.type != "source" or not line.cites or not line.text.rstrip().endswith(":"):
+        return None
+    end = line.cites[0].end
+    items = sorted({ln.cites[0].start: ln for ln in lines
+                    if ln.page == line.page and ln is not line and ln.before_cite is not None and ln.cites
+                    and ln.before_cite.end == end and ln.cites[0].start > end and not ln.text.startswith("|")}.items())
+    if not items or len(items) > ITEMS:
+        return None
+    said = [ln.text.strip().rstrip(".;,") for _, ln in items]
+    first = items[0][1]
+    return replace(first, text="; ".join(said) + ".", before="", before_cite=None,
+                   cites=tuple(c for _, ln in items for c in ln.cites))
