@@ -260,7 +260,7 @@ def test_the_way_in_answers_how_to_get_in() -> None:
 
 
 def test_the_same_name_with_its_accents_is_no_other_name() -> None:
-    from stigmergy.answer.slots import other_name
+    from stigmergy.answer.kind_fill import other_name
 
     ines = Entity(4, "Inês Carvalho", "person", frozenset({"ines carvalho", "ines"}))
     names = Names({"ines carvalho": ines, "ines": ines})

@@ -1,5 +1,5 @@
 """How well a line tells *how*: an option, a command to type, a way in, a named method or a step to take. The
-`procedure` slot's fill (slots.kind_fill hands it here)."""
+`procedure` slot's fill (kind_fill.kind_fill hands it here)."""
 
 from __future__ import annotations
 

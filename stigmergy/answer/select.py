@@ -31,6 +31,7 @@ from stigmergy.answer.clauses import CAUSE_VERBS
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
+from stigmergy.answer.kind_fill import CHOICE_ASKED_RE, CHOICE_NOUNS, CHOICE_VERBS, STREET_WORDS
 from stigmergy.answer.kind_meaning import of_kind
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.otherwise import (
@@ -54,10 +55,6 @@ from stigmergy.answer.question import Part, Slot
 from stigmergy.answer.series import in_bound, in_series, percentile_said
 from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import (
-    CHOICE_ASKED_RE,
-    CHOICE_NOUNS,
-    CHOICE_VERBS,
-    STREET_WORDS,
     UTMOST,
     UTMOST_RE,
     fill,
