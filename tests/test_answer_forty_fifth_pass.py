@@ -1,11 +1,13 @@
-"""Issue #19, forty-fifth session (the twenty-fourth blind pair's misses, read once its figure was on record): "how
-many hrs" asks for a duration; "excursion budget, meaning?" asks what a term means; a term's first word defines it only
-where it opens the line; a thing's other name says what it means; a line that says yes in the asker's own words
-answers a yes-or-no question, unless the asker pasted it; a line saying there is no way answers "any switch to …?";
-what a command's output is redirected to is where it writes; a noun phrase opened by the measure it asks for ("date
-the …", "number of …", "reason …") asks for that measure whatever verbs follow; the address of a web app is a web
-address; and an answer quoting a lead-in says the list it introduces (no index for most; sentences written for these
-tests)."""
+"""Issue #19, forty-fifth session (the twenty-fourth blind pair's misses, read once its figure was on record). Question
+forms: "how many hrs" asks for a duration; "excursion budget, meaning?" asks what a term means; a noun phrase opened by
+the measure it asks for ("date the …", "number of …", "reason …") asks for it whatever verbs follow; two things asked
+by name and joined by "and" are two parts; a person typed first, then "real name" or "title", asks for the other name
+or the post; "min python" asks for Python's least version; "what made X do Y" asks why. Lines: a term's first word
+defines it only where it opens the line; a thing's other name says what it means; a yes in the asker's own words
+answers a yes-or-no question, unless the asker pasted it; "there is no way" answers "any switch to …?"; what a
+command's output is redirected to is where it writes; a web app's address is a web address; "based on the principle"
+gives a reason and "Do _not_" rules; a configuration line tells how. Answers: one quoting a lead-in says the list it
+introduces, only from what the reader may read (no index for most; sentences written for these tests)."""
 
 from __future__ import annotations
 
@@ -124,6 +126,18 @@ def test_a_configuration_line_tells_how() -> None:
     q = "set a different timeout only for the freeze command in pip.conf"
     assert _fills(q, "[freeze] timeout = 10") == 1
     assert _fills(q, "The timeout is 10 seconds.") < 1
+
+
+def test_min_before_a_runtime_asks_for_its_version() -> None:
+    got = _slot("min python needed for pip's truststore / system certs")
+    assert (got.kind, got.unit, got.subject) == ("quantity", "version", "python")
+    assert _slot("max retries for the webhook").unit != "version"  # no runtime named
+
+
+def test_what_made_someone_do_something_asks_why() -> None:
+    assert _slot("what made pellucid's QA reject our first lodestar report format").kind == "reason"
+    assert _slot("what made it into the 4.0 release").kind != "reason"  # got into it
+    assert _slot("what made up the difference").kind != "reason"
 
 
 def _src(n: int, text: str, before: Cite | None = None) -> Line:

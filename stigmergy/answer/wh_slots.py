@@ -135,6 +135,8 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
         return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|causes|(?:is|are) causing|"
                 r"(?:could|would|might|can) cause|led to|"
+                # "what made pellucid's QA reject our first report format": what had someone do something
+                r"made (?!(?:it|up|of|from|by|in|into|for|sure)\b)[\w']+(?: [\w'.-]+){1,10}$|"
                 + "|".join(CAUSE_VERBS) + r")\b|"
                 r"(?:'s|is|was) the (?:reasoning|rationale|motivation|thinking|logic)(?: (?:behind|for)\b|\s*$)", tail):
         return Slot("reason")  # "what's the reasoning behind pip installing dependencies first"

@@ -122,7 +122,8 @@ RUNTIMES = r"(?:c?python|pypy|pip|git|setuptools|virtualenv|node|java|ruby|rust|
 # "what is the oldest Python on which …", and typed without the question word: "last pip that still ran on python 2.7?"
 OLDEST_NAMED_RE = re.compile(r"(?:(?i:what|which)(?:'s| is| was| are)? (?:the )?(?i:oldest|newest|latest|earliest|minimum|"
                              r"lowest|highest|maximum) (?:supported )?(?P<name>[A-Z][\w+.-]*|" + RUNTIMES + r")|"
-                             r"(?:(?i:the) )?(?i:oldest|newest|latest|earliest|last|first) (?:supported )?"
+                             r"(?:(?i:the) )?(?i:oldest|newest|latest|earliest|last|first|minimum|min|lowest|highest|maximum|"
+                             r"max) (?:supported )?"
                              r"(?!(?i:go)\b)(?P<runtime>(?i:" + RUNTIMES + r")))\b(?! (?i:version|release))")  # "last go at it"
 
 
