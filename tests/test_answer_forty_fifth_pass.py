@@ -2,8 +2,8 @@
 forms: "how many hrs" asks for a duration; "excursion budget, meaning?" asks what a term means; a noun phrase opened by
 the measure it asks for ("date the …", "number of …", "reason …") asks for it whatever verbs follow; two things asked
 by name and joined by "and" are two parts; a person typed first, then "real name" or "title", asks for the other name
-or the post; "min python" asks for Python's least version; "what made X do Y" asks why. Lines: a term's first word
-defines it only where it opens the line; a thing's other name says what it means; a yes in the asker's own words
+or the post; "min python" asks for Python's least version; "what made X do Y" asks why. Lines: what someone left for
+is why they left; a term's first word defines it only where it opens the line; a thing's other name says what it means; a yes in the asker's own words
 answers a yes-or-no question, unless the asker pasted it; "there is no way" answers "any switch to …?"; what a
 command's output is redirected to is where it writes; a web app's address is a web address; "based on the principle"
 gives a reason and "Do _not_" rules; a configuration line tells how. Answers: one quoting a lead-in says the list it
@@ -14,17 +14,8 @@ from __future__ import annotations
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.lead_in import items_after
-from stigmergy.answer.names import Names
-from stigmergy.answer.question import Slot, parts
-from tests.test_answer_slots import _fills as _slot_fills
-
-
-def _slot(question: str) -> Slot:
-    return parts(question)[0].slot
-
-
-def _fills(question: str, text: str, context: str = "") -> float:
-    return _slot_fills(question, text, context, Names())
+from stigmergy.answer.question import parts
+from tests.test_answer_forty_fourth_pass import _fills, _slot
 
 
 def test_how_many_hours_typed_short_asks_for_a_duration() -> None:
@@ -102,7 +93,8 @@ def test_two_things_asked_by_name_are_two_parts() -> None:
     assert [p.text for p in parts("what is the Q2 revenue and headcount")] == ["what is the Q2 revenue", "Q2 headcount"]
     # one thing asked: two verbs, two things compared, or a second noun that names no kind of value
     for q in ("how do i list and remove cached wheels", "difference between constraints and requirements files",
-              "terms and conditions of the pilot"):
+              "terms and conditions of the pilot",
+              "can I put --hash on just one line of requirements.txt and leave the rest unhashed?"):  # one yes or no
         assert len(parts(q)) == 1, q
 
 
@@ -138,6 +130,13 @@ def test_what_made_someone_do_something_asks_why() -> None:
     assert _slot("what made pellucid's QA reject our first lodestar report format").kind == "reason"
     assert _slot("what made it into the 4.0 release").kind != "reason"  # got into it
     assert _slot("what made up the difference").kind != "reason"
+
+
+def test_what_someone_left_for_is_why_they_left() -> None:
+    line = "Two customers left in the quarter, both small food distributors who moved to a logger vendor with a lower price."
+    assert _fills("what made those two customers leave us in Q4 2025?", line) == 1
+    assert _fills("those 2 customers we lost in q4 2025, why did they leave", line) == 1
+    assert _fills("why did revenue grow in q4", "Two engineers moved to Lisbon in the quarter.") < 1  # no one left
 
 
 def _src(n: int, text: str, before: Cite | None = None) -> Line:

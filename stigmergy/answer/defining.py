@@ -61,8 +61,11 @@ def defines(subject: str, text: str) -> bool:
     # the two parts of pip version numbers stand for": the plural's singular)
     # The first word only where it opens the line, as a label does: "every excursion produces a report" says what
     # excursions do, not what an excursion budget is.
-    last = {ws[-1], ws[-1][:-1] if len(ws[-1]) > 3 and ws[-1].endswith("s") else ws[-1]}
-    forms = dict.fromkeys((ws[-1], ws[0], *(w[:-1] for w in (ws[-1], ws[0]) if len(w) > 3 and w.endswith("s"))))
+    def singular(w: str) -> str:
+        return w[:-1] if len(w) > 3 and w.endswith("s") else w
+
+    last = {ws[-1], singular(ws[-1])}
+    forms = dict.fromkeys((ws[-1], ws[0], singular(ws[-1]), singular(ws[0])))
     return any(_DEFINES_RE.match(_OWNER_RE.sub("", low[m.end():]).lstrip("*`'\"")) and not _AFTER_PREPOSITION_RE.search(
         low[: m.start()]) and (w in last or not re.search(r"\w", low[: m.start()]))
         for w in forms for m in re.finditer(re.escape(w), low))

@@ -94,4 +94,4 @@ SINGLED_OUT = frozenset("default min max minimum maximum last latest first oldes
 # "number of customers in the harbor beta before it went GA", "longest a take-home is allowed to be", "reason M2 went
 # live late": a noun phrase typed alone, opened by the measure or the account it asks for, whatever verbs follow it
 MEASURE_FIRST = DATE_HEADS | QUANTITY_HEADS | REASON_HEADS | frozenset(
-    "longest shortest highest lowest largest smallest biggest fastest slowest most fewest worst-case lateness".split())
+    "longest shortest highest lowest largest smallest biggest fastest slowest most fewest worst-case".split())

@@ -126,6 +126,9 @@ _NO_WAY_RE = re.compile(r"\b(?:there is|there's|there are) no (?:way|option|flag
 MEANS_ASKED_RE = re.compile(r"\bmean(?:s|ing|t)?\b|\bstands? for\b|\bwhat(?:'s| is| are)\b", re.I)
 # A shell redirection to a file: "> ~/.config/fish/completions/pip.fish", ">> log.txt" (not "->", "=>" or ">=")
 _REDIRECT_RE = re.compile(r"(?<![-=>\w])>>?\s*([~./\w][^\s;|&]*)")
+# Asked why someone left or switched, and a line saying what they went to
+_LEAVING_ASKED_RE = re.compile(r"\b(?:leave|leaves|left|leaving|churn\w*|quit|switch\w*|cancel\w*|drop(?:ped)? us)\b", re.I)
+_LEFT_FOR_RE = re.compile(r"\b(?:moved|switched|went|defected|churned|left|migrated)(?: over| back)? to\b", re.I)
 _PERSONISH = ("person", "organisation", "organization", "team", "company", "")
 
 
@@ -250,7 +253,10 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return thing_fill(slot.head, text, names, q)
     if k == "reason":
         if (CAUSE_RE.search(text) or REFUSAL_REASON_RE.search(text) or (
-                BUT_NOT_RE.search(text) and WHY_NOT_RE.search(q.text))) and len(content_words(text, q)) >= 2:
+                BUT_NOT_RE.search(text) and WHY_NOT_RE.search(q.text)) or (
+                _LEAVING_ASKED_RE.search(q.text) and _LEFT_FOR_RE.search(text))) and len(content_words(text, q)) >= 2:
+            # (asked why someone left, what they left for: "both small food distributors who moved to a logger vendor
+            # with a lower price")
             return 1.0
         return WEAK if len(content_words(text, q)) >= 4 else 0.0
     if k == "alias":

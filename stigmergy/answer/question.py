@@ -51,9 +51,9 @@ from stigmergy.answer.splits import (
     COMMA_WH_RE,
     DASH_ASIDE_RE,
     HAVE_DONE_RE,
+    LEAD_TOPIC_RE,
     SETUP_RE,
     SPLIT_RE,
-    TOPIC_RE,
     TYPED_ASIDE_RE,
     UNIT_ONLY_RE,
 )
@@ -120,6 +120,11 @@ class Part:
     carried: str = ""  # the first part's subject a later part's pronoun stands for ("it": "the Series A")
 
 
+# Slots that name no kind of value: a part asking one of these is no named thing ("can I put --hash on one line and
+# leave the rest unhashed" asks one thing, whether)
+_NOT_NAMED = ("value", "definition", "procedure", "yesno")
+
+
 def _named_pair(q: str) -> list[Part] | None:
     """Two things asked by name and joined by "and" ("new lisbon office — street address and monthly rent"): a part
     for each, the second with the topic before a colon or dash, or the first's words before its noun ("pellucid pilot
@@ -132,24 +137,23 @@ def _named_pair(q: str) -> list[Part] | None:
     said = b.lower().split()
     if not 1 <= len(said) <= 5 or any(w in _VERBISH or w in _WH for w in said):
         return None
-    topic = TOPIC_RE.match(a)
+    topic = LEAD_TOPIC_RE.match(a)
     second = slot(f"what is the {b}")
     if second.kind == "value" and topic:
         second = slot(f"{topic.group('topic')}: {b}")  # "sam from the leeds lab - full name and title": Sam's post
-    if second.kind in ("value", "definition", "procedure"):
+    if second.kind in _NOT_NAMED:
         return None
     first_slot = slot(a)
     if first_slot.kind == "value" and topic:
         first_slot = slot(f"what is the {a[topic.end():]}")  # "new lisbon office — street address": the address
-    if first_slot.kind in ("value", "definition", "procedure"):
+    if first_slot.kind in _NOT_NAMED:
         return None
     if topic:
         b = f"{topic.group('topic')}: {b}"
     else:
-        # "what is the Q2 revenue and headcount": the Q2 headcount
-        np = re.sub(r"^(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+|our\s+)?", "", a, flags=re.I)
-        if not WH_RE.search(np):
-            b = " ".join([*(w for w in np.split()[:-1] if w.lower() not in said), b])
+        # "what is the Q2 revenue and headcount": the Q2 headcount (the first part's subject, less its noun)
+        subject = [w for w in _subject_words(a).split() if w.lower() not in _DETERMINERS]
+        b = " ".join([*(w for w in subject[:-1] if w.lower() not in said), b])
     return [Part(a, first_slot), Part(b, second)]
 
 

@@ -40,5 +40,6 @@ UNIT_ONLY_RE = re.compile(r"^how (?:many|much|long)(?: (?:seconds|secs|minutes|m
 # Two things asked by name, joined by "and" after a topic ("new lisbon office — street address and monthly rent",
 # "norrland renewal: what day was it signed and total contract value in £"): the second a noun phrase of its own
 AND_NAMED_RE = re.compile(r"^(?P<a>.+?)\s+(?:and|&)\s+(?P<b>[^,;:?—–]+?)\s*\??$", re.I)
-# The topic typed before a colon or a dash, which both parts are about
-TOPIC_RE = re.compile(r"^(?P<topic>[^:—–?]{2,40}?)(?::\s+|\s[—–-]\s*)")
+# The topic typed before a colon or a dash, which both parts of a named pair are about (question._TOPIC_RE is a
+# topic before a question word)
+LEAD_TOPIC_RE = re.compile(r"^(?P<topic>[^:—–?]{2,40}?)(?::\s+|\s[—–]\s*|\s-\s+)")  # not "--hash"
