@@ -25,6 +25,16 @@ def test_how_many_hours_typed_short_asks_for_a_duration() -> None:
     assert _slot("how many people signed up").unit == "count"  # a count is still one
 
 
+def test_a_unit_split_from_its_figure_is_one_the_answerer_reads_whole() -> None:
+    # typed.py splits a figure from the short forms shorthand.py writes out, so "24hr" is "24 hour(s)" on a line
+    from stigmergy.answer.shorthand import TIME_SHORT, whole_form
+    from stigmergy.answer.typed import clean
+
+    assert clean("retried for 24hr") == "retried for 24 hr" and whole_form("hr") == "hour"
+    assert all(clean(f"2{unit}") == f"2 {unit}" for unit in TIME_SHORT)
+    assert _slot("how many hr does the G2 battery last").unit == "time"
+
+
 def test_a_term_then_meaning_asks_what_it_means() -> None:
     for q in ("quick one: excursion budget, meaning?", "excursion budget = ?", "excursion budget meaning"):
         assert (_slot(q).kind, _slot(q).subject) == ("definition", "excursion budget"), q

@@ -28,7 +28,8 @@ _WHOLE = {
     "org": ("organisation", "organization"), "orgs": ("organisation", "organization", "organisations"),
     "num": ("number",), "qty": ("quantity",), "approx": ("approximately",), "avg": ("average",),
     "mins": ("minutes",), "min": ("minimum", "minutes"), "max": ("maximum",), "secs": ("seconds",),
-    "hrs": ("hours",), "yr": ("year",), "yrs": ("years",), "wk": ("week",), "wks": ("weeks",),
+    "hr": ("hour",), "hrs": ("hours",), "sec": ("second",), "yr": ("year",), "yrs": ("years",), "wk": ("week",),
+    "wks": ("weeks",), "mth": ("month",), "mths": ("months",),
     "mtg": ("meeting",), "appt": ("appointment",), "dept": ("department",), "govt": ("government",),
     "cmd": ("command",), "cmds": ("command", "commands"),
     "algo": ("algorithm",), "algos": ("algorithm", "algorithms"),
@@ -39,6 +40,12 @@ _WHOLE = {
     "gh": ("github",), "src": ("source",), "dest": ("destination",), "addr": ("address",), "tz": ("timezone",),
     "acct": ("account",), "mgmt": ("management",), "prev": ("previous",), "mo": ("month",), "mos": ("months",),
 }
+
+
+# The short forms of a unit of time ("hrs", "yr", "mos"; not "min", which is first a minimum): typed.py splits a
+# figure glued to one ("the 2yr renewal") and wh_slots.py reads "how many hrs" as a duration.
+TIME_SHORT = frozenset(k for k, v in _WHOLE.items() if v[0] in (
+    "second", "seconds", "minutes", "hour", "hours", "week", "weeks", "month", "months", "year", "years"))
 
 
 # Short forms read as such only where typed in capitals ("our CA bundle"): in lower case they are as often a word of

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from stigmergy.answer.shorthand import WRITTEN_OUT
+from stigmergy.answer.shorthand import TIME_SHORT, WRITTEN_OUT
 
 # Words that open a question without changing what it asks ("So, …", "Quick one: …", "Do you know when …").
 _LEAD_RE = re.compile(
@@ -31,7 +31,8 @@ _ANY_MINOR_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\.[x*](?![\w.])", re.I)
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1(?::|-on-| on )1(?![\w:.])", re.I)
 # "the 2yr renewal", "a 3mo pilot", "24hrs": a figure typed glued to its unit's short form, which a line writes apart
 # and often in words ("a two-year renewal")
-_GLUED_UNIT_RE = re.compile(r"(?<![\w.])(\d{1,3})(yrs?|mos?|mths?|wks?|hrs?|mins|secs?)(?![\w'])", re.I)
+_GLUED_UNIT_RE = re.compile(r"(?<![\w.])(\d{1,3})(" + "|".join(sorted(TIME_SHORT, key=len, reverse=True)) + r")(?![\w'])",
+                            re.I)
 # "net revenue retention full year 2025, what was it": the figure asked after its topic, past tense (no definition is
 # asked in the past: "gdp, what is it?" asks what GDP means)
 _TOPIC_FIRST_RE = re.compile(r"^(?!(?:what|who|when|where|which|why|how)\b)([^,?]{3,80}?)\s*(?:,|\s[-—–])\s*what (was|were) "

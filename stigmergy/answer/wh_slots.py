@@ -26,7 +26,7 @@ from stigmergy.answer.heads import (
     rate_unit,
     singular_head,
 )
-from stigmergy.answer.shorthand import whole_form
+from stigmergy.answer.shorthand import TIME_SHORT
 from stigmergy.answer.what_forms import (
     COMMAND_ASKED_RE,
     FLAG_ASKED_RE,
@@ -79,7 +79,7 @@ def how_slot(nxt: str, rest: str) -> Slot:
         return Slot("quantity", unit="frequency")
     if nxt == "many":
         head = counted_noun(rest.split()[1:])
-        if head in TIME_NOUNS or whole_form(head) in TIME_NOUNS:
+        if head in TIME_NOUNS or head in TIME_SHORT:
             return Slot("quantity", unit="time", head=head)  # "how many months of runway", "how many hrs": a duration
         return Slot("quantity", unit="count", head=head)
     if nxt in ("large", "big", "small", "heavy", "tall", "wide", "deep"):
