@@ -102,5 +102,7 @@ EXAMPLE_KIND_RE = re.compile(r"\b((?:version|release) numbers?|versions?|release
 
 # The verbs that ask for a cause ("what kicked off the april backlog"): the question asks why (question.py), and a line
 # that gives the cause need not say them (select.py).
-CAUSE_VERBS = ("triggered", "kicked off", "set off", "sparked", "prompted", "brought on")
+CAUSE_VERBS = ("triggered", "kicked off", "set off", "sparked", "prompted", "brought on",
+               # "what held it up", "what's holding up the launch", "what delayed the M2 milestone"
+               r"held (?:[\w' -]+ )?up", r"(?:is |was |'s )?holding (?:[\w' -]+ )?up", "delayed", "slowed")
 

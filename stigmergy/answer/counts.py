@@ -35,7 +35,13 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             "weekly": "week", "daily": "day", "value": "worth valued",
             # shops are stores, a site a location (plain English, either way)
             "store": "shop shops outlet outlets", "shop": "store stores outlet outlets",
-            "site": "location locations", "location": "site sites"}
+            "site": "location locations", "location": "site sites",
+            # a shop sells retail; what is retained is kept ("retention period": "kept for 35 days")
+            "retail": "shop shops store stores", "retention": "kept keep keeps retained stored",
+            # "how high off the ground": "at least 1.5 m above the floor"
+            "ground": "floor", "floor": "ground",
+            # "which pip release switched the default": "This was changed in pip 10.0"
+            "switched": "changed change"}
 
 
 def says_head(head: str, text: str) -> bool:

@@ -12,7 +12,10 @@ CAUSE_RE = re.compile(
     r"to ensure|to stop|so we|so it|(?<=, )so|hence|thus|which is why|that is why|reason|root cause|why|led to|"
     r"leads to|meant that|means that|therefore|"
     # "This prevents a surprising hash mismatch upon the release of a new version": what the rule before is for
-    r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against)|"
+    r"(?:this|that|which|it) (?:prevents|avoids|ensures|guarantees|protects|guards against|gives (?:\w+ )?an?|helps|"
+    r"keeps)|"
+    # "(… doing so would be prohibitively costly …)": why something is not done
+    r"doing so (?:would|could|will|might)|"
     # "Backtracking reduces the risk that installing a new package will accidentally break …": what a choice is for
     r"(?:reduces?|reduced|lowers?|minimi[sz]es?) the (?:risk|chance|likelihood)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
@@ -82,3 +85,16 @@ PART_OF_RE = re.compile(r"\s+(?:bit|part|piece|thing|bits|parts)\s+(?:at|in|on|o
 
 # Words that label a line ("Example: …", "Note: …") and say nothing of what it labels.
 LABEL_WORDS = frozenset({"example", "examples", "note", "notes", "tip", "usage", "see", "also"})
+
+
+# "only certifi is used … as `truststore` requires Python 3.10 or higher": "as", then what something needs or cannot do,
+# rules the rest out; not "as long as …", nor "the same format as pip requires" (a likeness, not a reason)
+_AS_NEED_RE = re.compile(r"(?<!long)(?<!such)(?<!well)(?<!soon)(?<!just),? as (?!(?:long|well|soon|far|much|many|if|"
+                         r"though)\b)(?:(?!as\b)[\w`'.-]+ ){1,4}?(?:requires|require|needs|need|cannot|can't|does not|"
+                         r"doesn't|do not|don't)\b", re.I)
+_LIKENESS_RE = re.compile(r"\b(?:same|such|similar|similarly|identical)\b[^,.;:]{0,40}$", re.I)
+
+
+def as_need(text: str) -> bool:
+    """The line gives a reason by "as" and a need or an inability."""
+    return any(not _LIKENESS_RE.search(text[: m.start()]) for m in _AS_NEED_RE.finditer(text))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from stigmergy.answer.names import words
-from stigmergy.answer.terms import STOPWORDS, fold, spelled_out
+from stigmergy.answer.terms import STOPWORDS, fold, spelled_out, stem
 
 # What follows a term in a line that says what the term is: a dash or a colon (a glossary), "is a / the / how /
 # when …", "means", "refers to", "stands for", "measures", "is used to" (a verb of state, not "is shown").
@@ -25,7 +25,9 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?"
                          r"(?:is|are)\s+[`'\"]|"
                          r"(?:means?|refers? to|stands? for|measures?|expresses|describes|represents|indicates|"
                          r"tells|lets|allows|enables|disables|controls|makes|causes|sets|turns|shows|prints|gives|"
-                         r"prevents|skips|forces|stops|produces|writes|outputs|generates)\b)", re.I)
+                         r"prevents|skips|forces|stops|produces|writes|outputs|generates|"
+                         # "``pip download`` does the same resolution and downloading as ``pip install``, but …"
+                         r"does (?!not\b|n't\b)(?:the same|exactly|what|everything|all)\b)\b)", re.I)
 
 
 # "`~=3.1.2` is equivalent to `>=3.1.2, ==3.1.*`": what an operator with its version stands for
@@ -99,3 +101,29 @@ def defines_operator(operator: str, text: str) -> bool:
         return True
     said = [m.end() for m in re.finditer(re.escape(operator) + r"[\w.*]*`?", text)]
     return any(_EQUIVALENT_RE.match(text[e:]) or _DEFINES_RE.match(fold(text[e:])) for e in said)
+
+
+# A label that opens a line and what it says after a colon or dash: "``eager``: upgrades all dependencies …"
+_LABEL_RE = re.compile(r"^\W{0,3}[*`'\"]*([\w][\w .+/-]{0,40}?)[*`'\"]*\s*[:—–]\s+\w")
+
+
+def defined_in_context(subject: str, text: str, context: str) -> bool:
+    """The line says what `subject` is, the rest of the term's words standing in what it is read with: a label of
+    some of the term's words with the others in its heading or lead-in ("eager upgrade strategy": "``eager``: upgrades
+    all dependencies regardless …" after "There are 2 upgrade strategies supported:"), or the first line under a
+    heading that is the term written as code, an option or a name with a dash, dot or underscore in it ("what is
+    --use-deprecated for": "Use for features that will be deprecated." under "``--use-deprecated``"; the context ends
+    with the heading only when no sentence stands before the line)."""
+    ws = [w for w in words(subject) if w not in STOPWORDS]
+    if not ws:
+        return False
+    bare = subject.strip("`'\" ").casefold()
+    if bare and re.search(r"[-_.]", bare) and context.rstrip().strip("`'\"* ").casefold().endswith(bare):
+        return True
+    m = _LABEL_RE.match(text)
+    if not m:
+        return False
+    label = {stem(w) for w in words(m.group(1)) if w not in STOPWORDS}
+    term = {stem(w) for w in ws}
+    own = {stem(w) for w in words(text)} | {stem(w) for w in words(context)}
+    return bool(label) and label < term and term <= own

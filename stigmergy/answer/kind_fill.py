@@ -28,6 +28,7 @@ from stigmergy.answer.cues import (
     REFUSAL_REASON_RE,
     RULING_RE,
     WHY_NOT_RE,
+    as_need,
 )
 from stigmergy.answer.defining import acronyms, defines, defines_operator, spells
 from stigmergy.answer.frames import WILL_RE
@@ -144,6 +145,14 @@ _PIN_BEFORE_RE = re.compile(r"(?:~=|==|<=|<|!=)\s*$")
 _PINNED_RE = re.compile(r"([A-Za-z][\w.-]*)\s*(?:==|>=|<=|~=|!=|>|<)\s*(\d)")
 
 
+# Who owns or runs something, which a team may do: "who owns the dashboard now", "who looks after the runbook"
+_OWNER_ASKED_RE = re.compile(r"\bwho(?:'s| is)? (?:owns|runs|maintains|looks after|handles|manages|is responsible for|"
+                             r"(?:is )?in charge of|supports)\b", re.I)
+_TEAM_OWNS_RE = re.compile(r"\b(?:owned|run|maintained|handled|managed|supported|looked after) by (?:the |our )?(?:[\w-]+ ){1,2}"
+                           r"team\b|\b(?:[\w-]+ ){1,2}team (?:owns|runs|maintains|handles|looks after|is responsible)\b",
+                           re.I)
+
+
 def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     """How well `text` alone fills `slot`."""
     k = slot.kind
@@ -207,6 +216,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         known, unknown = names_in(text, names, q, ("person", "organisation", "organization", ""))
         if known:
             return 1.0
+        if _OWNER_ASKED_RE.search(q.text) and _TEAM_OWNS_RE.search(text):
+            return 1.0  # "who owns the 'ingest health' dashboard now": "… now owned by the platform team"
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
@@ -252,7 +263,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if k == "thing":
         return thing_fill(slot.head, text, names, q)
     if k == "reason":
-        if (CAUSE_RE.search(text) or REFUSAL_REASON_RE.search(text) or (
+        if (CAUSE_RE.search(text) or as_need(text) or REFUSAL_REASON_RE.search(text) or (
                 BUT_NOT_RE.search(text) and WHY_NOT_RE.search(q.text)) or (
                 _LEAVING_ASKED_RE.search(q.text) and _LEFT_FOR_RE.search(text))) and len(content_words(text, q)) >= 2:
             # (asked why someone left, what they left for: "both small food distributors who moved to a logger vendor
@@ -271,11 +282,18 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
-    letter = CHOICE_ASKED_RE.fullmatch(slot.subject) if k == "definition" else None
+    choice = slot.subject.strip("'\"`‘’“” ") if k == "definition" else ""
+    letter = CHOICE_ASKED_RE.fullmatch(choice) if k == "definition" else None
     if letter:
-        # "--exists-action b, what does the b choice do": the choice a prompt labels "(b)ackup" is defined where the
-        # label stands
+        # "--exists-action b, what does the b choice do" (or "what does 'b' do"): the choice a prompt labels
+        # "(b)ackup" is defined where the label stands
         return 1.0 if re.search(rf"\({letter.group(1)}\)[a-z]", text, re.I) else 0.0
+    label = choice.split()[-1] if choice else ""
+    if k == "definition" and re.fullmatch(r"[a-z]{3,}", label, re.I) and re.search(
+            rf"\({re.escape(label[0])}\){re.escape(label[1:])}\b", text, re.I):
+        # "(s)witch/(i)gnore/(w)ipe/(b)ackup — what does backup do", "exists-action (i)gnore meaning?": where
+        # "(b)ackup" labels it
+        return 1.0
     if k == "definition":
         if is_command(text):
             return 0.0  # "what does passing --report - do": "pip install --dry-run --report - …" only uses it

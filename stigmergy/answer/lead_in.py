@@ -5,6 +5,7 @@ order, so that an answer quoting the lead-in says and cites what it introduces."
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from stigmergy.answer.evidence import Line
@@ -28,3 +29,21 @@ def items_after(line: Line, lines: tuple[Line, ...]) -> Line | None:
     first = items[0][1]
     return replace(first, text="; ".join(said) + ".", before="", before_cite=None,
                    cites=tuple(c for _, ln in items for c in ln.cites))
+
+
+# A lead-in that offers alternatives: "pip can be configured to connect through a proxy server in various ways:"
+_WAYS_RE = re.compile(r"\b(?:(?:several|various|different|multiple|two|three|four|a few|many|other) "
+                      r"(?:ways|methods|options|mechanisms|approaches)|(?:ways|methods|options) (?:to|of|for)|either)\b[^:]*:\s*$",
+                      re.I)
+
+
+def ways_lead_in(line: Line, lines: tuple[Line, ...]) -> Line | None:
+    """The lead-in of the list `line` is an item of, when the lead-in offers ways of doing something ("… in various
+    ways:"): asked how, the answer is every way, with the lead-in that says they are alternatives, not the one the
+    words of the question happened to favour ("pip behind a corporate proxy, how to configure it": "using ``proxy``
+    in a config file" is one of three)."""
+    if line.before_cite is None or not _WAYS_RE.search(line.before):
+        return None
+    end = line.before_cite.end
+    return next((ln for ln in lines if ln.page == line.page and ln.cites and ln.cites[0].end == end
+                 and ln.text.strip() == line.before.strip()), None)

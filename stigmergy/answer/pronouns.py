@@ -40,7 +40,17 @@ def _person(text: str, names: Names) -> str:
     """The first person `text` names, as it names them ("tomek"); "" when it names none, so that any line that
     gives a post or another name may answer."""
     ws = words(text)
-    return next((" ".join(ws[i:j]) for i, j, e in names.found(text) if e.kind == "person"), "")
+    known = next((" ".join(ws[i:j]) for i, j, e in names.found(text) if e.kind == "person"), "")
+    if known:
+        return known
+    # "erik at norrland, what's his title": a person the wiki has no page for, named before where they work
+    at = _WHO_AT_RE.match(text)
+    return at.group(1) if at else ""
+
+
+# A first name typed before where someone works, then the question: "erik at norrland, …", "sam from hardware - …"
+_WHO_AT_RE = re.compile(r"^\W*([a-z][\w'-]+)\s+(?:at|from|in|of|on)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s*(?:,|:|\s[—–-])\s",
+                        re.I)
 
 
 # A topic typed before a colon or a dash and the first question ("norrland renewal — what day …", "lisbon office:

@@ -77,6 +77,7 @@ from stigmergy.answer.what_forms import (
     OLDEST_NAMED_RE,
     OPERATOR_RE,
     PATH_ASKED_RE,
+    PRECEDENCE_ASKED_RE,
     QUOTED_IT_RE,
     ROLE_OF_RE,
     SAID_IT_RE,
@@ -243,11 +244,23 @@ def parts(question: str) -> list[Part]:
         pronoun = _PRONOUN_RE.search(p) if subject else None
         ref = _referent(pronoun.group(0), subject, clause) if pronoun else ""
         carried = f"{p[:pronoun.start()]}{ref}{p[pronoun.end():]}" if pronoun and ref else p
+        bare = _BARE_HEAD_RE.fullmatch(p) if subject and not pronoun else None
+        if bare and _NOUN_SUBJECT_RE.match(subject):
+            # "where's the leadership offsite this year and whats the budget": the offsite's budget, not any budget
+            ref = subject
+            carried = f"{p} of {subject}"
         if head:  # "where's my per-user pip.conf and where's the machine-wide one": "one" is the first part's thing
             carried = re.sub(r"\b(the|a|an) ([\w-]+) one\b", lambda mm: f"{mm.group(1)} {mm.group(2)} {head}", carried,
                              count=1, flags=re.I)
         out.append(Part(carried, slot(p), ref if carried != p else ""))
     return out
+
+
+# A later part that asks for one thing by "the" alone ("and what's the budget", "and what was the rent")
+_BARE_HEAD_RE = re.compile(r"(?:what|how much|when|where|who)\s+(?:is|was|are|were)\s+the\s+[\w-]+\W*", re.I)
+# A first part's subject that is a thing or a name ("the leadership offsite this year", "driftwood"), not a clause
+# of its own ("we sign with norrland")
+_NOUN_SUBJECT_RE = re.compile(r"(?:the|our|my)\s+\w|(?!(?:we|i|you|they)\b)[\w-]+(?:\s+[\w-]+)?$", re.I)
 
 
 _PRONOUN_RE = re.compile(r"\b(it(?! (?:take|takes|took|cost|costs)\b)|its|they|them|their|this|that|he|she|him|her|"
@@ -333,6 +346,8 @@ def _subject_words(text: str) -> str:
     i = 0
     while i < len(ws) and (ws[i].lower() in _WH or ws[i].lower() in HOW_WORDS):
         i += 1
+    if i == 1 and ws[0].lower() == "who" and i < len(ws) and ws[i].lower() not in _VERBISH:
+        i += 1  # "who wrote the april postmortem, and what sev was it": "who" is followed by its verb; "it" is the postmortem
     while i < len(ws) and ws[i].lower() in _VERBISH:
         i += 1
     out: list[str] = []
@@ -351,6 +366,10 @@ def slot(text: str) -> Slot:
     with, or the first one it holds: "of those users, how many…"); a part that opens with an auxiliary
     ("is", "does", "should") asks yes or no. "what does the ~= operator mean": the operator's definition."""
     got = _slot(text)
+    if got.kind == "value" and _HEDGE_TAIL_RE.search(text.rstrip(" ?")):
+        # "what does --ignore-installed do exactly": asked as plainly without the hedge
+        plain = _slot(_HEDGE_TAIL_RE.sub("", text.rstrip(" ?")))
+        got = plain if plain.kind == "definition" else got
     op = OPERATOR_RE.search(text) if got.kind == "definition" else None
     if op:
         return Slot("definition", subject=op.group(0))
@@ -379,6 +398,8 @@ def _slot(text: str) -> Slot:
     person = _NAMED_THEN_RE.match(q.rstrip(" ?"))
     if person and person.group("x").split()[0].lower() not in _DETERMINERS and not WH_RE.match(person.group("x")):
         return Slot("alias" if person.group("name") else "role", subject=person.group("x").lower())
+    if PRECEDENCE_ASKED_RE.search(q):
+        return Slot("thing", head="one")  # which of the settings holds (which.thing_fill), not a figure or a name
     frame = FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])
@@ -516,6 +537,12 @@ def _wordless(low: str, words: list[str]) -> Slot:
     if label and len(words) > 2:
         return slot(f"which {label.group(1)}")
     after_topic = low.split(": ", 1)[-1] if ": " in low and len(low.split(": ", 1)[0].split()) <= 4 else low
+    dashed = re.split(r"\s[—–-]\s+", after_topic, maxsplit=1)
+    if len(dashed) == 2 and len(dashed[0].split()) <= 6 and dashed[1].split() and dashed[1].split()[0] in MEASURE_FIRST:
+        # "upgrade conflict survey (tea/coffee/water) - total responses?": a topic, then the measure asked of it
+        first = slot(f"what is the {dashed[1]}")
+        if first.kind not in ("value", "definition", "procedure"):
+            return first
     said = after_topic.split()
     if len(said) > 1 and said[0] in MANNER:
         said = said[1:]  # "completely empty pip's cache": something to do, done a certain way

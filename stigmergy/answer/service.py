@@ -22,7 +22,7 @@ from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
-from stigmergy.answer.lead_in import items_after
+from stigmergy.answer.lead_in import items_after, ways_lead_in
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load, words
@@ -373,8 +373,10 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
             taken.add(_key(beside.line.text))
         for n, line in enumerate([*decision.lines, *([beside.line] if beside is not None else [])]):
             via = top.via_context if line is top.line else False
-            then = follow_on(line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure") or items_after(
-                line, ev.lines)
+            lead = ways_lead_in(line, ev.lines) if n == 0 and part.slot.kind == "procedure" else None
+            line = lead if lead is not None and _key(lead.text) not in said else line
+            then = (items_after(line, ev.lines) if line is lead else None) or follow_on(
+                line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure") or items_after(line, ev.lines)
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None,
                             said_before(line, ev.lines))

@@ -28,6 +28,7 @@ from stigmergy.answer.counts import (
 from stigmergy.answer.cues import (
     DONE_TO_RE,
 )
+from stigmergy.answer.defining import defined_in_context
 from stigmergy.answer.frames import framed, planned_only
 from stigmergy.answer.head_noun import OF_NOW, modifiers
 from stigmergy.answer.heads import ANY_PERSON, EXTENTS, PERSON_HEADS, VERSION_HEADS
@@ -56,6 +57,7 @@ from stigmergy.answer.series import percentile_said
 from stigmergy.answer.terms import STOPWORDS, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
+    DAY_OF_MONTH_RE,
     RATE_NAMED_RE,
     VERSION_RE,
     Asked,
@@ -96,6 +98,17 @@ def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
     return any(stem(w) in said for w in SAME_AS.get(word, "").split())
 
 
+def _slipped(word: str, said: set[str] | frozenset[str]) -> bool:
+    """`word` is one typing slip from a word the line says ("tidmark": Tidemark), past its first letter; a word of six
+    letters or more, so that a short word is not read as another."""
+    if len(word) < 6 or not word.isalpha():
+        return False
+    from rapidfuzz.distance import OSA
+
+    s = stem(word)
+    return any(w[:1] == s[:1] and abs(len(w) - len(s)) <= 1 and OSA.distance(s, w, score_cutoff=1) <= 1 for w in said)
+
+
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:
     """The line names its X with a word of its own before it, past the question's words ("*Hardware* gross
     margin" for "gross margin on software")."""
@@ -127,11 +140,16 @@ _LEGACY_RE = re.compile(r"\blegacy\s+((?:[\"“']?[\w-]+[\"”']?\s*){1,3})", re
 
 
 def _legacy(text: str, q: Asked) -> bool:
-    # "is ~/.pip/pip.conf still the place for it": a legacy thing is the old one when the asker asks what holds now
+    # "is ~/.pip/pip.conf still the place for it": a legacy thing is the old one when the asker asks what holds now;
+    # not when the asker asks what happened on a day ("april 22 poller incident - what was the worst delay": the poller
+    # was what it was that day, legacy since)
+    if DAY_OF_MONTH_RE.search(q.text) and _PAST_TENSE_RE.search(q.text):
+        return False
     return any(stem(w) in q.stems for m in _LEGACY_RE.finditer(text) for w in words(m.group(1))) or bool(
         _LEGACY_RE.search(text) and _STILL_RE.search(q.text))
 
 
+_PAST_TENSE_RE = re.compile(r"\b(?:was|were|did|had)\b", re.I)
 _STILL_RE = re.compile(r"\b(?:still|anymore|any more|any longer|nowadays|these days)\b", re.I)
 
 
@@ -139,6 +157,10 @@ _PAST_ASKED_RE = re.compile(r"\b(?:before|previous\w*|used to|legacy|original\w*
                             r"no longer|past|until|stopp?\w*|drop\w*|remov\w*)\b", re.I)
 
 
+
+
+# A line whose first sentence is a question
+_ASKS_FIRST_RE = re.compile(r"^[^.!?]{8,}\?(?:\s|$)")
 
 
 def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[float, bool]:
@@ -154,6 +176,10 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     if _REPORTS_ASKING_RE.search(text) and not _REPORTS_ASKING_RE.search(q.text):
         return 0.0, False  # "[10:12] Hannah: Erik asks whether their beta key still works": a question, no answer
     got, via = _fill(slot, text, context, names, q)
+    if got and slot.kind == "yesno" and _ASKS_FIRST_RE.match(text):
+        # "is a telemetry gap the same as an excursion": "How do we show a telemetry gap inside an excursion: as
+        # unknown, or as out of range? Pellucid's quality team wants …" asks it again before it says anything
+        got *= WEAK
     if got and slot.kind == "date" and not via and outside_month(text, q):
         return 0.0, False  # "the demo for norrland in october": "a launch date of 15 September" is another month's
     if got and slot.kind == "place" and CONTACT_ASKED_RE.search(q.text) and not writes_to(text, q):
@@ -277,12 +303,19 @@ def _owner(text: str, version: re.Match[str]) -> str:
     return m.group(1) if m and m.group(1).casefold() not in VERSION_HEADS | STOPWORDS else ""
 
 
+# A threshold or a cut-off is said by the bound itself: "alert on poller lag over 2 minutes"
+_BOUND_HEADS = frozenset(("threshold", "thresholds", "cutoff", "cut-off", "trigger"))
+_BOUND_SAID_RE = re.compile(r"\b(?:over|above|exceeds?|exceeding|more than|at least|at most|below|under|beyond|"
+                            r"greater than|less than|higher than|lower than)\s+[~≈]?[\d£$€]", re.I)
+
+
 def _says_head(slot: Slot, text: str, q: Asked) -> bool:
     """The line speaks of the asked figure's noun; a share is spoken of by a percentage ("12% of ARR"), a rate by
     what it counts per what ("Excursions per 1,000 shipments fell from 6.8 to 5.1"), a temperature by its degrees
     ("Dublin hub to Cork hospitals, 2–8 °C"), a span by a figure of time or length ("the min deprecation window":
     "deprecated for a minimum of 6 months")."""
-    return says_head(slot.head, text) or (slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text))) or (
+    return says_head(slot.head, text) or (slot.head in _BOUND_HEADS and bool(_BOUND_SAID_RE.search(text))) or (
+        slot.head in _SHARE_HEADS and bool(re.search(r"\d\s*%|\bper ?cent\b", text))) or (
         slot.unit == "rate" and bool(RATE_NAMED_RE.search(text))) or (
         slot.head == "temperature" and bool(re.search(r"°\s?[CF]\b|\bdegrees\b|[-+−]?\d+(?:\.\d+)?\s?[CF]\b(?!\w)", text))) or (
         slot.head in EXTENTS and bool(figures_in(text, q, "length" if slot.head in _LENGTHS else "extent")))
@@ -348,6 +381,7 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         said = stems_of(f"{text} {context}")
         # The wiki's own subject ("pip" on pip's pages) is whose X by default: a page need not say it.
         missing = [m for m in before if stem(m) not in said and not _said_as(m, said) and stem(m) not in q.everywhere
+                   and not _slipped(m, said)
                    and not (m in UTMOST and UTMOST_RE.search(f"{text} {context}"))
                    and not (m in _LIST_ENDS and slot.unit == "version" and len(
                        [v for v in VERSION_RE.finditer(text) if is_new(v.group(0), q)]) >= 3)]
@@ -355,9 +389,10 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
             # "how many enterprise customers": "… for Enterprise customers. … with the three customers who were
             # told" counts customers in a sentence that does not say which.
             counting = [c for c in re.split(r"[.;!?](?:\s|$)", text) if count_beside(slot.head, c, q)]
-            if counting and not any(all(stem(m) in stems_of(c) for m in before) for c in counting):
+            if counting and not any(all(stem(m) in stems_of(c) or _said_as(m, stems_of(c)) for m in before)
+                                    for c in counting):
                 missing = list(before)
-        if after and not any(stem(m) in said for m in after):
+        if after and not any(stem(m) in said or _slipped(m, said) for m in after):
             missing += after
         if missing and _other_qualifier(slot.head, text, q):
             return 0.0, False  # "software subscriptions' margin": "Hardware gross margin" is another margin
@@ -398,6 +433,8 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         # before ("Editable installs …") or the heading, the other name in this one; what it means, by its other name
         return 1.0, False
     own = kind_fill(slot, text, names, q)
+    if slot.kind == "definition" and own < 1.0 and context and defined_in_context(slot.subject, text, context):
+        return 1.0, False
     if own >= 1.0 or not context or slot.kind in ("definition", "role", "yesno", "procedure", "value"):
         return own, False
     if slot.kind == "date" and (_UNDATED_RE.search(text) or FUTURE_ASKED_RE.search(q.text)):

@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
     # The asker's fillers: "when is Grace *usually around* for the Leeds *folks*", "all of pip's cached *stuff*"
     # say how sure or how often, not what a line must say; "--upgrade *vs* --upgrade-strategy" sets two side by side.
     "usually typical typically normally basically around too folks guys anyway please exactly am supposed stuff"
-    " vs versus really actually".split()
+    " vs versus really actually precisely officially".split()
 ) | frozenset(
     # Pronouns that stand for what the question asks ("why didn't *anything* page us") and the stems of "n't"
     # forms ("didn't" is "didn" to the tokenizer; a line says "did not", "no alert" or nothing of the kind).
@@ -241,7 +241,11 @@ _DAY_PREPOSITIONS = frozenset("on by until till before after from since".split()
 
 # Words that say how to answer, not what: "what kicked it off in the first place", "root cause in a sentence".
 _FILLER_RE = re.compile(r"\b(?:in the first place|in (?:a|one) (?:sentence|line|word|nutshell)|in short|in brief|"
-                        r"tl;?dr)\b", re.I)
+                        r"tl;?dr|"
+                        # "think i found a security bug, how do i report it": how sure the asker is ("when does
+                        # greywater think we should start" asks what someone thinks)
+                        r"(?:^\W*|\bi )(?:think|guess|believe|suspect)(?: that)?(?= i\b| we\b| it\b| there\b| this\b))",
+                        re.I)
 # A placeholder the asker types for any package or name ("`pip install X`", "pip show Y"), not a label to find.
 _PLACEHOLDER_RE = re.compile(r"(?:`[^`]*\b[XYZN]\b[^`]*`|\b(?:install|uninstall|download|show|wheel|package|pkg|module|"
                              r"import)\s+[XYZN]\b)")

@@ -58,8 +58,9 @@ _DATE_OF_RE = re.compile(
 def how_slot(nxt: str, rest: str) -> Slot:
     if nxt in ("late", "early", "soon", "quickly", "quick"):
         return Slot("quantity", unit="time")  # "how quick does the shipment list load": "in under a second"
-    if nxt == "long":
-        return Slot("quantity", unit="extent")  # a duration or a length: a figure with its unit
+    if nxt in ("long", "short", "brief"):
+        # a duration or a length: a figure with its unit ("how short can the deprecation period be")
+        return Slot("quantity", unit="extent")
     if nxt == "much" and re.match(r"much (?:time|longer|later|earlier|sooner|quicker)\b", rest):
         return Slot("quantity", unit="time")
     if nxt == "much" and re.search(r"\b(?:jump|jumped|rise|rose|risen|grow|grew|grown|increase|increased|go up|went up|gone "
@@ -110,10 +111,14 @@ _PASSING_DOES_RE = re.compile(r"^(?:does|do|did) (?:passing|using|setting|adding
                               r"enabling) (?:the |a )?(-[\w-]+|`[^`]+`|[\w.-]+\.\w+)\b.{0,40} do$")
 
 
+_TIMED_HEADS = frozenset(("delay", "latency", "downtime"))
+
+
 def _duration(head: str, low: str) -> bool:
     """ "the minimum amount of time pip warns before …", "the typical lag between …": a duration, however a line names
     it ("Median time from the end of an excursion to the report: 74 seconds")."""
-    return head == "lag" or re.search(rf"\b{head} of time\b", low) is not None
+    # ("the worst delay on readings": a delay or a latency is a time too, never the count of what it held up)
+    return head == "lag" or head in _TIMED_HEADS or re.search(rf"\b{head} of time\b", low) is not None
 
 
 def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot | None]) -> Slot:
@@ -132,7 +137,7 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
     m = ROLE_OF_RE.match(low) or ROLE_OF_RE.match(f"{w} {tail}") or PRONOUN_POST_RE.search(low)
     if m:
         g = m.groupdict()
-        return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or "")
+        return Slot("role", subject=g.get("x") or g.get("y") or g.get("z") or g.get("w") or g.get("p") or g.get("r") or "")
     if re.match(r"(?:(?:was|is|were|are) the (?:root |main |real )?(?:cause|reason)s?|caused|causes|(?:is|are) causing|"
                 r"(?:could|would|might|can) cause|led to|"
                 # "what made pellucid's QA reject our first report format": what had someone do something
@@ -234,7 +239,8 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
         if head == "money":
             return Slot("quantity", unit="money")  # "the total money set aside for X": any sum, named or not
         if _duration(head, low):
-            return Slot("quantity", unit="time")
+            # (a delay keeps its noun, so that "the longest delay" is still said by a bound: slots._fill)
+            return Slot("quantity", head=head if head in _TIMED_HEADS else "", unit="time")
         if head == "size" and re.search(r"\b(?:backlog|team|queue|panel|sample|audience|waitlist|waiting list|"
                                         r"class|cohort|group|batch|headcount|staff|crew)s? size\b", low):
             return Slot("quantity", unit="count")  # "the issue backlog size": how many, not how big in bytes

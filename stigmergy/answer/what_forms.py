@@ -30,7 +30,8 @@ FLAG_ASKED_RE = re.compile(r"^(?:'s|is|are|was|were) (?:the |a |an )?(?:pip |rig
 # "what's olly's role here": the post X holds, said with where or when the asker stands.
 ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |"
                         r"exact |proper |full )?"
-                        r"(?:role|job|title|position|post)(?: here| there| now| nowadays| these days| at the moment)?$|"
+                        r"(?:role|job|title|position|post)(?: here| there| now| nowadays| these days| at the moment| exactly| again| "
+                        r"precisely| officially)?$|"
                         r"^what (?:role|job|title|position|post) (?:does|did|do) (?P<y>[\w' .-]+?) (?:have|hold|play|do)\b|"
                         # "Dan Ferreira's title?", "what does sam actually do here, job-title wise?"
                         r"^(?P<z>[\w' .-]+?)'s? (?:current |new |official |job |actual |real |exact |proper |full )?"
@@ -40,8 +41,9 @@ ROLE_OF_RE = re.compile(r"^what (?:is|was) (?:the )?(?P<x>[\w' .-]+?)'s? (?:curr
 
 
 # "sam in the leeds lab - whats his official title": the pronoun's person (pronouns.resolved says who)
-PRONOUN_POST_RE = re.compile(r"\bwhat (?:is|was) (?P<p>his|her|their) (?:current |new |official |job |actual |real |exact |"
-                             r"proper |full )?(?:role|job|title|position|post)\b")
+# ("priya - remind me what her job is": the same, asked in a clause's own order)
+PRONOUN_POST_RE = re.compile(r"\bwhat (?:(?:is|was) (?P<p>his|her|their)|(?P<r>his|her|their)) (?:current |new |official |job |"
+                             r"actual |real |exact |proper |full )?(?:role|job|title|position|post)\b(?(r) (?:is|was)\b(?! like))")
 
 
 # "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
@@ -148,7 +150,9 @@ THE_ONE_THAT_RE = re.compile(r"^what (?:is|was|are|were) the ((?:(?!(?:is|are|wa
 
 # "what env var sets --find-links": a variable's name is asked
 ENV_VAR_ASKED_RE = re.compile(r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? env(?:ironment)?[ -]?var(?:iable)?s?\b|"
-                              r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b")
+                              r"\b(?:what|which)(?:'s| is| are| was)?(?: the| an?)? envvars?\b|"
+                              # "env var that moves where --user installs go": named first, then what it does
+                              r"^(?:the |an? |any )?(?:pip )?env(?:ironment)?[ -]?var(?:iable)?s? (?:to|for|that|which)\b")
 
 # "people keep saying 'dwell time', what does it mean?": the pronoun is the quoted term, and the words around
 # it say who asks, not what is asked.
@@ -193,3 +197,11 @@ IT_DOES_WHAT_RE = re.compile(r"^(?P<x>[^—–:,?-][^—–:,?]{1,40}?)\s*(?:\s-
                              r"(?:it|that|this|they) (?:do|give|return|output|print|produce|show|tell|mean|get|offer)"
                              r"(?: (?:me|us|you))?|(?:is|are) (?:it|that|this|they|those)(?: (?:thing|things|one))?)"
                              r"(?: (?:exactly|actually|again))?\s*\??$")
+
+
+# Which of several settings holds when they disagree: "--timeout flag vs PIP_TIMEOUT vs pip.conf, which one wins",
+# "same key in the global and the user config, which value sticks" ("which wins" alone asks which of the named:
+# question._slot)
+PRECEDENCE_ASKED_RE = re.compile(r"\bwhich (?:one|value|setting|option|file|of (?:them|the (?:two|three|[\w-]+s)))\s+"
+                                 r"(?:wins|sticks|takes precedence|has precedence|has priority|gets priority|applies|"
+                                 r"is used|gets used|overrides|counts)\b|\bwhat takes precedence\b", re.I)

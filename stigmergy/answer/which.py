@@ -202,6 +202,8 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     if singular(head) == "file":
         return WEAK if unknown else 0.0  # "a lock file format" names no file
     low = fold(text)
+    if any(is_new(m.group(0), q) for m in re.finditer(rf"\b{re.escape(fold(singular(head)))}[- ]?\d+\b", low)):
+        return 1.0  # "what sev was it": "Grace Nakamura declares SEV-2" (a grade said by its kind and number)
     hs = {stem(head)} | {stem(w) for w in _THING_KIN.get(singular(head), ())}
     ws = words(low)
     for i, w in enumerate(ws):
