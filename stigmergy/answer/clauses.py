@@ -100,8 +100,9 @@ PIECE_RE = re.compile(r"^(?:the |that |this )?(?:\d+|first|second|third|last|two
 EXAMPLE_KIND_RE = re.compile(r"\b((?:version|release) numbers?|versions?|releases?|tags?|ids?|codes?|numbers?)"
                             r" (?:look like|looks like|like|such as|e\.g\.?)\s+v?\d")
 
-# The verbs that ask for a cause ("what kicked off the april backlog"): the question asks why (question.py), and a line
-# that gives the cause need not say them (select.py).
+# The verbs that ask for a cause ("what kicked off the april backlog"), as patterns (a phrasal verb's object may stand
+# inside it: "what held it up"): the question asks why (question.py), and a line that gives the cause need not say
+# them (select.py).
 CAUSE_VERBS = ("triggered", "kicked off", "set off", "sparked", "prompted", "brought on",
                # "what held it up", "what's holding up the launch", "what delayed the M2 milestone"
                r"held (?:[\w' -]+ )?up", r"(?:is |was |'s )?holding (?:[\w' -]+ )?up", "delayed", "slowed")

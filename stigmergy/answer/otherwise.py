@@ -15,6 +15,7 @@ from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import TITLE_ACRONYMS, TITLE_WORDS
+from stigmergy.answer.spelling import slipped
 from stigmergy.answer.terms import (
     NUMERALS,
     STOPWORDS,
@@ -295,8 +296,6 @@ def misspelt(terms: list[Term], lines: tuple[Line, ...]) -> dict[str, tuple[froz
     wanted = [t for t in terms if t.absent and not (t.name or t.figure) and len(t.word) >= 4 and t.word.isalpha()]
     if not wanted:
         return {}
-    from rapidfuzz.distance import OSA
-
     vocab: set[str] = set()
     for line in lines:
         vocab.update(words(line.text))
@@ -305,8 +304,7 @@ def misspelt(terms: list[Term], lines: tuple[Line, ...]) -> dict[str, tuple[froz
     for t in wanted:
         low = fold(t.word)
         most = 1 if len(low) < 8 else 2
-        near = sorted(w for w in vocab if w[:1] == low[:1] and abs(len(w) - len(low)) <= most and w.isalpha()
-                      and w != low and OSA.distance(low, w, score_cutoff=most) <= most)
+        near = sorted(w for w in vocab if slipped(low, w, most))
         if near:
             out[t.stem] = tuple(dict.fromkeys(frozenset({stem(w)}) for w in near))
     return out

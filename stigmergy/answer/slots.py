@@ -54,6 +54,7 @@ from stigmergy.answer.roles import (
     says_role_here,
 )
 from stigmergy.answer.series import percentile_said
+from stigmergy.answer.spelling import slipped
 from stigmergy.answer.terms import STOPWORDS, stem
 from stigmergy.answer.ties import elsewhere, role_apart, speaker_only, speaks_of_role, version_tied
 from stigmergy.answer.values import (
@@ -99,14 +100,9 @@ def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
 
 
 def _slipped(word: str, said: set[str] | frozenset[str]) -> bool:
-    """`word` is one typing slip from a word the line says ("tidmark": Tidemark), past its first letter; a word of six
-    letters or more, so that a short word is not read as another."""
-    if len(word) < 6 or not word.isalpha():
-        return False
-    from rapidfuzz.distance import OSA
-
-    s = stem(word)
-    return any(w[:1] == s[:1] and abs(len(w) - len(s)) <= 1 and OSA.distance(s, w, score_cutoff=1) <= 1 for w in said)
+    """`word` is one typing slip from a word the line says ("tidmark": Tidemark); a word of six letters or more, so
+    that a short word is not read as another."""
+    return len(word) >= 6 and word.isalpha() and any(slipped(stem(word), w) for w in said)
 
 
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:

@@ -42,3 +42,13 @@ def american(word: str) -> str:
         middle = "yz" if m.re is _YSE_RE else "or"
         return f"{m.group('root')}{middle}{m.group('end')}"
     return word
+
+
+def slipped(typed: str, word: str, most: int = 1) -> bool:
+    """`typed` is `word` with at most `most` typing slips (a letter dropped, added, changed or two swapped), past the
+    first letter, which a typist rarely gets wrong ("relase": release, "tidmark": Tidemark)."""
+    if typed == word or typed[:1] != word[:1] or abs(len(typed) - len(word)) > most or not word.isalpha():
+        return False
+    from rapidfuzz.distance import OSA
+
+    return OSA.distance(typed, word, score_cutoff=most) <= most
