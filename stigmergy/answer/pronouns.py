@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from stigmergy.answer.function_words import FRAME_OPENERS, WH
 from stigmergy.answer.names import Names, words
-from stigmergy.answer.question import Part, Slot
+from stigmergy.answer.question import PERSON_FIRST, TYPED_APART, WORKS_AT, Part, Slot
 
 PRONOUNS = frozenset("his her their him them he she they".split())
 # "what does Olly actually do": the words around the name that are no part of it
@@ -45,12 +45,11 @@ def _person(text: str, names: Names) -> str:
         return known
     # "erik at norrland, what's his title": a person the wiki has no page for, named before where they work
     at = _WHO_AT_RE.match(text)
-    return at.group(1) if at else ""
+    return at.group("x") if at else ""
 
 
-# A first name typed before where someone works, then the question: "erik at norrland, …", "sam from hardware - …"
-_WHO_AT_RE = re.compile(r"^\W*([a-z][\w'-]+)\s+(?:at|from|in|of|on)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s*(?:,|:|\s[—–-])\s",
-                        re.I)
+# A name typed before where someone works, then the question: "erik at norrland, …", "sam from hardware - …"
+_WHO_AT_RE = re.compile(r"^\W*" + PERSON_FIRST + WORKS_AT + TYPED_APART, re.I)
 
 
 # A topic typed before a colon or a dash and the first question ("norrland renewal — what day …", "lisbon office:

@@ -106,8 +106,13 @@ _ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|wh
 # "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
 _FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
                            r"(?:name|surname)\b", re.I)
+# A person typed first ("tomek", "sam"), maybe where they work ("from the leeds lab", "at norrland"), then a dash, a
+# colon or a comma before what is asked of them (pronouns.py reads the same)
+PERSON_FIRST = r"(?P<x>[\w.'-]+(?: [\w.'-]+)?)"
+WORKS_AT = r"(?: (?:from|at|in|on|of) [^—–:,]{2,30}?)"
+TYPED_APART = r"\s*(?:[—–:,]|\s-)\s*"
 # "tomek — real name", "sam from the leeds lab - title": a person typed first, then the other name or the post asked
-_NAMED_THEN_RE = re.compile(r"^(?P<x>[\w.'-]+(?: [\w.'-]+)?)(?: (?:from|at|in|on|of) [^—–:,]{2,30}?)?\s*(?:[—–:,]|\s-)\s*"
+_NAMED_THEN_RE = re.compile(r"^" + PERSON_FIRST + WORKS_AT + "?" + TYPED_APART +
                             r"(?:(?:his|her|their) )?(?:(?P<name>(?:full|real|whole|proper|legal) name)|"
                             r"(?P<post>title|role|job title|position|post))$", re.I)
 # "When and where is the offsite?": two slots over one predicate.

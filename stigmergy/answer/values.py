@@ -15,15 +15,16 @@ from stigmergy.gates.figures import NUMBER, SCALES
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+# A day of a month ("22 April", "april 22nd, 2026", "the 3rd of May")
+_DAY_OF_MONTH = (r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
+                 r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?")
 _DATE_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b(?:,?\s+\d{4})?|\b" + _MONTH +
-    r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b|" + _DAY_OF_MONTH + r"|\b" + _MONTH + r"\.?(?:\s+\d{4})?\b|\bq[1-4](?:\s+\d{4})?\b|"
     r"\b(?:19|20)\d\d\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}:\d{2}\b|"
     r"\b(?:today|tomorrow|yesterday|tonight)\b|\b(?:next|last|this) (?:week|month|quarter|year)\b|"
     r"\bend of (?:the )?(?:week|month|quarter|year)\b|\b(?:early|mid|late)[- ](?:" + _MONTH + r"|\d{4})\b", re.I)
 # A day of a month as a question names it ("april 22", "22nd of april"): a day something happened on
-DAY_OF_MONTH_RE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|\b" + _MONTH +
-                             r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b", re.I)
+DAY_OF_MONTH_RE = re.compile(_DAY_OF_MONTH, re.I)
 # "What time": an hour of the day ("09:30", "9am", "at noon"); the weekday or date it falls on does not say it.
 CLOCK_RE = re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?!\d|\.\d)|\b\d{1,2}\s?[ap]\.?m\b\.?|\b(?:noon|midday|midnight)\b", re.I)
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|"
