@@ -11,7 +11,9 @@ from stigmergy.answer.terms import NUMERALS, STOPWORDS, fold, stem
 from stigmergy.answer.values import Asked, figures_in
 from stigmergy.answer.which import singular
 
-# What a line may call the asked quantity instead ("headcount" is people, "revenue" sales).
+# What a line may call the asked quantity instead ("headcount" is people, "revenue" sales), and the few plain
+# synonyms of a qualifier or a question word the words score reads with them (otherwise.same_as): "retention" is
+# said by "kept", "ground" by "floor".
 SAME_AS = {"headcount": "people staff employees team hire hires",
             "people": "staff employees headcount persons members users respondents participants hires",
             "folks": "people staff employees persons members users respondents participants",

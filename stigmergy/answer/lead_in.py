@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from stigmergy.answer.evidence import Line
+from stigmergy.answer.evidence import Line, said_before
 
 # Items said with their lead-in at most: a longer list is a reference table, not an answer.
 ITEMS = 8
@@ -42,8 +42,4 @@ def ways_lead_in(line: Line, lines: tuple[Line, ...]) -> Line | None:
     ways:"): asked how, the answer is every way, with the lead-in that says they are alternatives, not the one the
     words of the question happened to favour ("pip behind a corporate proxy, how to configure it": "using ``proxy``
     in a config file" is one of three)."""
-    if line.before_cite is None or not _WAYS_RE.search(line.before):
-        return None
-    end = line.before_cite.end
-    return next((ln for ln in lines if ln.page == line.page and ln.cites and ln.cites[0].end == end
-                 and ln.text.strip() == line.before.strip()), None)
+    return said_before(line, lines) if _WAYS_RE.search(line.before) else None

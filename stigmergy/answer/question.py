@@ -522,6 +522,13 @@ def _slot(text: str) -> Slot:
     return what_slot(w, rest, low, measure_named)
 
 
+def _measure(phrase: str) -> Slot | None:
+    """The slot of a noun phrase typed alone, read as "what is the …" would read it, where that names a kind of value
+    ("harbor launch date", "total responses"); None where it names none."""
+    named = slot(f"what is the {phrase}")
+    return named if named.kind not in ("value", "definition", "procedure") else None
+
+
 def _wordless(low: str, words: list[str]) -> Slot:
     role_of = ROLE_OF_RE.match(low)
     if role_of:
@@ -545,9 +552,9 @@ def _wordless(low: str, words: list[str]) -> Slot:
     dashed = re.split(r"\s[—–-]\s+", after_topic, maxsplit=1)
     if len(dashed) == 2 and len(dashed[0].split()) <= 6 and dashed[1].split() and dashed[1].split()[0] in MEASURE_FIRST:
         # "upgrade conflict survey (tea/coffee/water) - total responses?": a topic, then the measure asked of it
-        first = slot(f"what is the {dashed[1]}")
-        if first.kind not in ("value", "definition", "procedure"):
-            return first
+        measure = _measure(dashed[1])
+        if measure is not None:
+            return measure
     said = after_topic.split()
     if len(said) > 1 and said[0] in MANNER:
         said = said[1:]  # "completely empty pip's cache": something to do, done a certain way
@@ -560,9 +567,9 @@ def _wordless(low: str, words: list[str]) -> Slot:
     if words and words[0] in SINGLED_OUT:
         return slot(f"what {low}")
     if words and words[0] in MEASURE_FIRST and not TELL_RE.match(low):
-        first = slot(f"what is the {low}")
-        if first.kind not in ("value", "definition", "procedure"):
-            return first
+        measure = _measure(low)
+        if measure is not None:
+            return measure
     if re.match(r"env(?:ironment)?[ -]?var(?:iable)?s?\b|envvars?\b", low):
         return Slot("thing", head="variable")  # "env var equivalent of running pip with -vvv?"
     if words and not TELL_RE.match(low) and not any(w in _VERBISH or w.endswith("'s") for w in words):
@@ -571,8 +578,8 @@ def _wordless(low: str, words: list[str]) -> Slot:
         # names a kind of value; a label before a colon and a case said first are set aside ("lisbon office move:
         # first day at the new place", "in the pellucid pilot, typical lag between …"). Not a phrase with an
         # auxiliary or a possessive in it, which "what is the …" would misread.
-        named = slot(f"what is the {CASE_FIRST_RE.sub('', low.split(': ')[-1])}")
-        if named.kind not in ("value", "definition", "procedure"):
+        named = _measure(CASE_FIRST_RE.sub("", low.split(": ")[-1]))
+        if named is not None:
             return named
     return Slot("value")
 

@@ -374,9 +374,12 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
         for n, line in enumerate([*decision.lines, *([beside.line] if beside is not None else [])]):
             via = top.via_context if line is top.line else False
             lead = ways_lead_in(line, ev.lines) if n == 0 and part.slot.kind == "procedure" else None
-            line = lead if lead is not None and _key(lead.text) not in said else line
-            then = (items_after(line, ev.lines) if line is lead else None) or follow_on(
-                line, ev.lines, part.slot.kind == "reason", part.slot.kind == "procedure") or items_after(line, ev.lines)
+            steps = part.slot.kind == "procedure"
+            if lead is not None and _key(lead.text) not in said:
+                # the lead-in of a list of ways says every way (or, past eight, what follows it)
+                line, then = lead, items_after(lead, ev.lines) or follow_on(lead, ev.lines, steps=steps)
+            else:
+                then = follow_on(line, ev.lines, part.slot.kind == "reason", steps) or items_after(line, ev.lines)
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None,
                             said_before(line, ev.lines))

@@ -102,7 +102,10 @@ def _said_as(word: str, said: set[str] | frozenset[str]) -> bool:
 def _slipped(word: str, said: set[str] | frozenset[str]) -> bool:
     """`word` is one typing slip from a word the line says ("tidmark": Tidemark); a word of six letters or more, so
     that a short word is not read as another."""
-    return len(word) >= 6 and word.isalpha() and any(slipped(stem(word), w) for w in said)
+    if len(word) < 6 or not word.isalpha():
+        return False
+    typed = stem(word)
+    return any(slipped(typed, w) for w in said)
 
 
 def _other_qualifier(head: str, text: str, q: Asked) -> bool:
