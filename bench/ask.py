@@ -81,8 +81,10 @@ session's answerer changes; its misses read in the forty-fifth session, once the
 the start of the forty-fifth session, 7 December 2026, committed before that session's answerer changes; its misses
 read in the forty-sixth session, once the twenty-sixth pair was written), `blind26_sample` and `blind26_public` =
 ask_blind26_*_questions.json (the same two corpora, written blind by helpers at the start of the forty-sixth session,
-7 December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet is
-skipped with a note.
+7 December 2026, committed before that session's answerer changes; its misses read in the forty-seventh session, once
+the twenty-seventh pair was written), `blind27_sample` and `blind27_public` = ask_blind27_*_questions.json (the same
+two corpora, written blind by helpers at the start of the forty-seventh session, 7 December 2026, committed before
+that session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -178,7 +180,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind25_sample": ("ask_blind25_sample_questions.json", "sample"),
         "blind25_public": ("ask_blind25_public_questions.json", "public"),
         "blind26_sample": ("ask_blind26_sample_questions.json", "sample"),
-        "blind26_public": ("ask_blind26_public_questions.json", "public")}
+        "blind26_public": ("ask_blind26_public_questions.json", "public"),
+        "blind27_sample": ("ask_blind27_sample_questions.json", "sample"),
+        "blind27_public": ("ask_blind27_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -857,7 +861,7 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   20: ("7 December", "fortieth"), 21: ("7 December", "forty-first"),
                   22: ("7 December", "forty-second"), 23: ("7 December", "forty-third"),
                   24: ("7 December", "forty-fourth"), 25: ("7 December", "forty-fifth"),
-                  26: ("7 December", "forty-sixth")}
+                  26: ("7 December", "forty-sixth"), 27: ("7 December", "forty-seventh")}
 
 
 def _pair(set_name: str) -> int | None:

@@ -155,7 +155,7 @@ _LATER_PAIRS = ((3, "eighteenth session", ((45, 15), (40, 14))), (4, "twenty-fir
                 (21, "forty-first session", ((90, 24), (70, 24))),
                 (22, "forty-second session", ((90, 24), (70, 24))), (23, "forty-third session", ((90, 24), (70, 24))),
                 (24, "forty-fourth session", ((90, 24), (70, 24))), (25, "forty-fifth session", ((90, 24), (70, 24))),
-                (26, "forty-sixth session", ((90, 24), (70, 24))))
+                (26, "forty-sixth session", ((90, 24), (70, 24))), (27, "forty-seventh session", ((90, 24), (70, 24))))
 
 
 @pytest.mark.parametrize(("pair", "session", "sizes"), _LATER_PAIRS, ids=[f"pair{p}" for p, _, _ in _LATER_PAIRS])
