@@ -43,7 +43,9 @@ SAME_AS = {"headcount": "people staff employees team hire hires",
             # "how high off the ground": "at least 1.5 m above the floor"
             "ground": "floor", "floor": "ground",
             # "which pip release switched the default": "This was changed in pip 10.0"
-            "switched": "changed change"}
+            "switched": "changed change",
+            # "our biggest customer": "our largest customer"; "dropped completely": "No alerts were lost"
+            "biggest": "largest", "largest": "biggest", "dropped": "lost", "lost": "dropped"}
 
 
 def says_head(head: str, text: str) -> bool:

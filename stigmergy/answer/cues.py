@@ -16,6 +16,8 @@ CAUSE_RE = re.compile(
     r"keeps)|"
     # "(… doing so would be prohibitively costly …)": why something is not done
     r"doing so (?:would|could|will|might)|"
+    # "blog post is with marketing, they want to hold it for the Orbis case study": what it waits on
+    r"(?:hold|holding|held|wait|waiting|waited) (?:it |them |this |that |off )?(?:for|until|on) (?:the|a|an|their|our)|"
     # "Backtracking reduces the risk that installing a new package will accidentally break …": what a choice is for
     r"(?:reduces?|reduced|lowers?|minimi[sz]es?) the (?:risk|chance|likelihood)|"
     r"thanks to|after (?:a|an|the)|triggered|blamed|motivat\w*|rationale|driven by|collid\w*|confus\w*|"
@@ -69,7 +71,9 @@ RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|ha
 COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                               r"\b(?:which|what) commands?\b", re.I)
 # "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
-DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*\b(?:(?:get|gets|got|be|is|are|was|were) |(?:get|gets|got) "
+# (not in a clause that only says which thing: "how do i install groupA that's declared in …/pyproject.toml")
+DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*(?<!\bthat )(?<!\bwhich )\b"
+                        r"(?:(?:get|gets|got|be|is|are|was|were) |(?:get|gets|got) "
                         r"(?:my|our|their|your|the|a|an) (?:[\w-]+ ){0,3}?)([a-z]+(?:ed|en))\b", re.I)
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")

@@ -27,7 +27,11 @@ _DEFINES_RE = re.compile(r"^\W{0,3}(?:\([^)]{0,60}\)\s*)?"
                          r"tells|lets|allows|enables|disables|controls|makes|causes|sets|turns|shows|prints|gives|"
                          r"prevents|skips|forces|stops|produces|writes|outputs|generates|"
                          # "``pip download`` does the same resolution and downloading as ``pip install``, but …"
-                         r"does (?!not\b|n't\b)(?:the same|exactly|what|everything|all)\b)\b)", re.I)
+                         r"does (?!not\b|n't\b)(?:the same|exactly|what|everything|all)\b|"
+                         # "using the environment variable PIP_USER_AGENT_USER_DATA to include a JSON-encoded string in
+                         # the user-agent": what it is set for
+                         r"to (?:include|add|pass|send|enable|disable|control|change|override|tell|turn|force|skip|"
+                         r"specify|select|limit|provide|supply|configure)\b)\b)", re.I)
 
 
 # "`~=3.1.2` is equivalent to `>=3.1.2, ==3.1.*`": what an operator with its version stands for

@@ -9,7 +9,7 @@ AUX = ("is", "are", "was", "were", "does", "do", "did", "can", "could", "will", 
        "had", "must", "may", "might", "shall")
 VERBISH = frozenset(AUX) | frozenset(
     "did does do has have had will would can could should shall may might must am 's got gets get goes went "
-    "came comes made makes took takes led leads ran runs".split())
+    "came comes made makes took takes led leads ran runs gives gave lets allows enables provides handles".split())
 PREPOSITIONS = frozenset("of in for to on at from with by that who which about into over under than as before after "
                          "during without within between".split())
 DETERMINERS = frozenset("the a an our my your their his her its this that these those".split())

@@ -27,10 +27,12 @@ def counted_noun(after: list[str]) -> str:
     were", "how many people on the team", "how many shipment events a week"), "" when none ("how many
     of the 164")."""
     taken: list[str] = []
-    for w in after[:5]:
+    for i, w in enumerate(after[:5]):
         lw = w.lower().strip(",.?;:")
         if not lw or lw in _COUNT_STOP or not any(ch.isalpha() for ch in lw):
             break  # a preposition, a verb, or a sign ("how many stores across Sweden & Norway")
+        if lw in ("right", "just") and i + 1 < len(after) and after[i + 1].lower().strip(",.?;:") == "now":
+            break  # "how many verbosity levels right now": when, not what is counted
         taken.append(lw.split("/")[-1])
     # "how many people fit in the office": a word the rules know as a kind of thing wins over the word after
     # it, which is most likely the verb.

@@ -221,6 +221,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
+    if k == "place" and placed(text, q):
+        return 1.0  # "installing a G2 in a reefer - where should i put it": "at least 1.5 m above the floor, away from …"
     if k == "place" and writes_to(text, q):
         return 1.0  # "found a security hole, where do i report it": "Security questions: security@lanternfishlabs.com"
     if k in ("org", "project", "product", "place"):
@@ -348,11 +350,34 @@ def stems_of(text: str) -> set[str]:
 
 # An address on the web or for email, asked and given.
 # (or the address of a thing on the web: "old coldtrace web app — what's the address now")
-_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address|"
+_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address|\be-?mail\b|"
                                    r"\b(?:web ?app|website|web ?site|portal|dashboard|login page)\b[^.?!]{0,30}\baddress\b", re.I)
 _WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
 
 # Where one reports, sends or asks something: an address to write to, not a place.
+# "where should i put it", "where do we mount the gateway": where a thing is set in place, which a line says by what it
+# is set against ("above the floor", "away from the evaporator fan", "on the wall"), not by a town
+PLACEMENT_ASKED_RE = re.compile(r"\bwhere (?:should|do|can|would|must|to) (?:i |we |you |one )?(?:put|mount|place|install|"
+                                r"fit|position|stick|attach|hang|fix|locate)\b|\bwhere (?:does|should) (?:it|the \w+) go\b",
+                                re.I)
+_FILE_ASKED_RE = re.compile(r"\b(?:files?|config\w*|conf|folder|director(?:y|ies)|dir|script|package|module|"
+                            r"wheel|cache)\b|\w\.\w{2,4}\b", re.I)
+_PLACED_RE = re.compile(r"\b(?:above|below|beneath|underneath|away from|next to|close to|clear of|on (?:the|a) (?:wall|"
+                        r"ceiling|floor|roof|door|shelf|rack|dashboard)|at (?:a )?height|at least [\d.]+\s?(?:m|cm|mm|"
+                        r"metres?|meters?|feet|ft)\b)", re.I)
+
+
+def placement_asked(q: Asked) -> bool:
+    """Where to put a thing is asked, a thing in a room, not a file ("where do i put a machine-wide pip.ini": a
+    folder answers)."""
+    return bool(PLACEMENT_ASKED_RE.search(q.text)) and not _FILE_ASKED_RE.search(q.text)
+
+
+def placed(text: str, q: Asked) -> bool:
+    """Asked where to put a thing, `text` says where by what it is set against."""
+    return placement_asked(q) and bool(_PLACED_RE.search(text))
+
+
 CONTACT_ASKED_RE = re.compile(r"\b(?:where|(?:which|what) (?:e-?mail |email )?address) (?:do|should|can|would|could|must|"
                                r"does|did) (?:i|we|you|one|they|customers?|people|users?) (?:report|send|email|e-mail|mail|"
                                r"submit|file|raise|post|flag|log|escalate|direct|reach|contact|ask|disclose|forward|"

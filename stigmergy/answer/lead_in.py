@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 from stigmergy.answer.evidence import Line, said_before
+from stigmergy.answer.procedure import is_command
 
 # Items said with their lead-in at most: a longer list is a reference table, not an answer.
 ITEMS = 8
@@ -43,3 +44,25 @@ def ways_lead_in(line: Line, lines: tuple[Line, ...]) -> Line | None:
     words of the question happened to favour ("pip behind a corporate proxy, how to configure it": "using ``proxy``
     in a config file" is one of three)."""
     return said_before(line, lines) if _WAYS_RE.search(line.before) else None
+
+
+# What a caption types itself: an option or a command in code
+_TYPES_RE = re.compile(r"`+\s*(?:--?[a-z]|pip\b|python\b|py -m\b|\$)", re.I)
+# How far below its caption an example's command may stand: the tab and code-block directives between them.
+EXAMPLE_GAP = 8
+
+
+def example_after(line: Line, lines: tuple[Line, ...]) -> Line | None:
+    """The command an example's caption introduces, under an "Examples" heading: "List packages that are not
+    dependencies of other packages." says what the example does; "$ python -m pip list --outdated --not-required",
+    a few lines below it, is what to type. None where `line` is no caption (it types code itself, or stands under no
+    examples heading) or no command follows it before another sentence of its page."""
+    if line.type != "source" or not line.cites or not any(h.casefold().startswith("example") for h in line.headings):
+        return None
+    if is_command(line.text) or _TYPES_RE.search(line.text):
+        return None  # the line types what to run itself (a file it names, "``pylock.toml``", is no command)
+    end = line.cites[0].end
+    below = sorted((ln.cites[0].start, ln) for ln in lines
+                   if ln.page == line.page and ln.cites and 0 < ln.cites[0].start - end <= EXAMPLE_GAP)
+    first = below[0][1] if below else None
+    return first if first is not None and is_command(first.text) else None

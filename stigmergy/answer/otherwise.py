@@ -256,6 +256,21 @@ def domains(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 _NEGATED_RE = re.compile(r"(?:un|non-?)([a-z]{4,})")
 
 
+def agents(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
+    """term stem -> the stem of the thing that does it, or of what that thing does: "why did polling slow down" is
+    said by "The poller processes gateways in a fixed order"; "the poller" by "polling". (Where the stemmer already
+    folds them, "resolver" and "resolve", nothing is added.)"""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    for t in terms:
+        low = t.word.casefold()
+        if t.name or t.figure or not low.isalpha() or len(t.stem) < 4:
+            continue
+        other = stem(low[:-2]) if low.endswith("er") and len(low) >= 6 else stem(t.stem + "er")
+        if other != t.stem:
+            out[t.stem] = (frozenset({other}),)
+    return out
+
+
 def negated(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
     """term stem -> "not" and the word without its prefix ("an unassigned G2": "a gateway not assigned to a site")."""
     out: dict[str, tuple[frozenset[str], ...]] = {}

@@ -15,6 +15,7 @@ from stigmergy.answer.question import PERSON_FIRST, TYPED_APART, WORKS_AT, Part,
 
 PRONOUNS = frozenset("his her their him them he she they".split())
 # "what does Olly actually do": the words around the name that are no part of it
+_NAME_KIND_RE = re.compile(r"\b(?:full|real|whole|proper|legal|last|first|sur|family|given|middle)\s*name\b", re.I)
 _HEDGES_RE = re.compile(r"\b(?:actually|really|exactly|even|here|there|all day|for (?:us|a living))\b", re.I)
 
 
@@ -23,7 +24,12 @@ def resolved(part: Part, names: Names) -> Part:
     person "does" read as a question of their post."""
     s = part.slot
     if s.kind in ("role", "alias") and s.subject.lower() in PRONOUNS:
-        return replace(part, slot=replace(s, subject=_person(part.text, names)))
+        who = _person(part.text, names)
+        if not who and s.kind == "alias" and not _NAME_KIND_RE.search(part.text):
+            # "Pellucid's QD, what's her name": no one named and no other name asked ("his full name" is of someone
+            # the asker knows by one), so the name is of whoever holds the post
+            return replace(part, slot=Slot("person"))
+        return replace(part, slot=replace(s, subject=who))
     if s.kind == "definition" and s.subject:
         who = " ".join(_HEDGES_RE.sub(" ", s.subject).split())
         if who.lower() in PRONOUNS:

@@ -71,6 +71,7 @@ from stigmergy.answer.what_forms import (
     IT_DOES_WHAT_RE,
     LABEL_END_RE,
     LINK_ASKED_RE,
+    LITERAL_RE,
     MEANING_END_RE,
     NAME_OF_RE,
     OK_ASKED_RE,
@@ -83,6 +84,8 @@ from stigmergy.answer.what_forms import (
     SAID_IT_RE,
     TELL_RE,
     THE_ONE_THAT_RE,
+    TOPIC_IT_RE,
+    TOPIC_KIND_RE,
     WANT_TO_RE,
 )
 
@@ -189,6 +192,11 @@ def parts(question: str) -> list[Part]:
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
         return [Part(f"what else is {thing} called", Slot("alias", subject=thing))]
+    topic_it = TOPIC_IT_RE.match(q.rstrip(" ?"))
+    term = TOPIC_KIND_RE.sub("", topic_it.group("term").strip()) if topic_it else ""
+    if topic_it and not WH_RE.match(term) and len(term.split()) <= 4 and (
+            topic_it.group("sep") != "," or LITERAL_RE.match(term)):
+        return [Part(q.rstrip(" ?"), Slot("definition", subject=term))]
     quoted = QUOTED_IT_RE.match(q) or SAID_IT_RE.match(q)
     if quoted:
         term, wh, aux, rest = quoted.groups()
@@ -395,16 +403,31 @@ def slot(text: str) -> Slot:
     return got
 
 
+# "email for Ines?", "grace's email address", "what's the security email": someone's or something's email address
+_EMAIL_ASKED_RE = re.compile(r"^(?:(?:what|which)(?:'s| is| was)?\s+)?(?:the\s+|an?\s+)?(?:e-?mail(?:\s+address)?\s+(?:for|of)\s+"
+                             r"[\w.' -]{1,40}|[\w.' -]{1,40}?\s+e-?mail(?:\s+address)?)$", re.I)
+# A message the asker pastes, in quotes: four words or more
+MESSAGE_RE = re.compile(r"""(?:(?<=\s)|^)['"‘“`]([^'"’”`]*?(?:\s+[^'"’”`\s]+){3,}[^'"’”`]*?)['"’”`](?=[\s,.;:?!-]|$)""")
 _HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even|precisely|then|now))+$", re.I)
 
 
 def _slot(text: str) -> Slot:
     q = CURRENCY_SIGN_RE.sub("money ", _clean(text))
+    message = MESSAGE_RE.search(q)
+    if message:
+        # "pip prints 'INFO: pip is looking at multiple versions … which version is compatible' - what's going on":
+        # what the message says is no part of what is asked; asked what it means, any line that explains it may
+        # answer (no line defines a message)
+        got = _slot(f"{q[: message.start()]}the message{q[message.end():]}")
+        return Slot("value") if got.kind == "definition" and (got.subject in ("the message", "message") or re.match(
+            r"(?:it|that|this)\b", got.subject)) else got
     person = _NAMED_THEN_RE.match(q.rstrip(" ?"))
     if person and person.group("x").split()[0].lower() not in _DETERMINERS and not WH_RE.match(person.group("x")):
         return Slot("alias" if person.group("name") else "role", subject=person.group("x").lower())
     if PRECEDENCE_ASKED_RE.search(q):
         return Slot("thing", head="one")  # which of the settings holds (which.thing_fill), not a figure or a name
+    if _EMAIL_ASKED_RE.match(q.rstrip(" ?")):
+        return Slot("place", head="address")  # "email for Ines?": an address to write to (kind_fill: an email)
     frame = FRAME_RE.match(q)
     if frame:
         return slot(q[frame.end():])

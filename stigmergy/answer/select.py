@@ -36,6 +36,7 @@ from stigmergy.answer.kind_meaning import of_kind
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.otherwise import (
     WORD_RE,
+    agents,
     aliases,
     clock,
     context_text,
@@ -485,7 +486,7 @@ def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: 
     out: dict[str, tuple[frozenset[str], ...]] = {}
     for alts in (misspelt(terms, lines), same_as(terms), plainly(terms, part.text),
                  addressed(part.slot), posts(part.slot), quarters(terms), numerals(terms), clock(terms),
-                 aliases(terms, part.text, names), whole_words(terms), domains(terms), negated(terms),
+                 aliases(terms, part.text, names), whole_words(terms), domains(terms), negated(terms), agents(terms),
                  _quarter_ends(question_days(part.text, terms))):
         for key, forms in alts.items():
             out[key] = tuple(dict.fromkeys((*out.get(key, ()), *forms)))

@@ -22,7 +22,7 @@ from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
 from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
-from stigmergy.answer.lead_in import items_after, ways_lead_in
+from stigmergy.answer.lead_in import example_after, items_after, ways_lead_in
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
 from stigmergy.answer.names import Names, load, words
@@ -379,7 +379,8 @@ def _deterministic(scored_parts: list[tuple[Part, list[Term], list[Scored]]], ev
                 # the lead-in of a list of ways says every way (or, past eight, what follows it)
                 line, then = lead, items_after(lead, ev.lines) or follow_on(lead, ev.lines, steps=steps)
             else:
-                then = follow_on(line, ev.lines, part.slot.kind == "reason", steps) or items_after(line, ev.lines)
+                then = follow_on(line, ev.lines, part.slot.kind == "reason", steps) or items_after(line, ev.lines) or (
+                    example_after(line, ev.lines) if part.slot.kind in ("procedure", "value") else None)
             made = sentence(line, part.slot, via, names, q, root, layers, with_text,
                             then if then is not None and _key(then.text) not in said else None,
                             said_before(line, ev.lines))

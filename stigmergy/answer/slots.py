@@ -39,12 +39,14 @@ from stigmergy.answer.kind_fill import (
     MEANS_ASKED_RE,
     content_words,
     kind_fill,
+    placed,
+    placement_asked,
     stems_of,
     writes_to,
 )
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.question import Slot
+from stigmergy.answer.question import MESSAGE_RE, Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
     identifies,
@@ -179,8 +181,13 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "is a telemetry gap the same as an excursion": "How do we show a telemetry gap inside an excursion: as
         # unknown, or as out of range? Pellucid's quality team wants …" asks it again before it says anything
         got *= WEAK
+    if got and slot.kind == "date" and slot.unit != "day" and _NAMED_DATE_ASKED_RE.search(q.text) and not dates_in(
+            text, q, day=True) and not via:
+        got *= WEAK  # "renewal date for norrland?": "signed … on 19 September" says the date; "due in September", its month
     if got and slot.kind == "date" and not via and outside_month(text, q):
         return 0.0, False  # "the demo for norrland in october": "a launch date of 15 September" is another month's
+    if got and slot.kind == "place" and placement_asked(q) and not placed(text, q):
+        got = min(got, WEAK)  # "where should i put it": "Written by Samuel Achterberg, Hardware Lead, Leeds" is a town
     if got and slot.kind == "place" and CONTACT_ASKED_RE.search(q.text) and not writes_to(text, q):
         got = min(got, WEAK)  # "where do i report it": "provisioned in the Leeds hardware lab" is where, not whither
     if got and slot.unit in ("percent", "count") and not NEGATION_RE.search(q.text) and denies(text, q):
@@ -210,6 +217,11 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
+    before = _BEFORE_ASKED_RE.search(q.text) if slot.kind == "value" else None
+    if got and before and stem(before.group(1)) in stems_of(text) and not _EARLIER_RE.search(text):
+        got *= WEAK  # "what did grace do before she joined": "who joined us last week as SRE lead" is the joining
+    if got and slot.kind in ("value", "definition") and _echoes(text, q):
+        return 0.0, False  # "pip prints 'INFO: pip is looking at multiple versions …' - what's going on": the message
     done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
     if got and done and stem(done.group(1)) not in stems_of(f"{text} {context}"):
         return 0.0, False  # "how do webhook payloads get signed": a line about their retries does not say how
@@ -225,6 +237,24 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# What someone did before an event of their own ("before she joined", "before joining us"): the verb of the event
+_BEFORE_ASKED_RE = re.compile(r"\b(?:do|did|does|doing)\b.*\bbefore (?:(?:she|he|they|we|you|i) )?"
+                              r"(join|joined|joining|start|started|starting|arrive|arrived|came|moved)\b", re.I)
+# A line that speaks of what came first
+_EARLIER_RE = re.compile(r"\b(?:before|previously|prior|earlier|formerly|former|spent|used to|until|was at|worked (?:at|for))\b",
+                         re.I)
+
+
+def _echoes(text: str, q: Asked) -> bool:
+    """The line is the message the asker pasted, and little more: it says what they saw, not what it means."""
+    pasted = MESSAGE_RE.search(q.text)
+    if not pasted:
+        return False
+    said = " ".join(pasted.group(1).casefold().split())
+    low = " ".join(text.casefold().split())
+    return said in low and len(low.replace(said, " ").split()) < 8
+
+
 # "what's the number that stood after the close": the figure asked about, named by what it is about ("q2 revenue"),
 # not by the word "number", which no line that gives it says; "orbis volume through harbor per week": how much of
 # something, a count as often as a size.
@@ -232,6 +262,9 @@ _ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures", "value", "val
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
 # A question about when something ends, and a line that speaks of an end.
+# "renewal date for norrland", "the harbor launch date": a date named by what fell on it, which a day says (a month
+# alone says less; "when" asks either)
+_NAMED_DATE_ASKED_RE = re.compile(r"\b(?!(?:what|which|exact|due|end|start|the|a|any)\b)[a-z]{3,} date\b(?! range)", re.I)
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
                      r"due|through)\b", re.I)

@@ -8,13 +8,13 @@ import re
 
 # A question, then a remark that is no question of its own (no "?", no question word or auxiliary to open it).
 ASIDE_RE = re.compile(r"^((?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|did|do|can|will|"
-                      r"should|has|have)\b[^?]*\?)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
+                      r"should|has|have)\b[^?]*\?+)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|"
                       r"were|does|did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+$", re.I)
 # "is it still valid, when was it renewed": a comma, then a question word with its verb
 COMMA_WH_RE = re.compile(r",\s+(?=(?:who|what|when|where|which|why|how)\s+(?:is|are|was|were|do|does|did|can|will|has|"
                          r"have|had|should|would|much|many|long|far|often)\b)", re.I)
-# A question typed as a noun phrase, then a remark ("driftwood M2 date? plan had 10 april")
-TYPED_ASIDE_RE = re.compile(r"^([^?]{3,60}\?)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|"
+# A question typed as a noun phrase, then a remark ("driftwood M2 date? plan had 10 april"); "??" is one mark
+TYPED_ASIDE_RE = re.compile(r"^([^?]{3,60}\?+)\s+(?!(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|"
                             r"did|do|can|could|will|would|should|has|have|and|or|also|plus|if)\b)[^?]+\??$", re.I)
 # "so what exactly is a telemetry gap — chart shows hatching": a remark set off by a dash after a whole question
 DASH_ASIDE_RE = re.compile(r"^((?:so\s+)?(?:who|whom|whose|what|when|where|which|why|how)\b[^?—–]*?)\s+[—–]\s+"

@@ -47,7 +47,7 @@ STOPWORDS = frozenset(
     "ve ll re".split()
 )
 HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep quick "
-                      "quickly".split())
+                      "quickly snappy speedy zippy slow laggy sluggish".split())
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05
@@ -184,6 +184,9 @@ _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0
 _SLOT_NOUNS = frozenset("date day time year month".split())
 WAY_WORDS = frozenset("best right easiest quickest simplest fastest recommended proper correct preferred".split())
 _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened".split())
+_SUFFIXED_RE = re.compile(r"^([A-Za-z][\w.]{2,})-(?:wide|based|only|specific|related|level|scoped)$", re.I)
+# A person the question has named already, or a name the answer gives: never a word a line must say
+_PERSONAL = frozenset("he she him her his hers they them their theirs".split())
 # "with a capital P": the letter itself, as written, not a label named by it.
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
@@ -241,7 +244,11 @@ _DAY_PREPOSITIONS = frozenset("on by until till before after from since".split()
 
 # Words that say how to answer, not what: "what kicked it off in the first place", "root cause in a sentence".
 _FILLER_RE = re.compile(r"\b(?:in the first place|in (?:a|one) (?:sentence|line|word|nutshell)|in short|in brief|"
-                        r"tl;?dr|"
+                        r"tl;?dr|in plain (?:terms|english|words)|"
+                        # how the asker opens or excuses the question: "quick q:", "sorry, who is 'Tomek' on slack?
+                        # never met him"
+                        r"(?:quick|dumb|silly|stupid|random) (?:q|qn|question)\b|sorry|"
+                        r"(?:i'?ve |i have )?never (?:met|heard of|worked with) (?:him|her|them)|"
                         # "think i found a security bug, how do i report it": how sure the asker is ("when does
                         # greywater think we should start" asks what someone thinks)
                         r"(?:^\W*|\bi )(?:think|guess|believe|suspect)(?: that)?(?= i\b| we\b| it\b| there\b| this\b))",
@@ -256,7 +263,9 @@ def question_terms(question: str) -> list[Term]:
     seen: set[str] = set()
     question = _FILLER_RE.sub(" ", question)
     placeholders = {t for m in _PLACEHOLDER_RE.finditer(question) for t in re.findall(r"\b[XYZN]\b", m.group(0))}
-    toks = _periods(tokens(question))
+    # "one Lanternfish-wide key", "a machine-wide pip.ini": the word and how far it reaches, which a line says in its
+    # own words ("per customer", "global"); the word alone is what the question names
+    toks = [_SUFFIXED_RE.sub(r"\1", t) for t in _periods(tokens(question))]
     # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
     # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
     # An option given a value ("--upgrade-strategy=to-satisfy-only") names the value exactly; the option's name is
@@ -272,9 +281,14 @@ def question_terms(question: str) -> list[Term]:
         # constraint like a rare proper name, so the line must say it ("O - Operating System"). "I" is the asker;
         # "a capital P" is the letter itself.
         letter = (len(tok) == 1 and tok.isalpha() and tok.isupper() and tok != "I" and i > 0
-                  and toks[i - 1].casefold() not in _LETTER_CASE and tok not in placeholders)
+                  and toks[i - 1].casefold() not in _LETTER_CASE and tok not in placeholders
+                  # "Hannah L — which city": a capitalised first name's initial of the surname, which the line
+                  # spells out ("Hannah Lindqvist"); "plan B", "the O prefix" follow a lower-case word
+                  and not (toks[i - 1].isalpha() and len(toks[i - 1]) >= 3 and toks[i - 1].istitle()))
         if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter) or low in shell:
             continue
+        if low in _PERSONAL and i:
+            continue  # "Hannah L — which city does she work out of": whom the asker means, which the line names
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say
         if low == "back" and _BACK_THEN_RE.match(" ".join(toks[i + 1 : i + 3])):

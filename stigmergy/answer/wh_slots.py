@@ -55,9 +55,17 @@ _DATE_OF_RE = re.compile(
     r"(date|day|deadline|year|month|week|quarter)\b", re.I)
 
 
+_PERCENTILE_RE = re.compile(r"^p(?:50|75|90|95|99|99\.9)\b(?:\s+([a-z]+))?", re.I)
+# "the 'trivial' label", "the `eager` strategy": a thing named in quotes, then the kind of thing it is
+_QUOTED_KIND_RE = re.compile(r"^(?:'s|is|are|was|were)\s+the\s+['\"‘“`]([^'\"’”`]{2,40})['\"’”`](?:\s+[\w-]+){1,3}$")
+_VERSUS_TAIL_RE = re.compile(r"\s+(?:vs\.?|versus|compared (?:to|with)|as opposed to)\s+\S.*$")
+
+
 def how_slot(nxt: str, rest: str) -> Slot:
-    if nxt in ("late", "early", "soon", "quickly", "quick"):
-        return Slot("quantity", unit="time")  # "how quick does the shipment list load": "in under a second"
+    if nxt in ("late", "early", "soon", "quickly", "quick", "snappy", "speedy", "zippy", "slow", "laggy", "sluggish",
+               "responsive"):
+        # "how quick does the shipment list load", "how snappy is the shipment list": "in under a second"
+        return Slot("quantity", unit="time")
     if nxt in ("long", "short", "brief"):
         # a duration or a length: a figure with its unit ("how short can the deprecation period be")
         return Slot("quantity", unit="extent")
@@ -198,6 +206,8 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
     if _PAID_RE.match(tail):
         return Slot("quantity", unit="money")  # "what was Maya paid before the rise", "what's that deal worth"
     bare = IN_WHOSE_WORDS_RE.sub("", tail)  # "what's a 'lane' in tidemark speak": a definition still
+    # "whats a 'telemetry gap' vs an excursion": the first term's definition, set against another
+    bare = _VERSUS_TAIL_RE.sub("", bare)
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
@@ -205,7 +215,16 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
             m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)):
         # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
         # definition; "what is that --debug flag doing": what the flag does
+        pct = _PERCENTILE_RE.match(m.group(2))
+        if pct:
+            # "what was p95 after the fix", "whats p99 latency now": a percentile's figure, a time unless another
+            # measure is named
+            return Slot("quantity", unit="time" if (pct.group(1) or "") in (
+                "", "latency", "delay", "response", "lag", "duration", "after", "before", "now") else "")
         return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", m.group(2)))
+    m = _QUOTED_KIND_RE.match(tail)
+    if m:
+        return Slot("definition", subject=m.group(1))  # "what is the 'to-satisfy-only' upgrade strategy": that one
     m = MEAN_BY_RE.match(tail) or MEANS_RE.match(tail)
     if m:
         # "what does mean kinetic temperature express": what X says or stands for, not X's figure.
@@ -255,13 +274,16 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
         return Slot("date")  # "what's the first working day at the new address", "what is the deadline for…"
     m = re.match(r"^(?:does|do|did) ((?:\S+\s){0,2}?\S+) (?:actually |really |even |exactly )?(?:mean|stand for|do|does|refer to)"
                  r"(?: here| there| for a living| all day)?" + SET_AGAINST, tail) or re.search(
-        r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used |meant |intended |supposed to be )?for$", low) or re.search(r"\bmeaning of (.+)$", low)
+        r"\bwhat (?:is|are) (.+?) (?:actually |really |even )?(?:used |meant |intended |supposed to be |responsible |there )?"
+        r"for$", low) or re.search(r"\bmeaning of (.+)$", low)
     if m:
         return Slot("definition", subject=m.group(1))
     m = _PASSING_DOES_RE.match(tail)
     if m:
         return Slot("definition", subject=m.group(1))  # "what does passing --report - to pip install do": --report
-    if re.search(r"\bwhat(?:'s| is) the (?:best |right |recommended )?way to\b", low) or re.match(
+    # "whats the supported way to run pip from inside my python script": how, in the way the docs stand behind
+    if re.search(r"\bwhat(?:'s| is) the (?:(?:best|right|recommended|supported|official|proper|correct|preferred|"
+                 r"safest|standard|usual|easiest|simplest|quickest|cleanest) )?way to\b", low) or re.match(
             r"^(?:can|could|should|do|must|shall) (?:i|we|you) (?:try|do)\b", tail):
         return Slot("procedure")  # "what can i try", "what should we do": steps to take
     return Slot("value")

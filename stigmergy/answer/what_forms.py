@@ -167,6 +167,17 @@ SAID_IT_RE = re.compile(r"^.*?\b(?:saying|hearing(?: about)?|heard about|mention
                         r"again|lately|a lot)\b)[^\s,.;:?]+){0,2}?)(?:\s+(?:in|at|on|from|during|with|for|when|all|every|"
                         r"to|again|lately|a lot)\b(?:\s+[^\s,.;:?]+){0,3})?\s*(?:,|\.|;|:|\s[-—–])\s*"
                         r"(what|how)\s+(does|do|is|are)\s+(?:it|that|this|they)(?:\s+(.{2,40}?))?\s*\??$", re.I)
+# "MKT — what is it actually measuring, in plain terms?", "dwell time: what is it for": a term typed before a dash or
+# a colon, then what it is, does or measures; the pronoun is the term (what it measures is what it means). Before a
+# comma only a literal ("--ignore-installed, what does it actually do"): "after an install, what does it do" is a case.
+TOPIC_IT_RE = re.compile(r"^\s*(?P<term>[^\s:—–?,;][^:—–?,;]{1,38}?)\s*(?P<sep>:|\s[—–-]|,)\s*what\s+(?:is|does)\s+"
+                         r"(?:(?:setting|passing|using|turning on|enabling|adding)\s+)?(?:it|that|this)"
+                         r"(?:\s+(?:actually|really|exactly|even))*(?:\s+(?:for|about|do|doing|mean|measure|measuring|"
+                         r"track|tracking|tell me|show|showing))?(?:,?\s+in (?:plain|simple|short) (?:terms|english|words))?\s*$",
+                         re.I)
+# What a literal typed as a topic is called, which no line need say ("PIP_USER_AGENT_USER_DATA env var")
+TOPIC_KIND_RE = re.compile(r"\s+(?:env(?:ironment)? ?var(?:iable)?|variable|flag|option|setting|switch)$", re.I)
+LITERAL_RE = re.compile(r"^(?:--?[a-z][\w-]*(?:=\S*)?|\S*[_.]\S*|[A-Z][A-Z0-9_]+|['\"`‘“].+['\"`’”])$")
 # "what does --ignore-installed actually do compared to force reinstall": what X does, set against another thing
 # the asker names, is still X's definition.
 SET_AGAINST = r"(?:,? (?:compared (?:to|with)|vs\.?|versus|as opposed to|unlike|instead of|rather than) .+)?$"
