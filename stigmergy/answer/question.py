@@ -61,22 +61,27 @@ from stigmergy.answer.terms import WH_RE, month_index
 from stigmergy.answer.typed import clean as _clean
 from stigmergy.answer.wh_slots import how_slot, what_slot
 from stigmergy.answer.what_forms import (
+    ANOTHER_NAME_RE,
     CASE_FIRST_RE,
     COMMAND_FIRST_RE,
     CURRENCY_SIGN_RE,
     DO_VERBS,
+    EMAIL_ASKED_RE,
     ENV_VAR_ASKED_RE,
     EXISTS_ASKED_RE,
     FLAG_FIRST_RE,
+    FULL_NAME_RE,
     IT_DOES_WHAT_RE,
     LABEL_END_RE,
     LINK_ASKED_RE,
     LITERAL_RE,
     MEANING_END_RE,
+    MESSAGE_RE,
     NAME_OF_RE,
     OK_ASKED_RE,
     OLDEST_NAMED_RE,
     OPERATOR_RE,
+    OTHER_NAME_RE,
     PATH_ASKED_RE,
     PRECEDENCE_ASKED_RE,
     QUOTED_IT_RE,
@@ -89,26 +94,11 @@ from stigmergy.answer.what_forms import (
     WANT_TO_RE,
 )
 
-# "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
-# comma (the words before it say where the asker met it).
-_OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentioned|term|word|phrase|call)\s+)?['\"‘“]?"
-                            r"(?P<x>[^,'\"’”]{2,40}?)['\"’”]?,\s*what (?:is|are|was|were) (?:that|it|this|they|those|these) "
-                            r"(?:also |otherwise )?(?:called|known as|named)(?: (?:otherwise|else|elsewhere|instead|too|"
-                            r"also))?\s*\??$", re.I)
-# "what's another name people use for an editable install", "what is X also called": the same ask, X named first.
-_ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a different) names? (?:that )?(?:(?:people|we|they|"
-                              r"folks|some) (?:use|give) |used |given )?(?:for|to) (?:an? |the )?(?P<x>.{2,40})$|"
-                              r"^what (?:is|are) (?:an? |the )?(?P<y>.{2,40}?) (?:also|otherwise) (?:called|known as)$",
-                              re.I)
 # A question passed on ("pharma prospect asking if we're iso 27001 certified — are we?", "customer wants to know
 # whether we support SSO"): the question is what follows "if"; who asks it is no part of it.
 _ASKING_IF_RE = re.compile(r"^(?:(?!\b(?:who|whom|whose|what|when|where|which|why|how)\b)[^?]){0,60}?\b(?:"
                            + "|".join(ASKING_VERBS) + r")\s+"
                            r"(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:if|whether)\s+(?P<q>.+)$", re.I)
-# "what's sam's full name", "what is Grace's surname": another name of someone the question names.
-# "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
-_FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
-                           r"(?:name|surname)\b", re.I)
 # A person typed first ("tomek", "sam"), maybe where they work ("from the leeds lab", "at norrland"), then a dash, a
 # colon or a comma before what is asked of them (pronouns.py reads the same)
 PERSON_FIRST = r"(?P<x>[\w.'-]+(?: [\w.'-]+)?)"
@@ -183,12 +173,12 @@ def parts(question: str) -> list[Part]:
     reported = _ASKING_IF_RE.match(q)
     if reported:
         q = reported.group("q")  # "pharma prospect asking if we're iso 27001 certified": whether we are
-    full = _FULL_NAME_RE.search(q)
+    full = FULL_NAME_RE.search(q)
     if full and (full.group(2) or full.group(1).lower() not in _DETERMINERS):
         # "grace said 'leeds backup is sam' — whats sam's full name": another name of the person, the remark kept
         # for its words (which Sam)
         return [Part(q.rstrip(" ?"), Slot("alias", subject=full.group(1) or full.group(2).lower()))]
-    other = _OTHER_NAME_RE.match(q) or _ANOTHER_NAME_RE.match(q.rstrip(" ?"))
+    other = OTHER_NAME_RE.match(q) or ANOTHER_NAME_RE.match(q.rstrip(" ?"))
     if other:
         thing = (other.groupdict().get("x") or other.groupdict().get("y") or "").strip()
         return [Part(f"what else is {thing} called", Slot("alias", subject=thing))]
@@ -403,11 +393,6 @@ def slot(text: str) -> Slot:
     return got
 
 
-# "email for Ines?", "grace's email address", "what's the security email": someone's or something's email address
-_EMAIL_ASKED_RE = re.compile(r"^(?:(?:what|which)(?:'s| is| was)?\s+)?(?:the\s+|an?\s+)?(?:e-?mail(?:\s+address)?\s+(?:for|of)\s+"
-                             r"[\w.' -]{1,40}|[\w.' -]{1,40}?\s+e-?mail(?:\s+address)?)$", re.I)
-# A message the asker pastes, in quotes: four words or more
-MESSAGE_RE = re.compile(r"""(?:(?<=\s)|^)['"‘“`]([^'"’”`]*?(?:\s+[^'"’”`\s]+){3,}[^'"’”`]*?)['"’”`](?=[\s,.;:?!-]|$)""")
 _HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even|precisely|then|now))+$", re.I)
 
 
@@ -426,7 +411,7 @@ def _slot(text: str) -> Slot:
         return Slot("alias" if person.group("name") else "role", subject=person.group("x").lower())
     if PRECEDENCE_ASKED_RE.search(q):
         return Slot("thing", head="one")  # which of the settings holds (which.thing_fill), not a figure or a name
-    if _EMAIL_ASKED_RE.match(q.rstrip(" ?")):
+    if EMAIL_ASKED_RE.match(q.rstrip(" ?")):
         return Slot("place", head="address")  # "email for Ines?": an address to write to (kind_fill: an email)
     frame = FRAME_RE.match(q)
     if frame:

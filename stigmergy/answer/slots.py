@@ -46,7 +46,7 @@ from stigmergy.answer.kind_fill import (
 )
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.question import MESSAGE_RE, Slot
+from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
     identifies,
@@ -70,6 +70,7 @@ from stigmergy.answer.values import (
     outside_month,
 )
 from stigmergy.answer.what_forms import (
+    MESSAGE_RE,
     REMOVAL_ASKED_RE,
     REMOVAL_RE,
 )

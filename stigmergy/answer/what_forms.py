@@ -216,3 +216,25 @@ IT_DOES_WHAT_RE = re.compile(r"^(?P<x>[^—–:,?-][^—–:,?]{1,40}?)\s*(?:\s-
 PRECEDENCE_ASKED_RE = re.compile(r"\bwhich (?:one|value|setting|option|file|of (?:them|the (?:two|three|[\w-]+s)))\s+"
                                  r"(?:wins|sticks|takes precedence|has precedence|has priority|gets priority|applies|"
                                  r"is used|gets used|overrides|counts)\b|\bwhat takes precedence\b", re.I)
+
+# "email for Ines?", "grace's email address", "what's the security email": someone's or something's email address
+EMAIL_ASKED_RE = re.compile(r"^(?:(?:what|which)(?:'s| is| was)?\s+)?(?:the\s+|an?\s+)?(?:e-?mail(?:\s+address)?\s+(?:for|of)\s+"
+                            r"[\w.' -]{1,40}|[\w.' -]{1,40}?\s+e-?mail(?:\s+address)?)$", re.I)
+# A message the asker pastes, in quotes: four words or more
+MESSAGE_RE = re.compile(r"""(?:(?<=\s)|^)['"‘“`]([^'"’”`]*?(?:\s+[^'"’”`\s]+){3,}[^'"’”`]*?)['"’”`](?=[\s,.;:?!-]|$)""")
+
+# "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
+# comma (the words before it say where the asker met it).
+OTHER_NAME_RE = re.compile(r"^(?:.*\b(?:about|of|saying|says|mentions?|mentioned|term|word|phrase|call)\s+)?['\"‘“]?"
+                           r"(?P<x>[^,'\"’”]{2,40}?)['\"’”]?,\s*what (?:is|are|was|were) (?:that|it|this|they|those|these) "
+                           r"(?:also |otherwise )?(?:called|known as|named)(?: (?:otherwise|else|elsewhere|instead|too|"
+                           r"also))?\s*\??$", re.I)
+# "what's another name people use for an editable install", "what is X also called": the same ask, X named first.
+ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a different) names? (?:that )?(?:(?:people|we|they|"
+                             r"folks|some) (?:use|give) |used |given )?(?:for|to) (?:an? |the )?(?P<x>.{2,40})$|"
+                             r"^what (?:is|are) (?:an? |the )?(?P<y>.{2,40}?) (?:also|otherwise) (?:called|known as)$",
+                             re.I)
+# "what's sam's full name", "what is Grace's surname": another name of someone the question names.
+# "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
+FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
+                          r"(?:name|surname)\b", re.I)
