@@ -48,7 +48,7 @@ def test_fillers_that_open_or_excuse_a_question_ask_nothing() -> None:
 def test_a_word_and_how_far_it_reaches_is_the_word() -> None:
     got = _stems("is the audit trail signed with one Lanternfish-wide key?")
     assert "lanternfish" in got and not any(s.startswith("lanternfish-") for s in got)
-    assert "machin" in _stems("machine-wide pip.ini on a windows server box")
+    assert "compani" in _stems("a company-wide key for every pip.ini")
 
 
 def test_a_term_before_a_dash_then_what_is_it_asks_its_definition() -> None:
@@ -250,3 +250,29 @@ def test_what_a_thing_is_held_for_is_why_it_waits() -> None:
             "couple of weeks and bundle it with the Orbis case study.")
     assert _fills(q, line) == 1
     assert _fills(q, "[08:45] Priya Raghunathan: release notes are up. blog post is with marketing.") < 1
+
+
+def test_a_links_reference_definition_states_nothing() -> None:
+    from stigmergy.answer.evidence import statement
+
+    assert not statement("[pypa/get-pip]: https://github.com/pypa/get-pip")
+    assert statement("Download the script, from <https://bootstrap.pypa.io/get-pip.py>.")
+
+
+def test_a_script_is_named_by_the_word_typed_for_it() -> None:
+    from tests.test_answer_claims import _words
+
+    got, _ = _words("where do i download get-pip from", "Download the script, from <https://bootstrap.pypa.io/get-pip.py>.")
+    assert got == 1.0
+    got, _ = _words("where do i download get-pip from", "Download the installer from the releases page.")
+    assert got < 1.0
+
+
+def test_a_sample_of_a_report_answers_only_a_question_about_the_report() -> None:
+    line = '"metadata_version": "2.1", "name": "pip", "version": "22.2.dev0", "summary": "The PyPA recommended tool"'
+    assert _fills("do I need the actual git program installed to pip install git+https urls", line) == 0
+    assert _fills("which fields does the pip inspect json report have", line) > 0
+
+
+def test_machine_wide_is_what_a_configuration_calls_global() -> None:
+    assert "global" in _stems("machine-wide pip.ini on a windows server box - which folder does it go in")

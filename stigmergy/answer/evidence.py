@@ -212,7 +212,10 @@ _UNDERLINE_RE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
 _TILDES_RE = re.compile(r"^~{3,}\s*$")
 # Markup that states nothing: directives and targets (".. note::", ".. _label:"), a lone "::", a directive's
 # options and a document's fields (":maxdepth: 2", ":http-equiv=refresh: 3; url=…", ":orphan:").
-_MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$|:[a-z][\w-]*(?:=[\w-]+)?:(?:\s|$))|lorem ipsum", re.I)
+# (and a Markdown link's reference definition, "[pypa/get-pip]: https://github.com/pypa/get-pip": where a link in the
+# text points, which says nothing of its own)
+_MARKUP_RE = re.compile(r"^\s*(?:\.\.\s|::|\{[a-z-]+\}\s*$|:[a-z][\w-]*(?:=[\w-]+)?:(?:\s|$)|\[[^\]]{1,80}\]:\s*(?:https?://|<|/))|"
+                        r"lorem ipsum", re.I)
 _ALPHA_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 # A reStructuredText box: ".. note::", ".. attention:: text"
 _ADMONITION_RE = re.compile(r"^\s*\.\.\s+(?:attention|caution|danger|error|hint|important|note|tip|warning|seealso|"

@@ -69,7 +69,7 @@ _PREFERS_RE = re.compile(r"\b(?:prefers?|preferred|would rather|likes? it best|a
 def how_fill(text: str, q: Asked, content: int) -> float:
     """How well `text` tells how to do what `q` asks; `content` is how many content words it says that the question
     does not."""
-    if _DATA_RE.match(text):
+    if DATA_RE.match(text):
         return 0.0  # "get pip list output as json": '{ "version": "1", "installed": [ …' is what comes out, not how
     done = DONE_TO_RE.search(q.text)
     code = [m.group(0) for m in CODE_RE.finditer(text) if (is_new(m.group(0), q) or _new_option(m.group(0), q)) and not
@@ -102,7 +102,7 @@ def how_fill(text: str, q: Asked, content: int) -> float:
 
 
 # A sample of data a command writes: a JSON object or a list of them
-_DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\'])')
+DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\']|"[\w-]+":\s*["\d\[{tfn])')
 # A configuration file's lines: an INI section with its settings ("[freeze] timeout = 10"), or a setting alone
 _CONFIG_RE = re.compile(r"^\s*(?:\[[\w. -]{1,40}\](?:\s+[\w.-]+\s*=\s*\S+)*|[a-z][\w.-]*\s*=\s*\S+(?:\s+[\w.-]+\s*=\s*\S+)*)\s*$")
 

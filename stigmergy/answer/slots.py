@@ -46,6 +46,7 @@ from stigmergy.answer.kind_fill import (
 )
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
+from stigmergy.answer.procedure import DATA_RE
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
@@ -221,6 +222,10 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     before = _BEFORE_ASKED_RE.search(q.text) if slot.kind == "value" else None
     if got and before and stem(before.group(1)) in stems_of(text) and not _EARLIER_RE.search(text):
         got *= WEAK  # "what did grace do before she joined": "who joined us last week as SRE lead" is the joining
+    if got and DATA_RE.match(text) and not _DATA_ASKED_RE.search(q.text):
+        # "do I need the actual git program installed …": '"metadata_version": "2.1", "name": "pip", …' is a sample
+        # of a report, which answers only a question about the report
+        return 0.0, False
     if got and slot.kind in ("value", "definition") and _echoes(text, q):
         return 0.0, False  # "pip prints 'INFO: pip is looking at multiple versions …' - what's going on": the message
     done = DONE_TO_RE.search(q.text) if slot.kind in ("procedure", "value") else None
@@ -238,6 +243,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
     return got, via
 
 
+# A question about a report's data, which a sample of it may answer
+_DATA_ASKED_RE = re.compile(r"\b(?:json|field|fields|key|keys|report|output|format|schema|metadata|example)\b", re.I)
 # What someone did before an event of their own ("before she joined", "before joining us"): the verb of the event
 _BEFORE_ASKED_RE = re.compile(r"\b(?:do|did|does|doing)\b.*\bbefore (?:(?:she|he|they|we|you|i) )?"
                               r"(join|joined|joining|start|started|starting|arrive|arrived|came|moved)\b", re.I)

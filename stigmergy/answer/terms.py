@@ -184,6 +184,8 @@ _IDENT_RE = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.-]+)?|\b[a-z]+(?:_[a-z0
 _SLOT_NOUNS = frozenset("date day time year month".split())
 WAY_WORDS = frozenset("best right easiest quickest simplest fastest recommended proper correct preferred".split())
 _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened".split())
+# "a machine-wide pip.ini": what a configuration calls global
+_GLOBAL_RE = re.compile(r"^(?:machine|system|computer|server|site)-wide$", re.I)
 _SUFFIXED_RE = re.compile(r"^([A-Za-z][\w.]{2,})-(?:wide|based|only|specific|related|level|scoped)$", re.I)
 # A person the question has named already, or a name the answer gives: never a word a line must say
 _PERSONAL = frozenset("he she him her his hers they them their theirs".split())
@@ -265,7 +267,7 @@ def question_terms(question: str) -> list[Term]:
     placeholders = {t for m in _PLACEHOLDER_RE.finditer(question) for t in re.findall(r"\b[XYZN]\b", m.group(0))}
     # "one Lanternfish-wide key", "a machine-wide pip.ini": the word and how far it reaches, which a line says in its
     # own words ("per customer", "global"); the word alone is what the question names
-    toks = [_SUFFIXED_RE.sub(r"\1", t) for t in _periods(tokens(question))]
+    toks = [_SUFFIXED_RE.sub(r"\1", _GLOBAL_RE.sub("global", t)) for t in _periods(tokens(question))]
     # An option, a setting or an identifier names one thing exactly ("--use-deprecated=out-of-tree-build",
     # "PIP_CONFIG_FILE", "Configuration.items"): a line that does not say it is about something else.
     # An option given a value ("--upgrade-strategy=to-satisfy-only") names the value exactly; the option's name is
