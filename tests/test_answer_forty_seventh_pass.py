@@ -276,3 +276,12 @@ def test_a_sample_of_a_report_answers_only_a_question_about_the_report() -> None
 
 def test_machine_wide_is_what_a_configuration_calls_global() -> None:
     assert "global" in _stems("machine-wide pip.ini on a windows server box - which folder does it go in")
+
+
+def test_a_pasted_message_is_four_words_in_closed_quotes() -> None:
+    from stigmergy.answer.what_forms import pasted
+
+    got = pasted("pip prints 'INFO: pip is looking at multiple versions' - what's going on")
+    assert got is not None and got.group(1) == "INFO: pip is looking at multiple versions"
+    assert pasted("what does 'dwell time' mean") is None  # a term, not a message
+    assert pasted("'" + "word " * 190) is None  # never closed: no message (and read in one scan)

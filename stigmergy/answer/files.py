@@ -15,8 +15,8 @@ from stigmergy.repo.containment import contained_file
 
 # A name with a dot and a short extension, not a version or a figure ("requirements.txt", "pip.conf", ".pypirc",
 # "pyproject.toml"); a domain ("pypi.org") is a place, not a file.
-_FILE_RE = re.compile(r"(?<![\w.-])(\.?[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:txt|toml|cfg|ini|conf|json|ya?ml|lock|py|"
-                      r"rst|md|in|sh|bat|ps1|pypirc|pth|whl|zip|gz))(?![\w.-]*[\w-])", re.I)
+_EXTENSIONS = r"txt|toml|cfg|ini|conf|json|ya?ml|lock|py|rst|md|in|sh|bat|ps1|pypirc|pth|whl|zip|gz"
+_FILE_RE = re.compile(rf"(?<![\w.-])(\.?[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS}))(?![\w.-]*[\w-])", re.I)
 _DOT_FILE_RE = re.compile(r"(?<![\w.-])(\.[a-z][\w-]{2,})(?![\w.])", re.I)  # ".pypirc", ".netrc"
 
 
@@ -41,6 +41,12 @@ def named(question: str) -> frozenset[str]:
     out |= {" ".join(ws).casefold() for ws in spans if ws and not ws[0].startswith("-") and ws[0] not in _SHELL_WORDS}
     out |= {m.group(1).casefold() for m in _DOT_FILE_RE.finditer(question) if m.group(1).count(".") == 1}
     return frozenset(out)
+
+
+@lru_cache(maxsize=256)
+def file_named(name: str) -> re.Pattern[str]:
+    """A file a word names without its extension ("get-pip" for "get-pip.py"), as a line writes it."""
+    return re.compile(rf"(?<![\w-]){re.escape(name)}\.(?:{_EXTENSIONS})\b", re.I)
 
 
 @lru_cache(maxsize=256)

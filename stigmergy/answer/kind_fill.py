@@ -348,13 +348,12 @@ def stems_of(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
 
-# An address on the web or for email, asked and given.
+# An address on the web or for email ("email for Ines?"), asked and given.
 # (or the address of a thing on the web: "old coldtrace web app — what's the address now")
-_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|e-?mail|mail|internet)\s+address|\be-?mail\b|"
+_WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|mail|internet)\s+address|\be-?mail\b|"
                                    r"\b(?:web ?app|website|web ?site|portal|dashboard|login page)\b[^.?!]{0,30}\baddress\b", re.I)
 _WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
 
-# Where one reports, sends or asks something: an address to write to, not a place.
 # "where should i put it", "where do we mount the gateway": where a thing is set in place, which a line says by what it
 # is set against ("above the floor", "away from the evaporator fan", "on the wall"), not by a town
 PLACEMENT_ASKED_RE = re.compile(r"\bwhere (?:should|do|can|would|must|to) (?:i |we |you |one )?(?:put|mount|place|install|"
@@ -378,6 +377,7 @@ def placed(text: str, q: Asked) -> bool:
     return placement_asked(q) and bool(_PLACED_RE.search(text))
 
 
+# Where one reports, sends or asks something: an address to write to, not a place.
 CONTACT_ASKED_RE = re.compile(r"\b(?:where|(?:which|what) (?:e-?mail |email )?address) (?:do|should|can|would|could|must|"
                                r"does|did) (?:i|we|you|one|they|customers?|people|users?) (?:report|send|email|e-mail|mail|"
                                r"submit|file|raise|post|flag|log|escalate|direct|reach|contact|ask|disclose|forward|"

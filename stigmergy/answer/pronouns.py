@@ -12,10 +12,13 @@ from dataclasses import replace
 from stigmergy.answer.function_words import FRAME_OPENERS, WH
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.question import PERSON_FIRST, TYPED_APART, WORKS_AT, Part, Slot
+from stigmergy.answer.terms import PERSONAL
+from stigmergy.answer.what_forms import NAME_QUALIFIERS
 
-PRONOUNS = frozenset("his her their him them he she they".split())
+PRONOUNS = PERSONAL
+# "his full name", "her surname": another name of someone the asker knows by one
+_NAME_KIND_RE = re.compile(rf"\b(?:(?:{NAME_QUALIFIERS}) name|surname)\b", re.I)
 # "what does Olly actually do": the words around the name that are no part of it
-_NAME_KIND_RE = re.compile(r"\b(?:full|real|whole|proper|legal|last|first|sur|family|given|middle)\s*name\b", re.I)
 _HEDGES_RE = re.compile(r"\b(?:actually|really|exactly|even|here|there|all day|for (?:us|a living))\b", re.I)
 
 

@@ -76,7 +76,6 @@ from stigmergy.answer.what_forms import (
     LINK_ASKED_RE,
     LITERAL_RE,
     MEANING_END_RE,
-    MESSAGE_RE,
     NAME_OF_RE,
     OK_ASKED_RE,
     OLDEST_NAMED_RE,
@@ -92,6 +91,7 @@ from stigmergy.answer.what_forms import (
     TOPIC_IT_RE,
     TOPIC_KIND_RE,
     WANT_TO_RE,
+    pasted,
 )
 
 # A question passed on ("pharma prospect asking if we're iso 27001 certified — are we?", "customer wants to know
@@ -398,7 +398,7 @@ _HEDGE_TAIL_RE = re.compile(r"(?:\s+(?:actually|exactly|really|again|anyway|even
 
 def _slot(text: str) -> Slot:
     q = CURRENCY_SIGN_RE.sub("money ", _clean(text))
-    message = MESSAGE_RE.search(q)
+    message = pasted(q)
     if message:
         # "pip prints 'INFO: pip is looking at multiple versions … which version is compatible' - what's going on":
         # what the message says is no part of what is asked; asked what it means, any line that explains it may

@@ -198,17 +198,11 @@ def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str]
     head = _prefixed(term.word) or (_compound_head(term.word) if term.absent else "")
     if head and stem(head) in said:
         return True  # "my per-user pip config": "User : $HOME/.config/pip/pip.conf"
-    if ("-" in term.word or "_" in term.word) and "." not in term.word and _file_of(term.word).search(text):
+    if ("-" in term.word or "_" in term.word) and "." not in term.word and files.file_named(term.word).search(text):
         return True  # "where do i download get-pip": "Download the script, from <https://bootstrap.pypa.io/get-pip.py>"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and initials_re(term.initials).search(text)))
-
-
-@lru_cache(maxsize=256)
-def _file_of(name: str) -> re.Pattern[str]:
-    """A script or a file named by the word the asker typed ("get-pip" for "get-pip.py")."""
-    return re.compile(rf"(?<![\w-]){re.escape(name)}\.(?:py|pyz|sh|exe|toml|cfg|ini|txt|json|ya?ml)\b", re.I)
 
 
 @lru_cache(maxsize=256)

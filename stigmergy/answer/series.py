@@ -63,7 +63,7 @@ def in_bound(figure: str, series: str, text: str) -> bool:
 
 
 # A percentile as engineers write it ("p99", "p95", "p99.9"), which a report spells out ("99th percentile")
-_PERCENTILE_RE = re.compile(r"p(\d{2}(?:\.\d+)?)", re.I)
+PERCENTILE_RE = re.compile(r"p(\d{2}(?:\.\d+)?)", re.I)
 
 
 @lru_cache(maxsize=64)
@@ -73,5 +73,5 @@ def _percentile_re(n: str) -> re.Pattern[str]:
 
 def percentile_said(word: str, text: str) -> bool:
     """ "p99" is said by "99th percentile"."""
-    m = _PERCENTILE_RE.fullmatch(word)
+    m = PERCENTILE_RE.fullmatch(word)
     return m is not None and _percentile_re(m.group(1)).search(text) is not None

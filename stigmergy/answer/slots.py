@@ -71,9 +71,9 @@ from stigmergy.answer.values import (
     outside_month,
 )
 from stigmergy.answer.what_forms import (
-    MESSAGE_RE,
     REMOVAL_ASKED_RE,
     REMOVAL_RE,
+    pasted,
 )
 from stigmergy.answer.which import (
     VAGUE,
@@ -255,10 +255,10 @@ _EARLIER_RE = re.compile(r"\b(?:before|previously|prior|earlier|formerly|former|
 
 def _echoes(text: str, q: Asked) -> bool:
     """The line is the message the asker pasted, and little more: it says what they saw, not what it means."""
-    pasted = MESSAGE_RE.search(q.text)
-    if not pasted:
+    message = pasted(q.text)
+    if not message:
         return False
-    said = " ".join(pasted.group(1).casefold().split())
+    said = " ".join(message.group(1).casefold().split())
     low = " ".join(text.casefold().split())
     return said in low and len(low.replace(said, " ").split()) < 8
 

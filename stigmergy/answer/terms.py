@@ -187,8 +187,9 @@ _EDGE_WORDS = frozenset("closed closes ended ends finished began started opened"
 # "a machine-wide pip.ini": what a configuration calls global
 _GLOBAL_RE = re.compile(r"^(?:machine|system|computer|server|site)-wide$", re.I)
 _SUFFIXED_RE = re.compile(r"^([A-Za-z][\w.]{2,})-(?:wide|based|only|specific|related|level|scoped)$", re.I)
-# A person the question has named already, or a name the answer gives: never a word a line must say
-_PERSONAL = frozenset("he she him her his hers they them their theirs".split())
+# A person the question has named already, or a name the answer gives: never a word a line must say (pronouns.py reads
+# the same words as a subject to resolve)
+PERSONAL = frozenset("he she him her his hers they them their theirs".split())
 # "with a capital P": the letter itself, as written, not a label named by it.
 _LETTER_CASE = frozenset("capital lowercase uppercase small big letter".split())
 
@@ -289,7 +290,7 @@ def question_terms(question: str) -> list[Term]:
                   and not (toks[i - 1].isalpha() and len(toks[i - 1]) >= 3 and toks[i - 1].istitle()))
         if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter) or low in shell:
             continue
-        if low in _PERSONAL and i:
+        if low in PERSONAL and i:
             continue  # "Hannah L — which city does she work out of": whom the asker means, which the line names
         if i and toks[i - 1].casefold() == "how" and low in HOW_WORDS:
             continue  # "how long", "how late": the slot, not what the line must say

@@ -26,6 +26,7 @@ from stigmergy.answer.heads import (
     rate_unit,
     singular_head,
 )
+from stigmergy.answer.series import PERCENTILE_RE
 from stigmergy.answer.shorthand import TIME_SHORT
 from stigmergy.answer.what_forms import (
     COMMAND_ASKED_RE,
@@ -55,7 +56,8 @@ _DATE_OF_RE = re.compile(
     r"(date|day|deadline|year|month|week|quarter)\b", re.I)
 
 
-_PERCENTILE_RE = re.compile(r"^p(?:50|75|90|95|99|99\.9)\b(?:\s+([a-z]+))?", re.I)
+# A percentile as engineers write it (series.py), then what it is of ("p99 latency")
+_PERCENTILE_OF_RE = re.compile(rf"^{PERCENTILE_RE.pattern}\b(?:\s+([a-z]+))?", re.I)
 # "the 'trivial' label", "the `eager` strategy": a thing named in quotes, then the kind of thing it is
 _QUOTED_KIND_RE = re.compile(r"^(?:'s|is|are|was|were)\s+the\s+['\"‘“`]([^'\"’”`]{2,40})['\"’”`](?:\s+[\w-]+){1,3}$")
 _VERSUS_TAIL_RE = re.compile(r"\s+(?:vs\.?|versus|compared (?:to|with)|as opposed to)\s+\S.*$")
@@ -215,11 +217,11 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
             m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)):
         # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
         # definition; "what is that --debug flag doing": what the flag does
-        pct = _PERCENTILE_RE.match(m.group(2))
+        pct = _PERCENTILE_OF_RE.match(m.group(2))
         if pct:
             # "what was p95 after the fix", "whats p99 latency now": a percentile's figure, a time unless another
             # measure is named
-            return Slot("quantity", unit="time" if (pct.group(1) or "") in (
+            return Slot("quantity", unit="time" if (pct.group(2) or "") in (
                 "", "latency", "delay", "response", "lag", "duration", "after", "before", "now") else "")
         return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", m.group(2)))
     m = _QUOTED_KIND_RE.match(tail)

@@ -220,8 +220,15 @@ PRECEDENCE_ASKED_RE = re.compile(r"\bwhich (?:one|value|setting|option|file|of (
 # "email for Ines?", "grace's email address", "what's the security email": someone's or something's email address
 EMAIL_ASKED_RE = re.compile(r"^(?:(?:what|which)(?:'s| is| was)?\s+)?(?:the\s+|an?\s+)?(?:e-?mail(?:\s+address)?\s+(?:for|of)\s+"
                             r"[\w.' -]{1,40}|[\w.' -]{1,40}?\s+e-?mail(?:\s+address)?)$", re.I)
-# A message the asker pastes, in quotes: four words or more
-MESSAGE_RE = re.compile(r"""(?:(?<=\s)|^)['"‘“`]([^'"’”`]*?(?:\s+[^'"’”`\s]+){3,}[^'"’”`]*?)['"’”`](?=[\s,.;:?!-]|$)""")
+# A span in quotes (one scan to the closing quote: no nested repeats, so a question with an unclosed quote is read in
+# linear time)
+_QUOTED_SPAN_RE = re.compile(r"""(?:(?<=\s)|^)['"‘“`]([^'"’”`]+)['"’”`](?=[\s,.;:?!-]|$)""")
+
+
+def pasted(text: str) -> re.Match[str] | None:
+    """A message the asker pastes, in quotes: four words or more ("pip prints 'INFO: pip is looking at …'")."""
+    return next((m for m in _QUOTED_SPAN_RE.finditer(text) if len(m.group(1).split()) >= 4), None)
+
 
 # "the runbook talks about cold soak, what is that called otherwise?": another name of the thing named before the
 # comma (the words before it say where the asker met it).
@@ -236,5 +243,7 @@ ANOTHER_NAME_RE = re.compile(r"^what (?:is|are) (?:an ?other|the other|a differe
                              re.I)
 # "what's sam's full name", "what is Grace's surname": another name of someone the question names.
 # "…, what's his full surname": the pronoun's person (pronouns.resolved says who).
-FULL_NAME_RE = re.compile(r"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:full |real |whole |proper |last |first |legal )?"
-                          r"(?:name|surname)\b", re.I)
+# (pronouns.py reads the same qualifiers: "his full name" asks another name of someone the asker knows by one)
+NAME_QUALIFIERS = "full|real|whole|proper|last|first|legal"
+FULL_NAME_RE = re.compile(rf"\bwhat is (?:([\w.-]+)'s|(his|her|their)) (?:(?:{NAME_QUALIFIERS}) )?(?:name|surname)\b",
+                          re.I)
