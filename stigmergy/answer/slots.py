@@ -220,7 +220,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
     before = _BEFORE_ASKED_RE.search(q.text) if slot.kind == "value" else None
-    if got and before and stem(before.group(1)) in stems_of(text) and not _EARLIER_RE.search(text):
+    if got and before and stem(before.group(1)) in stems_of(text) and not (_PAST_RE.search(text) or _EARLIER_RE.search(
+            text)):
         got *= WEAK  # "what did grace do before she joined": "who joined us last week as SRE lead" is the joining
     if got and DATA_RE.match(text) and not _DATA_ASKED_RE.search(q.text):
         # "do I need the actual git program installed …": '"metadata_version": "2.1", "name": "pip", …' is a sample
@@ -248,9 +249,8 @@ _DATA_ASKED_RE = re.compile(r"\b(?:json|field|fields|key|keys|report|output|form
 # What someone did before an event of their own ("before she joined", "before joining us"): the verb of the event
 _BEFORE_ASKED_RE = re.compile(r"\b(?:do|did|does|doing)\b.*\bbefore (?:(?:she|he|they|we|you|i) )?"
                               r"(join|joined|joining|start|started|starting|arrive|arrived|came|moved)\b", re.I)
-# A line that speaks of what came first
-_EARLIER_RE = re.compile(r"\b(?:before|previously|prior|earlier|formerly|former|spent|used to|until|was at|worked (?:at|for))\b",
-                         re.I)
+# A line that speaks of what came first: a past state (`_PAST_RE`), or these
+_EARLIER_RE = re.compile(r"\b(?:before|prior|earlier|former|spent|until|was at|worked (?:at|for))\b", re.I)
 
 
 def _echoes(text: str, q: Asked) -> bool:

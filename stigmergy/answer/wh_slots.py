@@ -29,6 +29,7 @@ from stigmergy.answer.heads import (
 from stigmergy.answer.series import PERCENTILE_RE
 from stigmergy.answer.shorthand import TIME_SHORT
 from stigmergy.answer.what_forms import (
+    AGAINST,
     COMMAND_ASKED_RE,
     FLAG_ASKED_RE,
     IN_WHOSE_WORDS_RE,
@@ -60,7 +61,7 @@ _DATE_OF_RE = re.compile(
 _PERCENTILE_OF_RE = re.compile(rf"^{PERCENTILE_RE.pattern}\b(?:\s+([a-z]+))?", re.I)
 # "the 'trivial' label", "the `eager` strategy": a thing named in quotes, then the kind of thing it is
 _QUOTED_KIND_RE = re.compile(r"^(?:'s|is|are|was|were)\s+the\s+['\"‘“`]([^'\"’”`]{2,40})['\"’”`](?:\s+[\w-]+){1,3}$")
-_VERSUS_TAIL_RE = re.compile(r"\s+(?:vs\.?|versus|compared (?:to|with)|as opposed to)\s+\S.*$")
+_VERSUS_TAIL_RE = re.compile(rf"\s+(?:{AGAINST})\s+\S.*$")  # what a term is set against (SET_AGAINST)
 
 
 def how_slot(nxt: str, rest: str) -> Slot:

@@ -180,7 +180,8 @@ TOPIC_KIND_RE = re.compile(r"\s+(?:env(?:ironment)? ?var(?:iable)?|variable|flag
 LITERAL_RE = re.compile(r"^(?:--?[a-z][\w-]*(?:=\S*)?|\S*[_.]\S*|[A-Z][A-Z0-9_]+|['\"`‘“].+['\"`’”])$")
 # "what does --ignore-installed actually do compared to force reinstall": what X does, set against another thing
 # the asker names, is still X's definition.
-SET_AGAINST = r"(?:,? (?:compared (?:to|with)|vs\.?|versus|as opposed to|unlike|instead of|rather than) .+)?$"
+AGAINST = r"compared (?:to|with)|vs\.?|versus|as opposed to|unlike|instead of|rather than"
+SET_AGAINST = rf"(?:,? (?:{AGAINST}) .+)?$"
 
 # "q2 revenue — the july draft had one number, what's the final?": the later one of a measure named earlier in the
 # question, which the clause that asks does not repeat.
