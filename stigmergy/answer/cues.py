@@ -75,6 +75,9 @@ COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) 
 DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*(?<!\bthat )(?<!\bwhich )\b"
                         r"(?:(?:get|gets|got|be|is|are|was|were) |(?:get|gets|got) "
                         r"(?:my|our|their|your|the|a|an) (?:[\w-]+ ){0,3}?)([a-z]+(?:ed|en))\b", re.I)
+# A sample of data a command writes: a JSON object, a list of them, or a field of one ('"metadata_version": "2.1", …');
+# it tells no how (procedure.how_fill) and answers only a question about the report (slots.fill)
+DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\']|"[\w-]+":\s*["\d\[{tfn])')
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 

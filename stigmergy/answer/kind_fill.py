@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from stigmergy.answer.counts import (
     NUMBER_WORDS,
@@ -369,7 +370,13 @@ _PLACED_RE = re.compile(r"\b(?:above|below|beneath|underneath|away from|next to|
 def placement_asked(q: Asked) -> bool:
     """Where to put a thing is asked, a thing in a room, not a file ("where do i put a machine-wide pip.ini": a
     folder answers)."""
-    return bool(PLACEMENT_ASKED_RE.search(q.text)) and not _FILE_ASKED_RE.search(q.text)
+    return _placement_asked(q.text)
+
+
+@lru_cache(maxsize=256)
+def _placement_asked(question: str) -> bool:
+    # the question's, read once for every line weighed
+    return bool(PLACEMENT_ASKED_RE.search(question)) and not _FILE_ASKED_RE.search(question)
 
 
 def placed(text: str, q: Asked) -> bool:

@@ -7,6 +7,7 @@ import re
 
 from stigmergy.answer.cues import (
     COMMAND_RE,
+    DATA_RE,
     DONE_TO_RE,
     INSTRUCTS_RE,
     STANDARD_RE,
@@ -101,8 +102,6 @@ def how_fill(text: str, q: Asked, content: int) -> float:
     return WEAK if content >= 2 else 0.0
 
 
-# A sample of data a command writes: a JSON object or a list of them
-DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\']|"[\w-]+":\s*["\d\[{tfn])')
 # A configuration file's lines: an INI section with its settings ("[freeze] timeout = 10"), or a setting alone
 _CONFIG_RE = re.compile(r"^\s*(?:\[[\w. -]{1,40}\](?:\s+[\w.-]+\s*=\s*\S+)*|[a-z][\w.-]*\s*=\s*\S+(?:\s+[\w.-]+\s*=\s*\S+)*)\s*$")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from stigmergy.answer.counts import (
     NUMBER_WORDS,
@@ -26,6 +27,7 @@ from stigmergy.answer.counts import (
     says_head,
 )
 from stigmergy.answer.cues import (
+    DATA_RE,
     DONE_TO_RE,
 )
 from stigmergy.answer.defining import defined_in_context
@@ -46,7 +48,6 @@ from stigmergy.answer.kind_fill import (
 )
 from stigmergy.answer.names import Names, words
 from stigmergy.answer.polarity import NEGATION_RE, affirms_denied, denies
-from stigmergy.answer.procedure import DATA_RE
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     WHO_IS_RE,
@@ -219,9 +220,8 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "when was the postmortem published": "[14:20] …: postmortem owner: me, due 26 Aug" dates a plan (the
         # stamp says when it was said); "planned for 10 April and went live on 14 April" also dates what happened
         got *= WEAK
-    before = _BEFORE_ASKED_RE.search(q.text) if slot.kind == "value" else None
-    if got and before and stem(before.group(1)) in stems_of(text) and not (_PAST_RE.search(text) or _EARLIER_RE.search(
-            text)):
+    before = _event_before(q.text) if slot.kind == "value" else ""
+    if got and before and before in stems_of(text) and not (_PAST_RE.search(text) or _EARLIER_RE.search(text)):
         got *= WEAK  # "what did grace do before she joined": "who joined us last week as SRE lead" is the joining
     if got and DATA_RE.match(text) and not _DATA_ASKED_RE.search(q.text):
         # "do I need the actual git program installed …": '"metadata_version": "2.1", "name": "pip", …' is a sample
@@ -253,12 +253,26 @@ _BEFORE_ASKED_RE = re.compile(r"\b(?:do|did|does|doing)\b.*\bbefore (?:(?:she|he
 _EARLIER_RE = re.compile(r"\b(?:before|prior|earlier|former|spent|until|was at|worked (?:at|for))\b", re.I)
 
 
+@lru_cache(maxsize=256)
+def _event_before(question: str) -> str:
+    """The stem of the event what is asked came before ("join" for "what did grace do before she joined"), or ""; the
+    question's, read once for every line weighed."""
+    m = _BEFORE_ASKED_RE.search(question)
+    return stem(m.group(1)) if m else ""
+
+
+@lru_cache(maxsize=256)
+def _pasted_said(question: str) -> str:
+    """The message the asker pasted, folded, or "" (read once for every line weighed)."""
+    message = pasted(question)
+    return " ".join(message.group(1).casefold().split()) if message else ""
+
+
 def _echoes(text: str, q: Asked) -> bool:
     """The line is the message the asker pasted, and little more: it says what they saw, not what it means."""
-    message = pasted(q.text)
-    if not message:
+    said = _pasted_said(q.text)
+    if not said:
         return False
-    said = " ".join(message.group(1).casefold().split())
     low = " ".join(text.casefold().split())
     return said in low and len(low.replace(said, " ").split()) < 8
 
