@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stigmergy.answer import files
+from stigmergy.answer.asides import claimed
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names, roster
 from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.select import score_part, word_score
 from stigmergy.answer.slots import WEAK, fill, kind_fill
-from stigmergy.answer.terms import claimed, question_terms
+from stigmergy.answer.terms import question_terms
 from stigmergy.answer.values import asked, dates_in, day_months, question_days
 from stigmergy.answer.which import thing_fill
 
@@ -292,7 +293,7 @@ def test_what_the_question_rules_out_does_not_answer() -> None:
 
 
 def test_a_word_made_with_a_prefix_is_said_by_its_head() -> None:
-    from stigmergy.answer.select import _prefixed
+    from stigmergy.answer.saying import prefixed
 
     q = "linux box - where am i supposed to put my per-user pip config file?"
     terms = question_terms(q)
@@ -300,8 +301,8 @@ def test_a_word_made_with_a_prefix_is_said_by_its_head() -> None:
     user = _line("User : $HOME/.config/pip/pip.conf, which respects the XDG_CONFIG_HOME environment variable.")
     got = word_score(user, terms, {})
     assert "per-user" in got[3]
-    assert _prefixed("per-user") == "user" and _prefixed("non-root") == "root"
-    assert _prefixed("eu-west") == "" and _prefixed("re-do") == ""  # no prefix, or too short a head
+    assert prefixed("per-user") == "user" and prefixed("non-root") == "root"
+    assert prefixed("eu-west") == "" and prefixed("re-do") == ""  # no prefix, or too short a head
 
 
 def test_an_old_name_beside_a_figure_does_not_make_the_figure_old() -> None:

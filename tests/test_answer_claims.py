@@ -4,11 +4,12 @@ ordinal and a month typed short say what a date line writes (no index; sentences
 
 from __future__ import annotations
 
+from stigmergy.answer.asides import claimed
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import alternatives, topical, word_score
-from stigmergy.answer.terms import Term, claimed, question_terms, stems
+from stigmergy.answer.terms import Term, question_terms, stems
 
 
 def _line(text: str, title: str = "Notes") -> Line:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from stigmergy.answer.asides import motive
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts
 from stigmergy.answer.select import event_terms
 from stigmergy.answer.service import commands
-from stigmergy.answer.terms import motive, question_terms
+from stigmergy.answer.terms import question_terms
 from tests.test_answer_claims import _line, _words
 from tests.test_answer_slots import _fills as _slot_fills
 

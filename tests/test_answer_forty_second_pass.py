@@ -17,12 +17,13 @@ from types import SimpleNamespace
 import pytest
 
 from stigmergy.answer import files
+from stigmergy.answer.asides import claimed
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts
 from stigmergy.answer.select import alternatives, word_score
-from stigmergy.answer.terms import claimed, question_terms
+from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills as _slot_fills
 
 

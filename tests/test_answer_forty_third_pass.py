@@ -17,9 +17,10 @@ from types import SimpleNamespace
 import pytest
 
 from stigmergy.answer import files
+from stigmergy.answer.asides import claimed, motive
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts
-from stigmergy.answer.terms import claimed, motive, question_terms, stems, tokens
+from stigmergy.answer.terms import question_terms, stems, tokens
 from tests.test_answer_slots import _fills as _slot_fills
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from stigmergy.answer.asides import MOTIVE_WEIGHT, claimed, motive, without_motive
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.roles import says_role
 from stigmergy.answer.select import _ruled_out
 from stigmergy.answer.slots import fill, kind_fill
-from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms, stem, without_motive
+from stigmergy.answer.terms import question_terms, stem
 from stigmergy.answer.values import asked
 
 

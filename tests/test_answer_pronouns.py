@@ -4,6 +4,7 @@ situation before the question, and a client who is a customer. No index; sentenc
 
 from __future__ import annotations
 
+from stigmergy.answer.asides import MOTIVE_WEIGHT, claimed, motive
 from stigmergy.answer.counts import says_counted
 from stigmergy.answer.evidence import Line, source_units
 from stigmergy.answer.names import Entity, Names
@@ -12,7 +13,7 @@ from stigmergy.answer.question import Slot, parts, slot
 from stigmergy.answer.select import alternatives, score_part, word_score
 from stigmergy.answer.service import _about
 from stigmergy.answer.slots import fill, kind_fill
-from stigmergy.answer.terms import MOTIVE_WEIGHT, claimed, motive, question_terms
+from stigmergy.answer.terms import question_terms
 from stigmergy.answer.values import asked
 
 
@@ -323,7 +324,7 @@ def test_back_in_a_period_says_when_and_is_no_term() -> None:
 
 
 def test_an_identifiers_parts_are_words_a_run_together_word_is_made_of() -> None:
-    from stigmergy.answer.select import blended
+    from stigmergy.answer.saying import blended
 
     term = next(t for t in question_terms("where does the virtualenv config go") if t.word == "virtualenv")
     assert blended(term, "Site : $VIRTUAL_ENV/pip.conf")

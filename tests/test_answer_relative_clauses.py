@@ -64,7 +64,8 @@ def test_a_least_version_asked_is_said_by_at_least_not_by_a_pin() -> None:
 
 
 def test_a_figure_the_asker_remembers_is_a_claim_the_answer_may_correct() -> None:
-    from stigmergy.answer.terms import claimed, question_terms
+    from stigmergy.answer.asides import claimed
+    from stigmergy.answer.terms import question_terms
 
     q = "what share of revenue is the big customer these days? I remember it being 14% or so"
     got = {t.word: t.claim for t in claimed(question_terms(q), q, "quantity")}

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from stigmergy.answer.asides import claimed
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.question import Slot, parts, slot
-from stigmergy.answer.select import _compound_head, word_score
+from stigmergy.answer.saying import compound_head
+from stigmergy.answer.select import word_score
 from stigmergy.answer.slots import fill, kind_fill
-from stigmergy.answer.terms import claimed, question_terms
+from stigmergy.answer.terms import question_terms
 from stigmergy.answer.values import asked
 
 
@@ -96,8 +98,8 @@ def test_a_count_of_them_counts_what_the_sentence_before_names() -> None:
 
 
 def test_a_compound_the_asker_made_up_is_said_by_its_last_word() -> None:
-    assert _compound_head("temp-excursion") == "excursion" and _compound_head("g2-ish") == ""
-    assert _compound_head("re-do") == ""  # too short a head to stand for the whole
+    assert compound_head("temp-excursion") == "excursion" and compound_head("g2-ish") == ""
+    assert compound_head("re-do") == ""  # too short a head to stand for the whole
     q = "how much quicker did temp-excursion warnings go out?"
     terms = [replace(t, absent=t.word == "temp-excursion") for t in question_terms(q)]
     line = _line("Excursion alerts fired on average 41 seconds sooner than on the poller.")

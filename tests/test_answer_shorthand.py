@@ -144,7 +144,7 @@ def test_which_months_is_answered_by_months_not_by_a_release() -> None:
 
 
 def test_a_short_frame_before_the_auxiliary_still_asks_yes_or_no_and_its_version_says_which_case() -> None:
-    from stigmergy.answer.terms import claimed
+    from stigmergy.answer.asides import claimed
 
     q = "on python 3.9 will pip pick up my corp ca cert from the os cert store?"
     assert slot(q).kind == "yesno"  # "on python 3.9, will pip …" without its comma

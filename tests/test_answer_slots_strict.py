@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from stigmergy.answer.head_noun import modifiers
 from stigmergy.answer.question import slot
-from stigmergy.answer.select import spelled_out
 from stigmergy.answer.slots import WEAK
-from stigmergy.answer.terms import question_terms
+from stigmergy.answer.terms import question_terms, spelled_out
 from tests.test_answer_slots import _fills
 
 

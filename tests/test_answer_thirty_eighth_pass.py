@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+from stigmergy.answer.asides import claimed, motive
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.question import Slot, parts
 from stigmergy.answer.select import _says_event, alternatives, event_terms, word_score
 from stigmergy.answer.service import _named
-from stigmergy.answer.terms import claimed, motive, question_terms
+from stigmergy.answer.terms import question_terms
 from tests.test_answer_slots import _fills as _slot_fills
 from tests.test_answer_thirty_seventh_pass import _line, _terms, _words
 

@@ -7,12 +7,13 @@ sentences written for these tests)."""
 
 from __future__ import annotations
 
+from stigmergy.answer.asides import claimed, motive
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.head_noun import counted_noun
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import alternatives, word_score
-from stigmergy.answer.terms import Term, claimed, motive, question_terms
+from stigmergy.answer.terms import Term, question_terms
 from stigmergy.answer.values import asked, dates_in
 
 

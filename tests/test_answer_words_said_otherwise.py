@@ -57,7 +57,7 @@ def test_a_word_negated_by_its_prefix_is_said_with_not_and_holding_onto_is_holdi
 
 
 def test_what_the_asker_needs_to_do_and_a_clause_before_the_case_put_weigh_half() -> None:
-    from stigmergy.answer.terms import MOTIVE_WEIGHT, motive
+    from stigmergy.answer.asides import MOTIVE_WEIGHT, motive
 
     for q, word, kept in (("need to email Sam from the hardware lab, what's his surname", "email", "surname"),
                           ("for a customer call tomorrow — if their G2 box loses power, how long will it last?",

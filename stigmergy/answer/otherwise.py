@@ -180,7 +180,7 @@ def quarters(terms: list[Term]) -> dict[str, tuple[frozenset[str], ...]]:
 def with_initials(terms: list[Term], text: str) -> list[Term]:
     """The terms, each with the initialisms of the runs of two to four plain question words it is in: a line may
     abbreviate what the asker spells out ("pull requests": "PRs", "operating system": "OS"). Said only in
-    capitals (`_says`): in lower case a two-letter initialism is a word ("sign off": "so")."""
+    capitals (`saying.says`): in lower case a two-letter initialism is a word ("sign off": "so")."""
     plain = {t.stem for t in terms if not (t.name or t.figure)}
     found: dict[str, list[str]] = {}
     run: list[str] = []
@@ -205,7 +205,7 @@ def with_initials(terms: list[Term], text: str) -> list[Term]:
 
 @lru_cache(maxsize=256)
 def initials_re(shorts: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for a term's initialisms: `_says` reads every evidence line with it (one search, not one per
+    """One pattern for a term's initialisms: `saying.says` reads every evidence line with it (one search, not one per
     initialism)."""
     return re.compile(r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, shorts)) + r")s?(?![A-Za-z])")
 

@@ -17,7 +17,7 @@ _FAMILIES = {
                         r"[Mm]ac[Bb]ook)\b"),
     "windows": re.compile(r"\b(?:[Ww]indows|[Ww]in32|[Ww]in64|[Ww]in10|[Ww]in11)\b"),
 }
-# "windows 10", "macOS 14", "ubuntu 22.04": the release of a system the asker says they run (terms.claimed)
+# "windows 10", "macOS 14", "ubuntu 22.04": the release of a system the asker says they run (asides.claimed)
 RELEASE_RE = re.compile(r"\b(?:windows|win|macos|mac os|os x|osx|ubuntu|debian|fedora|centos|rhel|alpine|ios|"
                         r"android)\s+v?(\d+(?:\.\d+)*)\b(?![.\d%])", re.I)
 _ALSO = {"macos": {"unix"}}  # a line for Unix also holds on a Mac

@@ -195,7 +195,7 @@ def parts(question: str) -> list[Part]:
     setup = SETUP_RE.match(q)
     if setup and not WH_RE.search(setup.group(1)) and setup.group(1).split()[0].lower() not in _AUX:
         # "the week 35 update had ~2k pilot shipments; what was the final number": what the asker knows, then the
-        # question; one part, its words kept (terms.claimed reads the figure as the earlier state)
+        # question; one part, its words kept (asides.claimed reads the figure as the earlier state)
         return [Part(q.rstrip(" ?"), slot(setup.group(2)))]
     m = _TWO_WH_RE.match(q)
     if m:
@@ -228,7 +228,7 @@ def parts(question: str) -> list[Part]:
         typed = TYPED_ASIDE_RE.match(q)
         if typed and not WH_RE.search(typed.group(1)):
             # "driftwood M2 date? plan had 10 april": a noun phrase typed alone asks; the remark after it gives the
-            # figure the asker was told (kept for its words: terms.claimed reads it as the earlier plan)
+            # figure the asker was told (kept for its words: asides.claimed reads it as the earlier plan)
             return [Part(q.rstrip(" ?"), slot(typed.group(1)))]
         return [Part(q.rstrip(" ?"), slot(q))]
     out = [Part(pieces[0], slot(pieces[0]))]

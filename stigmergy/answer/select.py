@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from stigmergy.answer import files, platforms
+from stigmergy.answer import platforms
 from stigmergy.answer.clauses import CAUSE_VERBS
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
@@ -35,13 +34,11 @@ from stigmergy.answer.kind_fill import CHOICE_ASKED_RE, CHOICE_NOUNS, CHOICE_VER
 from stigmergy.answer.kind_meaning import of_kind
 from stigmergy.answer.names import Entity, Names, words
 from stigmergy.answer.otherwise import (
-    WORD_RE,
     agents,
     aliases,
     clock,
     context_text,
     domains,
-    initials_re,
     misspelt,
     negated,
     numerals,
@@ -53,25 +50,20 @@ from stigmergy.answer.otherwise import (
 )
 from stigmergy.answer.periods import another_period, said_on
 from stigmergy.answer.question import Part, Slot
-from stigmergy.answer.series import in_bound, in_series, percentile_said
+from stigmergy.answer.saying import blended, clipped, option_in_words, says
 from stigmergy.answer.shorthand import whole_words
 from stigmergy.answer.slots import (
-    UTMOST,
-    UTMOST_RE,
     fill,
 )
 from stigmergy.answer.terms import (
     STOPWORDS,
     YEAR_RE,
     Term,
-    fold,
-    period_forms,
-    spelled_out,
     stem,
     stems,
 )
 from stigmergy.answer.values import CLOCK_RE, Asked, day_months, question_days
-from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE, OPERATOR_RE
+from stigmergy.answer.what_forms import FLAG_FIRST_RE, LINK_ASKED_RE
 from stigmergy.answer.which import WEAK, names_in
 
 MEANING_WEIGHT = 0.5
@@ -144,103 +136,6 @@ def embed_text(line: Line) -> str:
     return f"{head}: {before + ' ' if before else ''}{line.text}"
 
 
-CLIPPED = (5, 6)  # the lengths of a clipped word ("retro", "config"): shorter ones start too many words
-
-
-def clipped(term: Term, said: frozenset[str]) -> bool:
-    """ "retro" is said by "retrospective", "config" by "configuration": people clip long words, a page's
-    title and headings spell them out. A plain word of five or six letters, the start of a word at least two
-    letters longer (stems: "configur"); a longer word that starts another ("inspect", "InspectReportItem") is
-    a compound's part, not a clip. Read in a line's context only: in a line's own words the start of a word
-    is as often a compound ("trust" in "--use-feature=truststore")."""
-    w = term.stem
-    if term.name or term.figure or not CLIPPED[0] <= len(w) <= CLIPPED[1] or not w.isalpha():
-        return False
-    return any(len(s) >= len(w) + 2 and s.startswith(w) for s in said)
-
-
-def blended(term: Term, text: str) -> bool:
-    """ "zipapp" is said by "zip application", "sysadmin" by "system administrator": a word of at least six
-    letters made of the starts (three letters or more) of two words that stand together in the text, in a
-    line's own words or its context ("virtualenv": "virtual environments", "pentest": "penetration test")."""
-    w = term.word.casefold()
-    if term.figure or term.name or len(w) < 6 or not w.isalpha():
-        return False
-    ws = [x.casefold() for x in WORD_RE.findall(text)]
-    if any("_" in x and x.replace("_", "") == w for x in ws):
-        return True  # "$VIRTUAL_ENV" says "virtualenv": an identifier's parts run together
-    return any(a.startswith(w[:cut]) and b.startswith(w[cut:]) and len(a) + len(b) > len(w)
-               for a, b in zip(ws, ws[1:], strict=False) for cut in range(3, len(w) - 2))
-
-
-def _says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
-    if " " in term.stem:  # a figure of two words ("q4 2026", "june 2025"): said together
-        folded = " ".join(fold(text).replace("-", " ").split())
-        return any(form in folded for form in period_forms(term.stem))
-    if term.option:
-        return _option_re(term.word).search(text) is not None
-    if _CHOICE_RE.fullmatch(term.word):
-        return term.word in text.casefold()  # "(b)": the prompt's label, as in "(b)ackup"
-    if OPERATOR_RE.fullmatch(term.word):
-        return term.word in text  # "~=": as a version specifier writes it
-    kind = files.kind_word(term.word) if "." in term.word else ""
-    if kind and stem(kind) in said and _kind_file_re(kind).search(text):
-        return True  # "constraints.txt": "Including a package in a constraints file does not trigger installation"
-    if term.series and in_series(term.word, term.series, text):
-        return True  # "the last pip that worked on python 2.7": "the last version of pip that supported Python 2"
-    if term.figure and percentile_said(term.word, text):
-        return True  # "p99": "99th percentile delay: 19 seconds"
-    if term.bounded and in_bound(term.word, term.bounded, text):
-        return True  # "on python 3.12, does pip use the OS trust store": "On Python 3.10 or later, by default …"
-    measured = _MEASURED_RE.fullmatch(term.word.casefold()) if term.figure else None
-    if measured and _measure_re(*measured.groups()).search(text):
-        return True  # "a shortened 3-month deprecation": "a deprecation period of 3 months"
-    head = _prefixed(term.word) or (_compound_head(term.word) if term.absent else "")
-    if head and stem(head) in said:
-        return True  # "my per-user pip config": "User : $HOME/.config/pip/pip.conf"
-    if ("-" in term.word or "_" in term.word) and "." not in term.word and files.file_named(term.word).search(text):
-        return True  # "where do i download get-pip": "Download the script, from <https://bootstrap.pypa.io/get-pip.py>"
-    return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
-            or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
-            or bool(term.initials and initials_re(term.initials).search(text)))
-
-
-@lru_cache(maxsize=256)
-def _kind_file_re(kind: str) -> re.Pattern[str]:
-    """ "a constraints file", "the requirements files": a file named by its kind (`files.kind_word`)."""
-    return re.compile(rf"\b{re.escape(kind)}\s+files?\b", re.I)
-
-
-# A figure written with its unit as one word ("3-month", "16-week", "10-minute")
-_MEASURED_RE = re.compile(r"(\d+(?:\.\d+)?)-([a-z]{2,})")
-
-
-@lru_cache(maxsize=256)
-def _measure_re(figure: str, unit: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w.])" + re.escape(figure) + r"[\s-]?" + re.escape(unit) + r"s?\b", re.I)
-
-
-@lru_cache(maxsize=256)
-def _option_re(word: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])--?" + re.escape(word) + r"(?![\w-])", re.I)
-
-
-def _option_in_words(word: str, own: frozenset[str], context: frozenset[str], line: Line) -> bool:
-    """ "why did pip stop using eager as the default --upgrade-strategy": "The default strategy is only-if-needed.
-    This was changed in pip 10.0 due to …", under the heading "Recursive Upgrade", speaks of the option by its words.
-    An option of two words or more, its last word said by the line or the sentence before it, the rest by them or
-    the page's title and headings."""
-    ws = [stem(w) for w in word.casefold().split("-") if w and w != "no"]
-    return len(ws) >= 2 and (ws[-1] in own or ws[-1] in stems(line.before)) and all(w in own or w in context for w in ws)
-
-
-def _bound(term: Term, text: str) -> bool:
-    """ "worst case", "the longest delay" are said by "a maximum delay of 11 seconds", "up to 47 minutes": the
-    utmost value said as a bound, the way the slot rules already read it (slots.UTMOST), so that the words score
-    credits the line whose bound is the answer instead of only the line that repeats the question's adjective."""
-    return term.word.casefold() in UTMOST and bool(UTMOST_RE.search(text))
-
-
 # Kinds of thing a line names by spelling one (an option, a command, a web address), not by the kind's word.
 _SPELLED_KINDS = frozenset(("flag", "switch", "command", "link", "url"))
 _SPELLED_KIND_STEMS = frozenset(stem(w) for w in ("flag", "flags", "switch", "option", "options", "command", "cmd",
@@ -302,7 +197,7 @@ def said_anywhere(term: Term, lines: tuple[Line, ...]) -> bool:
     """Whether a line of the evidence, or its page's title and headings, says `term`."""
     for line in lines:
         ctx = context_text(line)
-        if _says(term, stems(line.text), {}, line.text) or _says(term, stems(ctx), {}, ctx):
+        if says(term, stems(line.text), {}, line.text) or says(term, stems(ctx), {}, ctx):
             return True
     return False
 
@@ -345,18 +240,18 @@ def word_score(line: Line, terms: list[Term], alts: dict[str, tuple[frozenset[st
     matched: list[str] = []
     topic = False
     for t, count in zip(terms, counted, strict=True):
-        if _says(t, own, alts, line.text):
+        if says(t, own, alts, line.text):
             matched.append(t.word)
             if count:
                 got += t.weight
                 topic = topic or t.stem in on
-        elif t.constraint and t.figure and another_period(t.word, line.text, _figures(terms)) and _says(
+        elif t.constraint and t.figure and another_period(t.word, line.text, _figures(terms)) and says(
                 t, context, alts, ctx_text):
             # "notify customers about a sev-3": "Customers affected by a SEV-1 or SEV-2 incident are informed within
             # one hour", after "Incidents are classified SEV-1 to SEV-3", speaks of the other levels
             return 0.0, False, False, ()
-        elif _says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])) or (
-                t.option and _option_in_words(t.word, own, context, line)):
+        elif says(t, context, alts, ctx_text) or clipped(t, context) or blended(t, " ".join([line.title, *line.headings])) or (
+                t.option and option_in_words(t.word, own, context, line)):
             matched.append(t.word)
             if count:
                 got += CONTEXT_CREDIT * t.weight
@@ -403,24 +298,6 @@ def _ruled_out(text: str) -> frozenset[str]:
     return frozenset(out - stems(_RULED_OUT_RE.sub(" ", text))) if out else frozenset()
 
 
-_PREFIXES = frozenset("per non re pre post multi self co sub cross un anti inter intra semi".split())
-
-
-@lru_cache(maxsize=4096)
-def _prefixed(word: str) -> str:
-    """The head of a word made with a prefix and a hyphen ("per-user": "user", "non-root": "root"), else ""."""
-    first, _, rest = word.casefold().partition("-")
-    return rest if first in _PREFIXES and rest.isalpha() and len(rest) >= 3 else ""
-
-
-@lru_cache(maxsize=4096)
-def _compound_head(word: str) -> str:
-    """The last word of a compound the asker made up, which no page writes ("temp-excursion": "excursion")."""
-    ws = word.casefold().split("-")
-    return ws[-1] if len(ws) >= 2 and all(w.isalpha() for w in ws) and len(ws[-1]) >= 4 else ""
-
-
-_CHOICE_RE = re.compile(r"\([a-z]\)")
 OPENING_LINES = 3  # a page's first statements read: where a postmortem or a report says the day it is about
 
 
@@ -477,7 +354,7 @@ def _says_event(event: list[Term], line: Line, alts: dict[str, tuple[frozenset[s
         return True
     ctx = context_text(line)
     own, context = stems(line.text), stems(ctx)
-    return any(_says(t, own, alts, line.text) or _says(t, context, alts, ctx) for t in event)
+    return any(says(t, own, alts, line.text) or says(t, context, alts, ctx) for t in event)
 
 
 def alternatives(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Names,

@@ -1,7 +1,7 @@
 """How a line speaks of a version figure the question names without writing it: by the product's major release
 ("the last version of pip that supported Python 2" for "python 2.7"), by a bound on the product's releases ("On
 Python 3.10 or later" for "python 3.12", and "On Python 3.9 or earlier" for "python 3.9"), and a percentile as
-engineers write it ("p99": "99th percentile"). Read by select._says for a figure term."""
+engineers write it ("p99": "99th percentile"). Read by saying.says for a figure term."""
 
 from __future__ import annotations
 

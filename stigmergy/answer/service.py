@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from stigmergy.answer import files, llm, platforms
+from stigmergy.answer.asides import claimed, motive, without_motive
 from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
@@ -33,16 +34,13 @@ from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import (
     STOPWORDS,
     Term,
-    claimed,
     fold,
     jargon,
     month_index,
-    motive,
     question_terms,
     stem,
     stems,
     weigh,
-    without_motive,
 )
 from stigmergy.answer.values import asked
 from stigmergy.answer.verify import split_cited, unsupported
@@ -95,7 +93,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     question = truecase(question, (ln.text for ln in ev.lines))
     asked_parts = topic_carried([resolved(p, names) for p in parts(question)], names)
     vectors = LineVectors(s.store, index_fingerprint(s.scope), s.embedder) if ev.lines else None
-    # what the question asks, without the asker's motive after it (terms.motive), is what its meaning is
+    # what the question asks, without the asker's motive after it (asides.motive), is what its meaning is
     qvecs = s.embedder.embed([without_motive(p.text) for p in asked_parts]) if ev.lines else None
     scored_parts: list[tuple[Part, list[Term], list[Scored]]] = []
     known = known_words(settings)
