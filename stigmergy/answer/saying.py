@@ -3,7 +3,8 @@
 A question says "config", "zipapp", "per-user", "a 3-month deprecation", "p99", "--upgrade-strategy" or "(b)"; the
 line that answers says "configuration", "zip application", "user", "a deprecation period of 3 months", "99th
 percentile", "upgrade strategy" in its heading, "(b)ackup". `select.word_score` asks `says` of a line's own words
-and of its context (title, headings, the sentence before), and `clipped` and `blended` of its context only.
+and of its context (title, headings, the sentence before), and `clipped` of its context only (`says` reads a
+blend in either).
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ def _bound(term: Term, text: str) -> bool:
     return term.word.casefold() in UTMOST and bool(UTMOST_RE.search(text))
 
 
+# A prompt's choice by its label ("(b)"), said as the prompt writes it ("(b)ackup")
 _CHOICE_RE = re.compile(r"\([a-z]\)")
 
 

@@ -156,10 +156,10 @@ class Term:
     initials: tuple[str, ...] = ()  # the initialisms of the runs of question words it is in ("PR" for "pull requests")
     # A figure the asker brings, not a constraint: "example" (a pin's version, credited where a line says it, as a
     # word is) or "check" (the value a yes-or-no question puts to the wiki, which the answer may contradict); a name
-    # said only in a remark after the question: "aside" (`motive`).
+    # said only in a remark after the question: "aside" (`asides.motive`).
     claim: str = ""
     # The product a version figure is of ("python" for "python 2.7"): a line that names the product's major release
-    # ("supported Python 2") says it, outside a yes-or-no question (`claimed`)
+    # ("supported Python 2") says it, outside a yes-or-no question (`asides.claimed`)
     series: str = ""
     # The same product, in any question: a line that bounds the product's releases ("On Python 3.10 or later", "On
     # Python 3.9 or earlier") speaks of every release of that major version and of any within the bound (series.py)
@@ -409,7 +409,7 @@ def weigh(store: IndexStore, terms: list[Term], layers: tuple[str, ...]) -> list
         if df == 0 and not (t.figure or t.name):
             absent.append(len(out) - 1)
         elif df == 0 and (t.figure or (t.name and _ACRONYM_RE.fullmatch(t.word))):
-            # the asker's own figure, if it is one (`claimed`), or an acronym the wiki never writes (`jargon`): weighed
+            # the asker's own figure, if it is one (`asides.claimed`), or an acronym the wiki never writes (`jargon`): weighed
             # as it is
             out[-1] = replace(out[-1], absent=True)
     # A plain word the reader's wiki never uses is the asker's own word ("the april ingestion *mess*", "who
