@@ -84,7 +84,10 @@ ask_blind26_*_questions.json (the same two corpora, written blind by helpers at 
 7 December 2026, committed before that session's answerer changes; its misses read in the forty-seventh session, once
 the twenty-seventh pair was written), `blind27_sample` and `blind27_public` = ask_blind27_*_questions.json (the same
 two corpora, written blind by helpers at the start of the forty-seventh session, 7 December 2026, committed before
-that session's answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
+that session's answerer changes; never tuned on, counted by totals only), `blind28_sample` and `blind28_public` =
+ask_blind28_*_questions.json (the same two corpora, written blind by helpers late in the forty-eighth session, 7
+December 2026, after that session's changes, none of which changed a verdict; never tuned on). A set that is not
+committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -182,7 +185,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind26_sample": ("ask_blind26_sample_questions.json", "sample"),
         "blind26_public": ("ask_blind26_public_questions.json", "public"),
         "blind27_sample": ("ask_blind27_sample_questions.json", "sample"),
-        "blind27_public": ("ask_blind27_public_questions.json", "public")}
+        "blind27_public": ("ask_blind27_public_questions.json", "public"),
+        "blind28_sample": ("ask_blind28_sample_questions.json", "sample"),
+        "blind28_public": ("ask_blind28_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -861,7 +866,8 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   20: ("7 December", "fortieth"), 21: ("7 December", "forty-first"),
                   22: ("7 December", "forty-second"), 23: ("7 December", "forty-third"),
                   24: ("7 December", "forty-fourth"), 25: ("7 December", "forty-fifth"),
-                  26: ("7 December", "forty-sixth"), 27: ("7 December", "forty-seventh")}
+                  26: ("7 December", "forty-sixth"), 27: ("7 December", "forty-seventh"),
+                  28: ("7 December", "forty-eighth")}
 
 
 def _pair(set_name: str) -> int | None:
@@ -871,13 +877,17 @@ def _pair(set_name: str) -> int | None:
 
 
 # Pairs whose misses the session after them did not read (it measured them by counts only).
-_MISSES_UNREAD = {14: "its misses never read (the thirty-second session counted it only)"}
+_MISSES_UNREAD = {14: "its misses never read (the thirty-second session counted it only)",
+                  27: "its misses not read (the forty-eighth session counted it only)"}
+# Pairs written after their session's changes (which changed no verdict), not before them.
+_WRITTEN_AFTER = {28: "late in the forty-eighth session, after its changes (none changed a verdict)"}
 
 
 def _pair_history(n: int | None) -> str:
     date, session = _PAIRS_WRITTEN[n or 0]
     later = _PAIRS_WRITTEN.get((n or 0) + 1)
-    return (f"written blind on {date} 2026, at the start of the {session} session, committed before its changes; "
+    when = _WRITTEN_AFTER.get(n or 0) or f"at the start of the {session} session, committed before its changes"
+    return (f"written blind on {date} 2026, {when}; "
             + (_MISSES_UNREAD.get(n or 0) or (f"its misses read in the {later[1]}" if later else "never tuned on")))
 
 

@@ -108,7 +108,11 @@
                                      forty-seventh session, once the twenty-seventh pair was written)
     bench/ask_blind27_sample_questions.json, bench/ask_blind27_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the forty-seventh session, committed before its
-                                     answerer changes (a twenty-eighth held-out measure, never tuned on)
+                                     answerer changes (a twenty-eighth held-out measure, never tuned on; counted by
+                                     its totals only)
+    bench/ask_blind28_sample_questions.json, bench/ask_blind28_public_questions.json  the same two corpora, written
+                                     blind by helpers late in the forty-eighth session, after its changes (none
+                                     changed a verdict): a twenty-ninth held-out measure, never tuned on
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -198,6 +202,8 @@ BLIND26_SAMPLE_SET = HERE / "ask_blind26_sample_questions.json"
 BLIND26_PUBLIC_SET = HERE / "ask_blind26_public_questions.json"
 BLIND27_SAMPLE_SET = HERE / "ask_blind27_sample_questions.json"
 BLIND27_PUBLIC_SET = HERE / "ask_blind27_public_questions.json"
+BLIND28_SAMPLE_SET = HERE / "ask_blind28_sample_questions.json"
+BLIND28_PUBLIC_SET = HERE / "ask_blind28_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -326,7 +332,8 @@ def main() -> None:
                        (BLIND24_SAMPLE_SET, SAMPLE_CORPUS), (BLIND24_PUBLIC_SET, docs),
                        (BLIND25_SAMPLE_SET, SAMPLE_CORPUS), (BLIND25_PUBLIC_SET, docs),
                        (BLIND26_SAMPLE_SET, SAMPLE_CORPUS), (BLIND26_PUBLIC_SET, docs),
-                       (BLIND27_SAMPLE_SET, SAMPLE_CORPUS), (BLIND27_PUBLIC_SET, docs)):
+                       (BLIND27_SAMPLE_SET, SAMPLE_CORPUS), (BLIND27_PUBLIC_SET, docs),
+                       (BLIND28_SAMPLE_SET, SAMPLE_CORPUS), (BLIND28_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
