@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from stigmergy.answer.evidence import Cite, Line
 from stigmergy.answer.question import parts
 from stigmergy.answer.terms import question_terms
 from tests.test_answer_forty_fourth_pass import _fills, _slot
@@ -166,14 +167,17 @@ def test_a_pen_test_and_a_vuln_are_typed_short() -> None:
     assert any("vulner" in form for forms in got.values() for form in forms)
 
 
+def _source_line(text: str, at: int, headings: tuple[str, ...] = ("pip list", "Examples"), title: str = "pip list"
+                 ) -> Line:
+    """A line of a source page at line `at`, citing itself, under `headings`."""
+    return Line("sources/2026/01/x.md", title, "source", "public", at, text, text, headings,
+                (Cite("sources/2026/01/x.md", at, at, text),), 1)
+
+
 def test_an_examples_caption_is_said_with_the_command_below_it() -> None:
-    from stigmergy.answer.evidence import Cite, Line
     from stigmergy.answer.lead_in import example_after
 
-    def line(text: str, at: int, headings: tuple[str, ...] = ("pip list", "Examples")) -> Line:
-        return Line("sources/2026/01/x.md", "pip list", "source", "public", at, text, text, headings,
-                    (Cite("sources/2026/01/x.md", at, at, text),), 1)
-
+    line = _source_line
     caption = line("List packages that are not dependencies of other packages.", 40)
     command = line("$ python -m pip list --outdated --not-required", 46)
     far = line("$ python -m pip list --outdated --not-required", 60)
@@ -183,6 +187,10 @@ def test_an_examples_caption_is_said_with_the_command_below_it() -> None:
     assert example_after(caption, (caption, between, command)) is None  # another sentence comes first
     plain = line("List packages that are not dependencies of other packages.", 40, ("pip list", "Options"))
     assert example_after(plain, (plain, command)) is None  # no examples heading: no caption
+    # two different lines that start at the same line below (a statement and a longer one read from the same place):
+    # the first of them is taken, without ordering the lines themselves, which have no order
+    again = line("$ python -m pip list --not-required", 46)
+    assert example_after(caption, (caption, command, again)) == command
 
 
 def test_right_now_says_when_not_what_is_counted() -> None:
@@ -231,12 +239,10 @@ def test_what_came_before_an_event_is_not_the_event() -> None:
 
 
 def test_a_caption_that_names_a_file_is_still_a_caption() -> None:
-    from stigmergy.answer.evidence import Cite, Line
     from stigmergy.answer.lead_in import example_after
 
     def line(text: str, at: int) -> Line:
-        return Line("sources/2026/01/x.md", "pip lock", "source", "public", at, text, text, ("Examples",),
-                    (Cite("sources/2026/01/x.md", at, at, text),), 1)
+        return _source_line(text, at, ("Examples",), "pip lock")
 
     command = line("python -m pip lock -e .", 44)
     assert example_after(line("Emit a ``pylock.toml`` for the the project in the current directory", 38),

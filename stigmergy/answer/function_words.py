@@ -21,3 +21,6 @@ FRAME_OPENERS = ("on", "in", "at", "for", "with", "from", "under", "during", "in
 # part of what is asked (question.py reads the question after them, terms.py weighs their words half).
 ASKING_VERBS = ("asking", "asked", "asks", "wants to know", "want to know", "wanted to know", "wondering", "wonders",
                 "wondered", "checking")
+# How fast something goes, asked after "how" ("how quick does the shipment list load", "how snappy is it"): a time
+# answers (wh_slots.how_slot), and the word is the slot, not a word the line must say (terms.HOW_WORDS)
+SPEED_WORDS = frozenset("late early soon quick quickly snappy speedy zippy slow laggy sluggish responsive".split())

@@ -62,7 +62,6 @@ def example_after(line: Line, lines: tuple[Line, ...]) -> Line | None:
     if is_command(line.text) or _TYPES_RE.search(line.text):
         return None  # the line types what to run itself (a file it names, "``pylock.toml``", is no command)
     end = line.cites[0].end
-    below = sorted((ln.cites[0].start, ln) for ln in lines
-                   if ln.page == line.page and ln.cites and 0 < ln.cites[0].start - end <= EXAMPLE_GAP)
-    first = below[0][1] if below else None
+    first = min((ln for ln in lines if ln.page == line.page and ln.cites and 0 < ln.cites[0].start - end <= EXAMPLE_GAP),
+                key=lambda ln: ln.cites[0].start, default=None)
     return first if first is not None and is_command(first.text) else None

@@ -184,7 +184,7 @@ def fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[f
         # "is a telemetry gap the same as an excursion": "How do we show a telemetry gap inside an excursion: as
         # unknown, or as out of range? Pellucid's quality team wants …" asks it again before it says anything
         got *= WEAK
-    if got and slot.kind == "date" and slot.unit != "day" and _NAMED_DATE_ASKED_RE.search(q.text) and not dates_in(
+    if got and slot.kind == "date" and slot.unit != "day" and _named_date_asked(q.text) and not dates_in(
             text, q, day=True) and not via:
         got *= WEAK  # "renewal date for norrland?": "signed … on 19 September" says the date; "due in September", its month
     if got and slot.kind == "date" and not via and outside_month(text, q):
@@ -283,10 +283,18 @@ def _echoes(text: str, q: Asked) -> bool:
 _ANY_FIGURE = frozenset(("number", "figure", "numbers", "figures", "value", "values", "volume", "volumes"))
 # "just for the venue", "only on hardware": one part of what a figure may cover
 _ALONE_RE = re.compile(r"\b(?:just|only|alone)\s+(?:for|on|in)\s+(?:the\s+|our\s+)?([a-z]+)", re.I)
-# A question about when something ends, and a line that speaks of an end.
 # "renewal date for norrland", "the harbor launch date": a date named by what fell on it, which a day says (a month
 # alone says less; "when" asks either)
 _NAMED_DATE_ASKED_RE = re.compile(r"\b(?!(?:what|which|exact|due|end|start|the|a|any)\b)[a-z]{3,} date\b(?! range)", re.I)
+
+
+@lru_cache(maxsize=256)
+def _named_date_asked(question: str) -> bool:
+    # the question's, read once for every line weighed
+    return _NAMED_DATE_ASKED_RE.search(question) is not None
+
+
+# A question about when something ends, and a line that speaks of an end.
 _END_ASKED_RE = re.compile(r"\b(?:runs? out|expir\w*|lapses?|valid until|end date|stops? being valid)\b", re.I)
 _END_RE = re.compile(r"\b(?:expir\w*|until|valid (?:to|through|thru|till)|runs? out|lapse\w*|ends?|ending|end date|"
                      r"due|through)\b", re.I)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from stigmergy.answer.function_words import SPEED_WORDS
 from stigmergy.answer.spelling import american
 from stigmergy.answer.what_forms import OPERATOR_RE
 from stigmergy.gates.figures import MONTH_NAMES
@@ -44,8 +45,7 @@ STOPWORDS = frozenset(
     # What the tokenizer leaves of "i've", "we'll", "you're": no line says them.
     "ve ll re".split()
 )
-HOW_WORDS = frozenset("long late early soon far big large old often fast high low small heavy tall wide deep quick "
-                      "quickly snappy speedy zippy slow laggy sluggish".split())
+HOW_WORDS = frozenset("long far big large old often fast high low small heavy tall wide deep".split()) | SPEED_WORDS
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05

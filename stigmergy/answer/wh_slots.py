@@ -12,6 +12,7 @@ from stigmergy.answer.clauses import (
     CAUSE_VERBS,
     VERSION_NOUN_RE,
 )
+from stigmergy.answer.function_words import SPEED_WORDS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.head_noun import TIME_NOUNS, asked_head, counted_noun
 from stigmergy.answer.heads import (
@@ -65,8 +66,7 @@ _VERSUS_TAIL_RE = re.compile(rf"\s+(?:{AGAINST})\s+\S.*$")  # what a term is set
 
 
 def how_slot(nxt: str, rest: str) -> Slot:
-    if nxt in ("late", "early", "soon", "quickly", "quick", "snappy", "speedy", "zippy", "slow", "laggy", "sluggish",
-               "responsive"):
+    if nxt in SPEED_WORDS:
         # "how quick does the shipment list load", "how snappy is the shipment list": "in under a second"
         return Slot("quantity", unit="time")
     if nxt in ("long", "short", "brief"):
