@@ -84,10 +84,12 @@ ask_blind26_*_questions.json (the same two corpora, written blind by helpers at 
 7 December 2026, committed before that session's answerer changes; its misses read in the forty-seventh session, once
 the twenty-seventh pair was written), `blind27_sample` and `blind27_public` = ask_blind27_*_questions.json (the same
 two corpora, written blind by helpers at the start of the forty-seventh session, 7 December 2026, committed before
-that session's answerer changes; never tuned on, counted by totals only), `blind28_sample` and `blind28_public` =
-ask_blind28_*_questions.json (the same two corpora, written blind by helpers late in the forty-eighth session, 7
-December 2026, after that session's changes, none of which changed a verdict; never tuned on). A set that is not
-committed yet is skipped with a note.
+that session's answerer changes; counted by totals only in the forty-eighth session, its misses read in the
+forty-ninth), `blind28_sample` and `blind28_public` = ask_blind28_*_questions.json (the same two corpora, written blind
+by helpers late in the forty-eighth session, 7 December 2026, after that session's changes, none of which changed a
+verdict; never tuned on), `blind29_sample` and `blind29_public` = ask_blind29_*_questions.json (the same two corpora,
+written blind by helpers at the start of the forty-ninth session, 7 December 2026, committed before that session's
+answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -187,7 +189,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind27_sample": ("ask_blind27_sample_questions.json", "sample"),
         "blind27_public": ("ask_blind27_public_questions.json", "public"),
         "blind28_sample": ("ask_blind28_sample_questions.json", "sample"),
-        "blind28_public": ("ask_blind28_public_questions.json", "public")}
+        "blind28_public": ("ask_blind28_public_questions.json", "public"),
+        "blind29_sample": ("ask_blind29_sample_questions.json", "sample"),
+        "blind29_public": ("ask_blind29_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -867,7 +871,7 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   22: ("7 December", "forty-second"), 23: ("7 December", "forty-third"),
                   24: ("7 December", "forty-fourth"), 25: ("7 December", "forty-fifth"),
                   26: ("7 December", "forty-sixth"), 27: ("7 December", "forty-seventh"),
-                  28: ("7 December", "forty-eighth")}
+                  28: ("7 December", "forty-eighth"), 29: ("7 December", "forty-ninth")}
 
 
 def _pair(set_name: str) -> int | None:
@@ -876,9 +880,10 @@ def _pair(set_name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# Pairs whose misses the session after them did not read (it measured them by counts only).
+# Pairs whose misses the session that wrote the next pair did not read (it measured them by counts only).
 _MISSES_UNREAD = {14: "its misses never read (the thirty-second session counted it only)",
-                  27: "its misses not read (the forty-eighth session counted it only)"}
+                  27: "its misses read in the forty-ninth session (the forty-eighth counted it only)",
+                  28: "never tuned on (the forty-ninth session read the twenty-seventh pair's misses, not its)"}
 # Pairs written after their session's changes (which changed no verdict), not before them.
 _WRITTEN_AFTER = {28: "late in the forty-eighth session, after its changes (none changed a verdict)"}
 

@@ -113,6 +113,9 @@
     bench/ask_blind28_sample_questions.json, bench/ask_blind28_public_questions.json  the same two corpora, written
                                      blind by helpers late in the forty-eighth session, after its changes (none
                                      changed a verdict): a twenty-ninth held-out measure, never tuned on
+    bench/ask_blind29_sample_questions.json, bench/ask_blind29_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the forty-ninth session, committed before its
+                                     answerer changes: a thirtieth held-out measure, never tuned on
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -204,6 +207,8 @@ BLIND27_SAMPLE_SET = HERE / "ask_blind27_sample_questions.json"
 BLIND27_PUBLIC_SET = HERE / "ask_blind27_public_questions.json"
 BLIND28_SAMPLE_SET = HERE / "ask_blind28_sample_questions.json"
 BLIND28_PUBLIC_SET = HERE / "ask_blind28_public_questions.json"
+BLIND29_SAMPLE_SET = HERE / "ask_blind29_sample_questions.json"
+BLIND29_PUBLIC_SET = HERE / "ask_blind29_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -333,7 +338,8 @@ def main() -> None:
                        (BLIND25_SAMPLE_SET, SAMPLE_CORPUS), (BLIND25_PUBLIC_SET, docs),
                        (BLIND26_SAMPLE_SET, SAMPLE_CORPUS), (BLIND26_PUBLIC_SET, docs),
                        (BLIND27_SAMPLE_SET, SAMPLE_CORPUS), (BLIND27_PUBLIC_SET, docs),
-                       (BLIND28_SAMPLE_SET, SAMPLE_CORPUS), (BLIND28_PUBLIC_SET, docs)):
+                       (BLIND28_SAMPLE_SET, SAMPLE_CORPUS), (BLIND28_PUBLIC_SET, docs),
+                       (BLIND29_SAMPLE_SET, SAMPLE_CORPUS), (BLIND29_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
