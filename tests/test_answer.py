@@ -176,7 +176,7 @@ def test_llm_answerer_misconfigured_fails_before_any_work(repo: RepoBuilder) -> 
 
 
 def test_source_text_becomes_cited_sentences() -> None:
-    from stigmergy.answer.evidence import _source_units
+    from stigmergy.answer.units import _source_units
 
     content = ["# Report", "", "Revenue grew 26% on Q1. Nine new", "customers joined.", "- A list item",
                "", "| Metric | Q2 2026 |", "| --- | --- |", "| Revenue | £2.36M |", "After the table."]

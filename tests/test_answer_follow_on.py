@@ -8,8 +8,9 @@ from pathlib import Path
 
 from test_index_support import HashEmbedder, RepoBuilder
 
-from stigmergy.answer.evidence import Cite, Line, follow_on, source_units
+from stigmergy.answer.evidence import Cite, Line, follow_on
 from stigmergy.answer.service import ask
+from stigmergy.answer.units import source_units
 from stigmergy.index.build import build_index
 from stigmergy.index.search import Searcher
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from stigmergy.answer.evidence import _sentences
 from stigmergy.answer.names import Names
 from stigmergy.answer.question import Slot, parts
+from stigmergy.answer.units import _sentences
 from tests.test_answer_slots import _fills as _slot_fills
 
 
@@ -250,7 +250,7 @@ def test_a_phrase_quoted_from_a_restricted_page_is_answered_only_to_its_readers(
 
 
 def test_a_paragraph_that_is_only_a_literal_is_the_term_the_next_one_describes() -> None:
-    from stigmergy.answer.evidence import source_units
+    from stigmergy.answer.units import source_units
 
     text = ("# Options\n\n``--ignore-installed``\n\nAct as if the currently installed version is not there.\n\n"
             "Plain paragraph here.\n\nAnother one follows it.\n\n--src <dir>\n\nCheck out editable projects here.")

@@ -259,7 +259,7 @@ def test_what_a_thing_is_held_for_is_why_it_waits() -> None:
 
 
 def test_a_links_reference_definition_states_nothing() -> None:
-    from stigmergy.answer.evidence import statement
+    from stigmergy.answer.units import statement
 
     assert not statement("[pypa/get-pip]: https://github.com/pypa/get-pip")
     assert statement("Download the script, from <https://bootstrap.pypa.io/get-pip.py>.")

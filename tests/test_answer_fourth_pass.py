@@ -99,7 +99,7 @@ def test_a_short_line_that_leans_on_its_previous_sentence_says_it() -> None:
 
 
 def test_a_version_directive_dates_what_it_holds() -> None:
-    from stigmergy.answer.evidence import source_units
+    from stigmergy.answer.units import source_units
     from tests.test_answer_slots import _fills
 
     content = ["# Local project installs", "", "## Build artifacts", "", "```{versionchanged} 22.1",

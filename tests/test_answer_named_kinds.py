@@ -236,12 +236,12 @@ def test_releases_said_after_a_bound_by_a_later_release_are_said_with_the_bound(
 
 def test_setting_this_goes_on_with_the_sentence_before() -> None:
     from stigmergy.answer.compose import leans_back
-    from stigmergy.answer.evidence import _GOES_ON_RE
+    from stigmergy.answer.units import GOES_ON_RE
 
     said = "Setting this to os.devnull disables the loading of all configuration files."
-    assert _GOES_ON_RE.match(said) and leans_back(said)
+    assert GOES_ON_RE.match(said) and leans_back(said)
     assert not leans_back("Setting up a proxy needs the --proxy option and a scheme, host and port.")
-    assert not _GOES_ON_RE.match("Everything that pip installs is recorded in the environment's metadata.")
+    assert not GOES_ON_RE.match("Everything that pip installs is recorded in the environment's metadata.")
 
 
 def test_a_date_said_before_it_is_asked_again_in_doubt_is_a_claim_to_check() -> None:

@@ -67,7 +67,7 @@ def test_how_a_thing_gets_done_is_said_by_a_line_that_says_it_is_done() -> None:
 
 
 def test_a_line_broken_at_a_hyphen_joins_without_a_space_and_a_named_method_says_how() -> None:
-    from stigmergy.answer.evidence import source_units
+    from stigmergy.answer.units import source_units
 
     [(first, last, sentence, _, _, _)] = source_units(
         ["# Backups", "", "Nightly backups are signed with ED25519-", "SHA512 before upload."], 1, 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from stigmergy.answer.asides import MOTIVE_WEIGHT, claimed, motive
 from stigmergy.answer.counts import says_counted
-from stigmergy.answer.evidence import Line, source_units
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.names import Entity, Names
 from stigmergy.answer.pronouns import resolved
 from stigmergy.answer.question import Slot, parts, slot
@@ -14,6 +14,7 @@ from stigmergy.answer.select import alternatives, score_part, word_score
 from stigmergy.answer.service import _about
 from stigmergy.answer.slots import fill, kind_fill
 from stigmergy.answer.terms import question_terms
+from stigmergy.answer.units import source_units
 from stigmergy.answer.values import asked
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from stigmergy.answer.evidence import source_units
 from stigmergy.answer.otherwise import plainly
 from stigmergy.answer.question import parts, slot
 from stigmergy.answer.select import word_score
 from stigmergy.answer.terms import question_terms, stem
+from stigmergy.answer.units import source_units
 from tests.test_answer_posts_and_terms import _line
 from tests.test_answer_slots import _fills
 
@@ -168,7 +168,7 @@ def test_a_library_may_be_called_a_package() -> None:
 def test_a_pipe_in_code_is_no_table_cell() -> None:
     # Sixteenth pass: as the planner reads them (statements._bare_split), two lines that each hold a shell pipe in
     # code are prose, while a table whose cells hold code stays a table.
-    from stigmergy.answer.evidence import _bare_row
+    from stigmergy.answer.units import _bare_row
     shell = ["Run `grep x | sort` first.", "Then `cut -f1 | uniq` it."]
     assert not _bare_row(shell, 0) and not _bare_row(shell, 1)
     table = ["Code | Name", "`100` | `CONTINUE`", "`101` | `SWITCHING`"]
@@ -176,7 +176,7 @@ def test_a_pipe_in_code_is_no_table_cell() -> None:
 
 
 def test_tildes_under_a_title_underline_a_heading_and_do_not_open_code() -> None:
-    from stigmergy.answer.evidence import source_units
+    from stigmergy.answer.units import source_units
 
     content = ["# Page", "", "File logging", "~~~~~~~~~~~~", "", "pip offers the --log option for a log file.", "",
                "~~~", "pip install --log x.log", "~~~", "", "That is all there is."]

@@ -9,12 +9,13 @@ from pathlib import Path
 from test_index_support import HashEmbedder, RepoBuilder
 
 from stigmergy.answer.compose import readable
-from stigmergy.answer.evidence import Line, source_units
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.question import parts
 from stigmergy.answer.releases import version_notes
 from stigmergy.answer.select import Scored, fill_text
 from stigmergy.answer.service import ask
 from stigmergy.answer.supersede import decide
+from stigmergy.answer.units import source_units
 from stigmergy.index.build import build_index
 from stigmergy.index.search import Searcher
 

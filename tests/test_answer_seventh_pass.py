@@ -89,7 +89,7 @@ def test_a_clipped_word_is_said_by_the_title_that_spells_it_out() -> None:
 
 
 def test_a_table_row_of_a_label_and_a_figure_is_a_statement() -> None:
-    from stigmergy.answer.evidence import row_statement, statement
+    from stigmergy.answer.units import row_statement, statement
 
     header = "| How often do you back up your laptop? | Number of answers |"
     row = "| Weekly                                | 41                |"
@@ -121,7 +121,7 @@ def test_a_best_page_of_up_to_24_fragments_is_read_whole() -> None:
 
 
 def test_a_paragraph_that_opens_with_this_takes_the_paragraph_before_as_context() -> None:
-    from stigmergy.answer.evidence import source_units
+    from stigmergy.answer.units import source_units
 
     content = ["# Backups", "", "Nightly jobs copy the vault with `--snapshot`.", "",
                "This keeps a restore under ten minutes.", "", "Weekly jobs copy the archive.", "",

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stigmergy.answer.compose import readable
-from stigmergy.answer.evidence import Line, source_units, statement
+from stigmergy.answer.evidence import Line
 from stigmergy.answer.select import topical, word_score
 from stigmergy.answer.terms import question_terms
+from stigmergy.answer.units import source_units, statement
 from tests.test_answer_slots import _fills
 
 

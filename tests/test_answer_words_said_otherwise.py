@@ -83,7 +83,12 @@ def test_a_word_asked_in_whose_words_is_a_definition_and_a_word_after_per_is_not
 
     assert slot("what's a 'lane' in tidemark speak").kind == "definition"
     assert slot("what's 'GDP' in the context of lodestar?").kind == "definition"
-    assert slot("what's a lane in tidemark").kind == "value"  # where, not in whose words
+    # a kind of thing (an article before it) and the product it is used in: its definition too (forty-ninth session;
+    # until then a value); a judgement of a value is still its figure
+    assert slot("what's a lane in tidemark").kind == "definition"
+    assert slot("what's an excursion budget in lodestar") == slot("what's an excursion budget")
+    assert slot("what's a typical delay in driftwood").kind == "quantity"
+    assert slot("what's the budget in lodestar").kind == "quantity"
     assert defines("lane", "Lane — a recurring route from an origin to a destination.")
     assert not defines("lane", "An excursion budget per lane: the total time a product may spend out of range.")
 
@@ -128,7 +133,8 @@ def test_whats_wrong_asks_no_definition_and_a_flashing_light_blinks() -> None:
 
 
 def test_a_how_goes_on_with_the_next_step_the_source_gives() -> None:
-    from stigmergy.answer.evidence import follow_on, source_units
+    from stigmergy.answer.evidence import follow_on
+    from stigmergy.answer.units import source_units
 
     content = ["# Office", "", "Badges are issued by the building reception on your first day. Bring a photo ID.",
                "Parking is free."]

@@ -95,11 +95,23 @@ _GUESS_RE = re.compile(r"(?:,|\s[-—–])\s*(?:or\s+)?(?:was|is)\s+it\s+(?:real
                        re.I)
 
 
+# A document by its writer: a person's update, email, memo or write-up (not a report or a review, which are as often
+# about whom they name)
+_WROTE_RE = re.compile(r"\b((?:[\w-]+ )?[\w-]+)'s (?:[\w-]+ ){0,2}?(?:update|email|e-mail|memo|message|notes|note|"
+                       r"post-?mortem|write-?up|letter|post|deck|slides|talk|presentation|announcement)s?\b", re.I)
+
+
 def motive(terms: list[Term], text: str) -> list[Term]:
     """ "where does pip stash its download cache? want to clear some disk space": a remark after the question mark
     that asks nothing says why the question is asked; its own words weigh half, since the line that answers speaks of
     the cache, not of disk space. So does what the asker says they are doing before the question ("sending a calendar
     invite to tomek, …"). A figure or a name in it keeps its weight (a claim to check, a hint)."""
+    for wrote in _WROTE_RE.finditer(text):
+        # "in dan ferreira's april update, what was the median delay": whose update it is says where the answer was
+        # written, not a name the answering line says ("Median delay from gateway to Tidemark: 4.1 seconds")
+        author = {stem(w) for w in tokens(wrote.group(1))}
+        terms = [replace(t, claim="aside") if t.stem in author and t.proper and not t.figure and not t.claim else t
+                 for t in terms]
     guess = _GUESS_RE.search(text)
     if guess:
         # "who actually led driftwood - was it tomek?": the asker's guess, a name the answer may confirm or correct

@@ -68,6 +68,13 @@ RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|ha
                        # "Do _not_ use quotes in requirement files.": a sentence that forbids, emphasis and all
                        r"(?:^|[.;:]\s+)\W*(?:do[\s_*]{1,4}not|don't|never)(?![a-z])",
                        re.I)
+# What a command prints asked ("what does pip check print when everything is fine", "what's the output of pip freeze"):
+# a console transcript, the command and what it wrote after it, answers; the verb is what asks, not a word the
+# transcript says.
+OUTPUT_ASKED_RE = re.compile(r"\bwhat (?:does|do|did|will|would|should) (?:\S+ ){1,4}?(?:print|prints|output|show|"
+                             r"display|say|write|spit out)\b|\bwhat(?:'s| is) (?:the )?output of\b", re.I)
+OUTPUT_WORDS = frozenset("print prints printed output outputs show shows display displays say says write writes "
+                         "spit".split())
 COMMAND_ASKED_RE = re.compile(r"\b(?:should|do|can|must|could) (?:i|we|you|one) (?:run|type|execute|enter|invoke)\b|"
                               r"\b(?:which|what) commands?\b", re.I)
 # "How do payloads get signed", "how is the cache invalidated": what is done to the subject.
@@ -77,7 +84,8 @@ DONE_TO_RE = re.compile(r"\bhow (?:do|does|did|is|are|was|were)\b.*(?<!\bthat )(
                         r"(?:my|our|their|your|the|a|an) (?:[\w-]+ ){0,3}?)([a-z]+(?:ed|en))\b", re.I)
 # A sample of data a command writes: a JSON object, a list of them, or a field of one ('"metadata_version": "2.1", …');
 # it tells no how (procedure.how_fill) and answers only a question about the report (slots.fill)
-DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\']|"[\w-]+":\s*["\d\[{tfn])')
+# (or that goes on from the middle of one: '], "requires_python": ">=3.7" } }, { "download_info": …')
+DATA_RE = re.compile(r'^\s*(?:\{\s*"|\[\s*\{\s*["\']|"[\w-]+":\s*["\d\[{tfn]|[\]}][\s\]},]*["{])')
 # A named method or standard, "HMAC-SHA256", "AES-256", "ISO-8601".
 STANDARD_RE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 

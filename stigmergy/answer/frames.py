@@ -13,8 +13,8 @@ from functools import lru_cache
 
 from stigmergy.answer.asides import DOUBT_RE
 
-DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
-                              r"say)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b|"
+DEFAULT_ASKED_RE = re.compile(r"\bdefault\b|\bif (?:i|you|we|they) (?:don't|do not|never) (?:pass|set|give|use|specify|add|"
+                              r"say|ask|request|change|configure)\b|\bwithout (?:passing|setting|giving|specifying|saying|adding) (?:it|anything|any)\b|"
                               r"\bif (?:i|you|we) (?:leave|keep) (?:\S+ ){1,3}(?:off|out)\b|\b(?:does|do|will|would) "
                               r"(?:\S+ ){1,2}assume\b", re.I)
 # A line that speaks of what holds when nothing is given: a default, or what is assumed or done when it is left out.

@@ -25,6 +25,7 @@ from stigmergy.answer.cues import (
     KIND_TAIL_RE,
     LABEL_WORDS,
     LEAVE_ASKED_RE,
+    OUTPUT_ASKED_RE,
     PART_OF_RE,
     REFUSAL_REASON_RE,
     RULING_RE,
@@ -77,6 +78,16 @@ from stigmergy.gates.figures import MONTH_NAMES
 # "When will X be removed": what is to come is not dated by the heading of what was written ("… 20.3 (2020)").
 FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:going to|due|planned|scheduled|expected)\b|"
                               r"\bwhen (?:will|shall)\b", re.I)
+
+# A job title asked ("what's dan's job title", "his official title", "what's her position"), against a post a person
+# holds on one project or rota ("the project lead", "the sponsor", "on-call"), which is not their title
+JOB_TITLE_ASKED_RE = re.compile(r"\b(?:job|official|formal|actual) (?:title|role)\b|\bjob\b|\bposition\b", re.I)
+_PROJECT_ROLE_RE = re.compile(r"\b(?:project|programme|program|workstream|launch|pilot|incident) (?:\w+ )?(?:lead|owner|"
+                              r"manager|sponsor|coordinator)s?\b|\bsponsors?\b", re.I)
+
+
+# What a console transcript's command wrote: a sentence after it ("$ python -m pip check No broken requirements found.")
+_OUTPUT_AFTER_RE = re.compile(r"\s[A-Z][a-z]+ [a-z]+")
 
 
 # The parts of an address: a URL, an email address, a domain without its scheme ("app.tidemark.io").
@@ -282,6 +293,9 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if not says_subject(slot.subject, text, names) or not any(stem(m.group(0)) not in q.stems
                                                                   for m in titles(text)):
             return 0.0
+        if JOB_TITLE_ASKED_RE.search(q.text) and not any(not _PROJECT_ROLE_RE.search(text[max(0, m.start() - 12):m.end()])
+                                                          for m in titles(text)):
+            return WEAK  # "dan ferreira's job title": "Daniel Ferreira is the project lead" is a post on one project
         return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
@@ -338,6 +352,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     # A plain "what…": any value the question does not hold.
     if roster(text):
         return 0.0  # "what did olly get landed with after the retro": the retro's list of who came says who, not what
+    if COMMAND_RE.match(text) and OUTPUT_ASKED_RE.search(q.text) and _OUTPUT_AFTER_RE.search(text):
+        return 1.0  # "what does pip check print": "$ python -m pip check No broken requirements found." shows what
     if COMMAND_RE.match(text) and not COMMAND_ASKED_RE.search(q.text):
         return WEAK  # "what does --debug do under pdb": "$ python -m pdb -m pip --debug" shows it, says nothing of it
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):

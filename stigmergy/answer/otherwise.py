@@ -28,8 +28,10 @@ from stigmergy.gates.figures import MONTH_NAMES
 
 
 def context_text(line: Line) -> str:
-    """What a line is read with: its page title, heading trail, the sentence before it and its release note."""
-    return " ".join([line.title, *line.headings, line.before, *([line.note] if line.note != line.before else [])])
+    """What a line is read with: its page title, heading trail, the sentence before it, its list's lead-in and its
+    release note."""
+    return " ".join([line.title, *line.headings, line.before, *([line.lead] if line.lead else []),
+                     *([line.note] if line.note != line.before else [])])
 
 
 def aliases(terms: list[Term], part_text: str, names: Names) -> dict[str, tuple[frozenset[str], ...]]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from stigmergy.answer import platforms
 from stigmergy.answer.clauses import CAUSE_VERBS
+from stigmergy.answer.cues import OUTPUT_ASKED_RE, OUTPUT_WORDS
 from stigmergy.answer.defining import defines
 from stigmergy.answer.evidence import Line
 from stigmergy.answer.heads import VERSION_HEADS
@@ -437,6 +438,9 @@ def score_part(lines: tuple[Line, ...], part: Part, terms: list[Term], names: Na
     if cause:
         # "what kicked off the april backlog": the words that ask for a cause, which the line that gives it need not say
         terms = [t for t in terms if t.stem not in stems(cause.group(0))] or terms
+    if part.slot.kind == "value" and OUTPUT_ASKED_RE.search(part.text):
+        # "what does pip check print when everything is fine": the transcript that shows it need not say "print"
+        terms = [t for t in terms if t.word.casefold() not in OUTPUT_WORDS] or terms
     alts = alternatives(lines, part, terms, names)
     kind = kind_words(part.slot)
     on = _without(topical(terms), kind)

@@ -87,7 +87,8 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     layers = readable_layers(settings, reader)
     found = s.search(question, reader, k=settings.answer.k)
     hits = [h.to_dict() for h in found.hits]
-    ev = gather(root, settings, reader, hits, store=s.store)
+    ev = gather(root, settings, reader, hits, store=s.store,
+                also=[f"{h.path}#{n}" for h in found.hits for n in h.runners])
     names = load(s.store, layers)
     # "what exit code on resolutionimpossible": an identifier read as the evidence (the reader's lines) writes it
     question = truecase(question, (ln.text for ln in ev.lines))

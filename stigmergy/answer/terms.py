@@ -45,7 +45,8 @@ STOPWORDS = frozenset(
     # What the tokenizer leaves of "i've", "we'll", "you're": no line says them.
     "ve ll re".split()
 )
-HOW_WORDS = frozenset("long far big large old often fast high low small heavy tall wide deep".split()) | SPEED_WORDS
+# ("how frequently", as "how often", asks a frequency: wh_slots.how_slot)
+HOW_WORDS = frozenset("long far big large old often frequently fast high low small heavy tall wide deep".split()) | SPEED_WORDS
 _TOKEN_RE = re.compile(r"[\w][\w.\-]*[\w]|[\w]")
 _DF_PROBE = 5000  # document frequencies above this count as "everywhere"
 COMMON_SHARE = 0.05

@@ -38,6 +38,10 @@ _GLUED_UNIT_RE = re.compile(r"(?<![\w.])(\d{1,3})(" + "|".join(sorted(TIME_SHORT
 _TOPIC_FIRST_RE = re.compile(r"^(?!(?:what|who|when|where|which|why|how)\b)([^,?]{3,80}?)\s*(?:,|\s[-—–])\s*what (was|were) "
                              r"(?:it|they|that)\s*\??$", re.I)
 _PERCENT_WORD_RE = re.compile(r"(?:(?<=\s)|^)%(?=\s)")
+_HOWTO_RE = re.compile(r"\b(how)to\b", re.I)
+# "if i dont ask for anything special", "it doesnt say": a negation typed without its apostrophe ("won't" is left
+# alone: "wont" is a word of its own)
+_NEGATION_TYPED_RE = re.compile(r"\b(do|does|did|is|was|are|were|has|have|had|ca|could|should|would)nt\b", re.I)
 
 
 def clean(question: str) -> str:
@@ -56,4 +60,6 @@ def clean(question: str) -> str:
     # "where's pip's cache" -> "where is pip's cache"; "whats", typed without its apostrophe, too
     q = _CONTRACTION_RE.sub(lambda m: f"{m.group(1) or m.group(2)} is", q)
     q = _DID_RE.sub(lambda m: f"{m.group(1)} did", q)  # "why'd we drop the name": why did we
+    q = _NEGATION_TYPED_RE.sub(lambda m: f"{m.group(1)}n't", q)
+    q = _HOWTO_RE.sub(lambda m: f"{m.group(1)} to", q)  # "howto keep a token out of requirements.txt": how to
     return _LEAD_RE.sub("", q).strip() or q

@@ -108,6 +108,13 @@ def how_slot(nxt: str, rest: str) -> Slot:
 
 
 _SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tell|say))\b")
+# "what was he doing instead", "what are they working on": what a person did, not the definition of a term
+_DOING_RE = re.compile(r"(?:he|she|they|we|i|you)\b")
+# A term of one to three words, then "in" and where it is used (a product, a tool, a document): no word that asks a
+# judgement of a value ("a good timeout in pip", "a typical delay in driftwood" ask a figure)
+_KIND_IN_RE = re.compile(r"^((?!(?:good|bad|typical|normal|usual|reasonable|acceptable|sensible|safe|decent|realistic|"
+                         r"average|big|small|high|low|long|short)\b)[\w'-]+(?: [\w'-]+){0,2}) in (?:the )?[\w.'-]+"
+                         r"(?: [\w.'-]+)?$")
 
 
 # "what was Maya paid before the rise", "what's that deal worth annually": a sum of money, before any reading of
@@ -213,9 +220,14 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
     bare = _VERSUS_TAIL_RE.sub("", bare)
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
+    if m and m.group(1) and (where := _KIND_IN_RE.match(m.group(2))):
+        # "what's an excursion budget in lodestar": a kind of thing (an article before it) and where it is used;
+        # "in lodestar" says which product's term, not that a budget's sum is asked
+        m = re.match(r"(an?\s+)(.+)", m.group(1) + where.group(1))
     if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
             m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)) and (
-            m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)):
+            m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)) and not (
+            _DOING_RE.match(m.group(2))):
         # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
         # definition; "what is that --debug flag doing": what the flag does
         pct = _PERCENTILE_OF_RE.match(m.group(2))

@@ -204,10 +204,14 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
     low = fold(text)
     if any(is_new(m.group(0), q) for m in re.finditer(rf"\b{re.escape(fold(singular(head)))}[- ]?\d+\b", low)):
         return 1.0  # "what sev was it": "Grace Nakamura declares SEV-2" (a grade said by its kind and number)
+    if any(is_new(m.group(1), q) for m in re.finditer(rf"\b(\d+(?:st|nd|rd|th))[- ]{re.escape(fold(singular(head)))}s?\b",
+                                                       low)):
+        return 1.0  # "which floor is the new office on": "Rua do Alecrim 38, 3rd floor" (its number before it)
     hs = {stem(head)} | {stem(w) for w in _THING_KIN.get(singular(head), ())}
     ws = words(low)
     for i, w in enumerate(ws):
-        if stem(w) not in hs:
+        # the noun, not the verb's -ing form of its stem ("the specifics of Python packaging" names no package)
+        if stem(w) not in hs or (w.endswith("ing") and not head.endswith("ing")):
             continue
         # "the triage-new-issues bot": a compound beside X names it, though it repeats the question's words
         near = [x for x in ws[max(0, i - 1) : i] + ws[i + 1 : i + 2]
@@ -219,9 +223,9 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
 
 
 def _not_named(token: str) -> bool:
-    """A command-line option or a file's name, which no library, backend or algorithm is ("setup.py" for "what build
-    backend does pip assume")."""
-    return bool(_OPTION_RE.fullmatch(token) or _FILE_NAME_RE.fullmatch(token))
+    """A command-line option, a file's name or an environment variable, which no library, backend or algorithm is
+    ("setup.py" for "what build backend does pip assume", "PIP_CERT" for "what package reads the OS certificates")."""
+    return bool(_OPTION_RE.fullmatch(token) or _FILE_NAME_RE.fullmatch(token) or _VARIABLE_RE.fullmatch(token))
 
 
 def _folder_name(token: str, before: str) -> bool:

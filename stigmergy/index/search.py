@@ -85,6 +85,12 @@ FRAGMENT_ARMS = ("lexical", "vector")
 FUSION = "both"
 BLEND_WEIGHT = 1.0
 NAMED_SCALE = True
+# The next best fragments `ask` reads of the search's best page beside its best one (Hit.runners): a long page (over
+# evidence.WHOLE_PAGE_FRAGMENTS windows, so not read whole) often answers in a window its best did not show. Four of
+# them gained 4 right answers on pip's read sets over two (2 fewer wrong, 1 more unanswerable answered); the second and
+# third pages' too gained 7 and lost 9 more to wrong answers (docs/agents.md, issue 19, forty-ninth session).
+RUNNER_PAGES = 1
+RUNNERS = 4
 PAGE_LEVEL_FUSION = 2  # 2: both averaged; 1: page ranks only; 0: a page's best fragment only
 QUOTED_SOURCE_FIRST = True
 QUOTED_PULL_IN = True  # a quoted source no arm found is added
@@ -116,6 +122,9 @@ class Hit:
     rrf: float
     trust: dict[str, Any] = field(default_factory=dict)  # confidence, tier, lifecycle status (trust/)
     page_id: str | None = None
+    # The page's next best fragments after `fragment` (1-based, best first): what `ask` reads of a long page beside
+    # its best window; not part of the hit's JSON
+    runners: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -363,8 +372,10 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         return []
     pids = [pid for pid, _ in top]
     best_frag: dict[int, int] = {}
+    ordered: dict[int, list[int]] = {}  # page -> its fragments, best first
     for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
         best_frag.setdefault(frag_page[fid], fid)
+        ordered.setdefault(frag_page[fid], []).append(fid)
     # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
     # best fragment cites.
     cited: dict[int, list[CitationRow]] = {}
@@ -439,8 +450,11 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         fid = best_frag.get(pid)
         shown[pid] = fid if fid is not None else store.first_fragment(pid)
     wanted = [fid for fid in shown.values() if fid is not None]
+    runner_ids = {pid: [f for f in ordered.get(pid, []) if f != shown[pid]][:RUNNERS]
+                  for _, pid, _, _ in top[:RUNNER_PAGES]}
     # One statement each for the hits' rows and texts (a round trip per hit on a shared index).
     rows, texts = store.fragment_rows(wanted), store.fragment_texts(wanted)
+    more_rows = store.fragment_rows([f for fs in runner_ids.values() for f in fs]) if RUNNERS else {}
     for score, pid, rrf, factors in top:
         page = info[pid]
         fid = shown[pid]
@@ -454,6 +468,7 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             fragment=seq, lines=lines, snippet=snippet, rrf=rrf, factors=factors,
             arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
             trust=_trust_dict(book, posteriors[pid], page), page_id=page.page_id,
+            runners=tuple(more_rows[f].seq for f in runner_ids.get(pid, []) if f in more_rows),
         ))
     return hits
 
