@@ -35,6 +35,7 @@ def test_a_kind_of_thing_in_a_product_is_its_definition_and_a_person_doing_is_no
     assert _slot("what is the excursion budget in lodestar").kind == "quantity"  # that one budget: its sum
     assert _slot("sam was the leeds backup on launch day - what was he doing instead").kind != "definition"
     assert _slot("what is that --debug flag doing").kind == "definition"  # a thing doing: what it does
+    assert _slot("what is i/o").kind == "definition"  # a term that opens with a pronoun's letter is still a term
 
 
 def test_a_negation_or_howto_typed_without_apostrophe_or_space_is_read_written_out() -> None:

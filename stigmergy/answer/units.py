@@ -28,9 +28,9 @@ _MARKER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#\.)\s+")
 # A line that opens a turn of its own: a chat message or log entry ("[08:02] Sam: …", "07:44 The queue …"),
 # or a labelled line ("Venue: …"): hard-wrapped prose never starts a line like this.
 _TURN_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]|\d{1,2}:\d{2}\s|[A-Z][\w .'’()-]{0,40}:\s)")
-# A sentence may open with code ("``--only-binary=:all:`` or ``--no-deps`` is required …").
 # Abbreviations whose period is no sentence's end ("e.g. Git", "i.e. a commit hash", "cf. PEP 440", "vs. the old one").
 _ABBREVIATION_END_RE = re.compile(r"(?:^|[\s(\[])(?:e\.\s?g|i\.\s?e|cf|vs|viz|approx|incl|esp|resp)\.$", re.I)
+# A sentence may open with code ("``--only-binary=:all:`` or ``--no-deps`` is required …").
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"”')]?\s+(?=[A-Z0-9£$€\"“(]|``?-)")
 
 

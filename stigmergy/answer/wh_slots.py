@@ -109,7 +109,7 @@ def how_slot(nxt: str, rest: str) -> Slot:
 
 _SAYS_RE = re.compile(r"(?:it|that|this|they) (?:telling|saying|trying to (?:tell|say))\b")
 # "what was he doing instead", "what are they working on": what a person did, not the definition of a term
-_DOING_RE = re.compile(r"(?:he|she|they|we|i|you)\b")
+_DOING_RE = re.compile(r"(?:he|she|they|we|i|you) (?:\w+ing|up to)\b")
 # A term of one to three words, then "in" and where it is used (a product, a tool, a document): no word that asks a
 # judgement of a value ("a good timeout in pip", "a typical delay in driftwood" ask a figure)
 _KIND_IN_RE = re.compile(r"^((?!(?:good|bad|typical|normal|usual|reasonable|acceptable|sensible|safe|decent|realistic|"

@@ -452,9 +452,9 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
     wanted = [fid for fid in shown.values() if fid is not None]
     runner_ids = {pid: [f for f in ordered.get(pid, []) if f != shown[pid]][:RUNNERS]
                   for _, pid, _, _ in top[:RUNNER_PAGES]}
-    # One statement each for the hits' rows and texts (a round trip per hit on a shared index).
-    rows, texts = store.fragment_rows(wanted), store.fragment_texts(wanted)
-    more_rows = store.fragment_rows([f for fs in runner_ids.values() for f in fs]) if RUNNERS else {}
+    # One statement each for the hits' rows (the runners' too) and texts (a round trip per hit on a shared index).
+    rows = store.fragment_rows([*wanted, *(f for fs in runner_ids.values() for f in fs)])
+    texts = store.fragment_texts(wanted)
     for score, pid, rrf, factors in top:
         page = info[pid]
         fid = shown[pid]
@@ -468,7 +468,7 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
             fragment=seq, lines=lines, snippet=snippet, rrf=rrf, factors=factors,
             arms={a: page_ranks.get(a, {}).get(pid) for a in ARMS if a in arms},
             trust=_trust_dict(book, posteriors[pid], page), page_id=page.page_id,
-            runners=tuple(more_rows[f].seq for f in runner_ids.get(pid, []) if f in more_rows),
+            runners=tuple(rows[f].seq for f in runner_ids.get(pid, []) if f in rows),
         ))
     return hits
 
