@@ -880,10 +880,10 @@ def _pair(set_name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# Pairs whose misses the session that wrote the next pair did not read (it measured them by counts only).
-_MISSES_UNREAD = {14: "its misses never read (the thirty-second session counted it only)",
-                  27: "its misses read in the forty-ninth session (the forty-eighth counted it only)",
-                  28: "never tuned on (the forty-ninth session read the twenty-seventh pair's misses, not its)"}
+# What became of a pair's misses where the session that wrote the next pair did not read them (it counted them only).
+_MISSES_OTHERWISE = {14: "its misses never read (the thirty-second session counted it only)",
+                     27: "its misses read in the forty-ninth session (the forty-eighth counted it only)",
+                     28: "never tuned on (the forty-ninth session read the twenty-seventh pair's misses, not its)"}
 # Pairs written after their session's changes (which changed no verdict), not before them.
 _WRITTEN_AFTER = {28: "late in the forty-eighth session, after its changes (none changed a verdict)"}
 
@@ -893,7 +893,7 @@ def _pair_history(n: int | None) -> str:
     later = _PAIRS_WRITTEN.get((n or 0) + 1)
     when = _WRITTEN_AFTER.get(n or 0) or f"at the start of the {session} session, committed before its changes"
     return (f"written blind on {date} 2026, {when}; "
-            + (_MISSES_UNREAD.get(n or 0) or (f"its misses read in the {later[1]}" if later else "never tuned on")))
+            + (_MISSES_OTHERWISE.get(n or 0) or (f"its misses read in the {later[1]}" if later else "never tuned on")))
 
 
 def _elsewhere_note(got: dict[str, Any]) -> str:

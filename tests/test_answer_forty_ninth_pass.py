@@ -116,9 +116,12 @@ def test_the_best_pages_next_best_fragments_are_read_beside_its_best(tmp_path: P
     build_index(b.root, settings, embedder=HashEmbedder())
     s = Searcher(b.root, settings, HashEmbedder())
     try:
-        found = s.search("is the package index searched before find-links folders, any priority", "someone@example.com")
+        question = "is the package index searched before find-links folders, any priority"
+        # a plain search names none (only `ask` asks for them); asked for four, the best page names four
+        assert all(not h.runners for h in s.search(question, "someone@example.com").hits)
+        found = s.search(question, "someone@example.com", runners=4)
         top = found.hits[0]
-        assert top.title == "Installer guide" and top.runners and top.fragment not in top.runners
+        assert len(top.runners) == 4 and top.fragment not in top.runners and all(not h.runners for h in found.hits[1:])
         hits = [h.to_dict() for h in found.hits]
         assert "runners" not in hits[0]  # the hit's JSON keeps its declared shape
         plain = gather(b.root, settings, "someone@example.com", hits, store=s.store)
@@ -176,3 +179,44 @@ def test_how_frequently_asks_as_how_often_does() -> None:
     got = {t.stem for t in question_terms("how frequently was hannah updating customers")}
     assert "frequent" not in got and "frequently" not in got and "hannah" in got
     assert "frequent" in {t.stem for t in question_terms("which flags are used most frequently")}  # not after how
+
+
+def test_the_best_pages_further_fragments_never_reach_a_reader_past_their_layer(tmp_path: Path) -> None:
+    """Hostile: a long board-only source whose later window holds a canary. A public reader's search never names the
+    page, so its windows are never read for them, and a reference to it passed as `also` is not read either; the
+    board's reader gets the canary through the same path."""
+    from test_index_support import HashEmbedder, RepoBuilder
+
+    from stigmergy.answer.evidence import gather
+    from stigmergy.answer.service import ask
+    from stigmergy.index.build import build_index
+    from stigmergy.index.search import Searcher
+
+    board, public, canary = "ceo@example.com", "someone@example.com", "CANARY-RUNNER-4417"
+    b = RepoBuilder(tmp_path / "w", layers={"board": [board]})
+    filler = "\n\n".join(f"## Part {i}\n\nThe installer copies archive number {i} into the staging folder and checks "
+                         f"its size against the manifest before it moves on." for i in range(80))
+    secret = b.source("Installer guide (board)", f"## Find links\n\nThere is no priority in the locations that are "
+                      f"searched, says {canary}.\n\n{filler}\n\n## Find links again\n\nFind-links folders and the package "
+                      "index are searched together.\n", layer="board")
+    b.source("Installer notes", "The installer reads find-links folders and the package index.\n")
+    b.commit()
+    settings = b.settings
+    build_index(b.root, settings, embedder=HashEmbedder())
+    s = Searcher(b.root, settings, HashEmbedder())
+    question = "is the package index searched before find-links folders, any priority"
+    try:
+        found = s.search(question, public, runners=4)
+        assert found.hits and all(h.layer == "public" for h in found.hits)
+        hits = [h.to_dict() for h in found.hits]
+        forced = gather(b.root, settings, public, hits, store=s.store, also=[f"{secret}#{n}" for n in range(1, 60)])
+        assert canary not in " ".join(ln.text for ln in forced.lines)
+        out = ask(b.root, settings, public, question, searcher=s)
+        assert canary not in str(out)
+        own = s.search(question, board, runners=4)
+        assert own.hits[0].path == secret and own.hits[0].runners
+        read = gather(b.root, settings, board, [h.to_dict() for h in own.hits], store=s.store,
+                      also=[f"{own.hits[0].path}#{n}" for n in own.hits[0].runners])
+        assert canary in " ".join(ln.text for ln in read.lines)
+    finally:
+        s.close()

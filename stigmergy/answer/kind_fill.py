@@ -81,7 +81,7 @@ FUTURE_ASKED_RE = re.compile(r"\bwhen (?:will|would|shall|are|is) (?:.+ )?(?:goi
 
 # A job title asked ("what's dan's job title", "his official title", "what's her position"), against a post a person
 # holds on one project or rota ("the project lead", "the sponsor", "on-call"), which is not their title
-JOB_TITLE_ASKED_RE = re.compile(r"\b(?:job|official|formal|actual) (?:title|role)\b|\bjob\b|\bposition\b", re.I)
+_JOB_TITLE_ASKED_RE = re.compile(r"\b(?:job|official|formal|actual) (?:title|role)\b|\bjob\b|\bposition\b", re.I)
 _PROJECT_ROLE_RE = re.compile(r"\b(?:project|programme|program|workstream|launch|pilot|incident) (?:\w+ )?(?:lead|owner|"
                               r"manager|sponsor|coordinator)s?\b|\bsponsors?\b", re.I)
 
@@ -293,7 +293,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if not says_subject(slot.subject, text, names) or not any(stem(m.group(0)) not in q.stems
                                                                   for m in titles(text)):
             return 0.0
-        if JOB_TITLE_ASKED_RE.search(q.text) and not any(not _PROJECT_ROLE_RE.search(text[max(0, m.start() - 12):m.end()])
+        if _JOB_TITLE_ASKED_RE.search(q.text) and not any(not _PROJECT_ROLE_RE.search(text[max(0, m.start() - 12):m.end()])
                                                           for m in titles(text)):
             return WEAK  # "dan ferreira's job title": "Daniel Ferreira is the project lead" is a post on one project
         return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's

@@ -22,7 +22,7 @@ from stigmergy.answer.asides import claimed, motive, without_motive
 from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
-from stigmergy.answer.evidence import Cite, Evidence, Line, follow_on, gather, said_before
+from stigmergy.answer.evidence import RUNNERS, Cite, Evidence, Line, follow_on, gather, said_before
 from stigmergy.answer.lead_in import example_after, items_after, ways_lead_in
 from stigmergy.answer.meaning import LineVectors
 from stigmergy.answer.most import asks_most, top_row
@@ -85,7 +85,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
     """Search, gather the evidence and score every line for every part of `question` (the bench's view of
     an answer, too)."""
     layers = readable_layers(settings, reader)
-    found = s.search(question, reader, k=settings.answer.k)
+    found = s.search(question, reader, k=settings.answer.k, runners=RUNNERS)
     hits = [h.to_dict() for h in found.hits]
     ev = gather(root, settings, reader, hits, store=s.store,
                 also=[f"{h.path}#{n}" for h in found.hits for n in h.runners])

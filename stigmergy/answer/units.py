@@ -316,7 +316,7 @@ def source_units(content: list[str], first: int, body_from: int
 
 
 def item_lead_in(leads: dict[tuple[int, int], str], a: int, b: int, sentence: str, before: str,
-             before_at: tuple[int, int] | None) -> str:
+                 before_at: tuple[int, int] | None) -> str:
     """The lead-in ("Over the two weeks at 100%:") of the list item whose later sentence this is ("All 212 telemetry
     gaps in the period were real"): the first sentence reads it as `before`, the later ones read the sentence before
     them, and the lead-in says when and where for all of them. `leads` holds each unit's own, by its lines."""
@@ -327,9 +327,17 @@ def item_lead_in(leads: dict[tuple[int, int], str], a: int, b: int, sentence: st
 
 @lru_cache(maxsize=256)
 def units_of(text: str, first: int, body_from: int
-              ) -> tuple[tuple[int, int, str, str, tuple[int, int] | None, str], ...]:
+             ) -> tuple[tuple[int, int, str, str, tuple[int, int] | None, str], ...]:
     """`source_units` of a page's read text, memoised: a warm server reads the same pages for many questions."""
     return tuple(source_units(text.split("\n"), first, body_from))
+
+
+@lru_cache(maxsize=256)
+def leads_of(text: str, first: int, body_from: int) -> tuple[str, ...]:
+    """`item_lead_in` of each of `units_of`'s units, in their order, memoised as they are."""
+    leads: dict[tuple[int, int], str] = {}
+    return tuple(item_lead_in(leads, a, b, piece, before, at) for a, b, piece, before, at, _ in units_of(
+        text, first, body_from))
 
 
 @lru_cache(maxsize=256)

@@ -220,23 +220,24 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
     bare = _VERSUS_TAIL_RE.sub("", bare)
     m = re.match(r"^(?:'s|is|are|was|were)\s+(an?\s+)?(.+)$", bare) or re.match(
         r"^what's\s+(an?\s+)?(.+)$", IN_WHOSE_WORDS_RE.sub("", low))
-    if m and m.group(1) and (where := _KIND_IN_RE.match(m.group(2))):
+    article, said = (m.group(1), m.group(2)) if m else (None, "")
+    if article and (where := _KIND_IN_RE.match(said)):
         # "what's an excursion budget in lodestar": a kind of thing (an article before it) and where it is used;
         # "in lodestar" says which product's term, not that a budget's sum is asked
-        m = re.match(r"(an?\s+)(.+)", m.group(1) + where.group(1))
-    if m and (m.group(1) or not m.group(2).startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
-            m.group(2).split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", m.group(2)) and (
-            m.group(2) not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(m.group(2)) and not (
-            _DOING_RE.match(m.group(2))):
+        said = where.group(1)
+    if m and (article or not said.startswith(("the ", "our ", "their ", "its ", "pip's ", "my "))) and len(
+            said.split()) <= 4 and not re.search(r"\b(of|for|in|on|at|with|by|to|from|per)\b", said) and (
+            said not in ("wrong", "up", "happening", "going on")) and not _SAYS_RE.match(said) and not (
+            _DOING_RE.match(said)):
         # "led flashing amber — what's wrong", "… what's it telling me": what the situation means, no term's
         # definition; "what is that --debug flag doing": what the flag does
-        pct = _PERCENTILE_OF_RE.match(m.group(2))
+        pct = _PERCENTILE_OF_RE.match(said)
         if pct:
             # "what was p95 after the fix", "whats p99 latency now": a percentile's figure, a time unless another
             # measure is named
             return Slot("quantity", unit="time" if (pct.group(2) or "") in (
                 "", "latency", "delay", "response", "lag", "duration", "after", "before", "now") else "")
-        return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", m.group(2)))
+        return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", said))
     m = _QUOTED_KIND_RE.match(tail)
     if m:
         return Slot("definition", subject=m.group(1))  # "what is the 'to-satisfy-only' upgrade strategy": that one

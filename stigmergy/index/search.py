@@ -85,12 +85,10 @@ FRAGMENT_ARMS = ("lexical", "vector")
 FUSION = "both"
 BLEND_WEIGHT = 1.0
 NAMED_SCALE = True
-# The next best fragments `ask` reads of the search's best page beside its best one (Hit.runners): a long page (over
-# evidence.WHOLE_PAGE_FRAGMENTS windows, so not read whole) often answers in a window its best did not show. Four of
-# them gained 4 right answers on pip's read sets over two (2 fewer wrong, 1 more unanswerable answered); the second and
-# third pages' too gained 7 and lost 9 more to wrong answers (docs/agents.md, issue 19, forty-ninth session).
+# The pages whose next best fragments a search asked for them returns (Hit.runners): the best page only. The second and
+# third pages' too gained `ask` 7 right answers on pip's read sets and lost 9 more to wrong ones (docs/agents.md, issue
+# 19, forty-ninth session).
 RUNNER_PAGES = 1
-RUNNERS = 4
 PAGE_LEVEL_FUSION = 2  # 2: both averaged; 1: page ranks only; 0: a page's best fragment only
 QUOTED_SOURCE_FIRST = True
 QUOTED_PULL_IN = True  # a quoted source no arm found is added
@@ -179,7 +177,9 @@ def run_search(
     filters: Filters | None = None,
     arms: tuple[str, ...] = ARMS,
     check_freshness: bool = True,
+    runners: int = 0,
 ) -> SearchResult:
+    """`runners`: how many of the best page's next best fragments its hit names (Hit.runners; `ask` reads them)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     k = k or scope.settings.search.k
@@ -355,7 +355,7 @@ def run_search(
     book = scope_trust(scope)
     timings["trust"] = (time.perf_counter() - t1) * 1000
     hits = _hits(scope.store, top, page_ranks, pick_scores, frag_page, lex_terms, arms, k, sel, named_entities,
-                 book=book, trust=scope.settings.trust, query=query)
+                 book=book, trust=scope.settings.trust, query=query, runners=runners)
     t1 = time.perf_counter()
     fresh = scope_freshness(scope, layers) if check_freshness else Freshness(
         scope.store.meta("commit") or None, None, False)
@@ -367,15 +367,17 @@ def run_search(
 def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str, dict[int, int]],
           frag_scores: dict[int, float], frag_page: dict[int, int], terms: list[str],
           arms: tuple[str, ...], k: int, sel: Selection, named: dict[int, float] | None = None, *,
-          book: TrustBook | None = None, trust: TrustSettings | None = None, query: str = "") -> list[Hit]:
+          book: TrustBook | None = None, trust: TrustSettings | None = None, query: str = "",
+          runners: int = 0) -> list[Hit]:
     if not top:
         return []
     pids = [pid for pid, _ in top]
     best_frag: dict[int, int] = {}
-    ordered: dict[int, list[int]] = {}  # page -> its fragments, best first
+    ordered: dict[int, list[int]] = {}  # page -> its fragments, best first (kept only when runners are asked for)
     for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
         best_frag.setdefault(frag_page[fid], fid)
-        ordered.setdefault(frag_page[fid], []).append(fid)
+        if runners:
+            ordered.setdefault(frag_page[fid], []).append(fid)
     # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
     # best fragment cites.
     cited: dict[int, list[CitationRow]] = {}
@@ -450,8 +452,8 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         fid = best_frag.get(pid)
         shown[pid] = fid if fid is not None else store.first_fragment(pid)
     wanted = [fid for fid in shown.values() if fid is not None]
-    runner_ids = {pid: [f for f in ordered.get(pid, []) if f != shown[pid]][:RUNNERS]
-                  for _, pid, _, _ in top[:RUNNER_PAGES]}
+    runner_ids = {pid: [f for f in ordered.get(pid, []) if f != shown[pid]][:runners]
+                  for _, pid, _, _ in top[:RUNNER_PAGES]} if runners else {}
     # One statement each for the hits' rows (the runners' too) and texts (a round trip per hit on a shared index).
     rows = store.fragment_rows([*wanted, *(f for fs in runner_ids.values() for f in fs)])
     texts = store.fragment_texts(wanted)
@@ -545,9 +547,9 @@ class Searcher:
         return scope_freshness(self.scope, layers)
 
     def search(self, query: str, reader: str, *, k: int | None = None, filters: Filters | None = None,
-               arms: tuple[str, ...] = ARMS, check_freshness: bool = True) -> SearchResult:
+               arms: tuple[str, ...] = ARMS, check_freshness: bool = True, runners: int = 0) -> SearchResult:
         return run_search(self.scope, query, reader, k=k, filters=filters, arms=arms,
-                          check_freshness=check_freshness)
+                          check_freshness=check_freshness, runners=runners)
 
 
 def _focus(cites: list[tuple[int, str, str | None]], lines: tuple[int, int] | None) -> tuple[float | None, str | None]:
