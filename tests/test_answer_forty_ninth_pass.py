@@ -181,10 +181,11 @@ def test_how_frequently_asks_as_how_often_does() -> None:
     assert "frequent" in {t.stem for t in question_terms("which flags are used most frequently")}  # not after how
 
 
-def test_the_best_pages_further_fragments_never_reach_a_reader_past_their_layer(tmp_path: Path) -> None:
-    """Hostile: a long board-only source whose later window holds a canary. A public reader's search never names the
-    page, so its windows are never read for them, and a reference to it passed as `also` is not read either; the
-    board's reader gets the canary through the same path."""
+def test_the_best_pages_further_fragments_never_reach_a_reader_past_their_layer(tmp_path: Path,
+                                                                                  index_env: dict[str, str]) -> None:
+    """Hostile, on either index backend (SQLite, PostgreSQL): a long board-only source whose later window holds a
+    canary. A public reader's search never names the page, so its windows are never read for them, and a reference to
+    it passed as `also` is not read either; the board's reader gets the canary through the same path."""
     from test_index_support import HashEmbedder, RepoBuilder
 
     from stigmergy.answer.evidence import gather
@@ -193,7 +194,7 @@ def test_the_best_pages_further_fragments_never_reach_a_reader_past_their_layer(
     from stigmergy.index.search import Searcher
 
     board, public, canary = "ceo@example.com", "someone@example.com", "CANARY-RUNNER-4417"
-    b = RepoBuilder(tmp_path / "w", layers={"board": [board]})
+    b = RepoBuilder(tmp_path / "w", layers={"board": [board]}, env=index_env)
     filler = "\n\n".join(f"## Part {i}\n\nThe installer copies archive number {i} into the staging folder and checks "
                          f"its size against the manifest before it moves on." for i in range(80))
     secret = b.source("Installer guide (board)", f"## Find links\n\nThere is no priority in the locations that are "
