@@ -89,7 +89,10 @@ forty-ninth), `blind28_sample` and `blind28_public` = ask_blind28_*_questions.js
 by helpers late in the forty-eighth session, 7 December 2026, after that session's changes, none of which changed a
 verdict; never tuned on), `blind29_sample` and `blind29_public` = ask_blind29_*_questions.json (the same two corpora,
 written blind by helpers at the start of the forty-ninth session, 7 December 2026, committed before that session's
-answerer changes; never tuned on). A set that is not committed yet is skipped with a note.
+answerer changes; counted once by it, its misses read in the fiftieth), `blind30_sample` and `blind30_public` =
+ask_blind30_*_questions.json (the same two corpora, written blind by helpers at the start of the fiftieth session, 8
+December 2026, committed before that session's answerer changes; never tuned on). A set that is not committed yet is
+skipped with a note.
 
 One wiki per corpus is captured by THIS checkout's code (so both answerers read the same pages); each side
 (this checkout, the baseline) indexes its own clone with its own code and answers in its own process.
@@ -191,7 +194,9 @@ SETS = {"bench": ("ask_questions.json", "sample"), "user": ("ask_user_questions.
         "blind28_sample": ("ask_blind28_sample_questions.json", "sample"),
         "blind28_public": ("ask_blind28_public_questions.json", "public"),
         "blind29_sample": ("ask_blind29_sample_questions.json", "sample"),
-        "blind29_public": ("ask_blind29_public_questions.json", "public")}
+        "blind29_public": ("ask_blind29_public_questions.json", "public"),
+        "blind30_sample": ("ask_blind30_sample_questions.json", "sample"),
+        "blind30_public": ("ask_blind30_public_questions.json", "public")}
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
 
 
@@ -871,7 +876,8 @@ _PAIRS_WRITTEN = {6: ("5 December", "twenty-third"), 7: ("5 December", "twenty-f
                   22: ("7 December", "forty-second"), 23: ("7 December", "forty-third"),
                   24: ("7 December", "forty-fourth"), 25: ("7 December", "forty-fifth"),
                   26: ("7 December", "forty-sixth"), 27: ("7 December", "forty-seventh"),
-                  28: ("7 December", "forty-eighth"), 29: ("7 December", "forty-ninth")}
+                  28: ("7 December", "forty-eighth"), 29: ("7 December", "forty-ninth"),
+                  30: ("8 December", "fiftieth")}
 
 
 def _pair(set_name: str) -> int | None:
@@ -883,7 +889,8 @@ def _pair(set_name: str) -> int | None:
 # What became of a pair's misses where the session that wrote the next pair did not read them (it counted them only).
 _MISSES_OTHERWISE = {14: "its misses never read (the thirty-second session counted it only)",
                      27: "its misses read in the forty-ninth session (the forty-eighth counted it only)",
-                     28: "never tuned on (the forty-ninth session read the twenty-seventh pair's misses, not its)"}
+                     28: "never tuned on (the forty-ninth and fiftieth sessions read the twenty-seventh and twenty-ninth "
+                         "pairs' misses, not its)"}
 # Pairs written after their session's changes (which changed no verdict), not before them.
 _WRITTEN_AFTER = {28: "late in the forty-eighth session, after its changes (none changed a verdict)"}
 

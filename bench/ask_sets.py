@@ -115,7 +115,10 @@
                                      changed a verdict): a twenty-ninth held-out measure, never tuned on
     bench/ask_blind29_sample_questions.json, bench/ask_blind29_public_questions.json  the same two corpora, written
                                      blind by helpers at the start of the forty-ninth session, committed before its
-                                     answerer changes: a thirtieth held-out measure, never tuned on
+                                     answerer changes: a thirtieth held-out measure, its misses read in the fiftieth session
+    bench/ask_blind30_sample_questions.json, bench/ask_blind30_public_questions.json  the same two corpora, written
+                                     blind by helpers at the start of the fiftieth session, committed before its
+                                     answerer changes: a thirty-first held-out measure, never tuned on
 
 The first two were written before the answerer was changed, the fresh, tune and blind pairs without looking at it; all
 are frozen. This module loads them, fetches the
@@ -209,6 +212,8 @@ BLIND28_SAMPLE_SET = HERE / "ask_blind28_sample_questions.json"
 BLIND28_PUBLIC_SET = HERE / "ask_blind28_public_questions.json"
 BLIND29_SAMPLE_SET = HERE / "ask_blind29_sample_questions.json"
 BLIND29_PUBLIC_SET = HERE / "ask_blind29_public_questions.json"
+BLIND30_SAMPLE_SET = HERE / "ask_blind30_sample_questions.json"
+BLIND30_PUBLIC_SET = HERE / "ask_blind30_public_questions.json"
 SAMPLE_CORPUS = REPO / "sample_corpus"
 PUBLIC_PACKAGE = "pip==25.1.1"
 PUBLIC_SDIST = "pip-25.1.1.tar.gz"
@@ -339,7 +344,8 @@ def main() -> None:
                        (BLIND26_SAMPLE_SET, SAMPLE_CORPUS), (BLIND26_PUBLIC_SET, docs),
                        (BLIND27_SAMPLE_SET, SAMPLE_CORPUS), (BLIND27_PUBLIC_SET, docs),
                        (BLIND28_SAMPLE_SET, SAMPLE_CORPUS), (BLIND28_PUBLIC_SET, docs),
-                       (BLIND29_SAMPLE_SET, SAMPLE_CORPUS), (BLIND29_PUBLIC_SET, docs)):
+                       (BLIND29_SAMPLE_SET, SAMPLE_CORPUS), (BLIND29_PUBLIC_SET, docs),
+                       (BLIND30_SAMPLE_SET, SAMPLE_CORPUS), (BLIND30_PUBLIC_SET, docs)):
         spec = load(path)
         problems = verify(spec, root)
         bad += len(problems)
