@@ -211,7 +211,10 @@ def test_a_title_given_for_the_persons_team_is_another_persons() -> None:
 def test_a_phrase_quoted_that_no_line_writes_is_asked_about_nothing_the_wiki_says() -> None:
     from types import SimpleNamespace
 
-    from stigmergy.answer.service import _quoted_unsaid
+    from stigmergy.answer.service import _quoted_unsaid as unsaid
+
+    def _quoted_unsaid(q: str, lines: tuple) -> bool:  # type: ignore[type-arg]
+        return unsaid(q, parts(q)[0].slot, lines)
 
     lines = (SimpleNamespace(text="Set PIP_USE_FEATURE to opt in to the new resolver."),
              SimpleNamespace(text="pip prints “Requirement already satisfied: requests” and moves on."))

@@ -273,7 +273,10 @@ def test_asked_whether_one_can_a_command_that_does_it_shows_how() -> None:
 def test_a_quoted_list_of_choices_is_no_phrase() -> None:
     from types import SimpleNamespace
 
-    from stigmergy.answer.service import _quoted_unsaid
+    from stigmergy.answer.service import _quoted_unsaid as unsaid
+
+    def _quoted_unsaid(q: str, lines: tuple) -> bool:  # type: ignore[type-arg]
+        return unsaid(q, parts(q)[0].slot, lines)
 
     lines = (SimpleNamespace(text="*(b)ackup* Rename the file or checkout to a .bak name."),)
     assert not _quoted_unsaid("pip asked me '(i)gnore, (w)ipe, (b)ackup, (a)bort' for a dir, what does backup do?",

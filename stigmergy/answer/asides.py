@@ -35,13 +35,15 @@ _LIKE_MORE_RE = re.compile(_LIKE + r"v?\d[\w.]*\w((?:\s*(?:,|or|and|/)\s*v?\d[\w
 # "pip options like --index-url", "a python lib like pygit2": an option or a name the asker gives as one of a kind,
 # which the line that answers for the kind need not name.
 _LIKE_THING_RE = re.compile(_LIKE + r"[`'\"]?(--?[a-z][\w-]*|[a-z][\w.-]*\d[\w.-]*)", re.I)
+# "requirement strings like 'foo>=1.0; python_version<3.8'": an example the asker quotes, every word and figure of it
+_LIKE_QUOTED_RE = re.compile(_LIKE + r"(['\"`‘“])([^'\"`‘’“”]{3,120})['\"`’”]", re.I)
 _VAR_REFERENCE_RE = re.compile(r"(?:\$\{?|%)([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\}?%?")
 # A measure typed with its unit ("3gb", "40-char", "500mb"), and what a number the asker gives is the number of.
 _OWN_MEASURE_RE = re.compile(r"\d+(?:\.\d+)?-?(?:[kmgt]i?b|bytes?|k|ms|s|secs?|mins?|h|hrs?|chars?|characters?|lines?|"
                              r"digits?|px|x)", re.I)
 _OWN_ID = r"(?:\bissues?|\bprs?|\bpull requests?|\btickets?|\bbugs?|#)"
 _EXPECTED_RE = re.compile(r"\b(?:expect\w*|supposed to|plan(?:ned|s)?|scheduled|due|promised|meant to|targett?ed|forecast\w*|"
-                          r"estimated)\b[^.?!;,]*", re.I)
+                          r"estimated)\b(?:[^.?!;,]|(?<=\d)[.,](?=\d))*", re.I)  # (a figure's point is no full stop)
 # "the may call said 412", "I remember it being 14% or so": a figure the asker recalls, which the answer may correct
 _SAID_RE = re.compile(r"\b(?:said|says|showed|shows|listed|lists|quoted|quotes|stated|states|mentioned|mentions|reported|"
                       r"reports|claimed|claims|remember|remembered|recall|recalled|thought)\s+(?:it\s+(?:was|is|'s|"
@@ -164,6 +166,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # "look like 24.2 or 25.1": every example the asker lists
     examples |= {stem(x).strip(".") for m in _LIKE_MORE_RE.finditer(text) for x in re.findall(r"\d[\w.]*\w", m.group(1))}
     kind_examples = {stem(m.group(1).lstrip("-")) for m in _LIKE_THING_RE.finditer(text)}
+    quoted = {stem(w) for m in _LIKE_QUOTED_RE.finditer(text) for w in tokens(m.group(2))}
     # "can i write $MY_TOKEN or %MY_TOKEN% in requirements.txt": a variable of the asker's own, referenced as a shell
     # would, which the docs show with one of theirs ("${API_TOKEN}")
     kind_examples |= {stem(m.group(1)) for m in _VAR_REFERENCE_RE.finditer(text)}
@@ -185,8 +188,9 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     # which the line that says which prevails need not repeat
     choosing = bool(_WHICH_ONE_RE.search(text))
     # "sam was expecting the stock by 3 aug - when did it actually turn up?": the date that was expected is the
-    # one the answer may correct, not the one it must say.
-    expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind == "date" else ""
+    # one the answer may correct, not the one it must say; so is a figure ("q3 arr was forecast at 9.2M - what did
+    # it land at")
+    expected = " ".join(m.group(0) for m in _EXPECTED_RE.finditer(text)) if kind in ("date", "quantity", "value") else ""
     # "norrland had 412 gateways back in may, how many do they run now?": a figure said before a question about
     # what holds now is the earlier state, which the answer may correct
     wh = WH_RE.search(text)
@@ -210,6 +214,8 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
         elif t.figure and re.fullmatch(r"\d+\.\d+", t.word) and t.word.split(".")[0] in majors:
             t = replace(t, bounded=majors[t.word.split(".")[0]])  # "my python 3.9 venv … but the 3.11 one": Python's
         if t.figure and t.stem in examples:
+            t = replace(t, claim="example")
+        elif (t.figure or t.proper) and t.stem in quoted:
             t = replace(t, claim="example")
         elif (t.option or t.proper or t.figure) and t.stem in kind_examples and kind in ("yesno", "procedure"):
             t = replace(t, claim="example")  # "can i put pip options like --index-url in a dependency group"

@@ -85,6 +85,7 @@ def counts_other(head: str, text: str, q: Asked) -> bool:
                                and stem(ws[i + 1]) not in kin for i in found)
 
 
+_PLURAL_RE = re.compile(r"[a-z]{2,}[^s]s")
 _OF_THEM_RE = re.compile(r"(?<![\w.])(\d[\d,]*|[a-z]+) of (?:them|those|these)\b", re.I)
 
 
@@ -113,6 +114,12 @@ def count_beside(head: str, text: str, q: Asked) -> bool:
                     continue
                 if j < i and any(b in _APART for b in bare[j + 1 : i]):
                     continue  # "two members of the maintainers": members are counted
+                after = bare[i + 1] if i + 1 < len(bare) else ""
+                if j < i and w.isalpha() and not w.endswith("s") and _PLURAL_RE.fullmatch(after) and stem(after) not in kin and (
+                        after not in STOPWORDS):
+                    # "two depot managers": the counted noun names what kind of managers are counted ("60 Beacon G2
+                    # gateways" still counts G2s: a model's name is what the gateways are)
+                    continue
                 nxt = bare[j + 1] if j + 1 < len(bare) else ""
                 if j > i and nxt.isalpha() and nxt not in STOPWORDS and stem(nxt) not in kin:
                     continue  # "maintainers: two members": what follows the count is what it counts

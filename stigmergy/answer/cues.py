@@ -71,7 +71,8 @@ RULING_RE = re.compile(r"\b(?:should|must|shall|cannot|can't|need to|needs to|ha
 # What a command prints asked ("what does pip check print when everything is fine", "what's the output of pip freeze"):
 # a console transcript, the command and what it wrote after it, answers; the verb is what asks, not a word the
 # transcript says.
-OUTPUT_ASKED_RE = re.compile(r"\bwhat (?:does|do|did|will|would|should) (?:\S+ ){1,4}?(?:print|prints|output|show|"
+# ("what msg does pip check show when nothing is broken": the message, asked by its kind)
+OUTPUT_ASKED_RE = re.compile(r"\bwhat(?: (?:msg|message|output|text))? (?:does|do|did|will|would|should) (?:\S+ ){1,4}?(?:print|prints|output|show|"
                              r"display|say|write|spit out)\b|\bwhat(?:'s| is) (?:the )?output of\b", re.I)
 OUTPUT_WORDS = frozenset("print prints printed output outputs show shows display displays say says write writes "
                          "spit".split())

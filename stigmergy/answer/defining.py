@@ -128,6 +128,11 @@ def defined_in_context(subject: str, text: str, context: str) -> bool:
     if not m:
         return False
     label = {stem(w) for w in words(m.group(1)) if w not in STOPWORDS}
-    term = {stem(w) for w in ws}
-    own = {stem(w) for w in words(text)} | {stem(w) for w in words(context)}
+    said = [*words(text), *words(context)]
+    term, own = {stem(w) for w in ws}, {stem(w) for w in said}
+    if label and label < term and term <= own:
+        return True
+    # an option's words count one by one ("what does --upgrade-strategy eager do": "eager", after "upgrade strategies")
+    term = {stem(p) for w in ws for p in w.split("-") if p}
+    own |= {stem(p) for w in said for p in w.split("-") if p}
     return bool(label) and label < term and term <= own

@@ -40,6 +40,7 @@ from stigmergy.answer.procedure import how_fill, is_command, shows_how
 from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     only_owner,
+    others_post,
     says_subject,
     titles,
 )
@@ -65,7 +66,10 @@ from stigmergy.answer.what_forms import (
 )
 from stigmergy.answer.which import (
     CODE_RE,
+    DOMAIN,
+    EMAIL,
     PROJECT_RE,
+    URL,
     VAGUE,
     WEAK,
     name_beside,
@@ -90,13 +94,9 @@ _PROJECT_ROLE_RE = re.compile(r"\b(?:project|programme|program|workstream|launch
 _OUTPUT_AFTER_RE = re.compile(r"\s[A-Z][a-z]+ [a-z]+")
 
 
-# The parts of an address: a URL, an email address, a domain without its scheme ("app.tidemark.io").
-_URL = r"\bhttps?://[^\s>)\]]+"
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_DOMAIN = r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)\b"
 # Where, on a computer or the web: a URL, a web address without its scheme ("docs.tidemark.io/harbor"), a path; not a
 # documentation cross-reference (":doc:`../topics/caching`", "url=../../cli/").
-_PATH_RE = re.compile(r"https?://\S+|" + _DOMAIN + r"/[\w./%-]*|"
+_PATH_RE = re.compile(r"https?://\S+|" + DOMAIN + r"/[\w./%-]*|"
                       # "{file}`C:\\ProgramData\\pip\\pip.ini`": a Windows path from its drive or variable, in code
                       # too, its backslashes doubled where the page's markup escapes them
                       r"(?<![\w])(?:[A-Za-z]:|%\w+%)(?:\\{1,2}[\w.%$-]+){2,}|"
@@ -230,6 +230,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0
         if _OWNER_ASKED_RE.search(q.text) and _TEAM_OWNS_RE.search(text):
             return 1.0  # "who owns the 'ingest health' dashboard now": "… now owned by the platform team"
+        if any(_posted(n, text) for n in unknown if len(n.split()) >= 2):
+            return 1.0  # "Marcus Hale — partner at Greywater Ventures": a full name with its post beside it
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
         return 1.0  # "the Simply Secure team", "partner Marcus Hale"
@@ -296,7 +298,8 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
         if _JOB_TITLE_ASKED_RE.search(q.text) and not any(not _PROJECT_ROLE_RE.search(text[max(0, m.start() - 12):m.end()])
                                                           for m in titles(text)):
             return WEAK  # "dan ferreira's job title": "Daniel Ferreira is the project lead" is a post on one project
-        return WEAK if only_owner(slot.subject, text, names) else 1.0  # "an engineer for Samuel's team" is another's
+        # "an engineer for Samuel's team", "Leila Haddad (Head of People) with Rory" give another's post
+        return WEAK if only_owner(slot.subject, text, names) or others_post(slot.subject, text, names) else 1.0
     if k == "definition" and OPERATOR_RE.fullmatch(slot.subject):
         return 1.0 if defines_operator(slot.subject, text) else 0.0
     choice = slot.subject.strip("'\"`‘’“” ") if k == "definition" else ""
@@ -361,6 +364,16 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     return 1.0 if content_words(text, q) else 0.0
 
 
+# A post given beside a name: "Marcus Hale — partner at …", "Aoife Brennan, Quality Director", "Erik Sandberg (Head of"
+_POST_AFTER_RE = re.compile(r"\s*(?:—|–|-|,|\(|is|was)\s*(?:the |our |their |a |an )?((?:[\w-]+\s+){0,2}[\w-]+)")
+
+
+def _posted(name: str, text: str) -> bool:
+    at = text.find(name)
+    after = _POST_AFTER_RE.match(text, at + len(name)) if at >= 0 else None
+    return after is not None and bool(titles(after.group(1)))
+
+
 def stems_of(text: str) -> set[str]:
     return {stem(w) for w in words(text)}
 
@@ -369,7 +382,7 @@ def stems_of(text: str) -> set[str]:
 # (or the address of a thing on the web: "old coldtrace web app — what's the address now")
 _WEB_ADDRESS_ASKED_RE = re.compile(r"\b(?:web|website|site|url|mail|internet)\s+address|\be-?mail\b|"
                                    r"\b(?:web ?app|website|web ?site|portal|dashboard|login page)\b[^.?!]{0,30}\baddress\b", re.I)
-_WEB_PLACE_RE = re.compile(rf"{_URL}|{_EMAIL}|{_DOMAIN}(?:/[\w./%-]*)?", re.I)
+_WEB_PLACE_RE = re.compile(rf"{URL}|{EMAIL}|{DOMAIN}(?:/[\w./%-]*)?", re.I)
 
 # "where should i put it", "where do we mount the gateway": where a thing is set in place, which a line says by what it
 # is set against ("above the floor", "away from the evaporator fan", "on the wall"), not by a town
@@ -405,7 +418,7 @@ CONTACT_ASKED_RE = re.compile(r"\b(?:where|(?:which|what) (?:e-?mail |email )?ad
                                r"does|did) (?:i|we|you|one|they|customers?|people|users?) (?:report|send|email|e-mail|mail|"
                                r"submit|file|raise|post|flag|log|escalate|direct|reach|contact|ask|disclose|forward|"
                                r"write)\b", re.I)
-_CONTACT_RE = re.compile(rf"{_EMAIL}|{_URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
+_CONTACT_RE = re.compile(rf"{EMAIL}|{URL}|(?<![\w&])#[a-z][\w-]{{2,}}", re.I)
 
 
 # A prompt's choice asked by its letter ("b", "the b choice", "picking b").

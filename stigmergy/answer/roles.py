@@ -70,6 +70,23 @@ def only_owner(subject: str, text: str, names: Names) -> bool:
     return bool(said) and all(re.match(r"['’]s?\b", text[m.end():]) for m in said)
 
 
+def others_post(subject: str, text: str, names: Names) -> bool:
+    """Every post the line gives belongs to another person the wiki knows ("what's rory's job": "Prepared by Leila
+    Haddad (Head of People) with Rory MacAllister" gives Leila's): a title is the post of the nearest person named
+    before it, or after it where none is."""
+    ent = names.entity(subject)
+    if ent is None:
+        return False
+    people = [(a, b, e) for a, b, e in names.found(text) if e.kind == "person"]
+    owners = []
+    for m in titles(text):
+        at = len(words(text[: m.start()]))
+        before = [e for _, b, e in people if b <= at]
+        after = [e for a, _, e in people if a >= at]
+        owners.append(before[-1] if before else after[0] if after else None)
+    return bool(owners) and all(o is not None and o.page != ent.page for o in owners)
+
+
 def says_role(role: str, text: str) -> bool:
     """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
     a role of person words only ("the CTO") is said when one of them is."""

@@ -51,7 +51,7 @@ def blended(term: Term, text: str) -> bool:
 
 def says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str], ...]], text: str) -> bool:
     if " " in term.stem:  # a figure of two words ("q4 2026", "june 2025"): said together
-        folded = " ".join(fold(text).replace("-", " ").split())
+        folded = _COMMA_YEAR_RE.sub("", " ".join(fold(text).replace("-", " ").split()))
         return any(form in folded for form in period_forms(term.stem))
     if term.option:
         return _option_re(term.word).search(text) is not None
@@ -76,6 +76,8 @@ def says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str],
         return True  # "my per-user pip config": "User : $HOME/.config/pip/pip.conf"
     if ("-" in term.word or "_" in term.word) and "." not in term.word and files.file_named(term.word).search(text):
         return True  # "where do i download get-pip": "Download the script, from <https://bootstrap.pypa.io/get-pip.py>"
+    if term.figure and (apart := _LETTERS_DIGITS_RE.fullmatch(term.word)) and _apart_re(*apart.groups()).search(text):
+        return True  # "pep517": "{pep}`517`", "PEP 517"; "python3": "Python 3"
     return (term.stem in said or any(form <= said for form in alts.get(term.stem, ()))
             or spelled_out(term.word, text) or _bound(term, text) or blended(term, text)
             or bool(term.initials and initials_re(term.initials).search(text)))
@@ -85,6 +87,18 @@ def says(term: Term, said: frozenset[str], alts: dict[str, tuple[frozenset[str],
 def _kind_file_re(kind: str) -> re.Pattern[str]:
     """ "a constraints file", "the requirements files": a file named by its kind (`files.kind_word`)."""
     return re.compile(rf"\b{re.escape(kind)}\s+files?\b", re.I)
+
+
+# The comma some write between a month or a quarter and its year ("782 as of November, 2020")
+_COMMA_YEAR_RE = re.compile(r"(?<=[a-z0-9]),(?= \d{4}\b)")
+
+# A name run together with its number ("pep517", "python3"), which a page writes apart
+_LETTERS_DIGITS_RE = re.compile(r"([a-z]{2,})(\d+)", re.I)
+
+
+@lru_cache(maxsize=256)
+def _apart_re(letters: str, digits: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(letters)}[\s`{{}}:_-]{{1,3}}{digits}(?![\w.])", re.I)
 
 
 # A figure written with its unit as one word ("3-month", "16-week", "10-minute")

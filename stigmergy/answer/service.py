@@ -19,6 +19,7 @@ from typing import Any
 
 from stigmergy.answer import files, llm, platforms
 from stigmergy.answer.asides import claimed, motive, without_motive
+from stigmergy.answer.asked_slot import Slot
 from stigmergy.answer.casing import truecase
 from stigmergy.answer.compose import readable, sentence
 from stigmergy.answer.corroborate import also_said, corroborating
@@ -116,7 +117,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         q = asked(part.text, names, frozenset(t.stem for t in terms if t.everywhere))
         scored = score_part(lines, part, terms, names, q, vectors,
                             qvecs[i] if qvecs is not None else None, systems) if _names_something(terms) and not (
-            _quoted_unsaid(part.text, ev.lines)) else []
+            _quoted_unsaid(part.text, part.slot, ev.lines)) else []
         scored_parts.append((part, terms, scored))
     return Analysis(found, hits, ev, names, scored_parts, vectors.embedded if vectors is not None else 0)
 
@@ -124,17 +125,27 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
 # A list of short choices, comma-separated: "ignore, wipe, backup, abort".
 _CHOICES_RE = re.compile(r"\s*[\w()-]+(?: [\w()-]+)?(?:\s*,\s*[\w()-]+(?: [\w()-]+)?){2,}\s*")
 # Words the asker quotes ("the 'a new release of pip is available' notice"): a message or a phrase, three words or more.
+_QUOTE_KINDS = frozenset("message notice error warning phrase line text output prompt wording".split())
+_EXAMPLE_BEFORE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|such as|say)\s*$", re.I)
 _QUOTED_RE = re.compile(r"(?<!\w)['‘\"“]([^'‘’\"“”]{8,160}?)['’\"”](?!\w)")
 
 
-def _quoted_unsaid(text: str, lines: tuple[Line, ...]) -> bool:
+def _quoted_unsaid(text: str, slot: Slot, lines: tuple[Line, ...]) -> bool:
     """The part quotes a phrase that no line of the evidence writes ("env var to shut up the 'a new release of pip is
     available' notice?" over docs that never print that notice): the wiki does not speak of what is asked about, and
-    no line about its other words answers."""
+    no line about its other words answers. Not where the part asks what a word outside the quote means ("people keep
+    saying 'pin your versions' - what does pinning mean here"): the quote is where the asker met the word."""
     # (a list of choices, "(i)gnore, (w)ipe, (b)ackup, (a)bort", is no phrase: the docs describe each on its own)
-    quoted = [" ".join(words(m.group(1))) for m in _QUOTED_RE.finditer(text) if not _CHOICES_RE.fullmatch(m.group(1))]
+    # (nor is an example of the asker's own, "requirement strings like 'foo>=1.0; python_version<3.8'")
+    quoted = [" ".join(words(m.group(1))) for m in _QUOTED_RE.finditer(text) if not _CHOICES_RE.fullmatch(m.group(1))
+              and not _EXAMPLE_BEFORE_RE.search(text[: m.start()])]
     quoted = [p for p in quoted if len(p.split()) >= 3]
     if not quoted:
+        return False
+    # (the quote's own kind is no such word: "what does the 'backup was not restored' message mean")
+    asked = [w for w in words(slot.subject) if w not in STOPWORDS and w not in _QUOTE_KINDS] if (
+        slot.kind == "definition") else []
+    if asked and not any(w in p.split() for w in asked for p in quoted):
         return False
     said = [" ".join(words(ln.text)) for ln in lines]
     return any(not any(p in s for s in said) for p in quoted)

@@ -411,7 +411,9 @@ def _fill(slot: Slot, text: str, context: str, names: Names, q: Asked) -> tuple[
         # ("the environment variable PIP_CONFIG_FILE can specify a configuration file that's loaded last")
         return 0.0, False
     # "which greywater person sits on our board": a person of any post ("Marcus Hale — partner at Greywater Ventures")
-    role = slot.subject or (slot.head if slot.head in PERSON_HEADS and slot.head not in ANY_PERSON else "")
+    # ("who's our person at greywater": anyone there, no post)
+    role = (slot.subject if slot.subject not in ANY_PERSON else "") or (
+        slot.head if slot.head in PERSON_HEADS and slot.head not in ANY_PERSON else "")
     if slot.kind == "person" and role and slot.subject and only_names(role, names):
         role = ""  # "who is tomek", typed in lower case: a name, not a post
     who_is = WHO_IS_RE.match(q.text) if slot.kind == "person" and not role else None

@@ -139,7 +139,14 @@ def stems(text: str) -> frozenset[str]:
             out.add(stem(tok.replace("-", "")))  # "Wi-Fi" says the asker's "wifi", "e-mail" their "email"
         elif _LETTERS_DASH_DIGITS_RE.fullmatch(tok):
             out.add(tok.replace("-", "").casefold())  # "SEV-2" says the asker's "sev2", "COVID-19" their "covid19"
+    if "," in text:
+        # "per 1,000 shipments" says the asker's "per 1000 shipments": a figure with its thousands separators (not
+        # one that would read as a year: "2,026 shipments" says nothing of 2026)
+        out.update(j for m in _THOUSANDS_RE.finditer(text) if not YEAR_RE.fullmatch(j := m.group(0).replace(",", "")))
     return frozenset(out)
+
+
+_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)")
 
 
 @dataclass(frozen=True)
@@ -287,7 +294,9 @@ def question_terms(question: str) -> list[Term]:
                   # "Hannah L — which city": a capitalised first name's initial of the surname, which the line
                   # spells out ("Hannah Lindqvist"); "plan B", "the O prefix" follow a lower-case word
                   and not (toks[i - 1].isalpha() and len(toks[i - 1]) >= 3 and toks[i - 1].istitle()))
-        if (low in STOPWORDS and not letter) or (len(low) < 2 and not low.isdigit() and not letter) or low in shell:
+        country = tok == "US"  # "how many respondents were from the US": the country, not the asker's "us"
+        if (low in STOPWORDS and not letter and not country) or (
+                len(low) < 2 and not low.isdigit() and not letter) or low in shell:
             continue
         if low in PERSONAL and i:
             continue  # "Hannah L — which city does she work out of": whom the asker means, which the line names

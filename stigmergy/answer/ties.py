@@ -82,7 +82,11 @@ def role_apart(text: str, says_role: Callable[[str], bool], names_someone: Calla
     parts = [p for c in clauses(text) for p in _AND_OTHER_RE.split(c) if p.strip()]
     if len(parts) < 2 or not says_role(text) or not names_someone(text):
         return False
-    return not any(says_role(c) and names_someone(c) for c in parts)
+    # "Marcus Hale — partner at Greywater Ventures": a full name alone, then a dash and its post, is one clause
+    # ("Erik Sandberg and Norrland's CFO" are two people; "Hannah — Customer Success Manager" says only a first name)
+    named_alone = any(2 <= len(a.split()) <= 4 and names_someone(a) and says_role(b) and re.search(
+        re.escape(a.strip()) + r"\s+[—–-]\s", text) for a, b in zip(parts, parts[1:], strict=False))
+    return not named_alone and not any(says_role(c) and names_someone(c) for c in parts)
 
 
 _LINKS = frozenset("since from in as of until before after at with by".split())

@@ -12,6 +12,7 @@ from stigmergy.answer.clauses import (
     CAUSE_VERBS,
     VERSION_NOUN_RE,
 )
+from stigmergy.answer.cues import OUTPUT_ASKED_RE
 from stigmergy.answer.function_words import SPEED_WORDS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.head_noun import TIME_NOUNS, asked_head, counted_noun
@@ -38,6 +39,7 @@ from stigmergy.answer.what_forms import (
     LINK_ASKED_RE,
     MEAN_BY_RE,
     MEANS_RE,
+    MEANT_BY_RE,
     PATH_NOUN_ASKED_RE,
     PRONOUN_POST_RE,
     ROLE_OF_RE,
@@ -139,6 +141,11 @@ def _duration(head: str, low: str) -> bool:
     return head == "lag" or head in _TIMED_HEADS or re.search(rf"\b{head} of time\b", low) is not None
 
 
+# A name the asker met before asking what it is ("saw something called X, what is that thing")
+_CALLED_RE = re.compile(r"\b(?:called|named|labell?ed|titled)\s+['\"‘“]?([\w][\w .-]{1,40}?)['\"’”]?\s*(?:[,;:—–?]|\s-\s)")
+_POINTER_RE = re.compile(r"(?:that|this|it)(?: thing| one)?")
+
+
 def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot | None]) -> Slot:
     """`measure`: the slot of the first measure the question names (question.measure_named, which reads the whole
     question again), for a clause that asks for its later one."""
@@ -176,6 +183,8 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
         return Slot("date")
     if re.match(r"(?:(?:is|was|'s) )?(?:the |its |pip's )?(?:[\w-]+ )?(?:exit|return|status) codes?\b", tail):
         return Slot("quantity")  # "what exit code does pip give": a number ("exits with status 1"), not a code span
+    if nxt in ("msg", "message", "output", "text") and OUTPUT_ASKED_RE.search(low):
+        return Slot("value")  # "what msg does pip check show when nothing is broken": what the transcript shows
     # "what happened", "what changed", "what goes": a verb, not the kind of thing asked for.
     if nxt and nxt not in _VERBISH and not nxt.endswith("ed") and nxt not in ("happens", "goes", "means", "counts",
                                                                              "matters", "breaks", "if", "wins",
@@ -237,11 +246,15 @@ def what_slot(w: str, rest: list[str], low: str, measure: Callable[[str], Slot |
             # measure is named
             return Slot("quantity", unit="time" if (pct.group(2) or "") in (
                 "", "latency", "delay", "response", "lag", "duration", "after", "before", "now") else "")
+        called = _CALLED_RE.search(low) if _POINTER_RE.fullmatch(said) else None
+        if called:
+            # "saw something called ingest health dashboard, what is that thing": the name said before
+            return Slot("definition", subject=called.group(1))
         return Slot("definition", subject=re.sub(r"^(?:that|this|the) (.+) doing$", r"\1", said))
     m = _QUOTED_KIND_RE.match(tail)
     if m:
         return Slot("definition", subject=m.group(1))  # "what is the 'to-satisfy-only' upgrade strategy": that one
-    m = MEAN_BY_RE.match(tail) or MEANS_RE.match(tail)
+    m = MEAN_BY_RE.match(tail) or MEANS_RE.match(tail) or MEANT_BY_RE.match(tail)
     if m:
         # "what does mean kinetic temperature express": what X says or stands for, not X's figure.
         return Slot("definition", subject=m.group(1))

@@ -48,6 +48,8 @@ PRONOUN_POST_RE = re.compile(r"\bwhat (?:(?:is|was) (?P<p>his|her|their)|(?P<r>h
 
 # "what do people here mean by dwell time", "what does the team mean by a hot fix": X is after "by".
 MEAN_BY_RE = re.compile(r"^(?:does|do|did) (?:[\w'-]+ ){1,4}?(?:really |actually |usually )?mean by (?:an? |the )?(.+)$")
+# "what's meant by excursion budget", "what is actually meant by a lane": the same, in the passive.
+MEANT_BY_RE = re.compile(r"^(?:'s|is|are|was) (?:actually |really |exactly |usually )?meant by (?:an? |the )?(.+)$")
 # "what does X mean / express / measure": a statement of what X is, whatever kind of noun X is.
 MEANS_RE = re.compile(r"^(?:does|do|did) (?:the |a |an |our |its )?((?:[\w'-]+\s){0,3}?[\w'-]+) (?:really |actually |even |exactly )?"
                       r"(?:mean|stand for|refer to|express|measure|represent|describe|indicate|signify)\b")

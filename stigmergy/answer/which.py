@@ -21,6 +21,7 @@ WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md); slots.py fills wi
 CODE_RE = re.compile(r"(?<!\{ref\})(?<!\{doc\})(?<!\{any\})(?<!:ref:)(?<!:doc:)(?<!:any:)`[^`]+`|\b\w+(?:[._]\w+)+\b|"
                      r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
                      r"(?<!\w):(?!(?:ref|doc|any|numref):)[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+_OPENING_NAME_RE = re.compile(r"([A-Z][a-z]+)\s+[A-Z][a-z]+\b")
 _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 # A reference link's text names what it links to ("[pip-tools] is a package that…").
 _LINK_TEXT_RE = re.compile(r"\[([^\]\s][^\]]{1,40})\](?!\()")
@@ -43,7 +44,9 @@ def names_in(text: str, names: Names, q: Asked, kinds: tuple[str, ...] | None,
         if (kinds is None or ent.kind in kinds) and ent.kind not in apart:
             known.append(ent.title)
     unknown = []
-    body = text[1:] if text[:1].isupper() else text  # the first word is capitalised by grammar
+    # The first word is capitalised by grammar, unless a name opens the line ("Marcus Hale — partner at Greywater")
+    opening = _OPENING_NAME_RE.match(text)
+    body = text[1:] if text[:1].isupper() and not (opening and opening.group(1).casefold() not in STOPWORDS) else text
     for m in _CAP_RE.finditer(body):
         name = m.group(0)
         ws = words(name)
@@ -244,7 +247,12 @@ def _initials_of(word: str, before: list[str]) -> bool:
     return 2 <= n <= 5 and len(before) >= n and "".join(w[0] for w in before[-n:]) == word
 
 
-_WEB_ADDRESS_RE = re.compile(r"\bhttps?://[^\s>)\]]+", re.I)
+# The parts of an address: a URL, an email address, a domain without its scheme ("app.tidemark.io").
+URL = r"\bhttps?://[^\s>)\]]+"
+EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+DOMAIN = r"(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|org|net|dev|app|co|uk|eu|ai)\b"
+# A web address: a URL, or a domain with its path ("app.tidemark.io", "pypi.org/search")
+_WEB_ADDRESS_RE = re.compile(rf"{URL}|{DOMAIN}(?:/[\w./%-]*)?", re.I)
 _PREVAILS_RE = re.compile(r"\b(?:overrides?|overridden|overriding|precedence|priority|the latter|the former|wins|"
                           r"takes? effect|(?:is|are|will be|gets?) used|prevails?)\b", re.I)
 _FOLDER_HEADS = frozenset(("folder", "directory", "directories", "dir"))
