@@ -9,6 +9,8 @@ managers (sentences written for these tests)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from stigmergy.answer.asides import claimed
 from stigmergy.answer.counts import count_beside
 from stigmergy.answer.defining import defined_in_context
@@ -53,6 +55,8 @@ def test_a_figure_with_thousands_separators_says_the_figure_typed_without_them()
     assert "1234567" in stems("1,234,567 readings")
     assert "12500" not in stems("a decimal 12,500.5 is not split and joined")
     assert "2026" not in stems("2,026 shipments since 1 June")  # a count that would read as the year
+    # typed with its separators in the question, the figure is one term too
+    assert [t.word for t in question_terms("how many of the 2,140 pilot shipments matched")][0] == "2140"
     q = "norrland excursions per 1000 shipments, what was it in q2"
     line = _line("Excursions per 1,000 shipments fell from 6.8 in Q2 to 5.1 in Q3.")
     assert word_score(line, question_terms(q), {})[2]  # every figure of the question held
@@ -179,3 +183,44 @@ def test_a_count_before_a_compound_counts_its_last_noun() -> None:
     assert count_beside("g2s", "Norrland Fresh ordered 60 Beacon G2 gateways.", q)  # a model's name is what they are
     assert _fills("how many depots does norrland run", "From Norrland Fresh: two depot managers.") < 1.0
 
+
+
+def test_a_later_part_that_says_only_another_period_asks_the_first_parts_question() -> None:
+    from stigmergy.answer.service import _asked_again
+
+    q = "norrland excursions per 1000 shipments, what was it in q2 and what in q3"
+    first, later = (question_terms(p.text) for p in parts(q))
+    got = {t.word for t in _asked_again(later, first)}
+    assert {"norrland", "excursions", "1000", "shipments", "q3"} <= got and "q2" not in got
+    # a later part that names something of its own keeps to it
+    q = "when did harbor go live, and what does it cost"
+    first, later = (question_terms(p.text) for p in parts(q))
+    assert _asked_again(later, first) == later
+
+
+def test_a_name_with_its_post_never_reaches_a_reader_past_its_layer(tmp_path: Path, index_env: dict[str, str]) -> None:
+    """Hostile, on either index backend: the rule that makes "Quentin Vale — partner at Greywater Ventures" a person
+    reads only the reader's evidence. A board-only line names the partner; a public reader asking who their person at
+    Greywater is never sees the name, however the question is put; the board's reader gets it."""
+    from test_index_support import HashEmbedder, RepoBuilder
+
+    from stigmergy.answer.service import ask
+    from stigmergy.index.build import build_index
+    from stigmergy.index.search import Searcher
+
+    board, public, canary = "ceo@example.com", "someone@example.com", "Quentin Vale"
+    b = RepoBuilder(tmp_path / "w", layers={"board": [board]}, env=index_env)
+    b.source("Board contacts", f"{canary} — partner at Greywater Ventures, board observer. Contact through Maya.\n",
+             layer="board")
+    b.source("Funding notes", "Greywater Ventures led the Series A in October. Maya Okafor is the contact.\n")
+    b.commit()
+    build_index(b.root, b.settings, embedder=HashEmbedder())
+    s = Searcher(b.root, b.settings, HashEmbedder())
+    try:
+        for question in ("who's our person at greywater", "which greywater partner sits on our board?",
+                         "who is quentin vale at greywater"):
+            assert canary not in str(ask(b.root, b.settings, public, question, searcher=s)), question
+        own = ask(b.root, b.settings, board, "which greywater partner sits on our board?", searcher=s)
+        assert canary in str(own)
+    finally:
+        s.close()

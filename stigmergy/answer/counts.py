@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from stigmergy.answer.heads import PERSON_HEADS
+from stigmergy.answer.heads import PERSON_HEADS, PLURAL_RE
 from stigmergy.answer.names import words
 from stigmergy.answer.terms import NUMERALS, STOPWORDS, fold, stem
 from stigmergy.answer.values import Asked, figures_in
@@ -85,8 +85,13 @@ def counts_other(head: str, text: str, q: Asked) -> bool:
                                and stem(ws[i + 1]) not in kin for i in found)
 
 
-_PLURAL_RE = re.compile(r"[a-z]{2,}[^s]s")
 _OF_THEM_RE = re.compile(r"(?<![\w.])(\d[\d,]*|[a-z]+) of (?:them|those|these)\b", re.I)
+
+
+def _modifies_next(word: str, after: str, kin: set[str]) -> bool:
+    """A singular word before a plural noun of another kind ("depot managers") names that noun's kind."""
+    return word.isalpha() and not word.endswith("s") and bool(PLURAL_RE.fullmatch(after)) and (
+        stem(after) not in kin and after not in STOPWORDS)
 
 
 def count_beside(head: str, text: str, q: Asked) -> bool:
@@ -114,10 +119,8 @@ def count_beside(head: str, text: str, q: Asked) -> bool:
                     continue
                 if j < i and any(b in _APART for b in bare[j + 1 : i]):
                     continue  # "two members of the maintainers": members are counted
-                after = bare[i + 1] if i + 1 < len(bare) else ""
-                if j < i and w.isalpha() and not w.endswith("s") and _PLURAL_RE.fullmatch(after) and stem(after) not in kin and (
-                        after not in STOPWORDS):
-                    # "two depot managers": the counted noun names what kind of managers are counted ("60 Beacon G2
+                if j < i and _modifies_next(w, bare[i + 1] if i + 1 < len(bare) else "", kin):
+                    # "two depot managers": the counted noun says what kind of managers are counted ("60 Beacon G2
                     # gateways" still counts G2s: a model's name is what the gateways are)
                     continue
                 nxt = bare[j + 1] if j + 1 < len(bare) else ""

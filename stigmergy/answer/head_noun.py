@@ -4,14 +4,12 @@ question's form; this reads the words of the thing it asks for."""
 
 from __future__ import annotations
 
-import re
-
 from stigmergy.answer.function_words import AUX as _AUX
 from stigmergy.answer.function_words import DETERMINERS as _DETERMINERS
 from stigmergy.answer.function_words import PREPOSITIONS as _PREPOSITIONS
 from stigmergy.answer.function_words import VERBISH as _VERBISH
 from stigmergy.answer.function_words import WH as _WH
-from stigmergy.answer.heads import COMMAND_LINE, FLAG_WORDS, HEAD_VOCAB, ING_NOUNS, singular_head
+from stigmergy.answer.heads import COMMAND_LINE, FLAG_WORDS, HEAD_VOCAB, ING_NOUNS, PLURAL_RE, singular_head
 from stigmergy.answer.shorthand import whole_form
 from stigmergy.answer.terms import NUMERALS
 from stigmergy.answer.typed import clean as _clean
@@ -41,14 +39,11 @@ def counted_noun(after: list[str]) -> str:
     known = [w for w in taken if singular_head(w) in HEAD_VOCAB]
     if known and known[-1] != taken[-1]:
         return known[-1]
-    if len(taken) >= 2 and _PLURAL_RE.fullmatch(taken[-2]) and not taken[-1].endswith("s"):
+    if len(taken) >= 2 and PLURAL_RE.fullmatch(taken[-2]) and not taken[-1].endswith("s"):
         # "what fraction of users head to the docs": a plural and then a word in its base form is the counted
         # thing and what it does, not a compound ("SMS alerts", "shipment events" end in the plural)
         return taken[-2]
     return taken[-1] if taken else ""
-
-
-_PLURAL_RE = re.compile(r"[a-z]{3,}[^s]s")
 
 
 def modifiers(text: str, head: str) -> tuple[list[str], list[str]]:

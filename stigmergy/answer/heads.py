@@ -51,6 +51,10 @@ ING_NOUNS = frozenset("encoding encodings setting settings string strings thing 
                       "tooling".split())
 
 
+# A plural noun of five letters or more, not a word ending in "ss" ("users", "managers"; not "process", "this")
+PLURAL_RE = re.compile(r"[a-z]{3,}[^s]s")
+
+
 def singular_head(word: str) -> str:
     return word[:-1] if word.endswith("s") and word[:-1] in HEAD_VOCAB else word
 

@@ -33,7 +33,9 @@ from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import (
+    PERIOD_RE,
     STOPWORDS,
+    YEAR_RE,
     Term,
     fold,
     jargon,
@@ -110,7 +112,7 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
         terms = claimed(_spelled(jargon(terms, known), ev.lines) if part.slot.kind == "yesno" else terms, part.text,
                         part.slot.kind)
         terms = motive(_instances(terms, ev.lines), part.text)
-        terms = first_constraints(terms, first, ev.lines) if i else terms
+        terms = first_constraints(_asked_again(terms, first), first, ev.lines) if i else terms
         terms = _about(terms, part.carried)
         terms = [*terms, *commands(part.text, terms, ev.lines)]
         first = first or terms
@@ -124,9 +126,11 @@ def analyse(root: Path, settings: Settings, reader: str, question: str, s: Searc
 
 # A list of short choices, comma-separated: "ignore, wipe, backup, abort".
 _CHOICES_RE = re.compile(r"\s*[\w()-]+(?: [\w()-]+)?(?:\s*,\s*[\w()-]+(?: [\w()-]+)?){2,}\s*")
-# Words the asker quotes ("the 'a new release of pip is available' notice"): a message or a phrase, three words or more.
+# What a quoted phrase is called ("the 'backup was not restored' message"), and what introduces an example of the
+# asker's own ("requirement strings like 'foo>=1.0'")
 _QUOTE_KINDS = frozenset("message notice error warning phrase line text output prompt wording".split())
 _EXAMPLE_BEFORE_RE = re.compile(r"\b(?:like|e\.g\.?|eg|such as|say)\s*$", re.I)
+# Words the asker quotes ("the 'a new release of pip is available' notice"): a message or a phrase, three words or more.
 _QUOTED_RE = re.compile(r"(?<!\w)['‘\"“]([^'‘’\"“”]{8,160}?)['’\"”](?!\w)")
 
 
@@ -206,6 +210,19 @@ def commands(text: str, terms: list[Term], lines: tuple[Line, ...]) -> list[Term
         if any(typed.search(" ".join(fold(line.text).split())) for line in lines):
             out.append(Term(phrase, phrase, False, True))
     return out
+
+
+def _asked_again(terms: list[Term], first: list[Term]) -> list[Term]:
+    """A later part that says only another period ("norrland excursions per 1000 shipments, what was it in q2 and what
+    in q3") asks the first part's question of that period: the first part's words and figures, less its periods."""
+    if _names_something(terms):
+        return terms
+    have = {t.stem for t in terms}
+    return [*terms, *(t for t in first if t.stem not in have and not _period(t))]
+
+
+def _period(t: Term) -> bool:
+    return " " in t.stem or bool(PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem)) or month_index(t.word) is not None
 
 
 def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, ...]) -> list[Term]:

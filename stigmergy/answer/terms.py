@@ -142,11 +142,16 @@ def stems(text: str) -> frozenset[str]:
     if "," in text:
         # "per 1,000 shipments" says the asker's "per 1000 shipments": a figure with its thousands separators (not
         # one that would read as a year: "2,026 shipments" says nothing of 2026)
-        out.update(j for m in _THOUSANDS_RE.finditer(text) if not YEAR_RE.fullmatch(j := m.group(0).replace(",", "")))
+        out.update(j for m in _THOUSANDS_RE.finditer(text) if (j := _joined(m)) != m.group(0))
     return frozenset(out)
 
 
 _THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)")
+
+
+def _joined(m: re.Match[str]) -> str:
+    joined = m.group(0).replace(",", "")
+    return m.group(0) if YEAR_RE.fullmatch(joined) else joined
 
 
 @dataclass(frozen=True)
@@ -271,6 +276,8 @@ def question_terms(question: str) -> list[Term]:
     out: list[Term] = []
     seen: set[str] = set()
     question = _FILLER_RE.sub(" ", question)
+    # "the 2,140 pilot shipments": one figure, as a line's stems hold it (`stems`), not "2" and "140"
+    question = _THOUSANDS_RE.sub(_joined, question) if "," in question else question
     placeholders = {t for m in _PLACEHOLDER_RE.finditer(question) for t in re.findall(r"\b[XYZN]\b", m.group(0))}
     # "one Lanternfish-wide key", "a machine-wide pip.ini": the word and how far it reaches, which a line says in its
     # own words ("per customer", "global"); the word alone is what the question names

@@ -21,6 +21,7 @@ WEAK = 0.6  # calibrated: bench/ask.py --fit (docs/agents.md); slots.py fills wi
 CODE_RE = re.compile(r"(?<!\{ref\})(?<!\{doc\})(?<!\{any\})(?<!:ref:)(?<!:doc:)(?<!:any:)`[^`]+`|\b\w+(?:[._]\w+)+\b|"
                      r"(?<!\w)--?[a-z][\w-]+|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|"
                      r"(?<!\w):(?!(?:ref|doc|any|numref):)[a-z]+:|\b\w+\(\)|\"[^\"]{2,60}\"|“[^”]{2,60}”")
+# Two capitalised words that open a line: a name ("Marcus Hale — …"), unless the first is a function word ("The …")
 _OPENING_NAME_RE = re.compile(r"([A-Z][a-z]+)\s+[A-Z][a-z]+\b")
 _CAP_RE = re.compile(r"\b[A-Z][\w'’.-]*[A-Za-z0-9](?:\s+(?:of|de|da|do|von|van|der|la|le|du|y)?\s*[A-Z][\w'’.-]*[A-Za-z0-9])*")
 # A reference link's text names what it links to ("[pip-tools] is a package that…").
@@ -174,7 +175,8 @@ def thing_fill(head: str, text: str, names: Names, q: Asked) -> float:
         # the one that prevails ("… then the latter value will be used", "environment variables override …")
         return 1.0 if _PREVAILS_RE.search(text) else 0.0
     if singular(head) in ("link", "url"):
-        # "direct download link for the pip zipapp": a web address the question does not hold
+        # "direct download link for the pip zipapp": a web address the question does not hold (a URL, or a domain
+        # written without its scheme: "what url do we use for coldtrace now": "app.tidemark.io")
         return 1.0 if any(m.group(0).strip("<>()[].,").casefold() not in q.text.casefold()
                           for m in _WEB_ADDRESS_RE.finditer(text)) else 0.0
     if singular(head) in _VARIABLE_HEADS:
