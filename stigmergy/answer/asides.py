@@ -10,10 +10,8 @@ from dataclasses import replace
 from stigmergy.answer import platforms
 from stigmergy.answer.function_words import ASKING_VERBS, AUX
 from stigmergy.answer.terms import (
-    PERIOD_RE,
     STOPWORDS,
     WH_RE,
-    YEAR_RE,
     Term,
     month_index,
     near_month,
@@ -150,7 +148,7 @@ def _of_asked_kind(t: Term, toks: list[str], kind: str) -> bool:
     day = any(near_month(toks, i) for i in at)
     if kind == "date":
         return (t.figure and day) or month_index(t.word) is not None
-    return t.figure and not day and not (" " in t.stem or PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem)) and \
+    return t.figure and not day and not t.period and \
         bool(_VALUE_RE.search(t.word))
 
 
@@ -204,7 +202,7 @@ def claimed(terms: list[Term], text: str, kind: str) -> list[Term]:
     toks = tokens(text) if aside or (before and kind == "date") else []
     out = []
     for t in terms:
-        period = " " in t.stem or PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem) or t.word in versions
+        period = t.period or t.word in versions
         if t.word in of and re.fullmatch(r"\d+\.\d+", t.word):
             t = replace(t, series=of[t.word] if kind != "yesno" else "", bounded=of[t.word])
         elif t.figure and t.word.isdigit() and t.word in released:

@@ -41,6 +41,7 @@ from stigmergy.answer.question import Slot
 from stigmergy.answer.roles import (
     only_owner,
     others_post,
+    posted,
     says_subject,
     titles,
 )
@@ -230,7 +231,7 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
             return 1.0
         if _OWNER_ASKED_RE.search(q.text) and _TEAM_OWNS_RE.search(text):
             return 1.0  # "who owns the 'ingest health' dashboard now": "… now owned by the platform team"
-        if any(_posted(n, text) for n in unknown if len(n.split()) >= 2):
+        if any(posted(n, text) for n in unknown if len(n.split()) >= 2):
             return 1.0  # "Marcus Hale — partner at Greywater Ventures": a full name with its post beside it
         return WEAK if any(len(n.split()) >= 2 for n in unknown) or re.search(r"(?<!\w)@\w+", text) else 0.0
     if slot.head and k in ("person", "org", "project", "product", "place") and name_beside(slot.head, text, q):
@@ -362,16 +363,6 @@ def kind_fill(slot: Slot, text: str, names: Names, q: Asked) -> float:
     if figures_in(text, q, "") or dates_in(text, q) or any(is_new(m.group(0), q) for m in CODE_RE.finditer(text)):
         return 1.0
     return 1.0 if content_words(text, q) else 0.0
-
-
-# A post given beside a name: "Marcus Hale — partner at …", "Aoife Brennan, Quality Director", "Erik Sandberg (Head of"
-_POST_AFTER_RE = re.compile(r"\s*(?:—|–|-|,|\(|is|was)\s*(?:the |our |their |a |an )?((?:[\w-]+\s+){0,2}[\w-]+)")
-
-
-def _posted(name: str, text: str) -> bool:
-    at = text.find(name)
-    after = _POST_AFTER_RE.match(text, at + len(name)) if at >= 0 else None
-    return after is not None and bool(titles(after.group(1)))
 
 
 def stems_of(text: str) -> set[str]:

@@ -87,6 +87,17 @@ def others_post(subject: str, text: str, names: Names) -> bool:
     return bool(owners) and all(o is not None and o.page != ent.page for o in owners)
 
 
+# A post given beside a name: "Marcus Hale — partner at …", "Aoife Brennan, Quality Director", "Erik Sandberg (Head of"
+_POST_AFTER_RE = re.compile(r"\s*(?:—|–|-|,|\(|is|was)\s*(?:the |our |their |a |an )?((?:[\w-]+\s+){0,2}[\w-]+)")
+
+
+def posted(name: str, text: str) -> bool:
+    """The line gives `name` a post right after it ("Marcus Hale — partner at Greywater Ventures")."""
+    at = text.find(name)
+    after = _POST_AFTER_RE.match(text, at + len(name)) if at >= 0 else None
+    return after is not None and bool(titles(after.group(1)))
+
+
 def says_role(role: str, text: str) -> bool:
     """ "Who is the head of marketing": the line (or its context) says the role's own words (marketing);
     a role of person words only ("the CTO") is said when one of them is."""

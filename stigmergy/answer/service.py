@@ -33,9 +33,7 @@ from stigmergy.answer.question import Part, parts
 from stigmergy.answer.select import Scored, best, pool, said_anywhere, score_part
 from stigmergy.answer.supersede import decide
 from stigmergy.answer.terms import (
-    PERIOD_RE,
     STOPWORDS,
-    YEAR_RE,
     Term,
     fold,
     jargon,
@@ -147,9 +145,9 @@ def _quoted_unsaid(text: str, slot: Slot, lines: tuple[Line, ...]) -> bool:
     if not quoted:
         return False
     # (the quote's own kind is no such word: "what does the 'backup was not restored' message mean")
-    asked = [w for w in words(slot.subject) if w not in STOPWORDS and w not in _QUOTE_KINDS] if (
+    meant = [w for w in words(slot.subject) if w not in STOPWORDS and w not in _QUOTE_KINDS] if (
         slot.kind == "definition") else []
-    if asked and not any(w in p.split() for w in asked for p in quoted):
+    if meant and not any(w in p.split() for w in meant for p in quoted):
         return False
     said = [" ".join(words(ln.text)) for ln in lines]
     return any(not any(p in s for s in said) for p in quoted)
@@ -218,11 +216,7 @@ def _asked_again(terms: list[Term], first: list[Term]) -> list[Term]:
     if _names_something(terms):
         return terms
     have = {t.stem for t in terms}
-    return [*terms, *(t for t in first if t.stem not in have and not _period(t))]
-
-
-def _period(t: Term) -> bool:
-    return " " in t.stem or bool(PERIOD_RE.match(t.stem) or YEAR_RE.fullmatch(t.stem)) or month_index(t.word) is not None
+    return [*terms, *(t for t in first if t.stem not in have and not t.period and month_index(t.word) is None)]
 
 
 def first_constraints(terms: list[Term], first: list[Term], lines: tuple[Line, ...]) -> list[Term]:

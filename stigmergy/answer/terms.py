@@ -179,6 +179,11 @@ class Term:
     bounded: str = ""
 
     @property
+    def period(self) -> bool:
+        """A period or a year ("q4 2026", "Q2", "2025"): which figure is asked about, not a figure asked."""
+        return " " in self.stem or bool(PERIOD_RE.match(self.stem) or YEAR_RE.fullmatch(self.stem))
+
+    @property
     def constraint(self) -> bool:
         """What a line must say, in itself or its context, to be about the question at all (select.word_score): a
         figure the question names, not one it puts to the wiki, or a rare proper name (Hull, Asia)."""

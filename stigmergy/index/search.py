@@ -373,11 +373,9 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         return []
     pids = [pid for pid, _ in top]
     best_frag: dict[int, int] = {}
-    ordered: dict[int, list[int]] = {}  # page -> its fragments, best first (kept only when runners are asked for)
-    for fid, _s in sorted(frag_scores.items(), key=lambda kv: -kv[1]):
+    by_score = sorted(frag_scores, key=lambda fid: -frag_scores[fid])
+    for fid in by_score:
         best_frag.setdefault(frag_page[fid], fid)
-        if runners:
-            ordered.setdefault(frag_page[fid], []).append(fid)
     # Each wiki page's citations (line, source, its date, cited source line), to weigh the sources its
     # best fragment cites.
     cited: dict[int, list[CitationRow]] = {}
@@ -452,7 +450,8 @@ def _hits(store: IndexStore, top: list[tuple[int, float]], page_ranks: dict[str,
         fid = best_frag.get(pid)
         shown[pid] = fid if fid is not None else store.first_fragment(pid)
     wanted = [fid for fid in shown.values() if fid is not None]
-    runner_ids = {pid: [f for f in ordered.get(pid, []) if f != shown[pid]][:runners]
+    # The best pages' next best fragments, in the order the fusion scored them (only when `ask` asks for them)
+    runner_ids = {pid: [f for f in by_score if frag_page[f] == pid and f != shown[pid]][:runners]
                   for _, pid, _, _ in top[:RUNNER_PAGES]} if runners else {}
     # One statement each for the hits' rows (the runners' too) and texts (a round trip per hit on a shared index).
     rows = store.fragment_rows([*wanted, *(f for fs in runner_ids.values() for f in fs)])
